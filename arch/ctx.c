@@ -1,0 +1,121 @@
+/* Execution contexts: stack set-up and the sanitizer-aware switch. */
+#include "arch/ctx.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef CTX_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+#ifdef CTX_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+
+void ctx_start(void);
+
+#if defined(CTX_ASAN) || defined(CTX_TSAN)
+/* The context being left, so that a context's first code can complete the
+ * sanitizer hand-shake on its behalf. */
+static _Thread_local struct ctx *ctx_leaving;
+#endif
+
+static void ctx_boot(void *arg)
+{
+	struct ctx *c = arg;
+#ifdef CTX_ASAN
+	const void *lo;
+	size_t size;
+	__sanitizer_finish_switch_fiber(NULL, &lo, &size);
+	if (ctx_leaving && !ctx_leaving->stack_lo) {
+		ctx_leaving->stack_lo = lo;
+		ctx_leaving->stack_size = size;
+	}
+#endif
+	c->fn(c->arg);
+	abort(); /* entries end with ctx_exit_to(), never by returning */
+}
+
+void ctx_make(struct ctx *c, void *stack, size_t size, void (*fn)(void *), void *arg)
+{
+	uintptr_t top = ((uintptr_t)stack + size) & ~(uintptr_t)15;
+	/* Nine slots: six saved registers, ctx_start as the return address and
+	 * two of padding, so that ctx_start runs with rsp 16-byte aligned and
+	 * the entry sees the alignment a call gives (rsp = 8 mod 16). */
+	uint64_t *sp = (uint64_t *)(top - 9 * sizeof(uint64_t));
+
+	memset(c, 0, sizeof(*c));
+	c->fn = fn;
+	c->arg = arg;
+	c->stack_lo = stack;
+	c->stack_size = size;
+	sp[0] = 0;                          /* r15 */
+	sp[1] = 0;                          /* r14 */
+	sp[2] = (uint64_t)(uintptr_t)c;     /* r13: ctx_boot's argument */
+	sp[3] = (uint64_t)(uintptr_t)ctx_boot; /* r12: entry */
+	sp[4] = 0;                          /* rbx */
+	sp[5] = 0;                          /* rbp: ends frame-pointer walks */
+	sp[6] = (uint64_t)(uintptr_t)ctx_start;
+	sp[7] = 0;
+	sp[8] = 0;
+	c->sp = sp;
+#ifdef CTX_TSAN
+	c->tsan_fiber = __tsan_create_fiber(0);
+#endif
+}
+
+void ctx_init_thread(struct ctx *c)
+{
+	memset(c, 0, sizeof(*c));
+#ifdef CTX_TSAN
+	c->tsan_fiber = __tsan_get_current_fiber();
+#endif
+}
+
+void ctx_destroy(struct ctx *c)
+{
+#ifdef CTX_TSAN
+	if (c->fn && c->tsan_fiber)
+		__tsan_destroy_fiber(c->tsan_fiber);
+	c->tsan_fiber = NULL;
+#else
+	(void)c;
+#endif
+}
+
+#if defined(CTX_ASAN) || defined(CTX_TSAN)
+static void ctx_switch_common(struct ctx *from, struct ctx *to, int final)
+{
+	ctx_leaving = from;
+#ifdef CTX_ASAN
+	__sanitizer_start_switch_fiber(final ? NULL : &from->asan_fake,
+				       to->stack_lo, to->stack_size);
+#endif
+#ifdef CTX_TSAN
+	__tsan_switch_to_fiber(to->tsan_fiber, 0);
+#endif
+	ctx_swap(&from->sp, to->sp);
+#ifdef CTX_ASAN
+	{
+		const void *lo;
+		size_t size;
+		__sanitizer_finish_switch_fiber(from->asan_fake, &lo, &size);
+		if (ctx_leaving && !ctx_leaving->stack_lo) {
+			ctx_leaving->stack_lo = lo;
+			ctx_leaving->stack_size = size;
+		}
+	}
+#endif
+	(void)final;
+}
+
+void ctx_switch(struct ctx *from, struct ctx *to)
+{
+	ctx_switch_common(from, to, 0);
+}
+
+void ctx_exit_to(struct ctx *from, struct ctx *to)
+{
+	ctx_switch_common(from, to, 1);
+}
+#endif

@@ -1,0 +1,24 @@
+/* The command line: one function per subcommand, shared error helpers. */
+#ifndef SCHEDLAB_CLI_H
+#define SCHEDLAB_CLI_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "util/util.h"
+
+struct topo;
+
+int cmd_topo(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+
+void cli_help_topo(FILE *f);
+/* Prints "schedlab CMD: problem" and a pointer to --help; returns 2. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints a loader's message; returns 2. */
+int cli_input_error(const struct err *e);
+
+cJSON *topo_to_json(const struct topo *t);
+
+#endif

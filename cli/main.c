@@ -1,0 +1,99 @@
+/* schedlab: entry point and subcommand dispatch. */
+#include <stdarg.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "topologies/topo.h"
+
+static void help(FILE *f)
+{
+	fprintf(f,
+		"schedlab %s -- a laboratory for goroutine-scheduler policies\n"
+		"\n"
+		"usage:\n"
+		"  schedlab list topologies\n"
+		"  schedlab topo [-t TOPOLOGY] [--json]\n"
+		"  schedlab --version\n"
+		"\n"
+		"TOPOLOGY is a bundled name (see `schedlab list topologies`; default numa4),\n"
+		"\"host\" for this machine as hwloc sees it, or a path to an hwloc XML file\n"
+		"(lstopo --of xml) or a schedlab JSON machine description (docs/topology.md).\n"
+		"\n"
+		"Exit status: 0 success, 1 the run found what it was asked to find,\n"
+		"2 bad input (the message names the file, the JSON path and the problem).\n",
+		SCHEDLAB_VERSION);
+}
+
+void cli_help_topo(FILE *f)
+{
+	fprintf(f,
+		"usage: schedlab topo [-t TOPOLOGY] [--json]\n"
+		"\n"
+		"Prints a machine's packages, NUMA nodes, core groups, cores, PUs, caches,\n"
+		"the distance, hop and DRAM latency matrices and the latency model.\n"
+		"\n"
+		"  -t, --topology T  bundled name, \"host\", or a path to hwloc XML or\n"
+		"                    schedlab JSON (default: numa4)\n"
+		"  --json            print the summary as JSON\n");
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "schedlab %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, " (see schedlab %s --help)\n", cmd);
+	va_end(ap);
+	return EXIT_BADINPUT;
+}
+
+int cli_input_error(const struct err *e)
+{
+	fprintf(stderr, "schedlab: %s\n", e->msg);
+	return EXIT_BADINPUT;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	if (argc != 2)
+		return cli_usage_error("list", "expected one of: topologies");
+	if (strcmp(argv[1], "topologies") != 0)
+		return cli_usage_error("list", "unknown kind '%s' (this version lists: topologies)",
+				       argv[1]);
+	for (int i = 0; i < topo_bundled_count(); i++) {
+		const char *name = topo_bundled_name(i);
+		struct err e = { "" };
+		struct topo *t = topo_load(name, &e);
+		if (!t)
+			return cli_input_error(&e);
+		printf("%-8s %3d packages %3d nodes %4d cores %4d PUs  %s\n", name, t->npackages,
+		       t->nnodes, t->ncores, t->npus, t->description ? t->description : "");
+		topo_free(t);
+	}
+	printf("%-8s this machine, discovered by hwloc\n", "host");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		help(stderr);
+		return EXIT_BADINPUT;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+		help(stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		printf("schedlab %s\n", SCHEDLAB_VERSION);
+		return 0;
+	}
+	if (strcmp(cmd, "topo") == 0)
+		return cmd_topo(argc - 1, argv + 1);
+	if (strcmp(cmd, "list") == 0)
+		return cmd_list(argc - 1, argv + 1);
+	fprintf(stderr, "schedlab: unknown command '%s' (see schedlab --help)\n", cmd);
+	return EXIT_BADINPUT;
+}

@@ -1,0 +1,263 @@
+/* `schedlab topo`: a topology's summary, as text or JSON. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli/cli.h"
+#include "topologies/topo.h"
+
+static const char *human_size(char *buf, size_t n, uint64_t bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+	while (v >= 1024 && u < 4 && (uint64_t)v % 1024 == 0) {
+		v /= 1024;
+		u++;
+	}
+	if (v >= 1024 && u < 4) {
+		while (v >= 1024 && u < 4) {
+			v /= 1024;
+			u++;
+		}
+		snprintf(buf, n, "%.1f %s", v, units[u]);
+	} else {
+		snprintf(buf, n, "%.0f %s", v, units[u]);
+	}
+	return buf;
+}
+
+/* Cache instances of one level, grouped by (size, sharing) in first-seen
+ * order, so a hybrid CPU shows one line per kind. */
+struct cache_kind {
+	int level, ncores, count;
+	uint64_t size;
+};
+
+static int cache_kinds(const struct topo *t, struct cache_kind *out, int max)
+{
+	int n = 0;
+	for (int l = 1; l <= TOPO_MAX_LEVEL; l++)
+		for (int i = 0; i < t->ncaches; i++) {
+			const struct topo_cache *c = &t->caches[i];
+			if (c->level != l)
+				continue;
+			int k = 0;
+			while (k < n && !(out[k].level == l && out[k].size == c->size &&
+					  out[k].ncores == c->ncores))
+				k++;
+			if (k == n) {
+				if (n == max)
+					continue;
+				out[n++] = (struct cache_kind){ l, c->ncores, 0, c->size };
+			}
+			out[k].count++;
+		}
+	return n;
+}
+
+static void print_matrix(const struct topo *t, const char *title, int width,
+			 void (*cell)(const struct topo *, int, int, char *, size_t))
+{
+	printf("%s\n  %6s", title, "");
+	for (int j = 0; j < t->nnodes; j++)
+		printf(" %*d", width, j);
+	printf("\n");
+	for (int i = 0; i < t->nnodes; i++) {
+		printf("  %6d", i);
+		for (int j = 0; j < t->nnodes; j++) {
+			char buf[32];
+			cell(t, i, j, buf, sizeof(buf));
+			printf(" %*s", width, buf);
+		}
+		printf("\n");
+	}
+}
+
+static void cell_distance(const struct topo *t, int i, int j, char *b, size_t n)
+{
+	snprintf(b, n, "%u", topo_distance(t, i, j));
+}
+
+static void cell_hops(const struct topo *t, int i, int j, char *b, size_t n)
+{
+	snprintf(b, n, "%d", topo_hops(t, i, j));
+}
+
+static void cell_dram(const struct topo *t, int i, int j, char *b, size_t n)
+{
+	snprintf(b, n, "%.0f", topo_dram_ns(t, i, j));
+}
+
+static void print_text(const struct topo *t)
+{
+	char a[32];
+	printf("topology %s (%s)\n", t->name, t->source);
+	if (t->description)
+		printf("  %s\n", t->description);
+	printf("packages %d, NUMA nodes %d, core groups %d, cores %d, PUs %d\n\n", t->npackages,
+	       t->nnodes, t->ngroups, t->ncores, t->npus);
+
+	struct cache_kind kinds[32];
+	int nk = cache_kinds(t, kinds, 32);
+	printf("caches\n");
+	if (nk == 0)
+		printf("  (none described)\n");
+	for (int k = 0; k < nk; k++)
+		printf("  L%d  %10s  shared by %3d core%s  x%d\n", kinds[k].level,
+		       human_size(a, sizeof(a), kinds[k].size), kinds[k].ncores,
+		       kinds[k].ncores == 1 ? " " : "s", kinds[k].count);
+
+	printf("\nnodes\n  %4s  %7s  %5s  %10s  %9s\n", "node", "package", "cores", "memory",
+	       "bandwidth");
+	for (int i = 0; i < t->nnodes; i++) {
+		const struct topo_node *nd = &t->nodes[i];
+		char pkg[16];
+		snprintf(pkg, sizeof(pkg), nd->package >= 0 ? "%d" : "-", nd->package);
+		printf("  %4d  %7s  %5d  %10s  %4.0f GB/s\n", i, pkg, nd->ncores,
+		       nd->memory ? human_size(a, sizeof(a), nd->memory) : "?", nd->bandwidth_gbs);
+	}
+	printf("\n");
+	print_matrix(t, "distances (SLIT, 10 = local)", 4, cell_distance);
+	print_matrix(t, "hops", 4, cell_hops);
+	print_matrix(t, "DRAM latency (ns, accessing node x home node)", 4, cell_dram);
+
+	const struct topo_latency *lat = &t->lat;
+	printf("\ncache hit (ns)   ");
+	for (int l = 1; l <= TOPO_MAX_LEVEL; l++)
+		printf("  L%d %g", l, lat->cache_ns[l]);
+	printf("\ncore to core (ns)   same core %g  same group %g  same package %g",
+	       lat->c2c_core_ns, lat->c2c_group_ns, lat->c2c_package_ns);
+	for (int h = 1; h <= t->max_hops; h++)
+		printf("  %d hop%s %g", h, h == 1 ? "" : "s", lat->c2c_hop_ns[h - 1]);
+	printf("\nmemory   mlp %g, DRAM %s\n", lat->mlp,
+	       lat->n_dram_hops ? "latency by hops as given" : "remote latency from the SLIT rule");
+	printf("OS (ns)   syscall %g  futex wait %g  futex wake %g  wakeup %g  thread create %g  "
+	       "context switch %g\n",
+	       lat->syscall_ns, lat->futex_wait_ns, lat->futex_wake_ns, lat->wakeup_ns,
+	       lat->thread_create_ns, lat->context_switch_ns);
+}
+
+static cJSON *matrix_json(const struct topo *t, int kind)
+{
+	cJSON *m = cJSON_CreateArray();
+	for (int i = 0; i < t->nnodes; i++) {
+		cJSON *row = cJSON_CreateArray();
+		for (int j = 0; j < t->nnodes; j++) {
+			double v = kind == 0 ? topo_distance(t, i, j) : kind == 1 ? topo_hops(t, i, j)
+				: topo_dram_ns(t, i, j);
+			cJSON_AddItemToArray(row, cJSON_CreateNumber(v));
+		}
+		cJSON_AddItemToArray(m, row);
+	}
+	return m;
+}
+
+cJSON *topo_to_json(const struct topo *t)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", t->name);
+	cJSON_AddStringToObject(o, "source", t->source);
+	if (t->description)
+		cJSON_AddStringToObject(o, "description", t->description);
+	cJSON_AddNumberToObject(o, "packages", t->npackages);
+	cJSON_AddNumberToObject(o, "numa_nodes", t->nnodes);
+	cJSON_AddNumberToObject(o, "core_groups", t->ngroups);
+	cJSON_AddNumberToObject(o, "cores", t->ncores);
+	cJSON_AddNumberToObject(o, "pus", t->npus);
+
+	struct cache_kind kinds[32];
+	int nk = cache_kinds(t, kinds, 32);
+	cJSON *caches = cJSON_AddArrayToObject(o, "caches");
+	for (int k = 0; k < nk; k++) {
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddNumberToObject(c, "level", kinds[k].level);
+		cJSON_AddNumberToObject(c, "size", (double)kinds[k].size);
+		cJSON_AddNumberToObject(c, "cores", kinds[k].ncores);
+		cJSON_AddNumberToObject(c, "instances", kinds[k].count);
+		cJSON_AddItemToArray(caches, c);
+	}
+	cJSON *nodes = cJSON_AddArrayToObject(o, "nodes");
+	for (int i = 0; i < t->nnodes; i++) {
+		cJSON *n = cJSON_CreateObject();
+		if (t->nodes[i].package >= 0)
+			cJSON_AddNumberToObject(n, "package", t->nodes[i].package);
+		else
+			cJSON_AddNullToObject(n, "package");
+		cJSON_AddNumberToObject(n, "cores", t->nodes[i].ncores);
+		cJSON_AddNumberToObject(n, "memory", (double)t->nodes[i].memory);
+		cJSON_AddNumberToObject(n, "bandwidth_gbs", t->nodes[i].bandwidth_gbs);
+		cJSON_AddItemToArray(nodes, n);
+	}
+	cJSON_AddItemToObject(o, "distances", matrix_json(t, 0));
+	cJSON_AddItemToObject(o, "hops", matrix_json(t, 1));
+	cJSON_AddItemToObject(o, "dram_latency_ns", matrix_json(t, 2));
+
+	const struct topo_latency *lat = &t->lat;
+	cJSON *l = cJSON_AddObjectToObject(o, "latency");
+	cJSON *cn = cJSON_AddObjectToObject(l, "cache_ns");
+	for (int lv = 1; lv <= TOPO_MAX_LEVEL; lv++) {
+		char key[4] = { 'L', (char)('0' + lv), 0, 0 };
+		cJSON_AddNumberToObject(cn, key, lat->cache_ns[lv]);
+	}
+	cJSON *c2c = cJSON_AddObjectToObject(l, "c2c_ns");
+	cJSON_AddNumberToObject(c2c, "core", lat->c2c_core_ns);
+	cJSON_AddNumberToObject(c2c, "group", lat->c2c_group_ns);
+	cJSON_AddNumberToObject(c2c, "package", lat->c2c_package_ns);
+	cJSON *hops = cJSON_AddArrayToObject(c2c, "hops");
+	for (int h = 0; h < t->max_hops; h++)
+		cJSON_AddItemToArray(hops, cJSON_CreateNumber(lat->c2c_hop_ns[h]));
+	cJSON *dram = cJSON_AddObjectToObject(l, "dram_ns");
+	cJSON_AddNumberToObject(dram, "local", lat->dram_local_ns);
+	if (lat->n_dram_hops) {
+		cJSON *dh = cJSON_AddArrayToObject(dram, "hops");
+		for (int h = 0; h < t->max_hops; h++)
+			cJSON_AddItemToArray(dh, cJSON_CreateNumber(lat->dram_hop_ns[h]));
+	}
+	cJSON_AddNumberToObject(l, "slit_scale", lat->slit_scale);
+	cJSON_AddNumberToObject(l, "mlp", lat->mlp);
+	cJSON *os = cJSON_AddObjectToObject(l, "os_ns");
+	cJSON_AddNumberToObject(os, "syscall", lat->syscall_ns);
+	cJSON_AddNumberToObject(os, "futex_wait", lat->futex_wait_ns);
+	cJSON_AddNumberToObject(os, "futex_wake", lat->futex_wake_ns);
+	cJSON_AddNumberToObject(os, "wakeup", lat->wakeup_ns);
+	cJSON_AddNumberToObject(os, "thread_create", lat->thread_create_ns);
+	cJSON_AddNumberToObject(os, "context_switch", lat->context_switch_ns);
+	return o;
+}
+
+int cmd_topo(int argc, char **argv)
+{
+	const char *spec = "numa4";
+	bool json = false;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-t") == 0 || strcmp(argv[i], "--topology") == 0) {
+			if (++i == argc)
+				return cli_usage_error("topo", "option %s needs a topology", argv[i - 1]);
+			spec = argv[i];
+		} else if (strcmp(argv[i], "--json") == 0) {
+			json = true;
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			cli_help_topo(stdout);
+			return 0;
+		} else {
+			return cli_usage_error("topo", "unknown option '%s'", argv[i]);
+		}
+	}
+	struct err e = { "" };
+	struct topo *t = topo_load(spec, &e);
+	if (!t)
+		return cli_input_error(&e);
+	if (json) {
+		cJSON *o = topo_to_json(t);
+		char *s = cJSON_Print(o);
+		printf("%s\n", s);
+		free(s);
+		cJSON_Delete(o);
+	} else {
+		print_text(t);
+	}
+	topo_free(t);
+	return 0;
+}

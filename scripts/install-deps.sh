@@ -1,0 +1,42 @@
+#!/bin/sh
+# Installs every Debian package schedlab's build, tests and scripts use.
+# Idempotent and non-interactive: safe to run on every CI start.
+set -eu
+
+PACKAGES="
+  build-essential
+  clang
+  meson
+  ninja-build
+  pkg-config
+  hwloc
+  libhwloc-dev
+  libcjson-dev
+  libgsl-dev
+  check
+  valgrind
+  python3
+"
+
+missing=""
+for p in $PACKAGES; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing="$missing $p"
+  fi
+done
+
+if [ -z "$missing" ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO="sudo"
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+echo "install-deps: installing$missing"
+$SUDO apt-get update -q
+# shellcheck disable=SC2086  # word splitting of the package list is intended
+$SUDO apt-get install -y -q --no-install-recommends $missing

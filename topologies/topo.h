@@ -1,0 +1,147 @@
+/* Topology model: a machine's packages, NUMA nodes, caches, cores and PUs,
+ * its node distance matrix, and the latency model that prices accesses on
+ * it.  One in-memory form whatever the source: hwloc's live discovery
+ * ("host"), an hwloc XML file, a schedlab JSON file, or a bundled name.
+ *
+ * Relations used everywhere below:
+ *   core group -- the cores sharing the core's outermost cache instance
+ *                 (a CCX on EPYC, a whole package on most Xeons, the core
+ *                 alone where the last level is private);
+ *   hops       -- between NUMA nodes, the rank of their SLIT distance among
+ *                 the distinct remote distances of the machine (1 for the
+ *                 nearest remote class, 2 for the next, ...).  See
+ *                 docs/topology.md for why and for the latency rules. */
+#ifndef SCHEDLAB_TOPO_H
+#define SCHEDLAB_TOPO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+#define TOPO_MAX_LEVEL 4 /* cache levels L1..L4 */
+
+struct topo_cache {
+	int level;               /* 1..TOPO_MAX_LEVEL; data or unified caches only */
+	uint64_t size;           /* bytes */
+	unsigned line;           /* bytes */
+	int ncores;              /* cores sharing this instance */
+	int first_core;          /* lowest core index sharing it */
+};
+
+struct topo_core {
+	int package, node, group;
+	int cache[TOPO_MAX_LEVEL + 1]; /* instance per level, -1 if none; [0] unused */
+	int first_pu, npus;
+};
+
+struct topo_pu {
+	int core;
+	unsigned os_index;       /* the OS's number for this PU (hwloc os_index) */
+};
+
+struct topo_node {
+	int package;             /* the package holding it, -1 if it spans several */
+	uint64_t memory;         /* bytes; 0 if the source does not say */
+	double bandwidth_gbs;    /* memory controller peak, GB/s */
+	unsigned os_index;
+	int ncores;
+};
+
+/* Core-to-core relations, nearest first. */
+enum topo_rel {
+	TOPO_REL_CORE,     /* same core (SMT siblings, or the same PU) */
+	TOPO_REL_GROUP,    /* same core group (share the outermost cache) */
+	TOPO_REL_PACKAGE,  /* same package, different group */
+	TOPO_REL_REMOTE,   /* different package: priced by node hops */
+};
+
+/* The latency model.  Every figure is idle latency in nanoseconds unless the
+ * name says otherwise; defaults and their sources are in topo_latency.c and
+ * docs/topology.md.  Hop lists hold what the source gave (index 0 = 1 hop);
+ * topo__finish() extends them to the machine's hop count. */
+#define TOPO_MAX_HOPS 32
+struct topo_latency {
+	double cache_ns[TOPO_MAX_LEVEL + 1];  /* hit latency by level; [0] unused */
+	double c2c_core_ns;     /* line transfer between SMT siblings */
+	double c2c_group_ns;    /* ... within a core group */
+	double c2c_package_ns;  /* ... between groups of one package */
+	double c2c_hop_ns[TOPO_MAX_HOPS];  /* ... across packages, [h-1] for h hops */
+	int n_c2c_hops;
+	double dram_local_ns;
+	double dram_hop_ns[TOPO_MAX_HOPS]; /* [h-1] for h hops, when given */
+	int n_dram_hops;        /* 0: remote DRAM latency follows the SLIT rule */
+	double slit_scale;      /* SLIT rule: remote = local * (1 + slit_scale * (d-10)/10) */
+	double bandwidth_gbs;   /* per node, unless a node says otherwise */
+	double mlp;             /* memory-level parallelism of a sequential stream */
+	/* OS costs */
+	double syscall_ns;        /* entry + exit of a trivial system call */
+	double futex_wait_ns;     /* a thread's cost to go to sleep on a futex */
+	double futex_wake_ns;     /* the waker's cost of a futex wake call */
+	double wakeup_ns;         /* from the wake call until the woken thread runs */
+	double thread_create_ns;
+	double context_switch_ns; /* OS thread switch on one core */
+};
+
+struct topo {
+	char *name;              /* bundled name, or the file's base name, or "host" */
+	char *source;            /* where it came from: "bundled", a path, "hwloc" */
+	char *description;
+	int npackages, nnodes, ngroups, ncores, npus, ncaches;
+	struct topo_cache *caches;
+	struct topo_core *cores;
+	struct topo_pu *pus;
+	struct topo_node *nodes;
+	unsigned *distance;      /* nnodes x nnodes, SLIT convention (10 = local) */
+	int *hops;               /* nnodes x nnodes */
+	int max_hops;
+	double *dram_ns;         /* nnodes x nnodes: accessor node x home node */
+	struct topo_latency lat;
+};
+
+/* Loads a topology: "host", a bundled name, or a path to hwloc XML or
+ * schedlab JSON (told apart by content).  On failure returns NULL and puts
+ * one message naming the file, the JSON path and the problem in e. */
+struct topo *topo_load(const char *spec, struct err *e);
+struct topo *topo_load_xml(const char *path, struct err *e);
+struct topo *topo_load_json(const char *path, struct err *e);
+struct topo *topo_load_json_text(const char *text, const char *label, struct err *e);
+struct topo *topo_load_host(struct err *e);
+void topo_free(struct topo *t);
+
+/* Bundled machines: names (sorted), and their JSON text. */
+int topo_bundled_count(void);
+const char *topo_bundled_name(int i);
+const char *topo_bundled_json(const char *name);
+
+enum topo_rel topo_core_rel(const struct topo *t, int core_a, int core_b);
+/* Line transfer latency between two cores, by their relation. */
+double topo_c2c_ns(const struct topo *t, int core_a, int core_b);
+static inline unsigned topo_distance(const struct topo *t, int a, int b)
+{
+	return t->distance[a * t->nnodes + b];
+}
+static inline int topo_hops(const struct topo *t, int a, int b)
+{
+	return t->hops[a * t->nnodes + b];
+}
+static inline double topo_dram_ns(const struct topo *t, int from, int home)
+{
+	return t->dram_ns[from * t->nnodes + home];
+}
+
+/* Structural equality: same counts, same core -> package/node/group map, same
+ * caches (level, size, sharing), same distances.  Latencies are not
+ * compared.  On a difference, says what differs in e. */
+bool topo_same_machine(const struct topo *a, const struct topo *b, struct err *e);
+
+/* ---- Internal: shared by the loaders (topo_build.c) ---- */
+
+/* Fills groups, node core counts, hops, node packages and default-derived
+ * latencies once the loader has set counts, cores, caches and distances.
+ * Returns false with a message if the structure is inconsistent. */
+bool topo__finish(struct topo *t, const char *label, struct err *e);
+void topo__latency_defaults(struct topo_latency *lat);
+struct topo *topo__new(void);
+
+#endif

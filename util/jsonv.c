@@ -1,0 +1,266 @@
+/* JSON input with exact error messages (see jsonv.h). */
+#include "util/jsonv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *jv_read_file(const char *path, struct err *e)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		err_set(e, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 1 << 16, n = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (n + 1 < cap)
+			break;
+		cap *= 2;
+		buf = xrealloc(buf, cap);
+	}
+	bool bad = ferror(f);
+	int saved = errno;
+	fclose(f);
+	if (bad) {
+		err_set(e, "%s: cannot read: %s", path, strerror(saved));
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+cJSON *jv_parse(const struct jv *j, const char *text)
+{
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithOpts(text, &end, true);
+	if (root)
+		return root;
+	const char *at = end ? end : cJSON_GetErrorPtr();
+	if (!at)
+		at = text;
+	int line = 1, col = 1;
+	for (const char *p = text; p < at && *p; p++) {
+		if (*p == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	if (!*at && at != text)
+		err_set(j->e, "%s:%d:%d: JSON syntax error: unexpected end of input", j->file, line, col);
+	else
+		err_set(j->e, "%s:%d:%d: JSON syntax error near '%.12s'", j->file, line, col, at);
+	return NULL;
+}
+
+const char *jv_key(char *buf, size_t n, const char *parent, const char *key)
+{
+	snprintf(buf, n, "%s.%s", parent, key);
+	return buf;
+}
+
+const char *jv_idx(char *buf, size_t n, const char *parent, int i)
+{
+	snprintf(buf, n, "%s[%d]", parent, i);
+	return buf;
+}
+
+bool jv_fail(const struct jv *j, const char *path, const char *fmt, ...)
+{
+	char what[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	err_set(j->e, "%s: %s: %s", j->file, path, what);
+	return false;
+}
+
+static const char *type_name(const cJSON *v)
+{
+	if (!v)
+		return "nothing";
+	if (cJSON_IsObject(v))
+		return "an object";
+	if (cJSON_IsArray(v))
+		return "an array";
+	if (cJSON_IsString(v))
+		return "a string";
+	if (cJSON_IsNumber(v))
+		return "a number";
+	if (cJSON_IsBool(v))
+		return "a boolean";
+	if (cJSON_IsNull(v))
+		return "null";
+	return "an unknown value";
+}
+
+bool jv_object(const struct jv *j, const cJSON *node, const char *path,
+	       const char *const *allowed)
+{
+	if (!cJSON_IsObject(node))
+		return jv_fail(j, path, "expected an object, got %s", type_name(node));
+	for (const cJSON *it = node->child; it; it = it->next) {
+		bool ok = false;
+		for (const char *const *a = allowed; *a && !ok; a++)
+			ok = strcmp(*a, it->string) == 0;
+		if (!ok) {
+			char list[512] = "";
+			size_t len = 0;
+			for (const char *const *a = allowed; *a; a++)
+				len += (size_t)snprintf(list + len, len < sizeof(list) ? sizeof(list) - len : 0,
+							"%s%s", a == allowed ? "" : ", ", *a);
+			char p[JV_PATH];
+			return jv_fail(j, jv_key(p, sizeof(p), path, it->string),
+				       "unknown key (expected one of: %s)", list);
+		}
+		/* cJSON keeps duplicate keys; the second would be silently ignored. */
+		for (const cJSON *o = node->child; o != it; o = o->next)
+			if (strcmp(o->string, it->string) == 0) {
+				char p[JV_PATH];
+				return jv_fail(j, jv_key(p, sizeof(p), path, it->string),
+					       "key given twice");
+			}
+	}
+	return true;
+}
+
+bool jv_array(const struct jv *j, const cJSON *node, const char *path)
+{
+	if (!cJSON_IsArray(node))
+		return jv_fail(j, path, "expected an array, got %s", type_name(node));
+	return true;
+}
+
+static const cJSON *lookup(const struct jv *j, const cJSON *obj, const char *path,
+			   const char *key, bool required, bool *ok)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	*ok = true;
+	if (!v && required) {
+		char p[JV_PATH];
+		*ok = jv_fail(j, jv_key(p, sizeof(p), path, key), "required key is missing");
+	}
+	return v;
+}
+
+bool jv_get_string(const struct jv *j, const cJSON *obj, const char *path, const char *key,
+		   bool required, const char **out)
+{
+	bool ok;
+	const cJSON *v = lookup(j, obj, path, key, required, &ok);
+	if (!v)
+		return ok;
+	if (!cJSON_IsString(v)) {
+		char p[JV_PATH];
+		return jv_fail(j, jv_key(p, sizeof(p), path, key), "expected a string, got %s",
+			       type_name(v));
+	}
+	*out = v->valuestring;
+	return true;
+}
+
+bool jv_as_int(const struct jv *j, const cJSON *v, const char *path, long min, long max,
+	       long *out)
+{
+	if (!cJSON_IsNumber(v))
+		return jv_fail(j, path, "expected an integer, got %s", type_name(v));
+	double d = v->valuedouble;
+	if (!isfinite(d) || d != floor(d))
+		return jv_fail(j, path, "expected an integer, got %g", d);
+	if (d < (double)min || d > (double)max)
+		return jv_fail(j, path, "must be between %ld and %ld, got %.0f", min, max, d);
+	*out = (long)d;
+	return true;
+}
+
+bool jv_get_int(const struct jv *j, const cJSON *obj, const char *path, const char *key,
+		bool required, long min, long max, long *out)
+{
+	bool ok;
+	const cJSON *v = lookup(j, obj, path, key, required, &ok);
+	if (!v)
+		return ok;
+	char p[JV_PATH];
+	return jv_as_int(j, v, jv_key(p, sizeof(p), path, key), min, max, out);
+}
+
+bool jv_as_positive(const struct jv *j, const cJSON *v, const char *path, double *out)
+{
+	if (!cJSON_IsNumber(v))
+		return jv_fail(j, path, "expected a number, got %s", type_name(v));
+	double d = v->valuedouble;
+	if (!isfinite(d) || d <= 0)
+		return jv_fail(j, path, "must be a positive number, got %g", d);
+	*out = d;
+	return true;
+}
+
+bool jv_get_positive(const struct jv *j, const cJSON *obj, const char *path, const char *key,
+		     bool required, double *out)
+{
+	bool ok;
+	const cJSON *v = lookup(j, obj, path, key, required, &ok);
+	if (!v)
+		return ok;
+	char p[JV_PATH];
+	return jv_as_positive(j, v, jv_key(p, sizeof(p), path, key), out);
+}
+
+bool jv_as_size(const struct jv *j, const cJSON *v, const char *path, uint64_t *out)
+{
+	double bytes;
+	if (cJSON_IsNumber(v)) {
+		long n;
+		if (!jv_as_int(j, v, path, 1, 1L << 62, &n))
+			return false;
+		*out = (uint64_t)n;
+		return true;
+	}
+	if (!cJSON_IsString(v))
+		return jv_fail(j, path, "expected a size (bytes, or a string like \"32KiB\"), got %s",
+			       type_name(v));
+	const char *s = v->valuestring;
+	char *end;
+	errno = 0;
+	bytes = strtod(s, &end);
+	if (end == s || errno || !isfinite(bytes) || bytes <= 0)
+		return jv_fail(j, path, "bad size \"%s\" (expected a positive number and a unit, like \"32KiB\")", s);
+	while (*end == ' ')
+		end++;
+	static const struct { const char *unit; double mult; } units[] = {
+		{ "", 1 }, { "B", 1 },
+		{ "K", 1024.0 }, { "KB", 1024.0 }, { "KiB", 1024.0 }, { "kB", 1024.0 },
+		{ "M", 1048576.0 }, { "MB", 1048576.0 }, { "MiB", 1048576.0 },
+		{ "G", 1073741824.0 }, { "GB", 1073741824.0 }, { "GiB", 1073741824.0 },
+		{ "T", 1099511627776.0 }, { "TB", 1099511627776.0 }, { "TiB", 1099511627776.0 },
+	};
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(end, units[i].unit) == 0) {
+			double b = bytes * units[i].mult;
+			if (b != floor(b) || b > 4.0e18)
+				return jv_fail(j, path, "size \"%s\" is not a whole number of bytes below 4 EB", s);
+			*out = (uint64_t)b;
+			return true;
+		}
+	return jv_fail(j, path, "unknown unit in size \"%s\" (use B, KiB, MiB, GiB or TiB)", s);
+}
+
+bool jv_get_size(const struct jv *j, const cJSON *obj, const char *path, const char *key,
+		 bool required, uint64_t *out)
+{
+	bool ok;
+	const cJSON *v = lookup(j, obj, path, key, required, &ok);
+	if (!v)
+		return ok;
+	char p[JV_PATH];
+	return jv_as_size(j, v, jv_key(p, sizeof(p), path, key), out);
+}

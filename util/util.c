@@ -1,0 +1,64 @@
+/* Allocation helpers and error messages. */
+#include "util/util.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Noreturn void die_oom(size_t bytes)
+{
+	fprintf(stderr, "schedlab: out of memory (asked for %zu bytes)\n", bytes);
+	exit(3);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		die_oom(n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		die_oom(n * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die_oom(n);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(xmalloc(n), s, n);
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	int n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die_oom(0);
+	return s;
+}
+
+void err_set(struct err *e, const char *fmt, ...)
+{
+	if (!e)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+}

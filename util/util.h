@@ -1,0 +1,32 @@
+/* Small helpers shared by every folder: allocation that cannot fail
+ * silently, and the error-reporting convention of the command line. */
+#ifndef SCHEDLAB_UTIL_H
+#define SCHEDLAB_UTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Allocation failure is not an input error: print and abort-style exit 3. */
+_Noreturn void die_oom(size_t bytes);
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Exit statuses of the command line (DESIGN.md). */
+enum {
+	EXIT_FOUND = 1,     /* the run found what it was asked to find */
+	EXIT_BADINPUT = 2,  /* bad input: a message names file, JSON path, problem */
+};
+
+/* An error message buffer passed down by loaders: they fill it and return
+ * failure; the command line prints it once and exits 2.  Keeping messages
+ * in the caller's hands (instead of printing where they arise) lets tests
+ * check them. */
+struct err {
+	char msg[1024];
+};
+void err_set(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
