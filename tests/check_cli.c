@@ -1,0 +1,133 @@
+/* End-to-end tests of the schedlab command (suite "cli"). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "tests/tests.h"
+
+static int schedlab(const char *args, char **out, char **err)
+{
+	char *cmd = NULL;
+	ck_assert_int_ge(asprintf(&cmd, "'%s' %s", test_schedlab_bin(), args), 0);
+	int rc = test_run(cmd, out, err);
+	free(cmd);
+	return rc;
+}
+
+START_TEST(topo_defaults_to_numa4_and_prints_its_matrices)
+{
+	char *out, *err;
+	ck_assert_int_eq(schedlab("topo", &out, &err), 0);
+	ck_assert_ptr_nonnull(strstr(out, "topology numa4"));
+	ck_assert_ptr_nonnull(strstr(out, "packages 4, NUMA nodes 4, core groups 4, cores 32, PUs 64"));
+	ck_assert_ptr_nonnull(strstr(out, "distances (SLIT, 10 = local)"));
+	ck_assert_ptr_nonnull(strstr(out, "DRAM latency"));
+	ck_assert_ptr_nonnull(strstr(out, "       0  135  198  198  261"));
+	ck_assert_str_eq(err, "");
+	free(out);
+	free(err);
+}
+END_TEST
+
+START_TEST(topo_json_has_the_model)
+{
+	char *out;
+	ck_assert_int_eq(schedlab("topo -t numa2 --json", &out, NULL), 0);
+	cJSON *o = cJSON_Parse(out);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_str_eq(cJSON_GetObjectItem(o, "name")->valuestring, "numa2");
+	ck_assert_int_eq(cJSON_GetObjectItem(o, "packages")->valueint, 2);
+	ck_assert_int_eq(cJSON_GetObjectItem(o, "pus")->valueint, 64);
+	cJSON *dram = cJSON_GetObjectItem(o, "dram_latency_ns");
+	ck_assert_int_eq(cJSON_GetArraySize(dram), 2);
+	ck_assert_int_eq(cJSON_GetArrayItem(cJSON_GetArrayItem(dram, 0), 1)->valueint, 144);
+	cJSON *caches = cJSON_GetObjectItem(o, "caches");
+	ck_assert_int_eq(cJSON_GetArraySize(caches), 3);
+	cJSON_Delete(o);
+	free(out);
+}
+END_TEST
+
+START_TEST(topo_reads_hwloc_xml_from_shared)
+{
+	char *args = NULL, *out;
+	ck_assert_int_ge(asprintf(&args, "topo -t '%s/topologies/2s-corona-epyc-7401.xml'",
+				  test_shared_dir()), 0);
+	ck_assert_int_eq(schedlab(args, &out, NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out, "packages 2, NUMA nodes 8, core groups 16, cores 48, PUs 96"));
+	free(args);
+	free(out);
+}
+END_TEST
+
+START_TEST(list_topologies_names_every_bundled_machine)
+{
+	char *out;
+	ck_assert_int_eq(schedlab("list topologies", &out, NULL), 0);
+	const char *names[] = { "numa1 ", "numa2 ", "numa4 ", "numa8 ", "host " };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		ck_assert_msg(strstr(out, names[i]), "missing %s in:\n%s", names[i], out);
+	free(out);
+}
+END_TEST
+
+static const struct {
+	const char *args;
+	const char *message;
+} bad_cli[] = {
+	{ "topo --frobnicate", "unknown option '--frobnicate'" },
+	{ "topo -t", "option -t needs a topology" },
+	{ "topo -t nosuch", "nosuch: not a bundled topology" },
+	{ "topo -t /nonexistent/machine.json", "/nonexistent/machine.json: cannot open" },
+	{ "list frobs", "unknown kind 'frobs'" },
+	{ "frob", "unknown command 'frob'" },
+};
+
+START_TEST(bad_command_lines_exit_2_with_a_message)
+{
+	char *out, *err;
+	ck_assert_int_eq(schedlab(bad_cli[_i].args, &out, &err), 2);
+	ck_assert_msg(strstr(err, bad_cli[_i].message), "'%s' printed: %s", bad_cli[_i].args, err);
+	ck_assert_str_eq(out, "");
+	free(out);
+	free(err);
+}
+END_TEST
+
+START_TEST(bad_json_file_exits_2_naming_file_and_path)
+{
+	char path[] = "/tmp/schedlab-bad-XXXXXX.json";
+	int fd = mkstemps(path, 5);
+	ck_assert_int_ge(fd, 0);
+	const char *text = "{ \"packages\": 1, \"numa_nodes\": 1, \"cores\": 4,\n"
+			   "  \"latency\": { \"dram_ns\": { \"local\": -3 } } }\n";
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	char *args = NULL, *err;
+	ck_assert_int_ge(asprintf(&args, "topo -t %s", path), 0);
+	ck_assert_int_eq(schedlab(args, NULL, &err), 2);
+	ck_assert_ptr_nonnull(strstr(err, path));
+	ck_assert_ptr_nonnull(strstr(err, "$.latency.dram_ns.local: must be a positive number"));
+	unlink(path);
+	free(args);
+	free(err);
+}
+END_TEST
+
+Suite *make_cli_suite(void)
+{
+	Suite *s = suite_create("cli");
+	TCase *tc = tcase_create("topo");
+	tcase_add_test(tc, topo_defaults_to_numa4_and_prints_its_matrices);
+	tcase_add_test(tc, topo_json_has_the_model);
+	tcase_add_test(tc, topo_reads_hwloc_xml_from_shared);
+	tcase_add_test(tc, list_topologies_names_every_bundled_machine);
+	tcase_add_loop_test(tc, bad_command_lines_exit_2_with_a_message, 0,
+			    (int)(sizeof(bad_cli) / sizeof(bad_cli[0])));
+	tcase_add_test(tc, bad_json_file_exits_2_naming_file_and_path);
+	tcase_set_timeout(tc, 30);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,72 @@
+/* The one test runner: every suite, Check's own summary at the end. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/tests.h"
+
+static const char *env_or(const char *name, const char *fallback)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : fallback;
+}
+
+const char *test_shared_dir(void) { return env_or("SCHEDLAB_SHARED_DIR", "../shared"); }
+const char *test_data_dir(void) { return env_or("SCHEDLAB_TEST_DATA", "tests/data"); }
+const char *test_schedlab_bin(void) { return env_or("SCHEDLAB_BIN", "./schedlab"); }
+
+static char *slurp(FILE *f)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	size_t got;
+	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (n + 1 >= cap)
+			buf = realloc(buf, cap *= 2);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+int test_run(const char *cmdline, char **out, char **err)
+{
+	char errpath[] = "/tmp/schedlab-test-XXXXXX";
+	int fd = mkstemp(errpath);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	char *full = NULL;
+	ck_assert_int_ge(asprintf(&full, "(%s) 2>%s", cmdline, errpath), 0);
+	FILE *p = popen(full, "r");
+	ck_assert_ptr_nonnull(p);
+	char *o = slurp(p);
+	int status = pclose(p);
+	FILE *ef = fopen(errpath, "r");
+	char *e = ef ? slurp(ef) : strdup("");
+	if (ef)
+		fclose(ef);
+	unlink(errpath);
+	free(full);
+	if (out)
+		*out = o;
+	else
+		free(o);
+	if (err)
+		*err = e;
+	else
+		free(e);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(make_topology_suite());
+	srunner_add_suite(sr, make_engine_suite());
+	srunner_add_suite(sr, make_cli_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
