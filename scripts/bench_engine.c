@@ -5,6 +5,7 @@
 #include <gsl/gsl_rng.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "sim/engine.h"
@@ -105,11 +106,17 @@ int main(int argc, char **argv)
 		delays[i] = (sim_time_t)gsl_ran_exponential(r, 1000.0) + 1;
 	gsl_rng_free(r);
 
+	/* A second argument picks one part: hold, switch or ctx. */
+	const char *only = argc > 2 ? argv[2] : NULL;
 	uint64_t n = (uint64_t)(20e6 * scale);
-	bench_hold(16, n);
-	bench_hold(1000, n);
-	bench_hold(100000, n);
-	bench_switch((uint64_t)(10e6 * scale));
-	bench_ctx((uint64_t)(20e6 * scale));
+	if (!only || strcmp(only, "hold") == 0) {
+		bench_hold(16, n);
+		bench_hold(1000, n);
+		bench_hold(100000, n);
+	}
+	if (!only || strcmp(only, "switch") == 0)
+		bench_switch((uint64_t)(10e6 * scale));
+	if (!only || strcmp(only, "ctx") == 0)
+		bench_ctx((uint64_t)(20e6 * scale));
 	return 0;
 }

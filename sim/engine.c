@@ -27,12 +27,16 @@ struct sim_event {
 };
 
 struct sim_engine {
+	struct sim_engine_head head; /* must stay first: sim_now() reads it */
+	/* The earliest pending event, when it is known to be earlier than every
+	 * event in the heap, waits here instead: "wake someone, then block" --
+	 * the commonest pair in a simulation -- then never touches the heap. */
+	struct sim_event front;
+	bool has_front;
 	struct sim_event *heap;
 	size_t n, cap;
-	sim_time_t now;
 	uint64_t next_seq;
-	sim_time_t until;
-	bool stop;
+	sim_time_t limit;           /* events due before this fire; sim_stop sets 0 */
 	struct ctx main_ctx;        /* the stack sim_run was called on */
 	struct sim_actor *current;  /* NULL while on the main stack */
 	struct sim_actor *dead;     /* ended actors whose stacks await unmapping */
@@ -56,12 +60,17 @@ static inline bool ev_before(const struct sim_event *a, const struct sim_event *
 	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
 
-static void heap_push(struct sim_engine *eng, struct sim_event ev)
+static __attribute__((noinline, cold)) void heap_grow(struct sim_engine *eng)
 {
-	if (eng->n == eng->cap) {
-		eng->cap = eng->cap ? eng->cap * 2 : 1024;
-		eng->heap = xrealloc(eng->heap, eng->cap * sizeof(*eng->heap));
-	}
+	eng->cap = eng->cap ? eng->cap * 2 : 1024;
+	eng->heap = xrealloc(eng->heap, eng->cap * sizeof(*eng->heap));
+}
+
+static inline __attribute__((always_inline)) void heap_push(struct sim_engine *eng,
+							     struct sim_event ev)
+{
+	if (__builtin_expect(eng->n == eng->cap, 0))
+		heap_grow(eng);
 	size_t i = eng->n++;
 	struct sim_event *h = eng->heap;
 	while (i > 0) {
@@ -72,11 +81,11 @@ static void heap_push(struct sim_engine *eng, struct sim_event ev)
 		i = parent;
 	}
 	h[i] = ev;
-	if (eng->n > eng->stats.peak_pending)
-		eng->stats.peak_pending = eng->n;
+	if (eng->n + 1 > eng->stats.peak_pending)
+		eng->stats.peak_pending = eng->n + 1;
 }
 
-static struct sim_event heap_pop(struct sim_engine *eng)
+static inline __attribute__((always_inline)) struct sim_event heap_pop(struct sim_engine *eng)
 {
 	struct sim_event *h = eng->heap;
 	struct sim_event top = h[0];
@@ -102,12 +111,49 @@ static struct sim_event heap_pop(struct sim_engine *eng)
 	return top;
 }
 
+static inline __attribute__((always_inline)) void queue_push(struct sim_engine *eng,
+							      struct sim_event ev)
+{
+	if (!eng->has_front) {
+		if (eng->n == 0 || ev_before(&ev, &eng->heap[0])) {
+			eng->front = ev;
+			eng->has_front = true;
+			return;
+		}
+	} else if (ev_before(&ev, &eng->front)) {
+		heap_push(eng, eng->front);
+		eng->front = ev;
+		return;
+	}
+	heap_push(eng, ev);
+}
+
+static inline size_t queue_len(const struct sim_engine *eng)
+{
+	return eng->n + eng->has_front;
+}
+
+/* The earliest pending event; the queue must not be empty. */
+static inline const struct sim_event *queue_top(const struct sim_engine *eng)
+{
+	return eng->has_front ? &eng->front : &eng->heap[0];
+}
+
+static inline __attribute__((always_inline)) struct sim_event queue_pop(struct sim_engine *eng)
+{
+	if (eng->has_front) {
+		eng->has_front = false;
+		return eng->front;
+	}
+	return heap_pop(eng);
+}
+
 /* ---- Engine -------------------------------------------------------------- */
 
 struct sim_engine *sim_engine_new(void)
 {
 	struct sim_engine *eng = xcalloc(1, sizeof(*eng));
-	eng->until = SIM_TIME_MAX;
+	eng->limit = SIM_TIME_MAX;
 	eng->next_seq = 1;
 	eng->page = (size_t)sysconf(_SC_PAGESIZE);
 	ctx_init_thread(&eng->main_ctx);
@@ -143,16 +189,15 @@ void sim_engine_free(struct sim_engine *eng)
 	free(eng);
 }
 
-sim_time_t sim_now(const struct sim_engine *eng) { return eng->now; }
-size_t sim_pending(const struct sim_engine *eng) { return eng->n; }
+size_t sim_pending(const struct sim_engine *eng) { return queue_len(eng); }
 const struct sim_stats *sim_stats(const struct sim_engine *eng) { return &eng->stats; }
 struct sim_actor *sim_current(const struct sim_engine *eng) { return eng->current; }
 
 static uint64_t push_event(struct sim_engine *eng, sim_time_t at, sim_event_fn fn, void *arg)
 {
-	assert(at >= eng->now && "an event may not be scheduled in the past");
+	assert(at >= eng->head.now && "an event may not be scheduled in the past");
 	struct sim_event ev = { at, eng->next_seq++, fn, arg };
-	heap_push(eng, ev);
+	queue_push(eng, ev);
 	return ev.seq;
 }
 
@@ -163,7 +208,7 @@ void sim_schedule(struct sim_engine *eng, sim_time_t at, sim_event_fn fn, void *
 
 void sim_stop(struct sim_engine *eng)
 {
-	eng->stop = true;
+	eng->limit = 0;
 }
 
 /* ---- Dispatch ------------------------------------------------------------
@@ -171,29 +216,23 @@ void sim_stop(struct sim_engine *eng)
  * and returns once self is the actor to resume; from main it returns when
  * the run is over.  A dead self is never returned to. */
 
-static void switch_to(struct sim_engine *eng, struct sim_actor *self, struct ctx *to,
-		      struct sim_actor *next)
-{
-	struct ctx *from = self ? &self->ctx : &eng->main_ctx;
-	eng->current = next;
-	eng->stats.switches++;
-	if (self && self->state == SIM_ACTOR_DEAD)
-		ctx_exit_to(from, to);
-	else
-		ctx_switch(from, to);
-}
-
-static void dispatch(struct sim_engine *eng, struct sim_actor *self)
+static inline __attribute__((always_inline)) void
+dispatch_from(struct sim_engine *eng, struct sim_actor *self, bool final)
 {
 	for (;;) {
-		if (eng->stop || eng->n == 0 || eng->heap[0].time > eng->until) {
+		if (queue_len(eng) == 0 || queue_top(eng)->time >= eng->limit) {
 			if (!self)
 				return;
-			switch_to(eng, self, &eng->main_ctx, NULL);
+			eng->current = NULL;
+			eng->stats.switches++;
+			if (final)
+				ctx_exit_to(&self->ctx, &eng->main_ctx);
+			else
+				ctx_switch(&self->ctx, &eng->main_ctx);
 			/* Resumed: only a resume event of ours does that. */
 			return;
 		}
-		struct sim_event ev = heap_pop(eng);
+		struct sim_event ev = queue_pop(eng);
 		if (ev.fn == RESUME) {
 			struct sim_actor *a = ev.arg;
 			if (a->wake_seq != ev.seq) {
@@ -210,7 +249,7 @@ static void dispatch(struct sim_engine *eng, struct sim_actor *self)
 		eng->last_seq = ev.seq;
 		eng->fired_any = true;
 #endif
-		eng->now = ev.time;
+		eng->head.now = ev.time;
 		eng->stats.events++;
 		if (ev.fn != RESUME) {
 			ev.fn(eng, ev.arg);
@@ -218,11 +257,15 @@ static void dispatch(struct sim_engine *eng, struct sim_actor *self)
 		}
 		struct sim_actor *a = ev.arg;
 		a->state = SIM_ACTOR_RUNNING;
-		if (a == self) {
-			eng->current = self;
+		eng->current = a;
+		if (a == self)
 			return;
-		}
-		switch_to(eng, self, &a->ctx, a);
+		eng->stats.switches++;
+		struct ctx *from = self ? &self->ctx : &eng->main_ctx;
+		if (final)
+			ctx_exit_to(from, &a->ctx);
+		else
+			ctx_switch(from, &a->ctx);
 		if (self)
 			return; /* someone switched back to us: we were resumed */
 		/* Main stack: an actor found nothing left to do (or hit the
@@ -230,15 +273,25 @@ static void dispatch(struct sim_engine *eng, struct sim_actor *self)
 	}
 }
 
+static void dispatch(struct sim_engine *eng, struct sim_actor *self)
+{
+	dispatch_from(eng, self, false);
+}
+
+static void dispatch_final(struct sim_engine *eng, struct sim_actor *self)
+{
+	dispatch_from(eng, self, true);
+}
+
 uint64_t sim_run_until(struct sim_engine *eng, sim_time_t until)
 {
 	assert(!eng->current && "sim_run may not be nested inside an actor");
 	uint64_t before = eng->stats.events;
-	eng->until = until;
-	eng->stop = false;
+	/* Events at SIM_TIME_MAX itself never fire: it means "no deadline". */
+	eng->limit = until == SIM_TIME_MAX ? SIM_TIME_MAX : until + 1;
 	dispatch(eng, NULL);
 	eng->current = NULL;
-	eng->until = SIM_TIME_MAX;
+	eng->limit = SIM_TIME_MAX;
 	reap_dead(eng);
 	return eng->stats.events - before;
 }
@@ -293,7 +346,7 @@ struct sim_actor *sim_spawn(struct sim_engine *eng, const char *name, sim_actor_
 	if (eng->live)
 		eng->live->prev_live = a;
 	eng->live = a;
-	resume_at(a, eng->now);
+	resume_at(a, eng->head.now);
 	return a;
 }
 
@@ -311,12 +364,12 @@ void sim_wait_until(struct sim_actor *self, sim_time_t t)
 
 void sim_sleep(struct sim_actor *self, sim_time_t dt)
 {
-	sim_wait_until(self, self->eng->now + dt);
+	sim_wait_until(self, self->eng->head.now + dt);
 }
 
 void sim_yield(struct sim_actor *self)
 {
-	sim_wait_until(self, self->eng->now);
+	sim_wait_until(self, self->eng->head.now);
 }
 
 void sim_block(struct sim_actor *self)
@@ -366,6 +419,6 @@ _Noreturn void sim_exit(struct sim_actor *self)
 		self->next_live->prev_live = self->prev_live;
 	self->next_dead = eng->dead;
 	eng->dead = self;
-	dispatch(eng, self);
+	dispatch_final(eng, self);
 	abort(); /* a dead actor is never resumed */
 }

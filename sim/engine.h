@@ -74,7 +74,15 @@ struct sim_stats {
 struct sim_engine *sim_engine_new(void);
 void sim_engine_free(struct sim_engine *eng);
 
-sim_time_t sim_now(const struct sim_engine *eng);
+/* The engine's first member, visible so that reading the clock -- the most
+ * frequent call of all -- is inlined. */
+struct sim_engine_head {
+	sim_time_t now;
+};
+static inline sim_time_t sim_now(const struct sim_engine *eng)
+{
+	return ((const struct sim_engine_head *)(const void *)eng)->now;
+}
 size_t sim_pending(const struct sim_engine *eng);
 const struct sim_stats *sim_stats(const struct sim_engine *eng);
 struct sim_actor *sim_current(const struct sim_engine *eng);
