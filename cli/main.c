@@ -12,7 +12,7 @@ static void help(FILE *f)
 		"\n"
 		"usage:\n"
 		"  schedlab list topologies\n"
-		"  schedlab topo [-t TOPOLOGY] [--json]\n"
+		"  schedlab topo [-t TOPOLOGY] [--mlc] [--json]\n"
 		"  schedlab --version\n"
 		"\n"
 		"TOPOLOGY is a bundled name (see `schedlab list topologies`; default numa4),\n"
@@ -27,14 +27,20 @@ static void help(FILE *f)
 void cli_help_topo(FILE *f)
 {
 	fprintf(f,
-		"usage: schedlab topo [-t TOPOLOGY] [--json]\n"
+		"usage: schedlab topo [-t TOPOLOGY] [--mlc] [--json]\n"
 		"\n"
 		"Prints a machine's packages, NUMA nodes, core groups, cores, PUs, caches,\n"
 		"the distance, hop and DRAM latency matrices and the latency model.\n"
 		"\n"
 		"  -t, --topology T  bundled name, \"host\", or a path to hwloc XML or\n"
 		"                    schedlab JSON (default: numa4)\n"
-		"  --json            print the summary as JSON\n");
+		"  --mlc             instead, run simulated measurements through the\n"
+		"                    hardware model, like Intel's Memory Latency Checker:\n"
+		"                    idle pointer-chase latency node x node, core-to-core\n"
+		"                    transfer latency by relation, and peak bandwidth with\n"
+		"                    every core streaming from one node or interleaved\n"
+		"  --json            print as JSON (with --mlc: keys dram_latency_ns,\n"
+		"                    c2c_latency_ns, bandwidth_gbs)\n");
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)

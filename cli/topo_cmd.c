@@ -1,10 +1,12 @@
 /* `schedlab topo`: a topology's summary, as text or JSON. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
 #include "cli/cli.h"
+#include "sim/mlc.h"
 #include "topologies/topo.h"
 
 static const char *human_size(char *buf, size_t n, uint64_t bytes)
@@ -227,10 +229,64 @@ cJSON *topo_to_json(const struct topo *t)
 	return o;
 }
 
+static void print_mlc_text(const struct topo *t, const struct hw_mlc *m)
+{
+	printf("simulated memory latency checker on %s\n\n", t->name);
+	printf("idle pointer-chase latency (ns, accessing node x home node)\n  %6s", "");
+	for (int j = 0; j < m->nnodes; j++)
+		printf(" %6d", j);
+	printf("\n");
+	for (int i = 0; i < m->nnodes; i++) {
+		printf("  %6d", i);
+		for (int j = 0; j < m->nnodes; j++) {
+			double v = m->dram_ns[i * m->nnodes + j];
+			if (isnan(v))
+				printf(" %6s", "-");
+			else
+				printf(" %6.1f", v);
+		}
+		printf("\n");
+	}
+	printf("\ncore-to-core transfer (ns): a line written by one PU, read by another\n");
+	for (int k = 0; k < m->nc2c; k++)
+		printf("  %-13s %7.1f   (PU %d -> PU %d)\n", m->c2c[k].relation, m->c2c[k].ns,
+		       m->c2c[k].cpu_a, m->c2c[k].cpu_b);
+	printf("\npeak bandwidth (GB/s), every core streaming for %.0f us of simulated time\n",
+	       m->bw_window_ns / 1000);
+	printf("  %4s  %9s\n", "node", "one node");
+	for (int i = 0; i < m->nnodes; i++)
+		printf("  %4d  %9.1f\n", i, m->bw_one_node[i]);
+	printf("  interleaved over all nodes: %.1f\n", m->bw_interleaved);
+}
+
+static cJSON *mlc_to_json(const struct topo *t, const struct hw_mlc *m)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "topology", t->name);
+	cJSON *lat = cJSON_AddArrayToObject(o, "dram_latency_ns");
+	for (int i = 0; i < m->nnodes; i++) {
+		cJSON *row = cJSON_CreateArray();
+		for (int j = 0; j < m->nnodes; j++) {
+			double v = m->dram_ns[i * m->nnodes + j];
+			cJSON_AddItemToArray(row, isnan(v) ? cJSON_CreateNull() : cJSON_CreateNumber(v));
+		}
+		cJSON_AddItemToArray(lat, row);
+	}
+	cJSON *c2c = cJSON_AddObjectToObject(o, "c2c_latency_ns");
+	for (int k = 0; k < m->nc2c; k++)
+		cJSON_AddNumberToObject(c2c, m->c2c[k].relation, m->c2c[k].ns);
+	cJSON *bw = cJSON_AddObjectToObject(o, "bandwidth_gbs");
+	cJSON *one = cJSON_AddArrayToObject(bw, "one_node");
+	for (int i = 0; i < m->nnodes; i++)
+		cJSON_AddItemToArray(one, cJSON_CreateNumber(m->bw_one_node[i]));
+	cJSON_AddNumberToObject(bw, "interleaved", m->bw_interleaved);
+	return o;
+}
+
 int cmd_topo(int argc, char **argv)
 {
 	const char *spec = "numa4";
-	bool json = false;
+	bool json = false, mlc = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-t") == 0 || strcmp(argv[i], "--topology") == 0) {
 			if (++i == argc)
@@ -238,6 +294,8 @@ int cmd_topo(int argc, char **argv)
 			spec = argv[i];
 		} else if (strcmp(argv[i], "--json") == 0) {
 			json = true;
+		} else if (strcmp(argv[i], "--mlc") == 0) {
+			mlc = true;
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			cli_help_topo(stdout);
 			return 0;
@@ -249,7 +307,19 @@ int cmd_topo(int argc, char **argv)
 	struct topo *t = topo_load(spec, &e);
 	if (!t)
 		return cli_input_error(&e);
-	if (json) {
+	if (mlc) {
+		struct hw_mlc *m = hw_mlc_run(t);
+		if (json) {
+			cJSON *o = mlc_to_json(t, m);
+			char *text = cJSON_Print(o);
+			printf("%s\n", text);
+			free(text);
+			cJSON_Delete(o);
+		} else {
+			print_mlc_text(t, m);
+		}
+		hw_mlc_free(m);
+	} else if (json) {
 		cJSON *o = topo_to_json(t);
 		char *s = cJSON_Print(o);
 		printf("%s\n", s);

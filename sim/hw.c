@@ -1,0 +1,474 @@
+/* Hardware model: caches, coherence of shared lines, NUMA memory with
+ * bandwidth, OS costs.  The model is described in hw.h. */
+#include "sim/hw.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+/* ---- Cache instances: LRU sets of chunks -------------------------------- */
+
+struct slot {
+	uint64_t chunk;
+	uint32_t version;
+	uint32_t hnext;          /* next slot in the hash chain (0 = end) */
+	uint32_t prev, next;     /* LRU list, most recent first (0 = end) */
+};
+
+struct cache {
+	uint32_t cap, n, mask;
+	uint32_t head, tail;     /* most and least recently used slots */
+	uint32_t *bucket;        /* first slot of each chain, 0 = empty */
+	struct slot *slot;       /* 1-based: slot[0] is unused */
+};
+
+static void cache_init(struct cache *c, uint64_t bytes)
+{
+	uint64_t cap = bytes / HW_CHUNK;
+	if (cap < 1)
+		cap = 1; /* a cache smaller than a chunk still holds the last one */
+	if (cap > (1u << 30))
+		cap = 1u << 30;
+	uint32_t nb = 1;
+	while (nb < 2 * cap)
+		nb <<= 1;
+	c->cap = (uint32_t)cap;
+	c->mask = nb - 1;
+	c->bucket = xcalloc(nb, sizeof(uint32_t));
+	c->slot = xcalloc(cap + 1, sizeof(struct slot));
+}
+
+static inline uint32_t chunk_hash(uint64_t chunk, uint32_t mask)
+{
+	uint64_t h = chunk * 0x9E3779B97F4A7C15ull;
+	return (uint32_t)(h >> 32) & mask;
+}
+
+static void lru_unlink(struct cache *c, uint32_t s)
+{
+	struct slot *x = &c->slot[s];
+	if (x->prev)
+		c->slot[x->prev].next = x->next;
+	else
+		c->head = x->next;
+	if (x->next)
+		c->slot[x->next].prev = x->prev;
+	else
+		c->tail = x->prev;
+}
+
+static void lru_push_front(struct cache *c, uint32_t s)
+{
+	struct slot *x = &c->slot[s];
+	x->prev = 0;
+	x->next = c->head;
+	if (c->head)
+		c->slot[c->head].prev = s;
+	c->head = s;
+	if (!c->tail)
+		c->tail = s;
+}
+
+static uint32_t cache_find(const struct cache *c, uint64_t chunk)
+{
+	for (uint32_t s = c->bucket[chunk_hash(chunk, c->mask)]; s; s = c->slot[s].hnext)
+		if (c->slot[s].chunk == chunk)
+			return s;
+	return 0;
+}
+
+static void hash_remove(struct cache *c, uint32_t s)
+{
+	uint32_t *link = &c->bucket[chunk_hash(c->slot[s].chunk, c->mask)];
+	while (*link != s)
+		link = &c->slot[*link].hnext;
+	*link = c->slot[s].hnext;
+}
+
+/* Makes chunk the most recent entry with the given version, evicting the
+ * least recent entry if the cache is full. */
+static void cache_put(struct cache *c, uint64_t chunk, uint32_t version)
+{
+	uint32_t s = cache_find(c, chunk);
+	if (s) {
+		c->slot[s].version = version;
+		if (c->head != s) {
+			lru_unlink(c, s);
+			lru_push_front(c, s);
+		}
+		return;
+	}
+	if (c->n < c->cap) {
+		s = ++c->n;
+	} else {
+		s = c->tail;
+		lru_unlink(c, s);
+		hash_remove(c, s);
+	}
+	struct slot *x = &c->slot[s];
+	x->chunk = chunk;
+	x->version = version;
+	uint32_t *b = &c->bucket[chunk_hash(chunk, c->mask)];
+	x->hnext = *b;
+	*b = s;
+	lru_push_front(c, s);
+}
+
+/* True if the cache holds chunk at version (refreshing its recency). */
+static bool cache_hit(struct cache *c, uint64_t chunk, uint32_t version)
+{
+	uint32_t s = cache_find(c, chunk);
+	if (!s || c->slot[s].version != version)
+		return false;
+	if (c->head != s) {
+		lru_unlink(c, s);
+		lru_push_front(c, s);
+	}
+	return true;
+}
+
+/* ---- The model ------------------------------------------------------------ */
+
+struct chunk_meta {
+	uint32_t version;
+	int32_t writer;          /* PU of the last write, -1 if never written */
+	int32_t home;            /* node, -1 until first touch */
+};
+
+struct region {
+	uint64_t first_chunk, nchunks, bytes;
+};
+
+struct line {
+	int32_t owner;           /* PU holding it modified, -1 if never written */
+	int32_t home;
+	double busy_until;       /* an exclusive access is in flight until then */
+	uint64_t *sharers;       /* bitmap of PUs with a valid copy */
+};
+
+struct hw {
+	const struct topo *t;
+	struct cache *caches;            /* one per topology cache instance */
+	int max_level;
+	struct chunk_meta *chunks;
+	uint64_t nchunks, chunk_cap;
+	struct region *regions;
+	uint32_t nregions, region_cap;
+	struct line *lines;
+	uint32_t nlines, line_cap;
+	int pu_words;                    /* uint64 words of a sharer bitmap */
+	double *mc_busy_until;           /* per node memory controller */
+	double *dram_bytes;              /* per node, during one touch */
+	int *busy_nodes;                 /* nodes with dram_bytes != 0 */
+	struct hw_counters ctr;
+};
+
+struct hw *hw_new(const struct topo *t)
+{
+	struct hw *hw = xcalloc(1, sizeof(*hw));
+	hw->t = t;
+	hw->caches = xcalloc((size_t)(t->ncaches ? t->ncaches : 1), sizeof(struct cache));
+	for (int i = 0; i < t->ncaches; i++) {
+		cache_init(&hw->caches[i], t->caches[i].size);
+		if (t->caches[i].level > hw->max_level)
+			hw->max_level = t->caches[i].level;
+	}
+	hw->pu_words = (t->npus + 63) / 64;
+	hw->mc_busy_until = xcalloc((size_t)t->nnodes, sizeof(double));
+	hw->dram_bytes = xcalloc((size_t)t->nnodes, sizeof(double));
+	hw->busy_nodes = xcalloc((size_t)t->nnodes, sizeof(int));
+	hw->ctr.dram_by_hops = xcalloc((size_t)t->max_hops + 1, sizeof(uint64_t));
+	return hw;
+}
+
+void hw_free(struct hw *hw)
+{
+	if (!hw)
+		return;
+	for (int i = 0; i < hw->t->ncaches; i++) {
+		free(hw->caches[i].bucket);
+		free(hw->caches[i].slot);
+	}
+	free(hw->caches);
+	free(hw->chunks);
+	free(hw->regions);
+	for (uint32_t i = 0; i < hw->nlines; i++)
+		free(hw->lines[i].sharers);
+	free(hw->lines);
+	free(hw->mc_busy_until);
+	free(hw->dram_bytes);
+	free(hw->busy_nodes);
+	free(hw->ctr.dram_by_hops);
+	free(hw);
+}
+
+const struct topo *hw_topo(const struct hw *hw) { return hw->t; }
+const struct hw_counters *hw_counters(const struct hw *hw) { return &hw->ctr; }
+
+void hw_reset_counters(struct hw *hw)
+{
+	uint64_t *by_hops = hw->ctr.dram_by_hops;
+	memset(by_hops, 0, sizeof(uint64_t) * ((size_t)hw->t->max_hops + 1));
+	memset(&hw->ctr, 0, sizeof(hw->ctr));
+	hw->ctr.dram_by_hops = by_hops;
+}
+
+hw_region_t hw_region_new(struct hw *hw, uint64_t bytes, enum hw_placement place, int node)
+{
+	uint64_t n = (bytes + HW_CHUNK - 1) / HW_CHUNK;
+	if (n == 0)
+		n = 1;
+	if (hw->nchunks + n > hw->chunk_cap) {
+		while (hw->nchunks + n > hw->chunk_cap)
+			hw->chunk_cap = hw->chunk_cap ? hw->chunk_cap * 2 : 4096;
+		hw->chunks = xrealloc(hw->chunks, hw->chunk_cap * sizeof(*hw->chunks));
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		struct chunk_meta *m = &hw->chunks[hw->nchunks + i];
+		m->version = 0;
+		m->writer = -1;
+		switch (place) {
+		case HW_PLACE_NODE:
+			m->home = node;
+			break;
+		case HW_PLACE_INTERLEAVE:
+			m->home = (int32_t)(i % (uint64_t)hw->t->nnodes);
+			break;
+		case HW_PLACE_FIRST_TOUCH:
+			m->home = -1;
+			break;
+		}
+	}
+	if (hw->nregions == hw->region_cap) {
+		hw->region_cap = hw->region_cap ? hw->region_cap * 2 : 64;
+		hw->regions = xrealloc(hw->regions, hw->region_cap * sizeof(*hw->regions));
+	}
+	hw->regions[hw->nregions] = (struct region){ hw->nchunks, n, bytes };
+	hw->nchunks += n;
+	return hw->nregions++;
+}
+
+uint64_t hw_region_bytes(const struct hw *hw, hw_region_t r)
+{
+	return hw->regions[r].bytes;
+}
+
+int hw_region_home(const struct hw *hw, hw_region_t r, uint64_t offset)
+{
+	return hw->chunks[hw->regions[r].first_chunk + offset / HW_CHUNK].home;
+}
+
+static double overlap_of(const struct hw *hw, enum hw_pattern p)
+{
+	double mlp = hw->t->lat.mlp;
+	switch (p) {
+	case HW_SEQUENTIAL:
+		return mlp;
+	case HW_RANDOM:
+		return mlp / 2 > 1 ? mlp / 2 : 1;
+	case HW_POINTER_CHASE:
+		break;
+	}
+	return 1;
+}
+
+/* Does the last writer of a chunk still hold its current version?  Its
+ * outermost cache is enough to ask: levels are inclusive. */
+static bool writer_holds(struct hw *hw, const struct chunk_meta *m, uint64_t gid)
+{
+	const struct topo_core *wc = &hw->t->cores[hw->t->pus[m->writer].core];
+	for (int l = hw->max_level; l >= 1; l--) {
+		int inst = wc->cache[l];
+		if (inst >= 0) {
+			uint32_t s = cache_find(&hw->caches[inst], gid);
+			return s && hw->caches[inst].slot[s].version == m->version;
+		}
+	}
+	return false;
+}
+
+double hw_touch(struct hw *hw, int cpu, double now, hw_region_t r, uint64_t offset,
+		uint64_t bytes, enum hw_pattern pattern, bool write)
+{
+	const struct topo *t = hw->t;
+	const struct region *reg = &hw->regions[r];
+	if (bytes == 0 || offset >= reg->bytes)
+		return 0;
+	if (offset + bytes > reg->bytes)
+		bytes = reg->bytes - offset;
+
+	int core = t->pus[cpu].core;
+	const struct topo_core *tc = &t->cores[core];
+	int node = tc->node;
+	double m = overlap_of(hw, pattern);
+	uint64_t end = offset + bytes;
+	/* Latency-bound time: only the first line of a touch waits a full
+	 * latency; after it an overlapping stream delivers a line every lat/m
+	 * (for a pointer chase m is 1, so every line waits in full). */
+	double lat_time = 0;
+	double first = 1;
+	int nbusy = 0;          /* nodes whose DRAM this touch reads */
+	hw->ctr.touches++;
+
+	for (uint64_t c = offset / HW_CHUNK; c * HW_CHUNK < end; c++) {
+		uint64_t lo = c * HW_CHUNK > offset ? c * HW_CHUNK : offset;
+		uint64_t hi = (c + 1) * HW_CHUNK < end ? (c + 1) * HW_CHUNK : end;
+		uint64_t lines = (hi + HW_LINE - 1) / HW_LINE - lo / HW_LINE;
+		uint64_t gid = reg->first_chunk + c;
+		struct chunk_meta *meta = &hw->chunks[gid];
+		if (meta->home < 0)
+			meta->home = node; /* first touch places the page */
+
+		int hit = 0;
+		for (int l = 1; l <= hw->max_level && !hit; l++)
+			if (tc->cache[l] >= 0 && cache_hit(&hw->caches[tc->cache[l]], gid, meta->version))
+				hit = l;
+
+		double lat;
+		if (hit) {
+			lat = t->lat.cache_ns[hit];
+			hw->ctr.hits[hit] += lines;
+		} else if (meta->writer >= 0 && writer_holds(hw, meta, gid)) {
+			lat = topo_c2c_ns(t, t->pus[meta->writer].core, core);
+			hw->ctr.c2c += lines;
+		} else {
+			int home = meta->home;
+			lat = topo_dram_ns(t, node, home);
+			hw->ctr.dram += lines;
+			hw->ctr.dram_by_hops[topo_hops(t, node, home)] += lines;
+			if (hw->dram_bytes[home] == 0)
+				hw->busy_nodes[nbusy++] = home;
+			hw->dram_bytes[home] += (double)(lines * HW_LINE);
+		}
+		lat_time += first * lat + ((double)lines - first) * lat / m;
+		first = 0;
+
+		if (write) {
+			meta->version++;
+			meta->writer = cpu;
+		}
+		/* Fill (or refresh) every level up to the one that hit; a write
+		 * re-tags the writer's copies with the new version. */
+		int upto = hit && !write ? hit - 1 : hw->max_level;
+		for (int l = 1; l <= upto; l++)
+			if (tc->cache[l] >= 0)
+				cache_put(&hw->caches[tc->cache[l]], gid, meta->version);
+	}
+
+	/* Bandwidth: the touch's DRAM bytes of each node form one request to
+	 * that node's controller, a FIFO server busy until busy_until.  A
+	 * request is served as one contiguous block (not line by line at the
+	 * times the lines would issue), so that it cannot hold the controller
+	 * through the gaps of its own latency-bound stream. */
+	double bw_time = 0;
+	for (int k = 0; k < nbusy; k++) {
+		int n = hw->busy_nodes[k];
+		double service = hw->dram_bytes[n] / t->nodes[n].bandwidth_gbs; /* GB/s = B/ns */
+		double start = hw->mc_busy_until[n] > now ? hw->mc_busy_until[n] : now;
+		hw->mc_busy_until[n] = start + service;
+		hw->ctr.bw_stall_ns += start - now;
+		if (start - now + service > bw_time)
+			bw_time = start - now + service;
+		hw->dram_bytes[n] = 0;
+	}
+	return lat_time > bw_time ? lat_time : bw_time;
+}
+
+/* ---- Shared lines ---------------------------------------------------------- */
+
+hw_line_t hw_line_new(struct hw *hw, int home_node)
+{
+	if (hw->nlines == hw->line_cap) {
+		hw->line_cap = hw->line_cap ? hw->line_cap * 2 : 64;
+		hw->lines = xrealloc(hw->lines, hw->line_cap * sizeof(*hw->lines));
+	}
+	struct line *l = &hw->lines[hw->nlines];
+	l->owner = -1;
+	l->home = home_node;
+	l->busy_until = 0;
+	l->sharers = xcalloc((size_t)hw->pu_words, sizeof(uint64_t));
+	return hw->nlines++;
+}
+
+/* Moving a line between two PUs. */
+static double pu_transfer(const struct hw *hw, int from, int to)
+{
+	const struct topo *t = hw->t;
+	if (from == to)
+		return 0;
+	return topo_c2c_ns(t, t->pus[from].core, t->pus[to].core);
+}
+
+/* A locked instruction on a line already held exclusively: it drains the
+ * store buffer, roughly four L1 hits. */
+#define RMW_LOCAL_FACTOR 4.0
+
+double hw_line_access(struct hw *hw, int cpu, double now, hw_line_t id, enum hw_access kind)
+{
+	const struct topo *t = hw->t;
+	struct line *l = &hw->lines[id];
+	uint64_t bit = 1ull << (cpu % 64);
+	uint64_t *word = &l->sharers[cpu / 64];
+	double l1 = t->lat.cache_ns[1];
+	hw->ctr.line_accesses++;
+
+	double start = l->busy_until > now ? l->busy_until : now;
+	double stall = start - now;
+
+	if (kind == HW_LOAD) {
+		if (*word & bit) {
+			hw->ctr.line_hits++;
+			return l1;
+		}
+		double fetch = l->owner >= 0 ? pu_transfer(hw, l->owner, cpu)
+			: topo_dram_ns(t, t->cores[t->pus[cpu].core].node, l->home);
+		*word |= bit;
+		hw->ctr.line_transfers++;
+		hw->ctr.line_stall_ns += stall;
+		return stall + fetch;
+	}
+
+	/* Store or RMW: take the line exclusively. */
+	bool exclusive = l->owner == cpu;
+	for (int w = 0; w < hw->pu_words && exclusive; w++)
+		exclusive = l->sharers[w] == (w == cpu / 64 ? bit : 0);
+	double op = kind == HW_RMW ? l1 * RMW_LOCAL_FACTOR : l1;
+	if (exclusive) {
+		hw->ctr.line_hits++;
+		l->busy_until = start + op;
+		hw->ctr.line_stall_ns += stall;
+		return stall + op;
+	}
+	double fetch = 0;
+	if (l->owner < 0 && !(*word & bit))
+		fetch = topo_dram_ns(t, t->cores[t->pus[cpu].core].node, l->home);
+	else if (l->owner >= 0 && l->owner != cpu)
+		fetch = pu_transfer(hw, l->owner, cpu);
+	/* Invalidations go out in parallel with the fetch; the farthest sharer's
+	 * acknowledgement bounds the wait. */
+	for (int w = 0; w < hw->pu_words; w++)
+		for (uint64_t bits = l->sharers[w]; bits; bits &= bits - 1) {
+			int s = w * 64 + __builtin_ctzll(bits);
+			double inv = pu_transfer(hw, cpu, s);
+			if (inv > fetch)
+				fetch = inv;
+		}
+	memset(l->sharers, 0, sizeof(uint64_t) * (size_t)hw->pu_words);
+	*word = bit;
+	l->owner = cpu;
+	double cost = fetch + op;
+	l->busy_until = start + cost;
+	hw->ctr.line_transfers++;
+	hw->ctr.line_stall_ns += stall;
+	return stall + cost;
+}
+
+/* ---- OS costs ----------------------------------------------------------------- */
+
+double hw_cost_syscall(const struct hw *hw) { return hw->t->lat.syscall_ns; }
+double hw_cost_futex_wait(const struct hw *hw) { return hw->t->lat.futex_wait_ns; }
+double hw_cost_futex_wake(const struct hw *hw) { return hw->t->lat.futex_wake_ns; }
+double hw_cost_wakeup(const struct hw *hw) { return hw->t->lat.wakeup_ns; }
+double hw_cost_thread_create(const struct hw *hw) { return hw->t->lat.thread_create_ns; }
+double hw_cost_context_switch(const struct hw *hw) { return hw->t->lat.context_switch_ns; }

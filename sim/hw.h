@@ -1,0 +1,129 @@
+/* Hardware model: what memory accesses cost on a modeled machine.
+ *
+ * Three mechanisms make scheduler policies differ in simulation, and this
+ * module prices all three from a topology's latency model:
+ *
+ *  1. Caches.  Every data/unified cache instance of the topology keeps an
+ *     LRU set of the chunks it holds, up to its capacity.  A chunk is
+ *     HW_CHUNK bytes (one 4 KiB page): a working set is tracked page by
+ *     page, so touching 64 KiB costs 16 look-ups, not 1024.  A chunk found
+ *     in a core's L1, L2 or L3 costs that level's latency per line; one
+ *     last written by a core in another core group is fetched from there
+ *     (core-to-core latency); anything else comes from DRAM.  Levels are
+ *     inclusive: a fill goes into every level of the accessing core.
+ *     Writes bump the chunk's version, so copies held elsewhere become
+ *     stale without being searched for (they miss when next looked up).
+ *
+ *  2. Coherence of shared scheduler state.  A shared variable lives on a
+ *     line (hw_line) with an owner PU (the last writer) and a set of
+ *     sharer PUs.  A load by a sharer hits L1; otherwise the line comes from
+ *     the owner at the core-to-core latency of their relation, or from DRAM
+ *     when nobody wrote it yet.  A store or read-modify-write needs the line
+ *     exclusively: it takes the line from the owner and invalidates the
+ *     sharers, and the line is busy meanwhile, so read-modify-writes from N
+ *     PUs on one line queue behind each other -- the longer the transfer
+ *     (the farther apart the PUs), the longer the queue.
+ *
+ *  3. Memory.  A region has a home: one node, interleaved page by page
+ *     across nodes, or the node of the first PU to touch each page.  A DRAM
+ *     access costs the topology's latency for (accessing node, home node),
+ *     and each node's controller is a FIFO server of finite bandwidth: the
+ *     DRAM bytes a touch reads from a node wait until that controller is
+ *     free and then occupy it for bytes / bandwidth, so every core streaming
+ *     from one node shares that node's bandwidth, while interleaved data
+ *     gets all the nodes'.  A touch costs the larger of its latency-bound
+ *     time and its bandwidth-bound time (queueing included).
+ *
+ * Overlap of the lines of one touch: a sequential stream overlaps up to the
+ * topology's mlp (memory-level parallelism: hardware prefetch and fill
+ * buffers) outstanding lines, independent random loads up to half of that,
+ * and a pointer chase not at all (each load needs the previous one's
+ * value).  A touch of n lines at latency L costs L + (n-1) * L / overlap:
+ * only its first line waits a full latency.
+ *
+ * Everything is deterministic: no clocks, no randomness, no pointer order.
+ * Costs are returned in nanoseconds as doubles (an L1 hit is 1.3 ns); the
+ * caller owns the conversion to simulated integer time.  The `now' passed in
+ * orders queueing at lines and memory controllers; callers pass
+ * non-decreasing times per actor, as the engine guarantees. */
+#ifndef SCHEDLAB_SIM_HW_H
+#define SCHEDLAB_SIM_HW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "topologies/topo.h"
+
+#define HW_CHUNK 4096u   /* tracking granularity of working sets (one page) */
+#define HW_LINE 64u      /* bytes per cache line */
+
+struct hw;
+
+enum hw_pattern {
+	HW_SEQUENTIAL,
+	HW_RANDOM,
+	HW_POINTER_CHASE,
+};
+
+enum hw_access {
+	HW_LOAD,
+	HW_STORE,
+	HW_RMW,      /* atomic read-modify-write: CAS, fetch-add, xchg */
+};
+
+/* Where a region's pages live. */
+enum hw_placement {
+	HW_PLACE_NODE,         /* all on one node */
+	HW_PLACE_INTERLEAVE,   /* page i on node i mod nodes */
+	HW_PLACE_FIRST_TOUCH,  /* each page on the node of its first accessor */
+};
+
+typedef uint32_t hw_region_t;
+typedef uint32_t hw_line_t;
+
+/* Counters of everything the model priced.  Cache and memory counts are in
+ * cache lines (a 4 KiB chunk touch counts its 64 lines). */
+struct hw_counters {
+	uint64_t hits[TOPO_MAX_LEVEL + 1];  /* [level]: lines served by that cache level */
+	uint64_t c2c;                       /* lines fetched from another core group's cache */
+	uint64_t dram;                      /* lines fetched from DRAM */
+	uint64_t *dram_by_hops;             /* [h], h = 0..max_hops (0 = local) */
+	double bw_stall_ns;                 /* time spent waiting for a memory controller */
+	uint64_t line_accesses;             /* hw_line_access calls */
+	uint64_t line_hits;                 /* ... served by the PU's own copy */
+	uint64_t line_transfers;            /* ... that moved the line between PUs */
+	double line_stall_ns;               /* time spent waiting for a busy line */
+	uint64_t touches;                   /* hw_touch calls */
+};
+
+struct hw *hw_new(const struct topo *t);
+void hw_free(struct hw *hw);
+const struct topo *hw_topo(const struct hw *hw);
+const struct hw_counters *hw_counters(const struct hw *hw);
+void hw_reset_counters(struct hw *hw);
+
+/* Regions: node is the home for HW_PLACE_NODE and ignored otherwise. */
+hw_region_t hw_region_new(struct hw *hw, uint64_t bytes, enum hw_placement place, int node);
+uint64_t hw_region_bytes(const struct hw *hw, hw_region_t r);
+/* Home node of the page holding offset (-1: first touch, not touched yet). */
+int hw_region_home(const struct hw *hw, hw_region_t r, uint64_t offset);
+
+/* Touches [offset, offset+bytes) of region r from PU cpu at time now:
+ * every line once, in the given pattern.  Returns the cost in ns. */
+double hw_touch(struct hw *hw, int cpu, double now, hw_region_t r, uint64_t offset,
+		uint64_t bytes, enum hw_pattern pattern, bool write);
+
+/* Shared scheduler variables: one simulated cache line each, homed on a
+ * node (whose DRAM serves it until somebody writes it). */
+hw_line_t hw_line_new(struct hw *hw, int home_node);
+double hw_line_access(struct hw *hw, int cpu, double now, hw_line_t line, enum hw_access kind);
+
+/* OS costs of the latency model, in ns. */
+double hw_cost_syscall(const struct hw *hw);
+double hw_cost_futex_wait(const struct hw *hw);
+double hw_cost_futex_wake(const struct hw *hw);
+double hw_cost_wakeup(const struct hw *hw);
+double hw_cost_thread_create(const struct hw *hw);
+double hw_cost_context_switch(const struct hw *hw);
+
+#endif
