@@ -64,6 +64,7 @@ int main(void)
 {
 	SRunner *sr = srunner_create(make_topology_suite());
 	srunner_add_suite(sr, make_engine_suite());
+	srunner_add_suite(sr, make_hw_suite());
 	srunner_add_suite(sr, make_cli_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);

@@ -8,6 +8,7 @@
 
 Suite *make_topology_suite(void);
 Suite *make_engine_suite(void);
+Suite *make_hw_suite(void);
 Suite *make_cli_suite(void);
 
 /* ../shared (real-machine hwloc XML in shared/topologies), from the

@@ -1,0 +1,354 @@
+/* Tests of the hardware model (suite "sim"): analytic expectations on the
+ * bundled numa4 and on real machines from ../shared/topologies. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/engine.h"
+#include "sim/hw.h"
+#include "sim/mlc.h"
+#include "tests/tests.h"
+
+static struct topo *load(const char *spec)
+{
+	struct err e = { "" };
+	struct topo *t = topo_load(spec, &e);
+	ck_assert_msg(t != NULL, "%s", e.msg);
+	return t;
+}
+
+static struct topo *load_shared(const char *file)
+{
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/topologies/%s", test_shared_dir(), file);
+	return load(path);
+}
+
+/* PU of the first core with the given package and index within it. */
+static int pu_of(const struct topo *t, int package, int nth)
+{
+	for (int c = 0; c < t->ncores; c++)
+		if (t->cores[c].package == package && nth-- == 0)
+			return t->cores[c].first_pu;
+	ck_abort_msg("no core %d in package %d", nth, package);
+	return -1;
+}
+
+/* ---- DRAM latency ------------------------------------------------------- */
+
+static const char *const chase_topologies[] = {
+	"numa4", "numa8", "4s-dell-c6145-opteron-6276.xml", "24s-sgi-uv2000-xeon-e5-4640.xml",
+};
+
+START_TEST(pointer_chase_matrix_reproduces_dram_latencies)
+{
+	const char *name = chase_topologies[_i];
+	struct topo *t = strstr(name, ".xml") ? load_shared(name) : load(name);
+	struct hw_mlc *m = hw_mlc_run(t);
+	for (int i = 0; i < t->nnodes; i++)
+		for (int j = 0; j < t->nnodes; j++)
+			ck_assert_msg(fabs(m->dram_ns[i * t->nnodes + j] - topo_dram_ns(t, i, j)) < 1e-9,
+				      "%s: node %d -> %d measured %g, configured %g", name, i, j,
+				      m->dram_ns[i * t->nnodes + j], topo_dram_ns(t, i, j));
+	if (strcmp(name, "numa4") == 0) {
+		ck_assert(fabs(m->dram_ns[0] - 135) < 1e-9);
+		ck_assert(fabs(m->dram_ns[1] - 198) < 1e-9);  /* 0 -> 1: one hop */
+		ck_assert(fabs(m->dram_ns[3] - 261) < 1e-9);  /* 0 -> 3: two hops */
+	}
+	hw_mlc_free(m);
+	topo_free(t);
+}
+END_TEST
+
+/* ---- Coherence ------------------------------------------------------------- */
+
+START_TEST(line_written_on_core0_read_two_hops_away_costs_the_2hop_transfer)
+{
+	struct topo *t = load("numa4");
+	struct hw *hw = hw_new(t);
+	hw_line_t line = hw_line_new(hw, 0);
+	int reader = pu_of(t, 3, 0); /* package 3 is diagonal to package 0 */
+	ck_assert_int_eq(topo_hops(t, 0, t->cores[t->pus[reader].core].node), 2);
+	hw_line_access(hw, 0, 0, line, HW_STORE);
+	double cost = hw_line_access(hw, reader, 1000, line, HW_LOAD);
+	ck_assert(fabs(cost - 195) < 1e-9);
+	/* Now a sharer: the next load hits its own copy. */
+	ck_assert(fabs(hw_line_access(hw, reader, 2000, line, HW_LOAD) - t->lat.cache_ns[1]) < 1e-9);
+	/* A write by core 0 invalidates it; the reader pays the transfer again. */
+	hw_line_access(hw, 0, 3000, line, HW_STORE);
+	ck_assert(fabs(hw_line_access(hw, reader, 4000, line, HW_LOAD) - 195) < 1e-9);
+	const struct hw_counters *k = hw_counters(hw);
+	ck_assert_uint_eq(k->line_accesses, 5);
+	ck_assert_uint_eq(k->line_hits, 1);
+	hw_free(hw);
+	topo_free(t);
+}
+END_TEST
+
+/* All n PUs do one RMW at the same instant on a line another PU owns; the
+ * last finishes after the sum of the serialized transfers. */
+static double rmw_makespan(struct hw *hw, const int *pus, int n, int owner)
+{
+	hw_line_t line = hw_line_new(hw, 0);
+	hw_line_access(hw, owner, 0, line, HW_STORE);
+	double makespan = 0;
+	for (int k = 0; k < n; k++) {
+		double done = hw_line_access(hw, pus[k], 1000, line, HW_RMW);
+		if (done > makespan)
+			makespan = done;
+	}
+	return makespan;
+}
+
+START_TEST(n_cores_rmw_on_one_line_take_n_times_longer)
+{
+	struct topo *t = load("numa4");
+	struct hw *hw = hw_new(t);
+	int local[8], remote[4];
+	for (int k = 0; k < 8; k++)
+		local[k] = pu_of(t, 0, k);
+	int owner = pu_of(t, 0, 7);
+	double one = rmw_makespan(hw, local, 1, owner);
+	for (int n = 2; n <= 7; n++) {
+		double ratio = rmw_makespan(hw, local, n, owner) / one;
+		ck_assert_msg(ratio > n - 0.05 && ratio < n + 0.05, "%d cores: %.2fx one core", n, ratio);
+	}
+	/* Contention grows with distance: the same four-way fight across
+	 * packages takes longer than inside one. */
+	for (int p = 0; p < 4; p++)
+		remote[p] = pu_of(t, p, 0);
+	double near4 = rmw_makespan(hw, local, 4, owner);
+	double far4 = rmw_makespan(hw, remote, 4, pu_of(t, 3, 1));
+	ck_assert_msg(far4 > 2 * near4, "across packages %.0f ns, within one %.0f ns", far4, near4);
+	ck_assert(hw_counters(hw)->line_stall_ns > 0);
+	hw_free(hw);
+	topo_free(t);
+}
+END_TEST
+
+/* ---- Caches ------------------------------------------------------------------- */
+
+START_TEST(working_sets_hit_l2_l3_or_miss_by_where_they_run)
+{
+	struct topo *t = load("numa4");
+	struct hw *hw = hw_new(t);
+	const uint64_t ws = 64 * 1024; /* > L1 (32 KiB), < L2 (256 KiB) */
+	const uint64_t lines = ws / HW_LINE;
+	hw_region_t r = hw_region_new(hw, ws, HW_PLACE_NODE, 0);
+	int a = pu_of(t, 0, 0), b = pu_of(t, 0, 5), far = pu_of(t, 1, 0);
+	const struct hw_counters *k = hw_counters(hw);
+
+	hw_touch(hw, a, 0, r, 0, ws, HW_POINTER_CHASE, false);
+	ck_assert_uint_eq(k->dram, lines);
+	ck_assert_uint_eq(k->dram_by_hops[0], lines);
+
+	/* Again on the same core: L2 (L1 holds only the last 32 KiB, which
+	 * the chase from the start has evicted by the time it gets there). */
+	hw_reset_counters(hw);
+	double again = hw_touch(hw, a, 1e6, r, 0, ws, HW_POINTER_CHASE, false);
+	ck_assert_uint_eq(k->hits[2], lines);
+	ck_assert(fabs(again - (double)lines * t->lat.cache_ns[2]) < 1e-6);
+
+	/* Another core of the same package: the shared L3. */
+	hw_reset_counters(hw);
+	double other = hw_touch(hw, b, 2e6, r, 0, ws, HW_POINTER_CHASE, false);
+	ck_assert_uint_eq(k->hits[3], lines);
+	ck_assert(fabs(other - (double)lines * t->lat.cache_ns[3]) < 1e-6);
+
+	/* Moved to another package: nothing of it is there; from DRAM, one hop. */
+	hw_reset_counters(hw);
+	double moved = hw_touch(hw, far, 3e6, r, 0, ws, HW_POINTER_CHASE, false);
+	ck_assert_uint_eq(k->dram, lines);
+	ck_assert_uint_eq(k->dram_by_hops[1], lines);
+	ck_assert(fabs(moved - (double)lines * 198) < 1e-6);
+
+	/* A small set stays in L1. */
+	hw_region_t small = hw_region_new(hw, 4096, HW_PLACE_NODE, 0);
+	hw_touch(hw, a, 4e6, small, 0, 4096, HW_SEQUENTIAL, false);
+	hw_reset_counters(hw);
+	hw_touch(hw, a, 5e6, small, 0, 4096, HW_SEQUENTIAL, false);
+	ck_assert_uint_eq(k->hits[1], 64);
+	hw_free(hw);
+	topo_free(t);
+}
+END_TEST
+
+START_TEST(written_data_comes_from_the_writers_cache)
+{
+	struct topo *t = load("numa4");
+	struct hw *hw = hw_new(t);
+	hw_region_t r = hw_region_new(hw, 8192, HW_PLACE_NODE, 0);
+	int writer = pu_of(t, 0, 0), sibling = pu_of(t, 0, 3), far = pu_of(t, 3, 0);
+	const struct hw_counters *k = hw_counters(hw);
+	hw_touch(hw, far, 0, r, 0, 8192, HW_SEQUENTIAL, false); /* a stale copy over there */
+	hw_touch(hw, writer, 1e4, r, 0, 8192, HW_SEQUENTIAL, true);
+	hw_reset_counters(hw);
+	hw_touch(hw, sibling, 2e4, r, 0, 8192, HW_SEQUENTIAL, false);
+	ck_assert_uint_eq(k->hits[3], 128); /* written into the shared L3 */
+	hw_reset_counters(hw);
+	double cost = hw_touch(hw, far, 3e4, r, 0, 8192, HW_POINTER_CHASE, false);
+	ck_assert_uint_eq(k->c2c, 128);        /* its old copy is stale */
+	ck_assert(fabs(cost - 128 * 195) < 1e-6);
+	hw_free(hw);
+	topo_free(t);
+}
+END_TEST
+
+START_TEST(regions_are_homed_by_placement)
+{
+	struct topo *t = load("numa4");
+	struct hw *hw = hw_new(t);
+	hw_region_t inter = hw_region_new(hw, 16 * HW_CHUNK, HW_PLACE_INTERLEAVE, 0);
+	for (int i = 0; i < 16; i++)
+		ck_assert_int_eq(hw_region_home(hw, inter, (uint64_t)i * HW_CHUNK), i % 4);
+	hw_region_t ft = hw_region_new(hw, 4 * HW_CHUNK, HW_PLACE_FIRST_TOUCH, 0);
+	ck_assert_int_eq(hw_region_home(hw, ft, 0), -1);
+	hw_touch(hw, pu_of(t, 2, 0), 0, ft, 0, 2 * HW_CHUNK, HW_SEQUENTIAL, true);
+	hw_touch(hw, pu_of(t, 1, 0), 0, ft, 2 * HW_CHUNK, 2 * HW_CHUNK, HW_SEQUENTIAL, true);
+	ck_assert_int_eq(hw_region_home(hw, ft, 0), 2);
+	ck_assert_int_eq(hw_region_home(hw, ft, HW_CHUNK), 2);
+	ck_assert_int_eq(hw_region_home(hw, ft, 3 * HW_CHUNK), 1);
+	hw_region_t pinned = hw_region_new(hw, HW_CHUNK, HW_PLACE_NODE, 3);
+	ck_assert_int_eq(hw_region_home(hw, pinned, 0), 3);
+	hw_free(hw);
+	topo_free(t);
+}
+END_TEST
+
+START_TEST(overlap_makes_streams_cheaper_than_chases)
+{
+	struct topo *t = load("numa4");
+	struct hw *hw = hw_new(t);
+	const uint64_t ws = 1 << 20, lines = ws / HW_LINE;
+	hw_region_t a = hw_region_new(hw, ws, HW_PLACE_NODE, 0);
+	hw_region_t b = hw_region_new(hw, ws, HW_PLACE_NODE, 0);
+	hw_region_t c = hw_region_new(hw, ws, HW_PLACE_NODE, 0);
+	double mlp = t->lat.mlp, lat = 135;
+	double seq = hw_touch(hw, 0, 0, a, 0, ws, HW_SEQUENTIAL, false);
+	double rnd = hw_touch(hw, 0, 1e9, b, 0, ws, HW_RANDOM, false);
+	double chase = hw_touch(hw, 0, 2e9, c, 0, ws, HW_POINTER_CHASE, false);
+	ck_assert(fabs(seq - (lat + (double)(lines - 1) * lat / mlp)) < 1e-6);
+	ck_assert(fabs(rnd - (lat + (double)(lines - 1) * lat / (mlp / 2))) < 1e-6);
+	ck_assert(fabs(chase - (double)lines * lat) < 1e-6);
+	hw_free(hw);
+	topo_free(t);
+}
+END_TEST
+
+/* ---- Bandwidth ------------------------------------------------------------- */
+
+static const char *const bw_topologies[] = { "numa4", "numa8", "4s-dell-r910-xeon-e7-4870.xml" };
+
+START_TEST(one_node_saturates_while_interleaved_scales_with_nodes)
+{
+	const char *name = bw_topologies[_i];
+	struct topo *t = strstr(name, ".xml") ? load_shared(name) : load(name);
+	struct hw_mlc *m = hw_mlc_run(t);
+	for (int i = 0; i < t->nnodes; i++) {
+		double ratio = m->bw_interleaved / m->bw_one_node[i];
+		ck_assert_msg(ratio > 0.85 * t->nnodes && ratio < 1.05 * t->nnodes,
+			      "%s node %d: interleaved %.1f GB/s vs one node %.1f GB/s", name, i,
+			      m->bw_interleaved, m->bw_one_node[i]);
+		/* Saturated: within 5% of the controller's peak. */
+		ck_assert(m->bw_one_node[i] > 0.95 * t->nodes[i].bandwidth_gbs);
+		ck_assert(m->bw_one_node[i] <= t->nodes[i].bandwidth_gbs * 1.0001);
+	}
+	hw_mlc_free(m);
+	topo_free(t);
+}
+END_TEST
+
+START_TEST(hammering_one_node_stalls_on_its_controller)
+{
+	struct topo *t = load("numa4");
+	struct hw *hw = hw_new(t);
+	hw_region_t r = hw_region_new(hw, 32u << 20, HW_PLACE_NODE, 0);
+	double alone = hw_touch(hw, 0, 0, r, 0, 1 << 20, HW_SEQUENTIAL, false);
+	ck_assert(hw_counters(hw)->bw_stall_ns == 0);
+	/* 16 cores start the same 1 MiB read at the same time. */
+	double worst = 0;
+	for (int k = 1; k <= 16; k++) {
+		double c = hw_touch(hw, t->cores[k * 2].first_pu, 1e9, r, (uint64_t)k << 20, 1 << 20,
+				    HW_SEQUENTIAL, false);
+		if (c > worst)
+			worst = c;
+	}
+	ck_assert(hw_counters(hw)->bw_stall_ns > 0);
+	/* 16 MiB through a 30 GB/s controller: ~560 us; alone ~110 us. */
+	ck_assert_msg(worst > 4 * alone, "worst %.0f ns, alone %.0f ns", worst, alone);
+	ck_assert(fabs(worst - 16.0 * (1 << 20) / 30.0) < 1.0);
+	hw_free(hw);
+	topo_free(t);
+}
+END_TEST
+
+/* ---- Determinism ------------------------------------------------------------- */
+
+static void mixed_workload(struct hw *hw, uint64_t *digest)
+{
+	const struct topo *t = hw_topo(hw);
+	hw_region_t r = hw_region_new(hw, 4u << 20, HW_PLACE_FIRST_TOUCH, 0);
+	hw_line_t l = hw_line_new(hw, 1);
+	unsigned x = 7;
+	double now = 0, sum = 0;
+	for (int i = 0; i < 5000; i++) {
+		x = x * 1103515245u + 12345u;
+		int cpu = (int)((x >> 8) % (unsigned)t->npus);
+		if (x & 1) {
+			uint64_t off = ((x >> 4) % 1024) * 4096;
+			sum += hw_touch(hw, cpu, now, r, off, 4096 * (1 + (x >> 20) % 4),
+					(enum hw_pattern)((x >> 12) % 3), (x >> 3) & 1);
+		} else {
+			sum += hw_line_access(hw, cpu, now, l, (enum hw_access)((x >> 5) % 3));
+		}
+		now += 50;
+	}
+	const struct hw_counters *k = hw_counters(hw);
+	uint64_t h = 1469598103934665603ull;
+	uint64_t vals[] = { k->hits[1], k->hits[2], k->hits[3], k->c2c, k->dram, k->line_transfers,
+			    (uint64_t)(k->bw_stall_ns * 1000), (uint64_t)(k->line_stall_ns * 1000),
+			    (uint64_t)(sum * 1000) };
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		h = (h ^ vals[i]) * 1099511628211ull;
+	for (int i = 0; i <= t->max_hops; i++)
+		h = (h ^ k->dram_by_hops[i]) * 1099511628211ull;
+	*digest = h;
+}
+
+START_TEST(identical_runs_give_identical_counters)
+{
+	struct topo *t = load("numa4");
+	uint64_t d1, d2;
+	struct hw *hw = hw_new(t);
+	mixed_workload(hw, &d1);
+	ck_assert(hw_counters(hw)->c2c > 0 && hw_counters(hw)->dram > 0);
+	hw_free(hw);
+	hw = hw_new(t);
+	mixed_workload(hw, &d2);
+	hw_free(hw);
+	ck_assert_uint_eq(d1, d2);
+	topo_free(t);
+}
+END_TEST
+
+Suite *make_hw_suite(void)
+{
+	Suite *s = suite_create("sim");
+	TCase *tc = tcase_create("hw");
+	tcase_add_loop_test(tc, pointer_chase_matrix_reproduces_dram_latencies, 0,
+			    (int)(sizeof(chase_topologies) / sizeof(chase_topologies[0])));
+	tcase_add_test(tc, line_written_on_core0_read_two_hops_away_costs_the_2hop_transfer);
+	tcase_add_test(tc, n_cores_rmw_on_one_line_take_n_times_longer);
+	tcase_add_test(tc, working_sets_hit_l2_l3_or_miss_by_where_they_run);
+	tcase_add_test(tc, written_data_comes_from_the_writers_cache);
+	tcase_add_test(tc, regions_are_homed_by_placement);
+	tcase_add_test(tc, overlap_makes_streams_cheaper_than_chases);
+	tcase_add_loop_test(tc, one_node_saturates_while_interleaved_scales_with_nodes, 0,
+			    (int)(sizeof(bw_topologies) / sizeof(bw_topologies[0])));
+	tcase_add_test(tc, hammering_one_node_stalls_on_its_controller);
+	tcase_add_test(tc, identical_runs_give_identical_counters);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return s;
+}
