@@ -1,4 +1,5 @@
 /* End-to-end tests of the schedlab command (suite "cli"). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -59,6 +60,44 @@ START_TEST(topo_reads_hwloc_xml_from_shared)
 	ck_assert_ptr_nonnull(strstr(out, "packages 2, NUMA nodes 8, core groups 16, cores 48, PUs 96"));
 	free(args);
 	free(out);
+}
+END_TEST
+
+START_TEST(topo_mlc_json_has_latency_c2c_and_bandwidth)
+{
+	char *out;
+	ck_assert_int_eq(schedlab("topo -t numa4 --mlc --json", &out, NULL), 0);
+	cJSON *o = cJSON_Parse(out);
+	ck_assert_ptr_nonnull(o);
+	cJSON *lat = cJSON_GetObjectItem(o, "dram_latency_ns");
+	ck_assert_int_eq(cJSON_GetArraySize(lat), 4);
+	ck_assert(cJSON_GetArrayItem(cJSON_GetArrayItem(lat, 0), 0)->valuedouble == 135);
+	ck_assert(cJSON_GetArrayItem(cJSON_GetArrayItem(lat, 1), 2)->valuedouble == 261);
+	cJSON *c2c = cJSON_GetObjectItem(o, "c2c_latency_ns");
+	ck_assert(cJSON_GetObjectItem(c2c, "same_group")->valuedouble == 48);
+	ck_assert(cJSON_GetObjectItem(c2c, "hops_1")->valuedouble == 130);
+	ck_assert(cJSON_GetObjectItem(c2c, "hops_2")->valuedouble == 195);
+	/* numa4 has one group per package: no separate same-package figure. */
+	ck_assert_ptr_null(cJSON_GetObjectItem(c2c, "same_package"));
+	cJSON *bw = cJSON_GetObjectItem(o, "bandwidth_gbs");
+	cJSON *one = cJSON_GetObjectItem(bw, "one_node");
+	ck_assert_int_eq(cJSON_GetArraySize(one), 4);
+	double inter = cJSON_GetObjectItem(bw, "interleaved")->valuedouble;
+	ck_assert(inter > 3.5 * cJSON_GetArrayItem(one, 0)->valuedouble);
+	cJSON_Delete(o);
+	free(out);
+}
+END_TEST
+
+START_TEST(topo_mlc_text_is_deterministic)
+{
+	char *a, *b;
+	ck_assert_int_eq(schedlab("topo -t numa2 --mlc", &a, NULL), 0);
+	ck_assert_int_eq(schedlab("topo -t numa2 --mlc", &b, NULL), 0);
+	ck_assert_ptr_nonnull(strstr(a, "idle pointer-chase latency"));
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
 }
 END_TEST
 
@@ -123,6 +162,8 @@ Suite *make_cli_suite(void)
 	tcase_add_test(tc, topo_defaults_to_numa4_and_prints_its_matrices);
 	tcase_add_test(tc, topo_json_has_the_model);
 	tcase_add_test(tc, topo_reads_hwloc_xml_from_shared);
+	tcase_add_test(tc, topo_mlc_json_has_latency_c2c_and_bandwidth);
+	tcase_add_test(tc, topo_mlc_text_is_deterministic);
 	tcase_add_test(tc, list_topologies_names_every_bundled_machine);
 	tcase_add_loop_test(tc, bad_command_lines_exit_2_with_a_message, 0,
 			    (int)(sizeof(bad_cli) / sizeof(bad_cli[0])));
