@@ -44,6 +44,12 @@ void ctx_make(struct ctx *c, void *stack, size_t size, void (*fn)(void *), void 
 	 * the entry sees the alignment a call gives (rsp = 8 mod 16). */
 	uint64_t *sp = (uint64_t *)(top - 9 * sizeof(uint64_t));
 
+#ifdef CTX_ASAN
+	/* The memory may have been another context's stack whose frames never
+	 * returned (a context that ended, or was abandoned, while deep in
+	 * calls): clear their poisoned redzones. */
+	__asan_unpoison_memory_region(stack, size);
+#endif
 	memset(c, 0, sizeof(*c));
 	c->fn = fn;
 	c->arg = arg;

@@ -269,7 +269,7 @@ START_TEST(hammering_one_node_stalls_on_its_controller)
 	/* 16 cores start the same 1 MiB read at the same time. */
 	double worst = 0;
 	for (int k = 1; k <= 16; k++) {
-		double c = hw_touch(hw, t->cores[k * 2].first_pu, 1e9, r, (uint64_t)k << 20, 1 << 20,
+		double c = hw_touch(hw, t->cores[k * 2 - 1].first_pu, 1e9, r, (uint64_t)k << 20, 1 << 20,
 				    HW_SEQUENTIAL, false);
 		if (c > worst)
 			worst = c;

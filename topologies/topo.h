@@ -85,7 +85,7 @@ struct topo_latency {
 
 struct topo {
 	char *name;              /* bundled name, or the file's base name, or "host" */
-	char *source;            /* where it came from: "bundled", a path, "hwloc" */
+	char *source;            /* where it came from: "bundled", a path, "hwloc", "inline" */
 	char *description;
 	int npackages, nnodes, ngroups, ncores, npus, ncaches;
 	struct topo_cache *caches;

@@ -318,10 +318,13 @@ static struct topo *load_doc(const struct jv *j, const cJSON *root, const char *
 				return NULL;
 			}
 		char *xml_path = (xml[0] == '/' || !dir) ? xstrdup(xml) : xasprintf("%s/%s", dir, xml);
-		t = topo__load_xml_raw(xml_path, j->e);
+		struct err inner = { "" };
+		t = topo__load_xml_raw(xml_path, &inner);
 		free(xml_path);
-		if (!t)
+		if (!t) {
+			jv_fail(j, "$.hwloc_xml", "%s", inner.msg);
 			return NULL;
+		}
 	} else {
 		t = topo__new();
 		if (!parse_structure(j, root, t)) {
@@ -363,7 +366,8 @@ struct topo *topo_load_json_text(const char *text, const char *label, struct err
 	if (t) {
 		if (!t->name)
 			t->name = xstrdup(label);
-		t->source = xstrdup("bundled");
+		free(t->source);
+		t->source = xstrdup("inline");
 	}
 	return t;
 }

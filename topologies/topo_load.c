@@ -2,6 +2,7 @@
  * schedlab JSON, told apart by their first character). */
 #include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "topologies/topo.h"
@@ -32,8 +33,14 @@ struct topo *topo_load(const char *spec, struct err *e)
 	if (strcmp(spec, "host") == 0)
 		return topo_load_host(e);
 	const char *text = topo_bundled_json(spec);
-	if (text)
-		return topo_load_json_text(text, spec, e);
+	if (text) {
+		struct topo *t = topo_load_json_text(text, spec, e);
+		if (t) {
+			free(t->source);
+			t->source = xstrdup("bundled");
+		}
+		return t;
+	}
 
 	FILE *f = fopen(spec, "rb");
 	if (!f) {

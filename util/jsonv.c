@@ -1,6 +1,7 @@
 /* JSON input with exact error messages (see jsonv.h). */
 #include "util/jsonv.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -45,6 +46,15 @@ cJSON *jv_parse(const struct jv *j, const char *text)
 	const char *at = end ? end : cJSON_GetErrorPtr();
 	if (!at)
 		at = text;
+	/* Where an object key was expected (after '{' or ','), cJSON stops one
+	 * character past the offending token; point at the token itself. */
+	if (at > text && !isspace((unsigned char)at[-1]) && !strchr(",{[:", at[-1])) {
+		const char *q = at - 2;
+		while (q >= text && isspace((unsigned char)*q))
+			q--;
+		if (q >= text && (*q == ',' || *q == '{'))
+			at--;
+	}
 	int line = 1, col = 1;
 	for (const char *p = text; p < at && *p; p++) {
 		if (*p == '\n') {
