@@ -1125,8 +1125,8 @@ START_TEST(test_non_hwloc_xml_is_rejected_naming_the_file)
 	static const char *const texts[] = {
 		"<?xml version=\"1.0\"?>\n<html><body>not a topology</body></html>\n",
 		"<topology but not really",
-		"<?xml version=\"1.0\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
-		"<topology version=\"2.0\"></topology>\n",
+		("<?xml version=\"1.0\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
+		 "<topology version=\"2.0\"></topology>\n"),
 	};
 	for (size_t k = 0; k < sizeof(texts) / sizeof(texts[0]); k++) {
 		char *path = write_temp(texts[k]);
