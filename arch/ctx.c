@@ -11,6 +11,9 @@
 #ifdef CTX_TSAN
 #include <sanitizer/tsan_interface.h>
 #endif
+#ifdef HAVE_VALGRIND_H
+#include <valgrind/valgrind.h>
+#endif
 
 void ctx_start(void);
 
@@ -68,6 +71,9 @@ void ctx_make(struct ctx *c, void *stack, size_t size, void (*fn)(void *), void 
 #ifdef CTX_TSAN
 	c->tsan_fiber = __tsan_create_fiber(0);
 #endif
+#ifdef HAVE_VALGRIND_H
+	c->valgrind_stack = VALGRIND_STACK_REGISTER(stack, (char *)stack + size);
+#endif
 }
 
 void ctx_init_thread(struct ctx *c)
@@ -84,9 +90,13 @@ void ctx_destroy(struct ctx *c)
 	if (c->fn && c->tsan_fiber)
 		__tsan_destroy_fiber(c->tsan_fiber);
 	c->tsan_fiber = NULL;
-#else
-	(void)c;
 #endif
+#ifdef HAVE_VALGRIND_H
+	if (c->valgrind_stack)
+		VALGRIND_STACK_DEREGISTER(c->valgrind_stack);
+	c->valgrind_stack = 0;
+#endif
+	(void)c;
 }
 
 #if defined(CTX_ASAN) || defined(CTX_TSAN)

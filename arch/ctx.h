@@ -9,7 +9,10 @@
  *
  * Sanitizers: AddressSanitizer and ThreadSanitizer must be told about stack
  * switches or they report false errors; ctx_switch() does that when built
- * with them and compiles to the bare switch otherwise. */
+ * with them and compiles to the bare switch otherwise.  valgrind is told
+ * where each context's stack is (a no-op outside valgrind), or it takes a
+ * switch for a huge stack allocation and reports the frames on the new
+ * stack as uninitialised. */
 #ifndef SCHEDLAB_ARCH_CTX_H
 #define SCHEDLAB_ARCH_CTX_H
 
@@ -42,6 +45,7 @@ struct ctx {
 #ifdef CTX_TSAN
 	void *tsan_fiber;
 #endif
+	unsigned valgrind_stack;  /* valgrind's id for the stack, 0 if none */
 };
 
 /* Assembly (arch/x86_64/ctx_swap.S): store the stack pointer in *save, load
