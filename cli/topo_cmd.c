@@ -126,11 +126,19 @@ static void print_text(const struct topo *t)
 	print_matrix(t, "DRAM latency (ns, accessing node x home node)", 4, cell_dram);
 
 	const struct topo_latency *lat = &t->lat;
+	/* Only what the machine has: levels present, and the same-package
+	 * figure only where a package holds more than one core group. */
+	int max_level = 0;
+	for (int i = 0; i < t->ncaches; i++)
+		if (t->caches[i].level > max_level)
+			max_level = t->caches[i].level;
 	printf("\ncache hit (ns)   ");
-	for (int l = 1; l <= TOPO_MAX_LEVEL; l++)
+	for (int l = 1; l <= max_level; l++)
 		printf("  L%d %g", l, lat->cache_ns[l]);
-	printf("\ncore to core (ns)   same core %g  same group %g  same package %g",
-	       lat->c2c_core_ns, lat->c2c_group_ns, lat->c2c_package_ns);
+	printf("\ncore to core (ns)   same core %g  same group %g", lat->c2c_core_ns,
+	       lat->c2c_group_ns);
+	if (t->ngroups > t->npackages)
+		printf("  same package %g", lat->c2c_package_ns);
 	for (int h = 1; h <= t->max_hops; h++)
 		printf("  %d hop%s %g", h, h == 1 ? "" : "s", lat->c2c_hop_ns[h - 1]);
 	printf("\nmemory   mlp %g, DRAM %s\n", lat->mlp,
