@@ -3,7 +3,6 @@
  * here is hwloc's Core L#i and node i its NUMANode L#i. */
 #include <errno.h>
 #include <hwloc.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,14 +187,8 @@ struct topo *topo__load_xml_raw(const char *path, struct err *e)
 	hwloc_topology_destroy(h);
 	if (!t)
 		return NULL;
-	char *copy = xstrdup(path);
-	char *base = basename(copy);
-	char *dot = strrchr(base, '.');
-	if (dot && dot != base)
-		*dot = '\0';
-	t->name = xstrdup(base);
+	t->name = path_stem(path);
 	t->source = xstrdup(path);
-	free(copy);
 	return t;
 }
 

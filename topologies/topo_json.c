@@ -382,15 +382,8 @@ struct topo *topo_load_json(const char *path, struct err *e)
 	free(dir_copy);
 	free(text);
 	if (t) {
-		if (!t->name) {
-			char *base_copy = xstrdup(path);
-			char *base = basename(base_copy);
-			char *dot = strrchr(base, '.');
-			if (dot && dot != base)
-				*dot = '\0';
-			t->name = xstrdup(base);
-			free(base_copy);
-		}
+		if (!t->name)
+			t->name = path_stem(path);
 		free(t->source);
 		t->source = xstrdup(path);
 	}

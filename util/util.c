@@ -53,6 +53,18 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+char *path_stem(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	const char *dot = strrchr(base, '.');
+	size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+	char *s = xmalloc(n + 1);
+	memcpy(s, base, n);
+	s[n] = '\0';
+	return s;
+}
+
 void err_set(struct err *e, const char *fmt, ...)
 {
 	if (!e)

@@ -13,6 +13,8 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "dir/numa4.json" -> "numa4": a file's base name without its extension. */
+char *path_stem(const char *path);
 
 /* Exit statuses of the command line (DESIGN.md). */
 enum {
