@@ -59,37 +59,48 @@ static int cache_kinds(const struct topo *t, struct cache_kind *out, int max)
 	return n;
 }
 
-static void print_matrix(const struct topo *t, const char *title, int width,
-			 void (*cell)(const struct topo *, int, int, char *, size_t))
+/* An n x n node matrix under a title; cell() formats entry (i, j) of ctx. */
+static void print_matrix(int n, const char *title, int width, const void *ctx,
+			 void (*cell)(const void *, int, int, char *, size_t))
 {
 	printf("%s\n  %6s", title, "");
-	for (int j = 0; j < t->nnodes; j++)
+	for (int j = 0; j < n; j++)
 		printf(" %*d", width, j);
 	printf("\n");
-	for (int i = 0; i < t->nnodes; i++) {
+	for (int i = 0; i < n; i++) {
 		printf("  %6d", i);
-		for (int j = 0; j < t->nnodes; j++) {
+		for (int j = 0; j < n; j++) {
 			char buf[32];
-			cell(t, i, j, buf, sizeof(buf));
+			cell(ctx, i, j, buf, sizeof(buf));
 			printf(" %*s", width, buf);
 		}
 		printf("\n");
 	}
 }
 
-static void cell_distance(const struct topo *t, int i, int j, char *b, size_t n)
+static void cell_distance(const void *t, int i, int j, char *b, size_t n)
 {
 	snprintf(b, n, "%u", topo_distance(t, i, j));
 }
 
-static void cell_hops(const struct topo *t, int i, int j, char *b, size_t n)
+static void cell_hops(const void *t, int i, int j, char *b, size_t n)
 {
 	snprintf(b, n, "%d", topo_hops(t, i, j));
 }
 
-static void cell_dram(const struct topo *t, int i, int j, char *b, size_t n)
+static void cell_dram(const void *t, int i, int j, char *b, size_t n)
 {
 	snprintf(b, n, "%.0f", topo_dram_ns(t, i, j));
+}
+
+static void cell_mlc_latency(const void *ctx, int i, int j, char *b, size_t n)
+{
+	const struct hw_mlc *m = ctx;
+	double v = m->dram_ns[i * m->nnodes + j];
+	if (isnan(v))
+		snprintf(b, n, "-");
+	else
+		snprintf(b, n, "%.1f", v);
 }
 
 static void print_text(const struct topo *t)
@@ -121,9 +132,9 @@ static void print_text(const struct topo *t)
 		       nd->memory ? human_size(a, sizeof(a), nd->memory) : "?", nd->bandwidth_gbs);
 	}
 	printf("\n");
-	print_matrix(t, "distances (SLIT, 10 = local)", 4, cell_distance);
-	print_matrix(t, "hops", 4, cell_hops);
-	print_matrix(t, "DRAM latency (ns, accessing node x home node)", 4, cell_dram);
+	print_matrix(t->nnodes, "distances (SLIT, 10 = local)", 4, t, cell_distance);
+	print_matrix(t->nnodes, "hops", 4, t, cell_hops);
+	print_matrix(t->nnodes, "DRAM latency (ns, accessing node x home node)", 4, t, cell_dram);
 
 	const struct topo_latency *lat = &t->lat;
 	/* Only what the machine has: levels present, and the same-package
@@ -240,21 +251,8 @@ cJSON *topo_to_json(const struct topo *t)
 static void print_mlc_text(const struct topo *t, const struct hw_mlc *m)
 {
 	printf("simulated memory latency checker on %s\n\n", t->name);
-	printf("idle pointer-chase latency (ns, accessing node x home node)\n  %6s", "");
-	for (int j = 0; j < m->nnodes; j++)
-		printf(" %6d", j);
-	printf("\n");
-	for (int i = 0; i < m->nnodes; i++) {
-		printf("  %6d", i);
-		for (int j = 0; j < m->nnodes; j++) {
-			double v = m->dram_ns[i * m->nnodes + j];
-			if (isnan(v))
-				printf(" %6s", "-");
-			else
-				printf(" %6.1f", v);
-		}
-		printf("\n");
-	}
+	print_matrix(m->nnodes, "idle pointer-chase latency (ns, accessing node x home node)", 6, m,
+		     cell_mlc_latency);
 	printf("\ncore-to-core transfer (ns): a line written by one PU, read by another\n");
 	for (int k = 0; k < m->nc2c; k++)
 		printf("  %-13s %7.1f   (PU %d -> PU %d)\n", m->c2c[k].relation, m->c2c[k].ns,
