@@ -100,6 +100,24 @@ void ctx_destroy(struct ctx *c)
 }
 
 #if defined(CTX_ASAN) || defined(CTX_TSAN)
+/* Completes a switch back into from.  Out of line so that ctx_leaving is
+ * looked up on the thread that resumed from, which is not always the one
+ * that left it: the native runtime resumes a G on whichever M runs it, and
+ * a compiler may keep a thread-local's address across the switch. */
+static __attribute__((noinline)) void ctx_resumed(struct ctx *from)
+{
+#ifdef CTX_ASAN
+	const void *lo;
+	size_t size;
+	__sanitizer_finish_switch_fiber(from->asan_fake, &lo, &size);
+	if (ctx_leaving && !ctx_leaving->stack_lo) {
+		ctx_leaving->stack_lo = lo;
+		ctx_leaving->stack_size = size;
+	}
+#endif
+	(void)from;
+}
+
 static void ctx_switch_common(struct ctx *from, struct ctx *to, int final)
 {
 	ctx_leaving = from;
@@ -111,17 +129,7 @@ static void ctx_switch_common(struct ctx *from, struct ctx *to, int final)
 	__tsan_switch_to_fiber(to->tsan_fiber, 0);
 #endif
 	ctx_swap(&from->sp, to->sp);
-#ifdef CTX_ASAN
-	{
-		const void *lo;
-		size_t size;
-		__sanitizer_finish_switch_fiber(from->asan_fake, &lo, &size);
-		if (ctx_leaving && !ctx_leaving->stack_lo) {
-			ctx_leaving->stack_lo = lo;
-			ctx_leaving->stack_size = size;
-		}
-	}
-#endif
+	ctx_resumed(from);
 	(void)final;
 }
 

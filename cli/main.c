@@ -11,13 +11,17 @@ static void help(FILE *f)
 		"schedlab %s -- a laboratory for goroutine-scheduler policies\n"
 		"\n"
 		"usage:\n"
-		"  schedlab list topologies\n"
+		"  schedlab list policies|topologies|workloads\n"
 		"  schedlab topo [-t TOPOLOGY] [--mlc] [--json]\n"
+		"  schedlab run -p POLICY -t TOPOLOGY -w WORKLOAD [--procs N] [--seed N]\n"
+		"               [--set KEY=VALUE ...] [--json FILE|-] [--native]\n"
 		"  schedlab --version\n"
 		"\n"
 		"TOPOLOGY is a bundled name (see `schedlab list topologies`; default numa4),\n"
 		"\"host\" for this machine as hwloc sees it, or a path to an hwloc XML file\n"
 		"(lstopo --of xml) or a schedlab JSON machine description (docs/topology.md).\n"
+		"WORKLOAD is a built-in workload (see `schedlab list workloads`).\n"
+		"`schedlab COMMAND --help` describes each command's options.\n"
 		"\n"
 		"Exit status: 0 success, 1 the run found what it was asked to find,\n"
 		"2 bad input (the message names the file, the JSON path and the problem).\n",
@@ -63,9 +67,14 @@ int cli_input_error(const struct err *e)
 int cmd_list(int argc, char **argv)
 {
 	if (argc != 2)
-		return cli_usage_error("list", "expected one of: topologies");
+		return cli_usage_error("list", "expected one of: policies, topologies, workloads");
+	if (strcmp(argv[1], "policies") == 0)
+		return cli_list_policies();
+	if (strcmp(argv[1], "workloads") == 0)
+		return cli_list_workloads();
 	if (strcmp(argv[1], "topologies") != 0)
-		return cli_usage_error("list", "unknown kind '%s' (this version lists: topologies)",
+		return cli_usage_error("list",
+				       "unknown kind '%s' (expected policies, topologies or workloads)",
 				       argv[1]);
 	for (int i = 0; i < topo_bundled_count(); i++) {
 		const char *name = topo_bundled_name(i);
@@ -100,6 +109,8 @@ int main(int argc, char **argv)
 		return cmd_topo(argc - 1, argv + 1);
 	if (strcmp(cmd, "list") == 0)
 		return cmd_list(argc - 1, argv + 1);
+	if (strcmp(cmd, "run") == 0)
+		return cmd_run(argc - 1, argv + 1);
 	fprintf(stderr, "schedlab: unknown command '%s' (see schedlab --help)\n", cmd);
 	return EXIT_BADINPUT;
 }

@@ -155,9 +155,10 @@ static void print_text(const struct topo *t)
 	printf("\nmemory   mlp %g, DRAM %s\n", lat->mlp,
 	       lat->n_dram_hops ? "latency by hops as given" : "remote latency from the SLIT rule");
 	printf("OS (ns)   syscall %g  futex wait %g  futex wake %g  wakeup %g  thread create %g  "
-	       "context switch %g\n",
+	       "context switch %g\n"
+	       "          G switch %g  pause %g\n",
 	       lat->syscall_ns, lat->futex_wait_ns, lat->futex_wake_ns, lat->wakeup_ns,
-	       lat->thread_create_ns, lat->context_switch_ns);
+	       lat->thread_create_ns, lat->context_switch_ns, lat->g_switch_ns, lat->pause_ns);
 }
 
 static cJSON *matrix_json(const struct topo *t, int kind)
@@ -245,6 +246,8 @@ cJSON *topo_to_json(const struct topo *t)
 	cJSON_AddNumberToObject(os, "wakeup", lat->wakeup_ns);
 	cJSON_AddNumberToObject(os, "thread_create", lat->thread_create_ns);
 	cJSON_AddNumberToObject(os, "context_switch", lat->context_switch_ns);
+	cJSON_AddNumberToObject(os, "g_switch", lat->g_switch_ns);
+	cJSON_AddNumberToObject(os, "pause", lat->pause_ns);
 	return o;
 }
 

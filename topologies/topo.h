@@ -81,6 +81,8 @@ struct topo_latency {
 	double wakeup_ns;         /* from the wake call until the woken thread runs */
 	double thread_create_ns;
 	double context_switch_ns; /* OS thread switch on one core */
+	double g_switch_ns;       /* runtime switch between Gs on one M (save/restore registers) */
+	double pause_ns;          /* one PAUSE instruction (the spin-wait hint) */
 };
 
 struct topo {

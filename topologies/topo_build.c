@@ -48,6 +48,8 @@ void topo__latency_defaults(struct topo_latency *lat)
 	lat->wakeup_ns = 4000.0;
 	lat->thread_create_ns = 15000.0;
 	lat->context_switch_ns = 1000.0;
+	lat->g_switch_ns = 50.0;
+	lat->pause_ns = 10.0;
 }
 
 struct topo *topo__new(void)

@@ -47,7 +47,8 @@ static bool parse_latency(const struct jv *j, const cJSON *lat_json, struct topo
 	static const char *const c2c_keys[] = { "core", "group", "package", "hops", NULL };
 	static const char *const dram_keys[] = { "local", "hops", NULL };
 	static const char *const os_keys[] = { "syscall", "futex_wait", "futex_wake", "wakeup",
-					       "thread_create", "context_switch", NULL };
+					       "thread_create", "context_switch", "g_switch",
+					       "pause", NULL };
 	struct topo_latency *lat = &t->lat;
 	const char *path = "$.latency";
 	char p[JV_PATH];
@@ -114,7 +115,9 @@ static bool parse_latency(const struct jv *j, const cJSON *lat_json, struct topo
 		    !jv_get_positive(j, o, p, "futex_wake", false, &lat->futex_wake_ns) ||
 		    !jv_get_positive(j, o, p, "wakeup", false, &lat->wakeup_ns) ||
 		    !jv_get_positive(j, o, p, "thread_create", false, &lat->thread_create_ns) ||
-		    !jv_get_positive(j, o, p, "context_switch", false, &lat->context_switch_ns))
+		    !jv_get_positive(j, o, p, "context_switch", false, &lat->context_switch_ns) ||
+		    !jv_get_positive(j, o, p, "g_switch", false, &lat->g_switch_ns) ||
+		    !jv_get_positive(j, o, p, "pause", false, &lat->pause_ns))
 			return false;
 	}
 	return true;

@@ -1,0 +1,275 @@
+/* Native platform: the out-of-line half of native/plat.h. */
+#include "policies/runtime.h"
+
+#include <errno.h>
+#include <hwloc.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A G's stack.  Generous because sanitizer builds use several times the
+ * frames of a plain one; untouched pages cost nothing. */
+#define NATP_G_STACK (256u * 1024u)
+
+static _Thread_local struct m *natp_cur;
+
+/* Out of line on purpose: a G may leave one thread and resume on another,
+ * and a compiler may keep a thread-local's address across the switch. */
+__attribute__((noinline)) struct m *natp_self(void)
+{
+	return natp_cur;
+}
+
+/* ---- hwloc, for binding and node-bound memory: loaded once ---- */
+
+static hwloc_topology_t natp_hwloc;
+static pthread_once_t natp_hwloc_once = PTHREAD_ONCE_INIT;
+
+static void hwloc_load_once(void)
+{
+	if (hwloc_topology_init(&natp_hwloc) != 0 || hwloc_topology_load(natp_hwloc) != 0) {
+		fprintf(stderr, "schedlab: hwloc cannot read this machine's topology\n");
+		exit(EXIT_BADINPUT);
+	}
+}
+
+static hwloc_topology_t host_hwloc(void)
+{
+	pthread_once(&natp_hwloc_once, hwloc_load_once);
+	return natp_hwloc;
+}
+
+/* ---- Futex ---- */
+
+void natp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
+{
+	struct m *m = natp_self();
+	if (m)
+		m->stats.futex_calls++;
+	struct timespec ts, *tsp = NULL;
+	if (timeout_ns >= 0) {
+		ts.tv_sec = timeout_ns / 1000000000;
+		ts.tv_nsec = timeout_ns % 1000000000;
+		tsp = &ts;
+	}
+	/* EAGAIN (the value changed), EINTR and timeouts all return: callers
+	 * re-check their condition. */
+	syscall(SYS_futex, &a->v, FUTEX_WAIT_PRIVATE, val, tsp, NULL, 0);
+}
+
+void natp_futex_wake(plat_u32 *a, int n)
+{
+	struct m *m = natp_self();
+	if (m)
+		m->stats.futex_calls++;
+	syscall(SYS_futex, &a->v, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* ---- Time and work ---- */
+
+int64_t natp_nanotime(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A G's computation: spinning until ns have passed on the monotonic clock
+ * (a vDSO read, ~20 ns).  A loop calibrated once at start-up was tried and
+ * dropped: the first measurement often runs before the CPU has raised its
+ * clock, and later work then came out twice as fast as asked.  Time the OS
+ * takes the CPU away counts as work, which only matters with more Ms than
+ * CPUs. */
+void natp_work(int64_t ns)
+{
+	int64_t end = natp_nanotime() + ns;
+	while (natp_nanotime() < end)
+		__builtin_ia32_pause();
+}
+
+/* ---- Place ---- */
+
+int natp_cpu(void)
+{
+	struct m *m = natp_self();
+	int os = sched_getcpu();
+	if (!m || os < 0 || (unsigned)os >= m->rt->plat.npu_of_os)
+		return 0;
+	int pu = m->rt->plat.pu_of_os[os];
+	return pu < 0 ? 0 : pu;
+}
+
+int natp_node(void)
+{
+	struct m *m = natp_self();
+	if (!m)
+		return 0;
+	const struct topo *t = m->rt->topo;
+	return t->cores[t->pus[natp_cpu()].core].node;
+}
+
+/* Binds the calling thread to the PU, if asked to; otherwise the OS places
+ * it, as Go leaves it to the OS. */
+void natp_set_cpu(int cpu, bool bind)
+{
+	struct m *m = natp_self();
+	if (!bind || !m)
+		return;
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	hwloc_bitmap_only(set, m->rt->topo->pus[cpu].os_index);
+	/* Failure (a PU that is not online) leaves the thread where the OS put it. */
+	hwloc_set_cpubind(host_hwloc(), set, HWLOC_CPUBIND_THREAD);
+	hwloc_bitmap_free(set);
+}
+
+void *natp_alloc(size_t size, int node)
+{
+	hwloc_topology_t topo = host_hwloc();
+	hwloc_obj_t obj = node >= 0 ? hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)node)
+				    : NULL;
+	void *p = obj ? hwloc_alloc_membind(topo, size, obj->nodeset, HWLOC_MEMBIND_BIND,
+					    HWLOC_MEMBIND_BYNODESET)
+		      : NULL;
+	if (!p)
+		p = hwloc_alloc(topo, size);
+	if (!p)
+		die_oom(size);
+	memset(p, 0, size);
+	return p;
+}
+
+void natp_free(void *p, size_t size)
+{
+	if (p)
+		hwloc_free(host_hwloc(), p, size);
+}
+
+/* ---- Ms ---- */
+
+static void *natp_mmain(void *arg)
+{
+	struct m *m = arg;
+	natp_cur = m;
+	ctx_init_thread(&m->plat.g0);
+	rt_mstart(m);
+	natp_cur = NULL;
+	return NULL;
+}
+
+void natp_newm(struct rt *rt, struct m *m)
+{
+	(void)rt;
+	int err = pthread_create(&m->plat.thread, NULL, natp_mmain, m);
+	if (err) {
+		fprintf(stderr, "schedlab: cannot start a thread: %s\n", strerror(err));
+		exit(3);
+	}
+}
+
+/* ---- Gs ---- */
+
+/* A G's own stack starts here, and comes back here each time the G is run
+ * again after rt_g_run returned (a yield): the interpreter resumes at the
+ * G's program counter. */
+static void natp_gmain(void *arg)
+{
+	struct g *g = arg;
+	for (;;) {
+		enum g_why why;
+		if (g->fn) {
+			g->fn(g->arg);
+			why = G_EXIT;
+		} else {
+			why = rt_g_run(g->m, g);
+		}
+		natp_g_leave(g, why);
+	}
+}
+
+void natp_g_init(struct rt *rt, struct g *g)
+{
+	(void)rt;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	if (!g->plat.stack) {
+		g->plat.stack_map = NATP_G_STACK + page;
+		void *map = mmap(NULL, g->plat.stack_map, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (map == MAP_FAILED)
+			die_oom(g->plat.stack_map);
+		mprotect(map, page, PROT_NONE);   /* guard: an overflow faults */
+		g->plat.stack = map;
+	} else {
+		ctx_destroy(&g->plat.ctx);        /* a reused G: its old context ended */
+	}
+	ctx_make(&g->plat.ctx, (char *)g->plat.stack + page, g->plat.stack_map - page, natp_gmain,
+		 g);
+}
+
+void natp_g_free(struct rt *rt, struct g *g)
+{
+	(void)rt;
+	if (!g->plat.stack)
+		return;
+	ctx_destroy(&g->plat.ctx);
+	munmap(g->plat.stack, g->plat.stack_map);
+	g->plat.stack = NULL;
+}
+
+enum g_why natp_execute(struct m *m, struct g *g)
+{
+	ctx_switch(&m->plat.g0, &g->plat.ctx);
+	return g->plat.why;
+}
+
+void natp_g_leave(struct g *g, enum g_why why)
+{
+	struct m *m = g->m;
+	g->plat.why = why;
+	if (why == G_EXIT)
+		ctx_exit_to(&g->plat.ctx, &m->plat.g0);
+	else
+		ctx_switch(&g->plat.ctx, &m->plat.g0);
+}
+
+/* ---- Runs ---- */
+
+bool natp_rt_init(struct rt *rt, struct err *e)
+{
+	(void)e;
+	const struct topo *t = rt->topo;
+	unsigned n = 0;
+	for (int i = 0; i < t->npus; i++)
+		if (t->pus[i].os_index + 1 > n)
+			n = t->pus[i].os_index + 1;
+	rt->plat.npu_of_os = n;
+	rt->plat.pu_of_os = xmalloc((n ? n : 1) * sizeof(int));
+	for (unsigned i = 0; i < n; i++)
+		rt->plat.pu_of_os[i] = -1;
+	for (int i = 0; i < t->npus; i++)
+		rt->plat.pu_of_os[t->pus[i].os_index] = i;
+	return true;
+}
+
+/* M0 is the calling thread; the others are joined once the run is over. */
+void natp_rt_run(struct rt *rt)
+{
+	struct m *m0 = rt->allm;
+	m0->plat.is_caller = true;
+	natp_cur = m0;
+	ctx_init_thread(&m0->plat.g0);
+	rt_mstart(m0);
+	natp_cur = NULL;
+	for (struct m *m = rt->allm; m; m = m->alllink)
+		if (!m->plat.is_caller)
+			pthread_join(m->plat.thread, NULL);
+}
+
+void natp_rt_fini(struct rt *rt)
+{
+	free(rt->plat.pu_of_os);
+}

@@ -1,0 +1,150 @@
+/* Native platform: the contract of policies/platform.h on this machine.
+ * Included only through policies/platform.h.
+ *
+ * Ms are pthreads; atomics are C11 atomics with the orders the core asks
+ * for; futexes are futex(2); a G has its own mmap'ed stack and is entered
+ * and left with the register-only switch of arch/ctx.h, each M keeping
+ * its thread's own stack as the scheduler's context (Go's g0).  Lines do
+ * not exist here: plat_line_t is accepted and ignored. */
+#ifndef SCHEDLAB_NATIVE_PLAT_H
+#define SCHEDLAB_NATIVE_PLAT_H
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "arch/ctx.h"
+
+typedef uint32_t plat_line_t;
+
+typedef struct { _Atomic uint32_t v; } plat_u32;
+typedef struct { _Atomic uint64_t v; } plat_u64;
+typedef struct { void *_Atomic v; } plat_ptr;
+
+struct plat_rt {
+	int *pu_of_os;           /* OS CPU number -> topology PU (-1: not in it) */
+	unsigned npu_of_os;
+};
+
+struct plat_m {
+	pthread_t thread;
+	bool is_caller;          /* M0 runs on the thread that called rt_run */
+	struct ctx g0;           /* the thread's own stack: the scheduler's context */
+};
+
+struct plat_g {
+	struct ctx ctx;
+	void *stack;             /* mapping, guard page included */
+	size_t stack_map;
+	enum g_why why;          /* set by plat_g_leave for plat_execute */
+};
+
+/* The out-of-line half, in native/plat.c. */
+void natp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns);
+void natp_futex_wake(plat_u32 *a, int n);
+int64_t natp_nanotime(void);
+void natp_work(int64_t ns);
+int natp_cpu(void);
+int natp_node(void);
+void natp_set_cpu(int cpu, bool bind);
+struct m *natp_self(void);
+void natp_newm(struct rt *rt, struct m *m);
+void natp_g_init(struct rt *rt, struct g *g);
+void natp_g_free(struct rt *rt, struct g *g);
+enum g_why natp_execute(struct m *m, struct g *g);
+void natp_g_leave(struct g *g, enum g_why why);
+void *natp_alloc(size_t size, int node);
+void natp_free(void *p, size_t size);
+bool natp_rt_init(struct rt *rt, struct err *e);
+void natp_rt_run(struct rt *rt);
+void natp_rt_fini(struct rt *rt);
+
+static inline plat_line_t plat_line_new(struct rt *rt, int node)
+{
+	(void)rt, (void)node;
+	return 0;
+}
+static inline void plat_shared_access(plat_line_t line, bool write) { (void)line, (void)write; }
+
+#define NATP_ATOMIC_OPS(T, suffix)                                                         \
+	static inline void plat_##suffix##_init(plat_##suffix *a, T v, plat_line_t line)   \
+	{                                                                                  \
+		(void)line;                                                                \
+		atomic_init(&a->v, v);                                                     \
+	}                                                                                  \
+	static inline T plat_load_##suffix(plat_##suffix *a, memory_order mo)              \
+	{                                                                                  \
+		return atomic_load_explicit(&a->v, mo);                                    \
+	}                                                                                  \
+	static inline void plat_store_##suffix(plat_##suffix *a, T v, memory_order mo)     \
+	{                                                                                  \
+		atomic_store_explicit(&a->v, v, mo);                                       \
+	}                                                                                  \
+	static inline bool plat_cas_##suffix(plat_##suffix *a, T *expected, T desired,     \
+					     memory_order mo)                              \
+	{                                                                                  \
+		/* failure order: the success order without its release part */           \
+		memory_order fail = mo == memory_order_release   ? memory_order_relaxed    \
+				    : mo == memory_order_acq_rel ? memory_order_acquire    \
+								 : mo;                     \
+		return atomic_compare_exchange_strong_explicit(&a->v, expected, desired,   \
+							       mo, fail);                  \
+	}                                                                                  \
+	static inline T plat_xchg_##suffix(plat_##suffix *a, T v, memory_order mo)         \
+	{                                                                                  \
+		return atomic_exchange_explicit(&a->v, v, mo);                             \
+	}
+
+NATP_ATOMIC_OPS(uint32_t, u32)
+NATP_ATOMIC_OPS(uint64_t, u64)
+NATP_ATOMIC_OPS(void *, ptr)
+#undef NATP_ATOMIC_OPS
+
+static inline uint32_t plat_peek_u32(const plat_u32 *a)
+{
+	return atomic_load_explicit((_Atomic uint32_t *)&a->v, memory_order_relaxed);
+}
+static inline uint32_t plat_add_u32(plat_u32 *a, uint32_t d, memory_order mo)
+{
+	return atomic_fetch_add_explicit(&a->v, d, mo);
+}
+static inline uint64_t plat_add_u64(plat_u64 *a, uint64_t d, memory_order mo)
+{
+	return atomic_fetch_add_explicit(&a->v, d, mo);
+}
+
+static inline void plat_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
+{
+	natp_futex_wait(a, val, timeout_ns);
+}
+static inline void plat_futex_wake(plat_u32 *a, int n) { natp_futex_wake(a, n); }
+
+static inline int64_t plat_nanotime(void) { return natp_nanotime(); }
+static inline void plat_procyield(int n)
+{
+	for (int i = 0; i < n; i++)
+		__builtin_ia32_pause();
+}
+static inline void plat_osyield(void) { sched_yield(); }
+static inline void plat_usleep(int64_t us) { usleep((useconds_t)us); }
+static inline void plat_work(int64_t ns) { natp_work(ns); }
+static inline int plat_cpu(void) { return natp_cpu(); }
+static inline int plat_node(void) { return natp_node(); }
+static inline void plat_set_cpu(int cpu, bool bind) { natp_set_cpu(cpu, bind); }
+
+static inline struct m *plat_self(void) { return natp_self(); }
+static inline void plat_newm(struct rt *rt, struct m *m) { natp_newm(rt, m); }
+static inline void plat_g_init(struct rt *rt, struct g *g) { natp_g_init(rt, g); }
+static inline void plat_g_free(struct rt *rt, struct g *g) { natp_g_free(rt, g); }
+static inline enum g_why plat_execute(struct m *m, struct g *g) { return natp_execute(m, g); }
+static inline void plat_g_leave(struct g *g, enum g_why why) { natp_g_leave(g, why); }
+
+static inline void *plat_alloc(size_t size, int node) { return natp_alloc(size, node); }
+static inline void plat_free(void *p, size_t size) { natp_free(p, size); }
+
+static inline bool plat_rt_init(struct rt *rt, struct err *e) { return natp_rt_init(rt, e); }
+static inline void plat_rt_run(struct rt *rt) { natp_rt_run(rt); }
+static inline void plat_rt_fini(struct rt *rt) { natp_rt_fini(rt); }
+
+#endif

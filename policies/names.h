@@ -1,0 +1,70 @@
+/* Per-platform names for every external symbol of the scheduler core.
+ *
+ * The core is compiled once per platform and both compilations are linked
+ * into one program, so each external name gets the platform's prefix
+ * (PLAT_SYM, from policies/platform.h): rt_new becomes sim__rt_new or
+ * nat__rt_new.  Code is written with the plain names.  A name missing here
+ * is caught at link time (a duplicate symbol) and by the `names' test,
+ * which checks that the policy libraries export nothing unprefixed. */
+#ifndef SCHEDLAB_POLICIES_NAMES_H
+#define SCHEDLAB_POLICIES_NAMES_H
+
+/* policies/lock.c */
+#define rt_mutex_init PLAT_SYM(rt_mutex_init)
+#define rt_lock PLAT_SYM(rt_lock)
+#define rt_unlock PLAT_SYM(rt_unlock)
+#define rt_mutex_held PLAT_SYM(rt_mutex_held)
+#define rt_note_init PLAT_SYM(rt_note_init)
+#define rt_note_clear PLAT_SYM(rt_note_clear)
+#define rt_note_sleep PLAT_SYM(rt_note_sleep)
+#define rt_note_wakeup PLAT_SYM(rt_note_wakeup)
+
+/* policies/proc.c */
+#define rt_new PLAT_SYM(rt_new)
+#define rt_run PLAT_SYM(rt_run)
+#define rt_collect PLAT_SYM(rt_collect)
+#define rt_free PLAT_SYM(rt_free)
+#define rt_mstart PLAT_SYM(rt_mstart)
+#define rt_g_run PLAT_SYM(rt_g_run)
+#define rt_startm PLAT_SYM(rt_startm)
+#define rt_stopm PLAT_SYM(rt_stopm)
+#define rt_wakep PLAT_SYM(rt_wakep)
+#define rt_resetspinning PLAT_SYM(rt_resetspinning)
+#define rt_acquirep PLAT_SYM(rt_acquirep)
+#define rt_releasep PLAT_SYM(rt_releasep)
+#define rt_pidleput PLAT_SYM(rt_pidleput)
+#define rt_pidleget PLAT_SYM(rt_pidleget)
+#define rt_p_is_idle PLAT_SYM(rt_p_is_idle)
+#define rt_globrunqput PLAT_SYM(rt_globrunqput)
+#define rt_globrunqputbatch PLAT_SYM(rt_globrunqputbatch)
+#define rt_globrunqget PLAT_SYM(rt_globrunqget)
+#define rt_done PLAT_SYM(rt_done)
+#define rt_newproc PLAT_SYM(rt_newproc)
+#define rt_ready PLAT_SYM(rt_ready)
+#define rt_park_commit PLAT_SYM(rt_park_commit)
+
+/* policies/runq.c */
+#define rt_runq_init PLAT_SYM(rt_runq_init)
+#define rt_runqput PLAT_SYM(rt_runqput)
+#define rt_runqget PLAT_SYM(rt_runqget)
+#define rt_runqempty PLAT_SYM(rt_runqempty)
+#define rt_runqlen PLAT_SYM(rt_runqlen)
+#define rt_runqsteal PLAT_SYM(rt_runqsteal)
+#define rt_steal_order_reset PLAT_SYM(rt_steal_order_reset)
+#define rt_steal_order_free PLAT_SYM(rt_steal_order_free)
+#define rt_steal_order_start PLAT_SYM(rt_steal_order_start)
+
+/* policies/chan.c */
+#define rt_chan_new PLAT_SYM(rt_chan_new)
+#define rt_chan_free PLAT_SYM(rt_chan_free)
+#define rt_chansend PLAT_SYM(rt_chansend)
+#define rt_chanrecv PLAT_SYM(rt_chanrecv)
+
+/* policies/registry.c and the policies */
+#define pol_count PLAT_SYM(pol_count)
+#define pol_at PLAT_SYM(pol_at)
+#define pol_find PLAT_SYM(pol_find)
+#define rt_api_impl PLAT_SYM(rt_api)
+#define pol_steal PLAT_SYM(pol_steal)
+
+#endif

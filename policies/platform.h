@@ -1,0 +1,152 @@
+/* Platform contract: everything the scheduler core needs from the world.
+ *
+ * The runtime core and every policy under policies/ are compiled twice from
+ * the same files: once with -DSCHEDLAB_SIM against the simulated platform
+ * (sim/plat.h), once with -DSCHEDLAB_NATIVE against the native one
+ * (native/plat.h).  This header is the only file under policies/ that names
+ * a platform.  Both platform headers define the same function set, listed
+ * here with its meaning; a caller never knows which one it got.
+ *
+ *   Simulated                               Native
+ *   an M is an engine actor (a coroutine)   an M is a pthread
+ *   an atomic costs what the hardware       an atomic is a C11 atomic
+ *     model says for its cache line
+ *   a futex wait/wake costs the topology's  a futex is the futex(2) call
+ *     OS costs and wakes after its latency
+ *   a G is a state machine run on the M's   a G has its own stack and is
+ *     stack (no context switch at all)        entered with arch/ctx.h
+ *
+ * Shared scheduler state.  Every variable that Ms share without a lock is
+ * one of the atomic types below and lives on a cache line (plat_line_t)
+ * chosen when it is initialised, so that in simulation its accesses are
+ * priced by where the line was last written.  Lock-protected data is plain
+ * C; its accesses are priced by plat_shared_access() on the line that holds
+ * it.  Memory orders are C11's (memory_order_acquire, ...).  The simulator
+ * runs one actor at a time, so it is sequentially consistent whatever order
+ * is asked; natively the orders are what C11 makes of them, and the core's
+ * comments say why each one is there.
+ *
+ * Who may call what: everything below from an M (the thread or actor that
+ * runs rt_mstart) or from a G running on one, except the plat_line,
+ * plat_*_init and plat_alloc calls, which may also be made while a runtime
+ * is being set up.  Atomics called outside any M (as the run-queue tests do
+ * on bare Ps) work and cost nothing.
+ *
+ *   Types (defined by the platform header):
+ *     plat_u32, plat_u64, plat_ptr     atomic 32-bit, 64-bit, pointer
+ *     plat_line_t                      a simulated cache line
+ *     struct plat_rt, plat_m, plat_g   the platform's part of rt, M, G
+ *
+ *   Lines and atomics:
+ *     plat_line_t plat_line_new(struct rt *, int node)
+ *         a new line homed on node's memory
+ *     void plat_u32_init(plat_u32 *, uint32_t v, plat_line_t)   (u64, ptr alike)
+ *     uint32_t plat_load_u32(plat_u32 *, memory_order)
+ *     void plat_store_u32(plat_u32 *, uint32_t, memory_order)
+ *     bool plat_cas_u32(plat_u32 *, uint32_t *expected, uint32_t desired, memory_order)
+ *         compare-and-swap; on failure *expected gets the value seen
+ *     uint32_t plat_add_u32(plat_u32 *, uint32_t delta, memory_order)   returns the old value
+ *     uint32_t plat_xchg_u32(plat_u32 *, uint32_t, memory_order)
+ *     uint32_t plat_peek_u32(const plat_u32 *)
+ *         a relaxed read that is not priced: for assertions only
+ *     ... and the same for _u64 and _ptr (void *; no add for pointers)
+ *     void plat_shared_access(plat_line_t, bool write)
+ *         a plain access to lock-protected data on that line
+ *
+ *   Futex (for the locks and notes of policies/lock.c):
+ *     void plat_futex_wait(plat_u32 *, uint32_t val, int64_t timeout_ns)
+ *         sleeps while *addr == val, until woken or timeout_ns (< 0: none)
+ *     void plat_futex_wake(plat_u32 *, int n)   wakes up to n sleepers
+ *
+ *   Time, spinning, place:
+ *     int64_t plat_nanotime(void)     monotonic ns (simulated: the M's clock)
+ *     void plat_procyield(int n)      n PAUSE instructions
+ *     void plat_osyield(void)         sched_yield
+ *     void plat_usleep(int64_t us)
+ *     void plat_work(int64_t ns)      a G's own computation for ns
+ *     int plat_cpu(void)              topology PU the caller runs on
+ *     int plat_node(void)             its NUMA node
+ *     void plat_set_cpu(int cpu, bool bind)
+ *         the M now runs for a P placed on cpu: in simulation the OS model
+ *         moves it there; natively it is bound there only if bind
+ *
+ *   Ms and Gs:
+ *     struct m *plat_self(void)       the calling M, NULL outside one
+ *     void plat_newm(struct rt *, struct m *)
+ *         starts an OS thread (or actor) running rt_mstart(m)
+ *     void plat_g_init(struct rt *, struct g *)   gives a new G what it needs
+ *     void plat_g_free(struct rt *, struct g *)   ... and takes it back
+ *     enum g_why plat_execute(struct m *, struct g *)
+ *         switches into g; returns when g gives control back, saying why
+ *     void plat_g_leave(struct g *, enum g_why)
+ *         from a G with a stack: gives control back to its M's scheduler
+ *         and returns when the G is next run (never returns for G_EXIT)
+ *
+ *   Node-bound memory:
+ *     void *plat_alloc(size_t, int node)   zeroed, on node (-1: anywhere)
+ *     void plat_free(void *, size_t)
+ *
+ *   Runs:
+ *     bool plat_rt_init(struct rt *, struct err *)   after the core's own set-up
+ *     void plat_rt_run(struct rt *)   runs M0 (and everything it starts) to the end
+ *     void plat_rt_fini(struct rt *)
+ *
+ *   Per-M random numbers (common to both platforms, below):
+ *     uint32_t plat_fastrand(struct m *), plat_fastrandn(struct m *, uint32_t n)
+ */
+#ifndef SCHEDLAB_POLICIES_PLATFORM_H
+#define SCHEDLAB_POLICIES_PLATFORM_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+struct rt;
+struct m;
+struct g;
+
+/* Why a G gave control back to its M's scheduler. */
+enum g_why {
+	G_YIELD,    /* still runnable: runtime.Gosched */
+	G_PARK,     /* waiting: m->park_unlock(m->park_arg) still to run */
+	G_EXIT,     /* finished */
+};
+
+/* Every external name of the core is given a per-platform prefix, so that
+ * both compilations link into one program (see policies/names.h). */
+#if defined(SCHEDLAB_SIM)
+#define PLAT_NAME "sim"
+#define PLAT_SYM(x) sim__##x
+#include "policies/names.h"
+#include "sim/plat.h"
+#elif defined(SCHEDLAB_NATIVE)
+#define PLAT_NAME "native"
+#define PLAT_SYM(x) nat__##x
+#include "policies/names.h"
+#include "native/plat.h"
+#else
+#error "compile the scheduler core with -DSCHEDLAB_SIM or -DSCHEDLAB_NATIVE"
+#endif
+
+/* ---- Common to both platforms ---- */
+
+/* wyrand (Wang Yi's generator, as Go's runtime uses): one 64-bit add and a
+ * 128-bit multiply per number.  The state is the M's own, so no line is
+ * shared and simulated runs stay deterministic. */
+static inline uint32_t plat_fastrand_state(uint64_t *state)
+{
+	*state += 0xa0761d6478bd642fULL;
+	__uint128_t r = (__uint128_t)*state * (*state ^ 0xe7037ed1a0b428dbULL);
+	return (uint32_t)((uint64_t)(r >> 64) ^ (uint64_t)r);
+}
+
+/* A number in [0, n) without division (Lemire's multiply-shift). */
+static inline uint32_t plat_fastrandn_state(uint64_t *state, uint32_t n)
+{
+	return (uint32_t)(((uint64_t)plat_fastrand_state(state) * n) >> 32);
+}
+
+#endif

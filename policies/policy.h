@@ -1,0 +1,109 @@
+/* Policies and runs as the command line sees them: the policy table and its
+ * knobs, what a run is given and what it measured.  Platform-independent:
+ * both compilations of the core (sim and native) share these types, and
+ * policies/rt_api.h puts the two side by side. */
+#ifndef SCHEDLAB_POLICIES_POLICY_H
+#define SCHEDLAB_POLICIES_POLICY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "topologies/topo.h"
+#include "util/hist.h"
+#include "util/util.h"
+#include "workloads/program.h"
+
+struct rt;
+struct m;
+struct g;
+
+/* ---- Policies ---- */
+
+#define POL_VERSION 1
+
+enum {
+	POL_KNOB_BOOL = 1u << 0,   /* 0 or 1 (also spelled false/true) */
+	POL_KNOB_POW2 = 1u << 1,   /* a power of two */
+};
+
+struct pol_knob {
+	const char *name;
+	int64_t def, min, max;
+	unsigned flags;
+	const char *doc;
+};
+
+/* A scheduling policy: a static const table found by name (pol_find).  The
+ * core calls these from an M; each says what it decides. */
+struct pol_ops {
+	unsigned version;            /* POL_VERSION */
+	const char *name;
+	const char *summary;
+	const struct pol_knob *knobs; /* ends with a NULL name */
+	/* Reads rt->knobs; may set rt->runq_size before the Ps are made. */
+	bool (*init)(struct rt *rt, struct err *e);
+	void (*fini)(struct rt *rt);
+	/* A G became runnable: newly spawned, woken from a wait, or yielding. */
+	void (*newproc)(struct m *m, struct g *g);
+	void (*ready)(struct m *m, struct g *g);
+	void (*yield)(struct m *m, struct g *g);
+	/* The next G for m (holding a P) to run, parking and spinning as the
+	 * policy does; *inherit says it continues the last G's time slice.
+	 * Returns NULL once the run is over. */
+	struct g *(*find_runnable)(struct m *m, bool *inherit);
+};
+
+/* Knobs (policies/knobs.c, compiled once). */
+int pol_nknobs(const struct pol_ops *pol);
+const struct pol_knob *pol_knob(const struct pol_ops *pol, const char *name, int *index);
+void pol_default_knobs(const struct pol_ops *pol, int64_t *knobs);
+/* Applies one "key=value" to knobs; on an unknown key or a bad value says
+ * which in e (naming the policy and the allowed keys or range). */
+bool pol_set_knob(const struct pol_ops *pol, int64_t *knobs, const char *assignment,
+		  struct err *e);
+
+/* ---- The runtime ---- */
+
+struct rt_config {
+	const struct pol_ops *policy;
+	const int64_t *knobs;          /* one per policy knob; NULL: the defaults */
+	int procs;                     /* Ps; 0: one per PU of the topology */
+	uint64_t seed;
+	const struct topo *topo;       /* simulated machine, or the host natively */
+	const struct workload *workload;
+};
+
+/* What a run measured, the same in both modes. */
+struct rt_result {
+	int64_t makespan_ns;
+	uint64_t goroutines, completed;
+	bool deadlock;                 /* Gs were left waiting with nothing to wake them */
+	struct hist sched_latency;
+	uint64_t user_ns;              /* Gs' own computation, summed */
+	struct {
+		uint64_t same_node, remote_node, gs_stolen;
+	} steals;
+	struct {
+		uint64_t created, parks, wakeups, futex_calls;
+	} threads;
+	struct {
+		uint64_t migrations_core, migrations_node;
+	} locality;
+};
+
+/* One compilation of the runtime: the simulated one or the native one.
+ * Both are linked into every program; a run picks one. */
+struct rt_api {
+	const char *mode;              /* "sim" or "native" */
+	int (*pol_count)(void);
+	const struct pol_ops *(*pol_at)(int i);
+	const struct pol_ops *(*pol_find)(const char *name);
+	/* NULL on bad input (the workload, the knobs), with the reason in e. */
+	struct rt *(*create)(const struct rt_config *cfg, struct err *e);
+	void (*run)(struct rt *rt);
+	void (*result)(struct rt *rt, struct rt_result *out);
+	void (*destroy)(struct rt *rt);
+};
+extern const struct rt_api sim__rt_api, nat__rt_api;
+
+#endif

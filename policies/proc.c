@@ -1,0 +1,795 @@
+/* Scheduler core: Gs, Ms and Ps, the scheduler loop, and the M protocol.
+ *
+ * Goroutine scheduler
+ *
+ * Three kinds of object (policies/runtime.h):
+ *   G  a goroutine: a program to run and where it has got to;
+ *   M  a worker thread: an OS thread natively, an engine actor in
+ *      simulation; it runs Gs one at a time;
+ *   P  a processor: the token an M must hold to run Gs, and the owner of
+ *      a local run queue.  There are exactly `procs' Ps (GOMAXPROCS).
+ * An M that holds a P loops: find a runnable G (the policy decides where
+ * to look), run it until it gives control back, handle why (it yielded,
+ * it parked, it exited), repeat.  A policy is a table of the decisions
+ * that loop needs: where a new or woken G goes, and how an M finds work,
+ * spins and parks.  The core owns everything the policies share: the
+ * structures, the M protocol below, the global run queue, G lifetimes and
+ * channels.
+ *
+ * Programs
+ *
+ * A G's body is a program (workloads/program.h) interpreted by rt_g_run(),
+ * which returns whenever the G gives control back.  Simulated Gs have no
+ * stack: a G is its program counter and loop counters, and the M calls
+ * rt_g_run() on its own stack.  Native Gs have a stack each; the native
+ * platform calls the same rt_g_run() on it and switches to the M when it
+ * returns.  An operation that must wait (a channel send with no receiver)
+ * queues the G, sets g->in_op and returns G_PARK; when the G runs again
+ * the interpreter finds in_op set and completes the operation, whose peer
+ * has done the work (handed over the value) in the meantime.
+ *
+ * Run queues
+ *
+ * Each P has a ring of runq_size slots (a power of two) with a head that
+ * any M may advance by CAS (consumers: the owner and thieves) and a tail
+ * that only the owner moves (the only producer), plus a runnext slot that
+ * holds one G to run before the ring: a G just readied by the running G
+ * (a channel partner) runs next and inherits the rest of the time slice,
+ * which keeps a producer-consumer pair on one P.  A full ring moves half
+ * of itself and the new G to the global queue, a list under sched.lock.
+ * See policies/runq.c.
+ *
+ * Spinning (worker thread parking and unparking)
+ *
+ * Two goals pull against each other: keep enough Ms running to use all Ps
+ * when there is work, and park Ms when there is none, to save CPU.  An M
+ * is "spinning" when it holds a P, has run out of local work and is
+ * looking for work elsewhere (the global queue, other Ps).  The protocol:
+ *   1. A G becoming runnable (spawned or readied) calls wakep(): if no M is
+ *      spinning and a P is idle, it starts one M, spinning, with that P.
+ *      One spinner at a time is enough: it will find the G or another
+ *      spinner will.
+ *   2. A spinning M that finds work stops spinning and calls wakep() again
+ *      (resetspinning), so the next runnable G also finds someone looking.
+ *      Wake-ups thus ripple out one M at a time, instead of a burst of
+ *      spurious wake-ups when one G is made.
+ *   3. An M that finds nothing releases its P, and if it was the last
+ *      spinner it rechecks every queue after decrementing nmspinning: a G
+ *      made between its last look and the decrement would otherwise find
+ *      nmspinning > 0, skip the wake-up, and wait for nobody.  Then it parks
+ *      on its note (stopm) until startm hands it a P.
+ * nmspinning is the one counter both sides use: CAS from 0 to 1 claims the
+ * right to start a spinner.
+ *
+ * Stealing
+ *
+ * A thief takes half (rounded up) of a victim's ring in one CAS of the
+ * victim's head.  Victims are visited in a random order made of a random
+ * start and a random step coprime with the P count, so every P is visited
+ * once per pass and different thieves go different ways.  A victim's
+ * runnext is taken only on the last pass and, if the victim is running,
+ * only after a short sleep: its owner is probably about to run that G.
+ *
+ * The end of a run
+ *
+ * A run ends when every G has exited.  No counter of live Gs is shared:
+ * each M counts the Gs it made and ended, and when the last M goes idle
+ * (stopm with every M idle) it sums them under sched.lock.  Zero live Gs
+ * means the run is over; more means they wait for something that can no
+ * longer happen -- a deadlock, as Go's checkdead reports.  Either way it
+ * sets sched.done and wakes every M, whose scheduler loops then return.
+ * The makespan is taken at the last G's exit, not at this quiet moment. */
+#include "policies/runtime.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Gs kept on a P's free list before half of them go to the global one. */
+#define GFREE_LOCAL_MAX 64
+
+/* ---- Ms ---- */
+
+static struct m *allocm(struct rt *rt)
+{
+	assert(rt_mutex_held(&rt->sched.lock));
+	struct m *m = xcalloc(1, sizeof(*m));
+	m->id = rt->sched.mcount++;
+	m->rt = rt;
+	/* Each M's generator gets its own stream: the run's seed mixed with the
+	 * M's number, so a run's randomness depends on nothing else. */
+	m->rand = rt->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)m->id;
+	rt_note_init(&m->park, plat_line_new(rt, 0));
+	m->alllink = rt->allm;
+	rt->allm = m;
+	return m;
+}
+
+/* Puts m on the idle list.  sched.lock must be held. */
+static void mput(struct rt *rt, struct m *m)
+{
+	assert(rt_mutex_held(&rt->sched.lock));
+	m->schedlink = rt->sched.midle;
+	rt->sched.midle = m;
+	rt->sched.nmidle++;
+}
+
+/* Takes an idle M.  sched.lock must be held. */
+static struct m *mget(struct rt *rt)
+{
+	assert(rt_mutex_held(&rt->sched.lock));
+	struct m *m = rt->sched.midle;
+	if (m) {
+		rt->sched.midle = m->schedlink;
+		rt->sched.nmidle--;
+	}
+	return m;
+}
+
+/* Called when m goes idle: if every M now is, the run is over (or
+ * deadlocked) [proc: The end of a run].  sched.lock must be held. */
+static void checkdead(struct rt *rt)
+{
+	assert(rt_mutex_held(&rt->sched.lock));
+	if (rt->sched.nmidle < rt->sched.mcount)
+		return;
+	uint64_t made = 1, ended = 0; /* the main G was made by rt_run */
+	for (struct m *m = rt->allm; m; m = m->alllink) {
+		made += m->stats.gs_created;
+		ended += m->stats.gs_exited;
+	}
+	if (made != ended)
+		rt->deadlock = true;
+	plat_store_u32(&rt->sched.done, 1, memory_order_release);
+	for (struct m *m = rt->sched.midle; m; m = m->schedlink) {
+		m->nextp = NULL;
+		rt_note_wakeup(&m->park);
+	}
+}
+
+bool rt_done(struct rt *rt)
+{
+	return plat_load_u32(&rt->sched.done, memory_order_acquire) != 0;
+}
+
+void rt_acquirep(struct m *m, struct p *pp)
+{
+	assert(!m->p && !pp->m);
+	m->p = pp;
+	pp->m = m;
+	plat_store_u32(&pp->status, P_RUNNING, memory_order_relaxed);
+	plat_set_cpu(pp->cpu, false);
+}
+
+struct p *rt_releasep(struct m *m)
+{
+	struct p *pp = m->p;
+	assert(pp && pp->m == m);
+	pp->m = NULL;
+	m->p = NULL;
+	plat_store_u32(&pp->status, P_IDLE, memory_order_relaxed);
+	return pp;
+}
+
+/* Starts an M to run pp (an idle P if NULL): an idle one if there is one,
+ * a new thread otherwise.  If spinning, the caller has already counted the
+ * new M in nmspinning; with no idle P that count is given back. */
+void rt_startm(struct m *m, struct p *pp, bool spinning)
+{
+	struct rt *rt = m->rt;
+	rt_lock(&rt->sched.lock);
+	if (!pp) {
+		pp = rt_pidleget(rt);
+		if (!pp) {
+			rt_unlock(&rt->sched.lock);
+			if (spinning)
+				plat_add_u32(&rt->sched.nmspinning, (uint32_t)-1, memory_order_relaxed);
+			return;
+		}
+	}
+	struct m *nmp = mget(rt);
+	if (!nmp) {
+		nmp = allocm(rt);
+		rt->threads_created++;
+		nmp->spinning = spinning;
+		nmp->nextp = pp;
+		rt_unlock(&rt->sched.lock);
+		plat_newm(rt, nmp);
+		return;
+	}
+	rt->wakeups++;
+	rt_unlock(&rt->sched.lock);
+	nmp->spinning = spinning;
+	nmp->nextp = pp;
+	/* The note's release/acquire hands nextp and spinning to nmp. */
+	rt_note_wakeup(&nmp->park);
+}
+
+/* Parks m (which holds no P) until startm gives it one, or the run ends. */
+void rt_stopm(struct m *m)
+{
+	struct rt *rt = m->rt;
+	assert(!m->p && !m->spinning);
+	rt_lock(&rt->sched.lock);
+	mput(rt, m);
+	checkdead(rt);
+	rt_unlock(&rt->sched.lock);
+	m->stats.parks++;
+	rt_note_sleep(&m->park);
+	rt_note_clear(&m->park);
+	if (m->nextp) {
+		rt_acquirep(m, m->nextp);
+		m->nextp = NULL;
+	}
+}
+
+/* Starts a spinning M if none is spinning and a P is idle [proc: Spinning]. */
+void rt_wakep(struct m *m)
+{
+	struct rt *rt = m->rt;
+	uint32_t zero = 0;
+	if (plat_load_u32(&rt->sched.nmspinning, memory_order_relaxed) != 0 ||
+	    !plat_cas_u32(&rt->sched.nmspinning, &zero, 1, memory_order_acq_rel))
+		return;
+	rt_lock(&rt->sched.lock);
+	struct p *pp = rt_pidleget(rt);
+	rt_unlock(&rt->sched.lock);
+	if (!pp) {
+		plat_add_u32(&rt->sched.nmspinning, (uint32_t)-1, memory_order_relaxed);
+		return;
+	}
+	rt_startm(m, pp, true);
+}
+
+/* m was spinning and found work: it stops spinning and passes the search
+ * on [proc: Spinning, step 2]. */
+void rt_resetspinning(struct m *m)
+{
+	assert(m->spinning);
+	m->spinning = false;
+	uint32_t old = plat_add_u32(&m->rt->sched.nmspinning, (uint32_t)-1, memory_order_acq_rel);
+	assert(old > 0);
+	(void)old;
+	rt_wakep(m);
+}
+
+/* ---- Idle Ps (sched.lock held) ---- */
+
+void rt_pidleput(struct rt *rt, struct p *pp)
+{
+	assert(rt_mutex_held(&rt->sched.lock));
+	assert(rt_runqempty(pp) && "an idle P's queue must be empty");
+	pp->link = rt->sched.pidle;
+	rt->sched.pidle = pp;
+	plat_u32 *word = &rt->sched.idlepmask[pp->id / 32];
+	uint32_t bits = plat_load_u32(word, memory_order_relaxed);
+	plat_store_u32(word, bits | 1u << (pp->id % 32), memory_order_relaxed);
+	plat_add_u32(&rt->sched.npidle, 1, memory_order_relaxed);
+}
+
+struct p *rt_pidleget(struct rt *rt)
+{
+	assert(rt_mutex_held(&rt->sched.lock));
+	struct p *pp = rt->sched.pidle;
+	if (!pp)
+		return NULL;
+	rt->sched.pidle = pp->link;
+	plat_u32 *word = &rt->sched.idlepmask[pp->id / 32];
+	uint32_t bits = plat_load_u32(word, memory_order_relaxed);
+	plat_store_u32(word, bits & ~(1u << (pp->id % 32)), memory_order_relaxed);
+	plat_add_u32(&rt->sched.npidle, (uint32_t)-1, memory_order_relaxed);
+	return pp;
+}
+
+/* A hint for thieves, read without the lock: an idle P has nothing to take. */
+bool rt_p_is_idle(struct rt *rt, int id)
+{
+	return plat_load_u32(&rt->sched.idlepmask[id / 32], memory_order_relaxed) >> (id % 32) & 1;
+}
+
+/* ---- The global run queue (sched.lock held) ---- */
+
+void rt_globrunqput(struct rt *rt, struct g *g)
+{
+	rt_globrunqputbatch(rt, g, g, 1);
+}
+
+void rt_globrunqputbatch(struct rt *rt, struct g *head, struct g *tail, uint32_t n)
+{
+	struct sched *s = &rt->sched;
+	assert(rt_mutex_held(&s->lock));
+	plat_shared_access(s->runq_line, true);
+	tail->schedlink = NULL;
+	if (s->runqtail)
+		s->runqtail->schedlink = head;
+	else
+		s->runqhead = head;
+	s->runqtail = tail;
+	uint32_t size = plat_load_u32(&s->runqsize, memory_order_relaxed);
+	plat_store_u32(&s->runqsize, size + n, memory_order_relaxed);
+}
+
+static struct g *globrunqpop(struct sched *s)
+{
+	struct g *g = s->runqhead;
+	s->runqhead = g->schedlink;
+	if (!s->runqhead)
+		s->runqtail = NULL;
+	return g;
+}
+
+/* Takes a batch for pp: its fair share of the queue, at most max (0: no
+ * limit) and at most half a ring; returns one G and puts the rest on pp's
+ * ring. */
+struct g *rt_globrunqget(struct rt *rt, struct p *pp, uint32_t max)
+{
+	struct sched *s = &rt->sched;
+	assert(rt_mutex_held(&s->lock));
+	uint32_t size = plat_load_u32(&s->runqsize, memory_order_relaxed);
+	if (size == 0)
+		return NULL;
+	plat_shared_access(s->runq_line, true);
+	uint32_t n = size / (uint32_t)rt->procs + 1;
+	if (n > size)
+		n = size;
+	if (max > 0 && n > max)
+		n = max;
+	if (n > rt->runq_size / 2)
+		n = rt->runq_size / 2;
+	plat_store_u32(&s->runqsize, size - n, memory_order_relaxed);
+	struct g *g = globrunqpop(s);
+	while (--n > 0)
+		rt_runqput(rt, pp, globrunqpop(s), false);
+	return g;
+}
+
+/* ---- G lifetimes ---- */
+
+/* A dead G to reuse: pp's own, else a batch from the global list. */
+static struct g *gfget(struct rt *rt, struct p *pp)
+{
+	if (!pp->gfree && rt->sched.gfree) {
+		rt_lock(&rt->sched.lock);
+		while (pp->ngfree < GFREE_LOCAL_MAX / 2 && rt->sched.gfree) {
+			struct g *g = rt->sched.gfree;
+			rt->sched.gfree = g->schedlink;
+			g->schedlink = pp->gfree;
+			pp->gfree = g;
+			pp->ngfree++;
+		}
+		rt_unlock(&rt->sched.lock);
+	}
+	struct g *g = pp->gfree;
+	if (g) {
+		pp->gfree = g->schedlink;
+		pp->ngfree--;
+	}
+	return g;
+}
+
+static void gfput(struct rt *rt, struct p *pp, struct g *g)
+{
+	g->schedlink = pp->gfree;
+	pp->gfree = g;
+	if (++pp->ngfree < GFREE_LOCAL_MAX)
+		return;
+	rt_lock(&rt->sched.lock);
+	while (pp->ngfree > GFREE_LOCAL_MAX / 2) {
+		struct g *x = pp->gfree;
+		pp->gfree = x->schedlink;
+		pp->ngfree--;
+		x->schedlink = rt->sched.gfree;
+		rt->sched.gfree = x;
+	}
+	rt_unlock(&rt->sched.lock);
+}
+
+/* Goroutine ids come from a shared counter in batches, so that making a G
+ * rarely touches a shared line (as Go's per-P goidcache does). */
+#define GOID_BATCH 16
+
+static uint64_t newgoid(struct rt *rt, struct p *pp)
+{
+	if (pp->goidcache == pp->goidcacheend) {
+		pp->goidcache = plat_add_u64(&rt->sched.goidgen, GOID_BATCH, memory_order_relaxed) + 1;
+		pp->goidcacheend = pp->goidcache + GOID_BATCH;
+	}
+	return pp->goidcache++;
+}
+
+static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
+		      void (*fn)(void *), void *arg)
+{
+	struct g *g = gfget(rt, pp);
+	if (!g) {
+		g = xcalloc(1, sizeof(*g));
+		rt_lock(&rt->sched.lock);
+		if (rt->nallg == rt->capallg) {
+			rt->capallg = rt->capallg ? 2 * rt->capallg : 64;
+			rt->allg = xrealloc(rt->allg, rt->capallg * sizeof(*rt->allg));
+		}
+		rt->allg[rt->nallg++] = g;
+		rt_unlock(&rt->sched.lock);
+	}
+	assert(g->status == G_IDLE || g->status == G_DEAD);
+	g->goid = newgoid(rt, pp);
+	g->schedlink = NULL;
+	g->m = NULL;
+	g->last_cpu = -1;
+	g->prog = prog;
+	g->pc = 0;
+	g->depth = 0;
+	g->in_op = false;
+	g->fn = fn;
+	g->arg = arg;
+	memset(&g->sud, 0, sizeof(g->sud));
+	plat_g_init(rt, g);
+	g->status = G_RUNNABLE;
+	g->runnable_since = plat_nanotime();
+	return g;
+}
+
+struct g *rt_newproc(struct m *m, const struct program *prog, void (*fn)(void *), void *arg)
+{
+	struct g *g = gnew(m->rt, m->p, prog, fn, arg);
+	m->stats.gs_created++;
+	m->rt->pol->newproc(m, g);
+	return g;
+}
+
+/* Makes a parked G runnable.  Called by the M that woke it (a channel
+ * partner's), which holds a P. */
+void rt_ready(struct m *m, struct g *g)
+{
+	assert(g->status == G_WAITING);
+	g->status = G_RUNNABLE;
+	g->runnable_since = plat_nanotime();
+	m->rt->pol->ready(m, g);
+}
+
+void rt_park_commit(struct m *m, void (*unlock)(void *), void *arg)
+{
+	m->park_unlock = unlock;
+	m->park_arg = arg;
+}
+
+/* ---- Programs [proc: Programs] ---- */
+
+enum g_why rt_g_run(struct m *m, struct g *g)
+{
+	struct rt *rt = m->rt;
+	const struct program *pr = g->prog;
+	for (;;) {
+		if (g->pc >= pr->nops)
+			return G_EXIT;
+		const struct prog_op *op = &pr->ops[g->pc];
+		switch (op->code) {
+		case PROG_COMPUTE:
+			plat_work((int64_t)op->n);
+			m->stats.user_ns += op->n;
+			g->pc++;
+			break;
+		case PROG_SPAWN:
+			for (uint64_t i = 0; i < op->n; i++)
+				rt_newproc(m, &rt->wl->progs[op->a], NULL, NULL);
+			g->pc++;
+			break;
+		case PROG_SEND:
+		case PROG_RECV:
+			if (g->in_op) {
+				g->in_op = false;   /* the peer completed it while we were parked */
+				g->pc++;
+				break;
+			}
+			bool done;
+			if (op->code == PROG_SEND) {
+				done = rt_chansend(m, rt->chans[op->a], g->goid);
+			} else {
+				uint64_t v;
+				done = rt_chanrecv(m, rt->chans[op->a], &v);
+			}
+			if (!done) {
+				g->in_op = true;
+				return G_PARK;
+			}
+			g->pc++;
+			break;
+		case PROG_YIELD:
+			g->pc++;
+			return G_YIELD;
+		case PROG_LOOP:
+			if (op->n == 0) {
+				g->pc = op->a + 1;    /* past the matching end */
+				break;
+			}
+			assert(g->depth < PROG_MAX_DEPTH);
+			g->loop_left[g->depth++] = op->n;
+			g->pc++;
+			break;
+		case PROG_END:
+			if (--g->loop_left[g->depth - 1] > 0) {
+				g->pc = op->a + 1;    /* back to the loop's first op */
+			} else {
+				g->depth--;
+				g->pc++;
+			}
+			break;
+		case PROG_EXIT:
+			return G_EXIT;
+		}
+	}
+}
+
+/* ---- The scheduler loop ---- */
+
+static void count_migration(struct m *m, struct g *g, int cpu)
+{
+	const struct topo *t = m->rt->topo;
+	if (g->last_cpu >= 0 && g->last_cpu != cpu) {
+		int from = t->pus[g->last_cpu].core, to = t->pus[cpu].core;
+		if (from != to)
+			m->stats.migrations_core++;
+		if (t->cores[from].node != t->cores[to].node)
+			m->stats.migrations_node++;
+	}
+	g->last_cpu = cpu;
+}
+
+static void gdestroy(struct m *m, struct g *g)
+{
+	g->status = G_DEAD;
+	m->stats.gs_exited++;
+	int64_t now = plat_nanotime();
+	if (now > m->stats.last_exit_ns)
+		m->stats.last_exit_ns = now;
+	gfput(m->rt, m->p, g);
+}
+
+/* Runs g on m until it gives control back, then deals with why. */
+static void execute(struct m *m, struct g *g, bool inherit)
+{
+	struct rt *rt = m->rt;
+	struct p *pp = m->p;
+	assert(g->status == G_RUNNABLE && "a G runs only from a run queue");
+	g->status = G_RUNNING;
+	g->m = m;
+	m->curg = g;
+	if (!inherit)
+		pp->schedtick++;
+	int64_t now = plat_nanotime();
+	hist_record(&m->stats.sched_latency, (uint64_t)(now - g->runnable_since));
+	count_migration(m, g, pp->cpu);
+	m->stats.gs_run++;
+
+	enum g_why why = plat_execute(m, g);
+
+	m->curg = NULL;
+	g->m = NULL;
+	switch (why) {
+	case G_YIELD:
+		g->status = G_RUNNABLE;
+		g->runnable_since = plat_nanotime();
+		rt->pol->yield(m, g);
+		break;
+	case G_PARK: {
+		/* Only now, with the G off the M, may others find and ready it. */
+		g->status = G_WAITING;
+		void (*unlock)(void *) = m->park_unlock;
+		m->park_unlock = NULL;
+		if (unlock)
+			unlock(m->park_arg);
+		break;
+	}
+	case G_EXIT:
+		gdestroy(m, g);
+		break;
+	}
+}
+
+void rt_mstart(struct m *m)
+{
+	struct rt *rt = m->rt;
+	if (m->nextp) {
+		rt_acquirep(m, m->nextp);
+		m->nextp = NULL;
+	}
+	for (;;) {
+		bool inherit = false;
+		struct g *g = rt->pol->find_runnable(m, &inherit);
+		if (!g)
+			break;
+		if (m->spinning)
+			rt_resetspinning(m);
+		execute(m, g, inherit);
+	}
+	m->exited = true;
+}
+
+/* ---- Setting up, running, results ---- */
+
+/* The PU each P's M runs on.  The OS spreads busy threads: one per core
+ * before SMT siblings, and round-robin over NUMA nodes, as Linux's load
+ * balancer does on an otherwise idle machine; so 4 Ps on a 4-node machine
+ * get one node each. */
+static void place_ps(struct rt *rt)
+{
+	const struct topo *t = rt->topo;
+	int *order = xmalloc((size_t)t->npus * sizeof(*order));
+	int *next_core = xcalloc((size_t)t->nnodes, sizeof(*next_core));
+	int n = 0, maxsmt = 1;
+	for (int c = 0; c < t->ncores; c++)
+		if (t->cores[c].npus > maxsmt)
+			maxsmt = t->cores[c].npus;
+	for (int smt = 0; smt < maxsmt; smt++) {
+		memset(next_core, 0, (size_t)t->nnodes * sizeof(*next_core));
+		for (int taken = 1; taken;) {
+			taken = 0;
+			for (int node = 0; node < t->nnodes; node++) {
+				/* the next core of this node, in core order */
+				int seen = 0;
+				for (int c = 0; c < t->ncores; c++) {
+					if (t->cores[c].node != node)
+						continue;
+					if (seen++ < next_core[node])
+						continue;
+					next_core[node]++;
+					taken = 1;
+					if (smt < t->cores[c].npus)
+						order[n++] = t->cores[c].first_pu + smt;
+					break;
+				}
+			}
+		}
+	}
+	assert(n == t->npus);
+	for (int i = 0; i < rt->procs; i++) {
+		struct p *pp = rt->allp[i];
+		pp->cpu = order[i % t->npus];
+		pp->node = t->cores[t->pus[pp->cpu].core].node;
+	}
+	free(next_core);
+	free(order);
+}
+
+static struct rt *rt_alloc(const struct rt_config *cfg)
+{
+	struct rt *rt = xcalloc(1, sizeof(*rt));
+	rt->pol = cfg->policy;
+	int nk = pol_nknobs(rt->pol);
+	rt->knobs = xcalloc((size_t)nk + 1, sizeof(*rt->knobs));
+	if (cfg->knobs)
+		memcpy(rt->knobs, cfg->knobs, (size_t)nk * sizeof(*rt->knobs));
+	else
+		pol_default_knobs(rt->pol, rt->knobs);
+	rt->topo = cfg->topo;
+	rt->procs = cfg->procs > 0 ? cfg->procs : cfg->topo->npus;
+	rt->seed = cfg->seed;
+	rt->wl = cfg->workload;
+	rt->runq_size = 256;
+	return rt;
+}
+
+struct rt *rt_new(const struct rt_config *cfg, struct err *e)
+{
+	if (cfg->policy->version != POL_VERSION) {
+		err_set(e, "policy %s: table version %u, this runtime speaks %u", cfg->policy->name,
+			cfg->policy->version, POL_VERSION);
+		return NULL;
+	}
+	if (!wl_validate(cfg->workload, e))
+		return NULL;
+	struct rt *rt = rt_alloc(cfg);
+	if (!rt->pol->init(rt, e) || !plat_rt_init(rt, e)) {
+		free(rt->knobs);
+		free(rt);
+		return NULL;
+	}
+	assert(rt->runq_size >= 2 && (rt->runq_size & (rt->runq_size - 1)) == 0);
+
+	/* Scheduler state on the lines Go's layout would give it: the lock and
+	 * the lists it guards together, the hot counters together, the global
+	 * queue and the id counter apart. */
+	struct sched *s = &rt->sched;
+	plat_line_t lock_line = plat_line_new(rt, 0), count_line = plat_line_new(rt, 0);
+	rt_mutex_init(rt, &s->lock, lock_line);
+	plat_u32_init(&s->npidle, 0, count_line);
+	plat_u32_init(&s->nmspinning, 0, count_line);
+	plat_u32_init(&s->done, 0, count_line);
+	s->runq_line = plat_line_new(rt, 0);
+	plat_u32_init(&s->runqsize, 0, s->runq_line);
+	plat_u64_init(&s->goidgen, 0, plat_line_new(rt, 0));
+	int words = (rt->procs + 31) / 32;
+	s->idlepmask = xcalloc((size_t)words, sizeof(*s->idlepmask));
+	plat_line_t mask_line = plat_line_new(rt, 0);
+	for (int i = 0; i < words; i++)
+		plat_u32_init(&s->idlepmask[i], 0, mask_line);
+
+	rt->allp = xcalloc((size_t)rt->procs, sizeof(*rt->allp));
+	for (int i = 0; i < rt->procs; i++) {
+		struct p *pp = xcalloc(1, sizeof(*pp));
+		pp->id = i;
+		rt->allp[i] = pp;
+	}
+	place_ps(rt);
+	for (int i = 0; i < rt->procs; i++) {
+		struct p *pp = rt->allp[i];
+		plat_u32_init(&pp->status, P_IDLE, plat_line_new(rt, pp->node));
+		rt_runq_init(rt, pp);
+	}
+	rt->chans = xcalloc(rt->wl->nchans + 1, sizeof(*rt->chans));
+	for (uint32_t i = 0; i < rt->wl->nchans; i++)
+		rt->chans[i] = rt_chan_new(rt, rt->wl->chans[i].cap, 0);
+	return rt;
+}
+
+/* Runs the workload's main program to the end of the run: M0 starts with
+ * P0 and the main G on it; every other P is idle until wakep needs it. */
+void rt_run(struct rt *rt)
+{
+	struct sched *s = &rt->sched;
+	rt_lock(&s->lock);
+	for (int i = rt->procs - 1; i >= 1; i--)
+		rt_pidleput(rt, rt->allp[i]);
+	struct m *m0 = allocm(rt);
+	rt_unlock(&s->lock);
+	struct g *main_g = gnew(rt, rt->allp[0], &rt->wl->progs[rt->wl->main], NULL, NULL);
+	rt_runqput(rt, rt->allp[0], main_g, true);
+	m0->nextp = rt->allp[0];
+	rt->start_ns = plat_nanotime();
+	plat_rt_run(rt);
+}
+
+void rt_collect(struct rt *rt, struct rt_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	int64_t last_exit = rt->start_ns;
+	r->goroutines = 1;
+	for (struct m *m = rt->allm; m; m = m->alllink) {
+		const struct m_stats *st = &m->stats;
+		r->goroutines += st->gs_created;
+		r->completed += st->gs_exited;
+		if (st->last_exit_ns > last_exit)
+			last_exit = st->last_exit_ns;
+		hist_merge(&r->sched_latency, &st->sched_latency);
+		r->user_ns += st->user_ns;
+		r->steals.same_node += st->steals_same_node;
+		r->steals.remote_node += st->steals_remote_node;
+		r->steals.gs_stolen += st->gs_stolen;
+		r->threads.parks += st->parks;
+		r->threads.futex_calls += st->futex_calls;
+		r->locality.migrations_core += st->migrations_core;
+		r->locality.migrations_node += st->migrations_node;
+	}
+	r->makespan_ns = last_exit - rt->start_ns;
+	r->deadlock = rt->deadlock;
+	r->threads.created = rt->threads_created;
+	r->threads.wakeups = rt->wakeups;
+}
+
+void rt_free(struct rt *rt)
+{
+	if (!rt)
+		return;
+	plat_rt_fini(rt);
+	rt->pol->fini(rt);
+	for (size_t i = 0; i < rt->nallg; i++) {
+		plat_g_free(rt, rt->allg[i]);
+		free(rt->allg[i]);
+	}
+	free(rt->allg);
+	for (uint32_t i = 0; i < rt->wl->nchans; i++)
+		rt_chan_free(rt->chans[i]);
+	free(rt->chans);
+	for (int i = 0; i < rt->procs; i++) {
+		plat_free(rt->allp[i]->runq, rt->runq_size * sizeof(plat_ptr));
+		free(rt->allp[i]);
+	}
+	free(rt->allp);
+	for (struct m *m = rt->allm, *next; m; m = next) {
+		next = m->alllink;
+		free(m);
+	}
+	free(rt->sched.idlepmask);
+	free(rt->knobs);
+	free(rt);
+}

@@ -1,0 +1,244 @@
+/* Local run queues: each P's lock-free ring and runnext [proc: Run queues].
+ *
+ * head and tail are free-running 32-bit counters; a slot is counter mod
+ * the ring size (a power of two, so wrap-around of the counters is
+ * harmless).  tail is written by the owner only, with a store-release
+ * after the slot is filled; head is advanced by CAS by the owner and by
+ * thieves, with release, after they have read the slots they take.  Slots
+ * are atomics (relaxed) because a thief may read a slot that the owner is
+ * about to reuse: the thief's CAS of head then fails and it reads again. */
+#include "policies/runtime.h"
+
+#include <assert.h>
+#include <stdlib.h>
+
+/* Slots per simulated cache line: 8-byte pointers on 64-byte lines. */
+#define SLOTS_PER_LINE 8
+
+void rt_runq_init(struct rt *rt, struct p *pp)
+{
+	plat_line_t ends = plat_line_new(rt, pp->node);
+	plat_u32_init(&pp->runqhead, 0, ends);
+	plat_u32_init(&pp->runqtail, 0, ends);
+	plat_ptr_init(&pp->runnext, NULL, plat_line_new(rt, pp->node));
+	pp->runq = plat_alloc(rt->runq_size * sizeof(plat_ptr), pp->node);
+	plat_line_t line = 0;
+	for (uint32_t i = 0; i < rt->runq_size; i++) {
+		if (i % SLOTS_PER_LINE == 0)
+			line = plat_line_new(rt, pp->node);
+		plat_ptr_init(&pp->runq[i], NULL, line);
+	}
+	pp->runq_mask = rt->runq_size - 1;
+}
+
+/* Puts half of a full ring, and g, on the global queue in one batch.
+ * Returns false if a thief got there first (the ring is no longer full).
+ * Executed only by the owner P. */
+static bool runqputslow(struct rt *rt, struct p *pp, struct g *g, uint32_t h, uint32_t t)
+{
+	uint32_t n = (t - h) / 2;
+	assert(n == (pp->runq_mask + 1) / 2 && "runqputslow: queue is not full");
+	struct g *first = NULL, *last = NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		struct g *x = plat_load_ptr(&pp->runq[(h + i) & pp->runq_mask], memory_order_relaxed);
+		if (last)
+			last->schedlink = x;
+		else
+			first = x;
+		last = x;
+	}
+	/* cas-release: commits the consumption of the batch */
+	if (!plat_cas_u32(&pp->runqhead, &h, h + n, memory_order_release))
+		return false;
+	last->schedlink = g;
+	rt_lock(&rt->sched.lock);
+	rt_globrunqputbatch(rt, first, g, n + 1);
+	rt_unlock(&rt->sched.lock);
+	return true;
+}
+
+/* Puts g on pp's queue: in runnext if next (kicking the old runnext out to
+ * the ring), else at the ring's tail; a full ring overflows to the global
+ * queue.  Executed only by the owner P. */
+void rt_runqput(struct rt *rt, struct p *pp, struct g *g, bool next)
+{
+	if (next) {
+		void *old = plat_load_ptr(&pp->runnext, memory_order_relaxed);
+		while (!plat_cas_ptr(&pp->runnext, &old, g, memory_order_acq_rel))
+			;
+		if (!old)
+			return;
+		g = old;
+	}
+	for (;;) {
+		/* load-acquire: synchronize with consumers */
+		uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
+		uint32_t t = plat_load_u32(&pp->runqtail, memory_order_relaxed);
+		if (t - h <= pp->runq_mask) {
+			plat_store_ptr(&pp->runq[t & pp->runq_mask], g, memory_order_relaxed);
+			/* store-release: makes the slot available to consumers */
+			plat_store_u32(&pp->runqtail, t + 1, memory_order_release);
+			return;
+		}
+		if (runqputslow(rt, pp, g, h, t))
+			return;
+		/* a thief emptied part of the ring: the put above succeeds now */
+	}
+}
+
+/* Takes the next G: runnext first (it inherits the time slice), then the
+ * ring's head.  Executed only by the owner P. */
+struct g *rt_runqget(struct p *pp, bool *inherit)
+{
+	void *next = plat_load_ptr(&pp->runnext, memory_order_relaxed);
+	/* Only the owner sets runnext non-NULL, so a failed CAS means a thief
+	 * took it: no retry. */
+	if (next && plat_cas_ptr(&pp->runnext, &next, NULL, memory_order_acq_rel)) {
+		if (inherit)
+			*inherit = true;
+		return next;
+	}
+	for (;;) {
+		/* load-acquire: synchronize with other consumers */
+		uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
+		uint32_t t = plat_load_u32(&pp->runqtail, memory_order_relaxed);
+		if (t == h)
+			return NULL;
+		struct g *g = plat_load_ptr(&pp->runq[h & pp->runq_mask], memory_order_relaxed);
+		/* cas-release: commits the consumption */
+		if (plat_cas_u32(&pp->runqhead, &h, h + 1, memory_order_release)) {
+			if (inherit)
+				*inherit = false;
+			return g;
+		}
+	}
+}
+
+/* True if pp has nothing to run.  Can be executed by any P.  Seeing head ==
+ * tail and then runnext == NULL does not prove emptiness: in between, the
+ * owner may have kicked runnext into the ring and taken a new runnext.  So
+ * the tail is read again, and the answer stands only if it did not move. */
+bool rt_runqempty(struct p *pp)
+{
+	for (;;) {
+		uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
+		uint32_t t = plat_load_u32(&pp->runqtail, memory_order_acquire);
+		void *next = plat_load_ptr(&pp->runnext, memory_order_acquire);
+		if (t == plat_load_u32(&pp->runqtail, memory_order_acquire))
+			return h == t && !next;
+	}
+}
+
+/* A snapshot length, for statistics and tests. */
+uint32_t rt_runqlen(struct p *pp)
+{
+	uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
+	uint32_t t = plat_load_u32(&pp->runqtail, memory_order_acquire);
+	return t - h;
+}
+
+/* Moves half (rounded up) of pp's ring into batch (a ring of the same size,
+ * from batch_head on); with steal_runnext, takes pp's runnext when the ring
+ * is empty.  Returns the number taken.  Can be executed by any P. */
+static uint32_t runqgrab(struct p *pp, plat_ptr *batch, uint32_t batch_mask, uint32_t batch_head,
+			 bool steal_runnext, int64_t runnext_delay_us)
+{
+	for (;;) {
+		/* load-acquire: synchronize with other consumers, and with the producer */
+		uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
+		uint32_t t = plat_load_u32(&pp->runqtail, memory_order_acquire);
+		uint32_t n = t - h;
+		n = n - n / 2;
+		if (n == 0) {
+			if (!steal_runnext)
+				return 0;
+			void *next = plat_load_ptr(&pp->runnext, memory_order_acquire);
+			if (!next)
+				return 0;
+			/* A running owner is probably about to run its runnext (it
+			 * just readied it): give it time to, rather than steal a G
+			 * and move it between CPUs for nothing. */
+			if (runnext_delay_us > 0 &&
+			    plat_load_u32(&pp->status, memory_order_relaxed) == P_RUNNING)
+				plat_usleep(runnext_delay_us);
+			if (!plat_cas_ptr(&pp->runnext, &next, NULL, memory_order_acq_rel))
+				continue;
+			plat_store_ptr(&batch[batch_head & batch_mask], next, memory_order_relaxed);
+			return 1;
+		}
+		if (n > (pp->runq_mask + 1) / 2)
+			continue;   /* h and t read at different moments: inconsistent */
+		for (uint32_t i = 0; i < n; i++) {
+			void *g = plat_load_ptr(&pp->runq[(h + i) & pp->runq_mask], memory_order_relaxed);
+			plat_store_ptr(&batch[(batch_head + i) & batch_mask], g, memory_order_relaxed);
+		}
+		/* cas-release: commits the consumption */
+		if (plat_cas_u32(&pp->runqhead, &h, h + n, memory_order_release))
+			return n;
+	}
+}
+
+/* Steals half of p2's ring into pp's and returns one of the stolen Gs (the
+ * rest become runnable on pp), or NULL.  *stolen gets the count taken.
+ * Executed only by the owner of pp. */
+struct g *rt_runqsteal(struct rt *rt, struct p *pp, struct p *p2, bool steal_runnext,
+		       int64_t runnext_delay_us, uint32_t *stolen)
+{
+	(void)rt;
+	uint32_t t = plat_load_u32(&pp->runqtail, memory_order_relaxed);
+	uint32_t n = runqgrab(p2, pp->runq, pp->runq_mask, t, steal_runnext, runnext_delay_us);
+	if (stolen)
+		*stolen = n;
+	if (n == 0)
+		return NULL;
+	n--;
+	struct g *g = plat_load_ptr(&pp->runq[(t + n) & pp->runq_mask], memory_order_relaxed);
+	if (n == 0)
+		return g;
+	/* load-acquire: synchronize with consumers */
+	uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
+	assert(t - h + n <= pp->runq_mask && "runqsteal: runq overflow");
+	(void)h;
+	/* store-release: makes the stolen Gs available to consumers */
+	plat_store_u32(&pp->runqtail, t + n, memory_order_release);
+	return g;
+}
+
+/* ---- Steal order ---- */
+
+static uint32_t gcd(uint32_t a, uint32_t b)
+{
+	while (b) {
+		uint32_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+void rt_steal_order_reset(struct rt_steal_order *ord, uint32_t count)
+{
+	ord->count = count;
+	ord->ncoprimes = 0;
+	ord->coprimes = xrealloc(ord->coprimes, (count + 1) * sizeof(*ord->coprimes));
+	for (uint32_t i = 1; i <= count; i++)
+		if (gcd(i, count) == 1)
+			ord->coprimes[ord->ncoprimes++] = i;
+}
+
+void rt_steal_order_free(struct rt_steal_order *ord)
+{
+	free(ord->coprimes);
+	ord->coprimes = NULL;
+}
+
+/* r picks both the start (r mod count) and the step (a coprime). */
+struct rt_steal_enum rt_steal_order_start(const struct rt_steal_order *ord, uint32_t r)
+{
+	return (struct rt_steal_enum){
+		.i = 0,
+		.count = ord->count,
+		.pos = r % ord->count,
+		.inc = ord->coprimes[r / ord->count % ord->ncoprimes],
+	};
+}

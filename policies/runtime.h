@@ -1,0 +1,273 @@
+/* Runtime core: G, M and P, the scheduler's shared state, and the policy
+ * interface.  The essay on how they fit together opens policies/proc.c;
+ * fields below point back to its sections as [proc: Section].
+ *
+ * Locking, written down once:
+ *   sched.lock guards the global run queue, the idle M and P lists, the
+ *   global G free list and the M count (each marked "sched.lock");
+ *   a P's own fields are the owner's (the M holding the P) except those
+ *   marked atomic, which any M may read;
+ *   a G belongs to exactly one place at a time: running on one M, on one
+ *   run queue (a ring slot, a runnext, or the global queue), parked on one
+ *   wait queue, or free.  Its fields are that place's owner's. */
+#ifndef SCHEDLAB_POLICIES_RUNTIME_H
+#define SCHEDLAB_POLICIES_RUNTIME_H
+
+#include "policies/platform.h"
+#include "policies/policy.h"
+#include "topologies/topo.h"
+#include "util/hist.h"
+#include "workloads/program.h"
+
+/* ---- Locks and notes (policies/lock.c) ---- */
+
+/* A futex mutex; the key is unlocked, locked, or locked with sleepers. */
+struct rt_mutex {
+	plat_u32 key;
+};
+void rt_mutex_init(struct rt *rt, struct rt_mutex *l, plat_line_t line);
+void rt_lock(struct rt_mutex *l);
+void rt_unlock(struct rt_mutex *l);
+bool rt_mutex_held(struct rt_mutex *l);
+
+/* A one-shot wake-up, as Go's note: one sleeper, one waker, then cleared. */
+struct rt_note {
+	plat_u32 key;
+};
+void rt_note_init(struct rt_note *n, plat_line_t line);
+void rt_note_clear(struct rt_note *n);
+void rt_note_sleep(struct rt_note *n);
+void rt_note_wakeup(struct rt_note *n);
+
+/* ---- G ---- */
+
+enum g_status {
+	G_IDLE,       /* just allocated, not yet initialised */
+	G_RUNNABLE,   /* on a run queue */
+	G_RUNNING,    /* running on an M that holds a P */
+	G_SYSCALL,    /* in a system call, on an M that may have lost its P */
+	G_WAITING,    /* parked: on a wait queue, or nowhere until readied */
+	G_DEAD,       /* exited, on a free list */
+};
+
+struct hchan;
+
+/* A G waiting on a channel: [proc: Channels]. */
+struct sudog {
+	struct g *g;
+	struct sudog *next, *prev;
+	struct hchan *c;
+	uint64_t elem;      /* the value sent, or received */
+	bool success;       /* completed by a peer (not by close) */
+};
+
+struct g {
+	uint64_t goid;
+	enum g_status status;
+	struct g *schedlink;     /* next on a run queue or free list */
+	struct m *m;             /* the M running it, while running */
+	int64_t runnable_since;  /* when it last became runnable (scheduling latency) */
+	int last_cpu;            /* PU it last ran on, -1 before its first run */
+
+	/* Its body: a program [proc: Programs], or natively a C function. */
+	const struct program *prog;
+	uint32_t pc;
+	uint32_t depth;                     /* open loops */
+	uint64_t loop_left[PROG_MAX_DEPTH]; /* iterations still to start, per open loop */
+	bool in_op;                         /* parked inside the op at pc; it completes on resume */
+	void (*fn)(void *);
+	void *arg;
+
+	struct sudog sud;
+	struct plat_g plat;
+};
+
+/* ---- P ---- */
+
+enum p_status {
+	P_IDLE,       /* on the idle list, or being handed to an M */
+	P_RUNNING,    /* held by an M */
+};
+
+struct p {
+	int id;
+	int cpu, node;           /* the PU an M holding it runs on, and its node */
+	plat_u32 status;         /* atomic: read by stealers [proc: Stealing] */
+	struct m *m;             /* the M holding it */
+	struct p *link;          /* next on the idle list (sched.lock) */
+	uint32_t schedtick;      /* Gs scheduled with a fresh time slice */
+
+	/* The local run queue [proc: Run queues].  runq and runqtail are
+	 * written by the owner only; runqhead by any consumer (CAS). */
+	plat_u32 runqhead, runqtail;
+	plat_ptr *runq;          /* runq_mask + 1 slots, a power of two */
+	uint32_t runq_mask;
+	plat_ptr runnext;        /* a G to run next, ahead of runq */
+
+	struct g *gfree;         /* dead Gs to reuse (owner) */
+	int ngfree;
+	uint64_t goidcache, goidcacheend;  /* goroutine ids taken in a batch (owner) */
+};
+
+/* ---- M ---- */
+
+/* Where an M's time went, ns (the report's cpu breakdown), and what it did. */
+struct m_stats {
+	uint64_t gs_created, gs_exited, gs_run;
+	int64_t last_exit_ns;    /* when the last G it ended exited */
+	uint64_t futex_calls;    /* counted by the platform */
+	uint64_t steals_same_node, steals_remote_node, gs_stolen;
+	uint64_t parks, migrations_core, migrations_node;
+	uint64_t user_ns;
+	struct hist sched_latency;
+};
+
+struct m {
+	int id;
+	struct rt *rt;
+	struct p *p;             /* the P held, if any */
+	struct p *nextp;         /* the P to take when woken (set by the waker) */
+	struct g *curg;          /* the G running on it */
+	bool spinning;           /* looking for work with a P and none found yet [proc: Spinning] */
+	struct rt_note park;     /* sleeps here when idle */
+	struct m *schedlink;     /* next on the idle list (sched.lock) */
+	struct m *alllink;       /* every M, newest first (set under sched.lock) */
+	uint64_t rand;           /* plat_fastrand state */
+	void (*park_unlock)(void *); /* after G_PARK: run on the M once the G is off it */
+	void *park_arg;
+	bool exited;             /* its scheduler loop returned (the run ended) */
+	struct m_stats stats;
+	struct plat_m plat;
+};
+
+#define plat_fastrand(m) plat_fastrand_state(&(m)->rand)
+#define plat_fastrandn(m, n) plat_fastrandn_state(&(m)->rand, (n))
+
+struct sched {
+	struct rt_mutex lock;
+	struct m *midle;               /* idle Ms (sched.lock) */
+	int nmidle;                    /* (sched.lock) */
+	int mcount;                    /* Ms made (sched.lock) */
+	struct p *pidle;               /* idle Ps (sched.lock) */
+	plat_u32 npidle;               /* atomic: read without the lock to decide spinning */
+	plat_u32 nmspinning;           /* atomic [proc: Spinning] */
+	plat_u32 *idlepmask;           /* atomic bitmap of idle Ps: stealers skip them */
+	/* The global run queue (sched.lock), on its own line. */
+	struct g *runqhead, *runqtail;
+	plat_u32 runqsize;             /* atomic: read without the lock as a hint */
+	plat_line_t runq_line;
+	struct g *gfree;               /* (sched.lock) */
+	plat_u64 goidgen;
+	plat_u32 done;                 /* atomic: the run is over, Ms return [proc: The end of a run] */
+};
+
+struct rt {
+	const struct pol_ops *pol;
+	int64_t *knobs;
+	void *pol_state;
+	int procs;
+	uint64_t seed;
+	const struct topo *topo;
+	const struct workload *wl;
+	uint32_t runq_size;            /* local ring slots, set by the policy's init */
+
+	struct sched sched;
+	struct p **allp;
+	struct m *allm;                /* (sched.lock) */
+	struct g **allg;               /* every G struct ever made (sched.lock) */
+	size_t nallg, capallg;
+	struct hchan **chans;          /* the workload's channels */
+	int64_t start_ns, end_ns;
+	uint64_t threads_created, wakeups;   /* (sched.lock) */
+	bool deadlock;
+	struct plat_rt plat;
+};
+
+/* The policies of this compilation, and its entry points
+ * (policies/registry.c). */
+int pol_count(void);
+const struct pol_ops *pol_at(int i);
+const struct pol_ops *pol_find(const char *name);
+extern const struct rt_api rt_api_impl;
+
+/* Setting up and running. */
+struct rt *rt_new(const struct rt_config *cfg, struct err *e);
+void rt_run(struct rt *rt);
+void rt_collect(struct rt *rt, struct rt_result *out);
+void rt_free(struct rt *rt);
+
+/* ---- The scheduler core, for policies and platforms (policies/proc.c) ---- */
+
+/* The body of every M: acquires its nextp and runs the scheduler loop. */
+void rt_mstart(struct m *m);
+/* Runs g's program until it gives control back (both platforms call it). */
+enum g_why rt_g_run(struct m *m, struct g *g);
+
+/* Ms: starting, stopping, waking [proc: Spinning]. */
+void rt_startm(struct m *m, struct p *pp, bool spinning);
+void rt_stopm(struct m *m);
+void rt_wakep(struct m *m);
+void rt_resetspinning(struct m *m);
+void rt_acquirep(struct m *m, struct p *pp);
+struct p *rt_releasep(struct m *m);
+/* Idle Ps (sched.lock held). */
+void rt_pidleput(struct rt *rt, struct p *pp);
+struct p *rt_pidleget(struct rt *rt);
+bool rt_p_is_idle(struct rt *rt, int id);
+/* The global run queue (sched.lock held for put/get). */
+void rt_globrunqput(struct rt *rt, struct g *g);
+void rt_globrunqputbatch(struct rt *rt, struct g *head, struct g *tail, uint32_t n);
+struct g *rt_globrunqget(struct rt *rt, struct p *pp, uint32_t max);
+bool rt_done(struct rt *rt);
+
+/* Gs: the runtime calls a program or a C function can make. */
+struct g *rt_newproc(struct m *m, const struct program *prog, void (*fn)(void *), void *arg);
+void rt_ready(struct m *m, struct g *g);
+/* From a running G: gives control back to the scheduler with why; for
+ * G_PARK, unlock(arg) runs on the M once the G is off it. */
+void rt_park_commit(struct m *m, void (*unlock)(void *), void *arg);
+
+
+/* ---- Local run queues (policies/runq.c) [proc: Run queues] ---- */
+
+void rt_runq_init(struct rt *rt, struct p *pp);
+void rt_runqput(struct rt *rt, struct p *pp, struct g *g, bool next);
+struct g *rt_runqget(struct p *pp, bool *inherit);
+bool rt_runqempty(struct p *pp);
+uint32_t rt_runqlen(struct p *pp);
+/* Steals half of p2's queue into pp's; returns one G to run, or NULL. */
+struct g *rt_runqsteal(struct rt *rt, struct p *pp, struct p *p2, bool steal_runnext,
+		       int64_t runnext_delay_us, uint32_t *stolen);
+
+/* A random permutation of Ps: a random start and a step coprime with the
+ * count [proc: Stealing]. */
+struct rt_steal_order {
+	uint32_t count;
+	uint32_t *coprimes;
+	uint32_t ncoprimes;
+};
+struct rt_steal_enum {
+	uint32_t i, count, pos, inc;
+};
+void rt_steal_order_reset(struct rt_steal_order *ord, uint32_t count);
+void rt_steal_order_free(struct rt_steal_order *ord);
+struct rt_steal_enum rt_steal_order_start(const struct rt_steal_order *ord, uint32_t r);
+static inline bool rt_steal_enum_done(const struct rt_steal_enum *e) { return e->i == e->count; }
+static inline void rt_steal_enum_next(struct rt_steal_enum *e)
+{
+	e->i++;
+	e->pos = (e->pos + e->inc) % e->count;
+}
+
+/* ---- Channels (policies/chan.c) ---- */
+
+struct hchan *rt_chan_new(struct rt *rt, uint32_t cap, int node);
+void rt_chan_free(struct hchan *c);
+/* From the running G (m->curg): completes the operation and returns true,
+ * or queues the G on the channel, commits it to park (rt_park_commit, the
+ * channel's lock released once the G is off the M) and returns false; the
+ * partner completes the operation and readies the G. */
+bool rt_chansend(struct m *m, struct hchan *c, uint64_t v);
+bool rt_chanrecv(struct m *m, struct hchan *c, uint64_t *v);
+
+#endif

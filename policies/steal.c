@@ -1,0 +1,245 @@
+/* steal: the P-based work-stealing scheduler, as Go runs it today.
+ *
+ * Each P has a local ring and a runnext slot (policies/runq.c); new and
+ * woken Gs go to the running P's runnext, pushing the previous runnext
+ * into the ring; a full ring spills half to the global queue.  An M looks
+ * for work in this order:
+ *   1. every global_check_interval-th schedule on its P, one G from the
+ *      global queue first, so that its Gs are not starved by local work;
+ *   2. its P's runnext, then the ring;
+ *   3. a batch from the global queue;
+ *   4. (the netpoller, with the runtime services that bring it);
+ *   5. stealing, if not too many Ms are spinning already: steal_tries
+ *      passes over the other Ps in random coprime order, taking half a
+ *      victim's ring, its runnext only on the last pass;
+ *   6. dropping its P: a last look at the global queue under the lock, then
+ *      -- if it was the last spinner -- at every P's queue, then parking.
+ * Spinning and waking follow the protocol in policies/proc.c [proc:
+ * Spinning].  Every constant of the above is a knob. */
+#include "policies/runtime.h"
+
+#include <stdlib.h>
+
+enum {
+	K_RUNQ_SIZE,
+	K_GLOBAL_CHECK,
+	K_STEAL_TRIES,
+	K_RUNNEXT_DELAY,
+	K_SPINNING_PCT,
+	K_RUNNEXT,
+	K_INHERIT,
+};
+
+static const struct pol_knob steal_knobs[] = {
+	[K_RUNQ_SIZE] = { "runq_size", 256, 2, 65536, POL_KNOB_POW2,
+			  "slots in each P's local ring; a full ring moves half of itself to the "
+			  "global queue" },
+	[K_GLOBAL_CHECK] = { "global_check_interval", 61, 0, 1000000, 0,
+			     "every Nth schedule on a P takes from the global queue first, for "
+			     "fairness (0: never first)" },
+	[K_STEAL_TRIES] = { "steal_tries", 4, 1, 64, 0,
+			    "passes over all Ps, in random coprime order, before an M drops its P" },
+	[K_RUNNEXT_DELAY] = { "runnext_steal_delay_us", 3, 0, 1000000, 0,
+			      "a thief sleeps this long before taking a running P's runnext "
+			      "(last pass only)" },
+	[K_SPINNING_PCT] = { "spinning_max_pct", 50, 0, 100, 0,
+			     "Ms may start spinning while spinning Ms are fewer than this "
+			     "percentage of busy Ps" },
+	[K_RUNNEXT] = { "runnext", 1, 0, 1, POL_KNOB_BOOL,
+			"a G spawned or readied by a running G goes to its P's runnext slot "
+			"(else the ring's tail)" },
+	[K_INHERIT] = { "inherit_time_slice", 1, 0, 1, POL_KNOB_BOOL,
+			"a G taken from runnext continues the current time slice (does not "
+			"count as a new schedule)" },
+	{ NULL, 0, 0, 0, 0, NULL },
+};
+
+struct steal {
+	struct rt_steal_order order;
+	uint32_t global_check;
+	int steal_tries;
+	int64_t runnext_delay_us;
+	uint32_t spinning_pct;
+	bool runnext, inherit;
+};
+
+static bool steal_init(struct rt *rt, struct err *e)
+{
+	(void)e;
+	struct steal *st = xcalloc(1, sizeof(*st));
+	rt->runq_size = (uint32_t)rt->knobs[K_RUNQ_SIZE];
+	st->global_check = (uint32_t)rt->knobs[K_GLOBAL_CHECK];
+	st->steal_tries = (int)rt->knobs[K_STEAL_TRIES];
+	st->runnext_delay_us = rt->knobs[K_RUNNEXT_DELAY];
+	st->spinning_pct = (uint32_t)rt->knobs[K_SPINNING_PCT];
+	st->runnext = rt->knobs[K_RUNNEXT] != 0;
+	st->inherit = rt->knobs[K_INHERIT] != 0;
+	rt_steal_order_reset(&st->order, (uint32_t)rt->procs);
+	rt->pol_state = st;
+	return true;
+}
+
+static void steal_fini(struct rt *rt)
+{
+	struct steal *st = rt->pol_state;
+	if (!st)
+		return;
+	rt_steal_order_free(&st->order);
+	free(st);
+	rt->pol_state = NULL;
+}
+
+/* A spawned or woken G goes to the running P, and someone is woken to
+ * look for work in case this P stays busy. */
+static void steal_newproc(struct m *m, struct g *g)
+{
+	struct steal *st = m->rt->pol_state;
+	rt_runqput(m->rt, m->p, g, st->runnext);
+	rt_wakep(m);
+}
+
+static void steal_yield(struct m *m, struct g *g)
+{
+	struct rt *rt = m->rt;
+	rt_lock(&rt->sched.lock);
+	rt_globrunqput(rt, g);
+	rt_unlock(&rt->sched.lock);
+	rt_wakep(m);
+}
+
+/* Step 5: steal_tries passes over the other Ps. */
+static struct g *steal_work(struct m *m, struct steal *st)
+{
+	struct rt *rt = m->rt;
+	struct p *pp = m->p;
+	for (int i = 0; i < st->steal_tries; i++) {
+		bool last = i == st->steal_tries - 1;
+		for (struct rt_steal_enum e = rt_steal_order_start(&st->order, plat_fastrand(m));
+		     !rt_steal_enum_done(&e); rt_steal_enum_next(&e)) {
+			struct p *p2 = rt->allp[e.pos];
+			if (p2 == pp || rt_p_is_idle(rt, (int)e.pos))
+				continue;
+			uint32_t n;
+			struct g *g = rt_runqsteal(rt, pp, p2, last, st->runnext_delay_us, &n);
+			if (g) {
+				if (p2->node == pp->node)
+					m->stats.steals_same_node++;
+				else
+					m->stats.steals_remote_node++;
+				m->stats.gs_stolen += n;
+				return g;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* The first non-empty P's queue, seen without a P (step 6). */
+static bool any_runq_nonempty(struct rt *rt)
+{
+	for (int i = 0; i < rt->procs; i++)
+		if (!rt_runqempty(rt->allp[i]))
+			return true;
+	return false;
+}
+
+static void become_spinning(struct m *m)
+{
+	m->spinning = true;
+	plat_add_u32(&m->rt->sched.nmspinning, 1, memory_order_relaxed);
+}
+
+static struct g *steal_find_runnable(struct m *m, bool *inherit)
+{
+	struct rt *rt = m->rt;
+	struct sched *s = &rt->sched;
+	struct steal *st = rt->pol_state;
+	struct g *g;
+
+top:
+	if (rt_done(rt))
+		return NULL;
+	struct p *pp = m->p;
+	*inherit = false;
+
+	/* 1: fairness */
+	if (st->global_check && pp->schedtick % st->global_check == 0 &&
+	    plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
+		rt_lock(&s->lock);
+		g = rt_globrunqget(rt, pp, 1);
+		rt_unlock(&s->lock);
+		if (g)
+			return g;
+	}
+
+	/* 2: local */
+	g = rt_runqget(pp, inherit);
+	if (g) {
+		*inherit = *inherit && st->inherit;
+		return g;
+	}
+
+	/* 3: global */
+	if (plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
+		rt_lock(&s->lock);
+		g = rt_globrunqget(rt, pp, 0);
+		rt_unlock(&s->lock);
+		if (g)
+			return g;
+	}
+
+	/* 5: steal, unless enough Ms are spinning already */
+	uint32_t busy = (uint32_t)rt->procs - plat_load_u32(&s->npidle, memory_order_relaxed);
+	if (m->spinning ||
+	    100 * plat_load_u32(&s->nmspinning, memory_order_relaxed) < st->spinning_pct * busy) {
+		if (!m->spinning)
+			become_spinning(m);
+		g = steal_work(m, st);
+		if (g)
+			return g;
+	}
+
+	/* 6: drop the P.  The global queue is checked once more under the lock
+	 * that any put to it takes, so nothing put there is missed. */
+	rt_lock(&s->lock);
+	if (plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
+		g = rt_globrunqget(rt, pp, 0);
+		rt_unlock(&s->lock);
+		return g;
+	}
+	rt_pidleput(rt, rt_releasep(m));
+	rt_unlock(&s->lock);
+
+	if (m->spinning) {
+		m->spinning = false;
+		plat_add_u32(&s->nmspinning, (uint32_t)-1, memory_order_acq_rel);
+		/* [proc: Spinning, step 3]: a G made before the decrement may have
+		 * seen this M spinning and woken nobody. */
+		if (any_runq_nonempty(rt) || plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
+			rt_lock(&s->lock);
+			pp = rt_pidleget(rt);
+			rt_unlock(&s->lock);
+			if (pp) {
+				rt_acquirep(m, pp);
+				become_spinning(m);
+				goto top;
+			}
+		}
+	}
+	rt_stopm(m);
+	goto top;
+}
+
+const struct pol_ops pol_steal = {
+	.version = POL_VERSION,
+	.name = "steal",
+	.summary = "P-based work stealing as Go runs it today: per-P rings and runnext, "
+		   "global queue, steal half, spinning Ms",
+	.knobs = steal_knobs,
+	.init = steal_init,
+	.fini = steal_fini,
+	.newproc = steal_newproc,
+	.ready = steal_newproc,
+	.yield = steal_yield,
+	.find_runnable = steal_find_runnable,
+};

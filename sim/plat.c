@@ -1,0 +1,288 @@
+/* Simulated platform: the out-of-line half of sim/plat.h.
+ *
+ * One simulated runtime runs at a time in a process (the engine is not
+ * re-entrant), so the runtime being run is a file-level variable: the
+ * contract's calls carry no runtime argument, as the native ones need
+ * none.
+ *
+ * What each call costs (all from the topology's latency model):
+ *   atomic or lock-protected access  hw_line_access on its line
+ *   futex wait                       the sleeper: futex_wait, then asleep
+ *                                    until woken; the waker: futex_wake,
+ *                                    and the sleeper runs wakeup later
+ *   starting a thread                the creator: thread_create; the new M
+ *                                    starts when that is over
+ *   G switch                         g_switch in, g_switch out
+ *   procyield(n)                     n * pause
+ *   osyield                          syscall (nobody else wants the CPU:
+ *                                    one M per P, one P per PU)
+ *   usleep(us)                       syscall, us, then wakeup */
+#include "policies/runtime.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A sleeper on a futex: lives on the sleeping M's stack. */
+struct simp_waiter {
+	struct m *m;
+	plat_u32 *addr;
+	struct simp_waiter *next;
+};
+
+static struct rt *simp_rt;   /* the runtime being simulated */
+
+#define SIMP_M_STACK (256u * 1024u)
+
+static inline struct m *cur_m(void)
+{
+	if (!simp_rt)
+		return NULL;
+	struct sim_actor *a = sim_current(simp_rt->plat.eng);
+	return a ? a->user : NULL;
+}
+
+/* Lets every actor due before m's clock run, then brings the engine to it
+ * [sim/plat.h]. */
+static void sync_m(struct m *m)
+{
+	struct sim_engine *eng = m->rt->plat.eng;
+	sim_time_t t = (sim_time_t)m->plat.clock;
+	if (t > sim_now(eng))
+		sim_wait_until(m->plat.actor, t);
+	else if (m->plat.clock < (double)sim_now(eng))
+		m->plat.clock = (double)sim_now(eng);
+}
+
+void simp_access(plat_line_t line, enum hw_access kind)
+{
+	struct m *m = cur_m();
+	if (!m)
+		return;
+	sync_m(m);
+	m->plat.clock += hw_line_access(m->rt->plat.hw, m->plat.cpu, m->plat.clock, line, kind);
+}
+
+plat_line_t simp_line_new(struct rt *rt, int node)
+{
+	return hw_line_new(rt->plat.hw, node < 0 ? 0 : node);
+}
+
+void simp_spend(double ns)
+{
+	struct m *m = cur_m();
+	if (m)
+		m->plat.clock += ns;
+}
+
+double simp_pause_ns(void)
+{
+	return simp_rt ? simp_rt->topo->lat.pause_ns : 0.0;
+}
+
+int64_t simp_nanotime(void)
+{
+	struct m *m = cur_m();
+	if (m)
+		return (int64_t)m->plat.clock;
+	return simp_rt ? (int64_t)sim_now(simp_rt->plat.eng) : 0;
+}
+
+/* ---- Futex ---- */
+
+static struct simp_waiter **futexq(struct rt *rt, plat_line_t line)
+{
+	struct plat_rt *pr = &rt->plat;
+	if (line >= pr->nfutexq) {
+		size_t n = pr->nfutexq ? pr->nfutexq : 64;
+		while (n <= line)
+			n *= 2;
+		pr->futexq = xrealloc(pr->futexq, n * sizeof(*pr->futexq));
+		for (size_t i = pr->nfutexq; i < n; i++)
+			pr->futexq[i] = NULL;
+		pr->nfutexq = n;
+	}
+	return &pr->futexq[line];
+}
+
+static void unlink_waiter(struct simp_waiter **q, struct simp_waiter *w)
+{
+	for (; *q; q = &(*q)->next) {
+		if (*q == w) {
+			*q = w->next;
+			return;
+		}
+	}
+}
+
+void simp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
+{
+	struct m *m = cur_m();
+	assert(m && "futex wait outside an M");
+	struct rt *rt = m->rt;
+	const struct topo_latency *lat = &rt->topo->lat;
+	sync_m(m);
+	m->stats.futex_calls++;
+	if (a->v != val) {
+		m->plat.clock += lat->syscall_ns;
+		return;
+	}
+	/* Queue first, at the moment the kernel would check the value; a
+	 * wake-up that comes while we are still going to sleep is kept by the
+	 * engine and ends the sleep at once. */
+	struct simp_waiter w = { m, a, NULL }, **q = futexq(rt, a->line);
+	while (*q)
+		q = &(*q)->next;
+	*q = &w;
+	m->plat.clock += lat->futex_wait_ns;
+	sync_m(m);
+	bool woken = true;
+	if (timeout_ns < 0)
+		sim_block(m->plat.actor);
+	else
+		woken = sim_block_until(m->plat.actor, sim_now(rt->plat.eng) + (sim_time_t)timeout_ns);
+	if (!woken)
+		unlink_waiter(futexq(rt, a->line), &w);
+	m->plat.clock = (double)sim_now(rt->plat.eng);
+}
+
+void simp_futex_wake(plat_u32 *a, int n)
+{
+	struct m *m = cur_m();
+	assert(m && "futex wake outside an M");
+	struct rt *rt = m->rt;
+	const struct topo_latency *lat = &rt->topo->lat;
+	sync_m(m);
+	m->stats.futex_calls++;
+	struct simp_waiter **q = futexq(rt, a->line);
+	sim_time_t at = (sim_time_t)(m->plat.clock + lat->wakeup_ns);
+	int woke = 0;
+	while (*q && woke < n) {
+		struct simp_waiter *w = *q;
+		if (w->addr != a) {
+			q = &w->next;
+			continue;
+		}
+		*q = w->next;
+		sim_wake(w->m->plat.actor, at);
+		woke++;
+	}
+	m->plat.clock += woke ? lat->futex_wake_ns : lat->syscall_ns;
+}
+
+/* ---- Time, spinning, place ---- */
+
+void simp_osyield(void)
+{
+	struct m *m = cur_m();
+	if (!m)
+		return;
+	sync_m(m);
+	m->plat.clock += m->rt->topo->lat.syscall_ns;
+}
+
+void simp_usleep(int64_t us)
+{
+	struct m *m = cur_m();
+	if (!m)
+		return;
+	const struct topo_latency *lat = &m->rt->topo->lat;
+	sync_m(m);
+	m->plat.clock += lat->syscall_ns + (double)us * 1000.0 + lat->wakeup_ns;
+	sync_m(m);
+}
+
+int simp_cpu(void)
+{
+	struct m *m = cur_m();
+	return m ? m->plat.cpu : 0;
+}
+
+int simp_node(void)
+{
+	struct m *m = cur_m();
+	if (!m)
+		return 0;
+	const struct topo *t = m->rt->topo;
+	return t->cores[t->pus[m->plat.cpu].core].node;
+}
+
+void simp_set_cpu(int cpu)
+{
+	struct m *m = cur_m();
+	if (m)
+		m->plat.cpu = cpu;
+}
+
+/* ---- Ms and Gs ---- */
+
+struct m *simp_self(void)
+{
+	return cur_m();
+}
+
+static void simp_mmain(struct sim_actor *self, void *arg)
+{
+	struct m *m = arg;
+	(void)self;
+	sync_m(m);   /* thread creation is over */
+	rt_mstart(m);
+}
+
+void simp_newm(struct rt *rt, struct m *m)
+{
+	struct m *creator = cur_m();
+	double start = (double)sim_now(rt->plat.eng);
+	if (creator) {
+		sync_m(creator);
+		creator->plat.clock += rt->topo->lat.thread_create_ns;
+		start = creator->plat.clock;
+	}
+	m->plat.clock = start;
+	m->plat.cpu = m->nextp ? m->nextp->cpu : 0;
+	char name[32];
+	snprintf(name, sizeof(name), "M%d", m->id);
+	m->plat.actor = sim_spawn(rt->plat.eng, name, simp_mmain, m, SIMP_M_STACK);
+	m->plat.actor->user = m;
+}
+
+enum g_why simp_execute(struct m *m, struct g *g)
+{
+	double sw = m->rt->topo->lat.g_switch_ns;
+	m->plat.clock += sw;
+	enum g_why why = rt_g_run(m, g);
+	m->plat.clock += sw;
+	return why;
+}
+
+void simp_g_leave(void)
+{
+	fprintf(stderr, "schedlab: internal error: a simulated G has no stack to leave\n");
+	abort();
+}
+
+/* ---- Runs ---- */
+
+bool simp_rt_init(struct rt *rt, struct err *e)
+{
+	(void)e;
+	rt->plat.eng = sim_engine_new();
+	rt->plat.hw = hw_new(rt->topo);
+	return true;
+}
+
+void simp_rt_run(struct rt *rt)
+{
+	assert(!simp_rt && "one simulated runtime at a time");
+	simp_rt = rt;
+	simp_newm(rt, rt->allm);   /* M0 */
+	sim_run(rt->plat.eng);
+	simp_rt = NULL;
+}
+
+void simp_rt_fini(struct rt *rt)
+{
+	sim_engine_free(rt->plat.eng);
+	hw_free(rt->plat.hw);
+	free(rt->plat.futexq);
+}

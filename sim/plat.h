@@ -1,0 +1,189 @@
+/* Simulated platform: the contract of policies/platform.h on the engine and
+ * the hardware model.  Included only through policies/platform.h.
+ *
+ * An M is an engine actor with its own clock, m->plat.clock (ns, as a
+ * double: the hardware model prices in fractions of a nanosecond), which
+ * runs ahead of the engine's time while the M does private work.  Private
+ * work -- a G computing, a PAUSE, the M's own bookkeeping -- only moves that
+ * clock.  Before anything other Ms can see (an atomic, a lock-protected
+ * access, a futex call, starting a thread) the M waits until the engine
+ * reaches its clock, so every actor due earlier has run first, and then
+ * does the access at that time and adds its price.  Races between Ms thus
+ * happen in simulated-time order, with ties broken by the engine's
+ * sequence numbers: deterministically.
+ *
+ * Atomics carry their line: the value and the id of the simulated cache
+ * line that holds it.  The simulator is one OS thread, so the C11 memory
+ * order is accepted and needs no fence. */
+#ifndef SCHEDLAB_SIM_PLAT_H
+#define SCHEDLAB_SIM_PLAT_H
+
+#include <stdlib.h>
+
+#include "sim/engine.h"
+#include "sim/hw.h"
+
+typedef hw_line_t plat_line_t;
+
+typedef struct { uint32_t v; plat_line_t line; } plat_u32;
+typedef struct { uint64_t v; plat_line_t line; } plat_u64;
+typedef struct { void *v; plat_line_t line; } plat_ptr;
+
+struct simp_waiter;
+
+struct plat_rt {
+	struct sim_engine *eng;
+	struct hw *hw;
+	struct simp_waiter **futexq;  /* [line]: sleepers on that line's futexes, FIFO */
+	size_t nfutexq;
+	uint64_t futex_calls;
+};
+
+/* Where an M's time went, in ns (the report's cpu breakdown). */
+struct plat_m {
+	struct sim_actor *actor;
+	double clock;            /* the M's own time, >= the engine's while it runs */
+	int cpu;                 /* PU it runs on (OS placement model, see plat_set_cpu) */
+};
+
+struct plat_g {
+	char unused;             /* a simulated G has no stack and no context */
+};
+
+/* The out-of-line half, in sim/plat.c. */
+void simp_access(plat_line_t line, enum hw_access kind);
+plat_line_t simp_line_new(struct rt *rt, int node);
+void simp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns);
+void simp_futex_wake(plat_u32 *a, int n);
+int64_t simp_nanotime(void);
+void simp_spend(double ns);
+void simp_osyield(void);
+void simp_usleep(int64_t us);
+int simp_cpu(void);
+int simp_node(void);
+void simp_set_cpu(int cpu);
+struct m *simp_self(void);
+void simp_newm(struct rt *rt, struct m *m);
+enum g_why simp_execute(struct m *m, struct g *g);
+_Noreturn void simp_g_leave(void);
+double simp_pause_ns(void);
+bool simp_rt_init(struct rt *rt, struct err *e);
+void simp_rt_run(struct rt *rt);
+void simp_rt_fini(struct rt *rt);
+
+static inline plat_line_t plat_line_new(struct rt *rt, int node) { return simp_line_new(rt, node); }
+static inline void plat_shared_access(plat_line_t line, bool write)
+{
+	simp_access(line, write ? HW_STORE : HW_LOAD);
+}
+
+#define SIMP_ATOMIC_OPS(T, suffix)                                                         \
+	static inline void plat_##suffix##_init(plat_##suffix *a, T v, plat_line_t line)   \
+	{                                                                                  \
+		a->v = v;                                                                  \
+		a->line = line;                                                            \
+	}                                                                                  \
+	static inline T plat_load_##suffix(plat_##suffix *a, memory_order mo)              \
+	{                                                                                  \
+		(void)mo;                                                                  \
+		simp_access(a->line, HW_LOAD);                                             \
+		return a->v;                                                               \
+	}                                                                                  \
+	static inline void plat_store_##suffix(plat_##suffix *a, T v, memory_order mo)     \
+	{                                                                                  \
+		(void)mo;                                                                  \
+		simp_access(a->line, HW_STORE);                                            \
+		a->v = v;                                                                  \
+	}                                                                                  \
+	static inline bool plat_cas_##suffix(plat_##suffix *a, T *expected, T desired,     \
+					     memory_order mo)                              \
+	{                                                                                  \
+		(void)mo;                                                                  \
+		simp_access(a->line, HW_RMW);                                              \
+		if (a->v != *expected) {                                                   \
+			*expected = a->v;                                                  \
+			return false;                                                      \
+		}                                                                          \
+		a->v = desired;                                                            \
+		return true;                                                               \
+	}                                                                                  \
+	static inline T plat_xchg_##suffix(plat_##suffix *a, T v, memory_order mo)         \
+	{                                                                                  \
+		(void)mo;                                                                  \
+		simp_access(a->line, HW_RMW);                                              \
+		T old = a->v;                                                              \
+		a->v = v;                                                                  \
+		return old;                                                                \
+	}
+
+SIMP_ATOMIC_OPS(uint32_t, u32)
+SIMP_ATOMIC_OPS(uint64_t, u64)
+SIMP_ATOMIC_OPS(void *, ptr)
+#undef SIMP_ATOMIC_OPS
+
+static inline uint32_t plat_peek_u32(const plat_u32 *a) { return a->v; }
+
+static inline uint32_t plat_add_u32(plat_u32 *a, uint32_t d, memory_order mo)
+{
+	(void)mo;
+	simp_access(a->line, HW_RMW);
+	uint32_t old = a->v;
+	a->v = old + d;
+	return old;
+}
+
+static inline uint64_t plat_add_u64(plat_u64 *a, uint64_t d, memory_order mo)
+{
+	(void)mo;
+	simp_access(a->line, HW_RMW);
+	uint64_t old = a->v;
+	a->v = old + d;
+	return old;
+}
+
+static inline void plat_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
+{
+	simp_futex_wait(a, val, timeout_ns);
+}
+static inline void plat_futex_wake(plat_u32 *a, int n) { simp_futex_wake(a, n); }
+
+static inline int64_t plat_nanotime(void) { return simp_nanotime(); }
+static inline void plat_procyield(int n) { simp_spend(n * simp_pause_ns()); }
+static inline void plat_osyield(void) { simp_osyield(); }
+static inline void plat_usleep(int64_t us) { simp_usleep(us); }
+static inline void plat_work(int64_t ns) { simp_spend((double)ns); }
+static inline int plat_cpu(void) { return simp_cpu(); }
+static inline int plat_node(void) { return simp_node(); }
+static inline void plat_set_cpu(int cpu, bool bind)
+{
+	(void)bind;
+	simp_set_cpu(cpu);
+}
+
+static inline struct m *plat_self(void) { return simp_self(); }
+static inline void plat_newm(struct rt *rt, struct m *m) { simp_newm(rt, m); }
+static inline void plat_g_init(struct rt *rt, struct g *g) { (void)rt, (void)g; }
+static inline void plat_g_free(struct rt *rt, struct g *g) { (void)rt, (void)g; }
+static inline enum g_why plat_execute(struct m *m, struct g *g) { return simp_execute(m, g); }
+static inline void plat_g_leave(struct g *g, enum g_why why)
+{
+	(void)g, (void)why;
+	simp_g_leave();
+}
+
+static inline void *plat_alloc(size_t size, int node)
+{
+	(void)node; /* simulated memory placement is the hardware model's, not malloc's */
+	return xcalloc(1, size);
+}
+static inline void plat_free(void *p, size_t size)
+{
+	(void)size;
+	free(p);
+}
+
+static inline bool plat_rt_init(struct rt *rt, struct err *e) { return simp_rt_init(rt, e); }
+static inline void plat_rt_run(struct rt *rt) { simp_rt_run(rt); }
+static inline void plat_rt_fini(struct rt *rt) { simp_rt_fini(rt); }
+
+#endif

@@ -1,0 +1,82 @@
+/* Goroutine programs: the in-memory form a workload is run from.
+ *
+ * A program is a flat array of operations.  In simulation a G runs its
+ * program as a resumable state machine (a program counter and a small loop
+ * stack, no C stack), so a million Gs cost a million small structs; natively
+ * the same interpreter runs on the G's own stack.  Control flow is limited
+ * to counted loops, so every program terminates unless it blocks forever.
+ *
+ * A workload is a set of programs, the channels they share and the program
+ * of the first G ("main").  Built-in workloads made in C are in
+ * workloads/builtin.c; the JSON language that compiles to this form comes
+ * with the workload catalog. */
+#ifndef SCHEDLAB_WORKLOADS_PROGRAM_H
+#define SCHEDLAB_WORKLOADS_PROGRAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+#define PROG_MAX_DEPTH 8   /* nested loops per program */
+
+enum prog_opcode {
+	PROG_COMPUTE,   /* compute for n ns */
+	PROG_SPAWN,     /* start n Gs running program a */
+	PROG_SEND,      /* send on channel a (blocks as a Go channel does) */
+	PROG_RECV,      /* receive from channel a */
+	PROG_YIELD,     /* runtime.Gosched */
+	PROG_LOOP,      /* run the ops up to the matching PROG_END n times */
+	PROG_END,       /* end of the loop opened at op a */
+	PROG_EXIT,      /* end the G (falling off the end does the same) */
+};
+
+struct prog_op {
+	enum prog_opcode code;
+	uint32_t a;
+	uint64_t n;
+};
+
+struct program {
+	char *name;
+	struct prog_op *ops;
+	uint32_t nops, cap;
+};
+
+struct prog_chan {
+	char *name;
+	uint32_t cap;       /* buffered slots; 0 = unbuffered */
+};
+
+struct workload {
+	char *name;
+	char *description;
+	struct program *progs;
+	uint32_t nprogs;
+	struct prog_chan *chans;
+	uint32_t nchans;
+	uint32_t main;      /* program of the first G */
+};
+
+/* Building (used by the built-ins and, later, the JSON compiler). */
+struct workload *wl_new(const char *name, const char *description);
+uint32_t wl_add_program(struct workload *w, const char *name);
+uint32_t wl_add_chan(struct workload *w, const char *name, uint32_t cap);
+void wl_emit(struct workload *w, uint32_t prog, enum prog_opcode code, uint32_t a, uint64_t n);
+/* Opens a loop of n iterations in prog; returns the op index to close it with. */
+uint32_t wl_loop(struct workload *w, uint32_t prog, uint64_t n);
+void wl_end(struct workload *w, uint32_t prog, uint32_t loop);
+void wl_free(struct workload *w);
+
+/* Checks what the interpreter relies on: indices in range, loops balanced
+ * and no deeper than PROG_MAX_DEPTH, counts positive.  On failure names the
+ * program and op in e. */
+bool wl_validate(const struct workload *w, struct err *e);
+
+/* Workloads built in C, by name (workloads/builtin.c). */
+int wl_builtin_count(void);
+const char *wl_builtin_name(int i);
+const char *wl_builtin_summary(int i);
+struct workload *wl_builtin(const char *name, struct err *e);
+
+#endif
