@@ -10,6 +10,10 @@ Suite *make_topology_suite(void);
 Suite *make_engine_suite(void);
 Suite *make_hw_suite(void);
 Suite *make_cli_suite(void);
+Suite *make_sched_suite(void);
+/* tests/check_runq.c, compiled once per platform */
+Suite *sim__make_runq_suite(void);
+Suite *nat__make_runq_suite(void);
 
 /* ../shared (real-machine hwloc XML in shared/topologies), from the
  * environment variable SCHEDLAB_SHARED_DIR that meson sets. */

@@ -1,0 +1,255 @@
+/* Local run queues and steal order: the Go runtime's own tests
+ * (proc_test.go's TestSchedLocalQueue, TestSchedLocalQueueSteal,
+ * TestSchedLocalQueueEmpty, and TestStealOrder via export_test.go), with
+ * the same loops and assertions.  Compiled once per platform: the
+ * sequential ones run against both compilations of policies/runq.c; the
+ * one that needs real threads runs natively. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "policies/runtime.h"
+#include "tests/tests.h"
+
+/* Bare Ps as Go's tests use them: a runtime is made (for its Ps, lines and
+ * lock) but never run, and nothing below runs on an M. */
+static struct workload *idle_workload(void)
+{
+	struct workload *w = wl_new("idle", "");
+	w->main = wl_add_program(w, "main");
+	return w;
+}
+
+struct fixture {
+	struct topo *topo;
+	struct workload *wl;
+	struct rt *rt;
+};
+
+static void fixture_open(struct fixture *f, int procs)
+{
+	struct err e = { "" };
+	f->topo = topo_load("numa1", &e);
+	ck_assert_msg(f->topo, "%s", e.msg);
+	f->wl = idle_workload();
+	struct rt_config cfg = {
+		.policy = pol_find("steal"), .procs = procs, .seed = 1, .topo = f->topo, .workload = f->wl,
+	};
+	f->rt = rt_new(&cfg, &e);
+	ck_assert_msg(f->rt, "%s", e.msg);
+}
+
+static void fixture_close(struct fixture *f)
+{
+	rt_free(f->rt);
+	wl_free(f->wl);
+	topo_free(f->topo);
+}
+
+/* For i in 0..255: the queue is empty, i Gs go in and come back out in
+ * order, and it is empty again.  The indices wrap the ring many times. */
+START_TEST(local_queue)
+{
+	struct fixture f;
+	fixture_open(&f, 1);
+	struct p *pp = f.rt->allp[0];
+	uint32_t n = f.rt->runq_size;
+	struct g *gs = calloc(n, sizeof(*gs));
+	for (uint32_t i = 0; i < n; i++) {
+		ck_assert_msg(rt_runqget(pp, NULL) == NULL, "runq is not empty initially");
+		for (uint32_t j = 0; j < i; j++)
+			rt_runqput(f.rt, pp, &gs[i], false);
+		for (uint32_t j = 0; j < i; j++)
+			ck_assert_msg(rt_runqget(pp, NULL) == &gs[i], "bad element at iter %u/%u", i, j);
+		ck_assert_msg(rt_runqget(pp, NULL) == NULL, "runq is not empty afterwards");
+	}
+	free(gs);
+	fixture_close(&f);
+}
+END_TEST
+
+/* For i in 0..255: i Gs on p1, a steal into p2, both drained: every G is
+ * seen exactly once, and the steal took i/2 or i/2+1 of them. */
+START_TEST(local_queue_steal)
+{
+	struct fixture f;
+	fixture_open(&f, 2);
+	struct p *p1 = f.rt->allp[0], *p2 = f.rt->allp[1];
+	uint32_t n = f.rt->runq_size;
+	struct g *gs = calloc(n, sizeof(*gs));
+	int *sig = calloc(n, sizeof(*sig));
+	for (uint32_t i = 0; i < n; i++) {
+		for (uint32_t j = 0; j < i; j++) {
+			sig[j] = 0;
+			rt_runqput(f.rt, p1, &gs[j], false);
+		}
+		struct g *g = rt_runqsteal(f.rt, p2, p1, true, 3, NULL);
+		uint32_t s = 0;
+		if (g) {
+			s++;
+			sig[g - gs]++;
+		}
+		while ((g = rt_runqget(p2, NULL))) {
+			s++;
+			sig[g - gs]++;
+		}
+		while ((g = rt_runqget(p1, NULL)))
+			sig[g - gs]++;
+		for (uint32_t j = 0; j < i; j++)
+			ck_assert_msg(sig[j] == 1, "bad element %u (%d) at iter %u", j, sig[j], i);
+		ck_assert_msg(s == i / 2 || s == i / 2 + 1, "bad steal %u, want %u or %u, iter %u", s,
+			      i / 2, i / 2 + 1, i);
+	}
+	free(sig);
+	free(gs);
+	fixture_close(&f);
+}
+END_TEST
+
+/* runnext: a put with next goes first, the G it displaces goes to the
+ * ring's tail, and a G taken from runnext says it inherits the slice. */
+START_TEST(runnext_order)
+{
+	struct fixture f;
+	fixture_open(&f, 1);
+	struct p *pp = f.rt->allp[0];
+	struct g gs[3];
+	rt_runqput(f.rt, pp, &gs[0], false);
+	rt_runqput(f.rt, pp, &gs[1], true);
+	rt_runqput(f.rt, pp, &gs[2], true); /* kicks gs[1] to the tail */
+	bool inherit = false;
+	ck_assert_ptr_eq(rt_runqget(pp, &inherit), &gs[2]);
+	ck_assert(inherit);
+	ck_assert_ptr_eq(rt_runqget(pp, &inherit), &gs[0]);
+	ck_assert(!inherit);
+	ck_assert_ptr_eq(rt_runqget(pp, &inherit), &gs[1]);
+	ck_assert(rt_runqempty(pp));
+	fixture_close(&f);
+}
+END_TEST
+
+/* A full ring moves half of itself plus the new G to the global queue in
+ * one batch, oldest first. */
+START_TEST(overflow_to_global)
+{
+	struct fixture f;
+	fixture_open(&f, 1);
+	struct p *pp = f.rt->allp[0];
+	uint32_t n = f.rt->runq_size;
+	struct g *gs = calloc(n + 1, sizeof(*gs));
+	for (uint32_t i = 0; i <= n; i++)
+		rt_runqput(f.rt, pp, &gs[i], false);
+	ck_assert_uint_eq(rt_runqlen(pp), n / 2);
+	ck_assert_uint_eq(plat_peek_u32(&f.rt->sched.runqsize), n / 2 + 1);
+	struct g *x = f.rt->sched.runqhead;
+	for (uint32_t i = 0; i < n / 2; i++, x = x->schedlink)
+		ck_assert_ptr_eq(x, &gs[i]);
+	ck_assert_ptr_eq(x, &gs[n]);
+	ck_assert_ptr_null(x->schedlink);
+	for (uint32_t i = n / 2; i < n; i++)
+		ck_assert_ptr_eq(rt_runqget(pp, NULL), &gs[i]);
+	free(gs);
+	fixture_close(&f);
+}
+END_TEST
+
+/* For 1..64 Ps, every start of the coprime enumeration visits each P
+ * exactly once.  Go's test starts from 0..ncoprimes-1; the second loop
+ * also starts from r = k*count, which selects each coprime step. */
+START_TEST(steal_order)
+{
+	struct rt_steal_order ord = { 0 };
+	for (uint32_t procs = 1; procs <= 64; procs++) {
+		rt_steal_order_reset(&ord, procs);
+		if (procs >= 3)
+			ck_assert_msg(ord.ncoprimes >= 2, "too few coprimes for %u", procs);
+		for (int pass = 0; pass < 2; pass++) {
+			for (uint32_t co = 0; co < ord.ncoprimes; co++) {
+				uint32_t r = pass == 0 ? co : co * procs + co % procs;
+				struct rt_steal_enum e = rt_steal_order_start(&ord, r);
+				bool checked[64] = { false };
+				for (uint32_t p = 0; p < procs; p++) {
+					ck_assert_msg(!checked[e.pos], "procs %u inc %u: duplicate", procs,
+						      e.inc);
+					checked[e.pos] = true;
+					rt_steal_enum_next(&e);
+				}
+				ck_assert_msg(rt_steal_enum_done(&e), "not done");
+			}
+		}
+	}
+	rt_steal_order_free(&ord);
+}
+END_TEST
+
+#ifdef SCHEDLAB_NATIVE
+/* The queue never looks empty while it holds a G: one thread moves G0
+ * between runnext and the ring (a put with next kicks it to the ring, a
+ * get takes it back) while another asks rt_runqempty. */
+struct empty_test {
+	struct rt *rt;
+	struct p *pp;
+	plat_u32 ready;
+	bool next0, next1;
+	bool saw_empty;
+};
+
+static void rendezvous(plat_u32 *ready)
+{
+	plat_add_u32(ready, 1, memory_order_seq_cst);
+	while (plat_load_u32(ready, memory_order_seq_cst) != 2)
+		;
+}
+
+static void *empty_checker(void *arg)
+{
+	struct empty_test *t = arg;
+	rendezvous(&t->ready);
+	if (rt_runqempty(t->pp))
+		t->saw_empty = true;
+	return NULL;
+}
+
+START_TEST(local_queue_empty)
+{
+	int iters = getenv("SCHEDLAB_VALGRIND") ? 2000 : 100000;
+	struct fixture f;
+	fixture_open(&f, 1);
+	struct g gs[2];
+	struct empty_test t = { .rt = f.rt, .pp = f.rt->allp[0] };
+	plat_u32_init(&t.ready, 0, 0);
+	for (int i = 0; i < iters; i++) {
+		plat_store_u32(&t.ready, 0, memory_order_seq_cst);
+		t.next0 = (i & 1) == 0;
+		t.next1 = (i & 2) == 0;
+		rt_runqput(f.rt, t.pp, &gs[0], t.next0);
+		pthread_t th;
+		ck_assert_int_eq(pthread_create(&th, NULL, empty_checker, &t), 0);
+		rendezvous(&t.ready);
+		rt_runqput(f.rt, t.pp, &gs[1], t.next1);
+		rt_runqget(t.pp, NULL);
+		pthread_join(th, NULL);
+		ck_assert_msg(!t.saw_empty, "queue is empty (next: %d %d, iteration %d)", t.next0,
+			      t.next1, i);
+		rt_runqget(t.pp, NULL);
+	}
+	fixture_close(&f);
+}
+END_TEST
+#endif
+
+Suite *PLAT_SYM(make_runq_suite)(void)
+{
+	Suite *s = suite_create("policies");
+	TCase *tc = tcase_create("runq_" PLAT_NAME);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, local_queue);
+	tcase_add_test(tc, local_queue_steal);
+	tcase_add_test(tc, runnext_order);
+	tcase_add_test(tc, overflow_to_global);
+	tcase_add_test(tc, steal_order);
+#ifdef SCHEDLAB_NATIVE
+	tcase_add_test(tc, local_queue_empty);
+#endif
+	suite_add_tcase(s, tc);
+	return s;
+}

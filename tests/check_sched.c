@@ -1,0 +1,226 @@
+/* Whole runs through both compilations of the runtime (policies/rt_api):
+ * every G runs exactly once, runs end (or report their deadlock), knobs
+ * change what they say, and a simulated run is a function of its inputs
+ * and seed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/policy.h"
+#include "tests/tests.h"
+
+static const char *const bundled[] = { "numa1", "numa2", "numa4", "numa8" };
+
+struct outcome {
+	struct rt_result r;
+	bool created;
+	struct err e;
+};
+
+/* Runs wl under policy with the given knob assignments (NULL-terminated). */
+static struct outcome run_with(const struct rt_api *api, const char *policy, const char *topology,
+			       struct workload *wl, int procs, uint64_t seed,
+			       const char *const *sets)
+{
+	struct outcome o;
+	memset(&o, 0, sizeof(o));
+	struct topo *t = topo_load(topology, &o.e);
+	ck_assert_msg(t, "%s", o.e.msg);
+	const struct pol_ops *pol = api->pol_find(policy);
+	ck_assert_msg(pol, "no policy %s", policy);
+	int64_t knobs[64];
+	pol_default_knobs(pol, knobs);
+	for (; sets && *sets; sets++)
+		ck_assert_msg(pol_set_knob(pol, knobs, *sets, &o.e), "%s", o.e.msg);
+	struct rt_config cfg = {
+		.policy = pol, .knobs = knobs, .procs = procs, .seed = seed, .topo = t, .workload = wl,
+	};
+	struct rt *rt = api->create(&cfg, &o.e);
+	if (rt) {
+		o.created = true;
+		api->run(rt);
+		api->result(rt, &o.r);
+		api->destroy(rt);
+	}
+	topo_free(t);
+	return o;
+}
+
+static struct workload *builtin(const char *name)
+{
+	struct err e = { "" };
+	struct workload *w = wl_builtin(name, &e);
+	ck_assert_msg(w, "%s", e.msg);
+	return w;
+}
+
+/* Every G ran its program exactly once: as many exits as spawns, and the
+ * work they did adds up to exactly 10,000 x 10 us (a G run twice would
+ * add its work twice; one never run, none). */
+static void assert_tree_ran_once(const struct outcome *o)
+{
+	ck_assert(o->created);
+	ck_assert(!o->r.deadlock);
+	ck_assert_uint_eq(o->r.goroutines, 10000);
+	ck_assert_uint_eq(o->r.completed, 10000);
+	ck_assert_uint_eq(o->r.user_ns, 10000ull * 10000ull);
+	ck_assert_uint_eq(o->r.sched_latency.count, 10000);
+	ck_assert_int_gt(o->r.makespan_ns, 0);
+}
+
+START_TEST(spawn_tree_runs_each_g_once_sim)
+{
+	struct workload *w = builtin("spawn-tree");
+	struct outcome o = run_with(&sim__rt_api, "steal", bundled[_i], w, 0, 1, NULL);
+	assert_tree_ran_once(&o);
+	/* Work that fits in one P's ring is still spread: Ms steal it. */
+	ck_assert_uint_gt(o.r.steals.gs_stolen, 0);
+	ck_assert_uint_gt(o.r.threads.created, 0);
+	wl_free(w);
+}
+END_TEST
+
+START_TEST(spawn_tree_runs_each_g_once_native)
+{
+	struct workload *w = builtin("spawn-tree");
+	struct outcome o = run_with(&nat__rt_api, "steal", "host", w, 0, 1, NULL);
+	assert_tree_ran_once(&o);
+	wl_free(w);
+}
+END_TEST
+
+/* The same inputs and seed give the same simulated run, down to every
+ * counter and histogram bucket; another seed gives another schedule. */
+START_TEST(same_seed_same_schedule)
+{
+	struct workload *w = builtin("spawn-tree");
+	struct outcome a = run_with(&sim__rt_api, "steal", "numa4", w, 0, 7, NULL);
+	struct outcome b = run_with(&sim__rt_api, "steal", "numa4", w, 0, 7, NULL);
+	struct outcome c = run_with(&sim__rt_api, "steal", "numa4", w, 0, 8, NULL);
+	ck_assert(memcmp(&a.r, &b.r, sizeof(a.r)) == 0);
+	ck_assert(memcmp(&a.r, &c.r, sizeof(a.r)) != 0);
+	wl_free(w);
+}
+END_TEST
+
+START_TEST(ping_pong_completes)
+{
+	struct workload *w = builtin("ping-pong");
+	const struct rt_api *api = _i == 0 ? &sim__rt_api : &nat__rt_api;
+	struct outcome o = run_with(api, "steal", _i == 0 ? "numa4" : "host", w, 0, 1, NULL);
+	ck_assert(o.created && !o.r.deadlock);
+	ck_assert_uint_eq(o.r.completed, 3);
+	/* 10,000 rounds of 1 us on each side, strictly alternating */
+	ck_assert_uint_eq(o.r.user_ns, 2ull * 10000 * 1000);
+	if (_i == 0)
+		ck_assert_int_ge(o.r.makespan_ns, 20000000);
+	wl_free(w);
+}
+END_TEST
+
+/* A receive that no one will ever match: the run ends and says so. */
+START_TEST(deadlock_is_reported)
+{
+	struct workload *w = wl_new("stuck", "");
+	uint32_t c = wl_add_chan(w, "never", 0);
+	w->main = wl_add_program(w, "main");
+	uint32_t waiter = wl_add_program(w, "waiter");
+	wl_emit(w, w->main, PROG_SPAWN, waiter, 3);
+	wl_emit(w, w->main, PROG_COMPUTE, 0, 1000);
+	wl_emit(w, waiter, PROG_RECV, c, 0);
+	const struct rt_api *api = _i == 0 ? &sim__rt_api : &nat__rt_api;
+	struct outcome o = run_with(api, "steal", _i == 0 ? "numa2" : "host", w, 4, 1, NULL);
+	ck_assert(o.created);
+	ck_assert(o.r.deadlock);
+	ck_assert_uint_eq(o.r.goroutines, 4);
+	ck_assert_uint_eq(o.r.completed, 1);
+	wl_free(w);
+}
+END_TEST
+
+/* Knobs that take the rare paths: a 2-slot ring overflows to the global
+ * queue all the time, a 1-pass steal with no runnext, the global queue
+ * checked first on every schedule.  Work is still done exactly once. */
+START_TEST(knobs_take_other_paths)
+{
+	static const char *const variants[][4] = {
+		{ "runq_size=2", NULL },
+		{ "steal_tries=1", "runnext=0", "runnext_steal_delay_us=0", NULL },
+		{ "global_check_interval=1", "inherit_time_slice=false", NULL },
+		{ "spinning_max_pct=0", NULL },
+	};
+	struct workload *w = builtin("spawn-tree");
+	struct outcome o = run_with(&sim__rt_api, "steal", "numa4", w, 16, 3, variants[_i]);
+	assert_tree_ran_once(&o);
+	wl_free(w);
+}
+END_TEST
+
+START_TEST(yield_storm_completes_both_modes)
+{
+	struct workload *w = builtin("yield-storm");
+	const struct rt_api *api = _i == 0 ? &sim__rt_api : &nat__rt_api;
+	struct outcome o = run_with(api, "steal", _i == 0 ? "numa2" : "host", w, 8, 1, NULL);
+	ck_assert(o.created && !o.r.deadlock);
+	ck_assert_uint_eq(o.r.completed, 1001);
+	ck_assert_uint_eq(o.r.user_ns, 1000ull * 100 * 5000);
+	/* 100 yields each: a G is scheduled 101 times */
+	ck_assert_uint_eq(o.r.sched_latency.count, 1 + 1000ull * 101);
+	wl_free(w);
+}
+END_TEST
+
+/* Knob values are checked: unknown keys and out-of-range values say which. */
+START_TEST(knob_errors_name_the_problem)
+{
+	const struct pol_ops *pol = sim__rt_api.pol_find("steal");
+	int64_t knobs[64];
+	pol_default_knobs(pol, knobs);
+	struct err e = { "" };
+	ck_assert(!pol_set_knob(pol, knobs, "runq_sise=8", &e));
+	ck_assert_msg(strstr(e.msg, "no knob 'runq_sise'") && strstr(e.msg, "runq_size"), "%s",
+		      e.msg);
+	ck_assert(!pol_set_knob(pol, knobs, "runq_size=100", &e));
+	ck_assert_msg(strstr(e.msg, "power of two"), "%s", e.msg);
+	ck_assert(!pol_set_knob(pol, knobs, "steal_tries=0", &e));
+	ck_assert_msg(strstr(e.msg, "between 1 and 64"), "%s", e.msg);
+	ck_assert(!pol_set_knob(pol, knobs, "runnext=maybe", &e));
+	ck_assert_msg(strstr(e.msg, "not a boolean"), "%s", e.msg);
+	ck_assert(!pol_set_knob(pol, knobs, "steal_tries", &e));
+	ck_assert_msg(strstr(e.msg, "expected KEY=VALUE"), "%s", e.msg);
+	ck_assert(pol_set_knob(pol, knobs, "runq_size=64", &e));
+	ck_assert_int_eq(knobs[0], 64);
+}
+END_TEST
+
+/* A program the interpreter cannot run is refused before the run. */
+START_TEST(bad_program_is_refused)
+{
+	struct workload *w = wl_new("bad", "");
+	w->main = wl_add_program(w, "main");
+	wl_emit(w, w->main, PROG_SEND, 5, 0);
+	struct outcome o = run_with(&sim__rt_api, "steal", "numa1", w, 0, 1, NULL);
+	ck_assert(!o.created);
+	ck_assert_msg(strstr(o.e.msg, "program main: op 0 (send) uses a channel that does not exist"),
+		      "%s", o.e.msg);
+	wl_free(w);
+}
+END_TEST
+
+Suite *make_sched_suite(void)
+{
+	Suite *s = suite_create("policies");
+	TCase *tc = tcase_create("sched");
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, spawn_tree_runs_each_g_once_sim, 0,
+			    (int)(sizeof(bundled) / sizeof(bundled[0])));
+	tcase_add_test(tc, spawn_tree_runs_each_g_once_native);
+	tcase_add_test(tc, same_seed_same_schedule);
+	tcase_add_loop_test(tc, ping_pong_completes, 0, 2);
+	tcase_add_loop_test(tc, deadlock_is_reported, 0, 2);
+	tcase_add_loop_test(tc, knobs_take_other_paths, 0, 4);
+	tcase_add_loop_test(tc, yield_storm_completes_both_modes, 0, 2);
+	tcase_add_test(tc, knob_errors_name_the_problem);
+	tcase_add_test(tc, bad_program_is_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
