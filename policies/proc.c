@@ -348,11 +348,12 @@ struct g *rt_globrunqget(struct rt *rt, struct p *pp, uint32_t max)
 /* A dead G to reuse: pp's own, else a batch from the global list. */
 static struct g *gfget(struct rt *rt, struct p *pp)
 {
-	if (!pp->gfree && rt->sched.gfree) {
+	if (!pp->gfree && plat_load_u32(&rt->sched.ngfree, memory_order_relaxed) > 0) {
 		rt_lock(&rt->sched.lock);
 		while (pp->ngfree < GFREE_LOCAL_MAX / 2 && rt->sched.gfree) {
 			struct g *g = rt->sched.gfree;
 			rt->sched.gfree = g->schedlink;
+			plat_add_u32(&rt->sched.ngfree, (uint32_t)-1, memory_order_relaxed);
 			g->schedlink = pp->gfree;
 			pp->gfree = g;
 			pp->ngfree++;
@@ -380,6 +381,7 @@ static void gfput(struct rt *rt, struct p *pp, struct g *g)
 		pp->ngfree--;
 		x->schedlink = rt->sched.gfree;
 		rt->sched.gfree = x;
+		plat_add_u32(&rt->sched.ngfree, 1, memory_order_relaxed);
 	}
 	rt_unlock(&rt->sched.lock);
 }
@@ -697,6 +699,7 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	plat_u32_init(&s->done, 0, count_line);
 	s->runq_line = plat_line_new(rt, 0);
 	plat_u32_init(&s->runqsize, 0, s->runq_line);
+	plat_u32_init(&s->ngfree, 0, lock_line);
 	plat_u64_init(&s->goidgen, 0, plat_line_new(rt, 0));
 	int words = (rt->procs + 31) / 32;
 	s->idlepmask = xcalloc((size_t)words, sizeof(*s->idlepmask));

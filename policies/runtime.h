@@ -157,6 +157,7 @@ struct sched {
 	plat_u32 runqsize;             /* atomic: read without the lock as a hint */
 	plat_line_t runq_line;
 	struct g *gfree;               /* (sched.lock) */
+	plat_u32 ngfree;               /* its length: written under sched.lock, read as a hint */
 	plat_u64 goidgen;
 	plat_u32 done;                 /* atomic: the run is over, Ms return [proc: The end of a run] */
 };
