@@ -122,6 +122,22 @@ static const struct {
 	{ "topo -t /nonexistent/machine.json", "/nonexistent/machine.json: cannot open" },
 	{ "list frobs", "unknown kind 'frobs'" },
 	{ "frob", "unknown command 'frob'" },
+	{ "run -w spawn-tree", "missing -p POLICY" },
+	{ "run -p steal", "missing -w WORKLOAD" },
+	{ "run -p nosuch -w spawn-tree", "-p nosuch: no such policy (policies: steal)" },
+	{ "run -p steal -w nosuch", "no such built-in workload 'nosuch' (built-ins: ping-pong" },
+	{ "run -p steal -w spawn-tree -t nosuch", "nosuch: not a bundled topology" },
+	{ "run -p steal -w spawn-tree --set runq_sise=8",
+	  "--set runq_sise=8: policy steal has no knob 'runq_sise' (its knobs: runq_size," },
+	{ "run -p steal -w spawn-tree --set runq_size=100",
+	  "--set runq_size=100: runq_size must be a power of two" },
+	{ "run -p steal -w spawn-tree --set steal_tries=x", "'x' is not an integer" },
+	{ "run -p steal -w spawn-tree --set global_check_interval=-1",
+	  "global_check_interval must be between 0 and 1000000" },
+	{ "run -p steal -w spawn-tree --procs 0", "--procs 0: expected a number from 1 to 4096" },
+	{ "run -p steal -w spawn-tree --seed -3", "--seed -3: expected a non-negative integer" },
+	{ "run -p steal -w spawn-tree --native -t numa4", "-t must be host, not 'numa4'" },
+	{ "run -p steal -w spawn-tree --trace x", "unknown option '--trace'" },
 };
 
 START_TEST(bad_command_lines_exit_2_with_a_message)
@@ -155,6 +171,108 @@ START_TEST(bad_json_file_exits_2_naming_file_and_path)
 }
 END_TEST
 
+START_TEST(list_policies_shows_knobs_and_defaults)
+{
+	char *out;
+	ck_assert_int_eq(schedlab("list policies", &out, NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out, "steal  P-based work stealing"));
+	ck_assert_msg(strstr(out, "runq_size                     256  (2..65536, power of 2)"), "%s", out);
+	ck_assert_ptr_nonnull(strstr(out, "global_check_interval          61"));
+	ck_assert_ptr_nonnull(strstr(out, "steal_tries                     4"));
+	ck_assert_ptr_nonnull(strstr(out, "runnext_steal_delay_us          3"));
+	free(out);
+}
+END_TEST
+
+START_TEST(list_workloads_names_the_builtins)
+{
+	char *out;
+	ck_assert_int_eq(schedlab("list workloads", &out, NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out, "spawn-tree"));
+	ck_assert_ptr_nonnull(strstr(out, "ping-pong"));
+	ck_assert_ptr_nonnull(strstr(out, "yield-storm"));
+	free(out);
+}
+END_TEST
+
+/* The report: the keys DESIGN.md promises (those measured so far), the
+ * knobs as set, and byte-identical output for the same seed. */
+START_TEST(run_json_report_is_complete_and_deterministic)
+{
+	char *a, *b, *c;
+	const char *args = "run -p steal -t numa2 -w spawn-tree --procs 8 --seed 5 "
+			   "--set steal_tries=2 --json -";
+	ck_assert_int_eq(schedlab(args, &a, NULL), 0);
+	ck_assert_int_eq(schedlab(args, &b, NULL), 0);
+	ck_assert_str_eq(a, b);
+	ck_assert_int_eq(schedlab("run -p steal -t numa2 -w spawn-tree --procs 8 --seed 6 "
+				  "--set steal_tries=2 --json -", &c, NULL), 0);
+	ck_assert_str_ne(a, c);
+	cJSON *o = cJSON_Parse(a);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_str_eq(cJSON_GetObjectItem(o, "mode")->valuestring, "sim");
+	ck_assert_str_eq(cJSON_GetObjectItem(o, "policy")->valuestring, "steal");
+	ck_assert_str_eq(cJSON_GetObjectItem(o, "topology")->valuestring, "numa2");
+	ck_assert_str_eq(cJSON_GetObjectItem(o, "workload")->valuestring, "spawn-tree");
+	ck_assert_int_eq(cJSON_GetObjectItem(o, "seed")->valueint, 5);
+	ck_assert_int_eq(cJSON_GetObjectItem(o, "procs")->valueint, 8);
+	cJSON *k = cJSON_GetObjectItem(o, "knobs");
+	ck_assert_int_eq(cJSON_GetObjectItem(k, "steal_tries")->valueint, 2);
+	ck_assert_int_eq(cJSON_GetObjectItem(k, "runq_size")->valueint, 256);
+	cJSON *m = cJSON_GetObjectItem(o, "metrics");
+	ck_assert_int_eq(cJSON_GetObjectItem(m, "goroutines")->valueint, 10000);
+	ck_assert_int_eq(cJSON_GetObjectItem(m, "completed")->valueint, 10000);
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(m, "deadlock")));
+	ck_assert_double_gt(cJSON_GetObjectItem(m, "makespan_ns")->valuedouble, 0);
+	cJSON *lat = cJSON_GetObjectItem(m, "sched_latency_ns");
+	static const char *const q[] = { "p50", "p90", "p99", "p999", "max", "mean" };
+	double prev = 0;
+	for (int i = 0; i < 5; i++) {
+		cJSON *v = cJSON_GetObjectItem(lat, q[i]);
+		ck_assert_msg(v && v->valuedouble >= prev, "%s out of order", q[i]);
+		prev = v->valuedouble;
+	}
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(lat, "mean"));
+	double user = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "cpu"), "user")->valuedouble;
+	ck_assert(user > 0 && user <= 1);
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(cJSON_GetObjectItem(m, "steals"), "goroutines_stolen"));
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(cJSON_GetObjectItem(m, "threads"), "futex_calls"));
+	cJSON_Delete(o);
+	free(a);
+	free(b);
+	free(c);
+}
+END_TEST
+
+START_TEST(run_text_summary)
+{
+	char *out, *err;
+	ck_assert_int_eq(schedlab("run -p steal -w ping-pong", &out, &err), 0);
+	ck_assert_ptr_nonnull(strstr(out, "sim run: policy steal, topology numa4, workload ping-pong, "
+					  "64 Ps, seed 1"));
+	ck_assert_ptr_nonnull(strstr(out, "goroutines      3 made, 3 completed\n"));
+	ck_assert_str_eq(err, "");
+	free(out);
+	free(err);
+}
+END_TEST
+
+START_TEST(run_native_completes)
+{
+	char *out;
+	ck_assert_int_eq(schedlab("run -p steal -w spawn-tree --native --procs 2 --json -", &out, NULL),
+			 0);
+	cJSON *o = cJSON_Parse(out);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_str_eq(cJSON_GetObjectItem(o, "mode")->valuestring, "native");
+	ck_assert_str_eq(cJSON_GetObjectItem(o, "topology")->valuestring, "host");
+	cJSON *m = cJSON_GetObjectItem(o, "metrics");
+	ck_assert_int_eq(cJSON_GetObjectItem(m, "completed")->valueint, 10000);
+	cJSON_Delete(o);
+	free(out);
+}
+END_TEST
+
 Suite *make_cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -169,6 +287,14 @@ Suite *make_cli_suite(void)
 			    (int)(sizeof(bad_cli) / sizeof(bad_cli[0])));
 	tcase_add_test(tc, bad_json_file_exits_2_naming_file_and_path);
 	tcase_set_timeout(tc, 30);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("run");
+	tcase_add_test(tc, list_policies_shows_knobs_and_defaults);
+	tcase_add_test(tc, list_workloads_names_the_builtins);
+	tcase_add_test(tc, run_json_report_is_complete_and_deterministic);
+	tcase_add_test(tc, run_text_summary);
+	tcase_add_test(tc, run_native_completes);
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
 }
