@@ -139,6 +139,7 @@ static inline void plat_g_init(struct rt *rt, struct g *g) { natp_g_init(rt, g);
 static inline void plat_g_free(struct rt *rt, struct g *g) { natp_g_free(rt, g); }
 static inline enum g_why plat_execute(struct m *m, struct g *g) { return natp_execute(m, g); }
 static inline void plat_g_leave(struct g *g, enum g_why why) { natp_g_leave(g, why); }
+static inline bool plat_g_has_stack(void) { return true; }
 
 static inline void *plat_alloc(size_t size, int node) { return natp_alloc(size, node); }
 static inline void plat_free(void *p, size_t size) { natp_free(p, size); }

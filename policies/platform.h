@@ -81,6 +81,9 @@
  *     void plat_g_leave(struct g *, enum g_why)
  *         from a G with a stack: gives control back to its M's scheduler
  *         and returns when the G is next run (never returns for G_EXIT)
+ *     bool plat_g_has_stack(void)
+ *         whether a G can run a C function (natively yes; a simulated G
+ *         is only a program counter)
  *
  *   Node-bound memory:
  *     void *plat_alloc(size_t, int node)   zeroed, on node (-1: anywhere)

@@ -70,7 +70,11 @@ struct rt_config {
 	int procs;                     /* Ps; 0: one per PU of the topology */
 	uint64_t seed;
 	const struct topo *topo;       /* simulated machine, or the host natively */
-	const struct workload *workload;
+	const struct workload *workload; /* may be NULL with main_fn */
+	/* Natively, the main G may run a C function instead of the workload's
+	 * main program (policies/runtime.h: rt_go, rt_gosched, ...). */
+	void (*main_fn)(void *);
+	void *main_arg;
 };
 
 /* What a run measured, the same in both modes. */
@@ -78,6 +82,7 @@ struct rt_result {
 	int64_t makespan_ns;
 	uint64_t goroutines, completed;
 	bool deadlock;                 /* Gs were left waiting with nothing to wake them */
+	uint64_t schedule_hash;        /* a fingerprint of every (time, M, G, P) scheduling decision */
 	struct hist sched_latency;
 	uint64_t user_ns;              /* Gs' own computation, summed */
 	struct {

@@ -455,6 +455,47 @@ void rt_park_commit(struct m *m, void (*unlock)(void *), void *arg)
 	m->park_arg = arg;
 }
 
+/* ---- Gs running C functions (native) ---- */
+
+void rt_go(void (*fn)(void *), void *arg)
+{
+	rt_newproc(plat_self(), NULL, fn, arg);
+}
+
+void rt_gosched(void)
+{
+	plat_g_leave(plat_self()->curg, G_YIELD);
+}
+
+struct hchan *rt_make_chan(uint32_t cap)
+{
+	struct rt *rt = plat_self()->rt;
+	struct hchan *c = rt_chan_new(rt, cap, plat_node());
+	rt_lock(&rt->sched.lock);
+	rt->cchans = xrealloc(rt->cchans, (rt->ncchans + 1) * sizeof(*rt->cchans));
+	rt->cchans[rt->ncchans++] = c;
+	rt_unlock(&rt->sched.lock);
+	return c;
+}
+
+void rt_chan_send_wait(struct hchan *c, uint64_t v)
+{
+	struct m *m = plat_self();
+	if (!rt_chansend(m, c, v))
+		plat_g_leave(m->curg, G_PARK);   /* the receiver completes it */
+}
+
+uint64_t rt_chan_recv_wait(struct hchan *c)
+{
+	struct m *m = plat_self();
+	uint64_t v;
+	if (rt_chanrecv(m, c, &v))
+		return v;
+	struct g *g = m->curg;
+	plat_g_leave(g, G_PARK);
+	return g->sud.elem;                      /* handed over by the sender */
+}
+
 /* ---- Programs [proc: Programs] ---- */
 
 enum g_why rt_g_run(struct m *m, struct g *g)
@@ -560,6 +601,12 @@ static void execute(struct m *m, struct g *g, bool inherit)
 		pp->schedtick++;
 	int64_t now = plat_nanotime();
 	hist_record(&m->stats.sched_latency, (uint64_t)(now - g->runnable_since));
+	/* FNV-1a over the decision: a different schedule changes the hash */
+	uint64_t h = m->stats.sched_hash ^ 0xcbf29ce484222325ULL;
+	uint64_t words[3] = { (uint64_t)now, g->goid, (uint64_t)pp->id };
+	for (int i = 0; i < 3; i++)
+		h = (h ^ words[i]) * 0x100000001b3ULL;
+	m->stats.sched_hash = h;
 	count_migration(m, g, pp->cpu);
 	m->stats.gs_run++;
 
@@ -653,6 +700,9 @@ static void place_ps(struct rt *rt)
 	free(order);
 }
 
+/* The workload of a run whose main G runs a C function. */
+static const struct workload no_workload = { .name = "(C function)" };
+
 static struct rt *rt_alloc(const struct rt_config *cfg)
 {
 	struct rt *rt = xcalloc(1, sizeof(*rt));
@@ -666,7 +716,9 @@ static struct rt *rt_alloc(const struct rt_config *cfg)
 	rt->topo = cfg->topo;
 	rt->procs = cfg->procs > 0 ? cfg->procs : cfg->topo->npus;
 	rt->seed = cfg->seed;
-	rt->wl = cfg->workload;
+	rt->wl = cfg->workload ? cfg->workload : &no_workload;
+	rt->main_fn = cfg->main_fn;
+	rt->main_arg = cfg->main_arg;
 	rt->runq_size = 256;
 	return rt;
 }
@@ -678,8 +730,15 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 			cfg->policy->version, POL_VERSION);
 		return NULL;
 	}
-	if (!wl_validate(cfg->workload, e))
+	if (cfg->main_fn && !plat_g_has_stack()) {
+		err_set(e, "a %s G has no stack to run a C function on", PLAT_NAME);
 		return NULL;
+	}
+	if (!cfg->main_fn && (!cfg->workload || !wl_validate(cfg->workload, e))) {
+		if (!cfg->workload)
+			err_set(e, "no workload to run");
+		return NULL;
+	}
 	struct rt *rt = rt_alloc(cfg);
 	if (!rt->pol->init(rt, e) || !plat_rt_init(rt, e)) {
 		free(rt->knobs);
@@ -735,7 +794,8 @@ void rt_run(struct rt *rt)
 		rt_pidleput(rt, rt->allp[i]);
 	struct m *m0 = allocm(rt);
 	rt_unlock(&s->lock);
-	struct g *main_g = gnew(rt, rt->allp[0], &rt->wl->progs[rt->wl->main], NULL, NULL);
+	struct g *main_g = rt->main_fn ? gnew(rt, rt->allp[0], NULL, rt->main_fn, rt->main_arg)
+				       : gnew(rt, rt->allp[0], &rt->wl->progs[rt->wl->main], NULL, NULL);
 	rt_runqput(rt, rt->allp[0], main_g, true);
 	m0->nextp = rt->allp[0];
 	rt->start_ns = plat_nanotime();
@@ -755,6 +815,7 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 			last_exit = st->last_exit_ns;
 		hist_merge(&r->sched_latency, &st->sched_latency);
 		r->user_ns += st->user_ns;
+		r->schedule_hash += st->sched_hash * (2 * (uint64_t)m->id + 1);
 		r->steals.same_node += st->steals_same_node;
 		r->steals.remote_node += st->steals_remote_node;
 		r->steals.gs_stolen += st->gs_stolen;
@@ -783,6 +844,9 @@ void rt_free(struct rt *rt)
 	for (uint32_t i = 0; i < rt->wl->nchans; i++)
 		rt_chan_free(rt->chans[i]);
 	free(rt->chans);
+	for (size_t i = 0; i < rt->ncchans; i++)
+		rt_chan_free(rt->cchans[i]);
+	free(rt->cchans);
 	for (int i = 0; i < rt->procs; i++) {
 		plat_free(rt->allp[i]->runq, rt->runq_size * sizeof(plat_ptr));
 		free(rt->allp[i]);

@@ -119,6 +119,7 @@ struct m_stats {
 	uint64_t steals_same_node, steals_remote_node, gs_stolen;
 	uint64_t parks, migrations_core, migrations_node;
 	uint64_t user_ns;
+	uint64_t sched_hash;     /* fingerprint of its scheduling decisions */
 	struct hist sched_latency;
 };
 
@@ -176,6 +177,10 @@ struct rt {
 	struct p **allp;
 	struct m *allm;                /* (sched.lock) */
 	struct g **allg;               /* every G struct ever made (sched.lock) */
+	struct hchan **cchans;         /* channels made by C code (rt_make_chan; sched.lock) */
+	size_t ncchans;
+	void (*main_fn)(void *);
+	void *main_arg;
 	size_t nallg, capallg;
 	struct hchan **chans;          /* the workload's channels */
 	int64_t start_ns, end_ns;
@@ -228,6 +233,14 @@ void rt_ready(struct m *m, struct g *g);
  * G_PARK, unlock(arg) runs on the M once the G is off it. */
 void rt_park_commit(struct m *m, void (*unlock)(void *), void *arg);
 
+
+/* From a G running a C function (native only): start a G running fn(arg);
+ * give up the CPU for a while; send and receive, blocking as Go does. */
+void rt_go(void (*fn)(void *), void *arg);
+void rt_gosched(void);
+struct hchan *rt_make_chan(uint32_t cap);
+void rt_chan_send_wait(struct hchan *c, uint64_t v);
+uint64_t rt_chan_recv_wait(struct hchan *c);
 
 /* ---- Local run queues (policies/runq.c) [proc: Run queues] ---- */
 

@@ -97,6 +97,8 @@ START_TEST(same_seed_same_schedule)
 	struct outcome b = run_with(&sim__rt_api, "steal", "numa4", w, 0, 7, NULL);
 	struct outcome c = run_with(&sim__rt_api, "steal", "numa4", w, 0, 8, NULL);
 	ck_assert(memcmp(&a.r, &b.r, sizeof(a.r)) == 0);
+	ck_assert_uint_eq(a.r.schedule_hash, b.r.schedule_hash);
+	ck_assert_uint_ne(a.r.schedule_hash, c.r.schedule_hash);
 	ck_assert(memcmp(&a.r, &c.r, sizeof(a.r)) != 0);
 	wl_free(w);
 }

@@ -66,8 +66,8 @@ int main(void)
 	srunner_add_suite(sr, make_engine_suite());
 	srunner_add_suite(sr, make_hw_suite());
 	srunner_add_suite(sr, make_cli_suite());
-	srunner_add_suite(sr, sim__make_runq_suite());
-	srunner_add_suite(sr, nat__make_runq_suite());
+	srunner_add_suite(sr, sim__make_core_suite());
+	srunner_add_suite(sr, nat__make_core_suite());
 	srunner_add_suite(sr, make_sched_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);

@@ -11,9 +11,9 @@ Suite *make_engine_suite(void);
 Suite *make_hw_suite(void);
 Suite *make_cli_suite(void);
 Suite *make_sched_suite(void);
-/* tests/check_runq.c, compiled once per platform */
-Suite *sim__make_runq_suite(void);
-Suite *nat__make_runq_suite(void);
+/* tests/check_core.c, compiled once per platform */
+Suite *sim__make_core_suite(void);
+Suite *nat__make_core_suite(void);
 
 /* ../shared (real-machine hwloc XML in shared/topologies), from the
  * environment variable SCHEDLAB_SHARED_DIR that meson sets. */

@@ -1,11 +1,14 @@
-/* Local run queues and steal order: the Go runtime's own tests
+/* The scheduler core's own tests, compiled once per platform like the core.
+ *
+ * Local run queues and steal order: the Go runtime's own tests
  * (proc_test.go's TestSchedLocalQueue, TestSchedLocalQueueSteal,
  * TestSchedLocalQueueEmpty, and TestStealOrder via export_test.go), with
- * the same loops and assertions.  Compiled once per platform: the
- * sequential ones run against both compilations of policies/runq.c; the
- * one that needs real threads runs natively. */
+ * the same loops and assertions; the sequential ones run against both
+ * compilations of policies/runq.c, the one that needs real threads
+ * natively.  Then Gs running C functions, which only native Gs can. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "policies/runtime.h"
 #include "tests/tests.h"
@@ -237,7 +240,97 @@ START_TEST(local_queue_empty)
 END_TEST
 #endif
 
-Suite *PLAT_SYM(make_runq_suite)(void)
+/* ---- Gs running C functions ---- */
+
+#ifdef SCHEDLAB_NATIVE
+struct cfun {
+	plat_u32 yields_seen;
+	struct hchan *c;
+	uint64_t sum;
+};
+
+static void yielder(void *arg)
+{
+	struct cfun *t = arg;
+	for (int i = 0; i < 10; i++) {
+		plat_add_u32(&t->yields_seen, 1, memory_order_relaxed);
+		rt_gosched();
+	}
+}
+
+static void producer(void *arg)
+{
+	struct cfun *t = arg;
+	for (uint64_t v = 1; v <= 1000; v++)
+		rt_chan_send_wait(t->c, v);
+}
+
+static void consumer(void *arg)
+{
+	struct cfun *t = arg;
+	uint64_t expect = 1;
+	for (int i = 0; i < 1000; i++) {
+		uint64_t v = rt_chan_recv_wait(t->c);
+		if (v != expect++)
+			return;   /* out of order: sum stays short */
+		t->sum += v;
+	}
+}
+
+static void c_main(void *arg)
+{
+	struct cfun *t = arg;
+	t->c = rt_make_chan(0);
+	for (int i = 0; i < 100; i++)
+		rt_go(yielder, t);
+	rt_go(consumer, t);
+	rt_go(producer, t);
+}
+#endif
+
+#ifndef SCHEDLAB_NATIVE
+static void never_run(void *arg)
+{
+	(void)arg;
+	abort();
+}
+#endif
+
+/* Natively a G may run a C function that yields and blocks on channels;
+ * a simulated G cannot, and the runtime says so. */
+START_TEST(c_function_gs)
+{
+	struct err e = { "" };
+	struct topo *topo = topo_load(plat_g_has_stack() ? "host" : "numa1", &e);
+	ck_assert_msg(topo, "%s", e.msg);
+#ifdef SCHEDLAB_NATIVE
+	struct cfun t;
+	memset(&t, 0, sizeof(t));
+	plat_u32_init(&t.yields_seen, 0, 0);
+	struct rt_config cfg = { .policy = pol_find("steal"), .procs = 2, .seed = 1, .topo = topo,
+				 .main_fn = c_main, .main_arg = &t };
+	struct rt *rt = rt_new(&cfg, &e);
+	ck_assert_msg(rt, "%s", e.msg);
+	rt_run(rt);
+	struct rt_result r;
+	rt_collect(rt, &r);
+	rt_free(rt);
+	ck_assert(!r.deadlock);
+	ck_assert_uint_eq(r.goroutines, 103);
+	ck_assert_uint_eq(r.completed, 103);
+	ck_assert_uint_eq(plat_peek_u32(&t.yields_seen), 1000);
+	ck_assert_uint_eq(t.sum, 1000ull * 1001 / 2);
+#else
+	struct rt_config cfg = { .policy = pol_find("steal"), .procs = 2, .seed = 1, .topo = topo,
+				 .main_fn = never_run };
+	ck_assert_ptr_null(rt_new(&cfg, &e));
+	ck_assert_str_eq(e.msg, "a sim G has no stack to run a C function on");
+#endif
+	topo_free(topo);
+}
+END_TEST
+
+Suite *PLAT_SYM(make_core_suite)(void)
 {
 	Suite *s = suite_create("policies");
 	TCase *tc = tcase_create("runq_" PLAT_NAME);
@@ -250,6 +343,10 @@ Suite *PLAT_SYM(make_runq_suite)(void)
 #ifdef SCHEDLAB_NATIVE
 	tcase_add_test(tc, local_queue_empty);
 #endif
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cfunc_" PLAT_NAME);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, c_function_gs);
 	suite_add_tcase(s, tc);
 	return s;
 }
