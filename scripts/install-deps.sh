@@ -16,6 +16,7 @@ PACKAGES="
   check
   valgrind
   python3
+  time
 "
 
 missing=""

@@ -54,6 +54,21 @@ static struct workload *ping_pong(void)
 	return w;
 }
 
+/* A million Gs: main spawns 1,000, each of which spawns 1,000 that compute
+ * for 1 us.  Shows that a simulated G costs a small struct, not a stack. */
+static struct workload *spawn_wide(void)
+{
+	struct workload *w = wl_new("spawn-wide", "1,001,001 Gs: 1,000 spawners of 1,000 Gs each, "
+						  "1 us of work each");
+	uint32_t main = wl_add_program(w, "main"), spawner = wl_add_program(w, "spawner"),
+		 leaf = wl_add_program(w, "leaf");
+	wl_emit(w, main, PROG_SPAWN, spawner, 1000);
+	wl_emit(w, spawner, PROG_SPAWN, leaf, 1000);
+	wl_emit(w, leaf, PROG_COMPUTE, 0, 1000);
+	w->main = main;
+	return w;
+}
+
 /* Many independent Gs that yield often: 1,000 Gs, each 100 rounds of 5 us
  * of work and a yield.  Every yield goes through the global queue, so it
  * exercises the fairness check and global batches. */
@@ -78,6 +93,7 @@ static const struct {
 } builtins[] = {
 	{ "ping-pong", "two Gs trade a token 10,000 times over unbuffered channels", ping_pong },
 	{ "spawn-tree", "10,000 Gs spawned as a tree, 10 us of work each", spawn_tree },
+	{ "spawn-wide", "1,001,001 Gs from 1,000 spawners, 1 us of work each", spawn_wide },
 	{ "yield-storm", "1,000 Gs, each 100 x (5 us of work, yield)", yield_storm },
 };
 
