@@ -220,10 +220,9 @@ int cmd_run(int argc, char **argv)
 	run.pol = run.api->pol_find(policy);
 	if (!run.pol) {
 		char names[256] = "";
-		for (int i = 0; i < run.api->pol_count(); i++) {
-			strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
-			strncat(names, run.api->pol_at(i)->name, sizeof(names) - strlen(names) - 1);
-		}
+		size_t len = 0;
+		for (int i = 0; i < run.api->pol_count(); i++)
+			len = str_list_add(names, sizeof(names), len, run.api->pol_at(i)->name);
 		return cli_usage_error("run", "-p %s: no such policy (policies: %s)", policy, names);
 	}
 	int64_t *knobs = xcalloc((size_t)pol_nknobs(run.pol) + 1, sizeof(*knobs));

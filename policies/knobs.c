@@ -36,9 +36,8 @@ static void list_knobs(const struct pol_ops *pol, char *buf, size_t size)
 {
 	size_t used = 0;
 	buf[0] = '\0';
-	for (int i = 0; i < pol_nknobs(pol) && used < size; i++)
-		used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
-					 pol->knobs[i].name);
+	for (int i = 0; i < pol_nknobs(pol); i++)
+		used = str_list_add(buf, size, used, pol->knobs[i].name);
 }
 
 bool pol_set_knob(const struct pol_ops *pol, int64_t *knobs, const char *assignment,

@@ -47,9 +47,8 @@ struct topo *topo_load(const char *spec, struct err *e)
 		if (!strchr(spec, '/') && !strchr(spec, '.')) {
 			char names[256] = "";
 			size_t len = 0;
-			for (int i = 0; i < topo_bundled_count() && len < sizeof(names); i++)
-				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
-							i ? ", " : "", topo_bundled_name(i));
+			for (int i = 0; i < topo_bundled_count(); i++)
+				len = str_list_add(names, sizeof(names), len, topo_bundled_name(i));
 			err_set(e, "%s: not a bundled topology (%s), \"host\", or a readable file", spec,
 				names);
 		} else {

@@ -125,9 +125,8 @@ bool jv_object(const struct jv *j, const cJSON *node, const char *path,
 		if (!ok) {
 			char list[512] = "";
 			size_t len = 0;
-			for (const char *const *a = allowed; *a && len < sizeof(list); a++)
-				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
-							a == allowed ? "" : ", ", *a);
+			for (const char *const *a = allowed; *a; a++)
+				len = str_list_add(list, sizeof(list), len, *a);
 			char p[JV_PATH];
 			return jv_fail(j, jv_key(p, sizeof(p), path, it->string),
 				       "unknown key (expected one of: %s)", list);

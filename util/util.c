@@ -74,3 +74,11 @@ void err_set(struct err *e, const char *fmt, ...)
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
 }
+
+size_t str_list_add(char *buf, size_t size, size_t used, const char *item)
+{
+	if (used >= size)
+		return used;
+	int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", item);
+	return n < 0 ? used : used + (size_t)n;
+}

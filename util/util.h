@@ -16,6 +16,11 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "dir/numa4.json" -> "numa4": a file's base name without its extension. */
 char *path_stem(const char *path);
 
+/* Appends item to the comma-separated list in buf (which starts as ""),
+ * truncating at size; used is the list's length so far, and the new length
+ * is returned.  For the "expected one of: a, b, c" of error messages. */
+size_t str_list_add(char *buf, size_t size, size_t used, const char *item);
+
 /* Exit statuses of the command line (DESIGN.md). */
 enum {
 	EXIT_FOUND = 1,     /* the run found what it was asked to find */

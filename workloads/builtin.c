@@ -118,10 +118,9 @@ struct workload *wl_builtin(const char *name, struct err *e)
 		if (strcmp(builtins[i].name, name) == 0)
 			return builtins[i].build();
 	char names[256] = "";
-	for (int i = 0; i < wl_builtin_count(); i++) {
-		strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
-		strncat(names, builtins[i].name, sizeof(names) - strlen(names) - 1);
-	}
+	size_t len = 0;
+	for (int i = 0; i < wl_builtin_count(); i++)
+		len = str_list_add(names, sizeof(names), len, builtins[i].name);
 	err_set(e, "no such built-in workload '%s' (built-ins: %s)", name, names);
 	return NULL;
 }
