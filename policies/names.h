@@ -48,6 +48,17 @@
 #define rt_chan_send_wait PLAT_SYM(rt_chan_send_wait)
 #define rt_chan_recv_wait PLAT_SYM(rt_chan_recv_wait)
 
+/* policies/time.c */
+#define rt_sleep PLAT_SYM(rt_sleep)
+#define rt_timers_init PLAT_SYM(rt_timers_init)
+#define rt_timers_free PLAT_SYM(rt_timers_free)
+#define rt_timer_add PLAT_SYM(rt_timer_add)
+#define rt_check_timers PLAT_SYM(rt_check_timers)
+#define rt_check_all_timers PLAT_SYM(rt_check_all_timers)
+#define rt_timers_next PLAT_SYM(rt_timers_next)
+#define rt_wake_netpoller PLAT_SYM(rt_wake_netpoller)
+#define rt_netpoll_block PLAT_SYM(rt_netpoll_block)
+
 /* policies/runq.c */
 #define rt_runq_init PLAT_SYM(rt_runq_init)
 #define rt_runqput PLAT_SYM(rt_runqput)

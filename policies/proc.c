@@ -478,6 +478,36 @@ struct hchan *rt_make_chan(uint32_t cap)
 	return c;
 }
 
+static void sleep_ready(struct m *m, struct timer *t)
+{
+	rt_ready(m, t->g);
+}
+
+/* Runs on the M once the sleeping G is off it: only then may its timer
+ * fire, or it could be readied before it has parked. */
+static void sleep_commit(void *arg)
+{
+	struct g *g = arg;
+	rt_timer_add(plat_self(), &g->timer);
+}
+
+/* Commits the running G to sleep for ns. */
+static void sleep_park(struct m *m, struct g *g, int64_t ns)
+{
+	g->timer.when = plat_nanotime() + (ns > 0 ? ns : 0);
+	g->timer.f = sleep_ready;
+	g->timer.g = g;
+	rt_park_commit(m, sleep_commit, g);
+}
+
+void rt_sleep(int64_t ns)
+{
+	struct m *m = plat_self();
+	struct g *g = m->curg;
+	sleep_park(m, g, ns);
+	plat_g_leave(g, G_PARK);
+}
+
 void rt_chan_send_wait(struct hchan *c, uint64_t v)
 {
 	struct m *m = plat_self();
@@ -540,6 +570,15 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 		case PROG_YIELD:
 			g->pc++;
 			return G_YIELD;
+		case PROG_SLEEP:
+			if (g->in_op) {
+				g->in_op = false;
+				g->pc++;
+				break;
+			}
+			g->in_op = true;
+			sleep_park(m, g, (int64_t)op->n);
+			return G_PARK;
 		case PROG_LOOP:
 			if (op->n == 0) {
 				g->pc = op->a + 1;    /* past the matching end */
@@ -756,6 +795,10 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	plat_u32_init(&s->npidle, 0, count_line);
 	plat_u32_init(&s->nmspinning, 0, count_line);
 	plat_u32_init(&s->done, 0, count_line);
+	plat_line_t poll_line = plat_line_new(rt, 0);
+	plat_u32_init(&s->polling, 0, poll_line);
+	plat_u64_init(&s->poll_until, 0, poll_line);
+	plat_u32_init(&s->pollbreak, 0, poll_line);
 	s->runq_line = plat_line_new(rt, 0);
 	plat_u32_init(&s->runqsize, 0, s->runq_line);
 	plat_u32_init(&s->ngfree, 0, lock_line);
@@ -777,6 +820,7 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 		struct p *pp = rt->allp[i];
 		plat_u32_init(&pp->status, P_IDLE, plat_line_new(rt, pp->node));
 		rt_runq_init(rt, pp);
+		rt_timers_init(rt, pp);
 	}
 	rt->chans = xcalloc(rt->wl->nchans + 1, sizeof(*rt->chans));
 	for (uint32_t i = 0; i < rt->wl->nchans; i++)
@@ -849,6 +893,7 @@ void rt_free(struct rt *rt)
 	free(rt->cchans);
 	for (int i = 0; i < rt->procs; i++) {
 		plat_free(rt->allp[i]->runq, rt->runq_size * sizeof(plat_ptr));
+		rt_timers_free(rt->allp[i]);
 		free(rt->allp[i]);
 	}
 	free(rt->allp);

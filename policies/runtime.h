@@ -39,6 +39,18 @@ void rt_note_clear(struct rt_note *n);
 void rt_note_sleep(struct rt_note *n);
 void rt_note_wakeup(struct rt_note *n);
 
+/* ---- Timers (policies/time.c) ---- */
+
+struct timer {
+	int64_t when;            /* when it fires (plat_nanotime) */
+	uint64_t seq;            /* order of adding on its P: breaks ties of when */
+	void (*f)(struct m *m, struct timer *t);   /* run on an M holding a P */
+	struct g *g;             /* for f */
+	struct p *pp;            /* the heap it is on, NULL if none (its timers_lock) */
+	uint32_t idx;            /* its place in that heap */
+	struct timer *next;      /* while being run */
+};
+
 /* ---- G ---- */
 
 enum g_status {
@@ -79,6 +91,7 @@ struct g {
 	void *arg;
 
 	struct sudog sud;
+	struct timer timer;      /* its sleep */
 	struct plat_g plat;
 };
 
@@ -107,6 +120,14 @@ struct p {
 	struct g *gfree;         /* dead Gs to reuse (owner) */
 	int ngfree;
 	uint64_t goidcache, goidcacheend;  /* goroutine ids taken in a batch (owner) */
+
+	/* Timers [time.c]: a 4-ary heap guarded by timers_lock. */
+	struct rt_mutex timers_lock;
+	plat_line_t timers_line;
+	struct timer **timers;
+	uint32_t ntimers, captimers;
+	uint64_t timerseq;
+	plat_u64 timer0;         /* atomic: when of the earliest, 0 if none */
 };
 
 /* ---- M ---- */
@@ -161,6 +182,10 @@ struct sched {
 	plat_u32 ngfree;               /* its length: written under sched.lock, read as a hint */
 	plat_u64 goidgen;
 	plat_u32 done;                 /* atomic: the run is over, Ms return [proc: The end of a run] */
+	/* The poller [time.c]: at most one M sleeps until the next timer. */
+	plat_u32 polling;              /* atomic: an M is the poller */
+	plat_u64 poll_until;           /* atomic: when it will wake, 0 if unknown */
+	plat_u32 pollbreak;            /* futex word: set to 1 to wake it early */
 };
 
 struct rt {
@@ -241,6 +266,19 @@ void rt_gosched(void);
 struct hchan *rt_make_chan(uint32_t cap);
 void rt_chan_send_wait(struct hchan *c, uint64_t v);
 uint64_t rt_chan_recv_wait(struct hchan *c);
+
+void rt_sleep(int64_t ns);
+
+/* ---- Timers (policies/time.c) ---- */
+
+void rt_timers_init(struct rt *rt, struct p *pp);
+void rt_timers_free(struct p *pp);
+void rt_timer_add(struct m *m, struct timer *t);
+int64_t rt_check_timers(struct m *m, struct p *pp, int64_t now);
+void rt_check_all_timers(struct m *m);
+int64_t rt_timers_next(struct rt *rt);
+void rt_wake_netpoller(struct m *m, int64_t when);
+bool rt_netpoll_block(struct m *m, int64_t until);
 
 /* ---- Local run queues (policies/runq.c) [proc: Run queues] ---- */
 

@@ -117,7 +117,17 @@ static struct g *steal_work(struct m *m, struct steal *st)
 		for (struct rt_steal_enum e = rt_steal_order_start(&st->order, plat_fastrand(m));
 		     !rt_steal_enum_done(&e); rt_steal_enum_next(&e)) {
 			struct p *p2 = rt->allp[e.pos];
-			if (p2 == pp || rt_p_is_idle(rt, (int)e.pos))
+			if (p2 == pp)
+				continue;
+			/* Last pass: run the victim's due timers, even an idle
+			 * victim's; what they ready comes to this P. */
+			if (last && plat_load_u64(&p2->timer0, memory_order_relaxed)) {
+				rt_check_timers(m, p2, plat_nanotime());
+				struct g *g = rt_runqget(pp, NULL);
+				if (g)
+					return g;
+			}
+			if (rt_p_is_idle(rt, (int)e.pos))
 				continue;
 			uint32_t n;
 			struct g *g = rt_runqsteal(rt, pp, p2, last, st->runnext_delay_us, &n);
@@ -161,6 +171,8 @@ top:
 		return NULL;
 	struct p *pp = m->p;
 	*inherit = false;
+	/* Due timers ready their Gs onto this P. */
+	rt_check_timers(m, pp, plat_nanotime());
 
 	/* 1: fairness */
 	if (st->global_check && pp->schedtick % st->global_check == 0 &&
@@ -224,6 +236,18 @@ top:
 				become_spinning(m);
 				goto top;
 			}
+		}
+	}
+	/* Timers left: one M sleeps until the earliest, then runs it. */
+	int64_t until = rt_timers_next(rt);
+	if (until && rt_netpoll_block(m, until)) {
+		rt_lock(&s->lock);
+		pp = rt_pidleget(rt);
+		rt_unlock(&s->lock);
+		if (pp) {
+			rt_acquirep(m, pp);
+			rt_check_all_timers(m);
+			goto top;
 		}
 	}
 	rt_stopm(m);

@@ -277,6 +277,31 @@ static void consumer(void *arg)
 	}
 }
 
+/* Sleepers started longest-first wake shortest-first. */
+#define NSLEEPERS 40
+struct sleep_order {
+	plat_u32 next;
+	int order[NSLEEPERS];
+	int ids[NSLEEPERS];
+};
+static struct sleep_order sleep_order;
+
+static void sleeper(void *arg)
+{
+	int id = *(int *)arg;
+	rt_sleep((int64_t)(NSLEEPERS - id) * 1000000);
+	sleep_order.order[plat_add_u32(&sleep_order.next, 1, memory_order_relaxed)] = id;
+}
+
+static void sleep_main(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < NSLEEPERS; i++) {
+		sleep_order.ids[i] = i;
+		rt_go(sleeper, &sleep_order.ids[i]);
+	}
+}
+
 static void c_main(void *arg)
 {
 	struct cfun *t = arg;
@@ -320,6 +345,21 @@ START_TEST(c_function_gs)
 	ck_assert_uint_eq(r.completed, 103);
 	ck_assert_uint_eq(plat_peek_u32(&t.yields_seen), 1000);
 	ck_assert_uint_eq(t.sum, 1000ull * 1001 / 2);
+
+	memset(&sleep_order, 0, sizeof(sleep_order));
+	cfg.main_fn = sleep_main;
+	cfg.main_arg = NULL;
+	rt = rt_new(&cfg, &e);
+	ck_assert_msg(rt, "%s", e.msg);
+	rt_run(rt);
+	rt_collect(rt, &r);
+	rt_free(rt);
+	ck_assert(!r.deadlock);
+	ck_assert_uint_eq(r.completed, NSLEEPERS + 1);
+	ck_assert_int_ge(r.makespan_ns, NSLEEPERS * 1000000);
+	for (int i = 0; i < NSLEEPERS; i++)
+		ck_assert_msg(sleep_order.order[i] == NSLEEPERS - 1 - i, "woke %d at %d",
+			      sleep_order.order[i], i);
 #else
 	struct rt_config cfg = { .policy = pol_find("steal"), .procs = 2, .seed = 1, .topo = topo,
 				 .main_fn = never_run };

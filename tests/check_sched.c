@@ -171,6 +171,29 @@ START_TEST(yield_storm_completes_both_modes)
 }
 END_TEST
 
+/* 1,000 Gs sleep 1 ms each on 4 Ps: the run lasts about 1 ms, and a
+ * sleeping G holds no M: at most one M per P plus the poller, which
+ * sleeps without a P, as Go's netpoller M does. */
+START_TEST(sleeping_gs_cost_no_m)
+{
+	struct workload *w = wl_new("sleepers", "");
+	w->main = wl_add_program(w, "main");
+	uint32_t sleeper = wl_add_program(w, "sleeper");
+	wl_emit(w, w->main, PROG_SPAWN, sleeper, 1000);
+	wl_emit(w, sleeper, PROG_SLEEP, 0, 1000000);
+	wl_emit(w, sleeper, PROG_COMPUTE, 0, 1000);
+	const struct rt_api *api = _i == 0 ? &sim__rt_api : &nat__rt_api;
+	struct outcome o = run_with(api, "steal", _i == 0 ? "numa4" : "host", w, 4, 1, NULL);
+	ck_assert(o.created && !o.r.deadlock);
+	ck_assert_uint_eq(o.r.completed, 1001);
+	ck_assert_int_ge(o.r.makespan_ns, 1000000);
+	ck_assert_uint_le(o.r.threads.created, 4);   /* M0 + 4 */
+	if (_i == 0)
+		ck_assert_int_lt(o.r.makespan_ns, 1500000);
+	wl_free(w);
+}
+END_TEST
+
 /* Knob values are checked: unknown keys and out-of-range values say which. */
 START_TEST(knob_errors_name_the_problem)
 {
@@ -221,6 +244,7 @@ Suite *make_sched_suite(void)
 	tcase_add_loop_test(tc, deadlock_is_reported, 0, 2);
 	tcase_add_loop_test(tc, knobs_take_other_paths, 0, 4);
 	tcase_add_loop_test(tc, yield_storm_completes_both_modes, 0, 2);
+	tcase_add_loop_test(tc, sleeping_gs_cost_no_m, 0, 2);
 	tcase_add_test(tc, knob_errors_name_the_problem);
 	tcase_add_test(tc, bad_program_is_refused);
 	suite_add_tcase(s, tc);

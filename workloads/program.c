@@ -71,7 +71,7 @@ void wl_free(struct workload *w)
 static const char *const opnames[] = {
 	[PROG_COMPUTE] = "compute", [PROG_SPAWN] = "spawn", [PROG_SEND] = "send",
 	[PROG_RECV] = "recv",       [PROG_YIELD] = "yield", [PROG_LOOP] = "loop",
-	[PROG_END] = "end",         [PROG_EXIT] = "exit",
+	[PROG_END] = "end",         [PROG_EXIT] = "exit",        [PROG_SLEEP] = "sleep",
 };
 
 bool wl_validate(const struct workload *w, struct err *e)
@@ -114,6 +114,7 @@ bool wl_validate(const struct workload *w, struct err *e)
 				break;
 			case PROG_COMPUTE:
 			case PROG_YIELD:
+			case PROG_SLEEP:
 			case PROG_EXIT:
 				break;
 			default:

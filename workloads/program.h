@@ -26,6 +26,7 @@ enum prog_opcode {
 	PROG_SEND,      /* send on channel a (blocks as a Go channel does) */
 	PROG_RECV,      /* receive from channel a */
 	PROG_YIELD,     /* runtime.Gosched */
+	PROG_SLEEP,     /* time.Sleep for n ns: parks the G, not the M */
 	PROG_LOOP,      /* run the ops up to the matching PROG_END n times */
 	PROG_END,       /* end of the loop opened at op a */
 	PROG_EXIT,      /* end the G (falling off the end does the same) */

@@ -1,0 +1,205 @@
+/* Timers and sleeping: per-P timer heaps, and the one M that sleeps until
+ * the next timer (Go's netpoller block, which the netpoller will share).
+ *
+ * A sleeping G costs no M: it parks, and its timer goes on the heap of the
+ * P it ran on.  Timers are run by the scheduler: an M checks its own P's
+ * heap each time it looks for work, a thief checks its victims' heaps on
+ * the last steal pass, and when every M has run out of work, one of them
+ * (the poller) sleeps until the earliest timer of any P, then takes an
+ * idle P and runs every due timer.  Adding a timer earlier than the
+ * poller's wake-up interrupts its sleep (wake_netpoller), as Go's
+ * netpollBreak does.
+ *
+ * A heap is 4-ary, ordered by (when, seq): seq is the P's insertion count,
+ * so timers due at the same nanosecond fire in the order they were set.
+ * A P's heap is guarded by its timers_lock; timer0 (the earliest when, 0
+ * if none) is an atomic that others read without the lock. */
+#include "policies/runtime.h"
+
+#include <assert.h>
+#include <stdlib.h>
+
+void rt_timers_init(struct rt *rt, struct p *pp)
+{
+	pp->timers_line = plat_line_new(rt, pp->node);
+	rt_mutex_init(rt, &pp->timers_lock, pp->timers_line);
+	plat_u64_init(&pp->timer0, 0, pp->timers_line);
+}
+
+void rt_timers_free(struct p *pp)
+{
+	free(pp->timers);
+}
+
+static bool before(const struct timer *a, const struct timer *b)
+{
+	return a->when < b->when || (a->when == b->when && a->seq < b->seq);
+}
+
+static void heap_set(struct p *pp, uint32_t i, struct timer *t)
+{
+	pp->timers[i] = t;
+	t->idx = i;
+}
+
+static void sift_up(struct p *pp, uint32_t i)
+{
+	struct timer *t = pp->timers[i];
+	while (i > 0) {
+		uint32_t parent = (i - 1) / 4;
+		if (!before(t, pp->timers[parent]))
+			break;
+		heap_set(pp, i, pp->timers[parent]);
+		i = parent;
+	}
+	heap_set(pp, i, t);
+}
+
+static void sift_down(struct p *pp, uint32_t i)
+{
+	struct timer *t = pp->timers[i];
+	for (;;) {
+		uint32_t c = 4 * i + 1, best = i;
+		struct timer *bt = t;
+		for (uint32_t k = c; k < c + 4 && k < pp->ntimers; k++) {
+			if (before(pp->timers[k], bt)) {
+				best = k;
+				bt = pp->timers[k];
+			}
+		}
+		if (best == i)
+			break;
+		heap_set(pp, i, bt);
+		i = best;
+	}
+	heap_set(pp, i, t);
+}
+
+/* timers_lock must be held. */
+static void update_timer0(struct p *pp)
+{
+	plat_store_u64(&pp->timer0, pp->ntimers ? (uint64_t)pp->timers[0]->when : 0,
+		       memory_order_release);
+}
+
+/* Adds t to the running P's heap.  Called on an M holding a P. */
+void rt_timer_add(struct m *m, struct timer *t)
+{
+	struct p *pp = m->p;
+	assert(pp && !t->pp);
+	if (t->when <= 0)
+		t->when = 1;   /* 0 means "no timer" in timer0 */
+	rt_lock(&pp->timers_lock);
+	plat_shared_access(pp->timers_line, true);
+	if (pp->ntimers == pp->captimers) {
+		pp->captimers = pp->captimers ? 2 * pp->captimers : 16;
+		pp->timers = xrealloc(pp->timers, pp->captimers * sizeof(*pp->timers));
+	}
+	t->seq = pp->timerseq++;
+	t->pp = pp;
+	heap_set(pp, pp->ntimers++, t);
+	sift_up(pp, t->idx);
+	bool earliest = pp->timers[0] == t;
+	if (earliest)
+		update_timer0(pp);
+	rt_unlock(&pp->timers_lock);
+	if (earliest)
+		rt_wake_netpoller(m, t->when);
+}
+
+/* Removes the heap's top.  timers_lock must be held. */
+static struct timer *pop_top(struct p *pp)
+{
+	struct timer *t = pp->timers[0];
+	if (--pp->ntimers > 0) {
+		heap_set(pp, 0, pp->timers[pp->ntimers]);
+		sift_down(pp, 0);
+	}
+	t->pp = NULL;
+	return t;
+}
+
+/* Runs pp's timers due at now, on m (which holds a P: what they ready goes
+ * there).  Returns when the next one is due, 0 if none.  pp may be any P. */
+int64_t rt_check_timers(struct m *m, struct p *pp, int64_t now)
+{
+	int64_t next = (int64_t)plat_load_u64(&pp->timer0, memory_order_acquire);
+	if (next == 0 || next > now)
+		return next;
+	struct timer *due = NULL, **tail = &due;
+	rt_lock(&pp->timers_lock);
+	plat_shared_access(pp->timers_line, true);
+	while (pp->ntimers && pp->timers[0]->when <= now) {
+		struct timer *t = pop_top(pp);
+		t->next = NULL;
+		*tail = t;
+		tail = &t->next;
+	}
+	update_timer0(pp);
+	next = pp->ntimers ? pp->timers[0]->when : 0;
+	rt_unlock(&pp->timers_lock);
+	/* Run them without the lock: a callback readies a G, which may take
+	 * other locks and add timers. */
+	while (due) {
+		struct timer *t = due;
+		due = t->next;
+		t->f(m, t);
+	}
+	return next;
+}
+
+/* Runs every P's due timers (the poller, just woken, holding a P). */
+void rt_check_all_timers(struct m *m)
+{
+	int64_t now = plat_nanotime();
+	for (int i = 0; i < m->rt->procs; i++)
+		rt_check_timers(m, m->rt->allp[i], now);
+}
+
+/* The earliest timer of any P, 0 if none. */
+int64_t rt_timers_next(struct rt *rt)
+{
+	int64_t next = 0;
+	for (int i = 0; i < rt->procs; i++) {
+		int64_t w = (int64_t)plat_load_u64(&rt->allp[i]->timer0, memory_order_acquire);
+		if (w && (!next || w < next))
+			next = w;
+	}
+	return next;
+}
+
+/* A timer due at when was added: make sure some M will wake for it. */
+void rt_wake_netpoller(struct m *m, int64_t when)
+{
+	struct sched *s = &m->rt->sched;
+	if (plat_load_u32(&s->polling, memory_order_acquire)) {
+		int64_t until = (int64_t)plat_load_u64(&s->poll_until, memory_order_acquire);
+		if (until == 0 || until > when) {
+			plat_store_u32(&s->pollbreak, 1, memory_order_release);
+			plat_futex_wake(&s->pollbreak, 1);
+		}
+	} else {
+		rt_wakep(m);
+	}
+}
+
+/* m, holding no P, becomes the poller and sleeps until until (or a break).
+ * Returns false at once if another M is the poller. */
+bool rt_netpoll_block(struct m *m, int64_t until)
+{
+	struct sched *s = &m->rt->sched;
+	uint32_t zero = 0;
+	if (!plat_cas_u32(&s->polling, &zero, 1, memory_order_acq_rel))
+		return false;
+	plat_store_u64(&s->poll_until, (uint64_t)until, memory_order_release);
+	int64_t now = plat_nanotime();
+	/* A timer added after the caller computed until but before
+	 * poll_until was published has already broken the poll (pollbreak is
+	 * 1) or woken an M; either way the wait below returns early. */
+	if (until > now && rt_timers_next(m->rt) >= until)
+		plat_futex_wait(&s->pollbreak, 0, until - now);
+	plat_store_u32(&s->pollbreak, 0, memory_order_relaxed);
+	plat_store_u64(&s->poll_until, 0, memory_order_relaxed);
+	plat_store_u32(&s->polling, 0, memory_order_release);
+	return true;
+}
