@@ -32,7 +32,9 @@ void cli_help_run(FILE *f)
 		"  --native           run on this machine's threads instead of simulating\n"
 		"\n"
 		"Exit status: 0 the run completed; 1 it deadlocked (goroutines were left\n"
-		"waiting with nothing to wake them); 2 bad input.\n");
+		"waiting with nothing to wake them: they are listed with what they wait for);\n"
+		"2 bad input, including a workload that panics (a send on a closed channel, a\n"
+		"negative WaitGroup counter, an unlock of an unlocked mutex).\n");
 }
 
 static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -91,6 +93,8 @@ static cJSON *report_json(const struct run *run)
 	cJSON_AddNumberToObject(m, "goroutines", (double)r->goroutines);
 	cJSON_AddNumberToObject(m, "completed", (double)r->completed);
 	cJSON_AddBoolToObject(m, "deadlock", r->deadlock);
+	if (r->panicked)
+		cJSON_AddStringToObject(m, "panic", r->panic);
 	cJSON_AddItemToObject(m, "sched_latency_ns", latency_json(&r->sched_latency));
 	cJSON_AddNumberToObject(m, "throughput_per_s",
 				r->makespan_ns > 0 ? (double)r->completed * 1e9 / (double)r->makespan_ns
@@ -272,10 +276,15 @@ int cmd_run(int argc, char **argv)
 		}
 		if (!json || strcmp(json, "-") != 0)
 			report_text(&run);
-		if (rc == 0 && run.r.deadlock) {
-			fprintf(stderr, "schedlab run: deadlock: %llu goroutines were left waiting with "
-					"nothing to wake them\n",
-				(unsigned long long)(run.r.goroutines - run.r.completed));
+		if (rc == 0 && run.r.panicked) {
+			fprintf(stderr, "panic: %s\n", run.r.panic);
+			rc = EXIT_BADINPUT;
+		} else if (rc == 0 && run.r.deadlock) {
+			fprintf(stderr, "fatal error: all goroutines are asleep - deadlock!\n\n%s",
+				run.r.blocked);
+			if (run.r.blocked[sizeof(run.r.blocked) - 2] != '\0')
+				fprintf(stderr, "...\n");
+			fprintf(stderr, "(%llu goroutines blocked)\n", (unsigned long long)run.r.nblocked);
 			rc = EXIT_FOUND;
 		}
 	}

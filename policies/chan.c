@@ -21,14 +21,17 @@ struct waitq {
 struct hchan {
 	struct rt_mutex lock;
 	plat_line_t line;        /* the fields below, guarded by lock */
+	uint64_t id;             /* creation order: selects lock channels in id order */
 	uint32_t cap, count, sendx, recvx;
 	uint64_t *buf;
+	bool closed;
 	struct waitq recvq, sendq;
 };
 
 struct hchan *rt_chan_new(struct rt *rt, uint32_t cap, int node)
 {
 	struct hchan *c = xcalloc(1, sizeof(*c));
+	c->id = plat_add_u64(&rt->sched.chanidgen, 1, memory_order_relaxed);
 	c->line = plat_line_new(rt, node);
 	rt_mutex_init(rt, &c->lock, c->line);
 	c->cap = cap;
@@ -53,20 +56,41 @@ static void enqueue(struct waitq *q, struct sudog *s)
 	else
 		q->first = s;
 	q->last = s;
+	s->queued = true;
 }
 
+static void unlink_sudog(struct waitq *q, struct sudog *s)
+{
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		q->first = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	else
+		q->last = s->prev;
+	s->next = s->prev = NULL;
+	s->queued = false;
+}
+
+/* The first waiter that can still be completed: a select's sudog only if
+ * its G has not been claimed through another of its cases already (the
+ * CAS on select_done decides, as Go's selectDone does). */
 static struct sudog *dequeue(struct waitq *q)
 {
-	struct sudog *s = q->first;
-	if (s) {
-		q->first = s->next;
-		if (q->first)
-			q->first->prev = NULL;
-		else
-			q->last = NULL;
-		s->next = s->prev = NULL;
+	for (;;) {
+		struct sudog *s = q->first;
+		if (!s)
+			return NULL;
+		unlink_sudog(q, s);
+		if (s->is_select) {
+			uint32_t zero = 0;
+			if (!plat_cas_u32(&s->g->sel->done, &zero, 1, memory_order_acq_rel))
+				continue;
+			s->g->sel->fired = s;
+		}
+		return s;
 	}
-	return s;
 }
 
 static void chan_unlock(void *c)
@@ -84,6 +108,9 @@ static void wait_on(struct m *m, struct hchan *c, struct waitq *q, uint64_t v)
 	s->c = c;
 	s->elem = v;
 	s->success = false;
+	s->is_select = false;
+	s->is_send = q == &c->sendq;
+	g->waitreason = s->is_send ? "chan send" : "chan receive";
 	enqueue(q, s);
 	rt_park_commit(m, chan_unlock, c);
 }
@@ -92,6 +119,11 @@ bool rt_chansend(struct m *m, struct hchan *c, uint64_t v)
 {
 	rt_lock(&c->lock);
 	plat_shared_access(c->line, true);
+	if (c->closed) {
+		rt_unlock(&c->lock);
+		rt_panic(m, "send on closed channel");
+		return true;
+	}
 	struct sudog *r = dequeue(&c->recvq);
 	if (r) {
 		r->elem = v;
@@ -111,7 +143,7 @@ bool rt_chansend(struct m *m, struct hchan *c, uint64_t v)
 	return false;
 }
 
-bool rt_chanrecv(struct m *m, struct hchan *c, uint64_t *v)
+bool rt_chanrecv(struct m *m, struct hchan *c, uint64_t *v, bool *ok)
 {
 	rt_lock(&c->lock);
 	plat_shared_access(c->line, true);
@@ -128,17 +160,209 @@ bool rt_chanrecv(struct m *m, struct hchan *c, uint64_t *v)
 			c->sendx = c->recvx;
 		}
 		s->success = true;
+		*ok = true;
 		rt_unlock(&c->lock);
 		rt_ready(m, s->g);
 		return true;
 	}
 	if (c->count > 0) {
+		*ok = true;
 		*v = c->buf[c->recvx];
 		c->recvx = (c->recvx + 1) % c->cap;
 		c->count--;
 		rt_unlock(&c->lock);
 		return true;
 	}
+	if (c->closed) {
+		*v = 0;
+		*ok = false;
+		rt_unlock(&c->lock);
+		return true;
+	}
 	wait_on(m, c, &c->recvq, 0);
 	return false;
+}
+
+/* Closes c: every waiting receiver gets (0, ok = false), every waiting
+ * sender panics when it runs.  Closing twice panics. */
+void rt_chanclose(struct m *m, struct hchan *c)
+{
+	rt_lock(&c->lock);
+	plat_shared_access(c->line, true);
+	if (c->closed) {
+		rt_unlock(&c->lock);
+		rt_panic(m, "close of closed channel");
+		return;
+	}
+	c->closed = true;
+	struct sudog *woken = NULL, **tail = &woken, *s;
+	struct waitq *queues[2] = { &c->recvq, &c->sendq };
+	for (int q = 0; q < 2; q++) {
+		while ((s = dequeue(queues[q]))) {
+			s->elem = 0;
+			s->success = false;
+			s->wnext = NULL;
+			*tail = s;
+			tail = &s->wnext;
+		}
+	}
+	rt_unlock(&c->lock);
+	while (woken) {
+		s = woken;
+		woken = s->wnext;
+		rt_ready(m, s->g);
+	}
+}
+
+/* ---- select ---- */
+
+/* Locks the distinct channels of g's select in id order (so two selects
+ * can never lock the same two channels in opposite orders). */
+static void sellock(struct g *g)
+{
+	for (uint32_t i = 0; i < g->sel->n; i++)
+		if (i == 0 || g->sel->order[i] != g->sel->order[i - 1])
+			rt_lock(&g->sel->order[i]->lock);
+}
+
+static void selunlock(struct g *g)
+{
+	for (uint32_t i = g->sel->n; i-- > 0;)
+		if (i == 0 || g->sel->order[i] != g->sel->order[i - 1])
+			rt_unlock(&g->sel->order[i]->lock);
+}
+
+static void selunlock_parked(void *arg)
+{
+	selunlock(arg);
+}
+
+int rt_select(struct m *m, const struct select_case *cases, uint32_t n, bool has_default,
+	      uint64_t *v, bool *ok)
+{
+	struct g *g = m->curg;
+	assert(n <= RT_SELECT_MAX);
+	if (!g->sel) {
+		g->sel = xcalloc(1, sizeof(*g->sel));
+		plat_u32_init(&g->sel->done, 0, plat_line_new(m->rt, m->p->node));
+	}
+	g->sel->n = n;
+	for (uint32_t i = 0; i < n; i++) {
+		/* insertion sort by id: n is small */
+		uint32_t j = i;
+		while (j > 0 && g->sel->order[j - 1]->id > cases[i].c->id) {
+			g->sel->order[j] = g->sel->order[j - 1];
+			j--;
+		}
+		g->sel->order[j] = cases[i].c;
+	}
+	uint32_t perm[RT_SELECT_MAX];
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t j = plat_fastrandn(m, i + 1);
+		perm[i] = perm[j];
+		perm[j] = i;
+	}
+	sellock(g);
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = perm[k];
+		struct hchan *c = cases[i].c;
+		plat_shared_access(c->line, true);
+		struct sudog *s;
+		if (cases[i].send) {
+			if (c->closed) {
+				selunlock(g);
+				rt_panic(m, "send on closed channel");
+				return (int)i;
+			}
+			if ((s = dequeue(&c->recvq))) {
+				s->elem = cases[i].v;
+				s->success = true;
+				selunlock(g);
+				rt_ready(m, s->g);
+				return (int)i;
+			}
+			if (c->count < c->cap) {
+				c->buf[c->sendx] = cases[i].v;
+				c->sendx = (c->sendx + 1) % c->cap;
+				c->count++;
+				selunlock(g);
+				return (int)i;
+			}
+		} else {
+			if ((s = dequeue(&c->sendq))) {
+				if (c->cap == 0) {
+					*v = s->elem;
+				} else {
+					*v = c->buf[c->recvx];
+					c->buf[c->recvx] = s->elem;
+					c->recvx = (c->recvx + 1) % c->cap;
+					c->sendx = c->recvx;
+				}
+				s->success = true;
+				*ok = true;
+				selunlock(g);
+				rt_ready(m, s->g);
+				return (int)i;
+			}
+			if (c->count > 0) {
+				*v = c->buf[c->recvx];
+				c->recvx = (c->recvx + 1) % c->cap;
+				c->count--;
+				*ok = true;
+				selunlock(g);
+				return (int)i;
+			}
+			if (c->closed) {
+				*v = 0;
+				*ok = false;
+				selunlock(g);
+				return (int)i;
+			}
+		}
+	}
+	if (has_default) {
+		selunlock(g);
+		return RT_SELECT_DEFAULT;
+	}
+	/* Wait on every case at once; the first partner to claim the G wins. */
+	plat_store_u32(&g->sel->done, 0, memory_order_relaxed);
+	g->sel->fired = NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		struct sudog *s = &g->sel->sud[i];
+		s->g = g;
+		s->c = cases[i].c;
+		s->is_select = true;
+		s->case_index = i;
+		s->is_send = cases[i].send;
+		s->elem = cases[i].send ? cases[i].v : 0;
+		s->success = false;
+		enqueue(cases[i].send ? &s->c->sendq : &s->c->recvq, s);
+	}
+	g->waitreason = "select";
+	rt_park_commit(m, selunlock_parked, g);
+	return RT_SELECT_PARKED;
+}
+
+/* After a parked select is readied: withdraws the other cases and says
+ * which one fired. */
+int rt_select_resume(struct m *m, uint64_t *v, bool *ok)
+{
+	struct g *g = m->curg;
+	struct sudog *fired = g->sel->fired;
+	assert(fired && "a select resumed without a case");
+	sellock(g);
+	for (uint32_t i = 0; i < g->sel->n; i++) {
+		struct sudog *s = &g->sel->sud[i];
+		if (s != fired && s->queued)
+			unlink_sudog(s->is_send ? &s->c->sendq : &s->c->recvq, s);
+		s->is_select = false;
+	}
+	selunlock(g);
+	if (fired->is_send && !fired->success) {
+		rt_panic(m, "send on closed channel");
+		return (int)fired->case_index;
+	}
+	*v = fired->elem;
+	*ok = fired->success;
+	return (int)fired->case_index;
 }

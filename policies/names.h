@@ -75,6 +75,18 @@
 #define rt_chan_free PLAT_SYM(rt_chan_free)
 #define rt_chansend PLAT_SYM(rt_chansend)
 #define rt_chanrecv PLAT_SYM(rt_chanrecv)
+#define rt_chanclose PLAT_SYM(rt_chanclose)
+#define rt_select PLAT_SYM(rt_select)
+#define rt_select_resume PLAT_SYM(rt_select_resume)
+
+/* policies/sync.c */
+#define rt_gmutex_new PLAT_SYM(rt_gmutex_new)
+#define rt_gmutex_lock PLAT_SYM(rt_gmutex_lock)
+#define rt_gmutex_unlock PLAT_SYM(rt_gmutex_unlock)
+#define rt_waitgroup_new PLAT_SYM(rt_waitgroup_new)
+#define rt_waitgroup_add PLAT_SYM(rt_waitgroup_add)
+#define rt_waitgroup_wait PLAT_SYM(rt_waitgroup_wait)
+#define rt_panic PLAT_SYM(rt_panic)
 
 /* policies/registry.c and the policies */
 #define pol_count PLAT_SYM(pol_count)

@@ -83,6 +83,10 @@ struct rt_result {
 	uint64_t goroutines, completed;
 	bool deadlock;                 /* Gs were left waiting with nothing to wake them */
 	uint64_t schedule_hash;        /* a fingerprint of every (time, M, G, P) scheduling decision */
+	bool panicked;                 /* a G panicked (send on a closed channel, ...) */
+	char panic[256];               /* "message [goroutine N]" */
+	uint64_t nblocked;             /* Gs left parked */
+	char blocked[1024];            /* one line each, "goroutine N [reason]: where", truncated */
 	struct hist sched_latency;
 	uint64_t user_ns;              /* Gs' own computation, summed */
 	struct {

@@ -82,6 +82,8 @@
 #include "policies/runtime.h"
 
 #include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,6 +128,22 @@ static struct m *mget(struct rt *rt)
 	return m;
 }
 
+/* Ends the run: sets done and wakes every idle M and the poller, whose
+ * scheduler loops then return.  sched.lock must be held. */
+static void stop_run(struct rt *rt)
+{
+	struct sched *s = &rt->sched;
+	assert(rt_mutex_held(&s->lock));
+	plat_store_u32(&s->done, 1, memory_order_release);
+	struct m *m;
+	while ((m = mget(rt))) {
+		m->nextp = NULL;
+		rt_note_wakeup(&m->park);
+	}
+	plat_store_u32(&s->pollbreak, 1, memory_order_release);
+	plat_futex_wake(&s->pollbreak, 1);
+}
+
 /* Called when m goes idle: if every M now is, the run is over (or
  * deadlocked) [proc: The end of a run].  sched.lock must be held. */
 static void checkdead(struct rt *rt)
@@ -140,11 +158,25 @@ static void checkdead(struct rt *rt)
 	}
 	if (made != ended)
 		rt->deadlock = true;
-	plat_store_u32(&rt->sched.done, 1, memory_order_release);
-	for (struct m *m = rt->sched.midle; m; m = m->schedlink) {
-		m->nextp = NULL;
-		rt_note_wakeup(&m->park);
+	stop_run(rt);
+}
+
+void rt_panic(struct m *m, const char *fmt, ...)
+{
+	struct rt *rt = m->rt;
+	rt_lock(&rt->sched.lock);
+	if (!rt->panicked) {
+		rt->panicked = true;
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(rt->panic_msg, sizeof(rt->panic_msg), fmt, ap);
+		va_end(ap);
+		rt->panic_goid = m->curg ? m->curg->goid : 0;
 	}
+	stop_run(rt);
+	rt_unlock(&rt->sched.lock);
+	if (m->curg)
+		m->curg->panicking = true;
 }
 
 bool rt_done(struct rt *rt)
@@ -211,6 +243,10 @@ void rt_stopm(struct m *m)
 	struct rt *rt = m->rt;
 	assert(!m->p && !m->spinning);
 	rt_lock(&rt->sched.lock);
+	if (rt_done(rt)) {
+		rt_unlock(&rt->sched.lock);
+		return;
+	}
 	mput(rt, m);
 	checkdead(rt);
 	rt_unlock(&rt->sched.lock);
@@ -422,6 +458,8 @@ static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
 	g->pc = 0;
 	g->depth = 0;
 	g->in_op = false;
+	g->panicking = false;
+	g->waitreason = NULL;
 	g->fn = fn;
 	g->arg = arg;
 	memset(&g->sud, 0, sizeof(g->sud));
@@ -497,6 +535,7 @@ static void sleep_park(struct m *m, struct g *g, int64_t ns)
 	g->timer.when = plat_nanotime() + (ns > 0 ? ns : 0);
 	g->timer.f = sleep_ready;
 	g->timer.g = g;
+	g->waitreason = "sleep";
 	rt_park_commit(m, sleep_commit, g);
 }
 
@@ -519,7 +558,8 @@ uint64_t rt_chan_recv_wait(struct hchan *c)
 {
 	struct m *m = plat_self();
 	uint64_t v;
-	if (rt_chanrecv(m, c, &v))
+	bool ok;
+	if (rt_chanrecv(m, c, &v, &ok))
 		return v;
 	struct g *g = m->curg;
 	plat_g_leave(g, G_PARK);
@@ -548,25 +588,34 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			g->pc++;
 			break;
 		case PROG_SEND:
-		case PROG_RECV:
+		case PROG_RECV: {
 			if (g->in_op) {
-				g->in_op = false;   /* the peer completed it while we were parked */
+				/* the peer completed it while we were parked -- or a
+				 * close did, which a sender does not survive */
+				g->in_op = false;
+				if (op->code == PROG_SEND && !g->sud.success) {
+					rt_panic(m, "send on closed channel");
+					return G_EXIT;
+				}
 				g->pc++;
 				break;
 			}
-			bool done;
+			bool done, ok;
 			if (op->code == PROG_SEND) {
 				done = rt_chansend(m, rt->chans[op->a], g->goid);
 			} else {
 				uint64_t v;
-				done = rt_chanrecv(m, rt->chans[op->a], &v);
+				done = rt_chanrecv(m, rt->chans[op->a], &v, &ok);
 			}
+			if (g->panicking)
+				return G_EXIT;
 			if (!done) {
 				g->in_op = true;
 				return G_PARK;
 			}
 			g->pc++;
 			break;
+		}
 		case PROG_YIELD:
 			g->pc++;
 			return G_YIELD;
@@ -597,6 +646,75 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			}
 			break;
 		case PROG_EXIT:
+			return G_EXIT;
+		case PROG_CLOSE:
+			rt_chanclose(m, rt->chans[op->a]);
+			if (g->panicking)
+				return G_EXIT;
+			g->pc++;
+			break;
+		case PROG_SELECT: {
+			uint64_t v;
+			bool ok;
+			int fired;
+			if (g->in_op) {
+				g->in_op = false;
+				fired = rt_select_resume(m, &v, &ok);
+			} else {
+				struct select_case cases[PROG_SELECT_MAX];
+				uint32_t n = (uint32_t)op->n;
+				for (uint32_t k = 0; k < n; k++) {
+					const struct prog_op *c = &pr->ops[g->pc + 1 + k];
+					cases[k] = (struct select_case){ rt->chans[c->a], c->n != 0, g->goid };
+				}
+				fired = rt_select(m, cases, n, op->a != 0, &v, &ok);
+			}
+			if (g->panicking)
+				return G_EXIT;
+			if (fired == RT_SELECT_PARKED) {
+				g->in_op = true;
+				return G_PARK;
+			}
+			g->pc += 1 + (uint32_t)op->n;
+			break;
+		}
+		case PROG_CASE:
+			assert(!"a case outside a select");
+			return G_EXIT;
+		case PROG_LOCK:
+			/* a woken waiter tries again: it may lose to a newcomer */
+			if (!rt_gmutex_lock(m, rt->mutexes[op->a]))
+				return G_PARK;
+			g->pc++;
+			break;
+		case PROG_UNLOCK:
+			if (!rt_gmutex_unlock(m, rt->mutexes[op->a])) {
+				rt_panic(m, "sync: unlock of unlocked mutex");
+				return G_EXIT;
+			}
+			g->pc++;
+			break;
+		case PROG_WG_ADD:
+			if (!rt_waitgroup_add(m, rt->waitgroups[op->a], (int64_t)op->n)) {
+				rt_panic(m, "sync: negative WaitGroup counter");
+				return G_EXIT;
+			}
+			g->pc++;
+			break;
+		case PROG_WG_WAIT:
+			if (g->in_op) {
+				g->in_op = false;
+				g->pc++;
+				break;
+			}
+			if (!rt_waitgroup_wait(m, rt->waitgroups[op->a])) {
+				g->in_op = true;
+				return G_PARK;
+			}
+			g->pc++;
+			break;
+		case PROG__COUNT:
+			assert(!"not an operation");
 			return G_EXIT;
 		}
 	}
@@ -825,6 +943,12 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	rt->chans = xcalloc(rt->wl->nchans + 1, sizeof(*rt->chans));
 	for (uint32_t i = 0; i < rt->wl->nchans; i++)
 		rt->chans[i] = rt_chan_new(rt, rt->wl->chans[i].cap, 0);
+	rt->mutexes = xcalloc(rt->wl->nmutexes + 1, sizeof(*rt->mutexes));
+	for (uint32_t i = 0; i < rt->wl->nmutexes; i++)
+		rt->mutexes[i] = rt_gmutex_new(rt, 0);
+	rt->waitgroups = xcalloc(rt->wl->nwaitgroups + 1, sizeof(*rt->waitgroups));
+	for (uint32_t i = 0; i < rt->wl->nwaitgroups; i++)
+		rt->waitgroups[i] = rt_waitgroup_new(rt, 0);
 	return rt;
 }
 
@@ -870,6 +994,30 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 	}
 	r->makespan_ns = last_exit - rt->start_ns;
 	r->deadlock = rt->deadlock;
+	r->panicked = rt->panicked;
+	if (rt->panicked)
+		snprintf(r->panic, sizeof(r->panic), "%s [goroutine %llu]", rt->panic_msg,
+			 (unsigned long long)rt->panic_goid);
+	size_t used = 0;
+	for (size_t i = 0; i < rt->nallg; i++) {
+		const struct g *g = rt->allg[i];
+		if (g->status != G_WAITING)
+			continue;
+		r->nblocked++;
+		if (used >= sizeof(r->blocked))
+			continue;
+		int n;
+		if (g->prog)
+			n = snprintf(r->blocked + used, sizeof(r->blocked) - used,
+				     "goroutine %llu [%s]: program %s, op %u (%s)\n",
+				     (unsigned long long)g->goid, g->waitreason ? g->waitreason : "?",
+				     g->prog->name, g->pc, wl_op_name(g->prog->ops[g->pc].code));
+		else
+			n = snprintf(r->blocked + used, sizeof(r->blocked) - used,
+				     "goroutine %llu [%s]: a C function\n", (unsigned long long)g->goid,
+				     g->waitreason ? g->waitreason : "?");
+		used += n > 0 ? (size_t)n : 0;
+	}
 	r->threads.created = rt->threads_created;
 	r->threads.wakeups = rt->wakeups;
 }
@@ -882,8 +1030,15 @@ void rt_free(struct rt *rt)
 	rt->pol->fini(rt);
 	for (size_t i = 0; i < rt->nallg; i++) {
 		plat_g_free(rt, rt->allg[i]);
+		free(rt->allg[i]->sel);
 		free(rt->allg[i]);
 	}
+	for (uint32_t i = 0; i < rt->wl->nmutexes; i++)
+		free(rt->mutexes[i]);
+	for (uint32_t i = 0; i < rt->wl->nwaitgroups; i++)
+		free(rt->waitgroups[i]);
+	free(rt->mutexes);
+	free(rt->waitgroups);
 	free(rt->allg);
 	for (uint32_t i = 0; i < rt->wl->nchans; i++)
 		rt_chan_free(rt->chans[i]);

@@ -68,9 +68,31 @@ struct hchan;
 struct sudog {
 	struct g *g;
 	struct sudog *next, *prev;
+	struct sudog *wnext;  /* on a list of Gs being woken together */
 	struct hchan *c;
 	uint64_t elem;      /* the value sent, or received */
 	bool success;       /* completed by a peer (not by close) */
+	bool queued;        /* on a channel's wait queue */
+	bool is_send;
+	bool is_select;     /* one case of a select: claimed through sel->done */
+	uint32_t case_index;
+};
+
+/* A G's select [chan.c]: allocated at its first select. */
+#define RT_SELECT_MAX 16
+enum { RT_SELECT_DEFAULT = -1, RT_SELECT_PARKED = -2 };
+struct gselect {
+	plat_u32 done;                      /* atomic: a partner claimed this select */
+	uint32_t n;
+	struct hchan *order[RT_SELECT_MAX]; /* the cases' channels in lock order */
+	struct sudog sud[RT_SELECT_MAX];
+	struct sudog *fired;                /* the case that completed it */
+};
+
+struct select_case {
+	struct hchan *c;
+	bool send;
+	uint64_t v;         /* the value to send */
 };
 
 struct g {
@@ -91,7 +113,10 @@ struct g {
 	void *arg;
 
 	struct sudog sud;
+	struct gselect *sel;
 	struct timer timer;      /* its sleep */
+	const char *waitreason;  /* why it is parked, for the deadlock report */
+	bool panicking;          /* it panicked: it ends at its next op boundary */
 	struct plat_g plat;
 };
 
@@ -181,6 +206,7 @@ struct sched {
 	struct g *gfree;               /* (sched.lock) */
 	plat_u32 ngfree;               /* its length: written under sched.lock, read as a hint */
 	plat_u64 goidgen;
+	plat_u64 chanidgen;
 	plat_u32 done;                 /* atomic: the run is over, Ms return [proc: The end of a run] */
 	/* The poller [time.c]: at most one M sleeps until the next timer. */
 	plat_u32 polling;              /* atomic: an M is the poller */
@@ -208,6 +234,11 @@ struct rt {
 	void *main_arg;
 	size_t nallg, capallg;
 	struct hchan **chans;          /* the workload's channels */
+	struct gmutex **mutexes;       /* ... mutexes */
+	struct waitgroup **waitgroups; /* ... wait groups */
+	bool panicked;                 /* (sched.lock) */
+	char panic_msg[200];
+	uint64_t panic_goid;
 	int64_t start_ns, end_ns;
 	uint64_t threads_created, wakeups;   /* (sched.lock) */
 	bool deadlock;
@@ -320,6 +351,40 @@ void rt_chan_free(struct hchan *c);
  * channel's lock released once the G is off the M) and returns false; the
  * partner completes the operation and readies the G. */
 bool rt_chansend(struct m *m, struct hchan *c, uint64_t v);
-bool rt_chanrecv(struct m *m, struct hchan *c, uint64_t *v);
+bool rt_chanrecv(struct m *m, struct hchan *c, uint64_t *v, bool *ok);
+void rt_chanclose(struct m *m, struct hchan *c);
+/* Completes one ready case (chosen at random among the ready ones) and
+ * returns its index; RT_SELECT_DEFAULT if none is ready and has_default;
+ * else RT_SELECT_PARKED, the G committed to park on every case, and
+ * rt_select_resume says which fired once it runs again. */
+int rt_select(struct m *m, const struct select_case *cases, uint32_t n, bool has_default,
+	      uint64_t *v, bool *ok);
+int rt_select_resume(struct m *m, uint64_t *v, bool *ok);
+
+/* ---- sync.Mutex and sync.WaitGroup (policies/sync.c) ---- */
+
+struct gmutex {
+	plat_u32 state;          /* locked and waiters bits */
+	struct rt_mutex qlock;   /* guards the queue */
+	struct sudog *first, *last;
+};
+struct waitgroup {
+	struct rt_mutex lock;    /* guards all below */
+	plat_line_t line;
+	int64_t count;
+	struct sudog *first, *last;
+};
+struct gmutex *rt_gmutex_new(struct rt *rt, int node);
+/* true: locked; false: the G is committed to park, and tries again when run */
+bool rt_gmutex_lock(struct m *m, struct gmutex *mu);
+bool rt_gmutex_unlock(struct m *m, struct gmutex *mu);
+struct waitgroup *rt_waitgroup_new(struct rt *rt, int node);
+bool rt_waitgroup_add(struct m *m, struct waitgroup *wg, int64_t delta);
+/* true: the count is zero; false: the G is committed to park until it is */
+bool rt_waitgroup_wait(struct m *m, struct waitgroup *wg);
+
+/* A Go panic: records the first one, ends the run, and marks the running
+ * G to end. */
+void rt_panic(struct m *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -135,6 +135,9 @@ START_TEST(deadlock_is_reported)
 	ck_assert(o.r.deadlock);
 	ck_assert_uint_eq(o.r.goroutines, 4);
 	ck_assert_uint_eq(o.r.completed, 1);
+	ck_assert_uint_eq(o.r.nblocked, 3);
+	ck_assert_msg(strstr(o.r.blocked, "[chan receive]: program waiter, op 0 (recv)\n"), "%s",
+		      o.r.blocked);
 	wl_free(w);
 }
 END_TEST
@@ -194,6 +197,174 @@ START_TEST(sleeping_gs_cost_no_m)
 }
 END_TEST
 
+/* ---- Runtime services, in both modes (_i: 0 sim, 1 native) ---- */
+
+static struct outcome run_mode(int mode, struct workload *w, int procs)
+{
+	return run_with(mode == 0 ? &sim__rt_api : &nat__rt_api, "steal", mode == 0 ? "numa2" : "host",
+			w, procs, 1, NULL);
+}
+
+static void assert_clean(const struct outcome *o, uint64_t gs)
+{
+	ck_assert(o->created);
+	ck_assert_msg(!o->r.deadlock, "deadlock:\n%s", o->r.blocked);
+	ck_assert_msg(!o->r.panicked, "panic: %s", o->r.panic);
+	ck_assert_uint_eq(o->r.goroutines, gs);
+	ck_assert_uint_eq(o->r.completed, gs);
+}
+
+/* A closed channel: buffered values are still received, then receives
+ * return at once; receivers already waiting are woken by the close. */
+START_TEST(close_drains_then_wakes_receivers)
+{
+	struct workload *w = wl_new("close", "");
+	uint32_t data = wl_add_chan(w, "data", 10), gate = wl_add_chan(w, "gate", 0);
+	w->main = wl_add_program(w, "main");
+	uint32_t prod = wl_add_program(w, "producer"), cons = wl_add_program(w, "consumer"),
+		 waiter = wl_add_program(w, "waiter");
+	wl_emit(w, w->main, PROG_SPAWN, prod, 1);
+	wl_emit(w, w->main, PROG_SPAWN, cons, 1);
+	wl_emit(w, w->main, PROG_SPAWN, waiter, 5);
+	wl_emit(w, w->main, PROG_SLEEP, 0, 200000);
+	wl_emit(w, w->main, PROG_CLOSE, gate, 0);
+	uint32_t l = wl_loop(w, prod, 100);
+	wl_emit(w, prod, PROG_SEND, data, 0);
+	wl_end(w, prod, l);
+	wl_emit(w, prod, PROG_CLOSE, data, 0);
+	l = wl_loop(w, cons, 103);   /* 100 values, then 3 receives of a closed channel */
+	wl_emit(w, cons, PROG_RECV, data, 0);
+	wl_end(w, cons, l);
+	wl_emit(w, waiter, PROG_RECV, gate, 0);
+	struct outcome o = run_mode(_i, w, 4);
+	assert_clean(&o, 8);
+	ck_assert_int_ge(o.r.makespan_ns, 200000);
+	wl_free(w);
+}
+END_TEST
+
+/* Send on a closed channel, closing twice, a negative WaitGroup counter,
+ * unlocking an unlocked mutex: the run panics and says where. */
+START_TEST(misuse_panics)
+{
+	static const char *const expect[] = {
+		"send on closed channel", "close of closed channel",
+		"sync: negative WaitGroup counter", "sync: unlock of unlocked mutex",
+	};
+	for (int k = 0; k < 4; k++) {
+		struct workload *w = wl_new("misuse", "");
+		uint32_t c = wl_add_chan(w, "c", 1);
+		uint32_t wg = wl_add_waitgroup(w, "wg"), mu = wl_add_mutex(w, "mu");
+		w->main = wl_add_program(w, "main");
+		if (k == 0) {
+			wl_emit(w, w->main, PROG_CLOSE, c, 0);
+			wl_emit(w, w->main, PROG_SEND, c, 0);
+		} else if (k == 1) {
+			wl_emit(w, w->main, PROG_CLOSE, c, 0);
+			wl_emit(w, w->main, PROG_CLOSE, c, 0);
+		} else if (k == 2) {
+			wl_emit(w, w->main, PROG_WG_ADD, wg, (uint64_t)-1);
+		} else {
+			wl_emit(w, w->main, PROG_UNLOCK, mu, 0);
+		}
+		wl_emit(w, w->main, PROG_COMPUTE, 0, 1000);
+		struct outcome o = run_mode(_i, w, 2);
+		ck_assert(o.created);
+		ck_assert_msg(o.r.panicked, "case %d did not panic", k);
+		ck_assert_msg(strstr(o.r.panic, expect[k]) && strstr(o.r.panic, "[goroutine 1]"), "%s",
+			      o.r.panic);
+		ck_assert_uint_eq(o.r.user_ns, 0);   /* the panicking G went no further */
+		wl_free(w);
+	}
+}
+END_TEST
+
+/* A select waits on two channels, each of which gets one value; a select
+ * with a default on empty channels does not wait. */
+START_TEST(select_takes_whichever_is_ready)
+{
+	struct workload *w = wl_new("select", "");
+	uint32_t a = wl_add_chan(w, "a", 0), b = wl_add_chan(w, "b", 0), never = wl_add_chan(w, "n", 0);
+	w->main = wl_add_program(w, "main");
+	uint32_t sa = wl_add_program(w, "send_a"), sb = wl_add_program(w, "send_b"),
+		 sel = wl_add_program(w, "selector");
+	wl_emit(w, w->main, PROG_SPAWN, sel, 1);
+	wl_emit(w, w->main, PROG_SPAWN, sa, 1);
+	wl_emit(w, w->main, PROG_SPAWN, sb, 1);
+	wl_emit(w, sa, PROG_SLEEP, 0, 50000);
+	wl_emit(w, sa, PROG_SEND, a, 0);
+	wl_emit(w, sb, PROG_SLEEP, 0, 100000);
+	wl_emit(w, sb, PROG_SEND, b, 0);
+	for (int k = 0; k < 2; k++) {
+		wl_emit(w, sel, PROG_SELECT, 0, 2);
+		wl_emit(w, sel, PROG_CASE, a, 0);
+		wl_emit(w, sel, PROG_CASE, b, 0);
+	}
+	wl_emit(w, sel, PROG_SELECT, 1, 2);   /* with default: nothing ready */
+	wl_emit(w, sel, PROG_CASE, never, 0);
+	wl_emit(w, sel, PROG_CASE, never, 1);
+	struct outcome o = run_mode(_i, w, 4);
+	assert_clean(&o, 4);
+	ck_assert_int_ge(o.r.makespan_ns, 100000);
+	wl_free(w);
+}
+END_TEST
+
+/* Many senders select-send into one channel that one receiver drains:
+ * every value arrives exactly once (losing cases are withdrawn). */
+START_TEST(select_under_contention)
+{
+	struct workload *w = wl_new("select-many", "");
+	uint32_t a = wl_add_chan(w, "a", 0), b = wl_add_chan(w, "b", 2);
+	w->main = wl_add_program(w, "main");
+	uint32_t snd = wl_add_program(w, "sender"), rcv = wl_add_program(w, "receiver");
+	wl_emit(w, w->main, PROG_SPAWN, snd, 50);
+	wl_emit(w, w->main, PROG_SPAWN, rcv, 2);
+	uint32_t l = wl_loop(w, snd, 20);
+	wl_emit(w, snd, PROG_SELECT, 0, 2);
+	wl_emit(w, snd, PROG_CASE, a, 1);
+	wl_emit(w, snd, PROG_CASE, b, 1);
+	wl_end(w, snd, l);
+	l = wl_loop(w, rcv, 500);   /* 2 x 500 = the 1,000 values sent */
+	wl_emit(w, rcv, PROG_SELECT, 0, 2);
+	wl_emit(w, rcv, PROG_CASE, a, 0);
+	wl_emit(w, rcv, PROG_CASE, b, 0);
+	wl_emit(w, rcv, PROG_COMPUTE, 0, 100);
+	wl_end(w, rcv, l);
+	struct outcome o = run_mode(_i, w, 8);
+	assert_clean(&o, 53);
+	ck_assert_uint_eq(o.r.user_ns, 1000 * 100);
+	wl_free(w);
+}
+END_TEST
+
+/* WaitGroup: main waits for 100 workers; mutex: 50 Gs x 100 critical
+ * sections on 8 Ps all complete. */
+START_TEST(waitgroup_and_mutex_under_contention)
+{
+	struct workload *w = wl_new("sync", "");
+	uint32_t wg = wl_add_waitgroup(w, "wg"), mu = wl_add_mutex(w, "mu");
+	w->main = wl_add_program(w, "main");
+	uint32_t worker = wl_add_program(w, "worker");
+	wl_emit(w, w->main, PROG_WG_ADD, wg, 50);
+	wl_emit(w, w->main, PROG_SPAWN, worker, 50);
+	wl_emit(w, w->main, PROG_WG_WAIT, wg, 0);
+	wl_emit(w, w->main, PROG_COMPUTE, 0, 7);
+	uint32_t l = wl_loop(w, worker, 100);
+	wl_emit(w, worker, PROG_LOCK, mu, 0);
+	wl_emit(w, worker, PROG_COMPUTE, 0, 1000);
+	wl_emit(w, worker, PROG_UNLOCK, mu, 0);
+	wl_end(w, worker, l);
+	wl_emit(w, worker, PROG_WG_ADD, wg, (uint64_t)-1);
+	struct outcome o = run_mode(_i, w, 8);
+	assert_clean(&o, 51);
+	ck_assert_uint_eq(o.r.user_ns, 50 * 100 * 1000 + 7);
+	/* the critical sections are serial: 5 ms of them cannot take less */
+	ck_assert_int_ge(o.r.makespan_ns, 5000000);
+	wl_free(w);
+}
+END_TEST
+
 /* Knob values are checked: unknown keys and out-of-range values say which. */
 START_TEST(knob_errors_name_the_problem)
 {
@@ -245,6 +416,11 @@ Suite *make_sched_suite(void)
 	tcase_add_loop_test(tc, knobs_take_other_paths, 0, 4);
 	tcase_add_loop_test(tc, yield_storm_completes_both_modes, 0, 2);
 	tcase_add_loop_test(tc, sleeping_gs_cost_no_m, 0, 2);
+	tcase_add_loop_test(tc, close_drains_then_wakes_receivers, 0, 2);
+	tcase_add_loop_test(tc, misuse_panics, 0, 2);
+	tcase_add_loop_test(tc, select_takes_whichever_is_ready, 0, 2);
+	tcase_add_loop_test(tc, select_under_contention, 0, 2);
+	tcase_add_loop_test(tc, waitgroup_and_mutex_under_contention, 0, 2);
 	tcase_add_test(tc, knob_errors_name_the_problem);
 	tcase_add_test(tc, bad_program_is_refused);
 	suite_add_tcase(s, tc);

@@ -29,6 +29,23 @@ uint32_t wl_add_chan(struct workload *w, const char *name, uint32_t cap)
 	return w->nchans++;
 }
 
+static uint32_t add_name(char ***names, uint32_t *n, const char *name)
+{
+	*names = xrealloc(*names, (*n + 1) * sizeof(**names));
+	(*names)[*n] = xstrdup(name);
+	return (*n)++;
+}
+
+uint32_t wl_add_mutex(struct workload *w, const char *name)
+{
+	return add_name(&w->mutexes, &w->nmutexes, name);
+}
+
+uint32_t wl_add_waitgroup(struct workload *w, const char *name)
+{
+	return add_name(&w->waitgroups, &w->nwaitgroups, name);
+}
+
 void wl_emit(struct workload *w, uint32_t prog, enum prog_opcode code, uint32_t a, uint64_t n)
 {
 	struct program *p = &w->progs[prog];
@@ -61,6 +78,12 @@ void wl_free(struct workload *w)
 	}
 	for (uint32_t i = 0; i < w->nchans; i++)
 		free(w->chans[i].name);
+	for (uint32_t i = 0; i < w->nmutexes; i++)
+		free(w->mutexes[i]);
+	for (uint32_t i = 0; i < w->nwaitgroups; i++)
+		free(w->waitgroups[i]);
+	free(w->mutexes);
+	free(w->waitgroups);
 	free(w->progs);
 	free(w->chans);
 	free(w->name);
@@ -72,7 +95,15 @@ static const char *const opnames[] = {
 	[PROG_COMPUTE] = "compute", [PROG_SPAWN] = "spawn", [PROG_SEND] = "send",
 	[PROG_RECV] = "recv",       [PROG_YIELD] = "yield", [PROG_LOOP] = "loop",
 	[PROG_END] = "end",         [PROG_EXIT] = "exit",        [PROG_SLEEP] = "sleep",
+	[PROG_CLOSE] = "close",     [PROG_SELECT] = "select",    [PROG_CASE] = "case",
+	[PROG_LOCK] = "lock",       [PROG_UNLOCK] = "unlock",    [PROG_WG_ADD] = "wg_add",
+	[PROG_WG_WAIT] = "wg_wait",
 };
+
+const char *wl_op_name(enum prog_opcode code)
+{
+	return code < PROG__COUNT ? opnames[code] : "?";
+}
 
 bool wl_validate(const struct workload *w, struct err *e)
 {
@@ -94,8 +125,37 @@ bool wl_validate(const struct workload *w, struct err *e)
 				break;
 			case PROG_SEND:
 			case PROG_RECV:
+			case PROG_CLOSE:
 				if (op->a >= w->nchans)
 					bad = "uses a channel that does not exist";
+				break;
+			case PROG_SELECT:
+				if (op->n == 0 || op->n > PROG_SELECT_MAX)
+					bad = "must have 1 to 16 cases";
+				else if (i + op->n >= p->nops)
+					bad = "has fewer cases than it says";
+				for (uint32_t k = 1; !bad && k <= op->n; k++) {
+					const struct prog_op *c = &p->ops[i + k];
+					if (c->code != PROG_CASE)
+						bad = "has fewer cases than it says";
+					else if (c->a >= w->nchans)
+						bad = "has a case on a channel that does not exist";
+				}
+				if (!bad)
+					i += (uint32_t)op->n;   /* its cases are checked */
+				break;
+			case PROG_CASE:
+				bad = "is a case outside a select";
+				break;
+			case PROG_LOCK:
+			case PROG_UNLOCK:
+				if (op->a >= w->nmutexes)
+					bad = "uses a mutex that does not exist";
+				break;
+			case PROG_WG_ADD:
+			case PROG_WG_WAIT:
+				if (op->a >= w->nwaitgroups)
+					bad = "uses a wait group that does not exist";
 				break;
 			case PROG_LOOP:
 				if (depth == PROG_MAX_DEPTH)
@@ -122,7 +182,7 @@ bool wl_validate(const struct workload *w, struct err *e)
 			}
 			if (bad) {
 				err_set(e, "workload %s: program %s: op %u (%s) %s", w->name, p->name, i,
-					op->code <= PROG_EXIT ? opnames[op->code] : "?", bad);
+					wl_op_name(op->code), bad);
 				return false;
 			}
 		}

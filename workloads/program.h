@@ -30,7 +30,17 @@ enum prog_opcode {
 	PROG_LOOP,      /* run the ops up to the matching PROG_END n times */
 	PROG_END,       /* end of the loop opened at op a */
 	PROG_EXIT,      /* end the G (falling off the end does the same) */
+	PROG_CLOSE,     /* close channel a */
+	PROG_SELECT,    /* select over the n PROG_CASE ops that follow; a = 1: with default */
+	PROG_CASE,      /* a select case: channel a, n = 1 send, 0 receive */
+	PROG_LOCK,      /* lock mutex a (sync.Mutex) */
+	PROG_UNLOCK,    /* unlock mutex a */
+	PROG_WG_ADD,    /* add (int64_t)n to wait group a (Done is -1) */
+	PROG_WG_WAIT,   /* wait until wait group a is zero */
+	PROG__COUNT
 };
+
+#define PROG_SELECT_MAX 16   /* cases per select */
 
 struct prog_op {
 	enum prog_opcode code;
@@ -56,6 +66,10 @@ struct workload {
 	uint32_t nprogs;
 	struct prog_chan *chans;
 	uint32_t nchans;
+	char **mutexes;     /* names */
+	uint32_t nmutexes;
+	char **waitgroups;  /* names */
+	uint32_t nwaitgroups;
 	uint32_t main;      /* program of the first G */
 };
 
@@ -63,6 +77,8 @@ struct workload {
 struct workload *wl_new(const char *name, const char *description);
 uint32_t wl_add_program(struct workload *w, const char *name);
 uint32_t wl_add_chan(struct workload *w, const char *name, uint32_t cap);
+uint32_t wl_add_mutex(struct workload *w, const char *name);
+uint32_t wl_add_waitgroup(struct workload *w, const char *name);
 void wl_emit(struct workload *w, uint32_t prog, enum prog_opcode code, uint32_t a, uint64_t n);
 /* Opens a loop of n iterations in prog; returns the op index to close it with. */
 uint32_t wl_loop(struct workload *w, uint32_t prog, uint64_t n);
@@ -73,6 +89,7 @@ void wl_free(struct workload *w);
  * and no deeper than PROG_MAX_DEPTH, counts positive.  On failure names the
  * program and op in e. */
 bool wl_validate(const struct workload *w, struct err *e);
+const char *wl_op_name(enum prog_opcode code);
 
 /* Workloads built in C, by name (workloads/builtin.c). */
 int wl_builtin_count(void);

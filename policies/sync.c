@@ -1,0 +1,198 @@
+/* sync.WaitGroup and sync.Mutex: both park Gs, never Ms.
+ *
+ * Mutex.  The state word holds a locked bit and a waiters bit.  Lock tries
+ * a CAS; failing that it spins a little (at most 4 rounds of 30 PAUSEs,
+ * and only where spinning can pay: more than one P, some other P running,
+ * and nothing else runnable here -- Go's canSpin); then, under the
+ * mutex's queue lock, it either takes the lock after all or sets the
+ * waiters bit and parks its G on the queue.  Unlock swaps the state to 0;
+ * if the waiters bit was set it wakes the first waiter, which tries again
+ * (and may lose to a G that arrived meanwhile: Go's "normal mode"; the
+ * starvation mode that hands the lock straight to a waiter after 1 ms is
+ * not modelled).  The waiters bit is set only under the queue lock with
+ * the mutex locked, and cleared only by the unlock that then looks at
+ * the queue under the same lock, so no wake-up is lost.
+ *
+ * WaitGroup.  A counter and a queue of waiting Gs under one lock; the Add
+ * that brings the counter to zero readies every waiter. */
+#include "policies/runtime.h"
+
+#include <assert.h>
+#include <stdlib.h>
+
+enum {
+	GM_LOCKED = 1u,
+	GM_WAITERS = 2u,
+};
+
+#define GM_SPIN_ROUNDS 4
+#define GM_SPIN_PAUSES 30
+
+struct gmutex *rt_gmutex_new(struct rt *rt, int node)
+{
+	struct gmutex *mu = xcalloc(1, sizeof(*mu));
+	plat_line_t line = plat_line_new(rt, node);
+	plat_u32_init(&mu->state, 0, line);
+	rt_mutex_init(rt, &mu->qlock, line);
+	return mu;
+}
+
+static void enqueue(struct sudog **first, struct sudog **last, struct sudog *s)
+{
+	s->next = NULL;
+	s->prev = *last;
+	if (*last)
+		(*last)->next = s;
+	else
+		*first = s;
+	*last = s;
+}
+
+static struct sudog *dequeue(struct sudog **first, struct sudog **last)
+{
+	struct sudog *s = *first;
+	if (s) {
+		*first = s->next;
+		if (*first)
+			(*first)->prev = NULL;
+		else
+			*last = NULL;
+		s->next = s->prev = NULL;
+	}
+	return s;
+}
+
+/* Go's sync_runtime_canSpin. */
+static bool can_spin(struct m *m, int round)
+{
+	struct rt *rt = m->rt;
+	if (round >= GM_SPIN_ROUNDS || rt->procs <= 1)
+		return false;
+	uint32_t idle = plat_load_u32(&rt->sched.npidle, memory_order_relaxed) +
+			plat_load_u32(&rt->sched.nmspinning, memory_order_relaxed);
+	if ((uint32_t)rt->procs <= idle + 1)
+		return false;
+	return rt_runqempty(m->p);
+}
+
+static bool try_lock(struct gmutex *mu)
+{
+	uint32_t v = plat_load_u32(&mu->state, memory_order_relaxed);
+	while (!(v & GM_LOCKED))
+		if (plat_cas_u32(&mu->state, &v, v | GM_LOCKED, memory_order_acquire))
+			return true;
+	return false;
+}
+
+static void gmutex_qunlock(void *arg)
+{
+	rt_unlock(&((struct gmutex *)arg)->qlock);
+}
+
+bool rt_gmutex_lock(struct m *m, struct gmutex *mu)
+{
+	if (try_lock(mu))
+		return true;
+	for (int round = 0; can_spin(m, round); round++) {
+		plat_procyield(GM_SPIN_PAUSES);
+		if (try_lock(mu))
+			return true;
+	}
+	rt_lock(&mu->qlock);
+	uint32_t v = plat_load_u32(&mu->state, memory_order_relaxed);
+	for (;;) {
+		if (!(v & GM_LOCKED)) {
+			if (plat_cas_u32(&mu->state, &v, v | GM_LOCKED, memory_order_acquire)) {
+				rt_unlock(&mu->qlock);
+				return true;
+			}
+		} else if ((v & GM_WAITERS) ||
+			   plat_cas_u32(&mu->state, &v, v | GM_WAITERS, memory_order_relaxed)) {
+			break;
+		}
+	}
+	struct g *g = m->curg;
+	g->sud.g = g;
+	g->waitreason = "sync.Mutex.Lock";
+	enqueue(&mu->first, &mu->last, &g->sud);
+	rt_park_commit(m, gmutex_qunlock, mu);
+	return false;
+}
+
+/* Returns false if mu was not locked (the caller panics). */
+bool rt_gmutex_unlock(struct m *m, struct gmutex *mu)
+{
+	uint32_t old = plat_xchg_u32(&mu->state, 0, memory_order_release);
+	if (!(old & GM_LOCKED))
+		return false;
+	if (!(old & GM_WAITERS))
+		return true;
+	rt_lock(&mu->qlock);
+	struct sudog *s = dequeue(&mu->first, &mu->last);
+	if (mu->first) {
+		/* others still wait: the next unlock must look again */
+		uint32_t v = plat_load_u32(&mu->state, memory_order_relaxed);
+		while (!plat_cas_u32(&mu->state, &v, v | GM_WAITERS, memory_order_relaxed))
+			;
+	}
+	rt_unlock(&mu->qlock);
+	if (s)
+		rt_ready(m, s->g);
+	return true;
+}
+
+/* ---- WaitGroup ---- */
+
+struct waitgroup *rt_waitgroup_new(struct rt *rt, int node)
+{
+	struct waitgroup *wg = xcalloc(1, sizeof(*wg));
+	wg->line = plat_line_new(rt, node);
+	rt_mutex_init(rt, &wg->lock, wg->line);
+	return wg;
+}
+
+/* Returns false if the counter would go negative (the caller panics). */
+bool rt_waitgroup_add(struct m *m, struct waitgroup *wg, int64_t delta)
+{
+	rt_lock(&wg->lock);
+	plat_shared_access(wg->line, true);
+	if (wg->count + delta < 0) {
+		rt_unlock(&wg->lock);
+		return false;
+	}
+	wg->count += delta;
+	struct sudog *waiters = NULL;
+	if (wg->count == 0) {
+		waiters = wg->first;
+		wg->first = wg->last = NULL;
+	}
+	rt_unlock(&wg->lock);
+	while (waiters) {
+		struct sudog *s = waiters;
+		waiters = s->next;
+		s->next = s->prev = NULL;
+		rt_ready(m, s->g);
+	}
+	return true;
+}
+
+static void waitgroup_unlock(void *arg)
+{
+	rt_unlock(&((struct waitgroup *)arg)->lock);
+}
+
+bool rt_waitgroup_wait(struct m *m, struct waitgroup *wg)
+{
+	rt_lock(&wg->lock);
+	plat_shared_access(wg->line, false);
+	if (wg->count == 0) {
+		rt_unlock(&wg->lock);
+		return true;
+	}
+	struct g *g = m->curg;
+	g->sud.g = g;
+	g->waitreason = "sync.WaitGroup.Wait";
+	enqueue(&wg->first, &wg->last, &g->sud);
+	rt_park_commit(m, waitgroup_unlock, wg);
+	return false;
+}
