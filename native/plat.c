@@ -85,11 +85,25 @@ int64_t natp_nanotime(void)
  * clock, and later work then came out twice as fast as asked.  Time the OS
  * takes the CPU away counts as work, which only matters with more Ms than
  * CPUs. */
-void natp_work(int64_t ns)
+int64_t natp_work(int64_t ns, plat_u32 *stop)
 {
-	int64_t end = natp_nanotime() + ns;
-	while (natp_nanotime() < end)
+	int64_t start = natp_nanotime(), end = start + ns, now = start;
+	while (now < end) {
+		if (atomic_load_explicit(&stop->v, memory_order_relaxed))
+			return now - start;
 		__builtin_ia32_pause();
+		now = natp_nanotime();
+	}
+	return ns;
+}
+
+/* A blocking system call lasting ns: the thread really sleeps in the
+ * kernel, as a read on a slow device would. */
+void natp_syscall(int64_t ns)
+{
+	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
 }
 
 /* ---- Place ---- */
@@ -258,7 +272,7 @@ bool natp_rt_init(struct rt *rt, struct err *e)
 /* M0 is the calling thread; the others are joined once the run is over. */
 void natp_rt_run(struct rt *rt)
 {
-	struct m *m0 = rt->allm;
+	struct m *m0 = rt->m0;
 	m0->plat.is_caller = true;
 	natp_cur = m0;
 	ctx_init_thread(&m0->plat.g0);

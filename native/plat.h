@@ -44,7 +44,7 @@ struct plat_g {
 void natp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns);
 void natp_futex_wake(plat_u32 *a, int n);
 int64_t natp_nanotime(void);
-void natp_work(int64_t ns);
+int64_t natp_work(int64_t ns, plat_u32 *stop);
 int natp_cpu(void);
 int natp_node(void);
 void natp_set_cpu(int cpu, bool bind);
@@ -128,7 +128,10 @@ static inline void plat_procyield(int n)
 }
 static inline void plat_osyield(void) { sched_yield(); }
 static inline void plat_usleep(int64_t us) { usleep((useconds_t)us); }
-static inline void plat_work(int64_t ns) { natp_work(ns); }
+static inline int64_t plat_work(int64_t ns, plat_u32 *stop) { return natp_work(ns, stop); }
+static inline void plat_preempt_poke(struct g *g) { (void)g; /* the spin polls the flag */ }
+void natp_syscall(int64_t ns);
+static inline void plat_syscall(int64_t ns) { natp_syscall(ns); }
 static inline int plat_cpu(void) { return natp_cpu(); }
 static inline int plat_node(void) { return natp_node(); }
 static inline void plat_set_cpu(int cpu, bool bind) { natp_set_cpu(cpu, bind); }

@@ -48,6 +48,12 @@
 #define rt_chan_send_wait PLAT_SYM(rt_chan_send_wait)
 #define rt_chan_recv_wait PLAT_SYM(rt_chan_recv_wait)
 
+/* policies/sysmon.c */
+#define rt_entersyscall PLAT_SYM(rt_entersyscall)
+#define rt_exitsyscall PLAT_SYM(rt_exitsyscall)
+#define rt_sysmon PLAT_SYM(rt_sysmon)
+#define rt_sysmon_wake PLAT_SYM(rt_sysmon_wake)
+
 /* policies/time.c */
 #define rt_sleep PLAT_SYM(rt_sleep)
 #define rt_timers_init PLAT_SYM(rt_timers_init)

@@ -63,7 +63,12 @@
  *     void plat_procyield(int n)      n PAUSE instructions
  *     void plat_osyield(void)         sched_yield
  *     void plat_usleep(int64_t us)
- *     void plat_work(int64_t ns)      a G's own computation for ns
+ *     int64_t plat_work(int64_t ns, plat_u32 *stop)
+ *         a G's own computation for ns; returns the ns done, fewer if
+ *         *stop became non-zero meanwhile (preemption)
+ *     void plat_preempt_poke(struct g *)
+ *         after setting g's stop flag: cuts short the computation g is in
+ *     void plat_syscall(int64_t ns)   a blocking system call lasting ns
  *     int plat_cpu(void)              topology PU the caller runs on
  *     int plat_node(void)             its NUMA node
  *     void plat_set_cpu(int cpu, bool bind)
@@ -116,6 +121,8 @@ enum g_why {
 	G_YIELD,    /* still runnable: runtime.Gosched */
 	G_PARK,     /* waiting: m->park_unlock(m->park_arg) still to run */
 	G_EXIT,     /* finished */
+	G_PREEMPT,  /* still runnable, preempted by sysmon */
+	G_NOP,      /* still runnable, back from a system call with no P for it */
 };
 
 /* Every external name of the core is given a per-platform prefix, so that

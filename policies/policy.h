@@ -89,6 +89,10 @@ struct rt_result {
 	char blocked[1024];            /* one line each, "goroutine N [reason]: where", truncated */
 	struct hist sched_latency;
 	uint64_t user_ns;              /* Gs' own computation, summed */
+	uint64_t syscall_ns;           /* Gs' time in blocking system calls, summed */
+	uint64_t prog_user_ns[PROG_MAX_PROGRAMS_REPORTED]; /* user_ns by program (the last: the rest) */
+	uint64_t preemptions;          /* Gs preempted (each is scheduled once more) */
+	uint64_t retakes;              /* Ps sysmon took from Gs in system calls */
 	struct {
 		uint64_t same_node, remote_node, gs_stolen;
 	} steals;

@@ -142,6 +142,7 @@ static void stop_run(struct rt *rt)
 	}
 	plat_store_u32(&s->pollbreak, 1, memory_order_release);
 	plat_futex_wake(&s->pollbreak, 1);
+	rt_sysmon_wake(rt);
 }
 
 /* Called when m goes idle: if every M now is, the run is over (or
@@ -149,7 +150,7 @@ static void stop_run(struct rt *rt)
 static void checkdead(struct rt *rt)
 {
 	assert(rt_mutex_held(&rt->sched.lock));
-	if (rt->sched.nmidle < rt->sched.mcount)
+	if (rt->sched.nmidle < rt->sched.mcount - rt->sched.nmsys)
 		return;
 	uint64_t made = 1, ended = 0; /* the main G was made by rt_run */
 	for (struct m *m = rt->allm; m; m = m->alllink) {
@@ -191,6 +192,7 @@ void rt_acquirep(struct m *m, struct p *pp)
 	pp->m = m;
 	plat_store_u32(&pp->status, P_RUNNING, memory_order_relaxed);
 	plat_set_cpu(pp->cpu, false);
+	rt_sysmon_wake(m->rt);
 }
 
 struct p *rt_releasep(struct m *m)
@@ -460,6 +462,8 @@ static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
 	g->in_op = false;
 	g->panicking = false;
 	g->waitreason = NULL;
+	g->compute_left = 0;
+	plat_u32_init(&g->preempt, 0, rt->gflag_line);
 	g->fn = fn;
 	g->arg = arg;
 	memset(&g->sud, 0, sizeof(g->sud));
@@ -519,6 +523,10 @@ struct hchan *rt_make_chan(uint32_t cap)
 static void sleep_ready(struct m *m, struct timer *t)
 {
 	rt_ready(m, t->g);
+	/* It could have run from when its timer was due: scheduling latency
+	 * counts from then, not from when some M got round to the timer. */
+	if (t->when < t->g->runnable_since)
+		t->g->runnable_since = t->when;
 }
 
 /* Runs on the M once the sleeping G is off it: only then may its timer
@@ -568,6 +576,13 @@ uint64_t rt_chan_recv_wait(struct hchan *c)
 
 /* ---- Programs [proc: Programs] ---- */
 
+/* The per-program figure a program's work counts in. */
+static unsigned prog_slot(const struct rt *rt, const struct program *pr)
+{
+	size_t i = (size_t)(pr - rt->wl->progs);
+	return i < PROG_MAX_PROGRAMS_REPORTED ? (unsigned)i : PROG_MAX_PROGRAMS_REPORTED - 1;
+}
+
 enum g_why rt_g_run(struct m *m, struct g *g)
 {
 	struct rt *rt = m->rt;
@@ -575,13 +590,39 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 	for (;;) {
 		if (g->pc >= pr->nops)
 			return G_EXIT;
+		/* A preemption request is honoured between operations (an
+		 * unpriced look: it is set rarely, and checked very often). */
+		if (plat_peek_u32(&g->preempt) && !g->in_op) {
+			plat_store_u32(&g->preempt, 0, memory_order_relaxed);
+			return G_PREEMPT;
+		}
 		const struct prog_op *op = &pr->ops[g->pc];
 		switch (op->code) {
-		case PROG_COMPUTE:
-			plat_work((int64_t)op->n);
-			m->stats.user_ns += op->n;
+		case PROG_COMPUTE: {
+			int64_t want = g->compute_left ? g->compute_left : (int64_t)op->n;
+			int64_t done = plat_work(want, &g->preempt);
+			m->stats.user_ns += (uint64_t)done;
+			m->stats.prog_user_ns[prog_slot(rt, pr)] += (uint64_t)done;
+			if (done < want) {
+				/* cut by preemption: the rest when it runs again */
+				g->compute_left = want - done;
+				plat_store_u32(&g->preempt, 0, memory_order_relaxed);
+				return G_PREEMPT;
+			}
+			g->compute_left = 0;
 			g->pc++;
 			break;
+		}
+		case PROG_SYSCALL: {
+			int64_t t0 = plat_nanotime();
+			rt_entersyscall(m, g);
+			plat_syscall((int64_t)op->n);
+			m->stats.syscall_ns += (uint64_t)(plat_nanotime() - t0);
+			g->pc++;
+			if (!rt_exitsyscall(m, g))
+				return G_NOP;
+			break;
+		}
 		case PROG_SPAWN:
 			for (uint64_t i = 0; i < op->n; i++)
 				rt_newproc(m, &rt->wl->progs[op->a], NULL, NULL);
@@ -675,6 +716,8 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 				g->in_op = true;
 				return G_PARK;
 			}
+			if (fired >= 0 && pr->ops[g->pc + 1 + (uint32_t)fired].exit)
+				return G_EXIT;
 			g->pc += 1 + (uint32_t)op->n;
 			break;
 		}
@@ -746,6 +789,7 @@ static void gdestroy(struct m *m, struct g *g)
 }
 
 /* Runs g on m until it gives control back, then deals with why. */
+static void execute(struct m *m, struct g *g, bool inherit);
 static void execute(struct m *m, struct g *g, bool inherit)
 {
 	struct rt *rt = m->rt;
@@ -754,8 +798,13 @@ static void execute(struct m *m, struct g *g, bool inherit)
 	g->status = G_RUNNING;
 	g->m = m;
 	m->curg = g;
-	if (!inherit)
+	if (!inherit) {
 		pp->schedtick++;
+		plat_store_u32(&pp->schedtick_pub, pp->schedtick, memory_order_relaxed);
+	}
+	if (plat_peek_u32(&g->preempt))
+		plat_store_u32(&g->preempt, 0, memory_order_relaxed);   /* a stale request */
+	plat_store_ptr(&pp->curg, g, memory_order_relaxed);
 	int64_t now = plat_nanotime();
 	hist_record(&m->stats.sched_latency, (uint64_t)(now - g->runnable_since));
 	/* FNV-1a over the decision: a different schedule changes the hash */
@@ -771,12 +820,34 @@ static void execute(struct m *m, struct g *g, bool inherit)
 
 	m->curg = NULL;
 	g->m = NULL;
+	if (m->p)
+		plat_store_ptr(&m->p->curg, NULL, memory_order_relaxed);
 	switch (why) {
+	case G_PREEMPT:
+		m->stats.preempted++;
+		/* fall through */
 	case G_YIELD:
+		/* Go's gopreempt_m is a Gosched: both go to the global queue */
 		g->status = G_RUNNABLE;
 		g->runnable_since = plat_nanotime();
 		rt->pol->yield(m, g);
 		break;
+	case G_NOP: {
+		/* Back from a system call with no P: take an idle one if one
+		 * appeared meanwhile, else queue the G globally; then m parks
+		 * (rt_mstart) and a P's M will run it. */
+		g->runnable_since = plat_nanotime();
+		rt_lock(&rt->sched.lock);
+		struct p *idle = rt_pidleget(rt);
+		if (!idle)
+			rt_globrunqput(rt, g);
+		rt_unlock(&rt->sched.lock);
+		if (idle) {
+			rt_acquirep(m, idle);
+			execute(m, g, false);
+		}
+		break;
+	}
 	case G_PARK: {
 		/* Only now, with the G off the M, may others find and ready it. */
 		g->status = G_WAITING;
@@ -792,14 +863,40 @@ static void execute(struct m *m, struct g *g, bool inherit)
 	}
 }
 
+/* Starts sysmon, an M without a P outside checkdead's count. */
+static void newsysmon(struct m *m0)
+{
+	struct rt *rt = m0->rt;
+	rt_lock(&rt->sched.lock);
+	struct m *sm = allocm(rt);
+	rt->sched.nmsys++;
+	rt->threads_created++;
+	rt->sysmon_m = sm;
+	rt_unlock(&rt->sched.lock);
+	plat_newm(rt, sm);
+}
+
 void rt_mstart(struct m *m)
 {
 	struct rt *rt = m->rt;
+	if (m == rt->sysmon_m) {
+		rt_sysmon(m);
+		m->exited = true;
+		return;
+	}
 	if (m->nextp) {
 		rt_acquirep(m, m->nextp);
 		m->nextp = NULL;
 	}
+	if (m == rt->m0 && rt->sysmon)
+		newsysmon(m);
 	for (;;) {
+		if (!m->p) {
+			/* it came back from a system call without one */
+			rt_stopm(m);
+			if (!m->p)
+				break;   /* the run is over */
+		}
 		bool inherit = false;
 		struct g *g = rt->pol->find_runnable(m, &inherit);
 		if (!g)
@@ -921,6 +1018,10 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	plat_u32_init(&s->runqsize, 0, s->runq_line);
 	plat_u32_init(&s->ngfree, 0, lock_line);
 	plat_u64_init(&s->goidgen, 0, plat_line_new(rt, 0));
+	plat_u64_init(&s->chanidgen, 0, plat_line_new(rt, 0));
+	plat_u32_init(&s->sysmonwait, 0, count_line);
+	rt_note_init(&s->sysmonnote, plat_line_new(rt, 0));
+	rt->gflag_line = plat_line_new(rt, 0);
 	int words = (rt->procs + 31) / 32;
 	s->idlepmask = xcalloc((size_t)words, sizeof(*s->idlepmask));
 	plat_line_t mask_line = plat_line_new(rt, 0);
@@ -936,7 +1037,11 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	place_ps(rt);
 	for (int i = 0; i < rt->procs; i++) {
 		struct p *pp = rt->allp[i];
-		plat_u32_init(&pp->status, P_IDLE, plat_line_new(rt, pp->node));
+		plat_line_t pline = plat_line_new(rt, pp->node);
+		plat_u32_init(&pp->status, P_IDLE, pline);
+		plat_u32_init(&pp->schedtick_pub, 0, pline);
+		plat_u32_init(&pp->syscalltick, 0, pline);
+		plat_ptr_init(&pp->curg, NULL, pline);
 		rt_runq_init(rt, pp);
 		rt_timers_init(rt, pp);
 	}
@@ -966,6 +1071,7 @@ void rt_run(struct rt *rt)
 				       : gnew(rt, rt->allp[0], &rt->wl->progs[rt->wl->main], NULL, NULL);
 	rt_runqput(rt, rt->allp[0], main_g, true);
 	m0->nextp = rt->allp[0];
+	rt->m0 = m0;
 	rt->start_ns = plat_nanotime();
 	plat_rt_run(rt);
 }
@@ -983,6 +1089,10 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 			last_exit = st->last_exit_ns;
 		hist_merge(&r->sched_latency, &st->sched_latency);
 		r->user_ns += st->user_ns;
+		r->syscall_ns += st->syscall_ns;
+		for (int k = 0; k < PROG_MAX_PROGRAMS_REPORTED; k++)
+			r->prog_user_ns[k] += st->prog_user_ns[k];
+		r->preemptions += st->preempted;
 		r->schedule_hash += st->sched_hash * (2 * (uint64_t)m->id + 1);
 		r->steals.same_node += st->steals_same_node;
 		r->steals.remote_node += st->steals_remote_node;
@@ -1019,6 +1129,7 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 		used += n > 0 ? (size_t)n : 0;
 	}
 	r->threads.created = rt->threads_created;
+	r->retakes = rt->retakes;
 	r->threads.wakeups = rt->wakeups;
 }
 

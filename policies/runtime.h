@@ -117,6 +117,8 @@ struct g {
 	struct timer timer;      /* its sleep */
 	const char *waitreason;  /* why it is parked, for the deadlock report */
 	bool panicking;          /* it panicked: it ends at its next op boundary */
+	plat_u32 preempt;        /* atomic: sysmon asks it to give up the P [sysmon.c] */
+	int64_t compute_left;    /* of a computation cut by preemption */
 	struct plat_g plat;
 };
 
@@ -125,6 +127,7 @@ struct g {
 enum p_status {
 	P_IDLE,       /* on the idle list, or being handed to an M */
 	P_RUNNING,    /* held by an M */
+	P_SYSCALL,    /* its G is in a system call: its M may take it back, or sysmon retake it */
 };
 
 struct p {
@@ -133,7 +136,13 @@ struct p {
 	plat_u32 status;         /* atomic: read by stealers [proc: Stealing] */
 	struct m *m;             /* the M holding it */
 	struct p *link;          /* next on the idle list (sched.lock) */
-	uint32_t schedtick;      /* Gs scheduled with a fresh time slice */
+	uint32_t schedtick;      /* Gs scheduled with a fresh time slice (owner) */
+	plat_u32 schedtick_pub;  /* atomic copy of schedtick, for sysmon */
+	plat_u32 syscalltick;    /* atomic: system calls returned or retaken */
+	plat_ptr curg;           /* atomic: the G running on it, for sysmon */
+	/* sysmon's own records [sysmon.c] */
+	uint32_t sm_schedtick, sm_syscalltick;
+	int64_t sm_schedwhen, sm_syscallwhen;
 
 	/* The local run queue [proc: Run queues].  runq and runqtail are
 	 * written by the owner only; runqhead by any consumer (CAS). */
@@ -164,7 +173,9 @@ struct m_stats {
 	uint64_t futex_calls;    /* counted by the platform */
 	uint64_t steals_same_node, steals_remote_node, gs_stolen;
 	uint64_t parks, migrations_core, migrations_node;
-	uint64_t user_ns;
+	uint64_t user_ns, syscall_ns;
+	uint64_t prog_user_ns[PROG_MAX_PROGRAMS_REPORTED];
+	uint64_t preempted;      /* Gs that gave up their P to a preemption request */
 	uint64_t sched_hash;     /* fingerprint of its scheduling decisions */
 	struct hist sched_latency;
 };
@@ -174,6 +185,7 @@ struct m {
 	struct rt *rt;
 	struct p *p;             /* the P held, if any */
 	struct p *nextp;         /* the P to take when woken (set by the waker) */
+	struct p *oldp;          /* the P it left for a system call */
 	struct g *curg;          /* the G running on it */
 	bool spinning;           /* looking for work with a P and none found yet [proc: Spinning] */
 	struct rt_note park;     /* sleeps here when idle */
@@ -208,6 +220,9 @@ struct sched {
 	plat_u64 goidgen;
 	plat_u64 chanidgen;
 	plat_u32 done;                 /* atomic: the run is over, Ms return [proc: The end of a run] */
+	int nmsys;                     /* Ms outside checkdead's count: sysmon (sched.lock) */
+	plat_u32 sysmonwait;           /* atomic: sysmon sleeps until a P is busy */
+	struct rt_note sysmonnote;
 	/* The poller [time.c]: at most one M sleeps until the next timer. */
 	plat_u32 polling;              /* atomic: an M is the poller */
 	plat_u64 poll_until;           /* atomic: when it will wake, 0 if unknown */
@@ -223,6 +238,12 @@ struct rt {
 	const struct topo *topo;
 	const struct workload *wl;
 	uint32_t runq_size;            /* local ring slots, set by the policy's init */
+	bool sysmon;                   /* run sysmon (set by the policy's init) */
+	int64_t preempt_ns;            /* 0: never preempt */
+	int64_t syscall_retake_ns;
+	struct m *m0, *sysmon_m;
+	plat_line_t gflag_line;        /* the line of every G's preempt flag */
+	uint64_t preemptions, retakes; /* (sysmon's) */
 
 	struct sched sched;
 	struct p **allp;
@@ -299,6 +320,13 @@ void rt_chan_send_wait(struct hchan *c, uint64_t v);
 uint64_t rt_chan_recv_wait(struct hchan *c);
 
 void rt_sleep(int64_t ns);
+
+/* ---- System calls and sysmon (policies/sysmon.c) ---- */
+
+void rt_entersyscall(struct m *m, struct g *g);
+bool rt_exitsyscall(struct m *m, struct g *g);
+void rt_sysmon(struct m *m);
+void rt_sysmon_wake(struct rt *rt);
 
 /* ---- Timers (policies/time.c) ---- */
 

@@ -28,6 +28,8 @@ enum {
 	K_SPINNING_PCT,
 	K_RUNNEXT,
 	K_INHERIT,
+	K_PREEMPT,
+	K_RETAKE,
 };
 
 static const struct pol_knob steal_knobs[] = {
@@ -51,6 +53,12 @@ static const struct pol_knob steal_knobs[] = {
 	[K_INHERIT] = { "inherit_time_slice", 1, 0, 1, POL_KNOB_BOOL,
 			"a G taken from runnext continues the current time slice (does not "
 			"count as a new schedule)" },
+	[K_PREEMPT] = { "preempt_ms", 10, 0, 1000000, 0,
+			"sysmon preempts a G that has run this long on one time slice "
+			"(0: never)" },
+	[K_RETAKE] = { "syscall_retake_us", 20, 0, 1000000000, 0,
+		       "sysmon takes the P of a G blocked this long in a system call and "
+		       "hands it to another M, when there is other work" },
 	{ NULL, 0, 0, 0, 0, NULL },
 };
 
@@ -75,6 +83,9 @@ static bool steal_init(struct rt *rt, struct err *e)
 	st->runnext = rt->knobs[K_RUNNEXT] != 0;
 	st->inherit = rt->knobs[K_INHERIT] != 0;
 	rt_steal_order_reset(&st->order, (uint32_t)rt->procs);
+	rt->sysmon = true;
+	rt->preempt_ns = rt->knobs[K_PREEMPT] * 1000000;
+	rt->syscall_retake_ns = rt->knobs[K_RETAKE] * 1000;
 	rt->pol_state = st;
 	return true;
 }

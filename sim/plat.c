@@ -75,6 +75,43 @@ void simp_spend(double ns)
 		m->plat.clock += ns;
 }
 
+/* A G's computation: the M sleeps through it, so that a preemption poke
+ * (sim_wake) can cut it at the exact simulated time the flag was set. */
+int64_t simp_work(int64_t ns, plat_u32 *stop)
+{
+	struct m *m = cur_m();
+	if (!m || ns <= 0)
+		return ns > 0 ? ns : 0;
+	sync_m(m);
+	if (stop->v)
+		return 0;
+	struct sim_engine *eng = m->rt->plat.eng;
+	sim_time_t start = sim_now(eng);
+	m->plat.computing = m->curg;
+	bool cut = sim_block_until(m->plat.actor, start + (sim_time_t)ns);
+	m->plat.computing = NULL;
+	int64_t done = cut ? (int64_t)(sim_now(eng) - start) : ns;
+	m->plat.clock = (double)(start + (sim_time_t)done);
+	return done;
+}
+
+void simp_preempt_poke(struct g *g)
+{
+	struct m *target = g->m;
+	if (target && target->plat.computing == g)
+		sim_wake(target->plat.actor, sim_now(target->rt->plat.eng));
+}
+
+void simp_syscall(int64_t ns)
+{
+	struct m *m = cur_m();
+	if (!m)
+		return;
+	sync_m(m);
+	m->plat.clock += m->rt->topo->lat.syscall_ns + (double)ns;
+	sync_m(m);
+}
+
 double simp_pause_ns(void)
 {
 	return simp_rt ? simp_rt->topo->lat.pause_ns : 0.0;
@@ -105,14 +142,15 @@ static struct simp_waiter **futexq(struct rt *rt, plat_line_t line)
 	return &pr->futexq[line];
 }
 
-static void unlink_waiter(struct simp_waiter **q, struct simp_waiter *w)
+static bool unlink_waiter(struct simp_waiter **q, struct simp_waiter *w)
 {
 	for (; *q; q = &(*q)->next) {
 		if (*q == w) {
 			*q = w->next;
-			return;
+			return true;
 		}
 	}
+	return false;
 }
 
 void simp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
@@ -141,8 +179,11 @@ void simp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
 		sim_block(m->plat.actor);
 	else
 		woken = sim_block_until(m->plat.actor, sim_now(rt->plat.eng) + (sim_time_t)timeout_ns);
-	if (!woken)
-		unlink_waiter(futexq(rt, a->line), &w);
+	/* Timed out -- unless a waker had already taken us off the queue: its
+	 * wake is on its way, and must be received here rather than end some
+	 * later block early. */
+	if (!woken && !unlink_waiter(futexq(rt, a->line), &w))
+		sim_block(m->plat.actor);
 	m->plat.clock = (double)sim_now(rt->plat.eng);
 }
 
@@ -275,7 +316,7 @@ void simp_rt_run(struct rt *rt)
 {
 	assert(!simp_rt && "one simulated runtime at a time");
 	simp_rt = rt;
-	simp_newm(rt, rt->allm);   /* M0 */
+	simp_newm(rt, rt->m0);
 	sim_run(rt->plat.eng);
 	simp_rt = NULL;
 }

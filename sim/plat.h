@@ -44,6 +44,7 @@ struct plat_m {
 	struct sim_actor *actor;
 	double clock;            /* the M's own time, >= the engine's while it runs */
 	int cpu;                 /* PU it runs on (OS placement model, see plat_set_cpu) */
+	struct g *computing;     /* the G whose computation it is blocked in, if any */
 };
 
 struct plat_g {
@@ -151,7 +152,12 @@ static inline int64_t plat_nanotime(void) { return simp_nanotime(); }
 static inline void plat_procyield(int n) { simp_spend(n * simp_pause_ns()); }
 static inline void plat_osyield(void) { simp_osyield(); }
 static inline void plat_usleep(int64_t us) { simp_usleep(us); }
-static inline void plat_work(int64_t ns) { simp_spend((double)ns); }
+int64_t simp_work(int64_t ns, plat_u32 *stop);
+void simp_preempt_poke(struct g *g);
+void simp_syscall(int64_t ns);
+static inline int64_t plat_work(int64_t ns, plat_u32 *stop) { return simp_work(ns, stop); }
+static inline void plat_preempt_poke(struct g *g) { simp_preempt_poke(g); }
+static inline void plat_syscall(int64_t ns) { simp_syscall(ns); }
 static inline int plat_cpu(void) { return simp_cpu(); }
 static inline int plat_node(void) { return simp_node(); }
 static inline void plat_set_cpu(int cpu, bool bind)

@@ -55,7 +55,9 @@ static struct workload *builtin(const char *name)
 
 /* Every G ran its program exactly once: as many exits as spawns, and the
  * work they did adds up to exactly 10,000 x 10 us (a G run twice would
- * add its work twice; one never run, none). */
+ * add its work twice; one never run, none).  Each G is scheduled once,
+ * plus once more per preemption (sysmon preempts a chain of spawned Gs
+ * that inherit one time slice for 10 ms). */
 static void assert_tree_ran_once(const struct outcome *o)
 {
 	ck_assert(o->created);
@@ -63,7 +65,7 @@ static void assert_tree_ran_once(const struct outcome *o)
 	ck_assert_uint_eq(o->r.goroutines, 10000);
 	ck_assert_uint_eq(o->r.completed, 10000);
 	ck_assert_uint_eq(o->r.user_ns, 10000ull * 10000ull);
-	ck_assert_uint_eq(o->r.sched_latency.count, 10000);
+	ck_assert_uint_eq(o->r.sched_latency.count, 10000 + o->r.preemptions);
 	ck_assert_int_gt(o->r.makespan_ns, 0);
 }
 
@@ -169,14 +171,14 @@ START_TEST(yield_storm_completes_both_modes)
 	ck_assert_uint_eq(o.r.completed, 1001);
 	ck_assert_uint_eq(o.r.user_ns, 1000ull * 100 * 5000);
 	/* 100 yields each: a G is scheduled 101 times */
-	ck_assert_uint_eq(o.r.sched_latency.count, 1 + 1000ull * 101);
+	ck_assert_uint_eq(o.r.sched_latency.count, 1 + 1000ull * 101 + o.r.preemptions);
 	wl_free(w);
 }
 END_TEST
 
 /* 1,000 Gs sleep 1 ms each on 4 Ps: the run lasts about 1 ms, and a
- * sleeping G holds no M: at most one M per P plus the poller, which
- * sleeps without a P, as Go's netpoller M does. */
+ * sleeping G holds no M: at most one M per P, plus the poller (which
+ * sleeps without a P, as Go's netpoller M does) and sysmon. */
 START_TEST(sleeping_gs_cost_no_m)
 {
 	struct workload *w = wl_new("sleepers", "");
@@ -190,9 +192,9 @@ START_TEST(sleeping_gs_cost_no_m)
 	ck_assert(o.created && !o.r.deadlock);
 	ck_assert_uint_eq(o.r.completed, 1001);
 	ck_assert_int_ge(o.r.makespan_ns, 1000000);
-	ck_assert_uint_le(o.r.threads.created, 4);   /* M0 + 4 */
+	ck_assert_uint_le(o.r.threads.created, 4 + 2);
 	if (_i == 0)
-		ck_assert_int_lt(o.r.makespan_ns, 1500000);
+		ck_assert_int_lt(o.r.makespan_ns, 2000000);
 	wl_free(w);
 }
 END_TEST
@@ -365,6 +367,117 @@ START_TEST(waitgroup_and_mutex_under_contention)
 }
 END_TEST
 
+/* Runs w on one P with the given knobs, in mode _i. */
+static struct outcome run_one_p(int mode, struct workload *w, const char *const *sets)
+{
+	return run_with(mode == 0 ? &sim__rt_api : &nat__rt_api, "steal", mode == 0 ? "numa2" : "host",
+			w, 1, 1, sets);
+}
+
+/* One P, a G computing for 50 ms, and main sleeping 100 us behind it:
+ * sysmon preempts the hog after ~10 ms (its slice), so main runs ~10-20 ms
+ * after its timer was due, not after the hog's 50 ms; with preemption off
+ * it waits them all. */
+START_TEST(long_computation_is_preempted)
+{
+	struct workload *w = wl_new("hog", "");
+	w->main = wl_add_program(w, "main");
+	uint32_t hog = wl_add_program(w, "hog");
+	/* A first yield makes main's schedule count (schedtick 1): at tick 0
+	 * Go's every-61st fairness check would run the preempted hog again
+	 * from the global queue before main. */
+	wl_emit(w, w->main, PROG_YIELD, 0, 0);
+	wl_emit(w, w->main, PROG_SPAWN, hog, 1);
+	wl_emit(w, w->main, PROG_SLEEP, 0, 100000);
+	wl_emit(w, w->main, PROG_COMPUTE, 0, 1000);
+	wl_emit(w, hog, PROG_COMPUTE, 0, 50000000);
+	struct outcome on = run_one_p(_i, w, NULL);
+	assert_clean(&on, 2);
+	ck_assert_uint_ge(on.r.preemptions, 1);
+	ck_assert_uint_eq(on.r.user_ns, 50000000 + 1000);  /* the cut computation is finished later */
+	/* sysmon's first look after its 1 ms of 20 us rounds and doublings
+	 * is at ~11 ms simulated; natively, timer slack stretches its sleeps */
+	ck_assert_msg(on.r.sched_latency.max < (_i == 0 ? 15000000u : 30000000u),
+		      "main waited %llu ns", (unsigned long long)on.r.sched_latency.max);
+	static const char *const off[] = { "preempt_ms=0", NULL };
+	struct outcome o = run_one_p(_i, w, off);
+	assert_clean(&o, 2);
+	ck_assert_uint_eq(o.r.preemptions, 0);
+	ck_assert_uint_ge(o.r.sched_latency.max, 45000000);
+	wl_free(w);
+}
+END_TEST
+
+/* One P, a G blocked 50 ms in a system call, main sleeping behind it:
+ * sysmon retakes the P after ~20 us and hands it to another M, which runs
+ * main at once; with retaking (and preemption) off, main waits 50 ms. */
+START_TEST(syscall_hands_off_the_p)
+{
+	struct workload *w = wl_new("syscall", "");
+	w->main = wl_add_program(w, "main");
+	uint32_t blocker = wl_add_program(w, "blocker");
+	wl_emit(w, w->main, PROG_SPAWN, blocker, 1);
+	wl_emit(w, w->main, PROG_YIELD, 0, 0);
+	wl_emit(w, w->main, PROG_COMPUTE, 0, 1000);
+	wl_emit(w, blocker, PROG_SYSCALL, 0, 50000000);
+	w->progs[w->main].ops[1] = (struct prog_op){ PROG_SLEEP, 0, 100000, false };
+	wl_emit(w, blocker, PROG_COMPUTE, 0, 1000);
+	struct outcome on = run_one_p(_i, w, NULL);
+	assert_clean(&on, 2);
+	ck_assert_uint_ge(on.r.retakes, 1);
+	ck_assert_uint_ge(on.r.syscall_ns, 50000000);
+	ck_assert_msg(on.r.sched_latency.max < 5000000, "main waited %llu ns",
+		      (unsigned long long)on.r.sched_latency.max);
+	static const char *const off[] = { "syscall_retake_us=1000000", "preempt_ms=0", NULL };
+	struct outcome o = run_one_p(_i, w, off);
+	assert_clean(&o, 2);
+	ck_assert_uint_eq(o.r.retakes, 0);
+	ck_assert_uint_ge(o.r.sched_latency.max, 45000000);
+	wl_free(w);
+}
+END_TEST
+
+/* Go's TestPingPongHog: on one P, a pair of Gs passing a token with 1 ms of
+ * work per hop and a pair with 1 us per hop.  Each pair keeps handing the
+ * P to its partner through runnext, inheriting one time slice; only
+ * preemption at the slice's end lets the other pair run.  After 100 ms the
+ * two pairs' work must be within 20x of each other (without preemption
+ * the light pair would get almost nothing). */
+START_TEST(ping_pong_hog_is_fair)
+{
+	struct workload *w = wl_new("pingpong-hog", "");
+	uint32_t done = wl_add_chan(w, "done", 0), hogc = wl_add_chan(w, "hog", 0),
+		 lightc = wl_add_chan(w, "light", 0);
+	w->main = wl_add_program(w, "main");
+	uint32_t hog = wl_add_program(w, "hog"), light = wl_add_program(w, "light");
+	const uint32_t progs[2] = { hog, light }, chans[2] = { hogc, lightc };
+	const uint64_t work[2] = { 1000000, 1000 };
+	for (int k = 0; k < 2; k++) {
+		uint32_t l = wl_loop(w, progs[k], 1000000000);
+		wl_emit(w, progs[k], PROG_SELECT, 0, 2);
+		wl_emit_case_exit(w, progs[k], done, false);
+		wl_emit(w, progs[k], PROG_CASE, chans[k], 0);
+		wl_emit(w, progs[k], PROG_COMPUTE, 0, work[k]);
+		wl_emit(w, progs[k], PROG_SEND, chans[k], 0);
+		wl_end(w, progs[k], l);
+	}
+	wl_emit(w, w->main, PROG_SPAWN, hog, 2);
+	wl_emit(w, w->main, PROG_SPAWN, light, 2);
+	wl_emit(w, w->main, PROG_SEND, hogc, 0);
+	wl_emit(w, w->main, PROG_SEND, lightc, 0);
+	wl_emit(w, w->main, PROG_SLEEP, 0, 100000000);
+	wl_emit(w, w->main, PROG_CLOSE, done, 0);
+	wl_emit(w, w->main, PROG_RECV, hogc, 0);
+	wl_emit(w, w->main, PROG_RECV, lightc, 0);
+	struct outcome o = run_one_p(_i, w, NULL);
+	assert_clean(&o, 5);
+	uint64_t h = o.r.prog_user_ns[hog], li = o.r.prog_user_ns[light];
+	ck_assert_msg(h / 20 <= li && li / 20 <= h, "hog %llu ns, light %llu ns of work",
+		      (unsigned long long)h, (unsigned long long)li);
+	wl_free(w);
+}
+END_TEST
+
 /* Knob values are checked: unknown keys and out-of-range values say which. */
 START_TEST(knob_errors_name_the_problem)
 {
@@ -421,6 +534,9 @@ Suite *make_sched_suite(void)
 	tcase_add_loop_test(tc, select_takes_whichever_is_ready, 0, 2);
 	tcase_add_loop_test(tc, select_under_contention, 0, 2);
 	tcase_add_loop_test(tc, waitgroup_and_mutex_under_contention, 0, 2);
+	tcase_add_loop_test(tc, long_computation_is_preempted, 0, 2);
+	tcase_add_loop_test(tc, syscall_hands_off_the_p, 0, 2);
+	tcase_add_loop_test(tc, ping_pong_hog_is_fair, 0, 2);
 	tcase_add_test(tc, knob_errors_name_the_problem);
 	tcase_add_test(tc, bad_program_is_refused);
 	suite_add_tcase(s, tc);

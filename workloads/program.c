@@ -53,7 +53,13 @@ void wl_emit(struct workload *w, uint32_t prog, enum prog_opcode code, uint32_t 
 		p->cap = p->cap ? 2 * p->cap : 8;
 		p->ops = xrealloc(p->ops, p->cap * sizeof(*p->ops));
 	}
-	p->ops[p->nops++] = (struct prog_op){ code, a, n };
+	p->ops[p->nops++] = (struct prog_op){ code, a, n, false };
+}
+
+void wl_emit_case_exit(struct workload *w, uint32_t prog, uint32_t chan, bool send)
+{
+	wl_emit(w, prog, PROG_CASE, chan, send);
+	w->progs[prog].ops[w->progs[prog].nops - 1].exit = true;
 }
 
 uint32_t wl_loop(struct workload *w, uint32_t prog, uint64_t n)
@@ -97,7 +103,7 @@ static const char *const opnames[] = {
 	[PROG_END] = "end",         [PROG_EXIT] = "exit",        [PROG_SLEEP] = "sleep",
 	[PROG_CLOSE] = "close",     [PROG_SELECT] = "select",    [PROG_CASE] = "case",
 	[PROG_LOCK] = "lock",       [PROG_UNLOCK] = "unlock",    [PROG_WG_ADD] = "wg_add",
-	[PROG_WG_WAIT] = "wg_wait",
+	[PROG_WG_WAIT] = "wg_wait",   [PROG_SYSCALL] = "syscall",
 };
 
 const char *wl_op_name(enum prog_opcode code)
@@ -175,6 +181,7 @@ bool wl_validate(const struct workload *w, struct err *e)
 			case PROG_COMPUTE:
 			case PROG_YIELD:
 			case PROG_SLEEP:
+			case PROG_SYSCALL:
 			case PROG_EXIT:
 				break;
 			default:

@@ -32,11 +32,12 @@ enum prog_opcode {
 	PROG_EXIT,      /* end the G (falling off the end does the same) */
 	PROG_CLOSE,     /* close channel a */
 	PROG_SELECT,    /* select over the n PROG_CASE ops that follow; a = 1: with default */
-	PROG_CASE,      /* a select case: channel a, n = 1 send, 0 receive */
+	PROG_CASE,      /* a select case: channel a, n = 1 send, 0 receive; see prog_op.exit */
 	PROG_LOCK,      /* lock mutex a (sync.Mutex) */
 	PROG_UNLOCK,    /* unlock mutex a */
 	PROG_WG_ADD,    /* add (int64_t)n to wait group a (Done is -1) */
 	PROG_WG_WAIT,   /* wait until wait group a is zero */
+	PROG_SYSCALL,   /* a blocking system call lasting n ns */
 	PROG__COUNT
 };
 
@@ -46,7 +47,12 @@ struct prog_op {
 	enum prog_opcode code;
 	uint32_t a;
 	uint64_t n;
+	/* PROG_CASE only: if this case fires, end the G (Go's
+	 * `case <-done: return'); else the G goes on after the select. */
+	bool exit;
 };
+
+#define PROG_MAX_PROGRAMS_REPORTED 32   /* per-program figures kept for this many */
 
 struct program {
 	char *name;
@@ -80,6 +86,8 @@ uint32_t wl_add_chan(struct workload *w, const char *name, uint32_t cap);
 uint32_t wl_add_mutex(struct workload *w, const char *name);
 uint32_t wl_add_waitgroup(struct workload *w, const char *name);
 void wl_emit(struct workload *w, uint32_t prog, enum prog_opcode code, uint32_t a, uint64_t n);
+/* A select case that ends the G when it fires. */
+void wl_emit_case_exit(struct workload *w, uint32_t prog, uint32_t chan, bool send);
 /* Opens a loop of n iterations in prog; returns the op index to close it with. */
 uint32_t wl_loop(struct workload *w, uint32_t prog, uint64_t n);
 void wl_end(struct workload *w, uint32_t prog, uint32_t loop);

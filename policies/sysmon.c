@@ -1,0 +1,211 @@
+/* sysmon and blocking system calls.
+ *
+ * A G entering a blocking system call keeps its P only loosely: the P's
+ * status becomes P_SYSCALL and its M lets go of it.  If the call returns
+ * quickly, the M takes the P back with one CAS (P_SYSCALL -> P_RUNNING)
+ * and the G goes on.  If it does not, sysmon retakes the P (the same CAS,
+ * to P_IDLE) and hands it to another M, so the Gs queued behind the
+ * sleeping one run.  A G whose P was retaken takes any idle P on its
+ * return; failing that it goes to the global queue and its M parks.
+ *
+ * sysmon is an M of its own, without a P, outside the count that decides
+ * a run has gone idle.  It wakes every 20 us, doubling its sleep up to
+ * 10 ms while it finds nothing to do, and sleeps for good (until a P gets
+ * busy) when every P is idle.  Each round it looks at every P:
+ *   - a P that has run the same G (the same schedtick, which runnext Gs
+ *     inherit) for preempt_ns gets that G preempted: a flag the G checks at
+ *     its next operation and inside long computations;
+ *   - a P in a system call for more than syscall_retake_ns is retaken if
+ *     there is other work for it (its own queue, or no idle P or spinning
+ *     M to take new work), and after 10 ms in any case.
+ * Its per-P records (sm_*) are its own; what it reads of the Ps is atomic. */
+#include "policies/runtime.h"
+
+#include <assert.h>
+
+#define SYSMON_MIN_US 20
+#define SYSMON_MAX_US 10000
+#define SYSCALL_RETAKE_ANYWAY_NS 10000000
+
+/* ---- System calls ---- */
+
+void rt_entersyscall(struct m *m, struct g *g)
+{
+	struct p *pp = m->p;
+	g->status = G_SYSCALL;
+	plat_store_ptr(&pp->curg, NULL, memory_order_relaxed);
+	pp->m = NULL;
+	m->p = NULL;
+	m->oldp = pp;
+	/* A new tick per call, so that sysmon times each call from when it
+	 * first sees it (Go ticks only on the way out, so a P's first call
+	 * can be retaken at once). */
+	plat_add_u32(&pp->syscalltick, 1, memory_order_relaxed);
+	/* store-release: publishes the P's state to whoever retakes it */
+	plat_store_u32(&pp->status, P_SYSCALL, memory_order_release);
+}
+
+/* Back from the call: true if the G may go on running on m (its old P, or
+ * an idle one), false if the G must be queued once it is off the M. */
+bool rt_exitsyscall(struct m *m, struct g *g)
+{
+	struct rt *rt = m->rt;
+	struct p *pp = m->oldp;
+	m->oldp = NULL;
+	uint32_t st = P_SYSCALL;
+	if (plat_cas_u32(&pp->status, &st, P_RUNNING, memory_order_acq_rel)) {
+		m->p = pp;
+		pp->m = m;
+		plat_set_cpu(pp->cpu, false);
+	} else {
+		rt_lock(&rt->sched.lock);
+		pp = rt_pidleget(rt);
+		rt_unlock(&rt->sched.lock);
+		if (!pp) {
+			g->status = G_RUNNABLE;
+			return false;
+		}
+		rt_acquirep(m, pp);
+	}
+	plat_add_u32(&pp->syscalltick, 1, memory_order_relaxed);
+	plat_store_ptr(&pp->curg, g, memory_order_relaxed);
+	g->status = G_RUNNING;
+	return true;
+}
+
+/* ---- Handing a P over ---- */
+
+/* pp has no M: start one for it if there is work, else make it idle. */
+static void handoffp(struct m *m, struct p *pp)
+{
+	struct rt *rt = m->rt;
+	struct sched *s = &rt->sched;
+	if (!rt_runqempty(pp) || plat_load_u32(&s->runqsize, memory_order_relaxed)) {
+		rt_startm(m, pp, false);
+		return;
+	}
+	uint32_t zero = 0;
+	if (plat_load_u32(&s->nmspinning, memory_order_relaxed) +
+			    plat_load_u32(&s->npidle, memory_order_relaxed) == 0 &&
+	    plat_cas_u32(&s->nmspinning, &zero, 1, memory_order_acq_rel)) {
+		rt_startm(m, pp, true);
+		return;
+	}
+	rt_lock(&s->lock);
+	if (plat_load_u32(&s->runqsize, memory_order_relaxed)) {
+		rt_unlock(&s->lock);
+		rt_startm(m, pp, false);
+		return;
+	}
+	rt_pidleput(rt, pp);
+	rt_unlock(&s->lock);
+	int64_t when = (int64_t)plat_load_u64(&pp->timer0, memory_order_acquire);
+	if (when)
+		rt_wake_netpoller(m, when);
+}
+
+/* ---- sysmon ---- */
+
+static void preemptone(struct rt *rt, struct p *pp)
+{
+	struct g *g = plat_load_ptr(&pp->curg, memory_order_acquire);
+	if (!g)
+		return;
+	plat_store_u32(&g->preempt, 1, memory_order_release);
+	plat_preempt_poke(g);
+	rt->preemptions++;
+}
+
+/* One look at every P; returns the number of Ps retaken from syscalls. */
+static int retake(struct m *m, int64_t now)
+{
+	struct rt *rt = m->rt;
+	struct sched *s = &rt->sched;
+	int n = 0;
+	for (int i = 0; i < rt->procs; i++) {
+		struct p *pp = rt->allp[i];
+		uint32_t st = plat_load_u32(&pp->status, memory_order_acquire);
+		bool sysretake = false;
+		if (st == P_RUNNING || st == P_SYSCALL) {
+			uint32_t t = plat_load_u32(&pp->schedtick_pub, memory_order_relaxed);
+			if (pp->sm_schedtick != t) {
+				pp->sm_schedtick = t;
+				pp->sm_schedwhen = now;
+			} else if (rt->preempt_ns && pp->sm_schedwhen + rt->preempt_ns <= now) {
+				preemptone(rt, pp);
+				sysretake = true;   /* a G in a syscall cannot see the flag */
+			}
+		}
+		if (st != P_SYSCALL)
+			continue;
+		uint32_t t = plat_load_u32(&pp->syscalltick, memory_order_relaxed);
+		if (!sysretake && pp->sm_syscalltick != t) {
+			pp->sm_syscalltick = t;
+			pp->sm_syscallwhen = now;
+			continue;
+		}
+		if (!sysretake && now - pp->sm_syscallwhen < rt->syscall_retake_ns)
+			continue;
+		/* Nothing waits for this P and others are free to take new work:
+		 * leave it to its G for a while (it may come back soon). */
+		if (rt_runqempty(pp) &&
+		    plat_load_u32(&s->nmspinning, memory_order_relaxed) +
+				    plat_load_u32(&s->npidle, memory_order_relaxed) > 0 &&
+		    pp->sm_syscallwhen + SYSCALL_RETAKE_ANYWAY_NS > now)
+			continue;
+		uint32_t expect = P_SYSCALL;
+		if (plat_cas_u32(&pp->status, &expect, P_IDLE, memory_order_acq_rel)) {
+			n++;
+			rt->retakes++;
+			plat_add_u32(&pp->syscalltick, 1, memory_order_relaxed);
+			handoffp(m, pp);
+		}
+	}
+	return n;
+}
+
+/* Wakes sysmon if it sleeps because every P was idle. */
+void rt_sysmon_wake(struct rt *rt)
+{
+	if (plat_load_u32(&rt->sched.sysmonwait, memory_order_acquire) &&
+	    plat_xchg_u32(&rt->sched.sysmonwait, 0, memory_order_acq_rel))
+		rt_note_wakeup(&rt->sched.sysmonnote);
+}
+
+void rt_sysmon(struct m *m)
+{
+	struct rt *rt = m->rt;
+	struct sched *s = &rt->sched;
+	int64_t delay = SYSMON_MIN_US;
+	int idle = 0;
+	while (!rt_done(rt)) {
+		if (idle == 0)
+			delay = SYSMON_MIN_US;
+		else if (idle > 50)
+			delay *= 2;
+		if (delay > SYSMON_MAX_US)
+			delay = SYSMON_MAX_US;
+		plat_usleep(delay);
+		if (rt_done(rt))
+			break;
+		if (plat_load_u32(&s->npidle, memory_order_relaxed) == (uint32_t)rt->procs) {
+			/* Every P idle: sleep until one is busy again (acquirep wakes
+			 * us; so does the end of the run). */
+			rt_lock(&s->lock);
+			if (plat_load_u32(&s->npidle, memory_order_relaxed) == (uint32_t)rt->procs &&
+			    !rt_done(rt)) {
+				plat_store_u32(&s->sysmonwait, 1, memory_order_release);
+				rt_unlock(&s->lock);
+				rt_note_sleep(&s->sysmonnote);
+				rt_note_clear(&s->sysmonnote);
+				idle = 0;
+				continue;
+			}
+			rt_unlock(&s->lock);
+		}
+		if (retake(m, plat_nanotime()))
+			idle = 0;
+		else
+			idle++;
+	}
+}
