@@ -102,6 +102,7 @@ static cJSON *report_json(const struct run *run)
 	cJSON *cpu = cJSON_AddObjectToObject(m, "cpu");
 	double capacity = (double)run->procs * (double)r->makespan_ns;
 	cJSON_AddNumberToObject(cpu, "user", capacity > 0 ? (double)r->user_ns / capacity : 0.0);
+	cJSON_AddNumberToObject(cpu, "syscall", capacity > 0 ? (double)r->syscall_ns / capacity : 0.0);
 	cJSON *loc = cJSON_AddObjectToObject(m, "locality");
 	cJSON_AddNumberToObject(loc, "migrations_core", (double)r->locality.migrations_core);
 	cJSON_AddNumberToObject(loc, "migrations_node", (double)r->locality.migrations_node);
@@ -114,6 +115,9 @@ static cJSON *report_json(const struct run *run)
 	cJSON_AddNumberToObject(th, "parks", (double)r->threads.parks);
 	cJSON_AddNumberToObject(th, "wakeups", (double)r->threads.wakeups);
 	cJSON_AddNumberToObject(th, "futex_calls", (double)r->threads.futex_calls);
+	cJSON *sm = cJSON_AddObjectToObject(m, "sysmon");
+	cJSON_AddNumberToObject(sm, "preemptions", (double)r->preemptions);
+	cJSON_AddNumberToObject(sm, "retakes", (double)r->retakes);
 	return o;
 }
 
@@ -141,6 +145,8 @@ static void report_text(const struct run *run)
 	printf("migrations      %llu between cores, %llu between nodes\n",
 	       (unsigned long long)r->locality.migrations_core,
 	       (unsigned long long)r->locality.migrations_node);
+	printf("sysmon          %llu preemptions, %llu Ps retaken from system calls\n",
+	       (unsigned long long)r->preemptions, (unsigned long long)r->retakes);
 	printf("threads         %llu created, %llu parks, %llu wake-ups, %llu futex calls\n",
 	       (unsigned long long)r->threads.created, (unsigned long long)r->threads.parks,
 	       (unsigned long long)r->threads.wakeups, (unsigned long long)r->threads.futex_calls);
