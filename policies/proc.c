@@ -441,6 +441,7 @@ static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
 		      void (*fn)(void *), void *arg)
 {
 	struct g *g = gfget(rt, pp);
+	bool fresh = !g;
 	if (!g) {
 		g = xcalloc(1, sizeof(*g));
 		rt_lock(&rt->sched.lock);
@@ -463,7 +464,12 @@ static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
 	g->panicking = false;
 	g->waitreason = NULL;
 	g->compute_left = 0;
-	plat_u32_init(&g->preempt, 0, rt->gflag_line);
+	/* sysmon may still hold this G from its last life and store to the
+	 * flag: only a fresh G's flag is initialised, a reused one is reset */
+	if (fresh)
+		plat_u32_init(&g->preempt, 0, rt->gflag_line);
+	else
+		plat_store_u32(&g->preempt, 0, memory_order_relaxed);
 	g->fn = fn;
 	g->arg = arg;
 	memset(&g->sud, 0, sizeof(g->sud));
@@ -481,14 +487,20 @@ struct g *rt_newproc(struct m *m, const struct program *prog, void (*fn)(void *)
 	return g;
 }
 
+/* Makes a parked G runnable, counting its wait for a P from since. */
+static void ready_since(struct m *m, struct g *g, int64_t since)
+{
+	assert(g->status == G_WAITING);
+	g->status = G_RUNNABLE;
+	g->runnable_since = since;
+	m->rt->pol->ready(m, g);   /* from here on another M may run it */
+}
+
 /* Makes a parked G runnable.  Called by the M that woke it (a channel
  * partner's), which holds a P. */
 void rt_ready(struct m *m, struct g *g)
 {
-	assert(g->status == G_WAITING);
-	g->status = G_RUNNABLE;
-	g->runnable_since = plat_nanotime();
-	m->rt->pol->ready(m, g);
+	ready_since(m, g, plat_nanotime());
 }
 
 void rt_park_commit(struct m *m, void (*unlock)(void *), void *arg)
@@ -520,13 +532,13 @@ struct hchan *rt_make_chan(uint32_t cap)
 	return c;
 }
 
+static void ready_since(struct m *m, struct g *g, int64_t since);
 static void sleep_ready(struct m *m, struct timer *t)
 {
-	rt_ready(m, t->g);
 	/* It could have run from when its timer was due: scheduling latency
 	 * counts from then, not from when some M got round to the timer. */
-	if (t->when < t->g->runnable_since)
-		t->g->runnable_since = t->when;
+	int64_t now = plat_nanotime();
+	ready_since(m, t->g, t->when < now ? t->when : now);
 }
 
 /* Runs on the M once the sleeping G is off it: only then may its timer
@@ -804,7 +816,8 @@ static void execute(struct m *m, struct g *g, bool inherit)
 	}
 	if (plat_peek_u32(&g->preempt))
 		plat_store_u32(&g->preempt, 0, memory_order_relaxed);   /* a stale request */
-	plat_store_ptr(&pp->curg, g, memory_order_relaxed);
+	/* store-release: sysmon may act on g (preemptone) once it sees it */
+	plat_store_ptr(&pp->curg, g, memory_order_release);
 	int64_t now = plat_nanotime();
 	hist_record(&m->stats.sched_latency, (uint64_t)(now - g->runnable_since));
 	/* FNV-1a over the decision: a different schedule changes the hash */
