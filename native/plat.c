@@ -7,7 +7,10 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/timerfd.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -248,6 +251,79 @@ void natp_g_leave(struct g *g, enum g_why why)
 		ctx_exit_to(&g->plat.ctx, &m->plat.g0);
 	else
 		ctx_switch(&g->plat.ctx, &m->plat.g0);
+}
+
+/* ---- The netpoller: epoll ---- */
+
+static void must(bool ok, const char *what)
+{
+	if (!ok) {
+		fprintf(stderr, "schedlab: %s: %s\n", what, strerror(errno));
+		exit(3);
+	}
+}
+
+void natp_netpoll_init(struct rt *rt)
+{
+	rt->plat.epfd = epoll_create1(EPOLL_CLOEXEC);
+	must(rt->plat.epfd >= 0, "epoll_create1");
+	rt->plat.breakfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	must(rt->plat.breakfd >= 0, "eventfd");
+	struct epoll_event e = { .events = EPOLLIN, .data.ptr = NULL };
+	must(epoll_ctl(rt->plat.epfd, EPOLL_CTL_ADD, rt->plat.breakfd, &e) == 0, "epoll_ctl");
+}
+
+void natp_netpoll_fini(struct rt *rt)
+{
+	for (uint32_t i = 0; i < rt->wl->nsources; i++)
+		close(rt->pds[i]->plat.fd);
+	close(rt->plat.breakfd);
+	close(rt->plat.epfd);
+}
+
+/* A workload source is a periodic timerfd: readable each interval, its
+ * read giving the expirations since the last (the core stops counting
+ * after count). */
+void natp_netpoll_arm(struct rt *rt, struct pollfd_desc *pd, uint64_t interval, uint64_t count)
+{
+	(void)count;
+	pd->plat.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	must(pd->plat.fd >= 0, "timerfd_create");
+	struct timespec t = { (time_t)(interval / 1000000000), (long)(interval % 1000000000) };
+	struct itimerspec its = { t, t };
+	must(timerfd_settime(pd->plat.fd, 0, &its, NULL) == 0, "timerfd_settime");
+	struct epoll_event e = { .events = EPOLLIN | EPOLLET, .data.ptr = pd };
+	must(epoll_ctl(rt->plat.epfd, EPOLL_CTL_ADD, pd->plat.fd, &e) == 0, "epoll_ctl");
+}
+
+int natp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, int max)
+{
+	struct epoll_event e[64];
+	if (max > 64)
+		max = 64;
+	/* epoll counts in ms: round up, or a short wait would spin */
+	int ms = timeout_ns < 0 ? -1 : (int)((timeout_ns + 999999) / 1000000);
+	int k = epoll_wait(rt->plat.epfd, e, max, ms);
+	int n = 0;
+	for (int i = 0; i < k; i++) {
+		struct pollfd_desc *pd = e[i].data.ptr;
+		uint64_t count;
+		if (!pd) {
+			if (read(rt->plat.breakfd, &count, sizeof(count)) < 0 && errno != EAGAIN)
+				must(false, "read eventfd");
+			continue;
+		}
+		if (read(pd->plat.fd, &count, sizeof(count)) == (ssize_t)sizeof(count) && count)
+			ev[n++] = (struct netpoll_event){ pd, count };
+	}
+	return n;
+}
+
+void natp_netpoll_break(struct rt *rt)
+{
+	uint64_t one = 1;
+	if (write(rt->plat.breakfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		must(false, "write eventfd");
 }
 
 /* ---- Runs ---- */

@@ -22,7 +22,12 @@ typedef struct { _Atomic uint32_t v; } plat_u32;
 typedef struct { _Atomic uint64_t v; } plat_u64;
 typedef struct { void *_Atomic v; } plat_ptr;
 
+struct plat_pd {
+	int fd;                  /* a timerfd, for a workload source */
+};
+
 struct plat_rt {
+	int epfd, breakfd;       /* the netpoller: epoll, and an eventfd to break its wait */
 	int *pu_of_os;           /* OS CPU number -> topology PU (-1: not in it) */
 	unsigned npu_of_os;
 };
@@ -57,6 +62,11 @@ void natp_g_leave(struct g *g, enum g_why why);
 void *natp_alloc(size_t size, int node);
 void natp_free(void *p, size_t size);
 bool natp_rt_init(struct rt *rt, struct err *e);
+void natp_netpoll_init(struct rt *rt);
+void natp_netpoll_fini(struct rt *rt);
+void natp_netpoll_arm(struct rt *rt, struct pollfd_desc *pd, uint64_t interval, uint64_t count);
+int natp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, int max);
+void natp_netpoll_break(struct rt *rt);
 void natp_rt_run(struct rt *rt);
 void natp_rt_fini(struct rt *rt);
 
@@ -146,6 +156,19 @@ static inline bool plat_g_has_stack(void) { return true; }
 
 static inline void *plat_alloc(size_t size, int node) { return natp_alloc(size, node); }
 static inline void plat_free(void *p, size_t size) { natp_free(p, size); }
+
+static inline void plat_netpoll_init(struct rt *rt) { natp_netpoll_init(rt); }
+static inline void plat_netpoll_fini(struct rt *rt) { natp_netpoll_fini(rt); }
+static inline void plat_netpoll_arm(struct rt *rt, struct pollfd_desc *pd, uint64_t interval,
+				    uint64_t count)
+{
+	natp_netpoll_arm(rt, pd, interval, count);
+}
+static inline int plat_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, int max)
+{
+	return natp_netpoll(rt, timeout_ns, ev, max);
+}
+static inline void plat_netpoll_break(struct rt *rt) { natp_netpoll_break(rt); }
 
 static inline bool plat_rt_init(struct rt *rt, struct err *e) { return natp_rt_init(rt, e); }
 static inline void plat_rt_run(struct rt *rt) { natp_rt_run(rt); }

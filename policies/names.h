@@ -63,7 +63,16 @@
 #define rt_check_all_timers PLAT_SYM(rt_check_all_timers)
 #define rt_timers_next PLAT_SYM(rt_timers_next)
 #define rt_wake_netpoller PLAT_SYM(rt_wake_netpoller)
-#define rt_netpoll_block PLAT_SYM(rt_netpoll_block)
+#define rt_poll_block PLAT_SYM(rt_poll_block)
+
+/* policies/netpoll.c */
+#define rt_netpoll_init PLAT_SYM(rt_netpoll_init)
+#define rt_netpoll_fini PLAT_SYM(rt_netpoll_fini)
+#define rt_netpoll_any_waiters PLAT_SYM(rt_netpoll_any_waiters)
+#define rt_netpoll_read PLAT_SYM(rt_netpoll_read)
+#define rt_netpoll_now PLAT_SYM(rt_netpoll_now)
+#define rt_netpoll_wait PLAT_SYM(rt_netpoll_wait)
+#define rt_netpoll_inject PLAT_SYM(rt_netpoll_inject)
 
 /* policies/runq.c */
 #define rt_runq_init PLAT_SYM(rt_runq_init)

@@ -90,6 +90,17 @@
  *         whether a G can run a C function (natively yes; a simulated G
  *         is only a program counter)
  *
+ *   The netpoller's readiness source (policies/netpoll.c):
+ *     void plat_netpoll_init(struct rt *), plat_netpoll_fini(struct rt *)
+ *     void plat_netpoll_arm(struct rt *, struct pollfd_desc *, uint64_t interval_ns,
+ *                           uint64_t count)
+ *         a workload source: a unit of data readable every interval_ns from
+ *         the start of the run, count times
+ *     int plat_netpoll(struct rt *, int64_t timeout_ns, struct netpoll_event *, int max)
+ *         readiness since the last poll; waits up to timeout_ns for some
+ *         (0: not at all; < 0: as long as it takes) unless broken
+ *     void plat_netpoll_break(struct rt *)   ends a waiting poll early
+ *
  *   Node-bound memory:
  *     void *plat_alloc(size_t, int node)   zeroed, on node (-1: anywhere)
  *     void plat_free(void *, size_t)
@@ -115,6 +126,8 @@
 struct rt;
 struct m;
 struct g;
+struct pollfd_desc;
+struct netpoll_event;
 
 /* Why a G gave control back to its M's scheduler. */
 enum g_why {

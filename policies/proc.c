@@ -140,8 +140,7 @@ static void stop_run(struct rt *rt)
 		m->nextp = NULL;
 		rt_note_wakeup(&m->park);
 	}
-	plat_store_u32(&s->pollbreak, 1, memory_order_release);
-	plat_futex_wake(&s->pollbreak, 1);
+	plat_netpoll_break(rt);
 	rt_sysmon_wake(rt);
 }
 
@@ -768,6 +767,20 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			}
 			g->pc++;
 			break;
+		case PROG_NET_READ:
+			if (g->in_op) {
+				g->in_op = false;   /* the netpoller handed it a unit */
+				g->pc++;
+				break;
+			}
+			if (!rt_netpoll_read(m, rt->pds[op->a])) {
+				g->in_op = true;
+				return G_PARK;
+			}
+			if (g->panicking)
+				return G_EXIT;
+			g->pc++;
+			break;
 		case PROG__COUNT:
 			assert(!"not an operation");
 			return G_EXIT;
@@ -1026,7 +1039,7 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	plat_line_t poll_line = plat_line_new(rt, 0);
 	plat_u32_init(&s->polling, 0, poll_line);
 	plat_u64_init(&s->poll_until, 0, poll_line);
-	plat_u32_init(&s->pollbreak, 0, poll_line);
+	plat_u32_init(&s->netpoll_waiters, 0, poll_line);
 	s->runq_line = plat_line_new(rt, 0);
 	plat_u32_init(&s->runqsize, 0, s->runq_line);
 	plat_u32_init(&s->ngfree, 0, lock_line);
@@ -1067,6 +1080,7 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	rt->waitgroups = xcalloc(rt->wl->nwaitgroups + 1, sizeof(*rt->waitgroups));
 	for (uint32_t i = 0; i < rt->wl->nwaitgroups; i++)
 		rt->waitgroups[i] = rt_waitgroup_new(rt, 0);
+	rt_netpoll_init(rt);
 	return rt;
 }
 
@@ -1150,6 +1164,7 @@ void rt_free(struct rt *rt)
 {
 	if (!rt)
 		return;
+	rt_netpoll_fini(rt);
 	plat_rt_fini(rt);
 	rt->pol->fini(rt);
 	for (size_t i = 0; i < rt->nallg; i++) {

@@ -51,6 +51,24 @@ struct timer {
 	struct timer *next;      /* while being run */
 };
 
+/* ---- The netpoller (policies/netpoll.c) ---- */
+
+/* A source's descriptor (Go's pollDesc); its lock guards the rest. */
+struct pollfd_desc {
+	struct rt_mutex lock;
+	plat_line_t line;
+	uint32_t index;          /* in the workload's sources */
+	struct g *rg;            /* the G parked reading it */
+	uint64_t pending;        /* units ready and not yet read */
+	uint64_t remaining;      /* units still to arrive */
+	struct plat_pd plat;
+};
+
+struct netpoll_event {
+	struct pollfd_desc *pd;
+	uint64_t units;          /* of data that became readable */
+};
+
 /* ---- G ---- */
 
 enum g_status {
@@ -226,7 +244,7 @@ struct sched {
 	/* The poller [time.c]: at most one M sleeps until the next timer. */
 	plat_u32 polling;              /* atomic: an M is the poller */
 	plat_u64 poll_until;           /* atomic: when it will wake, 0 if unknown */
-	plat_u32 pollbreak;            /* futex word: set to 1 to wake it early */
+	plat_u32 netpoll_waiters;      /* atomic: Gs parked on sources still expecting data */
 };
 
 struct rt {
@@ -257,6 +275,7 @@ struct rt {
 	struct hchan **chans;          /* the workload's channels */
 	struct gmutex **mutexes;       /* ... mutexes */
 	struct waitgroup **waitgroups; /* ... wait groups */
+	struct pollfd_desc **pds;      /* ... network sources */
 	bool panicked;                 /* (sched.lock) */
 	char panic_msg[200];
 	uint64_t panic_goid;
@@ -337,7 +356,17 @@ int64_t rt_check_timers(struct m *m, struct p *pp, int64_t now);
 void rt_check_all_timers(struct m *m);
 int64_t rt_timers_next(struct rt *rt);
 void rt_wake_netpoller(struct m *m, int64_t when);
-bool rt_netpoll_block(struct m *m, int64_t until);
+int rt_poll_block(struct m *m, int64_t until, struct netpoll_event *ev, int max);
+
+/* ---- The netpoller (policies/netpoll.c) ---- */
+
+void rt_netpoll_init(struct rt *rt);
+void rt_netpoll_fini(struct rt *rt);
+bool rt_netpoll_any_waiters(struct rt *rt);
+bool rt_netpoll_read(struct m *m, struct pollfd_desc *pd);
+struct g *rt_netpoll_now(struct m *m);
+int rt_netpoll_wait(struct m *m, int64_t until, struct netpoll_event *ev, int max);
+void rt_netpoll_inject(struct m *m, const struct netpoll_event *ev, int n);
 
 /* ---- Local run queues (policies/runq.c) [proc: Run queues] ---- */
 

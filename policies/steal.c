@@ -8,7 +8,7 @@
  *      global queue first, so that its Gs are not starved by local work;
  *   2. its P's runnext, then the ring;
  *   3. a batch from the global queue;
- *   4. (the netpoller, with the runtime services that bring it);
+ *   4. the netpoller, without waiting, if some G waits on the network;
  *   5. stealing, if not too many Ms are spinning already: steal_tries
  *      passes over the other Ps in random coprime order, taking half a
  *      victim's ring, its runnext only on the last pass;
@@ -211,6 +211,14 @@ top:
 			return g;
 	}
 
+	/* 4: the network, without waiting, if some G waits on it and no M
+	 * is blocked polling it already */
+	if (rt_netpoll_any_waiters(rt) && !plat_load_u32(&s->polling, memory_order_relaxed)) {
+		g = rt_netpoll_now(m);
+		if (g)
+			return g;
+	}
+
 	/* 5: steal, unless enough Ms are spinning already */
 	uint32_t busy = (uint32_t)rt->procs - plat_load_u32(&s->npidle, memory_order_relaxed);
 	if (m->spinning ||
@@ -249,16 +257,24 @@ top:
 			}
 		}
 	}
-	/* Timers left: one M sleeps until the earliest, then runs it. */
+	/* Timers or network waiters left: one M (the poller) waits for the
+	 * earliest timer or readiness, then takes a P and runs what is due. */
 	int64_t until = rt_timers_next(rt);
-	if (until && rt_netpoll_block(m, until)) {
-		rt_lock(&s->lock);
-		pp = rt_pidleget(rt);
-		rt_unlock(&s->lock);
-		if (pp) {
-			rt_acquirep(m, pp);
-			rt_check_all_timers(m);
-			goto top;
+	if (until || rt_netpoll_any_waiters(rt)) {
+		struct netpoll_event ev[64];
+		int n = rt_poll_block(m, until, ev, 64);
+		if (n >= 0) {
+			rt_lock(&s->lock);
+			pp = rt_pidleget(rt);
+			rt_unlock(&s->lock);
+			if (pp) {
+				rt_acquirep(m, pp);
+				rt_check_all_timers(m);
+			}
+			if (n > 0)
+				rt_netpoll_inject(m, ev, n);
+			if (pp)
+				goto top;
 		}
 	}
 	rt_stopm(m);

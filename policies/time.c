@@ -1,5 +1,6 @@
 /* Timers and sleeping: per-P timer heaps, and the one M that sleeps until
- * the next timer (Go's netpoller block, which the netpoller will share).
+ * the next timer or network readiness, whichever comes first (Go's
+ * netpoller block).
  *
  * A sleeping G costs no M: it parks, and its timer goes on the heap of the
  * P it ran on.  Timers are run by the scheduler: an M checks its own P's
@@ -174,32 +175,31 @@ void rt_wake_netpoller(struct m *m, int64_t when)
 	struct sched *s = &m->rt->sched;
 	if (plat_load_u32(&s->polling, memory_order_acquire)) {
 		int64_t until = (int64_t)plat_load_u64(&s->poll_until, memory_order_acquire);
-		if (until == 0 || until > when) {
-			plat_store_u32(&s->pollbreak, 1, memory_order_release);
-			plat_futex_wake(&s->pollbreak, 1);
-		}
+		if (until == 0 || until > when)
+			plat_netpoll_break(m->rt);
 	} else {
 		rt_wakep(m);
 	}
 }
 
-/* m, holding no P, becomes the poller and sleeps until until (or a break).
- * Returns false at once if another M is the poller. */
-bool rt_netpoll_block(struct m *m, int64_t until)
+/* m, holding no P, becomes the poller: it waits in the netpoller until
+ * until (0: no timer, readiness only), readiness, or a break.  Returns the
+ * events it collected, or -1 at once if another M is the poller. */
+int rt_poll_block(struct m *m, int64_t until, struct netpoll_event *ev, int max)
 {
 	struct sched *s = &m->rt->sched;
 	uint32_t zero = 0;
 	if (!plat_cas_u32(&s->polling, &zero, 1, memory_order_acq_rel))
-		return false;
+		return -1;
 	plat_store_u64(&s->poll_until, (uint64_t)until, memory_order_release);
-	int64_t now = plat_nanotime();
-	/* A timer added after the caller computed until but before
-	 * poll_until was published has already broken the poll (pollbreak is
-	 * 1) or woken an M; either way the wait below returns early. */
-	if (until > now && rt_timers_next(m->rt) >= until)
-		plat_futex_wait(&s->pollbreak, 0, until - now);
-	plat_store_u32(&s->pollbreak, 0, memory_order_relaxed);
+	int n = 0;
+	/* A timer added after the caller computed until, but before
+	 * poll_until was published, found no poller and woke an M instead;
+	 * skip the wait if such a timer is due first. */
+	int64_t next = rt_timers_next(m->rt);
+	if (!until || next >= until)
+		n = rt_netpoll_wait(m, until ? until : next, ev, max);
 	plat_store_u64(&s->poll_until, 0, memory_order_relaxed);
 	plat_store_u32(&s->polling, 0, memory_order_release);
-	return true;
+	return n;
 }

@@ -302,6 +302,82 @@ void simp_g_leave(void)
 	abort();
 }
 
+/* ---- The network ---- */
+
+void simp_netpoll_arm(struct rt *rt, struct pollfd_desc *pd, uint64_t interval, uint64_t count)
+{
+	struct plat_rt *pr = &rt->plat;
+	pd->plat = (struct plat_pd){ interval, count, 0 };
+	pr->sources = xrealloc(pr->sources, (pr->nsources + 1) * sizeof(*pr->sources));
+	pr->sources[pr->nsources++] = pd;
+}
+
+/* Every source's units that have arrived by now, in source order. */
+static int collect(struct rt *rt, sim_time_t now, struct netpoll_event *ev, int max)
+{
+	int n = 0;
+	for (uint32_t i = 0; i < rt->plat.nsources && n < max; i++) {
+		struct plat_pd *s = &rt->plat.sources[i]->plat;
+		uint64_t arrived = now / s->interval;
+		if (arrived > s->count)
+			arrived = s->count;
+		if (arrived > s->delivered) {
+			ev[n++] = (struct netpoll_event){ rt->plat.sources[i], arrived - s->delivered };
+			s->delivered = arrived;
+		}
+	}
+	return n;
+}
+
+/* An epoll_wait: the call's cost, then what has arrived; if nothing has
+ * and it may wait, the M sleeps until the next arrival, the time-out or a
+ * break. */
+int simp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, int max)
+{
+	struct m *m = cur_m();
+	assert(m && "netpoll outside an M");
+	struct sim_engine *eng = rt->plat.eng;
+	sync_m(m);
+	m->plat.clock += rt->topo->lat.syscall_ns;
+	sync_m(m);
+	int n = collect(rt, sim_now(eng), ev, max);
+	if (n || timeout_ns == 0)
+		return n;
+	if (rt->plat.break_pending) {
+		rt->plat.break_pending = false;
+		return 0;
+	}
+	sim_time_t wake = timeout_ns > 0 ? sim_now(eng) + (sim_time_t)timeout_ns : SIM_TIME_MAX;
+	for (uint32_t i = 0; i < rt->plat.nsources; i++) {
+		struct plat_pd *s = &rt->plat.sources[i]->plat;
+		if (s->delivered < s->count && (s->delivered + 1) * s->interval < wake)
+			wake = (s->delivered + 1) * s->interval;
+	}
+	rt->plat.netpoller = m;
+	if (wake == SIM_TIME_MAX)
+		sim_block(m->plat.actor);
+	else
+		sim_block_until(m->plat.actor, wake);
+	rt->plat.netpoller = NULL;
+	rt->plat.break_pending = false;
+	m->plat.clock = (double)sim_now(eng);
+	return collect(rt, sim_now(eng), ev, max);
+}
+
+void simp_netpoll_break(struct rt *rt)
+{
+	struct m *m = cur_m();
+	if (m)
+		sync_m(m);
+	struct m *poller = rt->plat.netpoller;
+	/* Wake only an actor blocked in the poll: a wake kept for an actor
+	 * that is not blocked would end its next block early, whatever it is. */
+	if (poller && poller->plat.actor->state == SIM_ACTOR_BLOCKED)
+		sim_wake(poller->plat.actor, sim_now(rt->plat.eng));
+	else
+		rt->plat.break_pending = true;
+}
+
 /* ---- Runs ---- */
 
 bool simp_rt_init(struct rt *rt, struct err *e)
@@ -326,4 +402,5 @@ void simp_rt_fini(struct rt *rt)
 	sim_engine_free(rt->plat.eng);
 	hw_free(rt->plat.hw);
 	free(rt->plat.futexq);
+	free(rt->plat.sources);
 }

@@ -31,9 +31,18 @@ typedef struct { void *v; plat_line_t line; } plat_ptr;
 
 struct simp_waiter;
 
+/* A network source: unit k arrives at k * interval. */
+struct plat_pd {
+	uint64_t interval, count, delivered;
+};
+
 struct plat_rt {
 	struct sim_engine *eng;
 	struct hw *hw;
+	struct pollfd_desc **sources; /* armed, in workload order */
+	uint32_t nsources;
+	struct m *netpoller;          /* the M blocked in plat_netpoll, if any */
+	bool break_pending;           /* a break with nobody polling: the next poll returns */
 	struct simp_waiter **futexq;  /* [line]: sleepers on that line's futexes, FIFO */
 	size_t nfutexq;
 	uint64_t futex_calls;
@@ -188,6 +197,22 @@ static inline void plat_free(void *p, size_t size)
 	(void)size;
 	free(p);
 }
+
+void simp_netpoll_arm(struct rt *rt, struct pollfd_desc *pd, uint64_t interval, uint64_t count);
+int simp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, int max);
+void simp_netpoll_break(struct rt *rt);
+static inline void plat_netpoll_init(struct rt *rt) { (void)rt; }
+static inline void plat_netpoll_fini(struct rt *rt) { (void)rt; }
+static inline void plat_netpoll_arm(struct rt *rt, struct pollfd_desc *pd, uint64_t interval,
+				    uint64_t count)
+{
+	simp_netpoll_arm(rt, pd, interval, count);
+}
+static inline int plat_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, int max)
+{
+	return simp_netpoll(rt, timeout_ns, ev, max);
+}
+static inline void plat_netpoll_break(struct rt *rt) { simp_netpoll_break(rt); }
 
 static inline bool plat_rt_init(struct rt *rt, struct err *e) { return simp_rt_init(rt, e); }
 static inline void plat_rt_run(struct rt *rt) { simp_rt_run(rt); }

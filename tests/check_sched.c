@@ -2,6 +2,7 @@
  * every G runs exactly once, runs end (or report their deadlock), knobs
  * change what they say, and a simulated run is a function of its inputs
  * and seed. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -478,6 +479,57 @@ START_TEST(ping_pong_hog_is_fair)
 }
 END_TEST
 
+/* Ten connections, each with a request every 200 us (500 of them), each
+ * served by its own G: a reader waits in the netpoller, not on an M, and
+ * is readied within a few microseconds of its data (simulated; natively
+ * the epoll wake-up is the machine's). */
+START_TEST(netpoller_serves_connections)
+{
+	struct workload *w = wl_new("servers", "");
+	w->main = wl_add_program(w, "main");
+	for (int k = 0; k < 10; k++) {
+		char name[16];
+		snprintf(name, sizeof(name), "conn%d", k);
+		uint32_t src = wl_add_source(w, name, 200000, 500);
+		uint32_t srv = wl_add_program(w, name);
+		uint32_t l = wl_loop(w, srv, 500);
+		wl_emit(w, srv, PROG_NET_READ, src, 0);
+		wl_emit(w, srv, PROG_COMPUTE, 0, 5000);
+		wl_end(w, srv, l);
+		wl_emit(w, w->main, PROG_SPAWN, srv, 1);
+	}
+	struct outcome o = run_mode(_i, w, 4);
+	assert_clean(&o, 11);
+	ck_assert_uint_eq(o.r.user_ns, 10ull * 500 * 5000);
+	ck_assert_int_ge(o.r.makespan_ns, 100000000);   /* the last request comes at 100 ms */
+	ck_assert_uint_le(o.r.threads.created, 4 + 2);
+	if (_i == 0) {
+		ck_assert_int_lt(o.r.makespan_ns, 101000000);
+		ck_assert_uint_lt(hist_quantile(&o.r.sched_latency, 0.99), 50000);
+	}
+	wl_free(w);
+}
+END_TEST
+
+/* A G reading more than its source will ever send: once the source is
+ * spent, nothing can wake it, and the run ends as a deadlock naming it. */
+START_TEST(exhausted_source_deadlocks)
+{
+	struct workload *w = wl_new("spent", "");
+	uint32_t src = wl_add_source(w, "conn", 100000, 3);
+	w->main = wl_add_program(w, "main");
+	uint32_t l = wl_loop(w, w->main, 4);
+	wl_emit(w, w->main, PROG_NET_READ, src, 0);
+	wl_end(w, w->main, l);
+	struct outcome o = run_mode(_i, w, 2);
+	ck_assert(o.created);
+	ck_assert(o.r.deadlock);
+	ck_assert_msg(strstr(o.r.blocked, "goroutine 1 [IO wait (source exhausted)]: program main, op 1 "
+					  "(net_read)"), "%s", o.r.blocked);
+	wl_free(w);
+}
+END_TEST
+
 /* Knob values are checked: unknown keys and out-of-range values say which. */
 START_TEST(knob_errors_name_the_problem)
 {
@@ -537,6 +589,8 @@ Suite *make_sched_suite(void)
 	tcase_add_loop_test(tc, long_computation_is_preempted, 0, 2);
 	tcase_add_loop_test(tc, syscall_hands_off_the_p, 0, 2);
 	tcase_add_loop_test(tc, ping_pong_hog_is_fair, 0, 2);
+	tcase_add_loop_test(tc, netpoller_serves_connections, 0, 2);
+	tcase_add_loop_test(tc, exhausted_source_deadlocks, 0, 2);
 	tcase_add_test(tc, knob_errors_name_the_problem);
 	tcase_add_test(tc, bad_program_is_refused);
 	suite_add_tcase(s, tc);

@@ -46,6 +46,13 @@ uint32_t wl_add_waitgroup(struct workload *w, const char *name)
 	return add_name(&w->waitgroups, &w->nwaitgroups, name);
 }
 
+uint32_t wl_add_source(struct workload *w, const char *name, uint64_t interval_ns, uint64_t count)
+{
+	w->sources = xrealloc(w->sources, (w->nsources + 1) * sizeof(*w->sources));
+	w->sources[w->nsources] = (struct prog_source){ xstrdup(name), interval_ns, count };
+	return w->nsources++;
+}
+
 void wl_emit(struct workload *w, uint32_t prog, enum prog_opcode code, uint32_t a, uint64_t n)
 {
 	struct program *p = &w->progs[prog];
@@ -90,6 +97,9 @@ void wl_free(struct workload *w)
 		free(w->waitgroups[i]);
 	free(w->mutexes);
 	free(w->waitgroups);
+	for (uint32_t i = 0; i < w->nsources; i++)
+		free(w->sources[i].name);
+	free(w->sources);
 	free(w->progs);
 	free(w->chans);
 	free(w->name);
@@ -103,7 +113,7 @@ static const char *const opnames[] = {
 	[PROG_END] = "end",         [PROG_EXIT] = "exit",        [PROG_SLEEP] = "sleep",
 	[PROG_CLOSE] = "close",     [PROG_SELECT] = "select",    [PROG_CASE] = "case",
 	[PROG_LOCK] = "lock",       [PROG_UNLOCK] = "unlock",    [PROG_WG_ADD] = "wg_add",
-	[PROG_WG_WAIT] = "wg_wait",   [PROG_SYSCALL] = "syscall",
+	[PROG_WG_WAIT] = "wg_wait",   [PROG_SYSCALL] = "syscall",  [PROG_NET_READ] = "net_read",
 };
 
 const char *wl_op_name(enum prog_opcode code)
@@ -113,6 +123,13 @@ const char *wl_op_name(enum prog_opcode code)
 
 bool wl_validate(const struct workload *w, struct err *e)
 {
+	for (uint32_t i = 0; i < w->nsources; i++) {
+		if (w->sources[i].interval_ns == 0) {
+			err_set(e, "workload %s: source %s: interval must be positive", w->name,
+				w->sources[i].name);
+			return false;
+		}
+	}
 	if (w->nprogs == 0 || w->main >= w->nprogs) {
 		err_set(e, "workload %s: no main program", w->name);
 		return false;
@@ -162,6 +179,10 @@ bool wl_validate(const struct workload *w, struct err *e)
 			case PROG_WG_WAIT:
 				if (op->a >= w->nwaitgroups)
 					bad = "uses a wait group that does not exist";
+				break;
+			case PROG_NET_READ:
+				if (op->a >= w->nsources)
+					bad = "reads a source that does not exist";
 				break;
 			case PROG_LOOP:
 				if (depth == PROG_MAX_DEPTH)

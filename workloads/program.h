@@ -38,6 +38,7 @@ enum prog_opcode {
 	PROG_WG_ADD,    /* add (int64_t)n to wait group a (Done is -1) */
 	PROG_WG_WAIT,   /* wait until wait group a is zero */
 	PROG_SYSCALL,   /* a blocking system call lasting n ns */
+	PROG_NET_READ,  /* wait (in the netpoller) for one unit of data from source a, take it */
 	PROG__COUNT
 };
 
@@ -65,6 +66,16 @@ struct prog_chan {
 	uint32_t cap;       /* buffered slots; 0 = unbuffered */
 };
 
+/* A network source: data becomes readable once every interval_ns from the
+ * start of the run, count times (a connection's requests, in the
+ * simplest arrival process).  Simulated, the netpoller sees it become
+ * ready at those instants; natively it is a timerfd in epoll. */
+struct prog_source {
+	char *name;
+	uint64_t interval_ns;
+	uint64_t count;
+};
+
 struct workload {
 	char *name;
 	char *description;
@@ -76,6 +87,8 @@ struct workload {
 	uint32_t nmutexes;
 	char **waitgroups;  /* names */
 	uint32_t nwaitgroups;
+	struct prog_source *sources;
+	uint32_t nsources;
 	uint32_t main;      /* program of the first G */
 };
 
@@ -85,6 +98,7 @@ uint32_t wl_add_program(struct workload *w, const char *name);
 uint32_t wl_add_chan(struct workload *w, const char *name, uint32_t cap);
 uint32_t wl_add_mutex(struct workload *w, const char *name);
 uint32_t wl_add_waitgroup(struct workload *w, const char *name);
+uint32_t wl_add_source(struct workload *w, const char *name, uint64_t interval_ns, uint64_t count);
 void wl_emit(struct workload *w, uint32_t prog, enum prog_opcode code, uint32_t a, uint64_t n);
 /* A select case that ends the G when it fires. */
 void wl_emit_case_exit(struct workload *w, uint32_t prog, uint32_t chan, bool send);
