@@ -276,7 +276,8 @@ void natp_netpoll_init(struct rt *rt)
 void natp_netpoll_fini(struct rt *rt)
 {
 	for (uint32_t i = 0; i < rt->wl->nsources; i++)
-		close(rt->pds[i]->plat.fd);
+		if (rt->pds[i]->plat.fd > 0)
+			close(rt->pds[i]->plat.fd);
 	close(rt->plat.breakfd);
 	close(rt->plat.epfd);
 }

@@ -67,6 +67,7 @@
 
 /* policies/netpoll.c */
 #define rt_netpoll_init PLAT_SYM(rt_netpoll_init)
+#define rt_netpoll_start PLAT_SYM(rt_netpoll_start)
 #define rt_netpoll_fini PLAT_SYM(rt_netpoll_fini)
 #define rt_netpoll_any_waiters PLAT_SYM(rt_netpoll_any_waiters)
 #define rt_netpoll_read PLAT_SYM(rt_netpoll_read)

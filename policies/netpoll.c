@@ -35,9 +35,16 @@ void rt_netpoll_init(struct rt *rt)
 		rt_mutex_init(rt, &pd->lock, pd->line);
 		pd->index = i;
 		pd->remaining = w->sources[i].count;
-		plat_netpoll_arm(rt, pd, w->sources[i].interval_ns, w->sources[i].count);
 		rt->pds[i] = pd;
 	}
+}
+
+/* Sources count their arrivals from the start of the run. */
+void rt_netpoll_start(struct rt *rt)
+{
+	const struct workload *w = rt->wl;
+	for (uint32_t i = 0; i < w->nsources; i++)
+		plat_netpoll_arm(rt, rt->pds[i], w->sources[i].interval_ns, w->sources[i].count);
 }
 
 void rt_netpoll_fini(struct rt *rt)

@@ -1100,6 +1100,7 @@ void rt_run(struct rt *rt)
 	m0->nextp = rt->allp[0];
 	rt->m0 = m0;
 	rt->start_ns = plat_nanotime();
+	rt_netpoll_start(rt);
 	plat_rt_run(rt);
 }
 

@@ -361,6 +361,7 @@ int rt_poll_block(struct m *m, int64_t until, struct netpoll_event *ev, int max)
 /* ---- The netpoller (policies/netpoll.c) ---- */
 
 void rt_netpoll_init(struct rt *rt);
+void rt_netpoll_start(struct rt *rt);
 void rt_netpoll_fini(struct rt *rt);
 bool rt_netpoll_any_waiters(struct rt *rt);
 bool rt_netpoll_read(struct m *m, struct pollfd_desc *pd);

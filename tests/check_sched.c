@@ -502,7 +502,9 @@ START_TEST(netpoller_serves_connections)
 	assert_clean(&o, 11);
 	ck_assert_uint_eq(o.r.user_ns, 10ull * 500 * 5000);
 	ck_assert_int_ge(o.r.makespan_ns, 100000000);   /* the last request comes at 100 ms */
-	ck_assert_uint_le(o.r.threads.created, 4 + 2);
+	/* fewer Ms than readers: the waiting ones hold none (natively an M
+	 * or two more may be on their way in or out of parking) */
+	ck_assert_uint_le(o.r.threads.created, _i == 0 ? 4 + 2 : 8);
 	if (_i == 0) {
 		ck_assert_int_lt(o.r.makespan_ns, 101000000);
 		ck_assert_uint_lt(hist_quantile(&o.r.sched_latency, 0.99), 50000);
