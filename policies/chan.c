@@ -14,10 +14,6 @@
 #include <assert.h>
 #include <stdlib.h>
 
-struct waitq {
-	struct sudog *first, *last;
-};
-
 struct hchan {
 	struct rt_mutex lock;
 	plat_line_t line;        /* the fields below, guarded by lock */
@@ -47,42 +43,15 @@ void rt_chan_free(struct hchan *c)
 	free(c);
 }
 
-static void enqueue(struct waitq *q, struct sudog *s)
-{
-	s->next = NULL;
-	s->prev = q->last;
-	if (q->last)
-		q->last->next = s;
-	else
-		q->first = s;
-	q->last = s;
-	s->queued = true;
-}
-
-static void unlink_sudog(struct waitq *q, struct sudog *s)
-{
-	if (s->prev)
-		s->prev->next = s->next;
-	else
-		q->first = s->next;
-	if (s->next)
-		s->next->prev = s->prev;
-	else
-		q->last = s->prev;
-	s->next = s->prev = NULL;
-	s->queued = false;
-}
-
 /* The first waiter that can still be completed: a select's sudog only if
  * its G has not been claimed through another of its cases already (the
  * CAS on select_done decides, as Go's selectDone does). */
 static struct sudog *dequeue(struct waitq *q)
 {
 	for (;;) {
-		struct sudog *s = q->first;
+		struct sudog *s = waitq_pop(q);
 		if (!s)
 			return NULL;
-		unlink_sudog(q, s);
 		if (s->is_select) {
 			uint32_t zero = 0;
 			if (!plat_cas_u32(&s->g->sel->done, &zero, 1, memory_order_acq_rel))
@@ -111,7 +80,7 @@ static void wait_on(struct m *m, struct hchan *c, struct waitq *q, uint64_t v)
 	s->is_select = false;
 	s->is_send = q == &c->sendq;
 	g->waitreason = s->is_send ? "chan send" : "chan receive";
-	enqueue(q, s);
+	waitq_push(q, s);
 	rt_park_commit(m, chan_unlock, c);
 }
 
@@ -336,7 +305,7 @@ int rt_select(struct m *m, const struct select_case *cases, uint32_t n, bool has
 		s->is_send = cases[i].send;
 		s->elem = cases[i].send ? cases[i].v : 0;
 		s->success = false;
-		enqueue(cases[i].send ? &s->c->sendq : &s->c->recvq, s);
+		waitq_push(cases[i].send ? &s->c->sendq : &s->c->recvq, s);
 	}
 	g->waitreason = "select";
 	rt_park_commit(m, selunlock_parked, g);
@@ -354,7 +323,7 @@ int rt_select_resume(struct m *m, uint64_t *v, bool *ok)
 	for (uint32_t i = 0; i < g->sel->n; i++) {
 		struct sudog *s = &g->sel->sud[i];
 		if (s != fired && s->queued)
-			unlink_sudog(s->is_send ? &s->c->sendq : &s->c->recvq, s);
+			waitq_remove(s->is_send ? &s->c->sendq : &s->c->recvq, s);
 		s->is_select = false;
 	}
 	selunlock(g);

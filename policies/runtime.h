@@ -96,6 +96,46 @@ struct sudog {
 	uint32_t case_index;
 };
 
+/* A FIFO of waiting Gs' sudogs: a channel's senders or receivers, a
+ * mutex's or wait group's waiters.  Guarded by its owner's lock. */
+struct waitq {
+	struct sudog *first, *last;
+};
+
+static inline void waitq_push(struct waitq *q, struct sudog *s)
+{
+	s->next = NULL;
+	s->prev = q->last;
+	if (q->last)
+		q->last->next = s;
+	else
+		q->first = s;
+	q->last = s;
+	s->queued = true;
+}
+
+static inline void waitq_remove(struct waitq *q, struct sudog *s)
+{
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		q->first = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	else
+		q->last = s->prev;
+	s->next = s->prev = NULL;
+	s->queued = false;
+}
+
+static inline struct sudog *waitq_pop(struct waitq *q)
+{
+	struct sudog *s = q->first;
+	if (s)
+		waitq_remove(q, s);
+	return s;
+}
+
 /* A G's select [chan.c]: allocated at its first select. */
 #define RT_SELECT_MAX 16
 enum { RT_SELECT_DEFAULT = -1, RT_SELECT_PARKED = -2 };
@@ -424,13 +464,13 @@ int rt_select_resume(struct m *m, uint64_t *v, bool *ok);
 struct gmutex {
 	plat_u32 state;          /* locked and waiters bits */
 	struct rt_mutex qlock;   /* guards the queue */
-	struct sudog *first, *last;
+	struct waitq q;
 };
 struct waitgroup {
 	struct rt_mutex lock;    /* guards all below */
 	plat_line_t line;
 	int64_t count;
-	struct sudog *first, *last;
+	struct waitq q;
 };
 struct gmutex *rt_gmutex_new(struct rt *rt, int node);
 /* true: locked; false: the G is committed to park, and tries again when run */

@@ -37,31 +37,6 @@ struct gmutex *rt_gmutex_new(struct rt *rt, int node)
 	return mu;
 }
 
-static void enqueue(struct sudog **first, struct sudog **last, struct sudog *s)
-{
-	s->next = NULL;
-	s->prev = *last;
-	if (*last)
-		(*last)->next = s;
-	else
-		*first = s;
-	*last = s;
-}
-
-static struct sudog *dequeue(struct sudog **first, struct sudog **last)
-{
-	struct sudog *s = *first;
-	if (s) {
-		*first = s->next;
-		if (*first)
-			(*first)->prev = NULL;
-		else
-			*last = NULL;
-		s->next = s->prev = NULL;
-	}
-	return s;
-}
-
 /* Go's sync_runtime_canSpin. */
 static bool can_spin(struct m *m, int round)
 {
@@ -114,7 +89,7 @@ bool rt_gmutex_lock(struct m *m, struct gmutex *mu)
 	struct g *g = m->curg;
 	g->sud.g = g;
 	g->waitreason = "sync.Mutex.Lock";
-	enqueue(&mu->first, &mu->last, &g->sud);
+	waitq_push(&mu->q, &g->sud);
 	rt_park_commit(m, gmutex_qunlock, mu);
 	return false;
 }
@@ -128,8 +103,8 @@ bool rt_gmutex_unlock(struct m *m, struct gmutex *mu)
 	if (!(old & GM_WAITERS))
 		return true;
 	rt_lock(&mu->qlock);
-	struct sudog *s = dequeue(&mu->first, &mu->last);
-	if (mu->first) {
+	struct sudog *s = waitq_pop(&mu->q);
+	if (mu->q.first) {
 		/* others still wait: the next unlock must look again */
 		uint32_t v = plat_load_u32(&mu->state, memory_order_relaxed);
 		while (!plat_cas_u32(&mu->state, &v, v | GM_WAITERS, memory_order_relaxed))
@@ -163,8 +138,8 @@ bool rt_waitgroup_add(struct m *m, struct waitgroup *wg, int64_t delta)
 	wg->count += delta;
 	struct sudog *waiters = NULL;
 	if (wg->count == 0) {
-		waiters = wg->first;
-		wg->first = wg->last = NULL;
+		waiters = wg->q.first;
+		wg->q.first = wg->q.last = NULL;
 	}
 	rt_unlock(&wg->lock);
 	while (waiters) {
@@ -192,7 +167,7 @@ bool rt_waitgroup_wait(struct m *m, struct waitgroup *wg)
 	struct g *g = m->curg;
 	g->sud.g = g;
 	g->waitreason = "sync.WaitGroup.Wait";
-	enqueue(&wg->first, &wg->last, &g->sud);
+	waitq_push(&wg->q, &g->sud);
 	rt_park_commit(m, waitgroup_unlock, wg);
 	return false;
 }
