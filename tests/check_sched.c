@@ -208,6 +208,14 @@ static struct outcome run_mode(int mode, struct workload *w, int procs)
 			w, procs, 1, NULL);
 }
 
+/* Whether a run's timing may be asserted: always in simulation; natively
+ * not under valgrind, which runs one thread at a time on time slices of
+ * its own (the workload still runs there, for memory checking). */
+static bool timing_holds(int mode)
+{
+	return mode == 0 || !getenv("SCHEDLAB_VALGRIND");
+}
+
 static void assert_clean(const struct outcome *o, uint64_t gs)
 {
 	ck_assert(o->created);
@@ -394,8 +402,12 @@ START_TEST(long_computation_is_preempted)
 	wl_emit(w, hog, PROG_COMPUTE, 0, 50000000);
 	struct outcome on = run_one_p(_i, w, NULL);
 	assert_clean(&on, 2);
-	ck_assert_uint_ge(on.r.preemptions, 1);
 	ck_assert_uint_eq(on.r.user_ns, 50000000 + 1000);  /* the cut computation is finished later */
+	if (!timing_holds(_i)) {
+		wl_free(w);
+		return;
+	}
+	ck_assert_uint_ge(on.r.preemptions, 1);
 	/* sysmon's first look after its 1 ms of 20 us rounds and doublings
 	 * is at ~11 ms simulated; natively, timer slack stretches its sleeps */
 	ck_assert_msg(on.r.sched_latency.max < (_i == 0 ? 15000000u : 30000000u),
@@ -425,6 +437,10 @@ START_TEST(syscall_hands_off_the_p)
 	wl_emit(w, blocker, PROG_COMPUTE, 0, 1000);
 	struct outcome on = run_one_p(_i, w, NULL);
 	assert_clean(&on, 2);
+	if (!timing_holds(_i)) {
+		wl_free(w);
+		return;
+	}
 	ck_assert_uint_ge(on.r.retakes, 1);
 	ck_assert_uint_ge(on.r.syscall_ns, 50000000);
 	ck_assert_msg(on.r.sched_latency.max < 5000000, "main waited %llu ns",
@@ -473,7 +489,8 @@ START_TEST(ping_pong_hog_is_fair)
 	struct outcome o = run_one_p(_i, w, NULL);
 	assert_clean(&o, 5);
 	uint64_t h = o.r.prog_user_ns[hog], li = o.r.prog_user_ns[light];
-	ck_assert_msg(h / 20 <= li && li / 20 <= h, "hog %llu ns, light %llu ns of work",
+	if (timing_holds(_i))
+		ck_assert_msg(h / 20 <= li && li / 20 <= h, "hog %llu ns, light %llu ns of work",
 		      (unsigned long long)h, (unsigned long long)li);
 	wl_free(w);
 }
@@ -502,6 +519,10 @@ START_TEST(netpoller_serves_connections)
 	assert_clean(&o, 11);
 	ck_assert_uint_eq(o.r.user_ns, 10ull * 500 * 5000);
 	ck_assert_int_ge(o.r.makespan_ns, 100000000);   /* the last request comes at 100 ms */
+	if (!timing_holds(_i)) {
+		wl_free(w);
+		return;
+	}
 	/* fewer Ms than readers: the waiting ones hold none (natively an M
 	 * or two more may be on their way in or out of parking) */
 	ck_assert_uint_le(o.r.threads.created, _i == 0 ? 4 + 2 : 8);
