@@ -227,9 +227,12 @@ int rt_select(struct m *m, const struct select_case *cases, uint32_t n, bool has
 	}
 	uint32_t perm[RT_SELECT_MAX];
 	for (uint32_t i = 0; i < n; i++) {
+		/* Fisher-Yates, swapping i with a random earlier-or-same slot */
 		uint32_t j = plat_fastrandn(m, i + 1);
-		perm[i] = perm[j];
-		perm[j] = i;
+		perm[i] = i;
+		uint32_t t = perm[j];
+		perm[j] = perm[i];
+		perm[i] = t;
 	}
 	sellock(g);
 	for (uint32_t k = 0; k < n; k++) {
