@@ -84,38 +84,40 @@ static void wait_on(struct m *m, struct hchan *c, struct waitq *q, uint64_t v)
 	rt_park_commit(m, chan_unlock, c);
 }
 
-bool rt_chansend(struct m *m, struct hchan *c, uint64_t v)
+/* The halves of send and receive that need no waiting, shared by the plain
+ * operations and select.  c->lock must be held.  A partner whose operation
+ * this completes is left in *woken, to be readied once the lock is
+ * released. */
+enum chan_try {
+	CHAN_WAIT,     /* nothing can be done now */
+	CHAN_DONE,
+	CHAN_CLOSED,   /* a send on a closed channel: the caller panics */
+};
+
+static enum chan_try try_send(struct hchan *c, uint64_t v, struct sudog **woken)
 {
-	rt_lock(&c->lock);
-	plat_shared_access(c->line, true);
-	if (c->closed) {
-		rt_unlock(&c->lock);
-		rt_panic(m, "send on closed channel");
-		return true;
-	}
+	*woken = NULL;
+	if (c->closed)
+		return CHAN_CLOSED;
 	struct sudog *r = dequeue(&c->recvq);
 	if (r) {
 		r->elem = v;
 		r->success = true;
-		rt_unlock(&c->lock);
-		rt_ready(m, r->g);
-		return true;
+		*woken = r;
+		return CHAN_DONE;
 	}
 	if (c->count < c->cap) {
 		c->buf[c->sendx] = v;
 		c->sendx = (c->sendx + 1) % c->cap;
 		c->count++;
-		rt_unlock(&c->lock);
-		return true;
+		return CHAN_DONE;
 	}
-	wait_on(m, c, &c->sendq, v);
-	return false;
+	return CHAN_WAIT;
 }
 
-bool rt_chanrecv(struct m *m, struct hchan *c, uint64_t *v, bool *ok)
+static enum chan_try try_recv(struct hchan *c, uint64_t *v, bool *ok, struct sudog **woken)
 {
-	rt_lock(&c->lock);
-	plat_shared_access(c->line, true);
+	*woken = NULL;
 	struct sudog *s = dequeue(&c->sendq);
 	if (s) {
 		if (c->cap == 0) {
@@ -130,26 +132,61 @@ bool rt_chanrecv(struct m *m, struct hchan *c, uint64_t *v, bool *ok)
 		}
 		s->success = true;
 		*ok = true;
-		rt_unlock(&c->lock);
-		rt_ready(m, s->g);
-		return true;
+		*woken = s;
+		return CHAN_DONE;
 	}
 	if (c->count > 0) {
-		*ok = true;
 		*v = c->buf[c->recvx];
 		c->recvx = (c->recvx + 1) % c->cap;
 		c->count--;
-		rt_unlock(&c->lock);
-		return true;
+		*ok = true;
+		return CHAN_DONE;
 	}
 	if (c->closed) {
 		*v = 0;
 		*ok = false;
-		rt_unlock(&c->lock);
-		return true;
+		return CHAN_DONE;
 	}
-	wait_on(m, c, &c->recvq, 0);
-	return false;
+	return CHAN_WAIT;
+}
+
+/* After try_send/try_recv, with the lock released. */
+static void finish(struct m *m, enum chan_try t, struct sudog *woken)
+{
+	if (t == CHAN_CLOSED)
+		rt_panic(m, "send on closed channel");
+	else if (woken)
+		rt_ready(m, woken->g);
+}
+
+bool rt_chansend(struct m *m, struct hchan *c, uint64_t v)
+{
+	rt_lock(&c->lock);
+	plat_shared_access(c->line, true);
+	struct sudog *woken;
+	enum chan_try t = try_send(c, v, &woken);
+	if (t == CHAN_WAIT) {
+		wait_on(m, c, &c->sendq, v);
+		return false;
+	}
+	rt_unlock(&c->lock);
+	finish(m, t, woken);
+	return true;
+}
+
+bool rt_chanrecv(struct m *m, struct hchan *c, uint64_t *v, bool *ok)
+{
+	rt_lock(&c->lock);
+	plat_shared_access(c->line, true);
+	struct sudog *woken;
+	enum chan_try t = try_recv(c, v, ok, &woken);
+	if (t == CHAN_WAIT) {
+		wait_on(m, c, &c->recvq, 0);
+		return false;
+	}
+	rt_unlock(&c->lock);
+	finish(m, t, woken);
+	return true;
 }
 
 /* Closes c: every waiting receiver gets (0, ok = false), every waiting
@@ -239,57 +276,13 @@ int rt_select(struct m *m, const struct select_case *cases, uint32_t n, bool has
 		uint32_t i = perm[k];
 		struct hchan *c = cases[i].c;
 		plat_shared_access(c->line, true);
-		struct sudog *s;
-		if (cases[i].send) {
-			if (c->closed) {
-				selunlock(g);
-				rt_panic(m, "send on closed channel");
-				return (int)i;
-			}
-			if ((s = dequeue(&c->recvq))) {
-				s->elem = cases[i].v;
-				s->success = true;
-				selunlock(g);
-				rt_ready(m, s->g);
-				return (int)i;
-			}
-			if (c->count < c->cap) {
-				c->buf[c->sendx] = cases[i].v;
-				c->sendx = (c->sendx + 1) % c->cap;
-				c->count++;
-				selunlock(g);
-				return (int)i;
-			}
-		} else {
-			if ((s = dequeue(&c->sendq))) {
-				if (c->cap == 0) {
-					*v = s->elem;
-				} else {
-					*v = c->buf[c->recvx];
-					c->buf[c->recvx] = s->elem;
-					c->recvx = (c->recvx + 1) % c->cap;
-					c->sendx = c->recvx;
-				}
-				s->success = true;
-				*ok = true;
-				selunlock(g);
-				rt_ready(m, s->g);
-				return (int)i;
-			}
-			if (c->count > 0) {
-				*v = c->buf[c->recvx];
-				c->recvx = (c->recvx + 1) % c->cap;
-				c->count--;
-				*ok = true;
-				selunlock(g);
-				return (int)i;
-			}
-			if (c->closed) {
-				*v = 0;
-				*ok = false;
-				selunlock(g);
-				return (int)i;
-			}
+		struct sudog *woken;
+		enum chan_try t = cases[i].send ? try_send(c, cases[i].v, &woken)
+						: try_recv(c, v, ok, &woken);
+		if (t != CHAN_WAIT) {
+			selunlock(g);
+			finish(m, t, woken);
+			return (int)i;
 		}
 	}
 	if (has_default) {
