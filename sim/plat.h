@@ -133,23 +133,20 @@ SIMP_ATOMIC_OPS(void *, ptr)
 
 static inline uint32_t plat_peek_u32(const plat_u32 *a) { return a->v; }
 
-static inline uint32_t plat_add_u32(plat_u32 *a, uint32_t d, memory_order mo)
-{
-	(void)mo;
-	simp_access(a->line, HW_RMW);
-	uint32_t old = a->v;
-	a->v = old + d;
-	return old;
-}
+/* fetch-add: integers only */
+#define SIMP_ADD_OP(T, suffix)                                                             \
+	static inline T plat_add_##suffix(plat_##suffix *a, T d, memory_order mo)          \
+	{                                                                                  \
+		(void)mo;                                                                  \
+		simp_access(a->line, HW_RMW);                                              \
+		T old = a->v;                                                              \
+		a->v = old + d;                                                            \
+		return old;                                                                \
+	}
 
-static inline uint64_t plat_add_u64(plat_u64 *a, uint64_t d, memory_order mo)
-{
-	(void)mo;
-	simp_access(a->line, HW_RMW);
-	uint64_t old = a->v;
-	a->v = old + d;
-	return old;
-}
+SIMP_ADD_OP(uint32_t, u32)
+SIMP_ADD_OP(uint64_t, u64)
+#undef SIMP_ADD_OP
 
 static inline void plat_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
 {
