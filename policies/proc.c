@@ -840,7 +840,6 @@ static void execute(struct m *m, struct g *g, bool inherit)
 		h = (h ^ words[i]) * 0x100000001b3ULL;
 	m->stats.sched_hash = h;
 	count_migration(m, g, pp->cpu);
-	m->stats.gs_run++;
 
 	enum g_why why = plat_execute(m, g);
 
@@ -907,7 +906,6 @@ void rt_mstart(struct m *m)
 	struct rt *rt = m->rt;
 	if (m == rt->sysmon_m) {
 		rt_sysmon(m);
-		m->exited = true;
 		return;
 	}
 	if (m->nextp) {
@@ -931,7 +929,6 @@ void rt_mstart(struct m *m)
 			rt_resetspinning(m);
 		execute(m, g, inherit);
 	}
-	m->exited = true;
 }
 
 /* ---- Setting up, running, results ---- */

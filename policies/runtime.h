@@ -226,7 +226,7 @@ struct p {
 
 /* Where an M's time went, ns (the report's cpu breakdown), and what it did. */
 struct m_stats {
-	uint64_t gs_created, gs_exited, gs_run;
+	uint64_t gs_created, gs_exited;
 	int64_t last_exit_ns;    /* when the last G it ended exited */
 	uint64_t futex_calls;    /* counted by the platform */
 	uint64_t steals_same_node, steals_remote_node, gs_stolen;
@@ -252,7 +252,6 @@ struct m {
 	uint64_t rand;           /* plat_fastrand state */
 	void (*park_unlock)(void *); /* after G_PARK: run on the M once the G is off it */
 	void *park_arg;
-	bool exited;             /* its scheduler loop returned (the run ended) */
 	struct m_stats stats;
 	struct plat_m plat;
 };
