@@ -282,17 +282,8 @@ int cmd_run(int argc, char **argv)
 		}
 		if (!json || strcmp(json, "-") != 0)
 			report_text(&run);
-		if (rc == 0 && run.r.panicked) {
-			fprintf(stderr, "panic: %s\n", run.r.panic);
-			rc = EXIT_BADINPUT;
-		} else if (rc == 0 && run.r.deadlock) {
-			fprintf(stderr, "fatal error: all goroutines are asleep - deadlock!\n\n%s",
-				run.r.blocked);
-			if (run.r.blocked[sizeof(run.r.blocked) - 2] != '\0')
-				fprintf(stderr, "...\n");
-			fprintf(stderr, "(%llu goroutines blocked)\n", (unsigned long long)run.r.nblocked);
-			rc = EXIT_FOUND;
-		}
+		if (rc == 0)
+			rc = rt_result_report_fatal(&run.r, stderr);
 	}
 	wl_free(wl);
 	topo_free(topo);

@@ -1,7 +1,9 @@
 /* Native platform: the out-of-line half of native/plat.h. */
 #include "policies/runtime.h"
 
+#include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <hwloc.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -208,23 +210,99 @@ static void natp_gmain(void *arg)
 	}
 }
 
+/* ---- Stacks ----
+ *
+ * A G gets a stack when it first runs, not when it is made, and gives it
+ * back when it exits: a million Gs spawned and queued take a million small
+ * structs, and only the Gs that have started and not finished hold a
+ * stack.  Stacks freed by exiting Gs stay with the M (no lock), up to
+ * STACK_CACHE; beyond that half go to a pool shared under a mutex, from
+ * which Ms refill before mapping new ones.  New stacks are mapped
+ * STACK_SLAB at a time, each with its own guard page, which costs a
+ * memory mapping per stack and one per guard: Linux's vm.max_map_count
+ * bounds how many can exist at once. */
+#define STACK_CACHE NATP_STACK_CACHE
+#define STACK_SLAB 16
+
+static size_t page_size(void)
+{
+	static size_t page;
+	if (!page)
+		page = (size_t)sysconf(_SC_PAGESIZE);
+	return page;
+}
+
+static size_t stack_map_size(void) { return NATP_G_STACK + page_size(); }
+
+static void stack_fail(const char *what)
+{
+	int err = errno;
+	long limit = -1;
+	FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+	if (f) {
+		if (fscanf(f, "%ld", &limit) != 1)
+			limit = -1;
+		fclose(f);
+	}
+	fprintf(stderr,
+		"schedlab: cannot %s a goroutine stack: %s\n"
+		"schedlab: each started goroutine's stack takes two memory mappings (the stack and "
+		"its guard page) and vm.max_map_count is %ld; raise it, e.g. "
+		"sysctl -w vm.max_map_count=1048576\n",
+		what, strerror(err), limit);
+	exit(3);
+}
+
+/* Maps STACK_SLAB stacks into m's cache. */
+static void stack_map_slab(struct m *m)
+{
+	size_t one = stack_map_size();
+	char *map = mmap(NULL, one * STACK_SLAB, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (map == MAP_FAILED)
+		stack_fail("map");
+	for (int i = 0; i < STACK_SLAB; i++) {
+		/* the guard is the lowest page: a stack grows down into it */
+		if (mprotect(map + (size_t)i * one, page_size(), PROT_NONE) != 0)
+			stack_fail("guard");
+		m->plat.stacks[m->plat.nstacks++] = map + (size_t)i * one;
+	}
+}
+
+static void *stack_get(struct m *m)
+{
+	struct plat_rt *pr = &m->rt->plat;
+	if (m->plat.nstacks == 0) {
+		pthread_mutex_lock(&pr->stack_lock);
+		while (pr->nstacks > 0 && m->plat.nstacks < STACK_CACHE / 2)
+			m->plat.stacks[m->plat.nstacks++] = pr->stacks[--pr->nstacks];
+		pthread_mutex_unlock(&pr->stack_lock);
+		if (m->plat.nstacks == 0)
+			stack_map_slab(m);
+	}
+	return m->plat.stacks[--m->plat.nstacks];
+}
+
+static void stack_put(struct m *m, void *stack)
+{
+	struct plat_rt *pr = &m->rt->plat;
+	m->plat.stacks[m->plat.nstacks++] = stack;
+	if (m->plat.nstacks < STACK_CACHE)
+		return;
+	pthread_mutex_lock(&pr->stack_lock);
+	if (pr->nstacks + STACK_CACHE / 2 > pr->capstacks) {
+		pr->capstacks = pr->capstacks ? 2 * pr->capstacks : 256;
+		pr->stacks = xrealloc(pr->stacks, pr->capstacks * sizeof(*pr->stacks));
+	}
+	while (m->plat.nstacks > STACK_CACHE / 2)
+		pr->stacks[pr->nstacks++] = m->plat.stacks[--m->plat.nstacks];
+	pthread_mutex_unlock(&pr->stack_lock);
+}
+
 void natp_g_init(struct rt *rt, struct g *g)
 {
 	(void)rt;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	if (!g->plat.stack) {
-		g->plat.stack_map = NATP_G_STACK + page;
-		void *map = mmap(NULL, g->plat.stack_map, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (map == MAP_FAILED)
-			die_oom(g->plat.stack_map);
-		mprotect(map, page, PROT_NONE);   /* guard: an overflow faults */
-		g->plat.stack = map;
-	} else {
-		ctx_destroy(&g->plat.ctx);        /* a reused G: its old context ended */
-	}
-	ctx_make(&g->plat.ctx, (char *)g->plat.stack + page, g->plat.stack_map - page, natp_gmain,
-		 g);
+	assert(!g->plat.stack && "a G gives its stack back when it exits");
 }
 
 void natp_g_free(struct rt *rt, struct g *g)
@@ -233,14 +311,25 @@ void natp_g_free(struct rt *rt, struct g *g)
 	if (!g->plat.stack)
 		return;
 	ctx_destroy(&g->plat.ctx);
-	munmap(g->plat.stack, g->plat.stack_map);
+	munmap(g->plat.stack, stack_map_size());
 	g->plat.stack = NULL;
 }
 
 enum g_why natp_execute(struct m *m, struct g *g)
 {
+	if (!g->plat.stack) {
+		g->plat.stack = stack_get(m);
+		ctx_make(&g->plat.ctx, (char *)g->plat.stack + page_size(), NATP_G_STACK, natp_gmain,
+			 g);
+	}
 	ctx_switch(&m->plat.g0, &g->plat.ctx);
-	return g->plat.why;
+	enum g_why why = g->plat.why;
+	if (why == G_EXIT) {
+		ctx_destroy(&g->plat.ctx);
+		stack_put(m, g->plat.stack);
+		g->plat.stack = NULL;
+	}
+	return why;
 }
 
 void natp_g_leave(struct g *g, enum g_why why)
@@ -297,6 +386,24 @@ void natp_netpoll_arm(struct rt *rt, struct pollfd_desc *pd, uint64_t interval, 
 	must(epoll_ctl(rt->plat.epfd, EPOLL_CTL_ADD, pd->plat.fd, &e) == 0, "epoll_ctl");
 }
 
+/* A real descriptor: non-blocking, edge-triggered for both directions. */
+int natp_netpoll_open(struct rt *rt, struct pollfd_desc *pd, int fd)
+{
+	int flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+		return errno;
+	struct epoll_event e = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+				 .data.ptr = pd };
+	return epoll_ctl(rt->plat.epfd, EPOLL_CTL_ADD, fd, &e) == 0 ? 0 : errno;
+}
+
+void natp_netpoll_close(struct rt *rt, struct pollfd_desc *pd)
+{
+	epoll_ctl(rt->plat.epfd, EPOLL_CTL_DEL, pd->fd, NULL);
+	close(pd->fd);
+	pd->fd = -1;
+}
+
 int natp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, int max)
 {
 	struct epoll_event e[64];
@@ -314,8 +421,17 @@ int natp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, in
 				must(false, "read eventfd");
 			continue;
 		}
+		if (pd->is_fd) {
+			uint32_t mode = 0;
+			if (e[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+				mode |= NETPOLL_R;
+			if (e[i].events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
+				mode |= NETPOLL_W;
+			ev[n++] = (struct netpoll_event){ .pd = pd, .mode = mode };
+			continue;
+		}
 		if (read(pd->plat.fd, &count, sizeof(count)) == (ssize_t)sizeof(count) && count)
-			ev[n++] = (struct netpoll_event){ pd, count };
+			ev[n++] = (struct netpoll_event){ .pd = pd, .units = count };
 	}
 	return n;
 }
@@ -337,6 +453,7 @@ bool natp_rt_init(struct rt *rt, struct err *e)
 	for (int i = 0; i < t->npus; i++)
 		if (t->pus[i].os_index + 1 > n)
 			n = t->pus[i].os_index + 1;
+	pthread_mutex_init(&rt->plat.stack_lock, NULL);
 	rt->plat.npu_of_os = n;
 	rt->plat.pu_of_os = xmalloc((n ? n : 1) * sizeof(int));
 	for (unsigned i = 0; i < n; i++)
@@ -362,5 +479,13 @@ void natp_rt_run(struct rt *rt)
 
 void natp_rt_fini(struct rt *rt)
 {
+	size_t one = stack_map_size();
+	for (struct m *m = rt->allm; m; m = m->alllink)
+		while (m->plat.nstacks > 0)
+			munmap(m->plat.stacks[--m->plat.nstacks], one);
+	while (rt->plat.nstacks > 0)
+		munmap(rt->plat.stacks[--rt->plat.nstacks], one);
+	free(rt->plat.stacks);
+	pthread_mutex_destroy(&rt->plat.stack_lock);
 	free(rt->plat.pu_of_os);
 }

@@ -18,6 +18,8 @@
 
 typedef uint32_t plat_line_t;
 
+#define NATP_STACK_CACHE 64      /* G stacks an M keeps for reuse (native/plat.c: Stacks) */
+
 typedef struct { _Atomic uint32_t v; } plat_u32;
 typedef struct { _Atomic uint64_t v; } plat_u64;
 typedef struct { void *_Atomic v; } plat_ptr;
@@ -30,18 +32,22 @@ struct plat_rt {
 	int epfd, breakfd;       /* the netpoller: epoll, and an eventfd to break its wait */
 	int *pu_of_os;           /* OS CPU number -> topology PU (-1: not in it) */
 	unsigned npu_of_os;
+	pthread_mutex_t stack_lock;  /* guards the shared pool of G stacks */
+	void **stacks;
+	size_t nstacks, capstacks;
 };
 
 struct plat_m {
 	pthread_t thread;
 	bool is_caller;          /* M0 runs on the thread that called rt_run */
 	struct ctx g0;           /* the thread's own stack: the scheduler's context */
+	void *stacks[NATP_STACK_CACHE]; /* G stacks this M may reuse without a lock */
+	int nstacks;
 };
 
 struct plat_g {
 	struct ctx ctx;
-	void *stack;             /* mapping, guard page included */
-	size_t stack_map;
+	void *stack;             /* mapping, guard page included; NULL until it first runs */
 	enum g_why why;          /* set by plat_g_leave for plat_execute */
 };
 
@@ -169,6 +175,16 @@ static inline int plat_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll
 	return natp_netpoll(rt, timeout_ns, ev, max);
 }
 static inline void plat_netpoll_break(struct rt *rt) { natp_netpoll_break(rt); }
+int natp_netpoll_open(struct rt *rt, struct pollfd_desc *pd, int fd);
+void natp_netpoll_close(struct rt *rt, struct pollfd_desc *pd);
+static inline int plat_netpoll_open(struct rt *rt, struct pollfd_desc *pd, int fd)
+{
+	return natp_netpoll_open(rt, pd, fd);
+}
+static inline void plat_netpoll_close(struct rt *rt, struct pollfd_desc *pd)
+{
+	natp_netpoll_close(rt, pd);
+}
 
 static inline bool plat_rt_init(struct rt *rt, struct err *e) { return natp_rt_init(rt, e); }
 static inline void plat_rt_run(struct rt *rt) { natp_rt_run(rt); }

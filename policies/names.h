@@ -42,11 +42,6 @@
 #define rt_newproc PLAT_SYM(rt_newproc)
 #define rt_ready PLAT_SYM(rt_ready)
 #define rt_park_commit PLAT_SYM(rt_park_commit)
-#define rt_go PLAT_SYM(rt_go)
-#define rt_gosched PLAT_SYM(rt_gosched)
-#define rt_make_chan PLAT_SYM(rt_make_chan)
-#define rt_chan_send_wait PLAT_SYM(rt_chan_send_wait)
-#define rt_chan_recv_wait PLAT_SYM(rt_chan_recv_wait)
 
 /* policies/sysmon.c */
 #define rt_entersyscall PLAT_SYM(rt_entersyscall)
@@ -74,6 +69,9 @@
 #define rt_netpoll_now PLAT_SYM(rt_netpoll_now)
 #define rt_netpoll_wait PLAT_SYM(rt_netpoll_wait)
 #define rt_netpoll_inject PLAT_SYM(rt_netpoll_inject)
+#define rt_netpoll_open PLAT_SYM(rt_netpoll_open)
+#define rt_netpoll_close PLAT_SYM(rt_netpoll_close)
+#define rt_netpoll_fd_wait PLAT_SYM(rt_netpoll_fd_wait)
 
 /* policies/runq.c */
 #define rt_runq_init PLAT_SYM(rt_runq_init)

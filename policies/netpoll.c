@@ -12,6 +12,12 @@
  *     timer also waits for readiness, so one M covers both;
  *   - and the Gs a poll readies are injected: some on the global queue
  *     with an M started for each idle P, the rest on the poller's P.
+ * Natively the C API also registers real file descriptors (sockets): a G
+ * tries the call, and only when it would block waits for the descriptor's
+ * next readiness edge, as Go's pollDesc does.  Descriptors are never freed
+ * while the run lasts, only reused: an event already fetched by one M may
+ * name a descriptor another M has just closed, and must find memory that
+ * is still a descriptor (a stale edge on a reused one costs one retry).
  * A descriptor's fields are guarded by its lock.  rt->sched.netpoll_waiters
  * counts Gs parked on descriptors that still expect data: while it is
  * non-zero the last idle M polls instead of parking, and a G waiting on a
@@ -20,6 +26,7 @@
 #include "policies/runtime.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <stdlib.h>
 
 #define NETPOLL_BATCH 64
@@ -49,6 +56,12 @@ void rt_netpoll_start(struct rt *rt)
 
 void rt_netpoll_fini(struct rt *rt)
 {
+	for (struct pollfd_desc *pd = rt->fdall, *next; pd; pd = next) {
+		next = pd->all_link;
+		if (pd->open)
+			plat_netpoll_close(rt, pd);
+		free(pd);
+	}
 	plat_netpoll_fini(rt);   /* it closes what it armed on the descriptors */
 	for (uint32_t i = 0; i < rt->wl->nsources; i++)
 		free(rt->pds[i]);
@@ -90,6 +103,32 @@ bool rt_netpoll_read(struct m *m, struct pollfd_desc *pd)
 	return false;
 }
 
+/* Takes pd's waiter for each mode in mode (its edge consumed by the
+ * wake), or records the edge for the next to ask; returns the Gs taken. */
+static int fd_deliver(struct rt *rt, struct pollfd_desc *pd, uint32_t mode, struct g *w[2])
+{
+	int k = 0;
+	rt_lock(&pd->lock);
+	if (pd->open) {
+		struct g **slot[2] = { &pd->rg, &pd->wg };
+		bool *ready[2] = { &pd->rready, &pd->wready };
+		for (int i = 0; i < 2; i++) {
+			if (!(mode & (i ? NETPOLL_W : NETPOLL_R)))
+				continue;
+			if (*slot[i]) {
+				w[k++] = *slot[i];
+				*slot[i] = NULL;
+				plat_add_u32(&rt->sched.netpoll_waiters, (uint32_t)-1,
+					     memory_order_release);
+			} else {
+				*ready[i] = true;
+			}
+		}
+	}
+	rt_unlock(&pd->lock);
+	return k;
+}
+
 /* Applies a poll's events; returns the Gs they ready, linked by
  * schedlink, each runnable. */
 static struct g *deliver(struct rt *rt, const struct netpoll_event *ev, int n, uint32_t *count)
@@ -99,6 +138,19 @@ static struct g *deliver(struct rt *rt, const struct netpoll_event *ev, int n, u
 	*count = 0;
 	for (int i = 0; i < n; i++) {
 		struct pollfd_desc *pd = ev[i].pd;
+		if (pd->is_fd) {
+			struct g *w[2];
+			int k = fd_deliver(rt, pd, ev[i].mode, w);
+			for (int j = 0; j < k; j++) {
+				w[j]->status = G_RUNNABLE;
+				w[j]->runnable_since = now;
+				w[j]->schedlink = NULL;
+				*tail = w[j];
+				tail = &w[j]->schedlink;
+				(*count)++;
+			}
+			continue;
+		}
 		rt_lock(&pd->lock);
 		plat_shared_access(pd->line, true);
 		uint64_t units = ev[i].units < pd->remaining ? ev[i].units : pd->remaining;
@@ -192,4 +244,90 @@ void rt_netpoll_inject(struct m *m, const struct netpoll_event *ev, int n)
 	uint32_t count;
 	struct g *list = deliver(m->rt, ev, n, &count);
 	inject(m, list, count);
+}
+
+/* ---- Real descriptors (native C API) ---- */
+
+struct pollfd_desc *rt_netpoll_open(struct m *m, int fd)
+{
+	struct rt *rt = m->rt;
+	rt_lock(&rt->sched.lock);
+	struct pollfd_desc *pd = rt->fdfree;
+	if (pd) {
+		rt->fdfree = pd->link;
+	} else {
+		pd = xcalloc(1, sizeof(*pd));
+		pd->line = plat_line_new(rt, 0);
+		rt_mutex_init(rt, &pd->lock, pd->line);
+		pd->is_fd = true;
+		pd->all_link = rt->fdall;
+		rt->fdall = pd;
+	}
+	rt_unlock(&rt->sched.lock);
+	rt_lock(&pd->lock);
+	pd->fd = fd;
+	pd->rready = pd->wready = false;
+	pd->rg = pd->wg = NULL;
+	pd->open = true;
+	rt_unlock(&pd->lock);
+	int err = plat_netpoll_open(rt, pd, fd);
+	if (err) {
+		rt_lock(&pd->lock);
+		pd->open = false;
+		rt_unlock(&pd->lock);
+		rt_lock(&rt->sched.lock);
+		pd->link = rt->fdfree;
+		rt->fdfree = pd;
+		rt_unlock(&rt->sched.lock);
+		errno = err;
+		return NULL;
+	}
+	return pd;
+}
+
+/* Closes pd and readies its waiters, who find it closed. */
+void rt_netpoll_close(struct m *m, struct pollfd_desc *pd)
+{
+	struct rt *rt = m->rt;
+	struct g *w[2] = { NULL, NULL };
+	rt_lock(&pd->lock);
+	pd->open = false;
+	w[0] = pd->rg, w[1] = pd->wg;
+	pd->rg = pd->wg = NULL;
+	rt_unlock(&pd->lock);
+	plat_netpoll_close(rt, pd);
+	for (int i = 0; i < 2; i++) {
+		if (w[i]) {
+			plat_add_u32(&rt->sched.netpoll_waiters, (uint32_t)-1, memory_order_release);
+			rt_ready(m, w[i]);
+		}
+	}
+	rt_lock(&rt->sched.lock);
+	pd->link = rt->fdfree;
+	rt->fdfree = pd;
+	rt_unlock(&rt->sched.lock);
+}
+
+enum fd_wait rt_netpoll_fd_wait(struct m *m, struct pollfd_desc *pd, uint32_t mode)
+{
+	bool *ready = mode == NETPOLL_R ? &pd->rready : &pd->wready;
+	struct g **slot = mode == NETPOLL_R ? &pd->rg : &pd->wg;
+	enum fd_wait r = FD_PARK;
+	rt_lock(&pd->lock);
+	if (!pd->open)
+		r = FD_CLOSED;
+	else if (*ready)
+		r = FD_READY;
+	else if (*slot)
+		r = FD_BUSY;
+	if (r != FD_PARK) {
+		*ready = false;
+		rt_unlock(&pd->lock);
+		return r;
+	}
+	*slot = m->curg;
+	m->curg->waitreason = mode == NETPOLL_R ? "IO wait" : "IO wait (write)";
+	plat_add_u32(&m->rt->sched.netpoll_waiters, 1, memory_order_release);
+	rt_park_commit(m, pd_unlock, pd);
+	return FD_PARK;
 }

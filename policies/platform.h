@@ -100,6 +100,11 @@
  *         readiness since the last poll; waits up to timeout_ns for some
  *         (0: not at all; < 0: as long as it takes) unless broken
  *     void plat_netpoll_break(struct rt *)   ends a waiting poll early
+ *     int plat_netpoll_open(struct rt *, struct pollfd_desc *, int fd)
+ *     void plat_netpoll_close(struct rt *, struct pollfd_desc *)
+ *         a real file descriptor (native C API): registered for edge-
+ *         triggered read and write readiness, reported with a mode; open
+ *         returns 0 or an errno (simulation has no descriptors: ENOTSUP)
  *
  *   Node-bound memory:
  *     void *plat_alloc(size_t, int node)   zeroed, on node (-1: anywhere)

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "topologies/topo.h"
 #include "util/hist.h"
@@ -72,7 +73,7 @@ struct rt_config {
 	const struct topo *topo;       /* simulated machine, or the host natively */
 	const struct workload *workload; /* may be NULL with main_fn */
 	/* Natively, the main G may run a C function instead of the workload's
-	 * main program (policies/runtime.h: rt_go, rt_gosched, ...). */
+	 * main program (the C API of native/schedlab.h). */
 	void (*main_fn)(void *);
 	void *main_arg;
 };
@@ -118,5 +119,10 @@ struct rt_api {
 	void (*destroy)(struct rt *rt);
 };
 extern const struct rt_api sim__rt_api, nat__rt_api;
+
+/* Prints a panic or a deadlock in Go's words to f; returns the exit status
+ * (0 if the run ended well, EXIT_FOUND for a deadlock, EXIT_BADINPUT for a
+ * panic, as Go exits 2). */
+int rt_result_report_fatal(const struct rt_result *r, FILE *f);
 
 #endif

@@ -78,7 +78,9 @@
  * means the run is over; more means they wait for something that can no
  * longer happen -- a deadlock, as Go's checkdead reports.  Either way it
  * sets sched.done and wakes every M, whose scheduler loops then return.
- * The makespan is taken at the last G's exit, not at this quiet moment. */
+ * The makespan is taken at the last G's exit, not at this quiet moment.
+ * A run whose main G is a C function (the native C API) ends instead when
+ * that G returns, as a Go program ends with main. */
 #include "policies/runtime.h"
 
 #include <assert.h>
@@ -508,28 +510,7 @@ void rt_park_commit(struct m *m, void (*unlock)(void *), void *arg)
 	m->park_arg = arg;
 }
 
-/* ---- Gs running C functions (native) ---- */
-
-void rt_go(void (*fn)(void *), void *arg)
-{
-	rt_newproc(plat_self(), NULL, fn, arg);
-}
-
-void rt_gosched(void)
-{
-	plat_g_leave(plat_self()->curg, G_YIELD);
-}
-
-struct hchan *rt_make_chan(uint32_t cap)
-{
-	struct rt *rt = plat_self()->rt;
-	struct hchan *c = rt_chan_new(rt, cap, plat_node());
-	rt_lock(&rt->sched.lock);
-	rt->cchans = xrealloc(rt->cchans, (rt->ncchans + 1) * sizeof(*rt->cchans));
-	rt->cchans[rt->ncchans++] = c;
-	rt_unlock(&rt->sched.lock);
-	return c;
-}
+/* ---- Sleep ---- */
 
 static void ready_since(struct m *m, struct g *g, int64_t since);
 static void sleep_ready(struct m *m, struct timer *t)
@@ -564,25 +545,6 @@ void rt_sleep(int64_t ns)
 	struct g *g = m->curg;
 	sleep_park(m, g, ns);
 	plat_g_leave(g, G_PARK);
-}
-
-void rt_chan_send_wait(struct hchan *c, uint64_t v)
-{
-	struct m *m = plat_self();
-	if (!rt_chansend(m, c, v))
-		plat_g_leave(m->curg, G_PARK);   /* the receiver completes it */
-}
-
-uint64_t rt_chan_recv_wait(struct hchan *c)
-{
-	struct m *m = plat_self();
-	uint64_t v;
-	bool ok;
-	if (rt_chanrecv(m, c, &v, &ok))
-		return v;
-	struct g *g = m->curg;
-	plat_g_leave(g, G_PARK);
-	return g->sud.elem;                      /* handed over by the sender */
 }
 
 /* ---- Programs [proc: Programs] ---- */
@@ -883,6 +845,13 @@ static void execute(struct m *m, struct g *g, bool inherit)
 		break;
 	}
 	case G_EXIT:
+		if (g == rt->main_g) {
+			/* A C program ends when its main does, as a Go program
+			 * does: the Gs still parked are dropped. */
+			rt_lock(&rt->sched.lock);
+			stop_run(rt);
+			rt_unlock(&rt->sched.lock);
+		}
 		gdestroy(m, g);
 		break;
 	}
@@ -1093,6 +1062,8 @@ void rt_run(struct rt *rt)
 	rt_unlock(&s->lock);
 	struct g *main_g = rt->main_fn ? gnew(rt, rt->allp[0], NULL, rt->main_fn, rt->main_arg)
 				       : gnew(rt, rt->allp[0], &rt->wl->progs[rt->wl->main], NULL, NULL);
+	if (rt->main_fn)
+		rt->main_g = main_g;
 	rt_runqput(rt, rt->allp[0], main_g, true);
 	m0->nextp = rt->allp[0];
 	rt->m0 = m0;
@@ -1180,9 +1151,6 @@ void rt_free(struct rt *rt)
 	for (uint32_t i = 0; i < rt->wl->nchans; i++)
 		rt_chan_free(rt->chans[i]);
 	free(rt->chans);
-	for (size_t i = 0; i < rt->ncchans; i++)
-		rt_chan_free(rt->cchans[i]);
-	free(rt->cchans);
 	for (int i = 0; i < rt->procs; i++) {
 		plat_free(rt->allp[i]->runq, rt->runq_size * sizeof(plat_ptr));
 		rt_timers_free(rt->allp[i]);

@@ -54,19 +54,33 @@ struct timer {
 /* ---- The netpoller (policies/netpoll.c) ---- */
 
 /* A source's descriptor (Go's pollDesc); its lock guards the rest. */
+/* Something the netpoller watches: a workload's source of arrivals, or
+ * natively a real file descriptor opened through the C API.  Guarded by
+ * its lock. */
 struct pollfd_desc {
 	struct rt_mutex lock;
 	plat_line_t line;
+	bool is_fd;              /* a real descriptor, not a workload source */
 	uint32_t index;          /* in the workload's sources */
 	struct g *rg;            /* the G parked reading it */
 	uint64_t pending;        /* units ready and not yet read */
 	uint64_t remaining;      /* units still to arrive */
+	/* A real descriptor: readiness seen and not yet consumed by a waiter
+	 * (epoll is edge-triggered: an edge with no waiter must be kept). */
+	int fd;
+	bool open;
+	bool rready, wready;
+	struct g *wg;            /* the G parked writing it */
+	struct pollfd_desc *link;  /* next on the free list (sched.lock) */
+	struct pollfd_desc *all_link; /* every descriptor made (sched.lock) */
 	struct plat_pd plat;
 };
 
+enum { NETPOLL_R = 1, NETPOLL_W = 2 };
 struct netpoll_event {
 	struct pollfd_desc *pd;
-	uint64_t units;          /* of data that became readable */
+	uint64_t units;          /* a source: units of data that became readable */
+	uint32_t mode;           /* a descriptor: NETPOLL_R and/or NETPOLL_W */
 };
 
 /* ---- G ---- */
@@ -306,15 +320,16 @@ struct rt {
 	struct p **allp;
 	struct m *allm;                /* (sched.lock) */
 	struct g **allg;               /* every G struct ever made (sched.lock) */
-	struct hchan **cchans;         /* channels made by C code (rt_make_chan; sched.lock) */
-	size_t ncchans;
 	void (*main_fn)(void *);
 	void *main_arg;
+	struct g *main_g;              /* with main_fn: the G whose return ends the run */
 	size_t nallg, capallg;
 	struct hchan **chans;          /* the workload's channels */
 	struct gmutex **mutexes;       /* ... mutexes */
 	struct waitgroup **waitgroups; /* ... wait groups */
 	struct pollfd_desc **pds;      /* ... network sources */
+	struct pollfd_desc *fdfree;    /* closed descriptors for reuse (sched.lock) */
+	struct pollfd_desc *fdall;     /* every descriptor made, by all_link (sched.lock) */
 	bool panicked;                 /* (sched.lock) */
 	char panic_msg[200];
 	uint64_t panic_goid;
@@ -369,14 +384,7 @@ void rt_ready(struct m *m, struct g *g);
 void rt_park_commit(struct m *m, void (*unlock)(void *), void *arg);
 
 
-/* From a G running a C function (native only): start a G running fn(arg);
- * give up the CPU for a while; send and receive, blocking as Go does. */
-void rt_go(void (*fn)(void *), void *arg);
-void rt_gosched(void);
-struct hchan *rt_make_chan(uint32_t cap);
-void rt_chan_send_wait(struct hchan *c, uint64_t v);
-uint64_t rt_chan_recv_wait(struct hchan *c);
-
+/* From a G with a stack (the native C API): parks it for ns. */
 void rt_sleep(int64_t ns);
 
 /* ---- System calls and sysmon (policies/sysmon.c) ---- */
@@ -407,6 +415,16 @@ bool rt_netpoll_read(struct m *m, struct pollfd_desc *pd);
 struct g *rt_netpoll_now(struct m *m);
 int rt_netpoll_wait(struct m *m, int64_t until, struct netpoll_event *ev, int max);
 void rt_netpoll_inject(struct m *m, const struct netpoll_event *ev, int n);
+/* Real descriptors (native C API).  open returns NULL with errno set. */
+struct pollfd_desc *rt_netpoll_open(struct m *m, int fd);
+void rt_netpoll_close(struct m *m, struct pollfd_desc *pd);
+/* From the running G, after a call on pd would have blocked: FD_READY if
+ * an edge for mode came meanwhile (try again), FD_CLOSED, FD_BUSY if
+ * another G already waits that way (only one may, as Go's fdMutex lets
+ * one reader in at a time), else FD_PARK: the G is committed to park
+ * until the next edge or a close. */
+enum fd_wait { FD_READY, FD_PARK, FD_CLOSED, FD_BUSY };
+enum fd_wait rt_netpoll_fd_wait(struct m *m, struct pollfd_desc *pd, uint32_t mode);
 
 /* ---- Local run queues (policies/runq.c) [proc: Run queues] ---- */
 

@@ -322,7 +322,7 @@ static int collect(struct rt *rt, sim_time_t now, struct netpoll_event *ev, int 
 		if (arrived > s->count)
 			arrived = s->count;
 		if (arrived > s->delivered) {
-			ev[n++] = (struct netpoll_event){ rt->plat.sources[i], arrived - s->delivered };
+			ev[n++] = (struct netpoll_event){ .pd = rt->plat.sources[i], .units = arrived - s->delivered };
 			s->delivered = arrived;
 		}
 	}

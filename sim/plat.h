@@ -18,6 +18,7 @@
 #ifndef SCHEDLAB_SIM_PLAT_H
 #define SCHEDLAB_SIM_PLAT_H
 
+#include <errno.h>
 #include <stdlib.h>
 
 #include "sim/engine.h"
@@ -210,6 +211,14 @@ static inline int plat_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll
 	return simp_netpoll(rt, timeout_ns, ev, max);
 }
 static inline void plat_netpoll_break(struct rt *rt) { simp_netpoll_break(rt); }
+/* A simulated run has no real descriptors: the C API needs a G with a
+ * stack, which rt_new refuses here. */
+static inline int plat_netpoll_open(struct rt *rt, struct pollfd_desc *pd, int fd)
+{
+	(void)rt, (void)pd, (void)fd;
+	return ENOTSUP;
+}
+static inline void plat_netpoll_close(struct rt *rt, struct pollfd_desc *pd) { (void)rt, (void)pd; }
 
 static inline bool plat_rt_init(struct rt *rt, struct err *e) { return simp_rt_init(rt, e); }
 static inline void plat_rt_run(struct rt *rt) { simp_rt_run(rt); }

@@ -70,6 +70,7 @@ int main(void)
 	srunner_add_suite(sr, nat__make_core_suite());
 	srunner_add_suite(sr, make_sched_suite());
 	srunner_add_suite(sr, make_hist_suite());
+	srunner_add_suite(sr, make_api_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -1,0 +1,457 @@
+/* The C API of native/schedlab.h: thin wrappers that find the running G
+ * and its M, call the scheduler core, and park the G (switch to its M)
+ * when the core says it must wait.  A parked G resumes on whichever M ran
+ * it next, so the M is looked up again after every park. */
+#include "native/schedlab.h"
+#include "policies/runtime.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The running G's M; a call from outside a G is a programming error. */
+static struct m *self(const char *call)
+{
+	struct m *m = plat_self();
+	if (!m || !m->curg) {
+		fprintf(stderr, "schedlab: %s called outside a goroutine\n", call);
+		abort();
+	}
+	return m;
+}
+
+/* A panic ends the G that made it, there and then: C cannot unwind it. */
+static void exit_if_panicking(struct g *g)
+{
+	if (g->panicking)
+		plat_g_leave(g, G_EXIT);
+}
+
+static void panic_now(struct m *m, const char *msg)
+{
+	rt_panic(m, "%s", msg);
+	plat_g_leave(m->curg, G_EXIT);
+}
+
+/* ---- The runtime ---- */
+
+static int bad_options(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int bad_options(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "schedlab: sl_run: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	return EXIT_BADINPUT;
+}
+
+int sl_run(const struct sl_options *opt, void (*fn)(void *), void *arg)
+{
+	static const struct sl_options defaults;
+	if (!opt)
+		opt = &defaults;
+	const char *name = opt->policy ? opt->policy : "steal";
+	const struct pol_ops *pol = pol_find(name);
+	if (!pol) {
+		char names[256] = "";
+		size_t len = 0;
+		for (int i = 0; i < pol_count(); i++)
+			len = str_list_add(names, sizeof(names), len, pol_at(i)->name);
+		return bad_options("policy '%s': no such policy (policies: %s)", name, names);
+	}
+	if (opt->procs < 0)
+		return bad_options("procs %d: must be 0 (one per processing unit) or more", opt->procs);
+	int64_t *knobs = xcalloc((size_t)pol_nknobs(pol) + 1, sizeof(*knobs));
+	pol_default_knobs(pol, knobs);
+	struct err e = { "" };
+	for (const char *const *s = opt->set; s && *s; s++) {
+		if (!pol_set_knob(pol, knobs, *s, &e)) {
+			free(knobs);
+			return bad_options("set: %s", e.msg);
+		}
+	}
+	struct topo *topo = topo_load_host(&e);
+	if (!topo) {
+		free(knobs);
+		return bad_options("%s", e.msg);
+	}
+	struct rt_config cfg = {
+		.policy = pol,
+		.knobs = knobs,
+		.procs = opt->procs,
+		.seed = opt->seed,
+		.topo = topo,
+		.main_fn = fn,
+		.main_arg = arg,
+	};
+	int rc;
+	struct rt *rt = rt_new(&cfg, &e);
+	if (!rt) {
+		rc = bad_options("%s", e.msg);
+	} else {
+		rt_run(rt);
+		struct rt_result *r = xcalloc(1, sizeof(*r));
+		rt_collect(rt, r);
+		rt_free(rt);
+		rc = rt_result_report_fatal(r, stderr);
+		if (opt->stats)
+			*opt->stats = (struct sl_stats){
+				.goroutines = r->goroutines,
+				.threads = r->threads.created,
+				.steals = r->steals.gs_stolen,
+				.parks = r->threads.parks,
+				.retakes = r->retakes,
+				.elapsed_ns = r->makespan_ns,
+			};
+		free(r);
+	}
+	topo_free(topo);
+	free(knobs);
+	return rc;
+}
+
+/* ---- Goroutines ---- */
+
+void sl_go(void (*fn)(void *), void *arg)
+{
+	rt_newproc(self("sl_go"), NULL, fn, arg);
+}
+
+void sl_gosched(void)
+{
+	plat_g_leave(self("sl_gosched")->curg, G_YIELD);
+}
+
+void sl_sleep(int64_t ns)
+{
+	self("sl_sleep");
+	rt_sleep(ns);
+}
+
+int64_t sl_nanotime(void)
+{
+	return plat_nanotime();
+}
+
+/* ---- Channels ---- */
+
+sl_chan *sl_chan_make(size_t cap)
+{
+	struct m *m = self("sl_chan_make");
+	if (cap > UINT32_MAX)
+		panic_now(m, "makechan: size out of range");
+	return rt_chan_new(m->rt, (uint32_t)cap, plat_node());
+}
+
+void sl_chan_free(sl_chan *c)
+{
+	rt_chan_free(c);
+}
+
+void sl_chan_send(sl_chan *c, uint64_t v)
+{
+	struct m *m = self("sl_chan_send");
+	struct g *g = m->curg;
+	if (!c) {
+		/* Go: a send on a nil channel blocks forever */
+		g->waitreason = "chan send (nil chan)";
+		plat_g_leave(g, G_PARK);
+	}
+	if (!rt_chansend(m, c, v)) {
+		plat_g_leave(g, G_PARK);      /* a receiver, or close, completes it */
+		if (!g->sud.success)
+			panic_now(plat_self(), "send on closed channel");
+	}
+	exit_if_panicking(g);
+}
+
+uint64_t sl_chan_recv2(sl_chan *c, bool *ok)
+{
+	struct m *m = self("sl_chan_recv");
+	struct g *g = m->curg;
+	if (!c) {
+		g->waitreason = "chan receive (nil chan)";
+		plat_g_leave(g, G_PARK);
+	}
+	uint64_t v = 0;
+	bool got = true;
+	if (!rt_chanrecv(m, c, &v, &got)) {
+		plat_g_leave(g, G_PARK);      /* a sender, or close, completes it */
+		got = g->sud.success;
+		v = got ? g->sud.elem : 0;
+	}
+	if (ok)
+		*ok = got;
+	return v;
+}
+
+uint64_t sl_chan_recv(sl_chan *c)
+{
+	return sl_chan_recv2(c, NULL);
+}
+
+void sl_chan_close(sl_chan *c)
+{
+	struct m *m = self("sl_chan_close");
+	if (!c)
+		panic_now(m, "close of nil channel");
+	rt_chanclose(m, c);
+	exit_if_panicking(m->curg);
+}
+
+int sl_select(struct sl_case *cases, int n, bool nonblocking)
+{
+	struct m *m = self("sl_select");
+	struct g *g = m->curg;
+	if (n < 0 || n > SL_SELECT_MAX)
+		panic_now(m, "select: more cases than SL_SELECT_MAX");
+	/* nil channels' cases are left out, as Go leaves them out */
+	struct select_case sc[SL_SELECT_MAX];
+	int index[SL_SELECT_MAX];
+	uint32_t k = 0;
+	for (int i = 0; i < n; i++) {
+		if (!cases[i].c)
+			continue;
+		sc[k] = (struct select_case){ cases[i].c, cases[i].dir == SL_SEND, cases[i].v };
+		index[k++] = i;
+	}
+	if (k == 0) {
+		if (nonblocking)
+			return -1;
+		g->waitreason = "select (no cases)";
+		plat_g_leave(g, G_PARK);      /* forever */
+	}
+	uint64_t v = 0;
+	bool ok = false;
+	int fired = rt_select(m, sc, k, nonblocking, &v, &ok);
+	if (fired == RT_SELECT_PARKED) {
+		plat_g_leave(g, G_PARK);
+		fired = rt_select_resume(plat_self(), &v, &ok);
+	}
+	exit_if_panicking(g);
+	if (fired == RT_SELECT_DEFAULT)
+		return -1;
+	struct sl_case *c = &cases[index[fired]];
+	if (c->dir == SL_RECV) {
+		c->v = v;
+		c->ok = ok;
+	}
+	return index[fired];
+}
+
+/* ---- sync ---- */
+
+sl_wg *sl_wg_new(void)
+{
+	struct m *m = self("sl_wg_new");
+	return rt_waitgroup_new(m->rt, plat_node());
+}
+
+void sl_wg_free(sl_wg *wg)
+{
+	free(wg);
+}
+
+void sl_wg_add(sl_wg *wg, int64_t delta)
+{
+	struct m *m = self("sl_wg_add");
+	if (!rt_waitgroup_add(m, wg, delta))
+		panic_now(m, "sync: negative WaitGroup counter");
+}
+
+void sl_wg_done(sl_wg *wg)
+{
+	sl_wg_add(wg, -1);
+}
+
+void sl_wg_wait(sl_wg *wg)
+{
+	struct m *m = self("sl_wg_wait");
+	if (!rt_waitgroup_wait(m, wg))
+		plat_g_leave(m->curg, G_PARK);   /* the Add that reaches zero readies it */
+}
+
+sl_mutex *sl_mutex_new(void)
+{
+	struct m *m = self("sl_mutex_new");
+	return rt_gmutex_new(m->rt, plat_node());
+}
+
+void sl_mutex_free(sl_mutex *mu)
+{
+	free(mu);
+}
+
+void sl_mutex_lock(sl_mutex *mu)
+{
+	struct m *m = self("sl_mutex_lock");
+	struct g *g = m->curg;
+	/* a woken waiter tries again: it may lose to a newcomer */
+	while (!rt_gmutex_lock(m, mu)) {
+		plat_g_leave(g, G_PARK);
+		m = plat_self();
+	}
+}
+
+void sl_mutex_unlock(sl_mutex *mu)
+{
+	struct m *m = self("sl_mutex_unlock");
+	if (!rt_gmutex_unlock(m, mu))
+		panic_now(m, "sync: unlock of unlocked mutex");
+}
+
+/* ---- System calls ---- */
+
+void sl_syscall_enter(void)
+{
+	struct m *m = self("sl_syscall_enter");
+	if (m->curg->status == G_SYSCALL) {
+		fprintf(stderr, "schedlab: sl_syscall_enter twice without sl_syscall_exit\n");
+		abort();
+	}
+	rt_entersyscall(m, m->curg);
+}
+
+void sl_syscall_exit(void)
+{
+	struct m *m = self("sl_syscall_exit");
+	struct g *g = m->curg;
+	if (g->status != G_SYSCALL) {
+		fprintf(stderr, "schedlab: sl_syscall_exit without sl_syscall_enter\n");
+		abort();
+	}
+	if (!rt_exitsyscall(m, g))
+		plat_g_leave(g, G_NOP);   /* no P free: queued, run later by an M with one */
+}
+
+ssize_t sl_read(int fd, void *buf, size_t n)
+{
+	sl_syscall_enter();
+	ssize_t r = read(fd, buf, n);
+	int err = errno;
+	sl_syscall_exit();
+	errno = err;
+	return r;
+}
+
+ssize_t sl_write(int fd, const void *buf, size_t n)
+{
+	sl_syscall_enter();
+	ssize_t r = write(fd, buf, n);
+	int err = errno;
+	sl_syscall_exit();
+	errno = err;
+	return r;
+}
+
+/* ---- The network poller ---- */
+
+sl_netfd *sl_net_open(int fd)
+{
+	return rt_netpoll_open(self("sl_net_open"), fd);
+}
+
+int sl_net_fd(const sl_netfd *nfd)
+{
+	return nfd->fd;
+}
+
+int sl_net_close(sl_netfd *nfd)
+{
+	rt_netpoll_close(self("sl_net_close"), nfd);
+	return 0;
+}
+
+/* After a call on nfd would have blocked: parks until it may not (true),
+ * or says why not to try again (false, errno set). */
+static bool fd_wait(sl_netfd *nfd, uint32_t mode, const char *call)
+{
+	struct m *m = self(call);
+	struct g *g = m->curg;
+	switch (rt_netpoll_fd_wait(m, nfd, mode)) {
+	case FD_READY:
+		return true;
+	case FD_CLOSED:
+		errno = EBADF;
+		return false;
+	case FD_BUSY:
+		plat_g_leave(g, G_YIELD);   /* another G waits: let it go first */
+		return true;
+	case FD_PARK:
+		plat_g_leave(g, G_PARK);
+		return true;
+	}
+	return false;
+}
+
+ssize_t sl_net_read(sl_netfd *nfd, void *buf, size_t n)
+{
+	for (;;) {
+		ssize_t r = read(nfd->fd, buf, n);
+		if (r >= 0 || (errno != EAGAIN && errno != EINTR))
+			return r;
+		if (errno == EAGAIN && !fd_wait(nfd, NETPOLL_R, "sl_net_read"))
+			return -1;
+	}
+}
+
+ssize_t sl_net_write(sl_netfd *nfd, const void *buf, size_t n)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t r = write(nfd->fd, (const char *)buf + done, n - done);
+		if (r > 0) {
+			done += (size_t)r;
+		} else if (r < 0 && errno == EAGAIN) {
+			if (!fd_wait(nfd, NETPOLL_W, "sl_net_write"))
+				return -1;
+		} else if (r < 0 && errno != EINTR) {
+			return -1;
+		}
+	}
+	return (ssize_t)n;
+}
+
+sl_netfd *sl_net_accept(sl_netfd *listener)
+{
+	for (;;) {
+		int fd = accept4(listener->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd >= 0) {
+			sl_netfd *c = sl_net_open(fd);
+			if (!c)
+				close(fd);
+			return c;
+		}
+		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+			return NULL;
+		if (errno == EAGAIN && !fd_wait(listener, NETPOLL_R, "sl_net_accept"))
+			return NULL;
+	}
+}
+
+int sl_net_connect(sl_netfd *nfd, const struct sockaddr *addr, socklen_t len)
+{
+	if (connect(nfd->fd, addr, len) == 0)
+		return 0;
+	if (errno != EINPROGRESS)
+		return -1;
+	for (;;) {
+		if (!fd_wait(nfd, NETPOLL_W, "sl_net_connect"))
+			return -1;
+		int err = 0;
+		socklen_t elen = sizeof(err);
+		if (getsockopt(nfd->fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0)
+			return -1;
+		if (err == 0)
+			return 0;
+		if (err != EINPROGRESS && err != EALREADY) {
+			errno = err;
+			return -1;
+		}
+	}
+}

@@ -1,0 +1,172 @@
+/* schedlab's native runtime for C programs: goroutines, channels, select,
+ * WaitGroup, Mutex, sleep, blocking system calls and a network poller,
+ * scheduled M:N on this machine's threads by a schedlab policy -- the same
+ * scheduler source the simulator runs.
+ *
+ *   #include "native/schedlab.h"
+ *
+ *   static void hello(void *arg) { ... sl_go(worker, x); ... }
+ *
+ *   int main(void)
+ *   {
+ *           struct sl_options o = { .procs = 2 };
+ *           return sl_run(&o, hello, NULL);
+ *   }
+ *
+ * sl_run() starts the runtime, runs fn(arg) as the main goroutine and
+ * returns when it returns.  Every other call below is made from inside a
+ * goroutine (a function started by sl_run or sl_go); called from anywhere
+ * else they abort with a message.
+ *
+ * What a goroutine may do.  A goroutine is a C function on its own stack
+ * (256 KiB of address space with a guard page below it; only the pages it
+ * touches cost memory).  It gives its thread back to the scheduler at the
+ * calls below that may wait -- and only there: C code is not preempted in
+ * the middle of a loop, so a goroutine that computes for long should call
+ * sl_gosched() now and then.  Blocking the thread behind the runtime's back
+ * (read() on a slow pipe, a pthread mutex held for long) costs a whole P;
+ * wrap such calls in sl_syscall_enter()/sl_syscall_exit() so the P can be
+ * handed to another thread meanwhile, or use the sl_net_* calls, which park
+ * only the goroutine.
+ *
+ * When main's goroutine returns, sl_run returns once every thread has come
+ * back to the scheduler: goroutines still parked are dropped (their stacks
+ * freed, nothing run), as a Go program drops them at exit.
+ *
+ * Errors.  What Go reports with a panic -- a send on a closed channel,
+ * closing a closed channel, unlocking an unlocked mutex, a negative
+ * WaitGroup counter -- ends the run: the goroutine that did it stops there,
+ * the others are dropped, and sl_run prints "panic: ..." and returns 2.  If
+ * every goroutine is blocked with nothing that could wake one, sl_run
+ * prints Go's "all goroutines are asleep - deadlock!" with the list of
+ * blocked goroutines and returns 1.
+ *
+ * Threads.  Each live goroutine's stack is two memory mappings (the stack
+ * and its guard); Linux's default vm.max_map_count (65530) thus allows
+ * about 32,000 goroutines that have started and not finished at once.
+ * Goroutines that have not started yet take no stack.  For more, raise the
+ * limit (sysctl -w vm.max_map_count=1048576); running out ends the process
+ * with a message saying so. */
+#ifndef SCHEDLAB_H
+#define SCHEDLAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- The runtime ---- */
+
+struct sl_stats {
+	uint64_t goroutines;      /* made, main included */
+	uint64_t threads;         /* OS threads started */
+	uint64_t steals;          /* Gs taken from other Ps' queues */
+	uint64_t parks;           /* times a thread went to sleep for lack of work */
+	uint64_t retakes;         /* Ps taken from goroutines in system calls */
+	int64_t elapsed_ns;       /* from start to main's return */
+};
+
+struct sl_options {
+	int procs;                /* Ps (GOMAXPROCS); 0: one per processing unit */
+	const char *policy;       /* a scheduler policy by name; NULL: "steal" */
+	const char *const *set;   /* "knob=value" strings, NULL-terminated; may be NULL */
+	uint64_t seed;            /* the scheduler's random choices */
+	struct sl_stats *stats;   /* filled in by sl_run if not NULL */
+};
+
+/* Runs fn(arg) as the main goroutine; returns 0 when it returns, 1 on a
+ * deadlock, 2 on a panic or bad options (the reason printed on stderr). */
+int sl_run(const struct sl_options *opt, void (*fn)(void *), void *arg);
+
+/* ---- Goroutines ---- */
+
+void sl_go(void (*fn)(void *), void *arg);
+/* Gives the processor to other runnable goroutines; this one runs again
+ * later (Go's runtime.Gosched). */
+void sl_gosched(void);
+void sl_sleep(int64_t ns);
+/* The runtime's monotonic clock, ns. */
+int64_t sl_nanotime(void);
+
+/* ---- Channels: of one 64-bit word (an integer, or a pointer through
+ * uintptr_t) ---- */
+
+typedef struct hchan sl_chan;
+sl_chan *sl_chan_make(size_t cap);     /* cap 0: unbuffered */
+/* Frees a channel no goroutine uses any more; channels left at the end of
+ * the run are not freed. */
+void sl_chan_free(sl_chan *c);
+void sl_chan_send(sl_chan *c, uint64_t v);
+uint64_t sl_chan_recv(sl_chan *c);     /* 0 from a closed, drained channel */
+/* As sl_chan_recv; *ok is false if the channel is closed and drained. */
+uint64_t sl_chan_recv2(sl_chan *c, bool *ok);
+void sl_chan_close(sl_chan *c);
+
+enum sl_dir { SL_RECV, SL_SEND };
+struct sl_case {
+	sl_chan *c;               /* a NULL channel's case is never ready, as in Go */
+	enum sl_dir dir;
+	uint64_t v;               /* SL_SEND: the value; SL_RECV: the value received */
+	bool ok;                  /* SL_RECV: false if it fired because the channel closed */
+};
+#define SL_SELECT_MAX 16
+/* Waits until one case can proceed, does it and returns its index; a
+ * random one among those ready at once.  With nonblocking, returns -1
+ * instead of waiting (Go's default case). */
+int sl_select(struct sl_case *cases, int n, bool nonblocking);
+
+/* ---- sync.WaitGroup and sync.Mutex ---- */
+
+typedef struct waitgroup sl_wg;
+sl_wg *sl_wg_new(void);
+void sl_wg_free(sl_wg *wg);
+void sl_wg_add(sl_wg *wg, int64_t delta);
+void sl_wg_done(sl_wg *wg);
+void sl_wg_wait(sl_wg *wg);
+
+typedef struct gmutex sl_mutex;
+sl_mutex *sl_mutex_new(void);
+void sl_mutex_free(sl_mutex *mu);
+/* Spins briefly, then parks the goroutine (never the thread). */
+void sl_mutex_lock(sl_mutex *mu);
+void sl_mutex_unlock(sl_mutex *mu);
+
+/* ---- Blocking system calls ---- */
+
+/* Brackets a call that may block the thread: the goroutine's P can be
+ * retaken by sysmon and handed to another thread meanwhile.  On exit the
+ * goroutine takes its P back, or another idle one, or waits for one. */
+void sl_syscall_enter(void);
+void sl_syscall_exit(void);
+/* read(2) and write(2) bracketed so (for files, pipes, devices). */
+ssize_t sl_read(int fd, void *buf, size_t n);
+ssize_t sl_write(int fd, const void *buf, size_t n);
+
+/* ---- The network poller: sockets whose waits park only the goroutine ---- */
+
+typedef struct pollfd_desc sl_netfd;
+/* Makes fd non-blocking and registers it with the poller (edge-triggered);
+ * NULL with errno set on failure.  The runtime owns fd from now on. */
+sl_netfd *sl_net_open(int fd);
+/* Unregisters and closes; goroutines waiting on it wake with EBADF. */
+int sl_net_close(sl_netfd *nfd);
+int sl_net_fd(const sl_netfd *nfd);
+/* read(2): waits until at least one byte or the end of the stream (0). */
+ssize_t sl_net_read(sl_netfd *nfd, void *buf, size_t n);
+/* write(2) of all n bytes, waiting for room as needed. */
+ssize_t sl_net_write(sl_netfd *nfd, const void *buf, size_t n);
+/* accept4(2): waits for a connection and opens it with the poller. */
+sl_netfd *sl_net_accept(sl_netfd *listener);
+/* connect(2) on a socket opened with sl_net_open, waiting for it to finish. */
+int sl_net_connect(sl_netfd *nfd, const struct sockaddr *addr, socklen_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
