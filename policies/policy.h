@@ -88,7 +88,8 @@ struct rt_result {
 	char panic[256];               /* "message [goroutine N]" */
 	uint64_t nblocked;             /* Gs left parked */
 	char blocked[1024];            /* one line each, "goroutine N [reason]: where", truncated */
-	struct hist sched_latency;
+	struct hist sched_latency;     /* empty in an untimed run (a C function's main) */
+	uint64_t runs;                 /* times a G was given a P and run */
 	uint64_t user_ns;              /* Gs' own computation, summed */
 	uint64_t syscall_ns;           /* Gs' time in blocking system calls, summed */
 	uint64_t prog_user_ns[PROG_MAX_PROGRAMS_REPORTED]; /* user_ns by program (the last: the rest) */

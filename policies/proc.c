@@ -137,6 +137,8 @@ static void stop_run(struct rt *rt)
 	struct sched *s = &rt->sched;
 	assert(rt_mutex_held(&s->lock));
 	plat_store_u32(&s->done, 1, memory_order_release);
+	if (!rt->end_ns)
+		rt->end_ns = plat_nanotime();
 	struct m *m;
 	while ((m = mget(rt))) {
 		m->nextp = NULL;
@@ -267,7 +269,8 @@ void rt_wakep(struct m *m)
 {
 	struct rt *rt = m->rt;
 	uint32_t zero = 0;
-	if (plat_load_u32(&rt->sched.nmspinning, memory_order_relaxed) != 0 ||
+	if (plat_load_u32(&rt->sched.npidle, memory_order_relaxed) == 0 ||
+	    plat_load_u32(&rt->sched.nmspinning, memory_order_relaxed) != 0 ||
 	    !plat_cas_u32(&rt->sched.nmspinning, &zero, 1, memory_order_acq_rel))
 		return;
 	rt_lock(&rt->sched.lock);
@@ -425,6 +428,14 @@ static void gfput(struct rt *rt, struct p *pp, struct g *g)
 	rt_unlock(&rt->sched.lock);
 }
 
+/* When a G became runnable, to time its wait for a P; -1 in an untimed
+ * run (the C API's), where that clock read would cost more than the
+ * rest of the schedule. */
+static int64_t runnable_now(const struct rt *rt)
+{
+	return rt->timed ? plat_nanotime() : -1;
+}
+
 /* Goroutine ids come from a shared counter in batches, so that making a G
  * rarely touches a shared line (as Go's per-P goidcache does). */
 #define GOID_BATCH 16
@@ -476,7 +487,7 @@ static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
 	memset(&g->sud, 0, sizeof(g->sud));
 	plat_g_init(rt, g);
 	g->status = G_RUNNABLE;
-	g->runnable_since = plat_nanotime();
+	g->runnable_since = runnable_now(rt);
 	return g;
 }
 
@@ -488,7 +499,8 @@ struct g *rt_newproc(struct m *m, const struct program *prog, void (*fn)(void *)
 	return g;
 }
 
-/* Makes a parked G runnable, counting its wait for a P from since. */
+/* Makes a parked G runnable, counting its wait for a P from since (-1:
+ * not timed). */
 static void ready_since(struct m *m, struct g *g, int64_t since)
 {
 	assert(g->status == G_WAITING);
@@ -501,7 +513,7 @@ static void ready_since(struct m *m, struct g *g, int64_t since)
  * partner's), which holds a P. */
 void rt_ready(struct m *m, struct g *g)
 {
-	ready_since(m, g, plat_nanotime());
+	ready_since(m, g, runnable_now(m->rt));
 }
 
 void rt_park_commit(struct m *m, void (*unlock)(void *), void *arg)
@@ -769,9 +781,11 @@ static void gdestroy(struct m *m, struct g *g)
 {
 	g->status = G_DEAD;
 	m->stats.gs_exited++;
-	int64_t now = plat_nanotime();
-	if (now > m->stats.last_exit_ns)
-		m->stats.last_exit_ns = now;
+	if (m->rt->timed) {
+		int64_t now = plat_nanotime();
+		if (now > m->stats.last_exit_ns)
+			m->stats.last_exit_ns = now;
+	}
 	gfput(m->rt, m->p, g);
 }
 
@@ -793,8 +807,12 @@ static void execute(struct m *m, struct g *g, bool inherit)
 		plat_store_u32(&g->preempt, 0, memory_order_relaxed);   /* a stale request */
 	/* store-release: sysmon may act on g (preemptone) once it sees it */
 	plat_store_ptr(&pp->curg, g, memory_order_release);
-	int64_t now = plat_nanotime();
-	hist_record(&m->stats.sched_latency, (uint64_t)(now - g->runnable_since));
+	m->stats.runs++;
+	int64_t now = 0;
+	if (g->runnable_since >= 0) {
+		now = plat_nanotime();
+		hist_record(&m->stats.sched_latency, (uint64_t)(now - g->runnable_since));
+	}
 	/* FNV-1a over the decision: a different schedule changes the hash */
 	uint64_t h = m->stats.sched_hash ^ 0xcbf29ce484222325ULL;
 	uint64_t words[3] = { (uint64_t)now, g->goid, (uint64_t)pp->id };
@@ -816,14 +834,14 @@ static void execute(struct m *m, struct g *g, bool inherit)
 	case G_YIELD:
 		/* Go's gopreempt_m is a Gosched: both go to the global queue */
 		g->status = G_RUNNABLE;
-		g->runnable_since = plat_nanotime();
+		g->runnable_since = runnable_now(rt);
 		rt->pol->yield(m, g);
 		break;
 	case G_NOP: {
 		/* Back from a system call with no P: take an idle one if one
 		 * appeared meanwhile, else queue the G globally; then m parks
 		 * (rt_mstart) and a P's M will run it. */
-		g->runnable_since = plat_nanotime();
+		g->runnable_since = runnable_now(rt);
 		rt_lock(&rt->sched.lock);
 		struct p *idle = rt_pidleget(rt);
 		if (!idle)
@@ -965,6 +983,7 @@ static struct rt *rt_alloc(const struct rt_config *cfg)
 	rt->wl = cfg->workload ? cfg->workload : &no_workload;
 	rt->main_fn = cfg->main_fn;
 	rt->main_arg = cfg->main_arg;
+	rt->timed = !cfg->main_fn;
 	rt->runq_size = 256;
 	return rt;
 }
@@ -1098,7 +1117,11 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 		r->locality.migrations_core += st->migrations_core;
 		r->locality.migrations_node += st->migrations_node;
 	}
-	r->makespan_ns = last_exit - rt->start_ns;
+	/* an untimed run knows only when it ended */
+	r->makespan_ns = (rt->timed ? last_exit : rt->end_ns) - rt->start_ns;
+	r->runs = 0;
+	for (struct m *m = rt->allm; m; m = m->alllink)
+		r->runs += m->stats.runs;
 	r->deadlock = rt->deadlock;
 	r->panicked = rt->panicked;
 	if (rt->panicked)

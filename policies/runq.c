@@ -38,6 +38,12 @@ static bool runqputslow(struct rt *rt, struct p *pp, struct g *g, uint32_t h, ui
 {
 	uint32_t n = (t - h) / 2;
 	assert(n == (pp->runq_mask + 1) / 2 && "runqputslow: queue is not full");
+	/* cas-release: commits the consumption of the batch */
+	if (!plat_cas_u32(&pp->runqhead, &h, h + n, memory_order_release))
+		return false;
+	/* Linked only now: until the CAS, a thief may take these Gs, run them
+	 * and free them, and their link belongs to whoever holds them.  The
+	 * slots themselves stay put: only this owner writes them. */
 	struct g *first = NULL, *last = NULL;
 	for (uint32_t i = 0; i < n; i++) {
 		struct g *x = plat_load_ptr(&pp->runq[(h + i) & pp->runq_mask], memory_order_relaxed);
@@ -47,9 +53,6 @@ static bool runqputslow(struct rt *rt, struct p *pp, struct g *g, uint32_t h, ui
 			first = x;
 		last = x;
 	}
-	/* cas-release: commits the consumption of the batch */
-	if (!plat_cas_u32(&pp->runqhead, &h, h + n, memory_order_release))
-		return false;
 	last->schedlink = g;
 	rt_lock(&rt->sched.lock);
 	rt_globrunqputbatch(rt, first, g, n + 1);

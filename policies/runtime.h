@@ -172,7 +172,7 @@ struct g {
 	enum g_status status;
 	struct g *schedlink;     /* next on a run queue or free list */
 	struct m *m;             /* the M running it, while running */
-	int64_t runnable_since;  /* when it last became runnable (scheduling latency) */
+	int64_t runnable_since;  /* when it last became runnable (scheduling latency); -1: untimed */
 	int last_cpu;            /* PU it last ran on, -1 before its first run */
 
 	/* Its body: a program [proc: Programs], or natively a C function. */
@@ -241,6 +241,7 @@ struct p {
 /* Where an M's time went, ns (the report's cpu breakdown), and what it did. */
 struct m_stats {
 	uint64_t gs_created, gs_exited;
+	uint64_t runs;           /* Gs it ran (a G runs again after each yield or park) */
 	int64_t last_exit_ns;    /* when the last G it ended exited */
 	uint64_t futex_calls;    /* counted by the platform */
 	uint64_t steals_same_node, steals_remote_node, gs_stolen;
@@ -323,6 +324,10 @@ struct rt {
 	void (*main_fn)(void *);
 	void *main_arg;
 	struct g *main_g;              /* with main_fn: the G whose return ends the run */
+	/* Scheduling latency and each G's exit are timed (the report needs
+	 * them); a C API run measures only how long it took, with no clock
+	 * reads in the scheduler's fast paths. */
+	bool timed;
 	size_t nallg, capallg;
 	struct hchan **chans;          /* the workload's channels */
 	struct gmutex **mutexes;       /* ... mutexes */

@@ -109,13 +109,14 @@ static void steal_newproc(struct m *m, struct g *g)
 	rt_wakep(m);
 }
 
+/* A yielding or preempted G goes to the global queue; no M is woken for
+ * it (Go's goschedImpl): this M looks there itself in a moment. */
 static void steal_yield(struct m *m, struct g *g)
 {
 	struct rt *rt = m->rt;
 	rt_lock(&rt->sched.lock);
 	rt_globrunqput(rt, g);
 	rt_unlock(&rt->sched.lock);
-	rt_wakep(m);
 }
 
 /* Step 5: steal_tries passes over the other Ps. */
@@ -133,7 +134,7 @@ static struct g *steal_work(struct m *m, struct steal *st)
 			/* Last pass: run the victim's due timers, even an idle
 			 * victim's; what they ready comes to this P. */
 			if (last && plat_load_u64(&p2->timer0, memory_order_relaxed)) {
-				rt_check_timers(m, p2, plat_nanotime());
+				rt_check_timers(m, p2, 0);
 				struct g *g = rt_runqget(pp, NULL);
 				if (g)
 					return g;
@@ -183,7 +184,7 @@ top:
 	struct p *pp = m->p;
 	*inherit = false;
 	/* Due timers ready their Gs onto this P. */
-	rt_check_timers(m, pp, plat_nanotime());
+	rt_check_timers(m, pp, 0);
 
 	/* 1: fairness */
 	if (st->global_check && pp->schedtick % st->global_check == 0 &&

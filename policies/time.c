@@ -120,12 +120,18 @@ static struct timer *pop_top(struct p *pp)
 	return t;
 }
 
-/* Runs pp's timers due at now, on m (which holds a P: what they ready goes
- * there).  Returns when the next one is due, 0 if none.  pp may be any P. */
+/* Runs pp's timers due at now (0: read the clock, only if pp has a timer
+ * at all -- a clock read costs more than the rest of a schedule), on m
+ * (which holds a P: what they ready goes there).  Returns when the next
+ * one is due, 0 if none.  pp may be any P. */
 int64_t rt_check_timers(struct m *m, struct p *pp, int64_t now)
 {
 	int64_t next = (int64_t)plat_load_u64(&pp->timer0, memory_order_acquire);
-	if (next == 0 || next > now)
+	if (next == 0)
+		return 0;
+	if (!now)
+		now = plat_nanotime();
+	if (next > now)
 		return next;
 	struct timer *due = NULL, **tail = &due;
 	rt_lock(&pp->timers_lock);

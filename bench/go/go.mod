@@ -1,0 +1,3 @@
+module schedlab/bench
+
+go 1.19
