@@ -23,6 +23,16 @@ static struct m *self(const char *call)
 	return m;
 }
 
+/* Runtime calls are where C code can be preempted, as Go's function
+ * prologues were before signals: sysmon flags a G that has held its P for
+ * preempt_ms, and its next call here gives the P up. */
+static inline void preempt_point(struct m *m)
+{
+	struct g *g = m->curg;
+	if (__builtin_expect(plat_peek_u32(&g->preempt) != 0, 0))
+		plat_g_leave(g, G_PREEMPT);
+}
+
 /* A panic ends the G that made it, there and then: C cannot unwind it. */
 static void exit_if_panicking(struct g *g)
 {
@@ -119,7 +129,9 @@ int sl_run(const struct sl_options *opt, void (*fn)(void *), void *arg)
 
 void sl_go(void (*fn)(void *), void *arg)
 {
-	rt_newproc(self("sl_go"), NULL, fn, arg);
+	struct m *m = self("sl_go");
+	rt_newproc(m, NULL, fn, arg);
+	preempt_point(m);
 }
 
 void sl_gosched(void)
@@ -157,6 +169,8 @@ void sl_chan_send(sl_chan *c, uint64_t v)
 {
 	struct m *m = self("sl_chan_send");
 	struct g *g = m->curg;
+	preempt_point(m);
+	m = plat_self();
 	if (!c) {
 		/* Go: a send on a nil channel blocks forever */
 		g->waitreason = "chan send (nil chan)";
@@ -174,6 +188,8 @@ uint64_t sl_chan_recv2(sl_chan *c, bool *ok)
 {
 	struct m *m = self("sl_chan_recv");
 	struct g *g = m->curg;
+	preempt_point(m);
+	m = plat_self();
 	if (!c) {
 		g->waitreason = "chan receive (nil chan)";
 		plat_g_leave(g, G_PARK);
@@ -260,6 +276,8 @@ void sl_wg_free(sl_wg *wg)
 void sl_wg_add(sl_wg *wg, int64_t delta)
 {
 	struct m *m = self("sl_wg_add");
+	preempt_point(m);
+	m = plat_self();
 	if (!rt_waitgroup_add(m, wg, delta))
 		panic_now(m, "sync: negative WaitGroup counter");
 }
@@ -291,6 +309,8 @@ void sl_mutex_lock(sl_mutex *mu)
 {
 	struct m *m = self("sl_mutex_lock");
 	struct g *g = m->curg;
+	preempt_point(m);
+	m = plat_self();
 	/* a woken waiter tries again: it may lose to a newcomer */
 	while (!rt_gmutex_lock(m, mu)) {
 		plat_g_leave(g, G_PARK);

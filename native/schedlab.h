@@ -21,9 +21,11 @@
  * What a goroutine may do.  A goroutine is a C function on its own stack
  * (256 KiB of address space with a guard page below it; only the pages it
  * touches cost memory).  It gives its thread back to the scheduler at the
- * calls below that may wait -- and only there: C code is not preempted in
- * the middle of a loop, so a goroutine that computes for long should call
- * sl_gosched() now and then.  Blocking the thread behind the runtime's back
+ * calls below that may wait, and is preempted -- made to give its P to
+ * other goroutines after running preempt_ms (10 ms) -- only at the calls
+ * that start goroutines, use channels, WaitGroups or mutexes: C code is
+ * not interrupted in the middle of a loop, so a goroutine that computes
+ * for long without such calls should call sl_gosched() now and then.  Blocking the thread behind the runtime's back
  * (read() on a slow pipe, a pthread mutex held for long) costs a whole P;
  * wrap such calls in sl_syscall_enter()/sl_syscall_exit() so the P can be
  * handed to another thread meanwhile, or use the sl_net_* calls, which park

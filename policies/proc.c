@@ -449,20 +449,42 @@ static uint64_t newgoid(struct rt *rt, struct p *pp)
 	return pp->goidcache++;
 }
 
+/* Gs are made GSLAB at a time, cache-line aligned (the first line of a G
+ * is the one another CPU reads when it runs it), and registered in allg
+ * under one lock. */
+#define GSLAB 64
+
+static void gslab_new(struct rt *rt, struct p *pp)
+{
+	size_t size = GSLAB * sizeof(struct g);
+	struct g *slab = aligned_alloc(64, (size + 63) / 64 * 64);
+	if (!slab)
+		die_oom(size);
+	memset(slab, 0, size);
+	rt_lock(&rt->sched.lock);
+	if (rt->nallg + GSLAB > rt->capallg) {
+		rt->capallg = rt->capallg ? 2 * rt->capallg : 1024;
+		rt->allg = xrealloc(rt->allg, rt->capallg * sizeof(*rt->allg));
+	}
+	for (int i = 0; i < GSLAB; i++)
+		rt->allg[rt->nallg++] = &slab[i];
+	rt->gslabs = xrealloc(rt->gslabs, (rt->ngslabs + 1) * sizeof(*rt->gslabs));
+	rt->gslabs[rt->ngslabs++] = slab;
+	rt_unlock(&rt->sched.lock);
+	pp->gnew_slab = slab;
+	pp->gnew_left = GSLAB;
+}
+
 static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
 		      void (*fn)(void *), void *arg)
 {
 	struct g *g = gfget(rt, pp);
 	bool fresh = !g;
 	if (!g) {
-		g = xcalloc(1, sizeof(*g));
-		rt_lock(&rt->sched.lock);
-		if (rt->nallg == rt->capallg) {
-			rt->capallg = rt->capallg ? 2 * rt->capallg : 64;
-			rt->allg = xrealloc(rt->allg, rt->capallg * sizeof(*rt->allg));
-		}
-		rt->allg[rt->nallg++] = g;
-		rt_unlock(&rt->sched.lock);
+		if (pp->gnew_left == 0)
+			gslab_new(rt, pp);
+		g = pp->gnew_slab++;
+		pp->gnew_left--;
 	}
 	assert(g->status == G_IDLE || g->status == G_DEAD);
 	g->goid = newgoid(rt, pp);
@@ -1162,8 +1184,10 @@ void rt_free(struct rt *rt)
 	for (size_t i = 0; i < rt->nallg; i++) {
 		plat_g_free(rt, rt->allg[i]);
 		free(rt->allg[i]->sel);
-		free(rt->allg[i]);
 	}
+	for (size_t i = 0; i < rt->ngslabs; i++)
+		free(rt->gslabs[i]);
+	free(rt->gslabs);
 	for (uint32_t i = 0; i < rt->wl->nmutexes; i++)
 		free(rt->mutexes[i]);
 	for (uint32_t i = 0; i < rt->wl->nwaitgroups; i++)

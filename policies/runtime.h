@@ -167,31 +167,36 @@ struct select_case {
 	uint64_t v;         /* the value to send */
 };
 
+/* Laid out by who touches what: the first line holds what the M that
+ * takes a G from a queue and runs it reads and writes (the G was usually
+ * made or readied on another CPU, so each line touched is a cache miss),
+ * then the platform's context; the rest only while it waits or runs a
+ * program.  Gs are allocated on cache-line boundaries (gnew). */
 struct g {
-	uint64_t goid;
+	_Alignas(64) struct g *schedlink;  /* next on a run queue or free list */
 	enum g_status status;
-	struct g *schedlink;     /* next on a run queue or free list */
-	struct m *m;             /* the M running it, while running */
-	int64_t runnable_since;  /* when it last became runnable (scheduling latency); -1: untimed */
 	int last_cpu;            /* PU it last ran on, -1 before its first run */
+	struct m *m;             /* the M running it, while running */
+	uint64_t goid;
+	int64_t runnable_since;  /* when it last became runnable (scheduling latency); -1: untimed */
+	void (*fn)(void *);      /* its body natively: a C function, or NULL for a program */
+	void *arg;
+	plat_u32 preempt;        /* atomic: sysmon asks it to give up the P [sysmon.c] */
+	bool panicking;          /* it panicked: it ends at its next op boundary */
+	bool in_op;              /* parked inside the op at pc; it completes on resume */
+	struct plat_g plat;
 
-	/* Its body: a program [proc: Programs], or natively a C function. */
+	/* A program's place [proc: Programs]. */
 	const struct program *prog;
 	uint32_t pc;
 	uint32_t depth;                     /* open loops */
 	uint64_t loop_left[PROG_MAX_DEPTH]; /* iterations still to start, per open loop */
-	bool in_op;                         /* parked inside the op at pc; it completes on resume */
-	void (*fn)(void *);
-	void *arg;
+	int64_t compute_left;    /* of a computation cut by preemption */
 
 	struct sudog sud;
 	struct gselect *sel;
 	struct timer timer;      /* its sleep */
 	const char *waitreason;  /* why it is parked, for the deadlock report */
-	bool panicking;          /* it panicked: it ends at its next op boundary */
-	plat_u32 preempt;        /* atomic: sysmon asks it to give up the P [sysmon.c] */
-	int64_t compute_left;    /* of a computation cut by preemption */
-	struct plat_g plat;
 };
 
 /* ---- P ---- */
@@ -225,6 +230,8 @@ struct p {
 
 	struct g *gfree;         /* dead Gs to reuse (owner) */
 	int ngfree;
+	struct g *gnew_slab;     /* never-used Gs, made a block at a time (owner) */
+	int gnew_left;
 	uint64_t goidcache, goidcacheend;  /* goroutine ids taken in a batch (owner) */
 
 	/* Timers [time.c]: a 4-ary heap guarded by timers_lock. */
@@ -321,6 +328,8 @@ struct rt {
 	struct p **allp;
 	struct m *allm;                /* (sched.lock) */
 	struct g **allg;               /* every G struct ever made (sched.lock) */
+	void **gslabs;                 /* the blocks they were made in (sched.lock) */
+	size_t ngslabs;
 	void (*main_fn)(void *);
 	void *main_arg;
 	struct g *main_g;              /* with main_fn: the G whose return ends the run */
@@ -489,9 +498,9 @@ struct gmutex {
 	struct waitq q;
 };
 struct waitgroup {
-	struct rt_mutex lock;    /* guards all below */
+	plat_u64 state;          /* atomic: counter << 32 | waiters [sync.c] */
+	struct rt_mutex lock;    /* guards the queue */
 	plat_line_t line;
-	int64_t count;
 	struct waitq q;
 };
 struct gmutex *rt_gmutex_new(struct rt *rt, int node);

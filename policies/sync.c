@@ -13,8 +13,13 @@
  * the mutex locked, and cleared only by the unlock that then looks at
  * the queue under the same lock, so no wake-up is lost.
  *
- * WaitGroup.  A counter and a queue of waiting Gs under one lock; the Add
- * that brings the counter to zero readies every waiter. */
+ * WaitGroup.  As Go's: one atomic word holds the counter (high half) and
+ * the number of waiters (low half), so Add and Done are one atomic add
+ * and take no lock unless the counter reaches zero with waiters.  A
+ * waiter registers by CAS under the queue lock, only while the counter is
+ * non-zero, and parks with the lock released once it is off its M; the
+ * Add that reaches zero with waiters takes the lock (so it waits for the
+ * last of them to be parked), clears the word and readies them all. */
 #include "policies/runtime.h"
 
 #include <assert.h>
@@ -122,30 +127,34 @@ struct waitgroup *rt_waitgroup_new(struct rt *rt, int node)
 {
 	struct waitgroup *wg = xcalloc(1, sizeof(*wg));
 	wg->line = plat_line_new(rt, node);
+	plat_u64_init(&wg->state, 0, wg->line);
 	rt_mutex_init(rt, &wg->lock, wg->line);
 	return wg;
 }
 
-/* Returns false if the counter would go negative (the caller panics). */
+#define WG_COUNT(s) ((int32_t)((s) >> 32))
+#define WG_WAITERS(s) ((uint32_t)(s))
+
+/* Returns false if the counter went negative (the caller panics). */
 bool rt_waitgroup_add(struct m *m, struct waitgroup *wg, int64_t delta)
 {
+	uint64_t st = plat_add_u64(&wg->state, (uint64_t)delta << 32, memory_order_acq_rel) +
+		      ((uint64_t)delta << 32);
+	if (WG_COUNT(st) < 0)
+		return false;
+	if (WG_COUNT(st) > 0 || WG_WAITERS(st) == 0)
+		return true;
 	rt_lock(&wg->lock);
 	plat_shared_access(wg->line, true);
-	if (wg->count + delta < 0) {
-		rt_unlock(&wg->lock);
-		return false;
-	}
-	wg->count += delta;
-	struct sudog *waiters = NULL;
-	if (wg->count == 0) {
-		waiters = wg->q.first;
-		wg->q.first = wg->q.last = NULL;
-	}
+	plat_store_u64(&wg->state, 0, memory_order_relaxed);
+	struct sudog *waiters = wg->q.first;
+	wg->q.first = wg->q.last = NULL;
 	rt_unlock(&wg->lock);
 	while (waiters) {
 		struct sudog *s = waiters;
 		waiters = s->next;
 		s->next = s->prev = NULL;
+		s->queued = false;
 		rt_ready(m, s->g);
 	}
 	return true;
@@ -158,12 +167,18 @@ static void waitgroup_unlock(void *arg)
 
 bool rt_waitgroup_wait(struct m *m, struct waitgroup *wg)
 {
+	uint64_t st = plat_load_u64(&wg->state, memory_order_acquire);
+	if (WG_COUNT(st) == 0)
+		return true;
 	rt_lock(&wg->lock);
 	plat_shared_access(wg->line, false);
-	if (wg->count == 0) {
-		rt_unlock(&wg->lock);
-		return true;
-	}
+	st = plat_load_u64(&wg->state, memory_order_acquire);
+	do {
+		if (WG_COUNT(st) == 0) {
+			rt_unlock(&wg->lock);
+			return true;
+		}
+	} while (!plat_cas_u64(&wg->state, &st, st + 1, memory_order_acq_rel));
 	struct g *g = m->curg;
 	g->sud.g = g;
 	g->waitreason = "sync.WaitGroup.Wait";

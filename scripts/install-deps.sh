@@ -1,6 +1,8 @@
 #!/bin/sh
 # Installs every Debian package schedlab's build, tests and scripts use.
 # Idempotent and non-interactive: safe to run on every CI start.
+#   scripts/install-deps.sh           what building and testing need
+#   scripts/install-deps.sh --bench   and Go, the anchor of scripts/bench-native
 set -eu
 
 PACKAGES="
@@ -18,6 +20,9 @@ PACKAGES="
   python3
   time
 "
+if [ "${1:-}" = "--bench" ]; then
+  PACKAGES="$PACKAGES golang-go"
+fi
 
 missing=""
 for p in $PACKAGES; do
