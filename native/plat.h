@@ -117,6 +117,15 @@ NATP_ATOMIC_OPS(uint64_t, u64)
 NATP_ATOMIC_OPS(void *, ptr)
 #undef NATP_ATOMIC_OPS
 
+static inline void *plat_peek_ptr(const plat_ptr *a)
+{
+	return atomic_load_explicit((void *_Atomic *)&a->v, memory_order_relaxed);
+}
+static inline void plat_prefetch(const void *p, int lines)
+{
+	for (int i = 0; i < lines; i++)
+		__builtin_prefetch((const char *)p + 64 * i);
+}
 static inline uint32_t plat_peek_u32(const plat_u32 *a)
 {
 	return atomic_load_explicit((_Atomic uint32_t *)&a->v, memory_order_relaxed);

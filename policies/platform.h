@@ -106,6 +106,11 @@
  *         triggered read and write readiness, reported with a mode; open
  *         returns 0 or an errno (simulation has no descriptors: ENOTSUP)
  *
+ *   A hint:
+ *     void plat_prefetch(const void *p, int lines)   start loading lines
+ *         cache lines from p; a no-op in simulation
+ *     void *plat_peek_ptr(const plat_ptr *)   relaxed load, no price
+ *
  *   Node-bound memory:
  *     void *plat_alloc(size_t, int node)   zeroed, on node (-1: anywhere)
  *     void plat_free(void *, size_t)

@@ -112,6 +112,10 @@ struct g *rt_runqget(struct p *pp, bool *inherit)
 		if (plat_cas_u32(&pp->runqhead, &h, h + 1, memory_order_release)) {
 			if (inherit)
 				*inherit = false;
+			/* The next G will probably run after this one: start
+			 * fetching its first two lines, often cold by now. */
+			if (h + 1 != t)
+				plat_prefetch(plat_peek_ptr(&pp->runq[(h + 1) & pp->runq_mask]), 2);
 			return g;
 		}
 	}
