@@ -100,8 +100,9 @@ int64_t sl_nanotime(void);
 
 typedef struct hchan sl_chan;
 sl_chan *sl_chan_make(size_t cap);     /* cap 0: unbuffered */
-/* Frees a channel no goroutine uses any more; channels left at the end of
- * the run are not freed. */
+/* Frees a channel no goroutine uses any more.  Channels, WaitGroups and
+ * mutexes left when the run ends are not freed by it; their *_free may
+ * also be called after sl_run has returned. */
 void sl_chan_free(sl_chan *c);
 void sl_chan_send(sl_chan *c, uint64_t v);
 uint64_t sl_chan_recv(sl_chan *c);     /* 0 from a closed, drained channel */
