@@ -122,18 +122,19 @@ static void serve(void *arg)
 int main(int argc, char **argv)
 {
 	int procs;
-	if (argc >= 3 && strcmp(argv[1], "--listen") == 0) {
-		long p;
-		char *args[] = { argv[0], argv[2], argc > 3 ? argv[3] : NULL };
-		example_args(argc > 3 ? 3 : 2, args, &procs, &p, 0);
-		port = procs;
-		procs = 0;
-		if (argc > 3)
-			example_args(2, (char *[]){ argv[0], argv[3] }, &procs, &p, 0);
-		if (port > 65535) {
-			fprintf(stderr, "echo: port %d out of range\n", port);
+	if (argc >= 2 && strcmp(argv[1], "--listen") == 0) {
+		char *end = NULL;
+		long p = argc >= 3 ? strtol(argv[2], &end, 10) : -1;
+		if (argc > 4 || !end || *end || end == argv[2] || p < 0 || p > 65535) {
+			fprintf(stderr, "usage: %s --listen PORT [PROCS] (PORT from 0 to 65535)\n",
+				argv[0]);
 			return 2;
 		}
+		port = (int)p;
+		/* PROCS, if given, reads as in every example */
+		char *rest[] = { argv[0], argc == 4 ? argv[3] : NULL };
+		long unused;
+		example_args(argc == 4 ? 2 : 1, rest, &procs, &unused, 0);
 		struct sl_options o = { .procs = procs };
 		return sl_run(&o, serve, NULL);
 	}

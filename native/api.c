@@ -26,11 +26,14 @@ static struct m *self(const char *call)
 /* Runtime calls are where C code can be preempted, as Go's function
  * prologues were before signals: sysmon flags a G that has held its P for
  * preempt_ms, and its next call here gives the P up. */
-static inline void preempt_point(struct m *m)
+static inline struct m *preempt_point(struct m *m)
 {
 	struct g *g = m->curg;
-	if (__builtin_expect(plat_peek_u32(&g->preempt) != 0, 0))
+	if (__builtin_expect(plat_peek_u32(&g->preempt) != 0, 0)) {
 		plat_g_leave(g, G_PREEMPT);
+		m = plat_self();   /* it may resume on another M */
+	}
+	return m;
 }
 
 /* A panic ends the G that made it, there and then: C cannot unwind it. */
@@ -131,7 +134,7 @@ void sl_go(void (*fn)(void *), void *arg)
 {
 	struct m *m = self("sl_go");
 	rt_newproc(m, NULL, fn, arg);
-	preempt_point(m);
+	(void)preempt_point(m);
 }
 
 void sl_gosched(void)
@@ -169,8 +172,7 @@ void sl_chan_send(sl_chan *c, uint64_t v)
 {
 	struct m *m = self("sl_chan_send");
 	struct g *g = m->curg;
-	preempt_point(m);
-	m = plat_self();
+	m = preempt_point(m);
 	if (!c) {
 		/* Go: a send on a nil channel blocks forever */
 		g->waitreason = "chan send (nil chan)";
@@ -188,8 +190,7 @@ uint64_t sl_chan_recv2(sl_chan *c, bool *ok)
 {
 	struct m *m = self("sl_chan_recv");
 	struct g *g = m->curg;
-	preempt_point(m);
-	m = plat_self();
+	m = preempt_point(m);
 	if (!c) {
 		g->waitreason = "chan receive (nil chan)";
 		plat_g_leave(g, G_PARK);
@@ -275,9 +276,7 @@ void sl_wg_free(sl_wg *wg)
 
 void sl_wg_add(sl_wg *wg, int64_t delta)
 {
-	struct m *m = self("sl_wg_add");
-	preempt_point(m);
-	m = plat_self();
+	struct m *m = preempt_point(self("sl_wg_add"));
 	if (!rt_waitgroup_add(m, wg, delta))
 		panic_now(m, "sync: negative WaitGroup counter");
 }
@@ -309,8 +308,7 @@ void sl_mutex_lock(sl_mutex *mu)
 {
 	struct m *m = self("sl_mutex_lock");
 	struct g *g = m->curg;
-	preempt_point(m);
-	m = plat_self();
+	m = preempt_point(m);
 	/* a woken waiter tries again: it may lose to a newcomer */
 	while (!rt_gmutex_lock(m, mu)) {
 		plat_g_leave(g, G_PARK);

@@ -224,15 +224,6 @@ static void natp_gmain(void *arg)
 #define STACK_CACHE NATP_STACK_CACHE
 #define STACK_SLAB 16
 
-static size_t page_size(void)
-{
-	static size_t page;
-	if (!page)
-		page = (size_t)sysconf(_SC_PAGESIZE);
-	return page;
-}
-
-static size_t stack_map_size(void) { return NATP_G_STACK + page_size(); }
 
 static void stack_fail(const char *what)
 {
@@ -256,14 +247,14 @@ static void stack_fail(const char *what)
 /* Maps STACK_SLAB stacks into m's cache. */
 static void stack_map_slab(struct m *m)
 {
-	size_t one = stack_map_size();
+	size_t one = m->rt->plat.stack_map, page = one - NATP_G_STACK;
 	char *map = mmap(NULL, one * STACK_SLAB, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (map == MAP_FAILED)
 		stack_fail("map");
 	for (int i = 0; i < STACK_SLAB; i++) {
 		/* the guard is the lowest page: a stack grows down into it */
-		if (mprotect(map + (size_t)i * one, page_size(), PROT_NONE) != 0)
+		if (mprotect(map + (size_t)i * one, page, PROT_NONE) != 0)
 			stack_fail("guard");
 		m->plat.stacks[m->plat.nstacks++] = map + (size_t)i * one;
 	}
@@ -307,11 +298,10 @@ void natp_g_init(struct rt *rt, struct g *g)
 
 void natp_g_free(struct rt *rt, struct g *g)
 {
-	(void)rt;
 	if (!g->plat.stack)
 		return;
 	ctx_destroy(&g->plat.ctx);
-	munmap(g->plat.stack, stack_map_size());
+	munmap(g->plat.stack, rt->plat.stack_map);
 	g->plat.stack = NULL;
 }
 
@@ -319,8 +309,8 @@ enum g_why natp_execute(struct m *m, struct g *g)
 {
 	if (!g->plat.stack) {
 		g->plat.stack = stack_get(m);
-		ctx_make(&g->plat.ctx, (char *)g->plat.stack + page_size(), NATP_G_STACK, natp_gmain,
-			 g);
+		size_t guard = m->rt->plat.stack_map - NATP_G_STACK;
+		ctx_make(&g->plat.ctx, (char *)g->plat.stack + guard, NATP_G_STACK, natp_gmain, g);
 	}
 	ctx_switch(&m->plat.g0, &g->plat.ctx);
 	enum g_why why = g->plat.why;
@@ -454,6 +444,7 @@ bool natp_rt_init(struct rt *rt, struct err *e)
 		if (t->pus[i].os_index + 1 > n)
 			n = t->pus[i].os_index + 1;
 	pthread_mutex_init(&rt->plat.stack_lock, NULL);
+	rt->plat.stack_map = NATP_G_STACK + (size_t)sysconf(_SC_PAGESIZE);
 	rt->plat.npu_of_os = n;
 	rt->plat.pu_of_os = xmalloc((n ? n : 1) * sizeof(int));
 	for (unsigned i = 0; i < n; i++)
@@ -479,7 +470,7 @@ void natp_rt_run(struct rt *rt)
 
 void natp_rt_fini(struct rt *rt)
 {
-	size_t one = stack_map_size();
+	size_t one = rt->plat.stack_map;
 	for (struct m *m = rt->allm; m; m = m->alllink)
 		while (m->plat.nstacks > 0)
 			munmap(m->plat.stacks[--m->plat.nstacks], one);

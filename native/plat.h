@@ -32,6 +32,7 @@ struct plat_rt {
 	int epfd, breakfd;       /* the netpoller: epoll, and an eventfd to break its wait */
 	int *pu_of_os;           /* OS CPU number -> topology PU (-1: not in it) */
 	unsigned npu_of_os;
+	size_t stack_map;        /* a G stack's mapping: NATP_G_STACK and a guard page */
 	pthread_mutex_t stack_lock;  /* guards the shared pool of G stacks */
 	void **stacks;
 	size_t nstacks, capstacks;

@@ -103,26 +103,34 @@ bool rt_netpoll_read(struct m *m, struct pollfd_desc *pd)
 	return false;
 }
 
-/* Takes pd's waiter for each mode in mode (its edge consumed by the
+/* A real descriptor's waiter and pending edge for one direction. */
+static struct g **fd_waiter(struct pollfd_desc *pd, uint32_t mode)
+{
+	return mode == NETPOLL_R ? &pd->rg : &pd->wg;
+}
+
+static bool *fd_edge(struct pollfd_desc *pd, uint32_t mode)
+{
+	return mode == NETPOLL_R ? &pd->rready : &pd->wready;
+}
+
+/* Takes pd's waiter for each direction in mode (its edge consumed by the
  * wake), or records the edge for the next to ask; returns the Gs taken. */
 static int fd_deliver(struct rt *rt, struct pollfd_desc *pd, uint32_t mode, struct g *w[2])
 {
+	static const uint32_t dirs[2] = { NETPOLL_R, NETPOLL_W };
 	int k = 0;
 	rt_lock(&pd->lock);
-	if (pd->open) {
-		struct g **slot[2] = { &pd->rg, &pd->wg };
-		bool *ready[2] = { &pd->rready, &pd->wready };
-		for (int i = 0; i < 2; i++) {
-			if (!(mode & (i ? NETPOLL_W : NETPOLL_R)))
-				continue;
-			if (*slot[i]) {
-				w[k++] = *slot[i];
-				*slot[i] = NULL;
-				plat_add_u32(&rt->sched.netpoll_waiters, (uint32_t)-1,
-					     memory_order_release);
-			} else {
-				*ready[i] = true;
-			}
+	for (int i = 0; i < 2 && pd->open; i++) {
+		if (!(mode & dirs[i]))
+			continue;
+		struct g **waiter = fd_waiter(pd, dirs[i]);
+		if (*waiter) {
+			w[k++] = *waiter;
+			*waiter = NULL;
+			plat_add_u32(&rt->sched.netpoll_waiters, (uint32_t)-1, memory_order_release);
+		} else {
+			*fd_edge(pd, dirs[i]) = true;
 		}
 	}
 	rt_unlock(&pd->lock);
@@ -248,6 +256,15 @@ void rt_netpoll_inject(struct m *m, const struct netpoll_event *ev, int n)
 
 /* ---- Real descriptors (native C API) ---- */
 
+/* A closed descriptor goes back for reuse, never to free() [see the top]. */
+static void fd_release(struct rt *rt, struct pollfd_desc *pd)
+{
+	rt_lock(&rt->sched.lock);
+	pd->link = rt->fdfree;
+	rt->fdfree = pd;
+	rt_unlock(&rt->sched.lock);
+}
+
 struct pollfd_desc *rt_netpoll_open(struct m *m, int fd)
 {
 	struct rt *rt = m->rt;
@@ -275,10 +292,7 @@ struct pollfd_desc *rt_netpoll_open(struct m *m, int fd)
 		rt_lock(&pd->lock);
 		pd->open = false;
 		rt_unlock(&pd->lock);
-		rt_lock(&rt->sched.lock);
-		pd->link = rt->fdfree;
-		rt->fdfree = pd;
-		rt_unlock(&rt->sched.lock);
+		fd_release(rt, pd);
 		errno = err;
 		return NULL;
 	}
@@ -302,16 +316,13 @@ void rt_netpoll_close(struct m *m, struct pollfd_desc *pd)
 			rt_ready(m, w[i]);
 		}
 	}
-	rt_lock(&rt->sched.lock);
-	pd->link = rt->fdfree;
-	rt->fdfree = pd;
-	rt_unlock(&rt->sched.lock);
+	fd_release(rt, pd);
 }
 
 enum fd_wait rt_netpoll_fd_wait(struct m *m, struct pollfd_desc *pd, uint32_t mode)
 {
-	bool *ready = mode == NETPOLL_R ? &pd->rready : &pd->wready;
-	struct g **slot = mode == NETPOLL_R ? &pd->rg : &pd->wg;
+	bool *ready = fd_edge(pd, mode);
+	struct g **slot = fd_waiter(pd, mode);
 	enum fd_wait r = FD_PARK;
 	rt_lock(&pd->lock);
 	if (!pd->open)

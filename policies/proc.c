@@ -137,8 +137,8 @@ static void stop_run(struct rt *rt)
 	struct sched *s = &rt->sched;
 	assert(rt_mutex_held(&s->lock));
 	plat_store_u32(&s->done, 1, memory_order_release);
-	if (!rt->end_ns)
-		rt->end_ns = plat_nanotime();
+	if (!rt->timed && !rt->end_ns)
+		rt->end_ns = plat_nanotime();   /* an untimed run's makespan ends here */
 	struct m *m;
 	while ((m = mget(rt))) {
 		m->nextp = NULL;
@@ -1122,6 +1122,7 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 		const struct m_stats *st = &m->stats;
 		r->goroutines += st->gs_created;
 		r->completed += st->gs_exited;
+		r->runs += st->runs;
 		if (st->last_exit_ns > last_exit)
 			last_exit = st->last_exit_ns;
 		hist_merge(&r->sched_latency, &st->sched_latency);
@@ -1141,9 +1142,6 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 	}
 	/* an untimed run knows only when it ended */
 	r->makespan_ns = (rt->timed ? last_exit : rt->end_ns) - rt->start_ns;
-	r->runs = 0;
-	for (struct m *m = rt->allm; m; m = m->alllink)
-		r->runs += m->stats.runs;
 	r->deadlock = rt->deadlock;
 	r->panicked = rt->panicked;
 	if (rt->panicked)

@@ -66,7 +66,7 @@ struct pollfd_desc {
 	uint64_t pending;        /* units ready and not yet read */
 	uint64_t remaining;      /* units still to arrive */
 	/* A real descriptor: readiness seen and not yet consumed by a waiter
-	 * (epoll is edge-triggered: an edge with no waiter must be kept). */
+	 * (readiness comes as edges: one with no waiter must be kept). */
 	int fd;
 	bool open;
 	bool rready, wready;

@@ -65,7 +65,7 @@ static const struct pol_knob steal_knobs[] = {
 struct steal {
 	struct rt_steal_order order;
 	uint32_t global_check;
-	uint64_t global_check_inv;   /* ceil(2^64 / global_check), when that is above 1 */
+	uint64_t global_check_inv;   /* ceil(2^64 / global_check) mod 2^64 */
 	int steal_tries;
 	int64_t runnext_delay_us;
 	uint32_t spinning_pct;
@@ -78,7 +78,7 @@ static bool steal_init(struct rt *rt, struct err *e)
 	struct steal *st = xcalloc(1, sizeof(*st));
 	rt->runq_size = (uint32_t)rt->knobs[K_RUNQ_SIZE];
 	st->global_check = (uint32_t)rt->knobs[K_GLOBAL_CHECK];
-	if (st->global_check > 1)
+	if (st->global_check)
 		st->global_check_inv = UINT64_MAX / st->global_check + 1;
 	st->steal_tries = (int)rt->knobs[K_STEAL_TRIES];
 	st->runnext_delay_us = rt->knobs[K_RUNNEXT_DELAY];
@@ -189,12 +189,12 @@ top:
 	/* Due timers ready their Gs onto this P. */
 	rt_check_timers(m, pp, 0);
 
-	/* 1: fairness.  x % d == 0 exactly when x * ceil(2^64 / d), mod 2^64,
-	 * is below ceil(2^64 / d) (Lemire's divisibility test): a divide
-	 * here costs as much as the rest of this function. */
-	if ((st->global_check == 1 ||
-	     (st->global_check > 1 &&
-	      (uint64_t)pp->schedtick * st->global_check_inv < st->global_check_inv)) &&
+	/* 1: fairness.  x % d == 0 exactly when x * c <= c - 1 mod 2^64, with
+	 * c = ceil(2^64 / d) mod 2^64 (Lemire's divisibility test; for d = 1,
+	 * c wraps to 0 and the test always holds): a divide here costs as
+	 * much as the rest of this function. */
+	if (st->global_check &&
+	    (uint64_t)pp->schedtick * st->global_check_inv <= st->global_check_inv - 1 &&
 	    plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
 		rt_lock(&s->lock);
 		g = rt_globrunqget(rt, pp, 1);
