@@ -15,12 +15,15 @@ static void help(FILE *f)
 		"  schedlab topo [-t TOPOLOGY] [--mlc] [--json]\n"
 		"  schedlab run -p POLICY -t TOPOLOGY -w WORKLOAD [--procs N] [--seed N]\n"
 		"               [--set KEY=VALUE ...] [--json FILE|-] [--native]\n"
+		"  schedlab workload expand WORKLOAD [--seed N] [-o FILE|-]\n"
 		"  schedlab --version\n"
 		"\n"
 		"TOPOLOGY is a bundled name (see `schedlab list topologies`; default numa4),\n"
 		"\"host\" for this machine as hwloc sees it, or a path to an hwloc XML file\n"
 		"(lstopo --of xml) or a schedlab JSON machine description (docs/topology.md).\n"
-		"WORKLOAD is a built-in workload (see `schedlab list workloads`).\n"
+		"WORKLOAD is a bundled name (see `schedlab list workloads`; default rpc-server)\n"
+		"or a path to a workload in the JSON language (docs/workload-format.md) or to\n"
+		"a trace written by `schedlab workload expand`.\n"
 		"`schedlab COMMAND --help` describes each command's options.\n"
 		"\n"
 		"Exit status: 0 success, 1 the run found what it was asked to find,\n"
@@ -109,6 +112,8 @@ int main(int argc, char **argv)
 		return cmd_topo(argc - 1, argv + 1);
 	if (strcmp(cmd, "list") == 0)
 		return cmd_list(argc - 1, argv + 1);
+	if (strcmp(cmd, "workload") == 0)
+		return cmd_workload(argc - 1, argv + 1);
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
 	fprintf(stderr, "schedlab: unknown command '%s' (see schedlab --help)\n", cmd);

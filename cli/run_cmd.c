@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "policies/policy.h"
 #include "topologies/topo.h"
+#include "workloads/json.h"
 #include "workloads/program.h"
 
 void cli_help_run(FILE *f)
@@ -23,7 +24,8 @@ void cli_help_run(FILE *f)
 		"  -p, --policy P     a policy (see `schedlab list policies`)\n"
 		"  -t, --topology T   bundled name, \"host\", or a path to hwloc XML or schedlab\n"
 		"                     JSON (default: numa4; with --native: host, the only choice)\n"
-		"  -w, --workload W   a built-in workload (see `schedlab list workloads`)\n"
+		"  -w, --workload W   a bundled workload (see `schedlab list workloads`; default\n"
+		"                     rpc-server), or a path to a workload or a trace\n"
 		"  --procs N          number of Ps, GOMAXPROCS (default: the topology's PUs)\n"
 		"  --seed N           seed of every random choice (default 1); the same inputs\n"
 		"                     and seed give the same simulated run, byte for byte\n"
@@ -73,6 +75,8 @@ struct run {
 	struct rt_result r;
 };
 
+/* The report's metrics [docs/runtime.md, "What a run reports"]: a key a
+ * run cannot produce is left out, not given as zero. */
 static cJSON *report_json(const struct run *run)
 {
 	const struct rt_result *r = &run->r;
@@ -95,15 +99,35 @@ static cJSON *report_json(const struct run *run)
 	cJSON_AddBoolToObject(m, "deadlock", r->deadlock);
 	if (r->panicked)
 		cJSON_AddStringToObject(m, "panic", r->panic);
-	cJSON_AddItemToObject(m, "sched_latency_ns", latency_json(&r->sched_latency));
+	if (r->sched_latency.count)
+		cJSON_AddItemToObject(m, "sched_latency_ns", latency_json(&r->sched_latency));
+	if (r->requests) {
+		cJSON_AddNumberToObject(m, "requests", (double)r->requests);
+		cJSON_AddItemToObject(m, "request_latency_ns", latency_json(&r->request_latency));
+	}
 	cJSON_AddNumberToObject(m, "throughput_per_s",
 				r->makespan_ns > 0 ? (double)r->completed * 1e9 / (double)r->makespan_ns
 						   : 0.0);
-	cJSON *cpu = cJSON_AddObjectToObject(m, "cpu");
-	double capacity = (double)run->procs * (double)r->makespan_ns;
-	cJSON_AddNumberToObject(cpu, "user", capacity > 0 ? (double)r->user_ns / capacity : 0.0);
-	cJSON_AddNumberToObject(cpu, "syscall", capacity > 0 ? (double)r->syscall_ns / capacity : 0.0);
+	if (r->cpu.measured) {
+		cJSON *cpu = cJSON_AddObjectToObject(m, "cpu");
+		for (int i = 0; i < RT_CPU__COUNT; i++) {
+			double f;
+			if (rt_cpu_frac(&r->cpu, (enum rt_cpu)i, &f))
+				cJSON_AddNumberToObject(cpu, rt_cpu_names[i], f);
+		}
+	}
 	cJSON *loc = cJSON_AddObjectToObject(m, "locality");
+	const struct rt_mem *mem = &r->locality.mem;
+	if (mem->measured) {
+		double f;
+		if (rt_mem_local_frac(mem, &f))
+			cJSON_AddNumberToObject(loc, "mem_local_frac", f);
+		cJSON *hops = cJSON_AddArrayToObject(loc, "mem_by_hops");
+		for (int h = 0; h < mem->nhops; h++)
+			cJSON_AddItemToArray(hops, cJSON_CreateNumber((double)mem->dram_by_hops[h]));
+		if (rt_mem_cache_hit_frac(mem, &f))
+			cJSON_AddNumberToObject(loc, "cache_hit_frac", f);
+	}
 	cJSON_AddNumberToObject(loc, "migrations_core", (double)r->locality.migrations_core);
 	cJSON_AddNumberToObject(loc, "migrations_node", (double)r->locality.migrations_node);
 	cJSON *st = cJSON_AddObjectToObject(m, "steals");
@@ -115,41 +139,98 @@ static cJSON *report_json(const struct run *run)
 	cJSON_AddNumberToObject(th, "parks", (double)r->threads.parks);
 	cJSON_AddNumberToObject(th, "wakeups", (double)r->threads.wakeups);
 	cJSON_AddNumberToObject(th, "futex_calls", (double)r->threads.futex_calls);
+	if (r->cpu.measured)
+		cJSON_AddNumberToObject(th, "parked_ns", (double)r->cpu.parked_ns);
 	cJSON *sm = cJSON_AddObjectToObject(m, "sysmon");
 	cJSON_AddNumberToObject(sm, "preemptions", (double)r->preemptions);
 	cJSON_AddNumberToObject(sm, "retakes", (double)r->retakes);
 	return o;
 }
 
+/* The text summary: one row per metric, labels in a column of their own. */
+#define LABEL "%-16s"
+
+static void latency_row(const char *label, const struct hist *h)
+{
+	printf("  %-14s%10llu%10llu%10llu%10llu%10llu%10.0f\n", label,
+	       (unsigned long long)hist_quantile(h, 0.5), (unsigned long long)hist_quantile(h, 0.9),
+	       (unsigned long long)hist_quantile(h, 0.99), (unsigned long long)hist_quantile(h, 0.999),
+	       (unsigned long long)h->max, hist_mean(h));
+}
+
+static const char *const cpu_labels[RT_CPU__COUNT] = {
+	[RT_CPU_USER] = "user",
+	[RT_CPU_SCHED] = "sched",
+	[RT_CPU_SPIN] = "spin",
+	[RT_CPU_LOCK_WAIT] = "lock wait",
+	[RT_CPU_SYSCALL] = "syscall",
+	[RT_CPU_IDLE] = "idle",
+};
+
 static void report_text(const struct run *run)
 {
 	const struct rt_result *r = &run->r;
-	const struct hist *h = &r->sched_latency;
 	printf("%s run: policy %s, topology %s, workload %s, %d Ps, seed %llu\n", run->api->mode,
 	       run->pol->name, run->topo->name, run->wl->name, run->procs,
 	       (unsigned long long)run->seed);
-	printf("makespan        %.3f ms\n", (double)r->makespan_ns / 1e6);
-	printf("goroutines      %llu made, %llu completed%s\n", (unsigned long long)r->goroutines,
+	printf(LABEL "%.3f ms\n", "makespan", (double)r->makespan_ns / 1e6);
+	printf(LABEL "%llu made, %llu completed%s\n", "goroutines", (unsigned long long)r->goroutines,
 	       (unsigned long long)r->completed, r->deadlock ? ", DEADLOCK" : "");
-	printf("sched latency   p50 %llu  p90 %llu  p99 %llu  p99.9 %llu  max %llu ns  (mean %.0f)\n",
-	       (unsigned long long)hist_quantile(h, 0.5), (unsigned long long)hist_quantile(h, 0.9),
-	       (unsigned long long)hist_quantile(h, 0.99),
-	       (unsigned long long)hist_quantile(h, 0.999), (unsigned long long)h->max,
-	       hist_mean(h));
-	double capacity = (double)run->procs * (double)r->makespan_ns;
-	printf("cpu             %.1f%% of %d Ps running Gs' own work\n",
-	       capacity > 0 ? 100.0 * (double)r->user_ns / capacity : 0.0, run->procs);
-	printf("steals          %llu same node, %llu remote node, %llu goroutines stolen\n",
-	       (unsigned long long)r->steals.same_node, (unsigned long long)r->steals.remote_node,
-	       (unsigned long long)r->steals.gs_stolen);
-	printf("migrations      %llu between cores, %llu between nodes\n",
+	printf(LABEL "%.1f goroutines/s\n", "throughput",
+	       r->makespan_ns > 0 ? (double)r->completed * 1e9 / (double)r->makespan_ns : 0.0);
+	if (r->requests)
+		printf(LABEL "%llu answered\n", "requests", (unsigned long long)r->requests);
+
+	if (r->sched_latency.count || r->requests) {
+		printf(LABEL "%10s%10s%10s%10s%10s%10s\n", "latency (ns)", "p50", "p90", "p99",
+		       "p99.9", "max", "mean");
+		if (r->sched_latency.count)
+			latency_row("scheduling", &r->sched_latency);
+		if (r->requests)
+			latency_row("request", &r->request_latency);
+	}
+
+	if (r->cpu.measured) {
+		printf(LABEL "%% of %d Ps x %.3f ms\n", "cpu", run->procs, (double)r->cpu.span_ns / 1e6);
+		for (int i = 0; i < RT_CPU__COUNT; i++) {
+			double f;
+			if (rt_cpu_frac(&r->cpu, (enum rt_cpu)i, &f))
+				printf("  %-14s%6.1f%%\n", cpu_labels[i], 100.0 * f);
+		}
+	}
+
+	printf("locality\n");
+	printf("  %-14s%llu between cores, %llu between nodes\n", "migrations",
 	       (unsigned long long)r->locality.migrations_core,
 	       (unsigned long long)r->locality.migrations_node);
-	printf("sysmon          %llu preemptions, %llu Ps retaken from system calls\n",
-	       (unsigned long long)r->preemptions, (unsigned long long)r->retakes);
-	printf("threads         %llu created, %llu parks, %llu wake-ups, %llu futex calls\n",
+	const struct rt_mem *mem = &r->locality.mem;
+	if (mem->measured) {
+		double f;
+		if (rt_mem_cache_hit_frac(mem, &f))
+			printf("  %-14s%6.1f%% of %llu lines touched\n", "cache hits", 100.0 * f,
+			       (unsigned long long)mem->lines);
+		printf("  %-14s", "local memory");
+		if (rt_mem_local_frac(mem, &f))
+			printf("%6.1f%% of %llu lines from DRAM", 100.0 * f, (unsigned long long)mem->dram);
+		else
+			printf("no line from DRAM");
+		printf("\n  %-14s", "DRAM by hops");
+		for (int h = 0; h < mem->nhops; h++)
+			printf("%s%d: %llu", h ? ", " : "", h, (unsigned long long)mem->dram_by_hops[h]);
+		printf(" lines\n");
+	}
+
+	printf(LABEL "%llu same node, %llu remote node, %llu goroutines stolen\n", "steals",
+	       (unsigned long long)r->steals.same_node, (unsigned long long)r->steals.remote_node,
+	       (unsigned long long)r->steals.gs_stolen);
+	printf(LABEL "%llu created, %llu parks, %llu wake-ups, %llu futex calls", "threads",
 	       (unsigned long long)r->threads.created, (unsigned long long)r->threads.parks,
 	       (unsigned long long)r->threads.wakeups, (unsigned long long)r->threads.futex_calls);
+	if (r->cpu.measured)
+		printf(", %.3f ms parked", (double)r->cpu.parked_ns / 1e6);
+	printf("\n");
+	printf(LABEL "%llu preemptions, %llu Ps retaken from system calls\n", "sysmon",
+	       (unsigned long long)r->preemptions, (unsigned long long)r->retakes);
 }
 
 static int write_json(const char *path, cJSON *o)
@@ -171,20 +252,88 @@ static int write_json(const char *path, cJSON *o)
 
 #define MAX_SETS 64
 
+static int run_main(int argc, char **argv, const char *cmd, const char *expand);
+
+static int write_trace(const char *cmd, const char *path, const struct workload *wl, uint64_t seed,
+		       const struct rt_api *api, struct rt *rt)
+{
+	const struct wl_draw *recs;
+	size_t n = api->draws(rt, &recs);
+	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "schedlab %s: -o %s: %s\n", cmd, path, strerror(errno));
+		return EXIT_BADINPUT;
+	}
+	wl_write_trace(f, wl, seed, recs, n);
+	if (f != stdout ? fclose(f) != 0 : fflush(f) != 0) {
+		fprintf(stderr, "schedlab %s: -o %s: %s\n", cmd, path, strerror(errno));
+		return EXIT_BADINPUT;
+	}
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
-	const char *policy = NULL, *topology = NULL, *workload = NULL, *json = NULL;
+	return run_main(argc, argv, "run", NULL);
+}
+
+/* `schedlab workload expand W ...': W's run as a trace. */
+int cmd_workload(int argc, char **argv)
+{
+	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		cli_help_workload(stdout);
+		return 0;
+	}
+	if (argc < 3 || strcmp(argv[1], "expand") != 0 || argv[2][0] == '-')
+		return cli_usage_error("workload", "expected: workload expand WORKLOAD [options]");
+	/* the rest is run's options, with -w WORKLOAD */
+	char **args = xcalloc((size_t)argc + 2, sizeof(*args));
+	int n = 0;
+	args[n++] = "expand";
+	args[n++] = "-w";
+	args[n++] = argv[2];
+	for (int i = 3; i < argc; i++)
+		args[n++] = argv[i];
+	int rc = run_main(n, args, "workload expand", "-");
+	free(args);
+	return rc;
+}
+
+void cli_help_workload(FILE *f)
+{
+	fprintf(f,
+		"usage: schedlab workload expand WORKLOAD [--seed N] [-o FILE|-] [-p POLICY]\n"
+		"                [-t TOPOLOGY] [--procs N] [--set KEY=VALUE ...]\n"
+		"\n"
+		"Simulates WORKLOAD and writes it as a trace (JSON lines, to stdout by default):\n"
+		"the workload's document and seed, then every random stream's sampled values in\n"
+		"the order drawn.  A trace is itself a workload: `schedlab run -w TRACE' replays\n"
+		"those values instead of sampling, and gives the report the workload gives with\n"
+		"that seed.  The policy (default steal), topology and procs choose the run the\n"
+		"values are drawn in; a workload whose control flow does not depend on\n"
+		"scheduling draws the same values under any of them.\n");
+}
+
+/* `run', and `workload expand' (expand: where the trace goes; the run is
+ * simulated and reports nothing else). */
+static int run_main(int argc, char **argv, const char *cmd, const char *expand)
+{
+	const char *policy = expand ? "steal" : NULL, *topology = NULL, *workload = NULL,
+		   *json = NULL;
 	const char *sets[MAX_SETS];
 	int nsets = 0;
 	uint64_t seed = 1, procs = 0;
-	bool native = false;
+	bool native = false, seed_given = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char **val = NULL;
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			cli_help_run(stdout);
+			if (expand)
+				cli_help_workload(stdout);
+			else
+				cli_help_run(stdout);
 			return 0;
-		} else if (strcmp(a, "--native") == 0) {
+		} else if (strcmp(a, "--native") == 0 && !expand) {
 			native = true;
 			continue;
 		} else if (strcmp(a, "-p") == 0 || strcmp(a, "--policy") == 0) {
@@ -193,37 +342,40 @@ int cmd_run(int argc, char **argv)
 			val = &topology;
 		} else if (strcmp(a, "-w") == 0 || strcmp(a, "--workload") == 0) {
 			val = &workload;
-		} else if (strcmp(a, "--json") == 0) {
+		} else if (strcmp(a, "--json") == 0 && !expand) {
 			val = &json;
+		} else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && expand) {
+			val = &expand;
 		} else if (strcmp(a, "--procs") != 0 && strcmp(a, "--seed") != 0 &&
 			   strcmp(a, "--set") != 0) {
-			return cli_usage_error("run", "unknown option '%s'", a);
+			return cli_usage_error(cmd, "unknown option '%s'", a);
 		}
 		if (++i == argc)
-			return cli_usage_error("run", "option %s needs a value", a);
+			return cli_usage_error(cmd, "option %s needs a value", a);
 		const char *v = argv[i];
 		if (val) {
 			*val = v;
 		} else if (strcmp(a, "--procs") == 0) {
 			if (!parse_u64(v, 4096, &procs) || procs == 0)
-				return cli_usage_error("run", "--procs %s: expected a number from 1 to 4096",
+				return cli_usage_error(cmd, "--procs %s: expected a number from 1 to 4096",
 						       v);
 		} else if (strcmp(a, "--seed") == 0) {
+			seed_given = true;
 			if (!parse_u64(v, UINT64_MAX, &seed))
-				return cli_usage_error("run", "--seed %s: expected a non-negative integer",
+				return cli_usage_error(cmd, "--seed %s: expected a non-negative integer",
 						       v);
 		} else {
 			if (nsets == MAX_SETS)
-				return cli_usage_error("run", "at most %d --set options", MAX_SETS);
+				return cli_usage_error(cmd, "at most %d --set options", MAX_SETS);
 			sets[nsets++] = v;
 		}
 	}
 	if (!policy)
-		return cli_usage_error("run", "missing -p POLICY");
+		return cli_usage_error(cmd, "missing -p POLICY");
 	if (!workload)
-		return cli_usage_error("run", "missing -w WORKLOAD");
+		workload = "rpc-server";
 	if (native && topology && strcmp(topology, "host") != 0)
-		return cli_usage_error("run", "--native runs on this machine: -t must be host, not '%s'",
+		return cli_usage_error(cmd, "--native runs on this machine: -t must be host, not '%s'",
 				       topology);
 
 	struct run run = { .api = native ? &nat__rt_api : &sim__rt_api, .seed = seed };
@@ -233,7 +385,7 @@ int cmd_run(int argc, char **argv)
 		size_t len = 0;
 		for (int i = 0; i < run.api->pol_count(); i++)
 			len = str_list_add(names, sizeof(names), len, run.api->pol_at(i)->name);
-		return cli_usage_error("run", "-p %s: no such policy (policies: %s)", policy, names);
+		return cli_usage_error(cmd, "-p %s: no such policy (policies: %s)", policy, names);
 	}
 	int64_t *knobs = xcalloc((size_t)pol_nknobs(run.pol) + 1, sizeof(*knobs));
 	pol_default_knobs(run.pol, knobs);
@@ -241,19 +393,45 @@ int cmd_run(int argc, char **argv)
 	for (int i = 0; i < nsets; i++) {
 		if (!pol_set_knob(run.pol, knobs, sets[i], &e)) {
 			free(knobs);
-			return cli_usage_error("run", "%s", e.msg);
+			return cli_usage_error(cmd, "%s", e.msg);
 		}
 	}
 	run.knobs = knobs;
 
 	struct topo *topo = topo_load(native ? "host" : topology ? topology : "numa4", &e);
-	struct workload *wl = topo ? wl_builtin(workload, &e) : NULL;
+	bool is_trace = false;
+	uint64_t trace_seed = 0;
+	struct workload *wl = topo ? wl_load(workload, &is_trace, &trace_seed, &e) : NULL;
 	if (!topo || !wl) {
 		topo_free(topo);
 		free(knobs);
-		if (topo)
-			return cli_usage_error("run", "-w: %s", e.msg);
 		return cli_input_error(&e);
+	}
+	if (is_trace) {
+		/* the trace's draws are its seed's: a replay under another seed
+		 * would mix them with other scheduling choices */
+		if (seed_given && seed != trace_seed) {
+			wl_free(wl);
+			topo_free(topo);
+			free(knobs);
+			return cli_usage_error(cmd, "--seed %llu: the trace %s was expanded with seed %llu",
+					       (unsigned long long)seed, workload,
+					       (unsigned long long)trace_seed);
+		}
+		seed = run.seed = trace_seed;
+		if (expand) {
+			wl_free(wl);
+			topo_free(topo);
+			free(knobs);
+			return cli_usage_error(cmd, "%s is already a trace", workload);
+		}
+	}
+	if (expand && !wl->source_json) {
+		wl_free(wl);
+		topo_free(topo);
+		free(knobs);
+		return cli_usage_error(cmd, "%s is built in C, not written in the workload language: "
+				       "it has nothing to expand", workload);
 	}
 	run.topo = topo;
 	run.wl = wl;
@@ -266,6 +444,7 @@ int cmd_run(int argc, char **argv)
 		.seed = seed,
 		.topo = topo,
 		.workload = wl,
+		.record_draws = expand != NULL,
 	};
 	int rc = 0;
 	struct rt *rt = run.api->create(&cfg, &e);
@@ -274,6 +453,16 @@ int cmd_run(int argc, char **argv)
 	} else {
 		run.api->run(rt);
 		run.api->result(rt, &run.r);
+		if (expand) {
+			rc = rt_result_report_fatal(&run.r, stderr);
+			if (rc == 0)
+				rc = write_trace(cmd, expand, wl, seed, run.api, rt);
+			run.api->destroy(rt);
+			wl_free(wl);
+			topo_free(topo);
+			free(knobs);
+			return rc;
+		}
 		run.api->destroy(rt);
 		if (json) {
 			cJSON *o = report_json(&run);
@@ -312,9 +501,28 @@ int cli_list_policies(void)
 	return 0;
 }
 
+/* The catalog, one line each: its name and the first sentence of its
+ * description. */
 int cli_list_workloads(void)
 {
+	for (int i = 0; i < wl_catalog_count(); i++) {
+		struct err e;
+		bool trace;
+		uint64_t seed;
+		struct workload *w = wl_load(wl_catalog_name(i), &trace, &seed, &e);
+		if (!w) {
+			fprintf(stderr, "schedlab: internal error: %s\n", e.msg);
+			return 3;
+		}
+		const char *d = w->description;
+		const char *dot = strstr(d, ". ");
+		int len = dot ? (int)(dot - d) : (int)strlen(d);
+		if (len > 0 && d[len - 1] == '.')
+			len--;
+		printf("%-14s %.*s\n", w->name, len, d);
+		wl_free(w);
+	}
 	for (int i = 0; i < wl_builtin_count(); i++)
-		printf("%-12s %s\n", wl_builtin_name(i), wl_builtin_summary(i));
+		printf("%-14s %s (built in C)\n", wl_builtin_name(i), wl_builtin_summary(i));
 	return 0;
 }

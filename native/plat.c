@@ -168,6 +168,82 @@ void natp_free(void *p, size_t size)
 		hwloc_free(host_hwloc(), p, size);
 }
 
+/* ---- The workload's memory ---- */
+
+/* Placed as asked, but not written: pages of a first-touch region must
+ * land where the G that first touches them runs, not here. */
+bool natp_region_init(struct rt *rt, struct rt_region *r, int place, int node)
+{
+	(void)rt;
+	hwloc_topology_t topo = host_hwloc();
+	size_t size = r->bytes ? r->bytes : 1;
+	void *p = NULL;
+	if (place == PROG_PLACE_NODE || place == PROG_PLACE_LOCAL) {
+		hwloc_obj_t obj = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)node);
+		if (obj)
+			p = hwloc_alloc_membind(topo, size, obj->nodeset, HWLOC_MEMBIND_BIND,
+						HWLOC_MEMBIND_BYNODESET);
+	} else if (place == PROG_PLACE_INTERLEAVE) {
+		hwloc_const_nodeset_t all = hwloc_topology_get_topology_nodeset(topo);
+		p = hwloc_alloc_membind(topo, size, all, HWLOC_MEMBIND_INTERLEAVE,
+					HWLOC_MEMBIND_BYNODESET);
+	}
+	if (!p)
+		p = hwloc_alloc(topo, size);   /* first touch, or a machine that cannot bind */
+	r->plat.base = p;
+	return p != NULL;
+}
+
+void natp_region_fini(struct rt *rt, struct rt_region *r)
+{
+	(void)rt;
+	if (r->plat.base)
+		hwloc_free(host_hwloc(), r->plat.base, r->bytes ? r->bytes : 1);
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Every line of the range once.  A random order is a stride coprime with
+ * the line count from a seeded start; a pointer chase is the same walk
+ * with each next line depending on the value just loaded, so the loads
+ * cannot overlap.  The region's bytes stay zero (a write stores zero), so
+ * the dependence changes no address. */
+int64_t natp_touch(struct rt_region *r, uint64_t offset, uint64_t bytes, int pattern, bool write,
+		   uint64_t seed)
+{
+	volatile unsigned char *b = r->plat.base + offset;
+	uint64_t lines = (bytes + 63) / 64;
+	if (lines == 0)
+		return 0;
+	int64_t t0 = natp_nanotime();
+	uint64_t step = 1, at = 0;
+	if (pattern != PROG_SEQUENTIAL && lines > 1) {
+		step = (seed | 1) % lines;
+		while (gcd64(step, lines) != 1)
+			step++;
+		at = (seed >> 17) % lines;
+	}
+	for (uint64_t i = 0; i < lines; i++) {
+		unsigned v = b[at * 64];
+		if (write)
+			b[at * 64] = 0;
+		if (pattern == PROG_POINTER_CHASE)
+			__asm__ volatile("" : "+r"(v));
+		else
+			v = 0;
+		at = (at + step + v) % lines;
+	}
+	return natp_nanotime() - t0;
+}
+
 /* ---- Ms ---- */
 
 static void *natp_mmain(void *arg)
@@ -350,30 +426,17 @@ void natp_netpoll_init(struct rt *rt)
 	must(rt->plat.breakfd >= 0, "eventfd");
 	struct epoll_event e = { .events = EPOLLIN, .data.ptr = NULL };
 	must(epoll_ctl(rt->plat.epfd, EPOLL_CTL_ADD, rt->plat.breakfd, &e) == 0, "epoll_ctl");
+	rt->plat.timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	must(rt->plat.timerfd >= 0, "timerfd_create");
+	e = (struct epoll_event){ .events = EPOLLIN, .data.ptr = &rt->plat.timerfd };
+	must(epoll_ctl(rt->plat.epfd, EPOLL_CTL_ADD, rt->plat.timerfd, &e) == 0, "epoll_ctl");
 }
 
 void natp_netpoll_fini(struct rt *rt)
 {
-	for (uint32_t i = 0; i < rt->wl->nsources; i++)
-		if (rt->pds[i]->plat.fd > 0)
-			close(rt->pds[i]->plat.fd);
+	close(rt->plat.timerfd);
 	close(rt->plat.breakfd);
 	close(rt->plat.epfd);
-}
-
-/* A workload source is a periodic timerfd: readable each interval, its
- * read giving the expirations since the last (the core stops counting
- * after count). */
-void natp_netpoll_arm(struct rt *rt, struct pollfd_desc *pd, uint64_t interval, uint64_t count)
-{
-	(void)count;
-	pd->plat.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	must(pd->plat.fd >= 0, "timerfd_create");
-	struct timespec t = { (time_t)(interval / 1000000000), (long)(interval % 1000000000) };
-	struct itimerspec its = { t, t };
-	must(timerfd_settime(pd->plat.fd, 0, &its, NULL) == 0, "timerfd_settime");
-	struct epoll_event e = { .events = EPOLLIN | EPOLLET, .data.ptr = pd };
-	must(epoll_ctl(rt->plat.epfd, EPOLL_CTL_ADD, pd->plat.fd, &e) == 0, "epoll_ctl");
 }
 
 /* A real descriptor: non-blocking, edge-triggered for both directions. */
@@ -399,8 +462,15 @@ int natp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, in
 	struct epoll_event e[64];
 	if (max > 64)
 		max = 64;
-	/* epoll counts in ms: round up, or a short wait would spin */
-	int ms = timeout_ns < 0 ? -1 : (int)((timeout_ns + 999999) / 1000000);
+	/* epoll counts in ms: a wait that is not a whole number of them ends
+	 * on the timer instead (the workload's arrivals are timed in ns) */
+	int ms = timeout_ns < 0 ? -1 : (int)(timeout_ns / 1000000);
+	if (timeout_ns > 0 && timeout_ns % 1000000) {
+		struct itimerspec its = { .it_value = { (time_t)(timeout_ns / 1000000000),
+							(long)(timeout_ns % 1000000000) } };
+		must(timerfd_settime(rt->plat.timerfd, 0, &its, NULL) == 0, "timerfd_settime");
+		ms = -1;
+	}
 	int k = epoll_wait(rt->plat.epfd, e, max, ms);
 	int n = 0;
 	for (int i = 0; i < k; i++) {
@@ -411,17 +481,17 @@ int natp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, in
 				must(false, "read eventfd");
 			continue;
 		}
-		if (pd->is_fd) {
-			uint32_t mode = 0;
-			if (e[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
-				mode |= NETPOLL_R;
-			if (e[i].events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
-				mode |= NETPOLL_W;
-			ev[n++] = (struct netpoll_event){ .pd = pd, .mode = mode };
+		if ((void *)pd == &rt->plat.timerfd) {
+			if (read(rt->plat.timerfd, &count, sizeof(count)) < 0 && errno != EAGAIN)
+				must(false, "read timerfd");
 			continue;
 		}
-		if (read(pd->plat.fd, &count, sizeof(count)) == (ssize_t)sizeof(count) && count)
-			ev[n++] = (struct netpoll_event){ .pd = pd, .units = count };
+		uint32_t mode = 0;
+		if (e[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+			mode |= NETPOLL_R;
+		if (e[i].events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
+			mode |= NETPOLL_W;
+		ev[n++] = (struct netpoll_event){ .pd = pd, .mode = mode };
 	}
 	return n;
 }

@@ -25,11 +25,12 @@ typedef struct { _Atomic uint64_t v; } plat_u64;
 typedef struct { void *_Atomic v; } plat_ptr;
 
 struct plat_pd {
-	int fd;                  /* a timerfd, for a workload source */
+	char unused;             /* the descriptor is the core's pd->fd */
 };
 
 struct plat_rt {
 	int epfd, breakfd;       /* the netpoller: epoll, and an eventfd to break its wait */
+	int timerfd;             /* ends a wait shorter than epoll's millisecond */
 	int *pu_of_os;           /* OS CPU number -> topology PU (-1: not in it) */
 	unsigned npu_of_os;
 	size_t stack_map;        /* a G stack's mapping: NATP_G_STACK and a guard page */
@@ -71,7 +72,6 @@ void natp_free(void *p, size_t size);
 bool natp_rt_init(struct rt *rt, struct err *e);
 void natp_netpoll_init(struct rt *rt);
 void natp_netpoll_fini(struct rt *rt);
-void natp_netpoll_arm(struct rt *rt, struct pollfd_desc *pd, uint64_t interval, uint64_t count);
 int natp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, int max);
 void natp_netpoll_break(struct rt *rt);
 void natp_rt_run(struct rt *rt);
@@ -171,15 +171,34 @@ static inline void plat_g_leave(struct g *g, enum g_why why) { natp_g_leave(g, w
 static inline bool plat_g_has_stack(void) { return true; }
 
 static inline void *plat_alloc(size_t size, int node) { return natp_alloc(size, node); }
+/* No counters of what memory accesses cost here: the report leaves them out. */
+static inline bool plat_mem_counters(struct rt *rt, struct rt_mem *out)
+{
+	(void)rt, (void)out;
+	return false;
+}
 static inline void plat_free(void *p, size_t size) { natp_free(p, size); }
+
+struct plat_region {
+	unsigned char *base;
+};
+bool natp_region_init(struct rt *rt, struct rt_region *r, int place, int node);
+void natp_region_fini(struct rt *rt, struct rt_region *r);
+int64_t natp_touch(struct rt_region *r, uint64_t offset, uint64_t bytes, int pattern, bool write,
+		   uint64_t seed);
+static inline bool plat_region_init(struct rt *rt, struct rt_region *r, int place, int node)
+{
+	return natp_region_init(rt, r, place, node);
+}
+static inline void plat_region_fini(struct rt *rt, struct rt_region *r) { natp_region_fini(rt, r); }
+static inline int64_t plat_touch(struct rt_region *r, uint64_t offset, uint64_t bytes, int pattern,
+				 bool write, uint64_t seed)
+{
+	return natp_touch(r, offset, bytes, pattern, write, seed);
+}
 
 static inline void plat_netpoll_init(struct rt *rt) { natp_netpoll_init(rt); }
 static inline void plat_netpoll_fini(struct rt *rt) { natp_netpoll_fini(rt); }
-static inline void plat_netpoll_arm(struct rt *rt, struct pollfd_desc *pd, uint64_t interval,
-				    uint64_t count)
-{
-	natp_netpoll_arm(rt, pd, interval, count);
-}
 static inline int plat_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, int max)
 {
 	return natp_netpoll(rt, timeout_ns, ev, max);

@@ -42,13 +42,10 @@ static bool try_take(struct rt_mutex *l, uint32_t state)
 	return false;
 }
 
-void rt_lock(struct rt_mutex *l)
+/* The lock was taken (v: LOCKED or SLEEPING): spin, then sleep. */
+static void lock_slow(struct rt_mutex *l, uint32_t v)
 {
-	uint32_t v = plat_xchg_u32(&l->key, MUTEX_LOCKED, memory_order_acquire);
-	if (v == MUTEX_UNLOCKED)
-		return;
-	/* v is LOCKED or SLEEPING; if SLEEPING, we must keep it so, since
-	 * someone else may be asleep. */
+	/* If SLEEPING, we must keep it so, since someone else may be asleep. */
 	uint32_t wait = v;
 	for (;;) {
 		for (int i = 0; i < ACTIVE_SPIN; i++) {
@@ -66,6 +63,25 @@ void rt_lock(struct rt_mutex *l)
 			return;
 		wait = MUTEX_SLEEPING;
 		plat_futex_wait(&l->key, MUTEX_SLEEPING, -1);
+	}
+}
+
+void rt_lock(struct rt_mutex *l)
+{
+	uint32_t v = plat_xchg_u32(&l->key, MUTEX_LOCKED, memory_order_acquire);
+	if (v == MUTEX_UNLOCKED)
+		return;
+	/* Only the slow path is timed, and only in a timed run: it is the
+	 * M's lock wait [proc: Where the time goes]. */
+	struct m *m = plat_self();
+	bool timed = m && m->rt->timed;
+	int64_t t0 = timed ? plat_nanotime() : 0;
+	lock_slow(l, v);
+	if (timed) {
+		uint64_t d = (uint64_t)(plat_nanotime() - t0);
+		m->stats.lock_wait_ns += d;
+		if (!m->p)
+			m->stats.lock_wait_nop_ns += d;
 	}
 }
 

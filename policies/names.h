@@ -30,6 +30,9 @@
 #define rt_stopm PLAT_SYM(rt_stopm)
 #define rt_wakep PLAT_SYM(rt_wakep)
 #define rt_resetspinning PLAT_SYM(rt_resetspinning)
+#define rt_becomespinning PLAT_SYM(rt_becomespinning)
+#define rt_time_held PLAT_SYM(rt_time_held)
+#define rt_time_released PLAT_SYM(rt_time_released)
 #define rt_acquirep PLAT_SYM(rt_acquirep)
 #define rt_releasep PLAT_SYM(rt_releasep)
 #define rt_pidleput PLAT_SYM(rt_pidleput)
@@ -108,5 +111,21 @@
 #define pol_find PLAT_SYM(pol_find)
 #define rt_api_impl PLAT_SYM(rt_api)
 #define pol_steal PLAT_SYM(pol_steal)
+
+#define rt_arrivals_next PLAT_SYM(rt_arrivals_next)
+#define rt_netpoll_take PLAT_SYM(rt_netpoll_take)
+#define rt_netpoll_accept PLAT_SYM(rt_netpoll_accept)
+#define rt_netpoll_respond PLAT_SYM(rt_netpoll_respond)
+#define rt_newg PLAT_SYM(rt_newg)
+#define rt_startg PLAT_SYM(rt_startg)
+#define rt_sleep_park PLAT_SYM(rt_sleep_park)
+#define rt_stream_init PLAT_SYM(rt_stream_init)
+#define rt_draw PLAT_SYM(rt_draw)
+#define rt_objs_add PLAT_SYM(rt_objs_add)
+#define rt_interp_init PLAT_SYM(rt_interp_init)
+#define rt_interp_free PLAT_SYM(rt_interp_free)
+#define rt_prog_init_g PLAT_SYM(rt_prog_init_g)
+
+#define rt_draws PLAT_SYM(rt_draws)
 
 #endif

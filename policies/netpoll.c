@@ -1,11 +1,16 @@
 /* The netpoller: network readiness making parked Gs runnable.
  *
- * A G that reads a source with nothing ready parks on the source's
- * descriptor (pd->rg) instead of blocking its M.  Readiness comes from the
- * platform's poll (plat_netpoll: in simulation the workload's arrival
- * instants, natively epoll): each event adds units of readable data to a
- * descriptor and readies its parked reader.  Ms poll in three places, as
- * Go's do:
+ * A G that reads a workload's listener (accept) or connection (a request)
+ * with nothing ready parks on its descriptor (pd->rg) instead of blocking
+ * its M.  When data arrives is the workload's: a listener's connections
+ * come at sampled gaps from the start of the run (or all at once for a
+ * closed loop of clients), and a connection's next request comes a think
+ * time after the answer to the last one is written.  The core keeps these
+ * arrivals in one heap ordered by (time, sequence), so both platforms see
+ * the same instants; a poll takes those that are due, as if the kernel
+ * had reported them, and waits no later than the next one.  Each event
+ * adds a unit of readable data to its descriptor and readies the parked
+ * reader.  Ms poll in three places, as Go's do:
  *   - without waiting, in findrunnable after the run queues and before
  *     stealing, when some G waits on the network;
  *   - waiting, as the poller [time.c]: the one M that sleeps until the next
@@ -21,9 +26,11 @@
  * A descriptor's fields are guarded by its lock.  rt->sched.netpoll_waiters
  * counts Gs parked on descriptors that still expect data: while it is
  * non-zero the last idle M polls instead of parking, and a G waiting on a
- * source that has delivered all it ever will is not counted -- nothing can
+ * descriptor with nothing more scheduled to arrive is not counted -- nothing can
  * wake it, and the deadlock check sees it. */
 #include "policies/runtime.h"
+
+#include "workloads/dist.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -31,27 +38,145 @@
 
 #define NETPOLL_BATCH 64
 
+/* Stream keys of listeners (their connections are their children). */
+#define LISTENER_KEY 0x6c697374656e6572ULL
+
+static struct pollfd_desc *desc_new(struct rt *rt)
+{
+	struct pollfd_desc *pd = xcalloc(1, sizeof(*pd));
+	pd->line = plat_line_new(rt, 0);
+	rt_mutex_init(rt, &pd->lock, pd->line);
+	return pd;
+}
+
 void rt_netpoll_init(struct rt *rt)
 {
 	const struct workload *w = rt->wl;
-	rt->pds = xcalloc(w->nsources + 1, sizeof(*rt->pds));
+	rt->arrivals_line = plat_line_new(rt, 0);
+	rt_mutex_init(rt, &rt->arrivals_lock, rt->arrivals_line);
+	plat_u64_init(&rt->arrival0, 0, rt->arrivals_line);
+	rt->listeners = xcalloc(w->nlisteners + 1, sizeof(*rt->listeners));
 	plat_netpoll_init(rt);
-	for (uint32_t i = 0; i < w->nsources; i++) {
-		struct pollfd_desc *pd = xcalloc(1, sizeof(*pd));
-		pd->line = plat_line_new(rt, 0);
-		rt_mutex_init(rt, &pd->lock, pd->line);
+	for (uint32_t i = 0; i < w->nlisteners; i++) {
+		struct pollfd_desc *pd = desc_new(rt);
+		pd->is_listener = true;
+		pd->lis = &w->listeners[i];
 		pd->index = i;
-		pd->remaining = w->sources[i].count;
-		rt->pds[i] = pd;
+		pd->remaining = pd->lis->count;
+		rt_stream_init(rt, &pd->rs, dist_key_child(LISTENER_KEY, i));
+		rt->listeners[i] = pd;
 	}
 }
 
-/* Sources count their arrivals from the start of the run. */
+/* ---- Arrivals: a heap by (when, seq) ---- */
+
+static bool arrival_before(const struct arrival *a, const struct arrival *b)
+{
+	return a->when < b->when || (a->when == b->when && a->seq < b->seq);
+}
+
+/* arrivals_lock held */
+static void arrival_push(struct rt *rt, int64_t when, struct pollfd_desc *pd)
+{
+	if (rt->narrivals == rt->caparrivals) {
+		rt->caparrivals = rt->caparrivals ? 2 * rt->caparrivals : 64;
+		rt->arrivals = xrealloc(rt->arrivals, rt->caparrivals * sizeof(*rt->arrivals));
+	}
+	struct arrival x = { when, rt->arrivalseq++, pd };
+	uint32_t i = rt->narrivals++;
+	while (i > 0) {
+		uint32_t up = (i - 1) / 2;
+		if (!arrival_before(&x, &rt->arrivals[up]))
+			break;
+		rt->arrivals[i] = rt->arrivals[up];
+		i = up;
+	}
+	rt->arrivals[i] = x;
+}
+
+static struct arrival arrival_pop(struct rt *rt)
+{
+	struct arrival top = rt->arrivals[0], x = rt->arrivals[--rt->narrivals];
+	uint32_t i = 0, n = rt->narrivals;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && arrival_before(&rt->arrivals[c + 1], &rt->arrivals[c]))
+			c++;
+		if (!arrival_before(&rt->arrivals[c], &x))
+			break;
+		rt->arrivals[i] = rt->arrivals[c];
+		i = c;
+	}
+	if (n)
+		rt->arrivals[i] = x;
+	return top;
+}
+
+/* arrival0 holds when + 1, so that an arrival at time 0 (a simulated
+ * run's start) is not taken for none. */
+static void arrival0_update(struct rt *rt)
+{
+	plat_store_u64(&rt->arrival0, rt->narrivals ? (uint64_t)rt->arrivals[0].when + 1 : 0,
+		       memory_order_release);
+}
+
+int64_t rt_arrivals_next(struct rt *rt)
+{
+	uint64_t v = plat_load_u64(&rt->arrival0, memory_order_acquire);
+	return v ? (int64_t)v - 1 : -1;
+}
+
+/* A listener's next connection, a sampled gap after the last (arrivals_lock
+ * held: the listener's stream is the lock holder's). */
+static void listener_next(struct m *m, struct rt *rt, struct pollfd_desc *pd, int64_t last)
+{
+	const struct prog_listener *l = pd->lis;
+	if (pd->made == l->count)
+		return;
+	pd->made++;
+	arrival_push(rt, last + (l->closed ? 0 : rt_draw(m, &pd->rs, l->interval)), pd);
+}
+
+/* Sources of connections start with the run: an open loop's first
+ * connection a gap after the start, a closed loop's clients all at once. */
 void rt_netpoll_start(struct rt *rt)
 {
-	const struct workload *w = rt->wl;
-	for (uint32_t i = 0; i < w->nsources; i++)
-		plat_netpoll_arm(rt, rt->pds[i], w->sources[i].interval_ns, w->sources[i].count);
+	struct m *m = rt->m0;
+	rt_lock(&rt->arrivals_lock);
+	for (uint32_t i = 0; i < rt->wl->nlisteners; i++) {
+		struct pollfd_desc *pd = rt->listeners[i];
+		uint64_t n = pd->lis->closed ? pd->lis->count : 1;
+		for (uint64_t k = 0; k < n; k++)
+			listener_next(m, rt, pd, rt->start_ns);
+	}
+	arrival0_update(rt);
+	rt_unlock(&rt->arrivals_lock);
+}
+
+/* The arrivals due by now, as events. */
+static int arrivals_due(struct m *m, struct netpoll_event *ev, int max)
+{
+	struct rt *rt = m->rt;
+	int64_t first = rt_arrivals_next(rt);
+	if (first < 0 || max <= 0)
+		return 0;
+	int64_t now = plat_nanotime();
+	if (first > now)
+		return 0;
+	int n = 0;
+	rt_lock(&rt->arrivals_lock);
+	plat_shared_access(rt->arrivals_line, true);
+	while (n < max && rt->narrivals && rt->arrivals[0].when <= now) {
+		struct arrival a = arrival_pop(rt);
+		ev[n++] = (struct netpoll_event){ .pd = a.pd, .units = 1, .when = a.when };
+		if (a.pd->is_listener && !a.pd->lis->closed)
+			listener_next(m, rt, a.pd, a.when);
+	}
+	arrival0_update(rt);
+	rt_unlock(&rt->arrivals_lock);
+	return n;
 }
 
 void rt_netpoll_fini(struct rt *rt)
@@ -62,10 +187,13 @@ void rt_netpoll_fini(struct rt *rt)
 			plat_netpoll_close(rt, pd);
 		free(pd);
 	}
-	plat_netpoll_fini(rt);   /* it closes what it armed on the descriptors */
-	for (uint32_t i = 0; i < rt->wl->nsources; i++)
-		free(rt->pds[i]);
-	free(rt->pds);
+	plat_netpoll_fini(rt);
+	for (uint32_t i = 0; i < rt->wl->nlisteners; i++) {
+		free(rt->listeners[i]->times);
+		free(rt->listeners[i]);
+	}
+	free(rt->listeners);
+	free(rt->arrivals);
 }
 
 bool rt_netpoll_any_waiters(struct rt *rt)
@@ -78,29 +206,109 @@ static void pd_unlock(void *arg)
 	rt_unlock(&((struct pollfd_desc *)arg)->lock);
 }
 
-/* From the running G: takes one unit from pd, or commits the G to park
- * until the netpoller delivers one (returns false). */
-bool rt_netpoll_read(struct m *m, struct pollfd_desc *pd)
+/* A listener's ring of arrival times, one per pending connection (its
+ * lock held): units more arrived at when, already counted in pending. */
+static void times_push(struct pollfd_desc *pd, int64_t when, uint64_t units)
+{
+	uint64_t held = pd->pending - units;
+	if (pd->pending > pd->times_cap) {
+		uint64_t cap = pd->times_cap ? 2 * pd->times_cap : 16;
+		while (cap < pd->pending)
+			cap *= 2;
+		int64_t *t = xmalloc(cap * sizeof(*t));
+		for (uint64_t k = 0; k < held; k++)
+			t[k] = pd->times[(pd->times_head + k) % pd->times_cap];
+		free(pd->times);
+		pd->times = t;
+		pd->times_cap = cap;
+		pd->times_head = 0;
+	}
+	for (uint64_t k = 0; k < units; k++)
+		pd->times[(pd->times_head + held + k) % pd->times_cap] = when;
+}
+
+/* Takes a pending unit's arrival time (its lock held). */
+static int64_t take_unit(struct pollfd_desc *pd)
+{
+	pd->pending--;
+	if (!pd->is_listener)
+		return pd->arrived_at;
+	return pd->times[pd->times_head++ % pd->times_cap];
+}
+
+enum nr rt_netpoll_take(struct m *m, struct pollfd_desc *pd)
 {
 	struct g *g = m->curg;
 	rt_lock(&pd->lock);
 	plat_shared_access(pd->line, true);
 	if (pd->pending) {
-		pd->pending--;
+		g->last_arrival = take_unit(pd);
 		rt_unlock(&pd->lock);
-		return true;
+		return NR_TOOK;
+	}
+	if (pd->is_listener && pd->remaining == 0) {
+		rt_unlock(&pd->lock);
+		return NR_DONE;
 	}
 	if (pd->rg) {
 		rt_unlock(&pd->lock);
-		rt_panic(m, "two goroutines read source %s at once", m->rt->wl->sources[pd->index].name);
-		return true;
+		rt_panic(m, "two goroutines read %s at once",
+			 pd->is_listener ? pd->lis->name : "a connection");
+		return NR_TOOK;
 	}
 	pd->rg = g;
-	g->waitreason = pd->remaining ? "IO wait" : "IO wait (source exhausted)";
+	g->waitreason = pd->remaining ? "IO wait" : "IO wait (nothing more will arrive)";
 	if (pd->remaining)
 		plat_add_u32(&m->rt->sched.netpoll_waiters, 1, memory_order_release);
 	rt_park_commit(m, pd_unlock, pd);
-	return false;
+	return NR_PARK;
+}
+
+bool rt_netpoll_read(struct m *m, struct pollfd_desc *pd)
+{
+	return rt_netpoll_take(m, pd) != NR_PARK;
+}
+
+struct pollfd_desc *rt_netpoll_accept(struct m *m, struct pollfd_desc *lis)
+{
+	struct rt *rt = m->rt;
+	int64_t when = m->curg->last_arrival;
+	rt_lock(&lis->lock);
+	uint64_t index = lis->accepted++;
+	rt_unlock(&lis->lock);
+	struct pollfd_desc *c = desc_new(rt);
+	rt_stream_init(rt, &c->rs, dist_key_child(lis->rs.key, index));
+	int64_t requests = rt_draw(m, &c->rs, lis->lis->requests);
+	c->pending = requests > 0;
+	c->to_send = requests > 0 ? (uint64_t)requests - 1 : 0;
+	c->arrived_at = when;
+	c->lis = lis->lis;
+	rt_objs_add(m, PT_CONN, c);
+	return c;
+}
+
+void rt_netpoll_respond(struct m *m, struct pollfd_desc *c)
+{
+	struct rt *rt = m->rt;
+	rt_lock(&c->lock);
+	plat_shared_access(c->line, true);
+	if (!c->to_send) {
+		rt_unlock(&c->lock);
+		return;
+	}
+	c->to_send--;
+	int64_t when = plat_nanotime() + rt_draw(m, &c->rs, c->lis->think);
+	if (c->remaining++ == 0 && c->rg) {
+		c->rg->waitreason = "IO wait";
+		plat_add_u32(&rt->sched.netpoll_waiters, 1, memory_order_release);
+	}
+	rt_unlock(&c->lock);
+	rt_lock(&rt->arrivals_lock);
+	plat_shared_access(rt->arrivals_line, true);
+	arrival_push(rt, when, c);
+	arrival0_update(rt);
+	rt_unlock(&rt->arrivals_lock);
+	rt_wake_netpoller(m, when);
 }
 
 /* A real descriptor's waiter and pending edge for one direction. */
@@ -164,16 +372,21 @@ static struct g *deliver(struct rt *rt, const struct netpoll_event *ev, int n, u
 		uint64_t units = ev[i].units < pd->remaining ? ev[i].units : pd->remaining;
 		pd->remaining -= units;
 		pd->pending += units;
+		if (pd->is_listener) {
+			times_push(pd, ev[i].when, units);
+		} else {
+			pd->arrived_at = ev[i].when;
+		}
 		struct g *g = NULL;
 		if (pd->rg && pd->pending) {
 			g = pd->rg;
 			pd->rg = NULL;
-			pd->pending--;
+			g->last_arrival = take_unit(pd);
 			plat_add_u32(&rt->sched.netpoll_waiters, (uint32_t)-1, memory_order_release);
 		} else if (pd->rg && pd->remaining == 0) {
 			/* its reader will now wait forever: no longer a waiter */
 			plat_add_u32(&rt->sched.netpoll_waiters, (uint32_t)-1, memory_order_release);
-			pd->rg->waitreason = "IO wait (source exhausted)";
+			pd->rg->waitreason = "IO wait (nothing more will arrive)";
 		}
 		rt_unlock(&pd->lock);
 		if (g) {
@@ -223,7 +436,10 @@ struct g *rt_netpoll_now(struct m *m)
 {
 	struct netpoll_event ev[NETPOLL_BATCH];
 	int n = plat_netpoll(m->rt, 0, ev, NETPOLL_BATCH);
-	if (n <= 0)
+	if (n < 0)
+		n = 0;
+	n += arrivals_due(m, ev + n, NETPOLL_BATCH - n);
+	if (n == 0)
 		return NULL;
 	uint32_t count;
 	struct g *list = deliver(m->rt, ev, n, &count);
@@ -240,11 +456,17 @@ struct g *rt_netpoll_now(struct m *m)
 int rt_netpoll_wait(struct m *m, int64_t until, struct netpoll_event *ev, int max)
 {
 	int64_t timeout = -1;
+	int64_t next = rt_arrivals_next(m->rt);
+	if (next >= 0 && (!until || next < until))
+		until = next > 0 ? next : 1;
 	if (until) {
 		int64_t now = plat_nanotime();
 		timeout = until > now ? until - now : 0;
 	}
-	return plat_netpoll(m->rt, timeout, ev, max);
+	int n = plat_netpoll(m->rt, timeout, ev, max);
+	if (n < 0)
+		n = 0;
+	return n + arrivals_due(m, ev + n, max - n);
 }
 
 void rt_netpoll_inject(struct m *m, const struct netpoll_event *ev, int n)

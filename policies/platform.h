@@ -90,12 +90,9 @@
  *         whether a G can run a C function (natively yes; a simulated G
  *         is only a program counter)
  *
- *   The netpoller's readiness source (policies/netpoll.c):
+ *   The netpoller's readiness source (policies/netpoll.c; the workload's
+ *   own arrivals are the core's, timed by the timeouts it passes here):
  *     void plat_netpoll_init(struct rt *), plat_netpoll_fini(struct rt *)
- *     void plat_netpoll_arm(struct rt *, struct pollfd_desc *, uint64_t interval_ns,
- *                           uint64_t count)
- *         a workload source: a unit of data readable every interval_ns from
- *         the start of the run, count times
  *     int plat_netpoll(struct rt *, int64_t timeout_ns, struct netpoll_event *, int max)
  *         readiness since the last poll; waits up to timeout_ns for some
  *         (0: not at all; < 0: as long as it takes) unless broken
@@ -114,6 +111,24 @@
  *   Node-bound memory:
  *     void *plat_alloc(size_t, int node)   zeroed, on node (-1: anywhere)
  *     void plat_free(void *, size_t)
+ *
+ *   The workload's memory (its regions and what its Gs touch):
+ *     bool plat_region_init(struct rt *, struct rt_region *, int place, int node)
+ *         r->bytes of memory placed as enum prog_place says (node: for
+ *         PROG_PLACE_NODE); false if it cannot be had
+ *     void plat_region_fini(struct rt *, struct rt_region *)
+ *     int64_t plat_touch(struct rt_region *, uint64_t offset, uint64_t bytes,
+ *                        int pattern, bool write, uint64_t seed)
+ *         a G reads or writes every line of [offset, offset+bytes) in the
+ *         pattern of enum prog_pattern (seed: the order of a random one);
+ *         returns the ns it took (simulated: the hardware model's price)
+ *
+ *   What the workload's memory cost (the report's locality):
+ *     bool plat_mem_counters(struct rt *, struct rt_mem *)
+ *         what the Gs' plat_touch calls read since the run began, in cache
+ *         lines by where each came from (a cache, DRAM by hops); false if
+ *         the platform keeps no such counters (natively; the struct is
+ *         left alone).  Scheduler state is not in them.
  *
  *   Runs:
  *     bool plat_rt_init(struct rt *, struct err *)   after the core's own set-up
@@ -138,6 +153,8 @@ struct m;
 struct g;
 struct pollfd_desc;
 struct netpoll_event;
+struct rt_region;
+struct rt_mem;
 
 /* Why a G gave control back to its M's scheduler. */
 enum g_why {

@@ -76,7 +76,53 @@ struct rt_config {
 	 * main program (the C API of native/schedlab.h). */
 	void (*main_fn)(void *);
 	void *main_arg;
+	/* Record every value drawn from the workload's distributions
+	 * (`workload expand'; simulation only). */
+	bool record_draws;
 };
+
+/* The cpu breakdown of a run [docs/runtime.md, "What a run reports"]:
+ * where the Ms' time went, as fractions of the Ps' capacity. */
+enum rt_cpu {
+	RT_CPU_USER,       /* Gs' own computation */
+	RT_CPU_SCHED,      /* the rest of the time Ms held a P: the scheduler's bookkeeping */
+	RT_CPU_SPIN,       /* Ms spinning for work, Gs spinning for a sync.Mutex */
+	RT_CPU_LOCK_WAIT,  /* Ms spinning or asleep to take a runtime lock */
+	RT_CPU_SYSCALL,    /* Gs (and their Ms, without a P) in blocking system calls */
+	RT_CPU_IDLE,       /* the capacity left over: Ps with no M running on them */
+	RT_CPU__COUNT,
+};
+extern const char *const rt_cpu_names[RT_CPU__COUNT];  /* the report's keys */
+
+struct rt_cpu_time {
+	unsigned measured;             /* 1u << RT_CPU_x for each figure this run has */
+	uint64_t ns[RT_CPU__COUNT];    /* summed over Ms */
+	uint64_t capacity_ns;          /* procs x span: the fractions' denominator */
+	uint64_t span_ns;              /* from the start of the run to its end (every M idle) */
+	uint64_t held_ns;              /* Ms holding a P */
+	uint64_t parked_ns;            /* Ms parked with nothing to do (stopm, the poller) */
+};
+
+/* ns[k] / capacity_ns, if the run measured k. */
+bool rt_cpu_frac(const struct rt_cpu_time *c, enum rt_cpu k, double *frac);
+
+/* The workload's memory as the platform counted it (simulation only): the
+ * cache lines its touches read, by where each came from. */
+struct rt_mem {
+	bool measured;                 /* the platform counts, and something was touched */
+	uint64_t touches;              /* memory operations */
+	uint64_t lines;                /* cache lines they touched: cached + dram */
+	uint64_t cached;               /* ... served by a cache: a level of the toucher's
+					* core, or another core group's (c2c) */
+	uint64_t dram;                 /* ... read from DRAM */
+	int nhops;                     /* entries of dram_by_hops: the topology's max_hops + 1 */
+	uint64_t dram_by_hops[TOPO_MAX_HOPS + 1]; /* DRAM lines by hops to their home node */
+};
+
+/* dram_by_hops[0] / dram (false if nothing came from DRAM), and
+ * cached / lines (false if nothing was touched). */
+bool rt_mem_local_frac(const struct rt_mem *mem, double *frac);
+bool rt_mem_cache_hit_frac(const struct rt_mem *mem, double *frac);
 
 /* What a run measured, the same in both modes. */
 struct rt_result {
@@ -89,6 +135,8 @@ struct rt_result {
 	uint64_t nblocked;             /* Gs left parked */
 	char blocked[1024];            /* one line each, "goroutine N [reason]: where", truncated */
 	struct hist sched_latency;     /* empty in an untimed run (a C function's main) */
+	uint64_t requests;             /* requests the workload's servers answered */
+	struct hist request_latency;   /* from each request's arrival to its answer */
 	uint64_t runs;                 /* times a G was given a P and run */
 	uint64_t user_ns;              /* Gs' own computation, summed */
 	uint64_t syscall_ns;           /* Gs' time in blocking system calls, summed */
@@ -103,7 +151,9 @@ struct rt_result {
 	} threads;
 	struct {
 		uint64_t migrations_core, migrations_node;
+		struct rt_mem mem;
 	} locality;
+	struct rt_cpu_time cpu;
 };
 
 /* One compilation of the runtime: the simulated one or the native one.
@@ -118,6 +168,8 @@ struct rt_api {
 	void (*run)(struct rt *rt);
 	void (*result)(struct rt *rt, struct rt_result *out);
 	void (*destroy)(struct rt *rt);
+	/* With record_draws: every draw of the run, in the order drawn. */
+	size_t (*draws)(struct rt *rt, const struct wl_draw **out);
 };
 extern const struct rt_api sim__rt_api, nat__rt_api;
 

@@ -80,7 +80,30 @@
  * sets sched.done and wakes every M, whose scheduler loops then return.
  * The makespan is taken at the last G's exit, not at this quiet moment.
  * A run whose main G is a C function (the native C API) ends instead when
- * that G returns, as a Go program ends with main. */
+ * that G returns, as a Go program ends with main.
+ *
+ * Where the time goes
+ *
+ * The report's cpu breakdown is measured per M with clock reads on slow
+ * paths only: an M taking or letting go of a P (acquirep, releasep, a
+ * system call's entry and exit), starting or stopping to spin, parking,
+ * finding a runtime lock taken; never between one G and the next, and
+ * only in timed runs (an untimed run measures none of it).  An M's time:
+ *   held       from taking a P to letting go of it, made of
+ *     user       Gs computing (plat_work's own count: no clock read),
+ *     spin       spinning for work (m->spinning), or a G spinning for a
+ *                sync.Mutex, less the lock waits meanwhile,
+ *     lock wait  in rt_lock's slow path, spinning or asleep,
+ *     sched      the rest: run queues, G switches, channels, timers;
+ *   syscall    a G in a blocking system call (its M let go of the P);
+ *   lock wait  without a P (about to park, back from a system call);
+ *   parked     asleep with nothing to do (stopm, the poller's wait).
+ * The fractions are of the Ps' capacity, procs x the span from the start
+ * of the run to its end (stop_run: every M idle), which the last M's
+ * search for work after the last G's exit makes a little longer than the
+ * makespan.  Idle is the capacity left over, so the six add up to it --
+ * unless Ms without a P (in system calls, waiting for a lock) were busy
+ * beyond it, when idle is 0 and the sum exceeds 1. */
 #include "policies/runtime.h"
 
 #include <assert.h>
@@ -103,6 +126,7 @@ static struct m *allocm(struct rt *rt)
 	/* Each M's generator gets its own stream: the run's seed mixed with the
 	 * M's number, so a run's randomness depends on nothing else. */
 	m->rand = rt->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)m->id;
+	m->held_since = m->spin_since = -1;
 	rt_note_init(&m->park, plat_line_new(rt, 0));
 	m->alllink = rt->allm;
 	rt->allm = m;
@@ -137,8 +161,9 @@ static void stop_run(struct rt *rt)
 	struct sched *s = &rt->sched;
 	assert(rt_mutex_held(&s->lock));
 	plat_store_u32(&s->done, 1, memory_order_release);
-	if (!rt->timed && !rt->end_ns)
-		rt->end_ns = plat_nanotime();   /* an untimed run's makespan ends here */
+	/* an untimed run's makespan ends here; a timed run's cpu span too */
+	if (!rt->end_ns)
+		rt->end_ns = plat_nanotime();
 	struct m *m;
 	while ((m = mget(rt))) {
 		m->nextp = NULL;
@@ -191,6 +216,7 @@ bool rt_done(struct rt *rt)
 void rt_acquirep(struct m *m, struct p *pp)
 {
 	assert(!m->p && !pp->m);
+	rt_time_held(m);
 	m->p = pp;
 	pp->m = m;
 	plat_store_u32(&pp->status, P_RUNNING, memory_order_relaxed);
@@ -205,6 +231,7 @@ struct p *rt_releasep(struct m *m)
 	pp->m = NULL;
 	m->p = NULL;
 	plat_store_u32(&pp->status, P_IDLE, memory_order_relaxed);
+	rt_time_released(m);
 	return pp;
 }
 
@@ -256,7 +283,10 @@ void rt_stopm(struct m *m)
 	checkdead(rt);
 	rt_unlock(&rt->sched.lock);
 	m->stats.parks++;
+	int64_t t0 = rt->timed ? plat_nanotime() : 0;
 	rt_note_sleep(&m->park);
+	if (rt->timed)
+		m->stats.idle_ns += (uint64_t)(plat_nanotime() - t0);
 	rt_note_clear(&m->park);
 	if (m->nextp) {
 		rt_acquirep(m, m->nextp);
@@ -283,11 +313,66 @@ void rt_wakep(struct m *m)
 	rt_startm(m, pp, true);
 }
 
+/* ---- Where the time goes [proc: Where the time goes] ---- */
+
+static void spin_open(struct m *m, int64_t now)
+{
+	m->spin_since = now;
+	m->spin_lock_base = m->stats.lock_wait_ns;
+}
+
+/* Ends m's spin, if one is being timed: its lock waits meanwhile are lock
+ * wait, the rest spin. */
+static void spin_close(struct m *m, int64_t now)
+{
+	if (m->spin_since < 0)
+		return;
+	uint64_t span = (uint64_t)(now - m->spin_since);
+	uint64_t locked = m->stats.lock_wait_ns - m->spin_lock_base;
+	m->stats.spin_ns += span > locked ? span - locked : 0;
+	m->spin_since = -1;
+}
+
+/* m takes a P (a spinning M starts spinning with it). */
+void rt_time_held(struct m *m)
+{
+	if (!m->rt->timed)
+		return;
+	int64_t now = plat_nanotime();
+	m->held_since = now;
+	if (m->spinning)
+		spin_open(m, now);
+}
+
+/* m lets go of its P (a spin ends with it). */
+void rt_time_released(struct m *m)
+{
+	if (!m->rt->timed || m->held_since < 0)
+		return;
+	int64_t now = plat_nanotime();
+	spin_close(m, now);
+	m->stats.held_ns += (uint64_t)(now - m->held_since);
+	m->held_since = -1;
+}
+
+/* m, holding a P, found no work of its own and looks elsewhere
+ * [proc: Spinning]; the policy has checked that it may. */
+void rt_becomespinning(struct m *m)
+{
+	assert(m->p && !m->spinning);
+	m->spinning = true;
+	plat_add_u32(&m->rt->sched.nmspinning, 1, memory_order_relaxed);
+	if (m->rt->timed)
+		spin_open(m, plat_nanotime());
+}
+
 /* m was spinning and found work: it stops spinning and passes the search
  * on [proc: Spinning, step 2]. */
 void rt_resetspinning(struct m *m)
 {
 	assert(m->spinning);
+	if (m->rt->timed)
+		spin_close(m, plat_nanotime());
 	m->spinning = false;
 	uint32_t old = plat_add_u32(&m->rt->sched.nmspinning, (uint32_t)-1, memory_order_acq_rel);
 	assert(old > 0);
@@ -493,7 +578,6 @@ static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
 	g->last_cpu = -1;
 	g->prog = prog;
 	g->pc = 0;
-	g->depth = 0;
 	g->in_op = false;
 	g->panicking = false;
 	g->waitreason = NULL;
@@ -513,11 +597,23 @@ static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
 	return g;
 }
 
-struct g *rt_newproc(struct m *m, const struct program *prog, void (*fn)(void *), void *arg)
+struct g *rt_newg(struct m *m, const struct program *prog, void (*fn)(void *), void *arg)
 {
-	struct g *g = gnew(m->rt, m->p, prog, fn, arg);
+	return gnew(m->rt, m->p, prog, fn, arg);
+}
+
+void rt_startg(struct m *m, struct g *g)
+{
 	m->stats.gs_created++;
 	m->rt->pol->newproc(m, g);
+}
+
+struct g *rt_newproc(struct m *m, const struct program *prog, void (*fn)(void *), void *arg)
+{
+	struct g *g = rt_newg(m, prog, fn, arg);
+	if (prog)
+		rt_prog_init_g(m->rt, m->curg, g);
+	rt_startg(m, g);
 	return g;
 }
 
@@ -564,7 +660,7 @@ static void sleep_commit(void *arg)
 }
 
 /* Commits the running G to sleep for ns. */
-static void sleep_park(struct m *m, struct g *g, int64_t ns)
+void rt_sleep_park(struct m *m, struct g *g, int64_t ns)
 {
 	g->timer.when = plat_nanotime() + (ns > 0 ? ns : 0);
 	g->timer.f = sleep_ready;
@@ -577,211 +673,8 @@ void rt_sleep(int64_t ns)
 {
 	struct m *m = plat_self();
 	struct g *g = m->curg;
-	sleep_park(m, g, ns);
+	rt_sleep_park(m, g, ns);
 	plat_g_leave(g, G_PARK);
-}
-
-/* ---- Programs [proc: Programs] ---- */
-
-/* The per-program figure a program's work counts in. */
-static unsigned prog_slot(const struct rt *rt, const struct program *pr)
-{
-	size_t i = (size_t)(pr - rt->wl->progs);
-	return i < PROG_MAX_PROGRAMS_REPORTED ? (unsigned)i : PROG_MAX_PROGRAMS_REPORTED - 1;
-}
-
-enum g_why rt_g_run(struct m *m, struct g *g)
-{
-	struct rt *rt = m->rt;
-	const struct program *pr = g->prog;
-	for (;;) {
-		if (g->pc >= pr->nops)
-			return G_EXIT;
-		/* A preemption request is honoured between operations (an
-		 * unpriced look: it is set rarely, and checked very often). */
-		if (plat_peek_u32(&g->preempt) && !g->in_op) {
-			plat_store_u32(&g->preempt, 0, memory_order_relaxed);
-			return G_PREEMPT;
-		}
-		const struct prog_op *op = &pr->ops[g->pc];
-		switch (op->code) {
-		case PROG_COMPUTE: {
-			int64_t want = g->compute_left ? g->compute_left : (int64_t)op->n;
-			int64_t done = plat_work(want, &g->preempt);
-			m->stats.user_ns += (uint64_t)done;
-			m->stats.prog_user_ns[prog_slot(rt, pr)] += (uint64_t)done;
-			if (done < want) {
-				/* cut by preemption: the rest when it runs again */
-				g->compute_left = want - done;
-				plat_store_u32(&g->preempt, 0, memory_order_relaxed);
-				return G_PREEMPT;
-			}
-			g->compute_left = 0;
-			g->pc++;
-			break;
-		}
-		case PROG_SYSCALL: {
-			int64_t t0 = plat_nanotime();
-			rt_entersyscall(m, g);
-			plat_syscall((int64_t)op->n);
-			m->stats.syscall_ns += (uint64_t)(plat_nanotime() - t0);
-			g->pc++;
-			if (!rt_exitsyscall(m, g))
-				return G_NOP;
-			break;
-		}
-		case PROG_SPAWN:
-			for (uint64_t i = 0; i < op->n; i++)
-				rt_newproc(m, &rt->wl->progs[op->a], NULL, NULL);
-			g->pc++;
-			break;
-		case PROG_SEND:
-		case PROG_RECV: {
-			if (g->in_op) {
-				/* the peer completed it while we were parked -- or a
-				 * close did, which a sender does not survive */
-				g->in_op = false;
-				if (op->code == PROG_SEND && !g->sud.success) {
-					rt_panic(m, "send on closed channel");
-					return G_EXIT;
-				}
-				g->pc++;
-				break;
-			}
-			bool done, ok;
-			if (op->code == PROG_SEND) {
-				done = rt_chansend(m, rt->chans[op->a], g->goid);
-			} else {
-				uint64_t v;
-				done = rt_chanrecv(m, rt->chans[op->a], &v, &ok);
-			}
-			if (g->panicking)
-				return G_EXIT;
-			if (!done) {
-				g->in_op = true;
-				return G_PARK;
-			}
-			g->pc++;
-			break;
-		}
-		case PROG_YIELD:
-			g->pc++;
-			return G_YIELD;
-		case PROG_SLEEP:
-			if (g->in_op) {
-				g->in_op = false;
-				g->pc++;
-				break;
-			}
-			g->in_op = true;
-			sleep_park(m, g, (int64_t)op->n);
-			return G_PARK;
-		case PROG_LOOP:
-			if (op->n == 0) {
-				g->pc = op->a + 1;    /* past the matching end */
-				break;
-			}
-			assert(g->depth < PROG_MAX_DEPTH);
-			g->loop_left[g->depth++] = op->n;
-			g->pc++;
-			break;
-		case PROG_END:
-			if (--g->loop_left[g->depth - 1] > 0) {
-				g->pc = op->a + 1;    /* back to the loop's first op */
-			} else {
-				g->depth--;
-				g->pc++;
-			}
-			break;
-		case PROG_EXIT:
-			return G_EXIT;
-		case PROG_CLOSE:
-			rt_chanclose(m, rt->chans[op->a]);
-			if (g->panicking)
-				return G_EXIT;
-			g->pc++;
-			break;
-		case PROG_SELECT: {
-			uint64_t v;
-			bool ok;
-			int fired;
-			if (g->in_op) {
-				g->in_op = false;
-				fired = rt_select_resume(m, &v, &ok);
-			} else {
-				struct select_case cases[PROG_SELECT_MAX];
-				uint32_t n = (uint32_t)op->n;
-				for (uint32_t k = 0; k < n; k++) {
-					const struct prog_op *c = &pr->ops[g->pc + 1 + k];
-					cases[k] = (struct select_case){ rt->chans[c->a], c->n != 0, g->goid };
-				}
-				fired = rt_select(m, cases, n, op->a != 0, &v, &ok);
-			}
-			if (g->panicking)
-				return G_EXIT;
-			if (fired == RT_SELECT_PARKED) {
-				g->in_op = true;
-				return G_PARK;
-			}
-			if (fired >= 0 && pr->ops[g->pc + 1 + (uint32_t)fired].exit)
-				return G_EXIT;
-			g->pc += 1 + (uint32_t)op->n;
-			break;
-		}
-		case PROG_CASE:
-			assert(!"a case outside a select");
-			return G_EXIT;
-		case PROG_LOCK:
-			/* a woken waiter tries again: it may lose to a newcomer */
-			if (!rt_gmutex_lock(m, rt->mutexes[op->a]))
-				return G_PARK;
-			g->pc++;
-			break;
-		case PROG_UNLOCK:
-			if (!rt_gmutex_unlock(m, rt->mutexes[op->a])) {
-				rt_panic(m, "sync: unlock of unlocked mutex");
-				return G_EXIT;
-			}
-			g->pc++;
-			break;
-		case PROG_WG_ADD:
-			if (!rt_waitgroup_add(m, rt->waitgroups[op->a], (int64_t)op->n)) {
-				rt_panic(m, "sync: negative WaitGroup counter");
-				return G_EXIT;
-			}
-			g->pc++;
-			break;
-		case PROG_WG_WAIT:
-			if (g->in_op) {
-				g->in_op = false;
-				g->pc++;
-				break;
-			}
-			if (!rt_waitgroup_wait(m, rt->waitgroups[op->a])) {
-				g->in_op = true;
-				return G_PARK;
-			}
-			g->pc++;
-			break;
-		case PROG_NET_READ:
-			if (g->in_op) {
-				g->in_op = false;   /* the netpoller handed it a unit */
-				g->pc++;
-				break;
-			}
-			if (!rt_netpoll_read(m, rt->pds[op->a])) {
-				g->in_op = true;
-				return G_PARK;
-			}
-			if (g->panicking)
-				return G_EXIT;
-			g->pc++;
-			break;
-		case PROG__COUNT:
-			assert(!"not an operation");
-			return G_EXIT;
-		}
-	}
 }
 
 /* ---- The scheduler loop ---- */
@@ -1006,6 +899,7 @@ static struct rt *rt_alloc(const struct rt_config *cfg)
 	rt->main_fn = cfg->main_fn;
 	rt->main_arg = cfg->main_arg;
 	rt->timed = !cfg->main_fn;
+	rt->recording = cfg->record_draws;
 	rt->runq_size = 256;
 	return rt;
 }
@@ -1015,6 +909,10 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	if (cfg->policy->version != POL_VERSION) {
 		err_set(e, "policy %s: table version %u, this runtime speaks %u", cfg->policy->name,
 			cfg->policy->version, POL_VERSION);
+		return NULL;
+	}
+	if (cfg->record_draws && plat_g_has_stack()) {
+		err_set(e, "draws are recorded in simulation only");
 		return NULL;
 	}
 	if (cfg->main_fn && !plat_g_has_stack()) {
@@ -1088,6 +986,7 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	for (uint32_t i = 0; i < rt->wl->nwaitgroups; i++)
 		rt->waitgroups[i] = rt_waitgroup_new(rt, 0);
 	rt_netpoll_init(rt);
+	rt_interp_init(rt);
 	return rt;
 }
 
@@ -1105,6 +1004,8 @@ void rt_run(struct rt *rt)
 				       : gnew(rt, rt->allp[0], &rt->wl->progs[rt->wl->main], NULL, NULL);
 	if (rt->main_fn)
 		rt->main_g = main_g;
+	else
+		rt_prog_init_g(rt, NULL, main_g);
 	rt_runqput(rt, rt->allp[0], main_g, true);
 	m0->nextp = rt->allp[0];
 	rt->m0 = m0;
@@ -1113,10 +1014,31 @@ void rt_run(struct rt *rt)
 	plat_rt_run(rt);
 }
 
+/* The cpu breakdown from the Ms' sums [proc: Where the time goes]. */
+static void collect_cpu(const struct rt *rt, struct rt_result *r, uint64_t held, uint64_t lock_nop)
+{
+	struct rt_cpu_time *c = &r->cpu;
+	if (!rt->timed) {
+		memset(c, 0, sizeof(*c));   /* no clock was read for any of it */
+		return;
+	}
+	c->held_ns = held;
+	c->span_ns = rt->end_ns > rt->start_ns ? (uint64_t)(rt->end_ns - rt->start_ns) : 0;
+	c->capacity_ns = (uint64_t)rt->procs * c->span_ns;
+	c->ns[RT_CPU_USER] = r->user_ns;
+	c->ns[RT_CPU_SYSCALL] = r->syscall_ns;
+	uint64_t busy = r->user_ns + c->ns[RT_CPU_SPIN] + (c->ns[RT_CPU_LOCK_WAIT] - lock_nop);
+	c->ns[RT_CPU_SCHED] = held > busy ? held - busy : 0;
+	uint64_t used = held + lock_nop + r->syscall_ns;
+	c->ns[RT_CPU_IDLE] = c->capacity_ns > used ? c->capacity_ns - used : 0;
+	c->measured = (1u << RT_CPU__COUNT) - 1;
+}
+
 void rt_collect(struct rt *rt, struct rt_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	int64_t last_exit = rt->start_ns;
+	uint64_t held = 0, lock_nop = 0;
 	r->goroutines = 1;
 	for (struct m *m = rt->allm; m; m = m->alllink) {
 		const struct m_stats *st = &m->stats;
@@ -1126,8 +1048,15 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 		if (st->last_exit_ns > last_exit)
 			last_exit = st->last_exit_ns;
 		hist_merge(&r->sched_latency, &st->sched_latency);
+		hist_merge(&r->request_latency, &st->request_latency);
+		r->requests += st->requests;
 		r->user_ns += st->user_ns;
 		r->syscall_ns += st->syscall_ns;
+		held += st->held_ns;
+		r->cpu.ns[RT_CPU_SPIN] += st->spin_ns;
+		r->cpu.ns[RT_CPU_LOCK_WAIT] += st->lock_wait_ns;
+		lock_nop += st->lock_wait_nop_ns;
+		r->cpu.parked_ns += st->idle_ns;
 		for (int k = 0; k < PROG_MAX_PROGRAMS_REPORTED; k++)
 			r->prog_user_ns[k] += st->prog_user_ns[k];
 		r->preemptions += st->preempted;
@@ -1142,6 +1071,9 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 	}
 	/* an untimed run knows only when it ended */
 	r->makespan_ns = (rt->timed ? last_exit : rt->end_ns) - rt->start_ns;
+	collect_cpu(rt, r, held, lock_nop);
+	if (plat_mem_counters(rt, &r->locality.mem))
+		r->locality.mem.measured = r->locality.mem.touches > 0;
 	r->deadlock = rt->deadlock;
 	r->panicked = rt->panicked;
 	if (rt->panicked)
@@ -1176,6 +1108,7 @@ void rt_free(struct rt *rt)
 {
 	if (!rt)
 		return;
+	rt_interp_free(rt);
 	rt_netpoll_fini(rt);
 	plat_rt_fini(rt);
 	rt->pol->fini(rt);

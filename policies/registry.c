@@ -37,4 +37,5 @@ const struct rt_api rt_api_impl = {
 	.run = rt_run,
 	.result = rt_collect,
 	.destroy = rt_free,
+	.draws = rt_draws,
 };

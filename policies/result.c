@@ -1,8 +1,46 @@
-/* How a run that went wrong is told: Go's own words for a panic and a
- * deadlock, shared by `schedlab run' and the C API's sl_run. */
+/* A run's result as it is told: the fractions the report derives from its
+ * counters, and Go's own words for a panic and a deadlock, shared by
+ * `schedlab run' and the C API's sl_run. */
 #include "policies/policy.h"
 
 #include <stdio.h>
+
+/* ---- Fractions [docs/runtime.md, "What a run reports"] ---- */
+
+const char *const rt_cpu_names[RT_CPU__COUNT] = {
+	[RT_CPU_USER] = "user",
+	[RT_CPU_SCHED] = "sched",
+	[RT_CPU_SPIN] = "spin",
+	[RT_CPU_LOCK_WAIT] = "lock_wait",
+	[RT_CPU_SYSCALL] = "syscall",
+	[RT_CPU_IDLE] = "idle",
+};
+
+bool rt_cpu_frac(const struct rt_cpu_time *c, enum rt_cpu k, double *frac)
+{
+	if (!(c->measured & 1u << k) || c->capacity_ns == 0)
+		return false;
+	*frac = (double)c->ns[k] / (double)c->capacity_ns;
+	return true;
+}
+
+bool rt_mem_local_frac(const struct rt_mem *mem, double *frac)
+{
+	if (!mem->measured || mem->dram == 0)
+		return false;
+	*frac = (double)mem->dram_by_hops[0] / (double)mem->dram;
+	return true;
+}
+
+bool rt_mem_cache_hit_frac(const struct rt_mem *mem, double *frac)
+{
+	if (!mem->measured || mem->lines == 0)
+		return false;
+	*frac = (double)mem->cached / (double)mem->lines;
+	return true;
+}
+
+/* ---- A run gone wrong ---- */
 
 int rt_result_report_fatal(const struct rt_result *r, FILE *f)
 {

@@ -19,6 +19,8 @@
 #include "util/hist.h"
 #include "workloads/program.h"
 
+#include <gsl/gsl_rng.h>
+
 /* ---- Locks and notes (policies/lock.c) ---- */
 
 /* A futex mutex; the key is unlocked, locked, or locked with sleepers. */
@@ -51,20 +53,41 @@ struct timer {
 	struct timer *next;      /* while being run */
 };
 
+/* A random stream of the workload's distributions: a G's, a listener's
+ * or a connection's, keyed by its place in the workload (not by when it
+ * was made), so sampled values do not depend on scheduling.  A replayed
+ * trace gives its draws instead [interp.c]. */
+struct rt_stream {
+	uint64_t key;
+	uint64_t state;
+	const struct trace_g *replay;
+	uint32_t used;
+};
+
 /* ---- The netpoller (policies/netpoll.c) ---- */
 
-/* A source's descriptor (Go's pollDesc); its lock guards the rest. */
-/* Something the netpoller watches: a workload's source of arrivals, or
+/* Something the netpoller watches (Go's pollDesc): a workload's listener
+ * or connection, whose data arrives at times the workload says, or
  * natively a real file descriptor opened through the C API.  Guarded by
  * its lock. */
 struct pollfd_desc {
 	struct rt_mutex lock;
 	plat_line_t line;
-	bool is_fd;              /* a real descriptor, not a workload source */
-	uint32_t index;          /* in the workload's sources */
+	bool is_fd;              /* a real descriptor, not the workload's */
+	bool is_listener;        /* units are connections, not requests */
 	struct g *rg;            /* the G parked reading it */
-	uint64_t pending;        /* units ready and not yet read */
-	uint64_t remaining;      /* units still to arrive */
+	uint64_t pending;        /* units arrived and not yet read */
+	uint64_t remaining;      /* units scheduled to arrive and not yet arrived */
+	/* The workload's: its random stream, and what arrived when. */
+	struct rt_stream rs;
+	const struct prog_listener *lis;
+	uint32_t index;          /* a listener: in the workload's listeners */
+	uint64_t made;           /* a listener: connections scheduled so far */
+	uint64_t accepted;       /* a listener: connections taken */
+	int64_t *times;          /* a listener: arrival times of the pending, FIFO */
+	uint64_t times_head, times_cap;
+	int64_t arrived_at;      /* a connection: when its pending request arrived */
+	uint64_t to_send;        /* a connection: requests its client sends after that one */
 	/* A real descriptor: readiness seen and not yet consumed by a waiter
 	 * (readiness comes as edges: one with no waiter must be kept). */
 	int fd;
@@ -79,7 +102,8 @@ struct pollfd_desc {
 enum { NETPOLL_R = 1, NETPOLL_W = 2 };
 struct netpoll_event {
 	struct pollfd_desc *pd;
-	uint64_t units;          /* a source: units of data that became readable */
+	uint64_t units;          /* the workload's: units of data that became readable */
+	int64_t when;            /* ... and when they arrived */
 	uint32_t mode;           /* a descriptor: NETPOLL_R and/or NETPOLL_W */
 };
 
@@ -186,12 +210,16 @@ struct g {
 	bool in_op;              /* parked inside the op at pc; it completes on resume */
 	struct plat_g plat;
 
-	/* A program's place [proc: Programs]. */
+	/* A program's place [interp.c]. */
 	const struct program *prog;
 	uint32_t pc;
-	uint32_t depth;                     /* open loops */
-	uint64_t loop_left[PROG_MAX_DEPTH]; /* iterations still to start, per open loop */
+	uint32_t nspawned;       /* children made: their random streams' keys */
+	uint32_t depth;          /* how deep in its own program's recursion */
 	int64_t compute_left;    /* of a computation cut by preemption */
+	int64_t req_start;       /* the request it serves began (request_begin) */
+	int64_t last_arrival;    /* when the data it last read arrived */
+	struct rt_stream rs;
+	int64_t locals[PROG_MAX_LOCALS];
 
 	struct sudog sud;
 	struct gselect *sel;
@@ -255,9 +283,17 @@ struct m_stats {
 	uint64_t parks, migrations_core, migrations_node;
 	uint64_t user_ns, syscall_ns;
 	uint64_t prog_user_ns[PROG_MAX_PROGRAMS_REPORTED];
+	/* Timed runs only [proc: Where the time goes]: */
+	uint64_t held_ns;        /* holding a P (the rest of which, less the next three, is sched) */
+	uint64_t spin_ns;        /* spinning for work (less lock waits), or a G for a sync.Mutex */
+	uint64_t lock_wait_ns;   /* in rt_lock's slow path */
+	uint64_t lock_wait_nop_ns; /* ... of which without a P */
+	uint64_t idle_ns;        /* parked with nothing to do: stopm's sleep, the poller's wait */
 	uint64_t preempted;      /* Gs that gave up their P to a preemption request */
 	uint64_t sched_hash;     /* fingerprint of its scheduling decisions */
 	struct hist sched_latency;
+	struct hist request_latency;   /* request_begin to request_end [interp.c] */
+	uint64_t requests;
 };
 
 struct m {
@@ -268,6 +304,10 @@ struct m {
 	struct p *oldp;          /* the P it left for a system call */
 	struct g *curg;          /* the G running on it */
 	bool spinning;           /* looking for work with a P and none found yet [proc: Spinning] */
+	/* When it took its P and when it started spinning, -1 if it holds
+	 * none or is not spinning (timed runs only) [proc: Where the time goes]. */
+	int64_t held_since, spin_since;
+	uint64_t spin_lock_base; /* its lock_wait_ns when it started spinning */
 	struct rt_note park;     /* sleeps here when idle */
 	struct m *schedlink;     /* next on the idle list (sched.lock) */
 	struct m *alllink;       /* every M, newest first (set under sched.lock) */
@@ -275,6 +315,8 @@ struct m {
 	void (*park_unlock)(void *); /* after G_PARK: run on the M once the G is off it */
 	void *park_arg;
 	struct m_stats stats;
+	gsl_rng *gsl;            /* draws from the stream of the G it runs [interp.c] */
+	struct rt_objs { void **v; size_t n, cap; } made[PT__COUNT];  /* objects its Gs made */
 	struct plat_m plat;
 };
 
@@ -341,7 +383,20 @@ struct rt {
 	struct hchan **chans;          /* the workload's channels */
 	struct gmutex **mutexes;       /* ... mutexes */
 	struct waitgroup **waitgroups; /* ... wait groups */
-	struct pollfd_desc **pds;      /* ... network sources */
+	struct rt_region **regions;    /* ... memory regions */
+	struct pollfd_desc **listeners;/* ... listeners [netpoll.c] */
+	/* Workload network arrivals not yet due, a heap by (when, seq)
+	 * guarded by arrivals_lock [netpoll.c]. */
+	struct rt_mutex arrivals_lock;
+	plat_line_t arrivals_line;
+	struct arrival { int64_t when; uint64_t seq; struct pollfd_desc *pd; } *arrivals;
+	uint32_t narrivals, caparrivals;
+	uint64_t arrivalseq;
+	plat_u64 arrival0;             /* atomic: when of the earliest + 1, 0 if none */
+	/* `workload expand': every draw, in order (simulation only). */
+	struct wl_draw *rec;
+	size_t nrec, caprec;
+	bool recording;
 	struct pollfd_desc *fdfree;    /* closed descriptors for reuse (sched.lock) */
 	struct pollfd_desc *fdall;     /* every descriptor made, by all_link (sched.lock) */
 	bool panicked;                 /* (sched.lock) */
@@ -377,7 +432,12 @@ enum g_why rt_g_run(struct m *m, struct g *g);
 void rt_startm(struct m *m, struct p *pp, bool spinning);
 void rt_stopm(struct m *m);
 void rt_wakep(struct m *m);
+void rt_becomespinning(struct m *m);
 void rt_resetspinning(struct m *m);
+/* Where the time goes [proc: Where the time goes]: m just took a P
+ * without rt_acquirep, or lets go of it without rt_releasep (system calls). */
+void rt_time_held(struct m *m);
+void rt_time_released(struct m *m);
 void rt_acquirep(struct m *m, struct p *pp);
 struct p *rt_releasep(struct m *m);
 /* Idle Ps (sched.lock held). */
@@ -392,6 +452,9 @@ bool rt_done(struct rt *rt);
 
 /* Gs: the runtime calls a program or a C function can make. */
 struct g *rt_newproc(struct m *m, const struct program *prog, void (*fn)(void *), void *arg);
+/* rt_newproc in two steps, for a caller that fills in the G in between. */
+struct g *rt_newg(struct m *m, const struct program *prog, void (*fn)(void *), void *arg);
+void rt_startg(struct m *m, struct g *g);
 void rt_ready(struct m *m, struct g *g);
 /* From a running G: gives control back to the scheduler with why; for
  * G_PARK, unlock(arg) runs on the M once the G is off it. */
@@ -400,6 +463,30 @@ void rt_park_commit(struct m *m, void (*unlock)(void *), void *arg);
 
 /* From a G with a stack (the native C API): parks it for ns. */
 void rt_sleep(int64_t ns);
+/* Commits the running G to sleep for ns (it parks when the caller returns
+ * G_PARK). */
+void rt_sleep_park(struct m *m, struct g *g, int64_t ns);
+
+/* ---- Programs (policies/interp.c) ---- */
+
+/* A memory region of the workload: the hardware model's, or real memory. */
+struct rt_region {
+	uint64_t bytes;
+	struct plat_region plat;
+};
+
+/* Gives a new G its frame: its stream is the parent's next child's (NULL
+ * parent: main), args evaluated by the parent. */
+void rt_prog_init_g(struct rt *rt, struct g *parent, struct g *g);
+/* Sets up and frees what the interpreter made (the workload's objects,
+ * and those its programs made). */
+void rt_interp_init(struct rt *rt);
+void rt_interp_free(struct rt *rt);
+int64_t rt_draw(struct m *m, struct rt_stream *s, const struct dist *d);
+/* Records an object made during the run, freed with the run. */
+void rt_objs_add(struct m *m, enum prog_type t, void *obj);
+void rt_stream_init(struct rt *rt, struct rt_stream *s, uint64_t key);
+size_t rt_draws(struct rt *rt, const struct wl_draw **out);
 
 /* ---- System calls and sysmon (policies/sysmon.c) ---- */
 
@@ -425,7 +512,21 @@ void rt_netpoll_init(struct rt *rt);
 void rt_netpoll_start(struct rt *rt);
 void rt_netpoll_fini(struct rt *rt);
 bool rt_netpoll_any_waiters(struct rt *rt);
+/* From the running G: takes a unit of a workload descriptor, or commits
+ * the G to park until one arrives (returns false). */
 bool rt_netpoll_read(struct m *m, struct pollfd_desc *pd);
+/* The same for a listener, which can run dry: NR_DONE when it has nothing
+ * pending and nothing more to come. */
+enum nr { NR_TOOK, NR_PARK, NR_DONE };
+enum nr rt_netpoll_take(struct m *m, struct pollfd_desc *pd);
+/* After a read of a listener: the connection taken, its first request
+ * pending, arrived when the connection did. */
+struct pollfd_desc *rt_netpoll_accept(struct m *m, struct pollfd_desc *lis);
+/* An answer written on a connection: its client sends its next request,
+ * if any, a think time later. */
+void rt_netpoll_respond(struct m *m, struct pollfd_desc *conn);
+/* When the earliest workload arrival is due, -1 if none. */
+int64_t rt_arrivals_next(struct rt *rt);
 struct g *rt_netpoll_now(struct m *m);
 int rt_netpoll_wait(struct m *m, int64_t until, struct netpoll_event *ev, int max);
 void rt_netpoll_inject(struct m *m, const struct netpoll_event *ev, int n);

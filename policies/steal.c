@@ -168,12 +168,6 @@ static bool any_runq_nonempty(struct rt *rt)
 	return false;
 }
 
-static void become_spinning(struct m *m)
-{
-	m->spinning = true;
-	plat_add_u32(&m->rt->sched.nmspinning, 1, memory_order_relaxed);
-}
-
 static struct g *steal_find_runnable(struct m *m, bool *inherit)
 {
 	struct rt *rt = m->rt;
@@ -232,7 +226,7 @@ top:
 	if (m->spinning ||
 	    100 * plat_load_u32(&s->nmspinning, memory_order_relaxed) < st->spinning_pct * busy) {
 		if (!m->spinning)
-			become_spinning(m);
+			rt_becomespinning(m);
 		g = steal_work(m, st);
 		if (g)
 			return g;
@@ -260,7 +254,7 @@ top:
 			rt_unlock(&s->lock);
 			if (pp) {
 				rt_acquirep(m, pp);
-				become_spinning(m);
+				rt_becomespinning(m);
 				goto top;
 			}
 		}

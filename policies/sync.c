@@ -73,11 +73,19 @@ bool rt_gmutex_lock(struct m *m, struct gmutex *mu)
 {
 	if (try_lock(mu))
 		return true;
-	for (int round = 0; can_spin(m, round); round++) {
+	/* The spin is the M's spin time [proc: Where the time goes]. */
+	bool got = false;
+	int64_t t0 = -1;
+	for (int round = 0; !got && can_spin(m, round); round++) {
+		if (t0 < 0 && m->rt->timed)
+			t0 = plat_nanotime();
 		plat_procyield(GM_SPIN_PAUSES);
-		if (try_lock(mu))
-			return true;
+		got = try_lock(mu);
 	}
+	if (t0 >= 0)
+		m->stats.spin_ns += (uint64_t)(plat_nanotime() - t0);
+	if (got)
+		return true;
 	rt_lock(&mu->qlock);
 	uint32_t v = plat_load_u32(&mu->state, memory_order_relaxed);
 	for (;;) {

@@ -32,6 +32,7 @@
 void rt_entersyscall(struct m *m, struct g *g)
 {
 	struct p *pp = m->p;
+	rt_time_released(m);
 	g->status = G_SYSCALL;
 	plat_store_ptr(&pp->curg, NULL, memory_order_relaxed);
 	pp->m = NULL;
@@ -54,6 +55,7 @@ bool rt_exitsyscall(struct m *m, struct g *g)
 	m->oldp = NULL;
 	uint32_t st = P_SYSCALL;
 	if (plat_cas_u32(&pp->status, &st, P_RUNNING, memory_order_acq_rel)) {
+		rt_time_held(m);
 		m->p = pp;
 		pp->m = m;
 		plat_set_cpu(pp->cpu, false);

@@ -22,6 +22,7 @@
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A sleeper on a futex: lives on the sleeping M's stack. */
 struct simp_waiter {
@@ -110,6 +111,39 @@ void simp_syscall(int64_t ns)
 	sync_m(m);
 	m->plat.clock += m->rt->topo->lat.syscall_ns + (double)ns;
 	sync_m(m);
+}
+
+/* ---- The workload's memory ---- */
+
+bool simp_region_init(struct rt *rt, struct rt_region *r, int place, int node)
+{
+	static const enum hw_placement how[] = {
+		[PROG_PLACE_LOCAL] = HW_PLACE_NODE,
+		[PROG_PLACE_NODE] = HW_PLACE_NODE,
+		[PROG_PLACE_INTERLEAVE] = HW_PLACE_INTERLEAVE,
+		[PROG_PLACE_FIRST_TOUCH] = HW_PLACE_FIRST_TOUCH,
+	};
+	r->plat.id = hw_region_new(rt->plat.hw, r->bytes, how[place], node);
+	return true;
+}
+
+/* The touch happens at the M's time, after every actor due before it, so
+ * memory controllers and caches see accesses in simulated-time order. */
+int64_t simp_touch(struct rt_region *r, uint64_t offset, uint64_t bytes, int pattern, bool write)
+{
+	static const enum hw_pattern how[] = {
+		[PROG_SEQUENTIAL] = HW_SEQUENTIAL,
+		[PROG_RANDOM] = HW_RANDOM,
+		[PROG_POINTER_CHASE] = HW_POINTER_CHASE,
+	};
+	struct m *m = cur_m();
+	if (!m || bytes == 0)
+		return 0;
+	sync_m(m);
+	double ns = hw_touch(m->rt->plat.hw, m->plat.cpu, m->plat.clock, r->plat.id, offset, bytes,
+			     how[pattern], write);
+	m->plat.clock += ns;
+	return (int64_t)(ns + 0.5);
 }
 
 double simp_pause_ns(void)
@@ -304,34 +338,9 @@ void simp_g_leave(void)
 
 /* ---- The network ---- */
 
-void simp_netpoll_arm(struct rt *rt, struct pollfd_desc *pd, uint64_t interval, uint64_t count)
-{
-	struct plat_rt *pr = &rt->plat;
-	pd->plat = (struct plat_pd){ interval, count, 0 };
-	pr->sources = xrealloc(pr->sources, (pr->nsources + 1) * sizeof(*pr->sources));
-	pr->sources[pr->nsources++] = pd;
-}
-
-/* Every source's units that have arrived by now, in source order. */
-static int collect(struct rt *rt, sim_time_t now, struct netpoll_event *ev, int max)
-{
-	int n = 0;
-	for (uint32_t i = 0; i < rt->plat.nsources && n < max; i++) {
-		struct plat_pd *s = &rt->plat.sources[i]->plat;
-		uint64_t arrived = now / s->interval;
-		if (arrived > s->count)
-			arrived = s->count;
-		if (arrived > s->delivered) {
-			ev[n++] = (struct netpoll_event){ .pd = rt->plat.sources[i], .units = arrived - s->delivered };
-			s->delivered = arrived;
-		}
-	}
-	return n;
-}
-
-/* An epoll_wait: the call's cost, then what has arrived; if nothing has
- * and it may wait, the M sleeps until the next arrival, the time-out or a
- * break. */
+/* An epoll_wait on no descriptors (the workload's arrivals are the
+ * core's): the call's cost, then, if it may wait, sleep until the
+ * time-out or a break. */
 int simp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, int max)
 {
 	struct m *m = cur_m();
@@ -340,19 +349,14 @@ int simp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, in
 	sync_m(m);
 	m->plat.clock += rt->topo->lat.syscall_ns;
 	sync_m(m);
-	int n = collect(rt, sim_now(eng), ev, max);
-	if (n || timeout_ns == 0)
-		return n;
+	(void)ev, (void)max;
+	if (timeout_ns == 0)
+		return 0;
 	if (rt->plat.break_pending) {
 		rt->plat.break_pending = false;
 		return 0;
 	}
 	sim_time_t wake = timeout_ns > 0 ? sim_now(eng) + (sim_time_t)timeout_ns : SIM_TIME_MAX;
-	for (uint32_t i = 0; i < rt->plat.nsources; i++) {
-		struct plat_pd *s = &rt->plat.sources[i]->plat;
-		if (s->delivered < s->count && (s->delivered + 1) * s->interval < wake)
-			wake = (s->delivered + 1) * s->interval;
-	}
 	rt->plat.netpoller = m;
 	if (wake == SIM_TIME_MAX)
 		sim_block(m->plat.actor);
@@ -361,7 +365,7 @@ int simp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, in
 	rt->plat.netpoller = NULL;
 	rt->plat.break_pending = false;
 	m->plat.clock = (double)sim_now(eng);
-	return collect(rt, sim_now(eng), ev, max);
+	return 0;
 }
 
 void simp_netpoll_break(struct rt *rt)
@@ -376,6 +380,27 @@ void simp_netpoll_break(struct rt *rt)
 		sim_wake(poller->plat.actor, sim_now(rt->plat.eng));
 	else
 		rt->plat.break_pending = true;
+}
+
+/* ---- The workload's memory, counted ---- */
+
+/* The hardware model's counts of hw_touch, the workload's memory: the
+ * scheduler's own lines are priced by hw_line_access and counted apart
+ * (line_*), so they are not in these. */
+bool simp_mem_counters(struct rt *rt, struct rt_mem *out)
+{
+	const struct hw_counters *c = hw_counters(rt->plat.hw);
+	memset(out, 0, sizeof(*out));
+	out->touches = c->touches;
+	for (int l = 1; l <= TOPO_MAX_LEVEL; l++)
+		out->cached += c->hits[l];
+	out->cached += c->c2c;
+	out->dram = c->dram;
+	out->lines = out->cached + out->dram;
+	out->nhops = rt->topo->max_hops + 1;
+	for (int h = 0; h < out->nhops; h++)
+		out->dram_by_hops[h] = c->dram_by_hops[h];
+	return true;
 }
 
 /* ---- Runs ---- */
@@ -402,5 +427,4 @@ void simp_rt_fini(struct rt *rt)
 	sim_engine_free(rt->plat.eng);
 	hw_free(rt->plat.hw);
 	free(rt->plat.futexq);
-	free(rt->plat.sources);
 }

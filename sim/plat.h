@@ -32,16 +32,13 @@ typedef struct { void *v; plat_line_t line; } plat_ptr;
 
 struct simp_waiter;
 
-/* A network source: unit k arrives at k * interval. */
 struct plat_pd {
-	uint64_t interval, count, delivered;
+	char unused;             /* simulation has no real descriptors */
 };
 
 struct plat_rt {
 	struct sim_engine *eng;
 	struct hw *hw;
-	struct pollfd_desc **sources; /* armed, in workload order */
-	uint32_t nsources;
 	struct m *netpoller;          /* the M blocked in plat_netpoll, if any */
 	bool break_pending;           /* a break with nobody polling: the next poll returns */
 	struct simp_waiter **futexq;  /* [line]: sleepers on that line's futexes, FIFO */
@@ -55,6 +52,10 @@ struct plat_m {
 	double clock;            /* the M's own time, >= the engine's while it runs */
 	int cpu;                 /* PU it runs on (OS placement model, see plat_set_cpu) */
 	struct g *computing;     /* the G whose computation it is blocked in, if any */
+};
+
+struct plat_region {
+	hw_region_t id;
 };
 
 struct plat_g {
@@ -187,6 +188,12 @@ static inline void plat_g_leave(struct g *g, enum g_why why)
 	simp_g_leave();
 }
 
+bool simp_mem_counters(struct rt *rt, struct rt_mem *out);
+static inline bool plat_mem_counters(struct rt *rt, struct rt_mem *out)
+{
+	return simp_mem_counters(rt, out);
+}
+
 static inline void *plat_alloc(size_t size, int node)
 {
 	(void)node; /* simulated memory placement is the hardware model's, not malloc's */
@@ -198,16 +205,10 @@ static inline void plat_free(void *p, size_t size)
 	free(p);
 }
 
-void simp_netpoll_arm(struct rt *rt, struct pollfd_desc *pd, uint64_t interval, uint64_t count);
 int simp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, int max);
 void simp_netpoll_break(struct rt *rt);
 static inline void plat_netpoll_init(struct rt *rt) { (void)rt; }
 static inline void plat_netpoll_fini(struct rt *rt) { (void)rt; }
-static inline void plat_netpoll_arm(struct rt *rt, struct pollfd_desc *pd, uint64_t interval,
-				    uint64_t count)
-{
-	simp_netpoll_arm(rt, pd, interval, count);
-}
 static inline int plat_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, int max)
 {
 	return simp_netpoll(rt, timeout_ns, ev, max);
@@ -221,6 +222,20 @@ static inline int plat_netpoll_open(struct rt *rt, struct pollfd_desc *pd, int f
 	return ENOTSUP;
 }
 static inline void plat_netpoll_close(struct rt *rt, struct pollfd_desc *pd) { (void)rt, (void)pd; }
+
+bool simp_region_init(struct rt *rt, struct rt_region *r, int place, int node);
+int64_t simp_touch(struct rt_region *r, uint64_t offset, uint64_t bytes, int pattern, bool write);
+static inline bool plat_region_init(struct rt *rt, struct rt_region *r, int place, int node)
+{
+	return simp_region_init(rt, r, place, node);
+}
+static inline void plat_region_fini(struct rt *rt, struct rt_region *r) { (void)rt, (void)r; }
+static inline int64_t plat_touch(struct rt_region *r, uint64_t offset, uint64_t bytes, int pattern,
+				 bool write, uint64_t seed)
+{
+	(void)seed;   /* the model prices a random order without making one */
+	return simp_touch(r, offset, bytes, pattern, write);
+}
 
 static inline bool plat_rt_init(struct rt *rt, struct err *e) { return simp_rt_init(rt, e); }
 static inline void plat_rt_run(struct rt *rt) { simp_rt_run(rt); }

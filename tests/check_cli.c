@@ -233,8 +233,27 @@ START_TEST(run_json_report_is_complete_and_deterministic)
 		prev = v->valuedouble;
 	}
 	ck_assert_ptr_nonnull(cJSON_GetObjectItem(lat, "mean"));
-	double user = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "cpu"), "user")->valuedouble;
+	/* no requests in this workload: no request latency, not zeros */
+	ck_assert_ptr_null(cJSON_GetObjectItem(m, "request_latency_ns"));
+	cJSON *cpu = cJSON_GetObjectItem(m, "cpu");
+	static const char *const cpu_keys[] = { "user", "sched", "spin", "lock_wait", "syscall", "idle" };
+	double sum = 0;
+	for (int i = 0; i < 6; i++) {
+		cJSON *v = cJSON_GetObjectItem(cpu, cpu_keys[i]);
+		ck_assert_msg(v && v->valuedouble >= 0 && v->valuedouble <= 1, "cpu.%s", cpu_keys[i]);
+		sum += v->valuedouble;
+	}
+	ck_assert_int_eq(cJSON_GetArraySize(cpu), 6);
+	ck_assert_msg(sum > 1 - 1e-6 && sum < 1 + 1e-6, "cpu adds up to %.9f", sum);
+	double user = cJSON_GetObjectItem(cpu, "user")->valuedouble;
 	ck_assert(user > 0 && user <= 1);
+	/* nothing in spawn-tree touches memory: no memory figures, migrations */
+	cJSON *loc = cJSON_GetObjectItem(m, "locality");
+	ck_assert_ptr_null(cJSON_GetObjectItem(loc, "mem_local_frac"));
+	ck_assert_ptr_null(cJSON_GetObjectItem(loc, "mem_by_hops"));
+	ck_assert_ptr_null(cJSON_GetObjectItem(loc, "cache_hit_frac"));
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(loc, "migrations_core"));
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(loc, "migrations_node"));
 	ck_assert_ptr_nonnull(cJSON_GetObjectItem(cJSON_GetObjectItem(m, "steals"), "goroutines_stolen"));
 	ck_assert_ptr_nonnull(cJSON_GetObjectItem(cJSON_GetObjectItem(m, "threads"), "futex_calls"));
 	cJSON_Delete(o);
@@ -251,6 +270,21 @@ START_TEST(run_text_summary)
 	ck_assert_ptr_nonnull(strstr(out, "sim run: policy steal, topology numa4, workload ping-pong, "
 					  "64 Ps, seed 1"));
 	ck_assert_ptr_nonnull(strstr(out, "goroutines      3 made, 3 completed\n"));
+	/* a table: one metric a row, values in their own column */
+	ck_assert_ptr_nonnull(strstr(out, "\nlatency (ns)           p50       p90       p99     p99.9"));
+	ck_assert_ptr_nonnull(strstr(out, "\n  scheduling    "));
+	ck_assert_ptr_null(strstr(out, "request"));
+	ck_assert_ptr_nonnull(strstr(out, "\ncpu             % of 64 Ps x "));
+	static const char *const rows[] = { "user", "sched", "spin", "lock wait", "syscall", "idle" };
+	for (int i = 0; i < 6; i++) {
+		char row[32];
+		snprintf(row, sizeof(row), "\n  %-14s", rows[i]);
+		const char *at = strstr(out, row);
+		ck_assert_msg(at, "no cpu row %s in:\n%s", rows[i], out);
+		ck_assert_msg(strchr(at + 1, '\n')[-1] == '%', "cpu row %s is not a percentage", rows[i]);
+	}
+	ck_assert_ptr_nonnull(strstr(out, "\nlocality\n  migrations    "));
+	ck_assert_ptr_null(strstr(out, "cache hits"));
 	ck_assert_str_eq(err, "");
 	free(out);
 	free(err);
@@ -268,6 +302,13 @@ START_TEST(run_native_completes)
 	ck_assert_str_eq(cJSON_GetObjectItem(o, "topology")->valuestring, "host");
 	cJSON *m = cJSON_GetObjectItem(o, "metrics");
 	ck_assert_int_eq(cJSON_GetObjectItem(m, "completed")->valueint, 10000);
+	/* measured natively too, but no hardware counters of memory here */
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(m, "cpu")), 6);
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(m, "sched_latency_ns"));
+	cJSON *loc = cJSON_GetObjectItem(m, "locality");
+	ck_assert_ptr_null(cJSON_GetObjectItem(loc, "mem_by_hops"));
+	ck_assert_ptr_null(cJSON_GetObjectItem(loc, "cache_hit_frac"));
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(loc, "migrations_core"));
 	cJSON_Delete(o);
 	free(out);
 }

@@ -12,6 +12,9 @@
 
 #include "policies/runtime.h"
 #include "tests/tests.h"
+#ifdef SCHEDLAB_NATIVE
+#include "native/schedlab.h"
+#endif
 
 /* Bare Ps as Go's tests use them: a runtime is made (for its Ps, lines and
  * lock) but never run, and nothing below runs on an M. */
@@ -240,6 +243,92 @@ START_TEST(local_queue_empty)
 END_TEST
 #endif
 
+/* ---- The report's locality: what the workload's memory touches cost ---- */
+
+/* The hardware model's counts of memory touches become the report's lines
+ * by source and its fractions; the scheduler's own lines stay out of
+ * them.  Natively there are no such counters, and the report has none. */
+START_TEST(mem_counters_become_locality)
+{
+	struct err e = { "" };
+	struct topo *t = topo_load("numa4", &e);
+	ck_assert_msg(t, "%s", e.msg);
+	struct workload *wl = idle_workload();
+	struct rt_config cfg = { .policy = pol_find("steal"), .procs = 4, .seed = 1, .topo = t,
+				 .workload = wl };
+	struct rt *rt = rt_new(&cfg, &e);
+	ck_assert_msg(rt, "%s", e.msg);
+	struct rt_result *r = calloc(1, sizeof(*r));
+	struct rt_mem mem = { 0 };
+#ifdef SCHEDLAB_SIM
+	struct hw *hw = rt->plat.hw;
+	/* Nothing touched yet: no figures, though the platform counts. */
+	ck_assert(plat_mem_counters(rt, &mem));
+	rt_collect(rt, r);
+	ck_assert(!r->locality.mem.measured);
+	/* PU 0 is on node 0; far is on the node farthest from it. */
+	int far = 0, hops = 0;
+	for (int pu = 0; pu < t->npus; pu++) {
+		int h = topo_hops(t, 0, t->cores[t->pus[pu].core].node);
+		if (h > hops)
+			hops = h, far = pu;
+	}
+	ck_assert_int_gt(hops, 0);
+	uint64_t bytes = 64 * 1024, lines = bytes / HW_LINE;
+	int far_node = t->cores[t->pus[far].core].node;
+	hw_region_t near_r = hw_region_new(hw, bytes, HW_PLACE_NODE, 0);
+	hw_region_t far_r = hw_region_new(hw, bytes, HW_PLACE_NODE, far_node);
+	hw_region_t shared = hw_region_new(hw, bytes, HW_PLACE_NODE, far_node);
+	hw_touch(hw, 0, 0, near_r, 0, bytes, HW_SEQUENTIAL, false);    /* local DRAM */
+	hw_touch(hw, 0, 1e6, near_r, 0, bytes, HW_SEQUENTIAL, false);  /* its own caches */
+	hw_touch(hw, 0, 2e6, far_r, 0, bytes, HW_SEQUENTIAL, false);   /* DRAM `hops' away */
+	hw_touch(hw, far, 3e6, shared, 0, bytes, HW_SEQUENTIAL, true); /* far's local DRAM */
+	hw_touch(hw, 0, 4e6, shared, 0, bytes, HW_SEQUENTIAL, false);  /* from far's cache */
+	/* Scheduler state: priced, but not the workload's memory. */
+	hw_line_t line = hw_line_new(hw, 0);
+	hw_line_access(hw, far, 5e6, line, HW_STORE);
+	hw_line_access(hw, 0, 6e6, line, HW_LOAD);
+
+	const struct hw_counters *c = hw_counters(hw);
+	ck_assert_uint_eq(c->c2c, lines);
+	ck_assert(plat_mem_counters(rt, &mem));
+	ck_assert_uint_eq(mem.touches, 5);
+	ck_assert_uint_eq(mem.lines, 5 * lines);
+	ck_assert_uint_eq(mem.cached, 2 * lines);
+	ck_assert_uint_eq(mem.dram, 3 * lines);
+	ck_assert_int_eq(mem.nhops, t->max_hops + 1);
+	ck_assert_uint_eq(mem.dram_by_hops[0], 2 * lines);
+	ck_assert_uint_eq(mem.dram_by_hops[hops], lines);
+	rt_collect(rt, r);
+	ck_assert(r->locality.mem.measured);
+	ck_assert(memcmp(r->locality.mem.dram_by_hops, mem.dram_by_hops, sizeof(mem.dram_by_hops)) == 0);
+	double f;
+	ck_assert(rt_mem_local_frac(&r->locality.mem, &f));
+	ck_assert_double_eq_tol(f, 2.0 / 3.0, 1e-12);
+	ck_assert(rt_mem_cache_hit_frac(&r->locality.mem, &f));
+	ck_assert_double_eq_tol(f, 2.0 / 5.0, 1e-12);
+	/* All from caches: no DRAM line, no local fraction. */
+	struct rt_mem cached = { .measured = true, .touches = 1, .lines = 10, .cached = 10 };
+	ck_assert(!rt_mem_local_frac(&cached, &f));
+	ck_assert(rt_mem_cache_hit_frac(&cached, &f));
+	ck_assert_double_eq(f, 1.0);
+#else
+	mem.touches = 7;
+	ck_assert(!plat_mem_counters(rt, &mem));
+	ck_assert_uint_eq(mem.touches, 7);   /* left alone */
+	rt_collect(rt, r);
+	ck_assert(!r->locality.mem.measured);
+#endif
+	double f2;
+	ck_assert(!rt_mem_local_frac(&(struct rt_mem){ 0 }, &f2));
+	ck_assert(!rt_mem_cache_hit_frac(&(struct rt_mem){ 0 }, &f2));
+	free(r);
+	rt_free(rt);
+	wl_free(wl);
+	topo_free(t);
+}
+END_TEST
+
 /* ---- Gs running C functions ---- */
 
 /* A simulated G is only a program counter: it cannot run a C function,
@@ -265,6 +354,60 @@ START_TEST(c_function_refused)
 END_TEST
 #endif
 
+#ifdef SCHEDLAB_NATIVE
+/* A C function's run is untimed: no clock is read for the scheduling
+ * latency or the cpu breakdown, and the result says it has neither. */
+static void untimed_child(void *arg)
+{
+	sl_wg_done(arg);
+}
+
+static void untimed_main(void *arg)
+{
+	(void)arg;
+	sl_wg *wg = sl_wg_new();
+	sl_wg_add(wg, 100);
+	for (int i = 0; i < 100; i++)
+		sl_go(untimed_child, wg);
+	sl_wg_wait(wg);
+	sl_wg_free(wg);
+}
+
+START_TEST(untimed_run_has_no_clock_figures)
+{
+	struct err e = { "" };
+	struct topo *t = topo_load("host", &e);
+	ck_assert_msg(t, "%s", e.msg);
+	struct rt_config cfg = { .policy = pol_find("steal"), .procs = 2, .seed = 1, .topo = t,
+				 .main_fn = untimed_main };
+	struct rt *rt = rt_new(&cfg, &e);
+	ck_assert_msg(rt, "%s", e.msg);
+	rt_run(rt);
+	struct rt_result *r = calloc(1, sizeof(*r));
+	rt_collect(rt, r);
+	ck_assert_uint_eq(r->goroutines, 101);
+	ck_assert_int_gt(r->makespan_ns, 0);
+	ck_assert_uint_eq(r->sched_latency.count, 0);
+	ck_assert_uint_eq(r->cpu.measured, 0);
+	for (int k = 0; k < RT_CPU__COUNT; k++) {
+		double f;
+		ck_assert(!rt_cpu_frac(&r->cpu, (enum rt_cpu)k, &f));
+	}
+	ck_assert_uint_eq(r->cpu.held_ns, 0);
+	ck_assert_uint_eq(r->cpu.parked_ns, 0);
+	for (struct m *m = rt->allm; m; m = m->alllink) {
+		ck_assert_uint_eq(m->stats.held_ns, 0);
+		ck_assert_uint_eq(m->stats.spin_ns, 0);
+		ck_assert_uint_eq(m->stats.lock_wait_ns, 0);
+		ck_assert_uint_eq(m->stats.idle_ns, 0);
+	}
+	free(r);
+	rt_free(rt);
+	topo_free(t);
+}
+END_TEST
+#endif
+
 Suite *PLAT_SYM(make_core_suite)(void)
 {
 	Suite *s = suite_create("policies");
@@ -277,6 +420,12 @@ Suite *PLAT_SYM(make_core_suite)(void)
 	tcase_add_test(tc, steal_order);
 #ifdef SCHEDLAB_NATIVE
 	tcase_add_test(tc, local_queue_empty);
+#endif
+	suite_add_tcase(s, tc);
+	tc = tcase_create("report_" PLAT_NAME);
+	tcase_add_test(tc, mem_counters_become_locality);
+#ifdef SCHEDLAB_NATIVE
+	tcase_add_test(tc, untimed_run_has_no_clock_figures);
 #endif
 	suite_add_tcase(s, tc);
 #ifndef SCHEDLAB_NATIVE

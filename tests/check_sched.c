@@ -8,6 +8,7 @@
 
 #include "policies/policy.h"
 #include "tests/tests.h"
+#include "workloads/dist.h"
 
 static const char *const bundled[] = { "numa1", "numa2", "numa4", "numa8" };
 
@@ -433,7 +434,8 @@ START_TEST(syscall_hands_off_the_p)
 	wl_emit(w, w->main, PROG_YIELD, 0, 0);
 	wl_emit(w, w->main, PROG_COMPUTE, 0, 1000);
 	wl_emit(w, blocker, PROG_SYSCALL, 0, 50000000);
-	w->progs[w->main].ops[1] = (struct prog_op){ PROG_SLEEP, 0, 100000, false };
+	w->progs[w->main].ops[1] = (struct prog_op){ .code = PROG_SLEEP, .x = PV_C(100000),
+						     .dst = PROG_NO_SLOT, .b = PROG_NO_SLOT };
 	wl_emit(w, blocker, PROG_COMPUTE, 0, 1000);
 	struct outcome on = run_one_p(_i, w, NULL);
 	assert_clean(&on, 2);
@@ -496,7 +498,26 @@ START_TEST(ping_pong_hog_is_fair)
 }
 END_TEST
 
-/* Ten connections, each with a request every 200 us (500 of them), each
+/* A listener of n connections, one handler G each: the handler's
+ * program, whose slot 0 is its connection. */
+static uint32_t serve(struct workload *w, uint32_t lis, const char *name)
+{
+	uint32_t srv = wl_add_program(w, name);
+	wl_add_local(w, srv, "c", PT_CONN);
+	w->progs[srv].nparams = 1;
+	wl_op(w, w->main, (struct prog_op){ .code = PROG_ACCEPT,
+					     .x = { PV_GLOBAL, lis, 0 },
+					     .a = srv, .b = 0, .dst = 0 });
+	return srv;
+}
+
+static struct prog_op conn_op(enum prog_opcode code)
+{
+	return (struct prog_op){ .code = (uint8_t)code, .x = { PV_LOCAL, 0, 0 },
+				 .dst = PROG_NO_SLOT, .b = PROG_NO_SLOT };
+}
+
+/* Ten clients, each sending 500 requests 200 us after each answer, each
  * served by its own G: a reader waits in the netpoller, not on an M, and
  * is readied within a few microseconds of its data (simulated; natively
  * the epoll wake-up is the machine's). */
@@ -504,21 +525,24 @@ START_TEST(netpoller_serves_connections)
 {
 	struct workload *w = wl_new("servers", "");
 	w->main = wl_add_program(w, "main");
-	for (int k = 0; k < 10; k++) {
-		char name[16];
-		snprintf(name, sizeof(name), "conn%d", k);
-		uint32_t src = wl_add_source(w, name, 200000, 500);
-		uint32_t srv = wl_add_program(w, name);
-		uint32_t l = wl_loop(w, srv, 500);
-		wl_emit(w, srv, PROG_NET_READ, src, 0);
-		wl_emit(w, srv, PROG_COMPUTE, 0, 5000);
-		wl_end(w, srv, l);
-		wl_emit(w, w->main, PROG_SPAWN, srv, 1);
-	}
+	uint32_t lis = wl_add_listener(w, "clients", 0, 10);
+	struct prog_listener *l = &w->listeners[lis];
+	l->closed = true;
+	dist_free(l->requests);
+	dist_free(l->think);
+	l->requests = dist_const(500);
+	l->think = dist_const(200000);
+	uint32_t srv = serve(w, lis, "server");
+	uint32_t loop = wl_loop(w, srv, 500);
+	wl_op(w, srv, conn_op(PROG_NET_READ));
+	wl_emit(w, srv, PROG_COMPUTE, 0, 5000);
+	wl_op(w, srv, conn_op(PROG_NET_WRITE));
+	wl_end(w, srv, loop);
 	struct outcome o = run_mode(_i, w, 4);
 	assert_clean(&o, 11);
 	ck_assert_uint_eq(o.r.user_ns, 10ull * 500 * 5000);
-	ck_assert_int_ge(o.r.makespan_ns, 100000000);   /* the last request comes at 100 ms */
+	/* 499 think times of 200 us after the answers */
+	ck_assert_int_ge(o.r.makespan_ns, 499ll * 205000);
 	if (!timing_holds(_i)) {
 		wl_free(w);
 		return;
@@ -527,28 +551,29 @@ START_TEST(netpoller_serves_connections)
 	 * or two more may be on their way in or out of parking) */
 	ck_assert_uint_le(o.r.threads.created, _i == 0 ? 4 + 2 : 8);
 	if (_i == 0) {
-		ck_assert_int_lt(o.r.makespan_ns, 101000000);
+		ck_assert_int_lt(o.r.makespan_ns, 500ll * 205000 + 2000000);
 		ck_assert_uint_lt(hist_quantile(&o.r.sched_latency, 0.99), 50000);
 	}
 	wl_free(w);
 }
 END_TEST
 
-/* A G reading more than its source will ever send: once the source is
- * spent, nothing can wake it, and the run ends as a deadlock naming it. */
-START_TEST(exhausted_source_deadlocks)
+/* A handler reading a second request its client never sends (it sends
+ * the next only after an answer): nothing can wake it, and the run ends
+ * as a deadlock naming it. */
+START_TEST(unanswered_connection_deadlocks)
 {
-	struct workload *w = wl_new("spent", "");
-	uint32_t src = wl_add_source(w, "conn", 100000, 3);
+	struct workload *w = wl_new("unanswered", "");
 	w->main = wl_add_program(w, "main");
-	uint32_t l = wl_loop(w, w->main, 4);
-	wl_emit(w, w->main, PROG_NET_READ, src, 0);
-	wl_end(w, w->main, l);
+	uint32_t lis = wl_add_listener(w, "conn", 100000, 1);
+	uint32_t srv = serve(w, lis, "handler");
+	wl_op(w, srv, conn_op(PROG_NET_READ));
+	wl_op(w, srv, conn_op(PROG_NET_READ));
 	struct outcome o = run_mode(_i, w, 2);
 	ck_assert(o.created);
 	ck_assert(o.r.deadlock);
-	ck_assert_msg(strstr(o.r.blocked, "goroutine 1 [IO wait (source exhausted)]: program main, op 1 "
-					  "(net_read)"), "%s", o.r.blocked);
+	ck_assert_msg(strstr(o.r.blocked, "[IO wait (nothing more will arrive)]: program handler, "
+					  "op 1 (net_read)"), "%s", o.r.blocked);
 	wl_free(w);
 }
 END_TEST
@@ -590,6 +615,111 @@ START_TEST(bad_program_is_refused)
 }
 END_TEST
 
+/* The cpu breakdown [proc: Where the time goes]: measured in both modes,
+ * consistent with the other counters, and adding up to the Ps' capacity
+ * when some of it was idle.  Ping-pong keeps one P busy and wakes Ms
+ * that spin for work and park; yield-storm on 64 Ps queues every yield
+ * on the global queue, behind the scheduler lock. */
+static void assert_cpu_adds_up(const struct outcome *o, int procs)
+{
+	const struct rt_cpu_time *c = &o->r.cpu;
+	ck_assert_uint_eq(c->measured, (1u << RT_CPU__COUNT) - 1);
+	ck_assert_uint_eq(c->ns[RT_CPU_USER], o->r.user_ns);
+	ck_assert_uint_eq(c->ns[RT_CPU_SYSCALL], o->r.syscall_ns);
+	ck_assert_uint_ge(c->span_ns, (uint64_t)o->r.makespan_ns);
+	ck_assert_uint_eq(c->capacity_ns, (uint64_t)procs * c->span_ns);
+	ck_assert_uint_ge(c->held_ns, o->r.user_ns);
+	ck_assert_uint_gt(c->ns[RT_CPU_SCHED], 0);
+	ck_assert_uint_gt(c->ns[RT_CPU_IDLE], 0);
+	double sum = 0;
+	for (int k = 0; k < RT_CPU__COUNT; k++) {
+		double f;
+		ck_assert(rt_cpu_frac(c, (enum rt_cpu)k, &f));
+		ck_assert_msg(f >= 0 && f <= 1, "%s = %g", rt_cpu_names[k], f);
+		sum += f;
+	}
+	ck_assert_msg(sum > 1 - 1e-6 && sum < 1 + 1e-6, "fractions add up to %.9f", sum);
+}
+
+START_TEST(cpu_breakdown_adds_up)
+{
+	const struct rt_api *api = _i == 0 ? &sim__rt_api : &nat__rt_api;
+	const char *topology = _i == 0 ? "numa4" : "host";
+	int procs = _i == 0 ? 64 : 4;
+	struct workload *w = builtin("ping-pong");
+	struct outcome o = run_with(api, "steal", topology, w, procs, 1, NULL);
+	assert_clean(&o, 3);
+	assert_cpu_adds_up(&o, procs);
+	ck_assert_uint_gt(o.r.cpu.ns[RT_CPU_SPIN], 0);
+	ck_assert_uint_gt(o.r.threads.parks, 0);
+	ck_assert_uint_gt(o.r.cpu.parked_ns, 0);
+	if (_i == 0) {
+		/* 63 of 64 Ps have nothing to do for most of the run */
+		double idle;
+		ck_assert(rt_cpu_frac(&o.r.cpu, RT_CPU_IDLE, &idle));
+		ck_assert_double_gt(idle, 0.9);
+	}
+	wl_free(w);
+
+	w = builtin("yield-storm");
+	o = run_with(api, "steal", _i == 0 ? "numa2" : "host", w, procs, 1, NULL);
+	assert_clean(&o, 1001);
+	assert_cpu_adds_up(&o, procs);
+	if (_i == 0) {
+		double lock;
+		ck_assert(rt_cpu_frac(&o.r.cpu, RT_CPU_LOCK_WAIT, &lock));
+		ck_assert_double_gt(lock, 0.1);
+	}
+	wl_free(w);
+}
+END_TEST
+
+/* What the workload's requests and memory touches cost reaches the
+ * result: request latencies in both modes; the memory figures in
+ * simulation only.  Main serves 20 requests, each touching the same
+ * 256 KiB of node 0's memory from node 0: the first touch reads it from
+ * local DRAM, the others from the caches. */
+START_TEST(requests_and_memory_reach_the_result)
+{
+	struct workload *w = wl_new("touchy", "");
+	uint32_t buf = wl_add_region(w, "buf", 1 << 20, PROG_PLACE_NODE, 0);
+	w->main = wl_add_program(w, "main");
+	uint32_t loop = wl_loop(w, w->main, 20);
+	wl_op(w, w->main, (struct prog_op){ .code = PROG_REQ_BEGIN });
+	wl_op(w, w->main, (struct prog_op){ .code = PROG_TOUCH, .aux = PROG_SEQUENTIAL,
+					    .x = { PV_GLOBAL, buf, 0 }, .y = PV_C(256 * 1024),
+					    .z = PV_C(0) });
+	wl_emit(w, w->main, PROG_COMPUTE, 0, 1000);
+	wl_op(w, w->main, (struct prog_op){ .code = PROG_REQ_END });
+	wl_end(w, w->main, loop);
+	struct outcome o = run_with(_i == 0 ? &sim__rt_api : &nat__rt_api, "steal",
+				    _i == 0 ? "numa4" : "host", w, 4, 1, NULL);
+	assert_clean(&o, 1);
+	ck_assert_uint_eq(o.r.requests, 20);
+	ck_assert_uint_eq(o.r.request_latency.count, 20);
+	ck_assert_uint_ge(o.r.request_latency.max, 1000);
+	const struct rt_mem *mem = &o.r.locality.mem;
+	double f;
+	if (_i == 1) {
+		ck_assert(!mem->measured);
+		ck_assert(!rt_mem_cache_hit_frac(mem, &f));
+		wl_free(w);
+		return;
+	}
+	uint64_t lines = 256 * 1024 / 64;
+	ck_assert(mem->measured);
+	ck_assert_uint_eq(mem->touches, 20);
+	ck_assert_uint_eq(mem->lines, 20 * lines);
+	ck_assert_uint_eq(mem->dram, lines);
+	ck_assert_uint_eq(mem->dram_by_hops[0], lines);
+	ck_assert(rt_mem_local_frac(mem, &f));
+	ck_assert_double_eq(f, 1.0);
+	ck_assert(rt_mem_cache_hit_frac(mem, &f));
+	ck_assert_double_eq_tol(f, 19.0 / 20.0, 1e-12);
+	wl_free(w);
+}
+END_TEST
+
 Suite *make_sched_suite(void)
 {
 	Suite *s = suite_create("policies");
@@ -600,6 +730,8 @@ Suite *make_sched_suite(void)
 	tcase_add_test(tc, spawn_tree_runs_each_g_once_native);
 	tcase_add_test(tc, same_seed_same_schedule);
 	tcase_add_loop_test(tc, ping_pong_completes, 0, 2);
+	tcase_add_loop_test(tc, cpu_breakdown_adds_up, 0, 2);
+	tcase_add_loop_test(tc, requests_and_memory_reach_the_result, 0, 2);
 	tcase_add_loop_test(tc, deadlock_is_reported, 0, 2);
 	tcase_add_loop_test(tc, knobs_take_other_paths, 0, 4);
 	tcase_add_loop_test(tc, yield_storm_completes_both_modes, 0, 2);
@@ -613,7 +745,7 @@ Suite *make_sched_suite(void)
 	tcase_add_loop_test(tc, syscall_hands_off_the_p, 0, 2);
 	tcase_add_loop_test(tc, ping_pong_hog_is_fair, 0, 2);
 	tcase_add_loop_test(tc, netpoller_serves_connections, 0, 2);
-	tcase_add_loop_test(tc, exhausted_source_deadlocks, 0, 2);
+	tcase_add_loop_test(tc, unanswered_connection_deadlocks, 0, 2);
 	tcase_add_test(tc, knob_errors_name_the_problem);
 	tcase_add_test(tc, bad_program_is_refused);
 	suite_add_tcase(s, tc);

@@ -1,15 +1,20 @@
 /* Goroutine programs: the in-memory form a workload is run from.
  *
- * A program is a flat array of operations.  In simulation a G runs its
- * program as a resumable state machine (a program counter and a small loop
- * stack, no C stack), so a million Gs cost a million small structs; natively
- * the same interpreter runs on the G's own stack.  Control flow is limited
- * to counted loops, so every program terminates unless it blocks forever.
+ * A program is a flat array of operations over a small frame of typed
+ * local slots (its parameters first, then its variables).  In simulation a
+ * G runs its program as a resumable state machine (a program counter and
+ * its frame, no C stack), so a million Gs cost a million small structs;
+ * natively the same interpreter runs on the G's own stack.  Control flow is
+ * counted loops, if/else and break, so every program terminates unless it
+ * blocks forever; recursion (a program spawning itself, directly or not)
+ * must declare a depth bound.
  *
- * A workload is a set of programs, the channels they share and the program
- * of the first G ("main").  Built-in workloads made in C are in
- * workloads/builtin.c; the JSON language that compiles to this form comes
- * with the workload catalog. */
+ * Operands are values: a constant, a local slot, one of the workload's
+ * named objects, a distribution (sampled from the G's own random stream
+ * each time the operand is evaluated) or an integer expression.
+ *
+ * The JSON language that compiles to this form is workloads/json.c
+ * (docs/workload-format.md); workloads/builtin.c builds a few in C. */
 #ifndef SCHEDLAB_WORKLOADS_PROGRAM_H
 #define SCHEDLAB_WORKLOADS_PROGRAM_H
 
@@ -18,47 +23,123 @@
 
 #include "util/util.h"
 
-#define PROG_MAX_DEPTH 8   /* nested loops per program */
+struct dist;
+
+#define PROG_MAX_LOCALS 16   /* parameters, variables and loop counters per program */
+#define PROG_NO_SLOT UINT32_MAX
+
+/* What a local slot, a parameter or a named object holds. */
+enum prog_type {
+	PT_INT,
+	PT_CHAN,
+	PT_WG,
+	PT_MUTEX,
+	PT_REGION,
+	PT_CONN,       /* a network connection: read requests, write responses */
+	PT_LISTENER,   /* a workload-level source of connections */
+	PT__COUNT
+};
 
 enum prog_opcode {
-	PROG_COMPUTE,   /* compute for n ns */
-	PROG_SPAWN,     /* start n Gs running program a */
-	PROG_SEND,      /* send on channel a (blocks as a Go channel does) */
-	PROG_RECV,      /* receive from channel a */
+	PROG_COMPUTE,   /* compute for x ns */
+	PROG_SPAWN,     /* start x Gs running program a with aux args from args[dst] */
+	PROG_SEND,      /* send y on channel x (blocks as a Go channel does) */
+	PROG_RECV,      /* receive from channel x into slot dst (PROG_NO_SLOT: drop) */
 	PROG_YIELD,     /* runtime.Gosched */
-	PROG_SLEEP,     /* time.Sleep for n ns: parks the G, not the M */
-	PROG_LOOP,      /* run the ops up to the matching PROG_END n times */
+	PROG_SLEEP,     /* time.Sleep for x ns: parks the G, not the M */
+	PROG_LOOP,      /* x times, the ops up to END at a; counter in dst, index in b */
 	PROG_END,       /* end of the loop opened at op a */
 	PROG_EXIT,      /* end the G (falling off the end does the same) */
-	PROG_CLOSE,     /* close channel a */
-	PROG_SELECT,    /* select over the n PROG_CASE ops that follow; a = 1: with default */
-	PROG_CASE,      /* a select case: channel a, n = 1 send, 0 receive; see prog_op.exit */
-	PROG_LOCK,      /* lock mutex a (sync.Mutex) */
-	PROG_UNLOCK,    /* unlock mutex a */
-	PROG_WG_ADD,    /* add (int64_t)n to wait group a (Done is -1) */
-	PROG_WG_WAIT,   /* wait until wait group a is zero */
-	PROG_SYSCALL,   /* a blocking system call lasting n ns */
-	PROG_NET_READ,  /* wait (in the netpoller) for one unit of data from source a, take it */
+	PROG_CLOSE,     /* close channel x */
+	PROG_SELECT,    /* select over the aux PROG_CASE ops that follow; PROG_F_DEFAULT */
+	PROG_CASE,      /* a case: channel x, PROG_F_SEND (value y) or receive into dst;
+			 * fired: PROG_F_EXIT ends the G, PROG_F_JUMP goes to a */
+	PROG_LOCK,      /* lock mutex x (sync.Mutex) */
+	PROG_UNLOCK,    /* unlock mutex x */
+	PROG_WG_ADD,    /* add y to wait group x (Done is -1) */
+	PROG_WG_WAIT,   /* wait until wait group x is zero */
+	PROG_SYSCALL,   /* a blocking system call lasting x ns */
+	PROG_NET_READ,  /* wait (in the netpoller) for connection x's next request, take it */
+	PROG_NET_WRITE, /* answer connection x's request: its client sends the next one later */
+	PROG_ACCEPT,    /* every connection of listener x: spawn program a (aux args from
+			 * args[dst]) with the connection in its slot b; ends when x has no more */
+	PROG_SET,       /* slot dst = x */
+	PROG_JUMP,      /* to a */
+	PROG_JUMP_IFNOT,/* to a unless x != 0 */
+	PROG_MAKE,      /* slot dst = a new object of type a (channel: capacity x) */
+	PROG_ALLOC,     /* slot dst = a new region of x bytes, placement a, node y */
+	PROG_TOUCH,     /* touch y bytes of region x from offset z, pattern aux, PROG_F_WRITE */
+	PROG_REQ_BEGIN, /* a request starts now (PROG_F_ARRIVAL: when its data arrived) */
+	PROG_REQ_END,   /* ... and ends: its latency is recorded */
+	PROG_ASSERT,    /* panic with message strs[a] unless x != 0 */
 	PROG__COUNT
 };
 
-#define PROG_SELECT_MAX 16   /* cases per select */
-
-struct prog_op {
-	enum prog_opcode code;
-	uint32_t a;
-	uint64_t n;
-	/* PROG_CASE only: if this case fires, end the G (Go's
-	 * `case <-done: return'); else the G goes on after the select. */
-	bool exit;
+enum {
+	PROG_F_EXIT = 1u << 0,     /* CASE */
+	PROG_F_JUMP = 1u << 1,     /* CASE, SELECT */
+	PROG_F_SEND = 1u << 2,     /* CASE */
+	PROG_F_DEFAULT = 1u << 3,  /* SELECT: has a default (taken: to a with PROG_F_JUMP,
+				    * else on after the cases) */
+	PROG_F_WRITE = 1u << 4,    /* TOUCH */
+	PROG_F_ARRIVAL = 1u << 5,  /* REQ_BEGIN */
 };
 
+enum prog_pattern { PROG_SEQUENTIAL, PROG_RANDOM, PROG_POINTER_CHASE };
+enum prog_place { PROG_PLACE_LOCAL, PROG_PLACE_NODE, PROG_PLACE_INTERLEAVE,
+		  PROG_PLACE_FIRST_TOUCH };
+
+#define PROG_SELECT_MAX 16   /* cases per select */
 #define PROG_MAX_PROGRAMS_REPORTED 32   /* per-program figures kept for this many */
+
+enum prog_val_kind {
+	PV_CONST,    /* c */
+	PV_LOCAL,    /* the G's slot i */
+	PV_GLOBAL,   /* the workload's object i of the type the operand expects */
+	PV_DIST,     /* a sample of the workload's distribution i */
+	PV_EXPR,     /* the workload's expression i */
+};
+
+struct prog_val {
+	uint32_t kind;
+	uint32_t i;
+	int64_t c;
+};
+
+#define PV_C(v) ((struct prog_val){ PV_CONST, 0, (int64_t)(v) })
+
+enum prog_expr_op { PE_ADD, PE_SUB, PE_MUL, PE_DIV, PE_MOD, PE_LT, PE_LE, PE_GT, PE_GE,
+		    PE_EQ, PE_NE, PE_MIN, PE_MAX, PE_AND, PE_OR, PE_NOT, PE__COUNT };
+
+struct prog_expr {
+	enum prog_expr_op op;
+	struct prog_val a, b;
+};
+
+struct prog_op {
+	uint8_t code;
+	uint8_t flags;
+	uint16_t aux;
+	uint32_t a, b;
+	uint32_t dst;
+	struct prog_val x, y, z;
+};
+
+/* A spawn argument: the child's slot and the value it gets (evaluated by
+ * the parent). */
+struct prog_arg {
+	uint32_t slot;
+	struct prog_val v;
+};
 
 struct program {
 	char *name;
 	struct prog_op *ops;
 	uint32_t nops, cap;
+	uint32_t nparams, nlocals;           /* parameters are slots 0..nparams-1 */
+	char *local_names[PROG_MAX_LOCALS];
+	uint8_t local_types[PROG_MAX_LOCALS];
+	uint32_t max_depth;                  /* of its own nesting when recursive; 0: none */
 };
 
 struct prog_chan {
@@ -66,14 +147,41 @@ struct prog_chan {
 	uint32_t cap;       /* buffered slots; 0 = unbuffered */
 };
 
-/* A network source: data becomes readable once every interval_ns from the
- * start of the run, count times (a connection's requests, in the
- * simplest arrival process).  Simulated, the netpoller sees it become
- * ready at those instants; natively it is a timerfd in epoll. */
-struct prog_source {
+struct prog_region {
 	char *name;
-	uint64_t interval_ns;
-	uint64_t count;
+	uint64_t bytes;
+	enum prog_place place;
+	int node;
+};
+
+/* A source of connections.  Open loop: count connections arriving with
+ * exponential (rate) or given (interval) gaps from the start of the run.
+ * Closed loop: clients connections at the start.  Each connection sends
+ * requests requests: the first on arrival, each next one think after the
+ * answer to the previous one is written. */
+struct prog_listener {
+	char *name;
+	bool closed;
+	uint64_t count;               /* connections (clients when closed) */
+	double rate;                  /* per second; 0: use interval */
+	struct dist *interval;        /* gaps between arrivals, ns */
+	struct dist *requests;        /* per connection */
+	struct dist *think;           /* ns */
+};
+
+/* A random stream's recorded draws (a G's stream is keyed by where the G
+ * is in the spawn tree, so sampled values do not depend on the order Gs
+ * run in). */
+struct trace_g {
+	uint64_t key;
+	uint64_t *draws;
+	uint32_t ndraws;
+};
+
+/* One value drawn from a stream (recorded by `workload expand'). */
+struct wl_draw {
+	uint64_t key;
+	int64_t v;
 };
 
 struct workload {
@@ -87,18 +195,47 @@ struct workload {
 	uint32_t nmutexes;
 	char **waitgroups;  /* names */
 	uint32_t nwaitgroups;
-	struct prog_source *sources;
-	uint32_t nsources;
+	struct prog_region *regions;
+	uint32_t nregions;
+	struct prog_listener *listeners;
+	uint32_t nlisteners;
+	struct dist **dists;
+	uint32_t ndists;
+	struct prog_expr *exprs;
+	uint32_t nexprs;
+	struct prog_arg *args;
+	uint32_t nargs;
+	char **strs;        /* assertion messages */
+	uint32_t nstrs;
 	uint32_t main;      /* program of the first G */
+	/* The JSON it was compiled from (canonical), for traces. */
+	char *source_json;
+	/* A replayed trace: every stream's draws, sorted by key. */
+	struct trace_g *trace;
+	uint32_t ntrace;
 };
 
-/* Building (used by the built-ins and, later, the JSON compiler). */
+/* Building (used by the built-ins, the JSON compiler and tests). */
 struct workload *wl_new(const char *name, const char *description);
 uint32_t wl_add_program(struct workload *w, const char *name);
 uint32_t wl_add_chan(struct workload *w, const char *name, uint32_t cap);
 uint32_t wl_add_mutex(struct workload *w, const char *name);
 uint32_t wl_add_waitgroup(struct workload *w, const char *name);
-uint32_t wl_add_source(struct workload *w, const char *name, uint64_t interval_ns, uint64_t count);
+uint32_t wl_add_region(struct workload *w, const char *name, uint64_t bytes,
+		       enum prog_place place, int node);
+/* An open-loop listener of count connections every interval_ns, one
+ * request each. */
+uint32_t wl_add_listener(struct workload *w, const char *name, uint64_t interval_ns,
+			 uint64_t count);
+uint32_t wl_add_dist(struct workload *w, struct dist *d);
+uint32_t wl_add_expr(struct workload *w, enum prog_expr_op op, struct prog_val a,
+		     struct prog_val b);
+uint32_t wl_add_local(struct workload *w, uint32_t prog, const char *name, enum prog_type t);
+/* Appends an op; returns its index. */
+uint32_t wl_op(struct workload *w, uint32_t prog, struct prog_op op);
+/* The common shape: an op on the workload's object a (as a PV_GLOBAL
+ * operand x, or the program for SPAWN) with the constant n (SPAWN and
+ * SLEEP's count or time; for COMPUTE, SYSCALL: x). */
 void wl_emit(struct workload *w, uint32_t prog, enum prog_opcode code, uint32_t a, uint64_t n);
 /* A select case that ends the G when it fires. */
 void wl_emit_case_exit(struct workload *w, uint32_t prog, uint32_t chan, bool send);
@@ -107,11 +244,14 @@ uint32_t wl_loop(struct workload *w, uint32_t prog, uint64_t n);
 void wl_end(struct workload *w, uint32_t prog, uint32_t loop);
 void wl_free(struct workload *w);
 
-/* Checks what the interpreter relies on: indices in range, loops balanced
- * and no deeper than PROG_MAX_DEPTH, counts positive.  On failure names the
+/* Checks what the interpreter relies on: indices in range, operand types,
+ * loops balanced, jumps inside the program.  On failure names the
  * program and op in e. */
 bool wl_validate(const struct workload *w, struct err *e);
 const char *wl_op_name(enum prog_opcode code);
+const char *wl_type_name(enum prog_type t);
+/* The draws recorded for a key in a replayed trace, or NULL. */
+const struct trace_g *wl_trace_find(const struct workload *w, uint64_t key);
 
 /* Workloads built in C, by name (workloads/builtin.c). */
 int wl_builtin_count(void);

@@ -1,0 +1,647 @@
+/* The program interpreter: what a workload's G does when it runs.
+ *
+ * rt_g_run() executes the G's program from its pc until the G gives
+ * control back (it yields, parks, exits or is preempted).  A G is its pc,
+ * its frame of typed slots and its random stream, so a simulated G needs
+ * no stack: the M calls rt_g_run() on its own.  Natively the same function
+ * runs on the G's stack.  An operation that must wait (a receive with no
+ * sender) queues the G, sets g->in_op and returns G_PARK; when the G runs
+ * again, in_op says the operation was completed by its partner meanwhile
+ * (the value handed over), and the G moves on.
+ *
+ * Objects: the workload's named channels, wait groups, mutexes, regions
+ * and listeners are made with the run; those a program makes (make,
+ * alloc, accept) live in a slot as a pointer and are freed with the run,
+ * as a garbage collector would have left them to the end.
+ *
+ * Randomness: every distribution-valued operand is sampled when the op
+ * runs, from the running G's own stream.  A stream is keyed by the G's
+ * place in the spawn tree (main, its k-th child, that child's j-th ...),
+ * not by goroutine id or time, so the values a G sees are the same under
+ * every policy and machine: comparing policies compares them on the same
+ * sampled workload.  `workload expand' records every draw by key; a
+ * replayed trace hands them back in order. */
+#include "policies/runtime.h"
+
+#include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workloads/dist.h"
+
+#define MAIN_KEY 0x6d61696e2d67ULL
+
+/* ---- Streams ---- */
+
+void rt_stream_init(struct rt *rt, struct rt_stream *s, uint64_t key)
+{
+	s->key = key;
+	s->state = dist_stream_seed(rt->seed, key);
+	s->used = 0;
+	s->replay = rt->wl->trace ? wl_trace_find(rt->wl, key) : NULL;
+}
+
+static void record(struct rt *rt, uint64_t key, int64_t v)
+{
+	if (rt->nrec == rt->caprec) {
+		rt->caprec = rt->caprec ? 2 * rt->caprec : 1024;
+		rt->rec = xrealloc(rt->rec, rt->caprec * sizeof(*rt->rec));
+	}
+	rt->rec[rt->nrec++] = (struct wl_draw){ key, v };
+}
+
+int64_t rt_draw(struct m *m, struct rt_stream *s, const struct dist *d)
+{
+	int64_t v;
+	if (dist_is_const(d, &v))
+		return v;
+	struct rt *rt = m->rt;
+	if (rt->wl->trace) {
+		if (!s->replay || s->used >= s->replay->ndraws) {
+			rt_panic(m, "trace: no more values for stream %016llx (%u used): the trace "
+				    "does not match this workload's control flow",
+				 (unsigned long long)s->key, s->used);
+			return 0;
+		}
+		return (int64_t)s->replay->draws[s->used++];
+	}
+	if (!m->gsl)
+		m->gsl = dist_rng_new();
+	dist_rng_use(m->gsl, &s->state);
+	v = dist_sample(d, m->gsl);
+	s->used++;
+	if (rt->recording)
+		record(rt, s->key, v);
+	return v;
+}
+
+size_t rt_draws(struct rt *rt, const struct wl_draw **out)
+{
+	*out = rt->rec;
+	return rt->nrec;
+}
+
+/* ---- Objects ---- */
+
+void rt_objs_add(struct m *m, enum prog_type t, void *obj)
+{
+	struct rt_objs *o = &m->made[t];
+	if (o->n == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 16;
+		o->v = xrealloc(o->v, o->cap * sizeof(*o->v));
+	}
+	o->v[o->n++] = obj;
+}
+
+static struct rt_region *region_new(struct rt *rt, uint64_t bytes, int place, int node)
+{
+	struct rt_region *r = xcalloc(1, sizeof(*r));
+	r->bytes = bytes;
+	if (node < 0 || node >= rt->topo->nnodes)
+		node = 0;
+	if (!plat_region_init(rt, r, place, node)) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void region_free(struct rt *rt, struct rt_region *r)
+{
+	plat_region_fini(rt, r);
+	free(r);
+}
+
+void rt_interp_init(struct rt *rt)
+{
+	const struct workload *w = rt->wl;
+	rt->regions = xcalloc(w->nregions + 1, sizeof(*rt->regions));
+	for (uint32_t i = 0; i < w->nregions; i++) {
+		const struct prog_region *pr = &w->regions[i];
+		rt->regions[i] = region_new(rt, pr->bytes, pr->place, pr->node);
+	}
+}
+
+static void free_made(struct rt *rt, enum prog_type t, void *obj)
+{
+	switch (t) {
+	case PT_CHAN: rt_chan_free(obj); break;
+	case PT_REGION: region_free(rt, obj); break;
+	case PT_CONN: free(obj); break;
+	default: free(obj); break;
+	}
+}
+
+void rt_interp_free(struct rt *rt)
+{
+	for (struct m *m = rt->allm; m; m = m->alllink) {
+		for (int t = 0; t < PT__COUNT; t++) {
+			for (size_t i = 0; i < m->made[t].n; i++)
+				free_made(rt, (enum prog_type)t, m->made[t].v[i]);
+			free(m->made[t].v);
+		}
+		if (m->gsl)
+			gsl_rng_free(m->gsl);
+	}
+	for (uint32_t i = 0; rt->regions && i < rt->wl->nregions; i++)
+		if (rt->regions[i])
+			region_free(rt, rt->regions[i]);
+	free(rt->regions);
+	free(rt->rec);
+}
+
+/* ---- Values ---- */
+
+static void *global_obj(const struct rt *rt, enum prog_type t, uint32_t i)
+{
+	switch (t) {
+	case PT_CHAN: return rt->chans[i];
+	case PT_WG: return rt->waitgroups[i];
+	case PT_MUTEX: return rt->mutexes[i];
+	case PT_REGION: return rt->regions[i];
+	case PT_LISTENER: return rt->listeners[i];
+	default: return NULL;
+	}
+}
+
+static int64_t eval(struct m *m, struct g *g, const struct prog_val *v);
+
+static int64_t eval_expr(struct m *m, struct g *g, const struct prog_expr *x)
+{
+	int64_t a = eval(m, g, &x->a);
+	/* && and || do not evaluate what they do not need (a draw is not free) */
+	if (x->op == PE_AND && !a)
+		return 0;
+	if (x->op == PE_OR && a)
+		return 1;
+	int64_t b = x->op == PE_NOT ? 0 : eval(m, g, &x->b);
+	switch (x->op) {
+	case PE_ADD: return (int64_t)((uint64_t)a + (uint64_t)b);
+	case PE_SUB: return (int64_t)((uint64_t)a - (uint64_t)b);
+	case PE_MUL: return (int64_t)((uint64_t)a * (uint64_t)b);
+	case PE_DIV:
+	case PE_MOD:
+		if (b == 0) {
+			rt_panic(m, "runtime error: integer divide by zero");
+			return 0;
+		}
+		if (b == -1)   /* INT64_MIN / -1 overflows in C, wraps in Go */
+			return x->op == PE_DIV ? (int64_t)(0 - (uint64_t)a) : 0;
+		return x->op == PE_DIV ? a / b : a % b;
+	case PE_LT: return a < b;
+	case PE_LE: return a <= b;
+	case PE_GT: return a > b;
+	case PE_GE: return a >= b;
+	case PE_EQ: return a == b;
+	case PE_NE: return a != b;
+	case PE_MIN: return a < b ? a : b;
+	case PE_MAX: return a > b ? a : b;
+	case PE_AND:
+	case PE_OR: return b != 0;
+	case PE_NOT: return !a;
+	case PE__COUNT: break;
+	}
+	return 0;
+}
+
+static int64_t eval(struct m *m, struct g *g, const struct prog_val *v)
+{
+	switch ((enum prog_val_kind)v->kind) {
+	case PV_CONST: return v->c;
+	case PV_LOCAL: return g->locals[v->i];
+	case PV_DIST: return rt_draw(m, &g->rs, m->rt->wl->dists[v->i]);
+	case PV_EXPR: return eval_expr(m, g, &m->rt->wl->exprs[v->i]);
+	case PV_GLOBAL: break;   /* an object: see obj() */
+	}
+	return 0;
+}
+
+/* An operand of object type t: a handle in a slot, a named object, or
+ * nil (the constant 0). */
+static void *obj(struct m *m, struct g *g, const struct prog_val *v, enum prog_type t)
+{
+	if (v->kind == PV_GLOBAL)
+		return global_obj(m->rt, t, v->i);
+	return (void *)(intptr_t)eval(m, g, v);
+}
+
+/* A value for a slot of type t. */
+static int64_t value(struct m *m, struct g *g, const struct prog_val *v, enum prog_type t)
+{
+	if (t != PT_INT)
+		return (int64_t)(intptr_t)obj(m, g, v, t);
+	return eval(m, g, v);
+}
+
+/* ---- Gs ---- */
+
+void rt_prog_init_g(struct rt *rt, struct g *parent, struct g *g)
+{
+	memset(g->locals, 0, g->prog->nlocals * sizeof(g->locals[0]));
+	g->nspawned = 0;
+	g->depth = parent ? parent->depth + 1 : 0;
+	g->req_start = -1;
+	g->last_arrival = 0;
+	rt_stream_init(rt, &g->rs, parent ? dist_key_child(parent->rs.key, parent->nspawned++)
+					  : MAIN_KEY);
+}
+
+/* A child of g running prog, its parameters from args (evaluated by g),
+ * queued.  false: the G panicked. */
+static bool spawn(struct m *m, struct g *g, const struct program *prog, const struct prog_op *op,
+		  uint32_t conn_slot, void *conn)
+{
+	struct rt *rt = m->rt;
+	if (prog->max_depth && g->depth + 1 > prog->max_depth) {
+		rt_panic(m, "program %s: recursion deeper than its max_depth %u", prog->name,
+			 prog->max_depth);
+		return false;
+	}
+	int64_t args[PROG_MAX_LOCALS];
+	for (uint32_t k = 0; k < op->aux; k++) {
+		const struct prog_arg *arg = &rt->wl->args[op->dst + k];
+		args[k] = value(m, g, &arg->v, (enum prog_type)prog->local_types[arg->slot]);
+	}
+	if (g->panicking)
+		return false;
+	/* made, given its frame, and only then queued where another M may run it */
+	struct g *c = rt_newg(m, prog, NULL, NULL);
+	rt_prog_init_g(rt, g, c);
+	for (uint32_t k = 0; k < op->aux; k++)
+		c->locals[rt->wl->args[op->dst + k].slot] = args[k];
+	if (conn_slot != PROG_NO_SLOT)
+		c->locals[conn_slot] = (int64_t)(intptr_t)conn;
+	rt_startg(m, c);
+	return true;
+}
+
+/* The per-program figure a program's work counts in. */
+static unsigned prog_slot(const struct rt *rt, const struct program *pr)
+{
+	size_t i = (size_t)(pr - rt->wl->progs);
+	return i < PROG_MAX_PROGRAMS_REPORTED ? (unsigned)i : PROG_MAX_PROGRAMS_REPORTED - 1;
+}
+
+static void account_user(struct m *m, const struct program *pr, int64_t ns)
+{
+	m->stats.user_ns += (uint64_t)ns;
+	m->stats.prog_user_ns[prog_slot(m->rt, pr)] += (uint64_t)ns;
+}
+
+/* A parked op whose partner completed it: finish it and move on. */
+#define RESUMED(g) ((g)->in_op ? ((g)->in_op = false, true) : false)
+
+enum g_why rt_g_run(struct m *m, struct g *g)
+{
+	struct rt *rt = m->rt;
+	const struct program *pr = g->prog;
+	for (;;) {
+		if (g->panicking)
+			return G_EXIT;
+		if (g->pc >= pr->nops)
+			return G_EXIT;
+		/* A preemption request is honoured between operations (an
+		 * unpriced look: it is set rarely, and checked very often). */
+		if (plat_peek_u32(&g->preempt) && !g->in_op) {
+			plat_store_u32(&g->preempt, 0, memory_order_relaxed);
+			return G_PREEMPT;
+		}
+		const struct prog_op *op = &pr->ops[g->pc];
+		switch ((enum prog_opcode)op->code) {
+		case PROG_COMPUTE: {
+			int64_t want = g->compute_left ? g->compute_left : eval(m, g, &op->x);
+			int64_t done = plat_work(want, &g->preempt);
+			account_user(m, pr, done);
+			if (done < want) {
+				/* cut by preemption: the rest when it runs again */
+				g->compute_left = want - done;
+				plat_store_u32(&g->preempt, 0, memory_order_relaxed);
+				return G_PREEMPT;
+			}
+			g->compute_left = 0;
+			g->pc++;
+			break;
+		}
+		case PROG_SYSCALL: {
+			int64_t ns = eval(m, g, &op->x);
+			int64_t t0 = plat_nanotime();
+			rt_entersyscall(m, g);
+			plat_syscall(ns);
+			m->stats.syscall_ns += (uint64_t)(plat_nanotime() - t0);
+			g->pc++;
+			if (!rt_exitsyscall(m, g))
+				return G_NOP;
+			break;
+		}
+		case PROG_SPAWN: {
+			int64_t n = eval(m, g, &op->x);
+			for (int64_t i = 0; i < n && !g->panicking; i++)
+				spawn(m, g, &rt->wl->progs[op->a], op, PROG_NO_SLOT, NULL);
+			g->pc++;
+			break;
+		}
+		case PROG_SEND:
+		case PROG_RECV: {
+			if (RESUMED(g)) {
+				/* the peer completed it while we were parked -- or a
+				 * close did, which a sender does not survive */
+				if (op->code == PROG_SEND && !g->sud.success) {
+					rt_panic(m, "send on closed channel");
+					return G_EXIT;
+				}
+				if (op->code == PROG_RECV && op->dst != PROG_NO_SLOT)
+					g->locals[op->dst] = g->sud.success ? (int64_t)g->sud.elem : 0;
+				g->pc++;
+				break;
+			}
+			struct hchan *c = obj(m, g, &op->x, PT_CHAN);
+			bool done, ok = false;
+			uint64_t v = 0;
+			if (op->code == PROG_SEND)
+				done = rt_chansend(m, c, (uint64_t)eval(m, g, &op->y));
+			else
+				done = rt_chanrecv(m, c, &v, &ok);
+			if (g->panicking)
+				return G_EXIT;
+			if (!done) {
+				g->in_op = true;
+				return G_PARK;
+			}
+			if (op->code == PROG_RECV && op->dst != PROG_NO_SLOT)
+				g->locals[op->dst] = ok ? (int64_t)v : 0;
+			g->pc++;
+			break;
+		}
+		case PROG_YIELD:
+			g->pc++;
+			return G_YIELD;
+		case PROG_SLEEP:
+			if (RESUMED(g)) {
+				g->pc++;
+				break;
+			}
+			g->in_op = true;
+			rt_sleep_park(m, g, eval(m, g, &op->x));
+			return G_PARK;
+		case PROG_LOOP: {
+			int64_t n = eval(m, g, &op->x);
+			if (n <= 0) {
+				g->pc = op->a + 1;    /* past the matching end */
+				break;
+			}
+			g->locals[op->dst] = n;
+			if (op->b != PROG_NO_SLOT)
+				g->locals[op->b] = 0;
+			g->pc++;
+			break;
+		}
+		case PROG_END: {
+			const struct prog_op *loop = &pr->ops[op->a];
+			if (--g->locals[loop->dst] > 0) {
+				if (loop->b != PROG_NO_SLOT)
+					g->locals[loop->b]++;
+				g->pc = op->a + 1;    /* back to the loop's first op */
+			} else {
+				g->pc++;
+			}
+			break;
+		}
+		case PROG_EXIT:
+			return G_EXIT;
+		case PROG_CLOSE:
+			rt_chanclose(m, obj(m, g, &op->x, PT_CHAN));
+			if (g->panicking)
+				return G_EXIT;
+			g->pc++;
+			break;
+		case PROG_SELECT: {
+			uint64_t v = 0;
+			bool ok = false;
+			int fired;
+			uint32_t n = op->aux;
+			if (RESUMED(g)) {
+				fired = rt_select_resume(m, &v, &ok);
+			} else {
+				struct select_case cases[PROG_SELECT_MAX];
+				for (uint32_t k = 0; k < n; k++) {
+					const struct prog_op *c = &pr->ops[g->pc + 1 + k];
+					bool send = c->flags & PROG_F_SEND;
+					cases[k] = (struct select_case){
+						obj(m, g, &c->x, PT_CHAN), send,
+						send ? (uint64_t)eval(m, g, &c->y) : 0 };
+				}
+				if (g->panicking)
+					return G_EXIT;
+				fired = rt_select(m, cases, n, op->flags & PROG_F_DEFAULT, &v, &ok);
+			}
+			if (g->panicking)
+				return G_EXIT;
+			if (fired == RT_SELECT_PARKED) {
+				g->in_op = true;
+				return G_PARK;
+			}
+			if (fired == RT_SELECT_DEFAULT) {
+				g->pc = (op->flags & PROG_F_JUMP) ? op->a : g->pc + 1 + n;
+				break;
+			}
+			const struct prog_op *c = &pr->ops[g->pc + 1 + (uint32_t)fired];
+			if (!(c->flags & PROG_F_SEND) && c->dst != PROG_NO_SLOT)
+				g->locals[c->dst] = ok ? (int64_t)v : 0;
+			if (c->flags & PROG_F_EXIT)
+				return G_EXIT;
+			g->pc = (c->flags & PROG_F_JUMP) ? c->a : g->pc + 1 + n;
+			break;
+		}
+		case PROG_CASE:
+			assert(!"a case outside a select");
+			return G_EXIT;
+		case PROG_LOCK: {
+			struct gmutex *mu = obj(m, g, &op->x, PT_MUTEX);
+			if (!mu) {
+				rt_panic(m, "invalid memory address or nil pointer dereference (mutex)");
+				return G_EXIT;
+			}
+			/* a woken waiter tries again: it may lose to a newcomer */
+			if (!rt_gmutex_lock(m, mu))
+				return G_PARK;
+			g->pc++;
+			break;
+		}
+		case PROG_UNLOCK: {
+			struct gmutex *mu = obj(m, g, &op->x, PT_MUTEX);
+			if (!mu || !rt_gmutex_unlock(m, mu)) {
+				rt_panic(m, "sync: unlock of unlocked mutex");
+				return G_EXIT;
+			}
+			g->pc++;
+			break;
+		}
+		case PROG_WG_ADD: {
+			struct waitgroup *wg = obj(m, g, &op->x, PT_WG);
+			int64_t d = eval(m, g, &op->y);
+			if (!wg || !rt_waitgroup_add(m, wg, d)) {
+				rt_panic(m, "sync: negative WaitGroup counter");
+				return G_EXIT;
+			}
+			g->pc++;
+			break;
+		}
+		case PROG_WG_WAIT: {
+			if (RESUMED(g)) {
+				g->pc++;
+				break;
+			}
+			struct waitgroup *wg = obj(m, g, &op->x, PT_WG);
+			if (!wg) {
+				rt_panic(m, "invalid memory address or nil pointer dereference (wait group)");
+				return G_EXIT;
+			}
+			if (!rt_waitgroup_wait(m, wg)) {
+				g->in_op = true;
+				return G_PARK;
+			}
+			g->pc++;
+			break;
+		}
+		case PROG_NET_READ: {
+			if (RESUMED(g)) {
+				g->pc++;   /* the netpoller handed it a unit */
+				break;
+			}
+			struct pollfd_desc *c = obj(m, g, &op->x, PT_CONN);
+			if (!c) {
+				rt_panic(m, "net_read on a nil connection");
+				return G_EXIT;
+			}
+			if (!rt_netpoll_read(m, c)) {
+				g->in_op = true;
+				return G_PARK;
+			}
+			if (g->panicking)
+				return G_EXIT;
+			g->pc++;
+			break;
+		}
+		case PROG_NET_WRITE: {
+			struct pollfd_desc *c = obj(m, g, &op->x, PT_CONN);
+			if (!c) {
+				rt_panic(m, "net_write on a nil connection");
+				return G_EXIT;
+			}
+			rt_netpoll_respond(m, c);
+			g->pc++;
+			break;
+		}
+		case PROG_ACCEPT: {
+			/* A loop in one op: take a connection, start its handler,
+			 * again, until the listener has no more to give. */
+			struct pollfd_desc *lis = rt->listeners[op->x.i];
+			if (!RESUMED(g)) {
+				enum nr r = rt_netpoll_take(m, lis);
+				if (r == NR_DONE) {
+					g->pc++;
+					break;
+				}
+				if (g->panicking)
+					return G_EXIT;
+				if (r == NR_PARK) {
+					g->in_op = true;
+					return G_PARK;
+				}
+			}
+			struct pollfd_desc *conn = rt_netpoll_accept(m, lis);
+			if (!spawn(m, g, &rt->wl->progs[op->a], op, op->b, conn))
+				return G_EXIT;
+			break;
+		}
+		case PROG_SET:
+			g->locals[op->dst] = value(m, g, &op->x, (enum prog_type)pr->local_types[op->dst]);
+			g->pc++;
+			break;
+		case PROG_JUMP:
+			g->pc = op->a;
+			break;
+		case PROG_JUMP_IFNOT:
+			g->pc = eval(m, g, &op->x) ? g->pc + 1 : op->a;
+			break;
+		case PROG_MAKE: {
+			int node = plat_node();
+			void *o;
+			if (op->a == PT_CHAN) {
+				int64_t cap = eval(m, g, &op->x);
+				if (cap < 0 || cap > UINT32_MAX) {
+					rt_panic(m, "makechan: size out of range");
+					return G_EXIT;
+				}
+				o = rt_chan_new(rt, (uint32_t)cap, node);
+			} else if (op->a == PT_WG) {
+				o = rt_waitgroup_new(rt, node);
+			} else {
+				o = rt_gmutex_new(rt, node);
+			}
+			rt_objs_add(m, (enum prog_type)op->a, o);
+			g->locals[op->dst] = (int64_t)(intptr_t)o;
+			g->pc++;
+			break;
+		}
+		case PROG_ALLOC: {
+			int64_t bytes = eval(m, g, &op->x);
+			int node = op->a == PROG_PLACE_LOCAL ? plat_node() : (int)eval(m, g, &op->y);
+			struct rt_region *r = bytes >= 0 ? region_new(rt, (uint64_t)bytes, op->a, node) : NULL;
+			if (!r) {
+				rt_panic(m, "alloc of %lld bytes failed", (long long)bytes);
+				return G_EXIT;
+			}
+			rt_objs_add(m, PT_REGION, r);
+			g->locals[op->dst] = (int64_t)(intptr_t)r;
+			g->pc++;
+			break;
+		}
+		case PROG_TOUCH: {
+			struct rt_region *r = obj(m, g, &op->x, PT_REGION);
+			int64_t bytes = eval(m, g, &op->y), off = eval(m, g, &op->z);
+			if (!r) {
+				rt_panic(m, "touch of a nil region");
+				return G_EXIT;
+			}
+			if (r->bytes) {
+				/* an offset wraps; a range stops at the region's end */
+				uint64_t o = off > 0 ? (uint64_t)off % r->bytes : 0;
+				uint64_t b = bytes > 0 ? (uint64_t)bytes : 0;
+				if (b > r->bytes - o)
+					b = r->bytes - o;
+				int64_t ns = plat_touch(r, o, b, op->aux, op->flags & PROG_F_WRITE,
+							g->rs.state ^ g->pc);
+				account_user(m, pr, ns);
+			}
+			g->pc++;
+			break;
+		}
+		case PROG_REQ_BEGIN:
+			g->req_start = (op->flags & PROG_F_ARRIVAL) ? g->last_arrival : plat_nanotime();
+			g->pc++;
+			break;
+		case PROG_REQ_END:
+			if (g->req_start >= 0) {
+				int64_t d = plat_nanotime() - g->req_start;
+				hist_record(&m->stats.request_latency, (uint64_t)(d > 0 ? d : 0));
+				m->stats.requests++;
+				g->req_start = -1;
+			}
+			g->pc++;
+			break;
+		case PROG_ASSERT:
+			if (!eval(m, g, &op->x)) {
+				rt_panic(m, "assertion failed: %s (program %s, op %u)", rt->wl->strs[op->a],
+					 pr->name, g->pc);
+				return G_EXIT;
+			}
+			g->pc++;
+			break;
+		case PROG__COUNT:
+			assert(!"not an operation");
+			return G_EXIT;
+		}
+	}
+}

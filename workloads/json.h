@@ -1,0 +1,38 @@
+/* The workload language: JSON documents compiled to the program form of
+ * workloads/program.h (the language is docs/workload-format.md), the
+ * bundled catalog, and traces (a workload with every sampled value
+ * written out, which replays exactly). */
+#ifndef SCHEDLAB_WORKLOADS_JSON_H
+#define SCHEDLAB_WORKLOADS_JSON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "workloads/program.h"
+
+/* What a workload may cost before it is refused: simulator memory for its
+ * goroutines (at WL_BYTES_PER_G each, a bound on what one costs with its
+ * share of queues and histograms) and its regions. */
+#define WL_MEMORY_BUDGET (4ull << 30)
+#define WL_BYTES_PER_G 512u
+
+/* Compiles a workload from JSON text; file labels messages.  NULL with one
+ * message in e naming the file, the JSON path and the problem. */
+struct workload *wl_compile(const char *file, const char *text, struct err *e);
+
+/* A bundled name, a built-in, or a path to a workload or a trace.  A
+ * trace's seed is in *trace_seed (and *is_trace set). */
+struct workload *wl_load(const char *spec, bool *is_trace, uint64_t *trace_seed, struct err *e);
+
+/* The bundled catalog (workloads/catalog/ *.json). */
+int wl_catalog_count(void);
+const char *wl_catalog_name(int i);
+const char *wl_catalog_text(int i);
+
+/* Writes w as a trace: a header line with the workload and the seed, then
+ * one line per random stream with its draws in order.  recs are every
+ * draw of a run, in the order drawn. */
+void wl_write_trace(FILE *f, const struct workload *w, uint64_t seed, const struct wl_draw *recs,
+		    size_t n);
+
+#endif

@@ -1,0 +1,213 @@
+/* Finding a workload by name or path, the bundled catalog, and traces.
+ *
+ * A trace is JSON lines: first {"schedlab_trace": 1, "seed": N,
+ * "workload": {...}} with the workload's own document, then one line per
+ * random stream that drew anything, {"stream": "KEY", "draws": [...]},
+ * with its draws in the order they were drawn.  Replaying it runs the
+ * workload with every distribution answered from those lines instead of
+ * sampled, so a trace replays the run it was expanded from exactly, and
+ * can be edited value by value. */
+#include "workloads/json.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/jsonv.h"
+
+extern const struct { const char *name; const char *text; } wl_catalog_files[];
+extern const size_t wl_catalog_files_count;
+#define wl_catalog wl_catalog_files
+
+int wl_catalog_count(void)
+{
+	return (int)wl_catalog_files_count;
+}
+
+const char *wl_catalog_name(int i)
+{
+	return wl_catalog[i].name;
+}
+
+const char *wl_catalog_text(int i)
+{
+	return wl_catalog[i].text;
+}
+
+static int cmp_trace(const void *a, const void *b)
+{
+	const struct trace_g *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The lines after a trace's header. */
+static bool read_streams(const char *file, const char *text, struct workload *w, struct err *e)
+{
+	int line = 2;
+	for (const char *p = text; *p; line++) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char *s = xmalloc(len + 1);
+		memcpy(s, p, len);
+		s[len] = '\0';
+		p += len + (nl ? 1 : 0);
+		bool blank = strspn(s, " \t\r") == len;
+		char label[600];
+		snprintf(label, sizeof(label), "%s: line %d", file, line);
+		struct jv j = { label, e };
+		cJSON *o = blank ? NULL : jv_parse(&j, s);
+		free(s);
+		if (blank)
+			continue;
+		static const char *const keys[] = { "stream", "draws", NULL };
+		const char *key = NULL;
+		const cJSON *draws;
+		char *end;
+		if (!o || !jv_object(&j, o, "$", keys) || !jv_get_string(&j, o, "$", "stream", true, &key))
+			goto bad;
+		uint64_t k = strtoull(key, &end, 16);
+		if (strlen(key) != 16 || *end) {
+			jv_fail(&j, "$.stream", "expected 16 hexadecimal digits");
+			goto bad;
+		}
+		draws = cJSON_GetObjectItemCaseSensitive(o, "draws");
+		if (!draws || !cJSON_IsArray(draws)) {
+			jv_fail(&j, "$.draws", "expected an array of whole numbers");
+			goto bad;
+		}
+		w->trace = xrealloc(w->trace, (w->ntrace + 1) * sizeof(*w->trace));
+		struct trace_g *t = &w->trace[w->ntrace++];
+		t->key = k;
+		t->ndraws = (uint32_t)cJSON_GetArraySize(draws);
+		t->draws = xmalloc((t->ndraws + 1) * sizeof(*t->draws));
+		int i = 0;
+		for (const cJSON *d = draws->child; d; d = d->next, i++) {
+			char path[JV_PATH];
+			long v;
+			if (!jv_as_int(&j, d, jv_idx(path, sizeof(path), "$.draws", i), 0, INT64_MAX / 4, &v))
+				goto bad;
+			t->draws[i] = (uint64_t)v;
+		}
+		cJSON_Delete(o);
+		continue;
+bad:
+		cJSON_Delete(o);
+		return false;
+	}
+	qsort(w->trace, w->ntrace, sizeof(*w->trace), cmp_trace);
+	for (uint32_t i = 1; i < w->ntrace; i++) {
+		if (w->trace[i].key == w->trace[i - 1].key) {
+			err_set(e, "%s: stream %016" PRIx64 " is given twice", file, w->trace[i].key);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* A trace: its header, then its streams. */
+static struct workload *load_trace(const char *file, const char *text, uint64_t *seed,
+				   struct err *e)
+{
+	const char *nl = strchr(text, '\n');
+	size_t len = nl ? (size_t)(nl - text) : strlen(text);
+	char *head = xmalloc(len + 1);
+	memcpy(head, text, len);
+	head[len] = '\0';
+	char label[600];
+	snprintf(label, sizeof(label), "%s: line 1", file);
+	struct jv j = { label, e };
+	cJSON *o = jv_parse(&j, head);
+	free(head);
+	struct workload *w = NULL;
+	static const char *const keys[] = { "schedlab_trace", "seed", "workload", NULL };
+	long version;
+	double sd;
+	if (!o || !jv_object(&j, o, "$", keys) ||
+	    !jv_get_int(&j, o, "$", "schedlab_trace", true, 1, 1, &version))
+		goto out;
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "seed");
+	const cJSON *doc = cJSON_GetObjectItemCaseSensitive(o, "workload");
+	if (!s || !cJSON_IsNumber(s) || (sd = s->valuedouble) < 0 || sd != (double)(uint64_t)sd) {
+		jv_fail(&j, "$.seed", "expected a non-negative whole number");
+		goto out;
+	}
+	if (!doc || !cJSON_IsObject(doc)) {
+		jv_fail(&j, "$.workload", "expected the workload's document");
+		goto out;
+	}
+	*seed = (uint64_t)sd;
+	char *wtext = cJSON_PrintUnformatted(doc);
+	w = wl_compile(label, wtext, e);
+	free(wtext);
+	if (w && !read_streams(file, nl ? nl + 1 : "", w, e)) {
+		wl_free(w);
+		w = NULL;
+	}
+out:
+	cJSON_Delete(o);
+	return w;
+}
+
+struct workload *wl_load(const char *spec, bool *is_trace, uint64_t *trace_seed, struct err *e)
+{
+	*is_trace = false;
+	for (int i = 0; i < wl_catalog_count(); i++)
+		if (strcmp(spec, wl_catalog[i].name) == 0) {
+			char label[300];
+			snprintf(label, sizeof(label), "workloads/catalog/%s.json (bundled)", spec);
+			return wl_compile(label, wl_catalog[i].text, e);
+		}
+	for (int i = 0; i < wl_builtin_count(); i++)
+		if (strcmp(spec, wl_builtin_name(i)) == 0)
+			return wl_builtin(spec, e);
+	if (!strchr(spec, '/') && !strchr(spec, '.')) {
+		char names[1024] = "";
+		size_t len = 0;
+		for (int i = 0; i < wl_catalog_count(); i++)
+			len = str_list_add(names, sizeof(names), len, wl_catalog[i].name);
+		err_set(e, "no workload named '%s' (bundled: %s; or give a path to a .json file)", spec,
+			names);
+		return NULL;
+	}
+	char *text = jv_read_file(spec, e);
+	if (!text)
+		return NULL;
+	struct workload *w;
+	const char *p = text + strspn(text, " \t\r\n");
+	if (strncmp(p, "{\"schedlab_trace\"", 17) == 0) {
+		*is_trace = true;
+		w = load_trace(spec, p, trace_seed, e);
+	} else {
+		w = wl_compile(spec, text, e);
+	}
+	free(text);
+	return w;
+}
+
+static int cmp_draw(const void *a, const void *b)
+{
+	const struct wl_draw *const *x = a, *const *y = b;
+	if ((*x)->key != (*y)->key)
+		return (*x)->key < (*y)->key ? -1 : 1;
+	return *x < *y ? -1 : *x > *y;   /* drawn first, first: the order within a stream */
+}
+
+void wl_write_trace(FILE *f, const struct workload *w, uint64_t seed, const struct wl_draw *recs,
+		    size_t n)
+{
+	fprintf(f, "{\"schedlab_trace\":1,\"seed\":%" PRIu64 ",\"workload\":%s}\n", seed,
+		w->source_json ? w->source_json : "null");
+	const struct wl_draw **by = xmalloc((n + 1) * sizeof(*by));
+	for (size_t i = 0; i < n; i++)
+		by[i] = &recs[i];
+	qsort(by, n, sizeof(*by), cmp_draw);
+	for (size_t i = 0; i < n;) {
+		size_t k = i;
+		fprintf(f, "{\"stream\":\"%016" PRIx64 "\",\"draws\":[", by[i]->key);
+		for (; k < n && by[k]->key == by[i]->key; k++)
+			fprintf(f, "%s%" PRId64, k == i ? "" : ",", by[k]->v);
+		fprintf(f, "]}\n");
+		i = k;
+	}
+	free(by);
+}
