@@ -514,12 +514,20 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 				rt_panic(m, "net_read on a nil connection");
 				return G_EXIT;
 			}
-			if (!rt_netpoll_read(m, c)) {
+			enum nr r = rt_netpoll_take(m, c);
+			if (g->panicking)
+				return G_EXIT;
+			if (r == NR_PARK) {
 				g->in_op = true;
 				return G_PARK;
 			}
-			if (g->panicking)
-				return G_EXIT;
+			if (r == NR_DONE) {
+				/* the client is done: the handler returns, or leaves its loop */
+				if (!(op->flags & PROG_F_JUMP))
+					return G_EXIT;
+				g->pc = op->a;
+				break;
+			}
 			g->pc++;
 			break;
 		}

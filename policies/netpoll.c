@@ -246,7 +246,9 @@ enum nr rt_netpoll_take(struct m *m, struct pollfd_desc *pd)
 		rt_unlock(&pd->lock);
 		return NR_TOOK;
 	}
-	if (pd->is_listener && pd->remaining == 0) {
+	if (pd->remaining == 0 && (pd->is_listener || pd->to_send == 0)) {
+		/* a listener with no more connections; a connection whose
+		 * client has sent its last request and had it answered */
 		rt_unlock(&pd->lock);
 		return NR_DONE;
 	}
@@ -262,11 +264,6 @@ enum nr rt_netpoll_take(struct m *m, struct pollfd_desc *pd)
 		plat_add_u32(&m->rt->sched.netpoll_waiters, 1, memory_order_release);
 	rt_park_commit(m, pd_unlock, pd);
 	return NR_PARK;
-}
-
-bool rt_netpoll_read(struct m *m, struct pollfd_desc *pd)
-{
-	return rt_netpoll_take(m, pd) != NR_PARK;
 }
 
 struct pollfd_desc *rt_netpoll_accept(struct m *m, struct pollfd_desc *lis)

@@ -512,11 +512,10 @@ void rt_netpoll_init(struct rt *rt);
 void rt_netpoll_start(struct rt *rt);
 void rt_netpoll_fini(struct rt *rt);
 bool rt_netpoll_any_waiters(struct rt *rt);
-/* From the running G: takes a unit of a workload descriptor, or commits
- * the G to park until one arrives (returns false). */
-bool rt_netpoll_read(struct m *m, struct pollfd_desc *pd);
-/* The same for a listener, which can run dry: NR_DONE when it has nothing
- * pending and nothing more to come. */
+/* From the running G: takes a unit of a workload descriptor (NR_TOOK), or
+ * commits the G to park until one arrives (NR_PARK); NR_DONE when it has
+ * nothing pending and nothing more to come (a listener out of connections,
+ * a connection its client has finished with: end of file). */
 enum nr { NR_TOOK, NR_PARK, NR_DONE };
 enum nr rt_netpoll_take(struct m *m, struct pollfd_desc *pd);
 /* After a read of a listener: the connection taken, its first request

@@ -575,6 +575,42 @@ static bool op_accept(struct cc *c, const cJSON *v, const char *path)
 	return true;
 }
 
+static bool add_break(struct cc *c, const char *path, uint32_t op_index)
+{
+	if (c->nloops == 0)
+		return fail(c, path, "break outside a loop");
+	struct loopctx *l = &c->loops[c->nloops - 1];
+	if (l->nbreaks == MAX_BREAKS)
+		return fail(c, path, "more than %d breaks in one loop", MAX_BREAKS);
+	l->breaks[l->nbreaks++] = op_index;
+	return true;
+}
+
+/* {"net_read": C} or {"net_read": {"conn": C, "eof": "exit"|"break"}}. */
+static bool op_net_read(struct cc *c, const cJSON *v, const char *path)
+{
+	struct prog_op op = blank(PROG_NET_READ);
+	const char *eof = "exit";
+	if (cJSON_IsObject(v)) {
+		static const char *const keys[] = { "conn", "eof", NULL };
+		if (!op_args(c, v, path, keys) || !req_val(c, v, path, "conn", DIST_COUNT, PT_CONN, &op.x) ||
+		    !jv_get_string(&c->j, v, path, "eof", false, &eof))
+			return c->ok = false;
+	} else if (!parse_val(c, v, path, DIST_COUNT, PT_CONN, &op.x, 0)) {
+		return false;
+	}
+	char p[JV_PATH];
+	if (strcmp(eof, "break") == 0) {
+		op.flags |= PROG_F_JUMP;
+		if (!add_break(c, kp(p, path, "eof"), here(c)))
+			return false;
+	} else if (strcmp(eof, "exit") != 0) {
+		return fail(c, kp(p, path, "eof"), "expected \"exit\" or \"break\"");
+	}
+	emit(c, op);
+	return true;
+}
+
 static bool op_loop(struct cc *c, const cJSON *v, const char *path)
 {
 	static const char *const keys[] = { "count", "var", "body", NULL };
@@ -636,17 +672,6 @@ static bool op_if(struct cc *c, const cJSON *v, const char *path)
 			return false;
 		c->w->progs[c->prog].ops[jend].a = here(c);
 	}
-	return true;
-}
-
-static bool add_break(struct cc *c, const char *path, uint32_t op_index)
-{
-	if (c->nloops == 0)
-		return fail(c, path, "break outside a loop");
-	struct loopctx *l = &c->loops[c->nloops - 1];
-	if (l->nbreaks == MAX_BREAKS)
-		return fail(c, path, "more than %d breaks in one loop", MAX_BREAKS);
-	l->breaks[l->nbreaks++] = op_index;
 	return true;
 }
 
@@ -866,7 +891,7 @@ static bool compile_op(struct cc *c, const cJSON *v, const char *path)
 	if (strcmp(name, "accept") == 0)
 		return op_accept(c, a, p);
 	if (strcmp(name, "net_read") == 0)
-		return op_one(c, a, p, PROG_NET_READ, "conn", DIST_COUNT, PT_CONN);
+		return op_net_read(c, a, p);
 	if (strcmp(name, "net_write") == 0)
 		return op_one(c, a, p, PROG_NET_WRITE, "conn", DIST_COUNT, PT_CONN);
 	if (strcmp(name, "request_begin") == 0)

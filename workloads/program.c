@@ -361,6 +361,9 @@ static const char *check_op(const struct workload *w, const struct program *p, u
 	case PROG_WG_WAIT:
 		return check_val(w, p, &op->x, PT_WG, 0);
 	case PROG_NET_READ:
+		if ((op->flags & PROG_F_JUMP) && op->a > p->nops)
+			return "jumps outside its program";
+		return check_val(w, p, &op->x, PT_CONN, 0);
 	case PROG_NET_WRITE:
 		return check_val(w, p, &op->x, PT_CONN, 0);
 	case PROG_ACCEPT:

@@ -59,7 +59,8 @@ enum prog_opcode {
 	PROG_WG_ADD,    /* add y to wait group x (Done is -1) */
 	PROG_WG_WAIT,   /* wait until wait group x is zero */
 	PROG_SYSCALL,   /* a blocking system call lasting x ns */
-	PROG_NET_READ,  /* wait (in the netpoller) for connection x's next request, take it */
+	PROG_NET_READ,  /* wait (in the netpoller) for connection x's next request, take it;
+			 * at its end of file, exit the G (PROG_F_JUMP: go to a) */
 	PROG_NET_WRITE, /* answer connection x's request: its client sends the next one later */
 	PROG_ACCEPT,    /* every connection of listener x: spawn program a (aux args from
 			 * args[dst]) with the connection in its slot b; ends when x has no more */
@@ -77,7 +78,7 @@ enum prog_opcode {
 
 enum {
 	PROG_F_EXIT = 1u << 0,     /* CASE */
-	PROG_F_JUMP = 1u << 1,     /* CASE, SELECT */
+	PROG_F_JUMP = 1u << 1,     /* CASE, SELECT, NET_READ */
 	PROG_F_SEND = 1u << 2,     /* CASE */
 	PROG_F_DEFAULT = 1u << 3,  /* SELECT: has a default (taken: to a with PROG_F_JUMP,
 				    * else on after the cases) */
