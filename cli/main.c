@@ -16,6 +16,7 @@ static void help(FILE *f)
 		"  schedlab run -p POLICY -t TOPOLOGY -w WORKLOAD [--procs N] [--seed N]\n"
 		"               [--set KEY=VALUE ...] [--json FILE|-] [--native]\n"
 		"  schedlab workload expand WORKLOAD [--seed N] [-o FILE|-]\n"
+		"  schedlab workload show NAME\n"
 		"  schedlab --version\n"
 		"\n"
 		"TOPOLOGY is a bundled name (see `schedlab list topologies`; default numa4),\n"

@@ -284,8 +284,18 @@ int cmd_workload(int argc, char **argv)
 		cli_help_workload(stdout);
 		return 0;
 	}
+	if (argc == 3 && strcmp(argv[1], "show") == 0) {
+		for (int i = 0; i < wl_catalog_count(); i++)
+			if (strcmp(argv[2], wl_catalog_name(i)) == 0) {
+				fputs(wl_catalog_text(i), stdout);
+				return 0;
+			}
+		return cli_usage_error("workload", "show %s: no bundled workload of that name (see "
+				       "`schedlab list workloads`)", argv[2]);
+	}
 	if (argc < 3 || strcmp(argv[1], "expand") != 0 || argv[2][0] == '-')
-		return cli_usage_error("workload", "expected: workload expand WORKLOAD [options]");
+		return cli_usage_error("workload", "expected: workload expand WORKLOAD [options], or "
+				       "workload show NAME");
 	/* the rest is run's options, with -w WORKLOAD */
 	char **args = xcalloc((size_t)argc + 2, sizeof(*args));
 	int n = 0;
@@ -304,6 +314,9 @@ void cli_help_workload(FILE *f)
 	fprintf(f,
 		"usage: schedlab workload expand WORKLOAD [--seed N] [-o FILE|-] [-p POLICY]\n"
 		"                [-t TOPOLOGY] [--procs N] [--set KEY=VALUE ...]\n"
+		"       schedlab workload show NAME\n"
+		"\n"
+		"show prints a bundled workload's JSON, to start a new one from.\n"
 		"\n"
 		"Simulates WORKLOAD and writes it as a trace (JSON lines, to stdout by default):\n"
 		"the workload's document and seed, then every random stream's sampled values in\n"
