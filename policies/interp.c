@@ -98,8 +98,8 @@ static struct rt_region *region_new(struct rt *rt, uint64_t bytes, int place, in
 {
 	struct rt_region *r = xcalloc(1, sizeof(*r));
 	r->bytes = bytes;
-	if (node < 0 || node >= rt->topo->nnodes)
-		node = 0;
+	/* a workload written for more nodes than the machine has wraps */
+	node = node < 0 ? 0 : node % rt->topo->nnodes;
 	if (!plat_region_init(rt, r, place, node)) {
 		free(r);
 		return NULL;
@@ -352,12 +352,22 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 				}
 				if (op->code == PROG_RECV && op->dst != PROG_NO_SLOT)
 					g->locals[op->dst] = g->sud.success ? (int64_t)g->sud.elem : 0;
+				if (op->code == PROG_RECV && op->b != PROG_NO_SLOT)
+					g->locals[op->b] = g->sud.success;
 				g->pc++;
 				break;
 			}
 			struct hchan *c = obj(m, g, &op->x, PT_CHAN);
 			bool done, ok = false;
 			uint64_t v = 0;
+			if (!c) {
+				/* Go: a nil channel blocks forever */
+				g->waitreason = op->code == PROG_SEND ? "chan send (nil chan)"
+								      : "chan receive (nil chan)";
+				rt_park_commit(m, NULL, NULL);
+				g->in_op = true;
+				return G_PARK;
+			}
 			if (op->code == PROG_SEND)
 				done = rt_chansend(m, c, (uint64_t)eval(m, g, &op->y));
 			else
@@ -370,6 +380,8 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			}
 			if (op->code == PROG_RECV && op->dst != PROG_NO_SLOT)
 				g->locals[op->dst] = ok ? (int64_t)v : 0;
+			if (op->code == PROG_RECV && op->b != PROG_NO_SLOT)
+				g->locals[op->b] = ok;
 			g->pc++;
 			break;
 		}
@@ -410,6 +422,10 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 		case PROG_EXIT:
 			return G_EXIT;
 		case PROG_CLOSE:
+			if (!obj(m, g, &op->x, PT_CHAN)) {
+				rt_panic(m, "close of nil channel");
+				return G_EXIT;
+			}
 			rt_chanclose(m, obj(m, g, &op->x, PT_CHAN));
 			if (g->panicking)
 				return G_EXIT;
@@ -420,21 +436,41 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			bool ok = false;
 			int fired;
 			uint32_t n = op->aux;
+			/* a nil channel's case never fires: the runtime sees only the
+			 * others, and idx maps them back */
+			uint8_t *idx = g->sel_idx;
 			if (RESUMED(g)) {
 				fired = rt_select_resume(m, &v, &ok);
 			} else {
 				struct select_case cases[PROG_SELECT_MAX];
+				uint32_t live = 0;
 				for (uint32_t k = 0; k < n; k++) {
 					const struct prog_op *c = &pr->ops[g->pc + 1 + k];
 					bool send = c->flags & PROG_F_SEND;
-					cases[k] = (struct select_case){
-						obj(m, g, &c->x, PT_CHAN), send,
-						send ? (uint64_t)eval(m, g, &c->y) : 0 };
+					struct hchan *ch = obj(m, g, &c->x, PT_CHAN);
+					uint64_t sv = send ? (uint64_t)eval(m, g, &c->y) : 0;
+					if (!ch)
+						continue;
+					idx[live] = (uint8_t)k;
+					cases[live++] = (struct select_case){ ch, send, sv };
 				}
 				if (g->panicking)
 					return G_EXIT;
-				fired = rt_select(m, cases, n, op->flags & PROG_F_DEFAULT, &v, &ok);
+				if (live == 0) {
+					if (op->flags & PROG_F_DEFAULT) {
+						fired = RT_SELECT_DEFAULT;
+					} else {
+						g->waitreason = "select (no cases)";
+						rt_park_commit(m, NULL, NULL);
+						g->in_op = true;
+						return G_PARK;
+					}
+				} else {
+					fired = rt_select(m, cases, live, op->flags & PROG_F_DEFAULT, &v, &ok);
+				}
 			}
+			if (fired >= 0)
+				fired = idx[fired];
 			if (g->panicking)
 				return G_EXIT;
 			if (fired == RT_SELECT_PARKED) {
@@ -470,7 +506,11 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 		}
 		case PROG_UNLOCK: {
 			struct gmutex *mu = obj(m, g, &op->x, PT_MUTEX);
-			if (!mu || !rt_gmutex_unlock(m, mu)) {
+			if (!mu) {
+				rt_panic(m, "invalid memory address or nil pointer dereference (mutex)");
+				return G_EXIT;
+			}
+			if (!rt_gmutex_unlock(m, mu)) {
 				rt_panic(m, "sync: unlock of unlocked mutex");
 				return G_EXIT;
 			}
@@ -480,7 +520,11 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 		case PROG_WG_ADD: {
 			struct waitgroup *wg = obj(m, g, &op->x, PT_WG);
 			int64_t d = eval(m, g, &op->y);
-			if (!wg || !rt_waitgroup_add(m, wg, d)) {
+			if (!wg) {
+				rt_panic(m, "invalid memory address or nil pointer dereference (wait group)");
+				return G_EXIT;
+			}
+			if (!rt_waitgroup_add(m, wg, d)) {
 				rt_panic(m, "sync: negative WaitGroup counter");
 				return G_EXIT;
 			}
@@ -620,7 +664,7 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 				if (b > r->bytes - o)
 					b = r->bytes - o;
 				int64_t ns = plat_touch(r, o, b, op->aux, op->flags & PROG_F_WRITE,
-							g->rs.state ^ g->pc);
+							g->rs.key ^ ((uint64_t)g->rs.used << 32) ^ g->pc);
 				account_user(m, pr, ns);
 			}
 			g->pc++;
@@ -641,8 +685,9 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			break;
 		case PROG_ASSERT:
 			if (!eval(m, g, &op->x)) {
-				rt_panic(m, "assertion failed: %s (program %s, op %u)", rt->wl->strs[op->a],
-					 pr->name, g->pc);
+				const char *msg = rt->wl->strs[op->a];
+				rt_panic(m, "assertion failed%s%s (program %s, op %u)", *msg ? ": " : "",
+					 msg, pr->name, g->pc);
 				return G_EXIT;
 			}
 			g->pc++;

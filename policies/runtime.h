@@ -219,6 +219,7 @@ struct g {
 	int64_t req_start;       /* the request it serves began (request_begin) */
 	int64_t last_arrival;    /* when the data it last read arrived */
 	struct rt_stream rs;
+	uint8_t sel_idx[PROG_SELECT_MAX];  /* a select's live cases, by program case */
 	int64_t locals[PROG_MAX_LOCALS];
 
 	struct sudog sud;

@@ -186,7 +186,7 @@ static bool parse_val(struct cc *c, const cJSON *v, const char *path, enum dist_
 		int l = find_local(p, v->valuestring);
 		if (l >= 0) {
 			if (p->local_types[l] != t)
-				return fail(c, path, "'%s' is a %s, expected a %s", v->valuestring,
+				return fail(c, path, "'%s' is of type %s, expected %s", v->valuestring,
 					    wl_type_name((enum prog_type)p->local_types[l]),
 					    wl_type_name(t));
 			*out = (struct prog_val){ PV_LOCAL, (uint32_t)l, 0 };
@@ -209,7 +209,7 @@ static bool parse_val(struct cc *c, const cJSON *v, const char *path, enum dist_
 			*out = PV_C(0);
 			return true;
 		}
-		return fail(c, path, "expected the name of a %s", wl_type_name(t));
+		return fail(c, path, "expected the name of a %s (or null)", wl_type_name(t));
 	}
 	if (cJSON_IsNumber(v)) {
 		double d = v->valuedouble;
@@ -403,11 +403,13 @@ static bool op_recv(struct cc *c, const cJSON *v, const char *path)
 {
 	struct prog_op op = blank(PROG_RECV);
 	if (cJSON_IsObject(v)) {
-		static const char *const keys[] = { "chan", "into", NULL };
+		static const char *const keys[] = { "chan", "into", "ok", NULL };
 		const cJSON *into = cJSON_GetObjectItemCaseSensitive(v, "into");
+		const cJSON *okv = cJSON_GetObjectItemCaseSensitive(v, "ok");
 		char p[JV_PATH];
 		if (!op_args(c, v, path, keys) || !req_val(c, v, path, "chan", DIST_COUNT, PT_CHAN, &op.x) ||
-		    (into && !parse_dst(c, into, kp(p, path, "into"), PT_INT, &op.dst)))
+		    (into && !parse_dst(c, into, kp(p, path, "into"), PT_INT, &op.dst)) ||
+		    (okv && !parse_dst(c, okv, kp(p, path, "ok"), PT_INT, &op.b)))
 			return false;
 	} else if (!parse_val(c, v, path, DIST_COUNT, PT_CHAN, &op.x, 0)) {
 		return false;
@@ -446,9 +448,11 @@ static bool op_wg_add(struct cc *c, const cJSON *v, const char *path, bool done)
 {
 	struct prog_op op = blank(PROG_WG_ADD);
 	op.y = PV_C(done ? -1 : 1);
-	if (!done && cJSON_IsObject(v) && cJSON_GetObjectItemCaseSensitive(v, "wg")) {
+	if (cJSON_IsObject(v) && cJSON_GetObjectItemCaseSensitive(v, "wg")) {
 		static const char *const keys[] = { "wg", "n", NULL };
-		if (!op_args(c, v, path, keys) || !req_val(c, v, path, "wg", DIST_COUNT, PT_WG, &op.x) ||
+		static const char *const done_keys[] = { "wg", NULL };
+		if (!op_args(c, v, path, done ? done_keys : keys) ||
+		    !req_val(c, v, path, "wg", DIST_COUNT, PT_WG, &op.x) ||
 		    !opt_val(c, v, path, "n", DIST_COUNT, PT_INT, &op.y))
 			return false;
 	} else if (!parse_val(c, v, path, DIST_COUNT, PT_WG, &op.x, 0)) {
@@ -1317,7 +1321,8 @@ struct workload *wl_compile(const char *file, const char *text, struct err *e)
 		c.prog = pi;
 		c.nloops = 0;
 		const cJSON *body = cJSON_IsArray(p) ? p : cJSON_GetObjectItemCaseSensitive(p, "body");
-		if (!compile_body(&c, body, cJSON_IsArray(p) ? path : kp(path, path, "body")))
+		char bpath[JV_PATH];
+		if (!compile_body(&c, body, cJSON_IsArray(p) ? path : kp(bpath, path, "body")))
 			goto fail;
 	}
 	if (!check_recursion(&c) || !check_budget(&c))

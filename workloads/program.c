@@ -349,6 +349,8 @@ static const char *check_op(const struct workload *w, const struct program *p, u
 		return bad ? bad : check_val(w, p, &op->y, PT_INT, 0);
 	case PROG_RECV:
 		bad = check_val(w, p, &op->x, PT_CHAN, 0);
+		if (!bad)
+			bad = check_slot(p, op->b, PT_INT, true);
 		return bad ? bad : check_slot(p, op->dst, PT_INT, true);
 	case PROG_CLOSE:
 		return check_val(w, p, &op->x, PT_CHAN, 0);

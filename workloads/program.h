@@ -44,7 +44,8 @@ enum prog_opcode {
 	PROG_COMPUTE,   /* compute for x ns */
 	PROG_SPAWN,     /* start x Gs running program a with aux args from args[dst] */
 	PROG_SEND,      /* send y on channel x (blocks as a Go channel does) */
-	PROG_RECV,      /* receive from channel x into slot dst (PROG_NO_SLOT: drop) */
+	PROG_RECV,      /* receive from channel x into slot dst (PROG_NO_SLOT: drop), and
+			 * whether it was sent (not a close's zero) into slot b */
 	PROG_YIELD,     /* runtime.Gosched */
 	PROG_SLEEP,     /* time.Sleep for x ns: parks the G, not the M */
 	PROG_LOOP,      /* x times, the ops up to END at a; counter in dst, index in b */
@@ -140,7 +141,8 @@ struct program {
 	uint32_t nparams, nlocals;           /* parameters are slots 0..nparams-1 */
 	char *local_names[PROG_MAX_LOCALS];
 	uint8_t local_types[PROG_MAX_LOCALS];
-	uint32_t max_depth;                  /* of its own nesting when recursive; 0: none */
+	uint32_t max_depth;                  /* deepest its Gs may be in the spawn tree (main:
+					      * 0); required on a spawn cycle; 0: none */
 };
 
 struct prog_chan {
