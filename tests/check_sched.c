@@ -558,14 +558,16 @@ START_TEST(netpoller_serves_connections)
 }
 END_TEST
 
-/* A handler reading a second request its client never sends (it sends
- * the next only after an answer): nothing can wake it, and the run ends
- * as a deadlock naming it. */
+/* A handler reading a second request before answering the first: its
+ * client sends the next only after an answer, so nothing can wake it, and
+ * the run ends as a deadlock naming it. */
 START_TEST(unanswered_connection_deadlocks)
 {
 	struct workload *w = wl_new("unanswered", "");
 	w->main = wl_add_program(w, "main");
 	uint32_t lis = wl_add_listener(w, "conn", 100000, 1);
+	dist_free(w->listeners[lis].requests);
+	w->listeners[lis].requests = dist_const(2);
 	uint32_t srv = serve(w, lis, "handler");
 	wl_op(w, srv, conn_op(PROG_NET_READ));
 	wl_op(w, srv, conn_op(PROG_NET_READ));
