@@ -348,6 +348,9 @@ static bool op_spawn(struct cc *c, const cJSON *v, const char *path)
 		args = cJSON_GetObjectItemCaseSensitive(v, "args");
 		if (!opt_val(c, v, path, "count", DIST_COUNT, PT_INT, &op.x))
 			return false;
+		if (op.x.kind == PV_CONST && op.x.c < 0)
+			return fail(c, kp(p, path, "count"), "must not be negative (got %lld)",
+				    (long long)op.x.c);
 		kp(p, path, "program");
 	} else {
 		snprintf(p, sizeof(p), "%s", path);
@@ -622,6 +625,9 @@ static bool op_loop(struct cc *c, const cJSON *v, const char *path)
 	char p[JV_PATH];
 	if (!op_args(c, v, path, keys) || !req_val(c, v, path, "count", DIST_COUNT, PT_INT, &op.x))
 		return false;
+	if (op.x.kind == PV_CONST && op.x.c < 0)
+		return fail(c, kp(p, path, "count"), "must not be negative (got %lld)",
+			    (long long)op.x.c);
 	const cJSON *var = cJSON_GetObjectItemCaseSensitive(v, "var");
 	if (var && !parse_dst(c, var, kp(p, path, "var"), PT_INT, &op.b))
 		return false;

@@ -139,6 +139,8 @@ static struct workload *load_trace(const char *file, const char *text, uint64_t 
 	char *wtext = cJSON_PrintUnformatted(doc);
 	w = wl_compile(label, wtext, e);
 	free(wtext);
+	if (w)   /* a trace, even one that drew nothing: replay never samples */
+		w->trace = xcalloc(1, sizeof(*w->trace));
 	if (w && !read_streams(file, nl ? nl + 1 : "", w, e)) {
 		wl_free(w);
 		w = NULL;
