@@ -150,12 +150,28 @@ static cJSON *report_json(const struct run *run)
 /* The text summary: one row per metric, labels in a column of their own. */
 #define LABEL "%-16s"
 
+/* A duration in at most 9 characters, in the unit that suits it. */
+static const char *fmt_ns(char buf[16], double ns)
+{
+	if (ns < 1e4)
+		snprintf(buf, 16, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, 16, "%.1f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, 16, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, 16, "%.2f s", ns / 1e9);
+	return buf;
+}
+
 static void latency_row(const char *label, const struct hist *h)
 {
-	printf("  %-14s%10llu%10llu%10llu%10llu%10llu%10.0f\n", label,
-	       (unsigned long long)hist_quantile(h, 0.5), (unsigned long long)hist_quantile(h, 0.9),
-	       (unsigned long long)hist_quantile(h, 0.99), (unsigned long long)hist_quantile(h, 0.999),
-	       (unsigned long long)h->max, hist_mean(h));
+	char b[6][16];
+	printf("  %-14s%10s%10s%10s%10s%10s%10s\n", label,
+	       fmt_ns(b[0], (double)hist_quantile(h, 0.5)), fmt_ns(b[1], (double)hist_quantile(h, 0.9)),
+	       fmt_ns(b[2], (double)hist_quantile(h, 0.99)),
+	       fmt_ns(b[3], (double)hist_quantile(h, 0.999)), fmt_ns(b[4], (double)h->max),
+	       fmt_ns(b[5], hist_mean(h)));
 }
 
 static const char *const cpu_labels[RT_CPU__COUNT] = {
@@ -182,7 +198,7 @@ static void report_text(const struct run *run)
 		printf(LABEL "%llu answered\n", "requests", (unsigned long long)r->requests);
 
 	if (r->sched_latency.count || r->requests) {
-		printf(LABEL "%10s%10s%10s%10s%10s%10s\n", "latency (ns)", "p50", "p90", "p99",
+		printf(LABEL "%10s%10s%10s%10s%10s%10s\n", "latency", "p50", "p90", "p99",
 		       "p99.9", "max", "mean");
 		if (r->sched_latency.count)
 			latency_row("scheduling", &r->sched_latency);
