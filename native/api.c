@@ -443,6 +443,8 @@ sl_netfd *sl_net_accept(sl_netfd *listener)
 			sl_netfd *c = sl_net_open(fd);
 			if (!c)
 				close(fd);
+			else
+				plat_self()->curg->root_spawn = true;   /* its next spawn is a root */
 			return c;
 		}
 		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)

@@ -146,6 +146,16 @@ void natp_set_cpu(int cpu, bool bind)
 	hwloc_bitmap_free(set);
 }
 
+void natp_bind_node(int node)
+{
+	hwloc_topology_t topo = host_hwloc();
+	hwloc_obj_t obj = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)node);
+	/* Failure (no such node, binding refused) leaves the thread where the
+	 * OS puts it: binding is a preference of the policy, not a need. */
+	if (obj && obj->cpuset)
+		hwloc_set_cpubind(topo, obj->cpuset, HWLOC_CPUBIND_THREAD);
+}
+
 void *natp_alloc(size_t size, int node)
 {
 	hwloc_topology_t topo = host_hwloc();

@@ -61,6 +61,7 @@ int64_t natp_work(int64_t ns, plat_u32 *stop);
 int natp_cpu(void);
 int natp_node(void);
 void natp_set_cpu(int cpu, bool bind);
+void natp_bind_node(int node);
 struct m *natp_self(void);
 void natp_newm(struct rt *rt, struct m *m);
 void natp_g_init(struct rt *rt, struct g *g);
@@ -161,6 +162,7 @@ static inline void plat_syscall(int64_t ns) { natp_syscall(ns); }
 static inline int plat_cpu(void) { return natp_cpu(); }
 static inline int plat_node(void) { return natp_node(); }
 static inline void plat_set_cpu(int cpu, bool bind) { natp_set_cpu(cpu, bind); }
+static inline void plat_bind_node(int node) { natp_bind_node(node); }
 
 static inline struct m *plat_self(void) { return natp_self(); }
 static inline void plat_newm(struct rt *rt, struct m *m) { natp_newm(rt, m); }

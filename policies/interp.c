@@ -603,6 +603,8 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 				}
 			}
 			struct pollfd_desc *conn = rt_netpoll_accept(m, lis);
+			/* a connection's handler is a root goroutine [the numa policy] */
+			g->root_spawn = true;
 			if (!spawn(m, g, &rt->wl->progs[op->a], op, op->b, conn))
 				return G_EXIT;
 			break;
@@ -639,8 +641,11 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 		}
 		case PROG_ALLOC: {
 			int64_t bytes = eval(m, g, &op->x);
-			int node = op->a == PROG_PLACE_LOCAL ? plat_node() : (int)eval(m, g, &op->y);
-			struct rt_region *r = bytes >= 0 ? region_new(rt, (uint64_t)bytes, op->a, node) : NULL;
+			uint32_t place = op->a;
+			if (place == PROG_PLACE_HEAP)
+				place = rt->node_heaps ? PROG_PLACE_LOCAL : PROG_PLACE_FIRST_TOUCH;
+			int node = place == PROG_PLACE_LOCAL ? plat_node() : (int)eval(m, g, &op->y);
+			struct rt_region *r = bytes >= 0 ? region_new(rt, (uint64_t)bytes, place, node) : NULL;
 			if (!r) {
 				rt_panic(m, "alloc of %lld bytes failed", (long long)bytes);
 				return G_EXIT;

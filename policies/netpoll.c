@@ -331,6 +331,7 @@ static int fd_deliver(struct rt *rt, struct pollfd_desc *pd, uint32_t mode, stru
 			continue;
 		struct g **waiter = fd_waiter(pd, dirs[i]);
 		if (*waiter) {
+			(*waiter)->wake = dirs[i] == NETPOLL_R ? RT_WAKE_NET_READ : RT_WAKE_NET_WRITE;
 			w[k++] = *waiter;
 			*waiter = NULL;
 			plat_add_u32(&rt->sched.netpoll_waiters, (uint32_t)-1, memory_order_release);
@@ -388,6 +389,7 @@ static struct g *deliver(struct rt *rt, const struct netpoll_event *ev, int n, u
 		rt_unlock(&pd->lock);
 		if (g) {
 			assert(g->status == G_WAITING);
+			g->wake = pd->is_listener ? RT_WAKE_NET_ACCEPT : RT_WAKE_NET_READ;
 			g->status = G_RUNNABLE;
 			g->runnable_since = now;
 			g->schedlink = NULL;
@@ -400,12 +402,22 @@ static struct g *deliver(struct rt *rt, const struct netpoll_event *ev, int n, u
 }
 
 /* Puts readied Gs where Ms will find them: one per idle P on the global
- * queue with an M started for it, the rest on m's P (Go's injectglist). */
+ * queue with an M started for it, the rest on m's P (Go's injectglist);
+ * or one at a time through the policy's ready, if it places them itself. */
 static void inject(struct m *m, struct g *list, uint32_t n)
 {
 	struct rt *rt = m->rt;
 	if (!list)
 		return;
+	if (rt->pol->ready_net) {
+		while (list) {
+			struct g *g = list;
+			list = g->schedlink;
+			g->schedlink = NULL;
+			rt->pol->ready(m, g);
+		}
+		return;
+	}
 	uint32_t idle = plat_load_u32(&rt->sched.npidle, memory_order_relaxed);
 	if (!m->p)
 		idle = n;   /* no P here: every G goes global */
@@ -442,6 +454,10 @@ struct g *rt_netpoll_now(struct m *m)
 	struct g *list = deliver(m->rt, ev, n, &count);
 	if (!list)
 		return NULL;
+	if (m->rt->pol->ready_net) {
+		inject(m, list, count);
+		return NULL;
+	}
 	struct g *g = list;
 	inject(m, g->schedlink, count - 1);
 	g->schedlink = NULL;

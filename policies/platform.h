@@ -74,6 +74,10 @@
  *     void plat_set_cpu(int cpu, bool bind)
  *         the M now runs for a P placed on cpu: in simulation the OS model
  *         moves it there; natively it is bound there only if bind
+ *     void plat_bind_node(int node)
+ *         binds the calling M to a NUMA node's PUs for good (natively,
+ *         with hwloc; in simulation the placement model already runs an
+ *         M where its P is, so there is nothing to do)
  *
  *   Ms and Gs:
  *     struct m *plat_self(void)       the calling M, NULL outside one

@@ -44,9 +44,13 @@ struct pol_ops {
 	/* Reads rt->knobs; may set rt->runq_size before the Ps are made. */
 	bool (*init)(struct rt *rt, struct err *e);
 	void (*fini)(struct rt *rt);
-	/* A G became runnable: newly spawned, woken from a wait, or yielding. */
+	/* A G became runnable: newly spawned, woken from a wait (g->wake says
+	 * by what), or yielding. */
 	void (*newproc)(struct m *m, struct g *g);
 	void (*ready)(struct m *m, struct g *g);
+	/* Gs the netpoller readies go through ready one by one (else the core
+	 * places them as Go's injectglist does). */
+	bool ready_net;
 	void (*yield)(struct m *m, struct g *g);
 	/* The next G for m (holding a P) to run, parking and spinning as the
 	 * policy does; *inherit says it continues the last G's time slice.

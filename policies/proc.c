@@ -112,7 +112,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Gs kept on a P's free list before half of them go to the global one. */
+/* Gs kept on a P's free list before half of them go to the global one
+ * (Go's default; a policy may change it). */
 #define GFREE_LOCAL_MAX 64
 
 /* ---- Ms ---- */
@@ -127,6 +128,7 @@ static struct m *allocm(struct rt *rt)
 	 * M's number, so a run's randomness depends on nothing else. */
 	m->rand = rt->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)m->id;
 	m->held_since = m->spin_since = -1;
+	m->node = -1;
 	rt_note_init(&m->park, plat_line_new(rt, 0));
 	m->alllink = rt->allm;
 	rt->allm = m;
@@ -142,13 +144,32 @@ static void mput(struct rt *rt, struct m *m)
 	rt->sched.nmidle++;
 }
 
-/* Takes an idle M.  sched.lock must be held. */
-static struct m *mget(struct rt *rt)
+/* Takes an idle M to run pp (any if pp is NULL): with the policy's P-M
+ * affinity, pp's last M if it is idle; with per-node M pools, only an M
+ * of pp's node (NULL if none: the caller makes one there).  sched.lock
+ * must be held. */
+static struct m *mget(struct rt *rt, struct p *pp)
 {
 	assert(rt_mutex_held(&rt->sched.lock));
-	struct m *m = rt->sched.midle;
+	struct m **link = &rt->sched.midle;
+	if (pp && (rt->lastm || rt->node_mpools)) {
+		struct m **pick = NULL;
+		for (struct m **l = link; *l; l = &(*l)->schedlink) {
+			if (rt->lastm && *l == pp->lastm) {
+				pick = l;
+				break;
+			}
+			if (rt->node_mpools && !pick && (*l)->node == pp->node)
+				pick = l;
+		}
+		if (!pick && rt->node_mpools)
+			return NULL;
+		if (pick)
+			link = pick;
+	}
+	struct m *m = *link;
 	if (m) {
-		rt->sched.midle = m->schedlink;
+		*link = m->schedlink;
 		rt->sched.nmidle--;
 	}
 	return m;
@@ -165,7 +186,7 @@ static void stop_run(struct rt *rt)
 	if (!rt->end_ns)
 		rt->end_ns = plat_nanotime();
 	struct m *m;
-	while ((m = mget(rt))) {
+	while ((m = mget(rt, NULL))) {
 		m->nextp = NULL;
 		rt_note_wakeup(&m->park);
 	}
@@ -228,6 +249,7 @@ struct p *rt_releasep(struct m *m)
 {
 	struct p *pp = m->p;
 	assert(pp && pp->m == m);
+	pp->lastm = m;
 	pp->m = NULL;
 	m->p = NULL;
 	plat_store_u32(&pp->status, P_IDLE, memory_order_relaxed);
@@ -235,15 +257,50 @@ struct p *rt_releasep(struct m *m)
 	return pp;
 }
 
-/* Starts an M to run pp (an idle P if NULL): an idle one if there is one,
- * a new thread otherwise.  If spinning, the caller has already counted the
- * new M in nmspinning; with no idle P that count is given back. */
+/* The locked half of starting an M for pp (sched.lock held): picks an
+ * idle M, or makes one (*fresh), and gives it pp, spinning and g to run
+ * first (NULL: none; Go 1.0's hand-off).  rt_startm_finish wakes or starts
+ * it once the lock is released. */
+struct m *rt_startm_locked(struct rt *rt, struct p *pp, bool spinning, struct g *g, bool *fresh)
+{
+	assert(rt_mutex_held(&rt->sched.lock));
+	struct m *nmp = mget(rt, pp);
+	*fresh = !nmp;
+	if (!nmp) {
+		nmp = allocm(rt);
+		if (rt->node_mpools)
+			nmp->node = pp->node;
+		rt->threads_created++;
+	} else {
+		rt->wakeups++;
+	}
+	nmp->spinning = spinning;
+	nmp->nextp = pp;
+	if (g) {
+		rt_g_enq(g, RT_Q_NEXTG);
+		nmp->nextg = g;
+	}
+	return nmp;
+}
+
+void rt_startm_finish(struct rt *rt, struct m *nmp, bool fresh)
+{
+	if (fresh)
+		plat_newm(rt, nmp);
+	else
+		rt_note_wakeup(&nmp->park);   /* its release/acquire hands over nextp, nextg, spinning */
+}
+
+/* Starts an M to run pp (an idle P if NULL, one of the caller's node
+ * first): an idle one if there is one, a new thread otherwise.  If
+ * spinning, the caller has already counted the new M in nmspinning; with
+ * no idle P that count is given back. */
 void rt_startm(struct m *m, struct p *pp, bool spinning)
 {
 	struct rt *rt = m->rt;
 	rt_lock(&rt->sched.lock);
 	if (!pp) {
-		pp = rt_pidleget(rt);
+		pp = rt_pidleget_near(rt, m->p ? m->p->node : plat_node());
 		if (!pp) {
 			rt_unlock(&rt->sched.lock);
 			if (spinning)
@@ -251,22 +308,10 @@ void rt_startm(struct m *m, struct p *pp, bool spinning)
 			return;
 		}
 	}
-	struct m *nmp = mget(rt);
-	if (!nmp) {
-		nmp = allocm(rt);
-		rt->threads_created++;
-		nmp->spinning = spinning;
-		nmp->nextp = pp;
-		rt_unlock(&rt->sched.lock);
-		plat_newm(rt, nmp);
-		return;
-	}
-	rt->wakeups++;
+	bool fresh;
+	struct m *nmp = rt_startm_locked(rt, pp, spinning, NULL, &fresh);
 	rt_unlock(&rt->sched.lock);
-	nmp->spinning = spinning;
-	nmp->nextp = pp;
-	/* The note's release/acquire hands nextp and spinning to nmp. */
-	rt_note_wakeup(&nmp->park);
+	rt_startm_finish(rt, nmp, fresh);
 }
 
 /* Parks m (which holds no P) until startm gives it one, or the run ends. */
@@ -294,6 +339,17 @@ void rt_stopm(struct m *m)
 	}
 }
 
+/* The G handed to m to run first, if any (Go 1.0's m->nextg). */
+struct g *rt_take_nextg(struct m *m)
+{
+	struct g *g = m->nextg;
+	if (g) {
+		m->nextg = NULL;
+		rt_g_deq(g, RT_Q_NEXTG);
+	}
+	return g;
+}
+
 /* Starts a spinning M if none is spinning and a P is idle [proc: Spinning]. */
 void rt_wakep(struct m *m)
 {
@@ -304,7 +360,7 @@ void rt_wakep(struct m *m)
 	    !plat_cas_u32(&rt->sched.nmspinning, &zero, 1, memory_order_acq_rel))
 		return;
 	rt_lock(&rt->sched.lock);
-	struct p *pp = rt_pidleget(rt);
+	struct p *pp = rt_pidleget_near(rt, m->p ? m->p->node : plat_node());
 	rt_unlock(&rt->sched.lock);
 	if (!pp) {
 		plat_add_u32(&rt->sched.nmspinning, (uint32_t)-1, memory_order_relaxed);
@@ -408,54 +464,110 @@ struct p *rt_pidleget(struct rt *rt)
 	return pp;
 }
 
+/* An idle P of node if there is one, else any (the first); with the
+ * policy's per-node queues only -- otherwise simply the first. */
+struct p *rt_pidleget_near(struct rt *rt, int node)
+{
+	assert(rt_mutex_held(&rt->sched.lock));
+	if (!rt->node_queues)
+		return rt_pidleget(rt);
+	for (struct p *pp = rt->sched.pidle; pp; pp = pp->link)
+		if (pp->node == node)
+			return rt_pidleget_this(rt, pp);
+	return rt_pidleget(rt);
+}
+
+/* Takes pp off the idle list if it is on it (NULL if not). */
+struct p *rt_pidleget_this(struct rt *rt, struct p *pp)
+{
+	assert(rt_mutex_held(&rt->sched.lock));
+	struct p **l = &rt->sched.pidle;
+	while (*l && *l != pp)
+		l = &(*l)->link;
+	if (!*l)
+		return NULL;
+	*l = pp->link;
+	plat_u32 *word = &rt->sched.idlepmask[pp->id / 32];
+	uint32_t bits = plat_load_u32(word, memory_order_relaxed);
+	plat_store_u32(word, bits & ~(1u << (pp->id % 32)), memory_order_relaxed);
+	plat_add_u32(&rt->sched.npidle, (uint32_t)-1, memory_order_relaxed);
+	return pp;
+}
+
 /* A hint for thieves, read without the lock: an idle P has nothing to take. */
 bool rt_p_is_idle(struct rt *rt, int id)
 {
 	return plat_load_u32(&rt->sched.idlepmask[id / 32], memory_order_relaxed) >> (id % 32) & 1;
 }
 
-/* ---- The global run queue (sched.lock held) ---- */
+/* ---- The global run queues (sched.lock held) ---- */
+
+/* The queue of node (0 unless the policy partitions them). */
+int rt_gq_of_node(const struct rt *rt, int node)
+{
+	return rt->node_queues ? node : 0;
+}
 
 void rt_globrunqput(struct rt *rt, struct g *g)
 {
-	rt_globrunqputbatch(rt, g, g, 1);
+	rt_globrunqputbatch(rt, rt_gq_of_node(rt, plat_node()), g, g, 1);
 }
 
-void rt_globrunqputbatch(struct rt *rt, struct g *head, struct g *tail, uint32_t n)
+void rt_globrunqputbatch(struct rt *rt, int qi, struct g *head, struct g *tail, uint32_t n)
 {
 	struct sched *s = &rt->sched;
+	struct globrunq *q = &s->gq[qi];
 	assert(rt_mutex_held(&s->lock));
-	plat_shared_access(s->runq_line, true);
+	plat_shared_access(q->line, true);
+	for (struct g *g = head;; g = g->schedlink) {
+		rt_g_enq(g, RT_Q_GLOBAL);
+		if (g == tail)
+			break;
+	}
 	tail->schedlink = NULL;
-	if (s->runqtail)
-		s->runqtail->schedlink = head;
+	if (q->tail)
+		q->tail->schedlink = head;
 	else
-		s->runqhead = head;
-	s->runqtail = tail;
-	uint32_t size = plat_load_u32(&s->runqsize, memory_order_relaxed);
-	plat_store_u32(&s->runqsize, size + n, memory_order_relaxed);
+		q->head = head;
+	q->tail = tail;
+	if (s->ngq > 1)
+		plat_store_u32(&q->size, plat_load_u32(&q->size, memory_order_relaxed) + n,
+			       memory_order_relaxed);
+	plat_store_u32(&s->runqsize, plat_load_u32(&s->runqsize, memory_order_relaxed) + n,
+		       memory_order_relaxed);
 }
 
-static struct g *globrunqpop(struct sched *s)
+static struct g *globrunqpop(struct globrunq *q)
 {
-	struct g *g = s->runqhead;
-	s->runqhead = g->schedlink;
-	if (!s->runqhead)
-		s->runqtail = NULL;
+	struct g *g = q->head;
+	q->head = g->schedlink;
+	if (!q->head)
+		q->tail = NULL;
+	rt_g_deq(g, RT_Q_GLOBAL);
 	return g;
 }
 
-/* Takes a batch for pp: its fair share of the queue, at most max (0: no
- * limit) and at most half a ring; returns one G and puts the rest on pp's
- * ring. */
-struct g *rt_globrunqget(struct rt *rt, struct p *pp, uint32_t max)
+/* Queue qi's length, read without the lock as a hint.  A single queue's
+ * is the total: it keeps no count of its own. */
+uint32_t rt_globrunqsize(struct rt *rt, int qi)
 {
 	struct sched *s = &rt->sched;
+	return plat_load_u32(s->ngq > 1 ? &s->gq[qi].size : &s->runqsize, memory_order_relaxed);
+}
+
+/* Takes a batch for pp from queue qi: its fair share of the queue (the
+ * queue's length over the Ps that draw from it), at most max (0: no
+ * limit) and at most half a ring; returns one G and puts the rest on
+ * pp's ring. */
+struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max)
+{
+	struct sched *s = &rt->sched;
+	struct globrunq *q = &s->gq[qi];
 	assert(rt_mutex_held(&s->lock));
-	uint32_t size = plat_load_u32(&s->runqsize, memory_order_relaxed);
+	uint32_t size = rt_globrunqsize(rt, qi);
 	if (size == 0)
 		return NULL;
-	plat_shared_access(s->runq_line, true);
+	plat_shared_access(q->line, true);
 	uint32_t n = size / (uint32_t)rt->procs + 1;
 	if (n > size)
 		n = size;
@@ -463,24 +575,36 @@ struct g *rt_globrunqget(struct rt *rt, struct p *pp, uint32_t max)
 		n = max;
 	if (n > rt->runq_size / 2)
 		n = rt->runq_size / 2;
+	if (s->ngq > 1) {
+		plat_store_u32(&q->size, size - n, memory_order_relaxed);
+		size = plat_load_u32(&s->runqsize, memory_order_relaxed);
+	}
 	plat_store_u32(&s->runqsize, size - n, memory_order_relaxed);
-	struct g *g = globrunqpop(s);
+	struct g *g = globrunqpop(q);
 	while (--n > 0)
-		rt_runqput(rt, pp, globrunqpop(s), false);
+		rt_runqput(rt, pp, globrunqpop(q), false);
 	return g;
+}
+
+/* From pp's own node's queue. */
+struct g *rt_globrunqget(struct rt *rt, struct p *pp, uint32_t max)
+{
+	return rt_globrunqget_from(rt, pp, rt_gq_of_node(rt, pp->node), max);
 }
 
 /* ---- G lifetimes ---- */
 
-/* A dead G to reuse: pp's own, else a batch from the global list. */
+/* A dead G to reuse: pp's own, else a batch from its node's global list. */
 static struct g *gfget(struct rt *rt, struct p *pp)
 {
-	if (!pp->gfree && plat_load_u32(&rt->sched.ngfree, memory_order_relaxed) > 0) {
+	struct gfreelist *gl = &rt->sched.gfree[rt_gq_of_node(rt, pp->node)];
+	int keep = rt->gfree_local_max / 2 > 0 ? rt->gfree_local_max / 2 : 1;
+	if (!pp->gfree && plat_load_u32(&gl->n, memory_order_relaxed) > 0) {
 		rt_lock(&rt->sched.lock);
-		while (pp->ngfree < GFREE_LOCAL_MAX / 2 && rt->sched.gfree) {
-			struct g *g = rt->sched.gfree;
-			rt->sched.gfree = g->schedlink;
-			plat_add_u32(&rt->sched.ngfree, (uint32_t)-1, memory_order_relaxed);
+		while (pp->ngfree < keep && gl->head) {
+			struct g *g = gl->head;
+			gl->head = g->schedlink;
+			plat_add_u32(&gl->n, (uint32_t)-1, memory_order_relaxed);
 			g->schedlink = pp->gfree;
 			pp->gfree = g;
 			pp->ngfree++;
@@ -495,20 +619,24 @@ static struct g *gfget(struct rt *rt, struct p *pp)
 	return g;
 }
 
+/* A dead G goes on pp's list; past gfree_local_max, half of that list goes
+ * to the global one (with gfree_local_max 0, as in Go 1.0, every dead G
+ * does, under the lock). */
 static void gfput(struct rt *rt, struct p *pp, struct g *g)
 {
 	g->schedlink = pp->gfree;
 	pp->gfree = g;
-	if (++pp->ngfree < GFREE_LOCAL_MAX)
+	if (++pp->ngfree < rt->gfree_local_max)
 		return;
+	struct gfreelist *gl = &rt->sched.gfree[rt_gq_of_node(rt, pp->node)];
 	rt_lock(&rt->sched.lock);
-	while (pp->ngfree > GFREE_LOCAL_MAX / 2) {
+	while (pp->ngfree > rt->gfree_local_max / 2) {
 		struct g *x = pp->gfree;
 		pp->gfree = x->schedlink;
 		pp->ngfree--;
-		x->schedlink = rt->sched.gfree;
-		rt->sched.gfree = x;
-		plat_add_u32(&rt->sched.ngfree, 1, memory_order_relaxed);
+		x->schedlink = gl->head;
+		gl->head = x;
+		plat_add_u32(&gl->n, 1, memory_order_relaxed);
 	}
 	rt_unlock(&rt->sched.lock);
 }
@@ -582,6 +710,13 @@ static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
 	g->panicking = false;
 	g->waitreason = NULL;
 	g->compute_left = 0;
+	g->onq = RT_Q_NONE;
+	g->wake = RT_WAKE_OTHER;
+	g->root_spawn = false;
+	g->burst = 0;
+	g->home_p = -1;
+	g->stack_node = -1;
+	g->remote_runs = 0;
 	/* sysmon may still hold this G from its last life and store to the
 	 * flag: only a fresh G's flag is initialised, a reused one is reset */
 	if (fresh)
@@ -606,6 +741,12 @@ void rt_startg(struct m *m, struct g *g)
 {
 	m->stats.gs_created++;
 	m->rt->pol->newproc(m, g);
+	/* the parent's spawn counts for burst detection; its mark of a root
+	 * spawn (it just accepted a connection) is used up */
+	if (m->curg) {
+		m->curg->burst++;
+		m->curg->root_spawn = false;
+	}
 }
 
 struct g *rt_newproc(struct m *m, const struct program *prog, void (*fn)(void *), void *arg)
@@ -618,12 +759,13 @@ struct g *rt_newproc(struct m *m, const struct program *prog, void (*fn)(void *)
 }
 
 /* Makes a parked G runnable, counting its wait for a P from since (-1:
- * not timed). */
-static void ready_since(struct m *m, struct g *g, int64_t since)
+ * not timed); why tells the policy what woke it. */
+static void ready_since(struct m *m, struct g *g, int64_t since, enum rt_wake why)
 {
 	assert(g->status == G_WAITING);
 	g->status = G_RUNNABLE;
 	g->runnable_since = since;
+	g->wake = (uint8_t)why;
 	m->rt->pol->ready(m, g);   /* from here on another M may run it */
 }
 
@@ -631,7 +773,7 @@ static void ready_since(struct m *m, struct g *g, int64_t since)
  * partner's), which holds a P. */
 void rt_ready(struct m *m, struct g *g)
 {
-	ready_since(m, g, runnable_now(m->rt));
+	ready_since(m, g, runnable_now(m->rt), RT_WAKE_OTHER);
 }
 
 void rt_park_commit(struct m *m, void (*unlock)(void *), void *arg)
@@ -642,13 +784,12 @@ void rt_park_commit(struct m *m, void (*unlock)(void *), void *arg)
 
 /* ---- Sleep ---- */
 
-static void ready_since(struct m *m, struct g *g, int64_t since);
 static void sleep_ready(struct m *m, struct timer *t)
 {
 	/* It could have run from when its timer was due: scheduling latency
 	 * counts from then, not from when some M got round to the timer. */
 	int64_t now = plat_nanotime();
-	ready_since(m, t->g, t->when < now ? t->when : now);
+	ready_since(m, t->g, t->when < now ? t->when : now, RT_WAKE_TIMER);
 }
 
 /* Runs on the M once the sleeping G is off it: only then may its timer
@@ -711,7 +852,9 @@ static void execute(struct m *m, struct g *g, bool inherit)
 	struct rt *rt = m->rt;
 	struct p *pp = m->p;
 	assert(g->status == G_RUNNABLE && "a G runs only from a run queue");
+	assert(g->onq == RT_Q_NONE && "a G runs only once taken off its queue");
 	g->status = G_RUNNING;
+	g->burst = 0;
 	g->m = m;
 	m->curg = g;
 	if (!inherit) {
@@ -758,7 +901,7 @@ static void execute(struct m *m, struct g *g, bool inherit)
 		 * (rt_mstart) and a P's M will run it. */
 		g->runnable_since = runnable_now(rt);
 		rt_lock(&rt->sched.lock);
-		struct p *idle = rt_pidleget(rt);
+		struct p *idle = rt_pidleget_near(rt, plat_node());
 		if (!idle)
 			rt_globrunqput(rt, g);
 		rt_unlock(&rt->sched.lock);
@@ -814,6 +957,8 @@ void rt_mstart(struct m *m)
 		rt_acquirep(m, m->nextp);
 		m->nextp = NULL;
 	}
+	if (m->node >= 0)
+		plat_bind_node(m->node);
 	if (m == rt->m0 && rt->sysmon)
 		newsysmon(m);
 	for (;;) {
@@ -824,7 +969,9 @@ void rt_mstart(struct m *m)
 				break;   /* the run is over */
 		}
 		bool inherit = false;
-		struct g *g = rt->pol->find_runnable(m, &inherit);
+		struct g *g = rt_take_nextg(m);
+		if (!g)
+			g = rt->pol->find_runnable(m, &inherit);
 		if (!g)
 			break;
 		if (m->spinning)
@@ -901,6 +1048,7 @@ static struct rt *rt_alloc(const struct rt_config *cfg)
 	rt->timed = !cfg->main_fn;
 	rt->recording = cfg->record_draws;
 	rt->runq_size = 256;
+	rt->gfree_local_max = GFREE_LOCAL_MAX;
 	return rt;
 }
 
@@ -945,9 +1093,17 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	plat_u32_init(&s->polling, 0, poll_line);
 	plat_u64_init(&s->poll_until, 0, poll_line);
 	plat_u32_init(&s->netpoll_waiters, 0, poll_line);
-	s->runq_line = plat_line_new(rt, 0);
-	plat_u32_init(&s->runqsize, 0, s->runq_line);
-	plat_u32_init(&s->ngfree, 0, lock_line);
+	s->ngq = rt->node_queues ? rt->topo->nnodes : 1;
+	s->gq = xcalloc((size_t)s->ngq, sizeof(*s->gq));
+	s->gfree = xcalloc((size_t)s->ngq, sizeof(*s->gfree));
+	for (int i = 0; i < s->ngq; i++) {
+		s->gq[i].line = plat_line_new(rt, i);
+		plat_u32_init(&s->gq[i].size, 0, s->gq[i].line);
+		/* the free lists' counts share the lock's line: they are
+		 * written under it */
+		plat_u32_init(&s->gfree[i].n, 0, lock_line);
+	}
+	plat_u32_init(&s->runqsize, 0, s->gq[0].line);
 	plat_u64_init(&s->goidgen, 0, plat_line_new(rt, 0));
 	plat_u64_init(&s->chanidgen, 0, plat_line_new(rt, 0));
 	plat_u32_init(&s->sysmonwait, 0, count_line);
@@ -1140,6 +1296,8 @@ void rt_free(struct rt *rt)
 		free(m);
 	}
 	free(rt->sched.idlepmask);
+	free(rt->sched.gq);
+	free(rt->sched.gfree);
 	free(rt->knobs);
 	free(rt);
 }

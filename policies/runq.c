@@ -29,6 +29,10 @@ void rt_runq_init(struct rt *rt, struct p *pp)
 		plat_ptr_init(&pp->runq[i], NULL, line);
 	}
 	pp->runq_mask = rt->runq_size - 1;
+	pp->sharedq_used = rt->shared_queues;
+	plat_line_t shared = plat_line_new(rt, pp->node);
+	rt_mutex_init(rt, &pp->sharedq_lock, shared);
+	plat_u32_init(&pp->sharedq_size, 0, shared);
 }
 
 /* Puts half of a full ring, and g, on the global queue in one batch.
@@ -54,8 +58,13 @@ static bool runqputslow(struct rt *rt, struct p *pp, struct g *g, uint32_t h, ui
 		last = x;
 	}
 	last->schedlink = g;
+	for (struct g *x = first;; x = x->schedlink) {
+		rt_g_deq(x, RT_Q_LOCAL);
+		if (x == g)
+			break;
+	}
 	rt_lock(&rt->sched.lock);
-	rt_globrunqputbatch(rt, first, g, n + 1);
+	rt_globrunqputbatch(rt, rt_gq_of_node(rt, pp->node), first, g, n + 1);
 	rt_unlock(&rt->sched.lock);
 	return true;
 }
@@ -65,6 +74,7 @@ static bool runqputslow(struct rt *rt, struct p *pp, struct g *g, uint32_t h, ui
  * queue.  Executed only by the owner P. */
 void rt_runqput(struct rt *rt, struct p *pp, struct g *g, bool next)
 {
+	rt_g_enq(g, RT_Q_LOCAL);
 	if (next) {
 		void *old = plat_load_ptr(&pp->runnext, memory_order_relaxed);
 		while (!plat_cas_ptr(&pp->runnext, &old, g, memory_order_acq_rel))
@@ -99,6 +109,7 @@ struct g *rt_runqget(struct p *pp, bool *inherit)
 	if (next && plat_cas_ptr(&pp->runnext, &next, NULL, memory_order_acq_rel)) {
 		if (inherit)
 			*inherit = true;
+		rt_g_deq(next, RT_Q_LOCAL);
 		return next;
 	}
 	for (;;) {
@@ -116,6 +127,7 @@ struct g *rt_runqget(struct p *pp, bool *inherit)
 			 * fetching its first two lines, often cold by now. */
 			if (h + 1 != t)
 				plat_prefetch(plat_peek_ptr(&pp->runq[(h + 1) & pp->runq_mask]), 2);
+			rt_g_deq(g, RT_Q_LOCAL);
 			return g;
 		}
 	}
@@ -200,6 +212,7 @@ struct g *rt_runqsteal(struct rt *rt, struct p *pp, struct p *p2, bool steal_run
 		return NULL;
 	n--;
 	struct g *g = plat_load_ptr(&pp->runq[(t + n) & pp->runq_mask], memory_order_relaxed);
+	rt_g_deq(g, RT_Q_LOCAL);
 	if (n == 0)
 		return g;
 	/* load-acquire: synchronize with consumers */
@@ -208,6 +221,84 @@ struct g *rt_runqsteal(struct rt *rt, struct p *pp, struct p *p2, bool steal_run
 	(void)h;
 	/* store-release: makes the stolen Gs available to consumers */
 	plat_store_u32(&pp->runqtail, t + n, memory_order_release);
+	return g;
+}
+
+/* Takes the G at the ring's tail, the one put last (for a policy that runs
+ * its local work mostly LIFO: it is the warmest in the caches).  Thieves
+ * keep taking from the head, so the owner and a thief can meet only at
+ * the last G, which they then race for with a CAS of head, as in the
+ * Chase-Lev deque.  runnext is not looked at.  Executed only by the owner P. */
+struct g *rt_runqget_lifo(struct p *pp)
+{
+	uint32_t t = plat_load_u32(&pp->runqtail, memory_order_relaxed);
+	uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
+	if (t == h)
+		return NULL;
+	t--;
+	/* seq_cst store then load: a thief that read the old tail has either
+	 * advanced head already (seen here) or will see its CAS fail */
+	plat_store_u32(&pp->runqtail, t, memory_order_seq_cst);
+	h = plat_load_u32(&pp->runqhead, memory_order_seq_cst);
+	struct g *g = plat_load_ptr(&pp->runq[t & pp->runq_mask], memory_order_relaxed);
+	if ((int32_t)(t - h) > 0) {
+		rt_g_deq(g, RT_Q_LOCAL);
+		return g;   /* more than one left: no thief can reach slot t */
+	}
+	bool won = false;
+	if (t == h)   /* the last one: whoever advances head has it */
+		won = plat_cas_u32(&pp->runqhead, &h, h + 1, memory_order_seq_cst);
+	/* either way the ring is now empty: head == tail */
+	plat_store_u32(&pp->runqtail, t + 1, memory_order_release);
+	if (!won)
+		return NULL;
+	rt_g_deq(g, RT_Q_LOCAL);
+	return g;
+}
+
+/* ---- Shared queues: a FIFO per P that any M may put to ---- */
+
+void rt_sharedq_put(struct rt *rt, struct p *pp, struct g *g)
+{
+	(void)rt;
+	assert(pp->sharedq_used);
+	rt_g_enq(g, RT_Q_SHARED);
+	g->schedlink = NULL;
+	rt_lock(&pp->sharedq_lock);
+	if (pp->sharedq_tail)
+		pp->sharedq_tail->schedlink = g;
+	else
+		pp->sharedq_head = g;
+	pp->sharedq_tail = g;
+	plat_store_u32(&pp->sharedq_size, plat_load_u32(&pp->sharedq_size, memory_order_relaxed) + 1,
+		       memory_order_release);
+	rt_unlock(&pp->sharedq_lock);
+}
+
+/* True if pp has Gs in its ring, runnext or shared queue (any M). */
+bool rt_p_has_work(struct p *pp)
+{
+	return !rt_runqempty(pp) ||
+	       (pp->sharedq_used && plat_load_u32(&pp->sharedq_size, memory_order_acquire));
+}
+
+/* Takes the oldest G of pp's shared queue (any M: the owner, or a thief). */
+struct g *rt_sharedq_get(struct p *pp)
+{
+	if (!plat_load_u32(&pp->sharedq_size, memory_order_acquire))
+		return NULL;
+	rt_lock(&pp->sharedq_lock);
+	struct g *g = pp->sharedq_head;
+	if (g) {
+		pp->sharedq_head = g->schedlink;
+		if (!pp->sharedq_head)
+			pp->sharedq_tail = NULL;
+		plat_store_u32(&pp->sharedq_size,
+			       plat_load_u32(&pp->sharedq_size, memory_order_relaxed) - 1,
+			       memory_order_relaxed);
+		rt_g_deq(g, RT_Q_SHARED);
+	}
+	rt_unlock(&pp->sharedq_lock);
 	return g;
 }
 

@@ -19,6 +19,8 @@
 #include "util/hist.h"
 #include "workloads/program.h"
 
+#include <assert.h>
+
 #include <gsl/gsl_rng.h>
 
 /* ---- Locks and notes (policies/lock.c) ---- */
@@ -226,7 +228,52 @@ struct g {
 	struct gselect *sel;
 	struct timer timer;      /* its sleep */
 	const char *waitreason;  /* why it is parked, for the deadlock report */
+
+	/* Where it is [proc: Every G in one place]: the run queue holding it,
+	 * RT_Q_NONE while running, parked, free or in transit inside one
+	 * operation.  Written by whoever owns the G at that moment. */
+	uint8_t onq;
+	uint8_t wake;            /* why it was last readied (enum rt_wake) */
+	bool root_spawn;         /* what it spawns now is a root goroutine (it accepted) */
+	uint32_t burst;          /* Gs it made in its current time slice */
+	/* Policies' per-G records (the numa policy's home P and stack) */
+	int home_p;              /* the P it last ran on, -1 before its first run */
+	int stack_node;          /* node its stack is on, -1 before its first run */
+	uint32_t remote_runs;    /* consecutive runs on a node other than stack_node */
 };
+
+/* The places a runnable G can be [proc: Every G in one place]. */
+enum rt_q {
+	RT_Q_NONE,
+	RT_Q_LOCAL,      /* a P's ring or runnext */
+	RT_Q_GLOBAL,     /* a global run queue */
+	RT_Q_SHARED,     /* a P's shared queue */
+	RT_Q_NEXTG,      /* handed to an M directly (m->nextg) */
+	RT_Q_POLICY,     /* a policy's own queue */
+};
+
+/* Why a parked G became runnable: a policy may place it by that. */
+enum rt_wake {
+	RT_WAKE_OTHER,        /* a channel, mutex or wait group partner */
+	RT_WAKE_TIMER,        /* its sleep ended */
+	RT_WAKE_NET_WRITE,    /* its descriptor became writable */
+	RT_WAKE_NET_READ,     /* data arrived on its connection or descriptor */
+	RT_WAKE_NET_ACCEPT,   /* a connection arrived on its listener */
+};
+
+/* Marks g as moving onto queue q / off it (asserted in debug builds):
+ * a G is on at most one queue, and taken only from the one it is on. */
+static inline void rt_g_enq(struct g *g, enum rt_q q)
+{
+	assert(g->onq == RT_Q_NONE && "a G put on a queue while on another");
+	g->onq = (uint8_t)q;
+}
+static inline void rt_g_deq(struct g *g, enum rt_q q)
+{
+	assert(g->onq == q && "a G taken from a queue it is not on");
+	(void)q;
+	g->onq = RT_Q_NONE;
+}
 
 /* ---- P ---- */
 
@@ -241,6 +288,7 @@ struct p {
 	int cpu, node;           /* the PU an M holding it runs on, and its node */
 	plat_u32 status;         /* atomic: read by stealers [proc: Stealing] */
 	struct m *m;             /* the M holding it */
+	struct m *lastm;         /* the M that held it last (for P-M affinity) */
 	struct p *link;          /* next on the idle list (sched.lock) */
 	uint32_t schedtick;      /* Gs scheduled with a fresh time slice (owner) */
 	plat_u32 schedtick_pub;  /* atomic copy of schedtick, for sysmon */
@@ -256,6 +304,14 @@ struct p {
 	plat_ptr *runq;          /* runq_mask + 1 slots, a power of two */
 	uint32_t runq_mask;
 	plat_ptr runnext;        /* a G to run next, ahead of runq */
+
+	/* The shared queue: a FIFO any M may put to (a policy's placement of
+	 * Gs on this P from elsewhere), under its own lock; size is a hint
+	 * read without it.  Unused by policies that never put there. */
+	bool sharedq_used;       /* the policy puts to it (set by its init) */
+	struct rt_mutex sharedq_lock;
+	struct g *sharedq_head, *sharedq_tail;
+	plat_u32 sharedq_size;
 
 	struct g *gfree;         /* dead Gs to reuse (owner) */
 	int ngfree;
@@ -302,6 +358,8 @@ struct m {
 	struct rt *rt;
 	struct p *p;             /* the P held, if any */
 	struct p *nextp;         /* the P to take when woken (set by the waker) */
+	struct g *nextg;         /* a G handed to it to run first (set by the waker) */
+	int node;                /* the NUMA node it is bound to, -1 if none */
 	struct p *oldp;          /* the P it left for a system call */
 	struct g *curg;          /* the G running on it */
 	bool spinning;           /* looking for work with a P and none found yet [proc: Spinning] */
@@ -333,12 +391,14 @@ struct sched {
 	plat_u32 npidle;               /* atomic: read without the lock to decide spinning */
 	plat_u32 nmspinning;           /* atomic [proc: Spinning] */
 	plat_u32 *idlepmask;           /* atomic bitmap of idle Ps: stealers skip them */
-	/* The global run queue (sched.lock), on its own line. */
-	struct g *runqhead, *runqtail;
-	plat_u32 runqsize;             /* atomic: read without the lock as a hint */
-	plat_line_t runq_line;
-	struct g *gfree;               /* (sched.lock) */
-	plat_u32 ngfree;               /* its length: written under sched.lock, read as a hint */
+	/* The global run queues (sched.lock): one, or one per NUMA node if
+	 * the policy partitions them (rt->node_queues), each on its own line
+	 * homed on its node. */
+	struct globrunq *gq;
+	int ngq;
+	plat_u32 runqsize;             /* atomic: all of them, read without the lock as a hint */
+	/* Global G free lists (sched.lock), as partitioned as the queues. */
+	struct gfreelist { struct g *head; plat_u32 n; } *gfree;
 	plat_u64 goidgen;
 	plat_u64 chanidgen;
 	plat_u32 done;                 /* atomic: the run is over, Ms return [proc: The end of a run] */
@@ -349,6 +409,13 @@ struct sched {
 	plat_u32 polling;              /* atomic: an M is the poller */
 	plat_u64 poll_until;           /* atomic: when it will wake, 0 if unknown */
 	plat_u32 netpoll_waiters;      /* atomic: Gs parked on sources still expecting data */
+};
+
+/* One global run queue (sched.lock). */
+struct globrunq {
+	struct g *head, *tail;
+	plat_u32 size;                 /* atomic: read without the lock as a hint */
+	plat_line_t line;
 };
 
 struct rt {
@@ -363,6 +430,15 @@ struct rt {
 	bool sysmon;                   /* run sysmon (set by the policy's init) */
 	int64_t preempt_ns;            /* 0: never preempt */
 	int64_t syscall_retake_ns;
+	/* Structural choices a policy's init makes [proc: Policies' choices]: */
+	bool node_queues;              /* global run queues and G free lists per node */
+	bool node_mpools;              /* Ms bound to nodes, an M pool per node */
+	bool lastm;                    /* a P is started on the M that last held it, if idle */
+	bool node_heaps;               /* the Go heap allocates on the running P's node */
+	bool syscall_handoff;          /* a G entering a system call lets go of its P at once */
+	bool no_local_runq;            /* no per-P queues: Gs go to Ms directly (m->nextg) */
+	bool shared_queues;            /* Ps' shared queues are used (rt_sharedq_put) */
+	int gfree_local_max;           /* dead Gs a P keeps (0: all go to the global lists) */
 	struct m *m0, *sysmon_m;
 	plat_line_t gflag_line;        /* the line of every G's preempt flag */
 	uint64_t preemptions, retakes; /* (sysmon's) */
@@ -431,6 +507,9 @@ enum g_why rt_g_run(struct m *m, struct g *g);
 
 /* Ms: starting, stopping, waking [proc: Spinning]. */
 void rt_startm(struct m *m, struct p *pp, bool spinning);
+struct m *rt_startm_locked(struct rt *rt, struct p *pp, bool spinning, struct g *g, bool *fresh);
+void rt_startm_finish(struct rt *rt, struct m *nmp, bool fresh);
+struct g *rt_take_nextg(struct m *m);
 void rt_stopm(struct m *m);
 void rt_wakep(struct m *m);
 void rt_becomespinning(struct m *m);
@@ -444,11 +523,17 @@ struct p *rt_releasep(struct m *m);
 /* Idle Ps (sched.lock held). */
 void rt_pidleput(struct rt *rt, struct p *pp);
 struct p *rt_pidleget(struct rt *rt);
+struct p *rt_pidleget_near(struct rt *rt, int node);
+struct p *rt_pidleget_this(struct rt *rt, struct p *pp);
 bool rt_p_is_idle(struct rt *rt, int id);
-/* The global run queue (sched.lock held for put/get). */
+/* The global run queues (sched.lock held for put/get): put goes to the
+ * calling M's node's queue, get takes from pp's node's. */
+int rt_gq_of_node(const struct rt *rt, int node);
 void rt_globrunqput(struct rt *rt, struct g *g);
-void rt_globrunqputbatch(struct rt *rt, struct g *head, struct g *tail, uint32_t n);
+void rt_globrunqputbatch(struct rt *rt, int qi, struct g *head, struct g *tail, uint32_t n);
 struct g *rt_globrunqget(struct rt *rt, struct p *pp, uint32_t max);
+struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max);
+uint32_t rt_globrunqsize(struct rt *rt, int qi);
 bool rt_done(struct rt *rt);
 
 /* Gs: the runtime calls a program or a C function can make. */
@@ -546,7 +631,11 @@ enum fd_wait rt_netpoll_fd_wait(struct m *m, struct pollfd_desc *pd, uint32_t mo
 void rt_runq_init(struct rt *rt, struct p *pp);
 void rt_runqput(struct rt *rt, struct p *pp, struct g *g, bool next);
 struct g *rt_runqget(struct p *pp, bool *inherit);
+struct g *rt_runqget_lifo(struct p *pp);
 bool rt_runqempty(struct p *pp);
+void rt_sharedq_put(struct rt *rt, struct p *pp, struct g *g);
+struct g *rt_sharedq_get(struct p *pp);
+bool rt_p_has_work(struct p *pp);
 uint32_t rt_runqlen(struct p *pp);
 /* Steals half of p2's queue into pp's; returns one G to run, or NULL. */
 struct g *rt_runqsteal(struct rt *rt, struct p *pp, struct p *p2, bool steal_runnext,

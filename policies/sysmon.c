@@ -29,6 +29,8 @@
 
 /* ---- System calls ---- */
 
+static void handoffp(struct m *m, struct p *pp);
+
 void rt_entersyscall(struct m *m, struct g *g)
 {
 	struct p *pp = m->p;
@@ -42,6 +44,13 @@ void rt_entersyscall(struct m *m, struct g *g)
 	 * first sees it (Go ticks only on the way out, so a P's first call
 	 * can be retaken at once). */
 	plat_add_u32(&pp->syscalltick, 1, memory_order_relaxed);
+	if (m->rt->syscall_handoff) {
+		/* Go 1.0: the M gives up its slot at once, and another M runs
+		 * what is waiting (or the P goes idle) */
+		plat_store_u32(&pp->status, P_IDLE, memory_order_release);
+		handoffp(m, pp);
+		return;
+	}
 	/* store-release: publishes the P's state to whoever retakes it */
 	plat_store_u32(&pp->status, P_SYSCALL, memory_order_release);
 }
@@ -61,7 +70,7 @@ bool rt_exitsyscall(struct m *m, struct g *g)
 		plat_set_cpu(pp->cpu, false);
 	} else {
 		rt_lock(&rt->sched.lock);
-		pp = rt_pidleget(rt);
+		pp = rt_pidleget_near(rt, plat_node());
 		rt_unlock(&rt->sched.lock);
 		if (!pp) {
 			g->status = G_RUNNABLE;
@@ -82,12 +91,13 @@ static void handoffp(struct m *m, struct p *pp)
 {
 	struct rt *rt = m->rt;
 	struct sched *s = &rt->sched;
-	if (!rt_runqempty(pp) || plat_load_u32(&s->runqsize, memory_order_relaxed)) {
+	if (rt_p_has_work(pp) || plat_load_u32(&s->runqsize, memory_order_relaxed)) {
 		rt_startm(m, pp, false);
 		return;
 	}
 	uint32_t zero = 0;
-	if (plat_load_u32(&s->nmspinning, memory_order_relaxed) +
+	if (!rt->no_local_runq &&
+	    plat_load_u32(&s->nmspinning, memory_order_relaxed) +
 			    plat_load_u32(&s->npidle, memory_order_relaxed) == 0 &&
 	    plat_cas_u32(&s->nmspinning, &zero, 1, memory_order_acq_rel)) {
 		rt_startm(m, pp, true);
@@ -150,7 +160,7 @@ static int retake(struct m *m, int64_t now)
 			continue;
 		/* Nothing waits for this P and others are free to take new work:
 		 * leave it to its G for a while (it may come back soon). */
-		if (rt_runqempty(pp) &&
+		if (!rt_p_has_work(pp) &&
 		    plat_load_u32(&s->nmspinning, memory_order_relaxed) +
 				    plat_load_u32(&s->npidle, memory_order_relaxed) > 0 &&
 		    pp->sm_syscallwhen + SYSCALL_RETAKE_ANYWAY_NS > now)

@@ -170,6 +170,7 @@ static inline void plat_preempt_poke(struct g *g) { simp_preempt_poke(g); }
 static inline void plat_syscall(int64_t ns) { simp_syscall(ns); }
 static inline int plat_cpu(void) { return simp_cpu(); }
 static inline int plat_node(void) { return simp_node(); }
+static inline void plat_bind_node(int node) { (void)node; }
 static inline void plat_set_cpu(int cpu, bool bind)
 {
 	(void)bind;

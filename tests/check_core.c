@@ -53,7 +53,8 @@ static void fixture_close(struct fixture *f)
 }
 
 /* For i in 0..255: the queue is empty, i Gs go in and come back out in
- * order, and it is empty again.  The indices wrap the ring many times. */
+ * order, and it is empty again.  The indices wrap the ring many times.
+ * (Go's test puts one G i times; a G here may be on one queue only.) */
 START_TEST(local_queue)
 {
 	struct fixture f;
@@ -64,9 +65,9 @@ START_TEST(local_queue)
 	for (uint32_t i = 0; i < n; i++) {
 		ck_assert_msg(rt_runqget(pp, NULL) == NULL, "runq is not empty initially");
 		for (uint32_t j = 0; j < i; j++)
-			rt_runqput(f.rt, pp, &gs[i], false);
+			rt_runqput(f.rt, pp, &gs[j], false);
 		for (uint32_t j = 0; j < i; j++)
-			ck_assert_msg(rt_runqget(pp, NULL) == &gs[i], "bad element at iter %u/%u", i, j);
+			ck_assert_msg(rt_runqget(pp, NULL) == &gs[j], "bad element at iter %u/%u", i, j);
 		ck_assert_msg(rt_runqget(pp, NULL) == NULL, "runq is not empty afterwards");
 	}
 	free(gs);
@@ -119,7 +120,7 @@ START_TEST(runnext_order)
 	struct fixture f;
 	fixture_open(&f, 1);
 	struct p *pp = f.rt->allp[0];
-	struct g gs[3];
+	struct g gs[3] = { 0 };
 	rt_runqput(f.rt, pp, &gs[0], false);
 	rt_runqput(f.rt, pp, &gs[1], true);
 	rt_runqput(f.rt, pp, &gs[2], true); /* kicks gs[1] to the tail */
@@ -147,7 +148,7 @@ START_TEST(overflow_to_global)
 		rt_runqput(f.rt, pp, &gs[i], false);
 	ck_assert_uint_eq(rt_runqlen(pp), n / 2);
 	ck_assert_uint_eq(plat_peek_u32(&f.rt->sched.runqsize), n / 2 + 1);
-	struct g *x = f.rt->sched.runqhead;
+	struct g *x = f.rt->sched.gq[0].head;
 	for (uint32_t i = 0; i < n / 2; i++, x = x->schedlink)
 		ck_assert_ptr_eq(x, &gs[i]);
 	ck_assert_ptr_eq(x, &gs[n]);
@@ -224,7 +225,7 @@ START_TEST(local_queue_empty)
 	int iters = getenv("SCHEDLAB_VALGRIND") ? 2000 : 100000;
 	struct fixture f;
 	fixture_open(&f, 1);
-	struct g gs[2];
+	struct g gs[2] = { 0 };
 	struct empty_test t = { .rt = f.rt, .pp = f.rt->allp[0] };
 	plat_u32_init(&t.ready, 0, 0);
 	for (int i = 0; i < iters; i++) {

@@ -470,6 +470,7 @@ static const char *const placements[] = {
 	[PROG_PLACE_NODE] = "node",
 	[PROG_PLACE_INTERLEAVE] = "interleave",
 	[PROG_PLACE_FIRST_TOUCH] = "first-touch",
+	[PROG_PLACE_HEAP] = "heap",
 };
 static const char *const patterns[] = {
 	[PROG_SEQUENTIAL] = "sequential",
@@ -500,12 +501,12 @@ static bool op_alloc(struct cc *c, const cJSON *v, const char *path)
 {
 	static const char *const keys[] = { "into", "size", "placement", "node", NULL };
 	struct prog_op op = blank(PROG_ALLOC);
-	int place = PROG_PLACE_LOCAL;
+	int place = PROG_PLACE_HEAP;
 	op.y = PV_C(0);
 	char p[JV_PATH];
 	const cJSON *into = cJSON_GetObjectItemCaseSensitive(v, "into");
 	if (!op_args(c, v, path, keys) || !req_val(c, v, path, "size", DIST_SIZE, PT_INT, &op.x) ||
-	    !parse_enum(c, v, path, "placement", placements, 4, &place) ||
+	    !parse_enum(c, v, path, "placement", placements, 5, &place) ||
 	    !opt_val(c, v, path, "node", DIST_COUNT, PT_INT, &op.y))
 		return false;
 	if (!into)

@@ -393,7 +393,7 @@ static const char *check_op(const struct workload *w, const struct program *p, u
 		bad = check_slot(p, op->dst, (enum prog_type)op->a, false);
 		return bad ? bad : check_val(w, p, &op->x, PT_INT, 0);
 	case PROG_ALLOC:
-		if (op->a > PROG_PLACE_FIRST_TOUCH)
+		if (op->a > PROG_PLACE_HEAP)
 			return "has an unknown placement";
 		bad = check_slot(p, op->dst, PT_REGION, false);
 		if (!bad)

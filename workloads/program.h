@@ -88,8 +88,10 @@ enum {
 };
 
 enum prog_pattern { PROG_SEQUENTIAL, PROG_RANDOM, PROG_POINTER_CHASE };
+/* HEAP: Go's heap, whose placement is the policy's (rt->node_heaps: the
+ * running P's node; else the OS's first touch).  alloc's default. */
 enum prog_place { PROG_PLACE_LOCAL, PROG_PLACE_NODE, PROG_PLACE_INTERLEAVE,
-		  PROG_PLACE_FIRST_TOUCH };
+		  PROG_PLACE_FIRST_TOUCH, PROG_PLACE_HEAP };
 
 #define PROG_SELECT_MAX 16   /* cases per select */
 #define PROG_MAX_PROGRAMS_REPORTED 32   /* per-program figures kept for this many */
