@@ -33,6 +33,7 @@
 #define rt_stopm PLAT_SYM(rt_stopm)
 #define rt_wakep PLAT_SYM(rt_wakep)
 #define rt_resetspinning PLAT_SYM(rt_resetspinning)
+#define rt_resetspinning_quiet PLAT_SYM(rt_resetspinning_quiet)
 #define rt_becomespinning PLAT_SYM(rt_becomespinning)
 #define rt_time_held PLAT_SYM(rt_time_held)
 #define rt_time_released PLAT_SYM(rt_time_released)
@@ -123,6 +124,8 @@
 #define pol_find PLAT_SYM(pol_find)
 #define rt_api_impl PLAT_SYM(rt_api)
 #define pol_steal PLAT_SYM(pol_steal)
+#define pol_global PLAT_SYM(pol_global)
+#define pol_numa PLAT_SYM(pol_numa)
 
 #define rt_arrivals_next PLAT_SYM(rt_arrivals_next)
 #define rt_netpoll_take PLAT_SYM(rt_netpoll_take)

@@ -422,9 +422,9 @@ void rt_becomespinning(struct m *m)
 		spin_open(m, plat_nanotime());
 }
 
-/* m was spinning and found work: it stops spinning and passes the search
- * on [proc: Spinning, step 2]. */
-void rt_resetspinning(struct m *m)
+/* m stops spinning without passing the search on (a policy whose Ms do
+ * not look for each other's work). */
+void rt_resetspinning_quiet(struct m *m)
 {
 	assert(m->spinning);
 	if (m->rt->timed)
@@ -433,6 +433,13 @@ void rt_resetspinning(struct m *m)
 	uint32_t old = plat_add_u32(&m->rt->sched.nmspinning, (uint32_t)-1, memory_order_acq_rel);
 	assert(old > 0);
 	(void)old;
+}
+
+/* m was spinning and found work: it stops spinning and passes the search
+ * on [proc: Spinning, step 2]. */
+void rt_resetspinning(struct m *m)
+{
+	rt_resetspinning_quiet(m);
 	rt_wakep(m);
 }
 
@@ -1162,7 +1169,12 @@ void rt_run(struct rt *rt)
 		rt->main_g = main_g;
 	else
 		rt_prog_init_g(rt, NULL, main_g);
-	rt_runqput(rt, rt->allp[0], main_g, true);
+	if (rt->no_local_runq) {
+		rt_g_enq(main_g, RT_Q_NEXTG);
+		m0->nextg = main_g;
+	} else {
+		rt_runqput(rt, rt->allp[0], main_g, true);
+	}
 	m0->nextp = rt->allp[0];
 	rt->m0 = m0;
 	rt->start_ns = plat_nanotime();

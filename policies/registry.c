@@ -3,10 +3,11 @@
 
 #include <string.h>
 
-extern const struct pol_ops pol_steal;
+extern const struct pol_ops pol_global, pol_steal;
 
-/* In the order `schedlab list policies' shows them. */
+/* In the order `schedlab list policies' shows them: by age. */
 static const struct pol_ops *const policies[] = {
+	&pol_global,
 	&pol_steal,
 };
 

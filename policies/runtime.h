@@ -514,6 +514,7 @@ void rt_stopm(struct m *m);
 void rt_wakep(struct m *m);
 void rt_becomespinning(struct m *m);
 void rt_resetspinning(struct m *m);
+void rt_resetspinning_quiet(struct m *m);
 /* Where the time goes [proc: Where the time goes]: m just took a P
  * without rt_acquirep, or lets go of it without rt_releasep (system calls). */
 void rt_time_held(struct m *m);
