@@ -1,5 +1,6 @@
 /* `schedlab run`: one workload under one policy, simulated or native, and
- * its report. */
+ * its report; the set-up and report `schedlab compare` shares (cli/run.h);
+ * `workload expand`, `workload show`, `list policies`, `list workloads`. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cli.h"
+#include "cli/run.h"
 #include "policies/policy.h"
 #include "topologies/topo.h"
 #include "workloads/json.h"
@@ -39,7 +41,7 @@ void cli_help_run(FILE *f)
 		"negative WaitGroup counter, an unlock of an unlocked mutex).\n");
 }
 
-static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
+bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
 	char *end;
 	errno = 0;
@@ -64,20 +66,9 @@ static cJSON *latency_json(const struct hist *h)
 	return o;
 }
 
-struct run {
-	const struct rt_api *api;
-	const struct pol_ops *pol;
-	const int64_t *knobs;
-	const struct topo *topo;
-	const struct workload *wl;
-	uint64_t seed;
-	int procs;
-	struct rt_result r;
-};
-
 /* The report's metrics [docs/runtime.md, "What a run reports"]: a key a
  * run cannot produce is left out, not given as zero. */
-static cJSON *report_json(const struct run *run)
+cJSON *cli_report_json(const struct cli_run *run)
 {
 	const struct rt_result *r = &run->r;
 	cJSON *o = cJSON_CreateObject();
@@ -150,17 +141,33 @@ static cJSON *report_json(const struct run *run)
 /* The text summary: one row per metric, labels in a column of their own. */
 #define LABEL "%-16s"
 
-/* A duration in at most 9 characters, in the unit that suits it. */
-static const char *fmt_ns(char buf[16], double ns)
+const char *cli_ns_unit(double ns, double *scale, int *decimals)
 {
-	if (ns < 1e4)
-		snprintf(buf, 16, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, 16, "%.1f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, 16, "%.2f ms", ns / 1e6);
-	else
-		snprintf(buf, 16, "%.2f s", ns / 1e9);
+	static const struct {
+		double below, scale;
+		int decimals;
+		const char *name;
+	} units[] = {
+		{ 1e4, 1, 0, "ns" },
+		{ 1e6, 1e3, 1, "us" },
+		{ 1e9, 1e6, 2, "ms" },
+		{ 0, 1e9, 2, "s" },
+	};
+	int i = 0;
+	while (i < 3 && !(ns < units[i].below))
+		i++;
+	*scale = units[i].scale;
+	*decimals = units[i].decimals;
+	return units[i].name;
+}
+
+/* A duration in at most 9 characters, in the unit that suits it. */
+const char *cli_fmt_ns(char buf[16], double ns)
+{
+	double scale;
+	int decimals;
+	const char *unit = cli_ns_unit(ns, &scale, &decimals);
+	snprintf(buf, 16, "%.*f %s", decimals, ns / scale, unit);
 	return buf;
 }
 
@@ -168,10 +175,11 @@ static void latency_row(const char *label, const struct hist *h)
 {
 	char b[6][16];
 	printf("  %-14s%10s%10s%10s%10s%10s%10s\n", label,
-	       fmt_ns(b[0], (double)hist_quantile(h, 0.5)), fmt_ns(b[1], (double)hist_quantile(h, 0.9)),
-	       fmt_ns(b[2], (double)hist_quantile(h, 0.99)),
-	       fmt_ns(b[3], (double)hist_quantile(h, 0.999)), fmt_ns(b[4], (double)h->max),
-	       fmt_ns(b[5], hist_mean(h)));
+	       cli_fmt_ns(b[0], (double)hist_quantile(h, 0.5)),
+	       cli_fmt_ns(b[1], (double)hist_quantile(h, 0.9)),
+	       cli_fmt_ns(b[2], (double)hist_quantile(h, 0.99)),
+	       cli_fmt_ns(b[3], (double)hist_quantile(h, 0.999)), cli_fmt_ns(b[4], (double)h->max),
+	       cli_fmt_ns(b[5], hist_mean(h)));
 }
 
 static const char *const cpu_labels[RT_CPU__COUNT] = {
@@ -183,7 +191,7 @@ static const char *const cpu_labels[RT_CPU__COUNT] = {
 	[RT_CPU_IDLE] = "idle",
 };
 
-static void report_text(const struct run *run)
+void cli_report_text(const struct cli_run *run)
 {
 	const struct rt_result *r = &run->r;
 	printf("%s run: policy %s, topology %s, workload %s, %d Ps, seed %llu\n", run->api->mode,
@@ -249,7 +257,7 @@ static void report_text(const struct run *run)
 	       (unsigned long long)r->preemptions, (unsigned long long)r->retakes);
 }
 
-static int write_json(const char *path, cJSON *o)
+int cli_write_json(const char *cmd, const char *path, const cJSON *o)
 {
 	char *text = cJSON_Print(o);
 	int rc = 0;
@@ -258,7 +266,7 @@ static int write_json(const char *path, cJSON *o)
 	} else {
 		FILE *f = fopen(path, "w");
 		if (!f || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0) {
-			fprintf(stderr, "schedlab run: --json %s: %s\n", path, strerror(errno));
+			fprintf(stderr, "schedlab %s: --json %s: %s\n", cmd, path, strerror(errno));
 			rc = EXIT_BADINPUT;
 		}
 	}
@@ -385,12 +393,12 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 		if (val) {
 			*val = v;
 		} else if (strcmp(a, "--procs") == 0) {
-			if (!parse_u64(v, 4096, &procs) || procs == 0)
+			if (!cli_parse_u64(v, 4096, &procs) || procs == 0)
 				return cli_usage_error(cmd, "--procs %s: expected a number from 1 to 4096",
 						       v);
 		} else if (strcmp(a, "--seed") == 0) {
 			seed_given = true;
-			if (!parse_u64(v, UINT64_MAX, &seed))
+			if (!cli_parse_u64(v, UINT64_MAX, &seed))
 				return cli_usage_error(cmd, "--seed %s: expected a non-negative integer",
 						       v);
 		} else {
@@ -402,22 +410,19 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	if (!policy)
 		return cli_usage_error(cmd, "missing -p POLICY");
 	if (!workload)
-		workload = "rpc-server";
+		workload = CLI_DEFAULT_WORKLOAD;
 	if (native && topology && strcmp(topology, "host") != 0)
 		return cli_usage_error(cmd, "--native runs on this machine: -t must be host, not '%s'",
 				       topology);
 
-	struct run run = { .api = native ? &nat__rt_api : &sim__rt_api, .seed = seed };
+	struct cli_run run = { .api = native ? &nat__rt_api : &sim__rt_api, .seed = seed };
 	run.pol = run.api->pol_find(policy);
 	if (!run.pol) {
-		char names[256] = "";
-		size_t len = 0;
-		for (int i = 0; i < run.api->pol_count(); i++)
-			len = str_list_add(names, sizeof(names), len, run.api->pol_at(i)->name);
+		char names[256];
+		cli_policy_names(run.api, names, sizeof(names));
 		return cli_usage_error(cmd, "-p %s: no such policy (policies: %s)", policy, names);
 	}
-	int64_t *knobs = xcalloc((size_t)pol_nknobs(run.pol) + 1, sizeof(*knobs));
-	pol_default_knobs(run.pol, knobs);
+	int64_t *knobs = cli_knobs_new(run.pol);
 	struct err e = { "" };
 	for (int i = 0; i < nsets; i++) {
 		if (!pol_set_knob(run.pol, knobs, sets[i], &e)) {
@@ -427,14 +432,15 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	}
 	run.knobs = knobs;
 
-	struct topo *topo = topo_load(native ? "host" : topology ? topology : "numa4", &e);
-	bool is_trace = false;
-	uint64_t trace_seed = 0;
-	struct workload *wl = topo ? wl_load(workload, &is_trace, &trace_seed, &e) : NULL;
-	if (!topo || !wl) {
-		topo_free(topo);
+	struct topo *topo;
+	struct workload *wl;
+	bool is_trace;
+	uint64_t trace_seed;
+	int rc = cli_load_inputs(native ? "host" : topology, workload, &topo, &wl, &is_trace,
+				 &trace_seed);
+	if (rc) {
 		free(knobs);
-		return cli_input_error(&e);
+		return rc;
 	}
 	if (is_trace) {
 		/* the trace's draws are its seed's: a replay under another seed
@@ -466,40 +472,23 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	run.wl = wl;
 	run.procs = procs ? (int)procs : topo->npus;
 
-	struct rt_config cfg = {
-		.policy = run.pol,
-		.knobs = knobs,
-		.procs = run.procs,
-		.seed = seed,
-		.topo = topo,
-		.workload = wl,
-		.record_draws = expand != NULL,
-	};
-	int rc = 0;
-	struct rt *rt = run.api->create(&cfg, &e);
+	struct rt *rt = cli_run_exec(&run, expand != NULL, &e);
 	if (!rt) {
 		rc = cli_input_error(&e);
+	} else if (expand) {
+		rc = rt_result_report_fatal(&run.r, stderr);
+		if (rc == 0)
+			rc = write_trace(cmd, expand, wl, seed, run.api, rt);
+		run.api->destroy(rt);
 	} else {
-		run.api->run(rt);
-		run.api->result(rt, &run.r);
-		if (expand) {
-			rc = rt_result_report_fatal(&run.r, stderr);
-			if (rc == 0)
-				rc = write_trace(cmd, expand, wl, seed, run.api, rt);
-			run.api->destroy(rt);
-			wl_free(wl);
-			topo_free(topo);
-			free(knobs);
-			return rc;
-		}
 		run.api->destroy(rt);
 		if (json) {
-			cJSON *o = report_json(&run);
-			rc = write_json(json, o);
+			cJSON *o = cli_report_json(&run);
+			rc = cli_write_json(cmd, json, o);
 			cJSON_Delete(o);
 		}
 		if (!json || strcmp(json, "-") != 0)
-			report_text(&run);
+			cli_report_text(&run);
 		if (rc == 0)
 			rc = rt_result_report_fatal(&run.r, stderr);
 	}
@@ -507,6 +496,58 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	topo_free(topo);
 	free(knobs);
 	return rc;
+}
+
+void cli_policy_names(const struct rt_api *api, char *buf, size_t size)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < api->pol_count(); i++)
+		len = str_list_add(buf, size, len, api->pol_at(i)->name);
+}
+
+int64_t *cli_knobs_new(const struct pol_ops *pol)
+{
+	int64_t *knobs = xcalloc((size_t)pol_nknobs(pol) + 1, sizeof(*knobs));
+	pol_default_knobs(pol, knobs);
+	return knobs;
+}
+
+int cli_load_inputs(const char *topology, const char *workload, struct topo **topo,
+		    struct workload **wl, bool *is_trace, uint64_t *trace_seed)
+{
+	struct err e = { "" };
+	*is_trace = false;
+	*trace_seed = 0;
+	*wl = NULL;
+	*topo = topo_load(topology ? topology : CLI_DEFAULT_TOPOLOGY, &e);
+	if (*topo)
+		*wl = wl_load(workload ? workload : CLI_DEFAULT_WORKLOAD, is_trace, trace_seed, &e);
+	if (!*wl) {
+		topo_free(*topo);
+		*topo = NULL;
+		return cli_input_error(&e);
+	}
+	return 0;
+}
+
+struct rt *cli_run_exec(struct cli_run *run, bool record_draws, struct err *e)
+{
+	struct rt_config cfg = {
+		.policy = run->pol,
+		.knobs = run->knobs,
+		.procs = run->procs,
+		.seed = run->seed,
+		.topo = run->topo,
+		.workload = run->wl,
+		.record_draws = record_draws,
+	};
+	struct rt *rt = run->api->create(&cfg, e);
+	if (rt) {
+		run->api->run(rt);
+		run->api->result(rt, &run->r);
+	}
+	return rt;
 }
 
 /* `schedlab list policies`: each policy, its knobs and their defaults. */

@@ -1,0 +1,69 @@
+/* One run as the command line makes it -- its set-up from the options'
+ * values and its report, text or JSON -- shared by `schedlab run` and
+ * `schedlab compare`.  Internal to cli/; implemented in run_cmd.c. */
+#ifndef SCHEDLAB_CLI_RUN_H
+#define SCHEDLAB_CLI_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "policies/policy.h"
+
+#define CLI_DEFAULT_TOPOLOGY "numa4"
+#define CLI_DEFAULT_WORKLOAD "rpc-server"
+
+/* A run: what it is given, and (after cli_run_exec) what it measured. */
+struct cli_run {
+	const struct rt_api *api;
+	const struct pol_ops *pol;
+	const int64_t *knobs;          /* one per knob of pol */
+	const struct topo *topo;
+	const struct workload *wl;
+	uint64_t seed;
+	int procs;
+	struct rt_result r;
+};
+
+/* ---- Set-up ---- */
+
+/* A decimal integer from 0 to max, nothing else. */
+bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
+/* api's policies as "a, b, c", for the message of an unknown -p. */
+void cli_policy_names(const struct rt_api *api, char *buf, size_t size);
+/* pol's knobs at their defaults, one per knob (at least one slot); the
+ * caller frees.  pol_set_knob changes them. */
+int64_t *cli_knobs_new(const struct pol_ops *pol);
+
+/* -t and -w (NULL: the defaults above).  A trace's seed goes to
+ * *trace_seed with *is_trace set.  Returns 0, or prints the loader's
+ * message and returns EXIT_BADINPUT with nothing left to free. */
+int cli_load_inputs(const char *topology, const char *workload, struct topo **topo,
+		    struct workload **wl, bool *is_trace, uint64_t *trace_seed);
+
+/* Creates run's runtime, runs it to its end and fills run->r.  Returns the
+ * runtime, for the caller to read what else it wants (the draws of
+ * record_draws) and destroy (run->api->destroy); or NULL with the reason in
+ * e if the runtime refused the input. */
+struct rt *cli_run_exec(struct cli_run *run, bool record_draws, struct err *e);
+
+/* ---- The report ---- */
+
+/* The JSON report of DESIGN.md ("Report"); a metric the run did not
+ * produce is left out.  The caller deletes it. */
+cJSON *cli_report_json(const struct cli_run *run);
+/* The text summary `schedlab run` prints, to stdout. */
+void cli_report_text(const struct cli_run *run);
+/* o, printed, to path ("-": stdout); returns 0, or EXIT_BADINPUT with a
+ * message naming cmd and --json path. */
+int cli_write_json(const char *cmd, const char *path, const cJSON *o);
+
+/* The unit that suits a duration of ns nanoseconds, as the text summary
+ * shows it: its name ("ns", "us", "ms", "s"), the nanoseconds in one of
+ * it, and the decimals shown. */
+const char *cli_ns_unit(double ns, double *scale, int *decimals);
+/* ns in that unit, "12.31 ms": at most 9 characters. */
+const char *cli_fmt_ns(char buf[16], double ns);
+
+#endif
