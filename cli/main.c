@@ -15,6 +15,9 @@ static void help(FILE *f)
 		"  schedlab topo [-t TOPOLOGY] [--mlc] [--json]\n"
 		"  schedlab run -p POLICY -t TOPOLOGY -w WORKLOAD [--procs N] [--seed N]\n"
 		"               [--set KEY=VALUE ...] [--json FILE|-] [--native]\n"
+		"  schedlab compare -p P1,P2,... [-t TOPOLOGY] [-w WORKLOAD] [--procs N]\n"
+		"               [--seeds N] [--seed S] [--set KEY=VALUE ...]\n"
+		"               [--json FILE|- | --csv FILE|-]\n"
 		"  schedlab workload expand WORKLOAD [--seed N] [-o FILE|-]\n"
 		"  schedlab workload show NAME\n"
 		"  schedlab --version\n"
@@ -25,6 +28,9 @@ static void help(FILE *f)
 		"WORKLOAD is a bundled name (see `schedlab list workloads`; default rpc-server)\n"
 		"or a path to a workload in the JSON language (docs/workload-format.md) or to\n"
 		"a trace written by `schedlab workload expand`.\n"
+		"compare runs each policy of -p (POLICY:KEY=VALUE gives it knobs of its own)\n"
+		"with the same seeds, in simulation only, and prints one table of metrics with\n"
+		"each column's change relative to the first.\n"
 		"`schedlab COMMAND --help` describes each command's options.\n"
 		"\n"
 		"Exit status: 0 success, 1 the run found what it was asked to find,\n"
@@ -117,6 +123,8 @@ int main(int argc, char **argv)
 		return cmd_workload(argc - 1, argv + 1);
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(cmd, "compare") == 0)
+		return cmd_compare(argc - 1, argv + 1);
 	fprintf(stderr, "schedlab: unknown command '%s' (see schedlab --help)\n", cmd);
 	return EXIT_BADINPUT;
 }

@@ -1,4 +1,5 @@
 /* End-to-end tests of the schedlab command (suite "cli"). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,7 +124,7 @@ static const struct {
 	{ "list frobs", "unknown kind 'frobs'" },
 	{ "frob", "unknown command 'frob'" },
 	{ "run -w spawn-tree", "missing -p POLICY" },
-	{ "run -p nosuch -w spawn-tree", "-p nosuch: no such policy (policies: steal)" },
+	{ "run -p nosuch -w spawn-tree", "-p nosuch: no such policy (policies: " },
 	{ "run -p steal -w nosuch", "no workload named 'nosuch' (bundled: cpu-hogs, fib," },
 	{ "run -p steal -w spawn-tree -t nosuch", "nosuch: not a bundled topology" },
 	{ "run -p steal -w spawn-tree --set runq_sise=8",
@@ -137,6 +138,32 @@ static const struct {
 	{ "run -p steal -w spawn-tree --seed -3", "--seed -3: expected a non-negative integer" },
 	{ "run -p steal -w spawn-tree --native -t numa4", "-t must be host, not 'numa4'" },
 	{ "run -p steal -w spawn-tree --trace x", "unknown option '--trace'" },
+	{ "compare -t numa1 -w ping-pong", "missing -p P1,P2,..." },
+	{ "compare -p steal,nosuch -w ping-pong",
+	  "-p nosuch (column 2): no such policy 'nosuch' (policies: " },
+	{ "compare -p steal, -w ping-pong", "-p steal,: column 2 is empty" },
+	{ "compare -p steal,steal:runq_sise=8 -w ping-pong",
+	  "-p steal:runq_sise=8 (column 2): runq_sise=8: policy steal has no knob 'runq_sise' "
+	  "(its knobs: runq_size," },
+	{ "compare -p steal:runnext=x,steal -w ping-pong",
+	  "-p steal:runnext=x (column 1): runnext=x: 'x' is not a boolean" },
+	{ "compare -p steal,steal:runnext -w ping-pong",
+	  "-p steal:runnext (column 2): 'runnext' is not KEY=VALUE" },
+	{ "compare -p steal,steal -w ping-pong",
+	  "columns 1 (steal) and 2 (steal) are the same policy with the same knobs" },
+	{ "compare -p steal,steal:runnext=1 -w ping-pong",
+	  "columns 1 (steal) and 2 (steal:runnext=1) are the same policy with the same knobs" },
+	{ "compare -p steal,steal:runnext=0 -w ping-pong --set runq_sise=8",
+	  "--set runq_sise=8: no policy compared has a knob 'runq_sise' (steal's knobs: runq_size," },
+	{ "compare -p steal,steal:runnext=0 -w ping-pong --set runq_size=100",
+	  "--set runq_size=100: runq_size must be a power of two" },
+	{ "compare -p steal -w ping-pong --seeds 0", "--seeds 0: expected a number from 1 to 10000" },
+	{ "compare -p steal -w ping-pong --seeds many",
+	  "--seeds many: expected a number from 1 to 10000" },
+	{ "compare -p steal -w ping-pong --json - --csv -", "--json and --csv: choose one" },
+	{ "compare -p steal -w ping-pong --native", "--native: compare runs simulations only" },
+	{ "compare -p steal -w nosuch", "no workload named 'nosuch'" },
+	{ "compare -p steal -w ping-pong --trace x", "unknown option '--trace'" },
 };
 
 START_TEST(bad_command_lines_exit_2_with_a_message)
@@ -313,6 +340,308 @@ START_TEST(run_native_completes)
 }
 END_TEST
 
+/* ---- compare ---- */
+
+/* A table: a row per metric, a value column per policy, and after every
+ * column but the first its change relative to the first. */
+START_TEST(compare_table_has_a_row_per_metric_and_a_change_column)
+{
+	char *out, *err;
+	ck_assert_int_eq(schedlab("compare -p steal,steal:runnext=0 -t numa1 -w pingpong-hog "
+				  "--procs 4", &out, &err), 0);
+	ck_assert_str_eq(err, "");
+	ck_assert_msg(strstr(out, "sim compare: topology numa1, workload pingpong-hog, 4 Ps, seed 1\n"
+				  "change: of the mean, relative to steal\n\n"), "%s", out);
+	/* one seed: no intervals */
+	ck_assert_ptr_null(strstr(out, "\xc2\xb1"));
+	static const char *const rows[] = {
+		"makespan", "throughput", "goroutines completed", "sched latency p50",
+		"sched latency p99", "sched latency max", "sched latency mean", "cpu user",
+		"cpu sched", "cpu spin", "cpu lock wait", "cpu syscall", "cpu idle", "local memory",
+		"cache hits", "migrations core", "migrations node", "steals same node",
+		"steals remote node", "goroutines stolen", "threads created", "thread parks",
+		"thread wake-ups", "futex calls",
+	};
+	const int nrows = (int)(sizeof(rows) / sizeof(rows[0]));
+	/* the header, then the rows in this order, nothing else */
+	char *line = strstr(out, "\n\n") + 2;
+	char *end = strchr(line, '\n');
+	*end = '\0';
+	char a[64], b[64], c[64], extra[64];
+	ck_assert_int_eq(sscanf(line, "%63s %63s %63s %63s", a, b, c, extra), 3);
+	ck_assert_str_eq(a, "steal");
+	ck_assert_str_eq(b, "steal:runnext=0");
+	ck_assert_str_eq(c, "change");
+	size_t width = strlen(line);
+	line = end + 1;
+	for (int i = 0; i < nrows; i++, line = end + 1) {
+		end = strchr(line, '\n');
+		ck_assert_msg(end, "no row %s", rows[i]);
+		*end = '\0';
+		ck_assert_msg(strncmp(line, rows[i], strlen(rows[i])) == 0 &&
+			      line[strlen(rows[i])] == ' ', "row %d is '%s', not %s", i, line, rows[i]);
+		ck_assert_msg(strlen(line) == width, "row '%s' is not aligned with the header", line);
+		/* the last field: a change in percent, or - where nothing was measured */
+		const char *last = strrchr(line, ' ') + 1;
+		double pct;
+		char sign, pc;
+		bool dash = strcmp(last, "-") == 0;
+		ck_assert_msg(dash || (sscanf(last, "%c%lf%c", &sign, &pct, &pc) == 3 &&
+				       (sign == '+' || sign == '-') && pc == '%'),
+			      "row '%s' has no change", line);
+		/* nothing in pingpong-hog touches memory */
+		ck_assert(dash == (strcmp(rows[i], "local memory") == 0 ||
+				   strcmp(rows[i], "cache hits") == 0));
+	}
+	ck_assert_str_eq(line, "");
+	/* no requests in pingpong-hog: no request rows */
+	ck_assert_ptr_null(strstr(out, "request"));
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* A workload with requests and memory has their rows, with values. */
+START_TEST(compare_table_has_request_and_memory_rows_when_measured)
+{
+	char *out;
+	ck_assert_int_eq(schedlab("compare -p steal,steal:runnext=0 -t numa2 -w rpc-server "
+				  "--procs 4", &out, NULL), 0);
+	static const char *const rows[] = { "\nrequests ", "\nrequest latency p50 ",
+					    "\nrequest latency p99 ", "\nlocal memory ",
+					    "\ncache hits " };
+	for (int i = 0; i < 5; i++) {
+		const char *at = strstr(out, rows[i]);
+		ck_assert_msg(at, "no row%s in:\n%s", rows[i], out);
+		const char *eol = strchr(at + 1, '\n');
+		ck_assert_msg(!memmem(at, (size_t)(eol - at), " - ", 3), "%.*s", (int)(eol - at), at);
+	}
+	free(out);
+}
+END_TEST
+
+/* A column's own knobs: the runs differ, and each report says its knobs. */
+START_TEST(compare_column_knobs_make_the_columns_differ)
+{
+	char *out;
+	ck_assert_int_eq(schedlab("compare -p steal,steal:runnext=0:steal_tries=2 -t numa1 "
+				  "-w pingpong-hog --procs 4 --set steal_tries=3 --json -", &out, NULL),
+			 0);
+	cJSON *o = cJSON_Parse(out);
+	ck_assert_ptr_nonnull(o);
+	cJSON *runs = cJSON_GetObjectItem(o, "runs");
+	ck_assert_int_eq(cJSON_GetArraySize(runs), 2);
+	cJSON *k0 = cJSON_GetObjectItem(cJSON_GetArrayItem(runs, 0), "knobs");
+	cJSON *k1 = cJSON_GetObjectItem(cJSON_GetArrayItem(runs, 1), "knobs");
+	ck_assert_int_eq(cJSON_GetObjectItem(k0, "runnext")->valueint, 1);
+	ck_assert_int_eq(cJSON_GetObjectItem(k1, "runnext")->valueint, 0);
+	/* --set reaches every column; a column's own value wins */
+	ck_assert_int_eq(cJSON_GetObjectItem(k0, "steal_tries")->valueint, 3);
+	ck_assert_int_eq(cJSON_GetObjectItem(k1, "steal_tries")->valueint, 2);
+	cJSON *m0 = cJSON_GetObjectItem(cJSON_GetArrayItem(runs, 0), "metrics");
+	cJSON *m1 = cJSON_GetObjectItem(cJSON_GetArrayItem(runs, 1), "metrics");
+	ck_assert(!cJSON_Compare(m0, m1, true));
+	cJSON *pol = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "compare"), "policies");
+	ck_assert_int_eq(cJSON_GetArraySize(pol), 2);
+	ck_assert_str_eq(cJSON_GetArrayItem(pol, 1)->valuestring, "steal:runnext=0:steal_tries=2");
+	cJSON *stolen = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "summary"),
+					    "steals.goroutines_stolen");
+	ck_assert(cJSON_GetObjectItem(cJSON_GetObjectItem(stolen, "steal"), "mean")->valuedouble !=
+		  cJSON_GetObjectItem(cJSON_GetObjectItem(stolen, "steal:runnext=0:steal_tries=2"),
+				      "mean")->valuedouble);
+	cJSON_Delete(o);
+	free(out);
+}
+END_TEST
+
+/* --seeds 3: the seeds S..S+2 in every column, a mean and an interval. */
+START_TEST(compare_seeds_give_means_and_intervals)
+{
+	char *out, *js;
+	const char *args = "compare -p steal,steal:runnext=0 -t numa1 -w pingpong-hog --procs 4 "
+			   "--seeds 3 --seed 2";
+	ck_assert_int_eq(schedlab(args, &out, NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out, "4 Ps, seeds 2..4\n"));
+	ck_assert_ptr_nonnull(strstr(out, "the mean over 3 seeds \xc2\xb1" "95% confidence interval"));
+	const char *row = strstr(out, "\nmakespan ");
+	ck_assert_ptr_nonnull(row);
+	const char *pm = strstr(row, " ms \xc2\xb1");
+	ck_assert_msg(pm && pm < strchr(row + 1, '\n'), "%s", out);
+	char *jargs = NULL;
+	ck_assert_int_ge(asprintf(&jargs, "%s --json -", args), 0);
+	ck_assert_int_eq(schedlab(jargs, &js, NULL), 0);
+	cJSON *o = cJSON_Parse(js);
+	ck_assert_ptr_nonnull(o);
+	cJSON *cmp = cJSON_GetObjectItem(o, "compare");
+	ck_assert_str_eq(cJSON_GetObjectItem(cmp, "topology")->valuestring, "numa1");
+	ck_assert_str_eq(cJSON_GetObjectItem(cmp, "workload")->valuestring, "pingpong-hog");
+	ck_assert_int_eq(cJSON_GetObjectItem(cmp, "procs")->valueint, 4);
+	cJSON *seeds = cJSON_GetObjectItem(cmp, "seeds");
+	ck_assert_int_eq(cJSON_GetArraySize(seeds), 3);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(cJSON_GetArrayItem(seeds, i)->valueint, 2 + i);
+	/* column by column, seed by seed */
+	cJSON *runs = cJSON_GetObjectItem(o, "runs");
+	ck_assert_int_eq(cJSON_GetArraySize(runs), 6);
+	for (int i = 0; i < 6; i++) {
+		cJSON *r = cJSON_GetArrayItem(runs, i);
+		ck_assert_int_eq(cJSON_GetObjectItem(r, "seed")->valueint, 2 + i % 3);
+		ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "knobs"), "runnext")->valueint,
+				 i < 3);
+	}
+	/* migrations depend on the seed: a positive interval over 3 runs */
+	cJSON *sum = cJSON_GetObjectItem(o, "summary");
+	cJSON *mig = cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "locality.migrations_core"), "steal");
+	ck_assert_int_eq(cJSON_GetObjectItem(mig, "n")->valueint, 3);
+	ck_assert_double_gt(cJSON_GetObjectItem(mig, "ci95")->valuedouble, 0);
+	double mean = 0;
+	for (int i = 0; i < 3; i++)
+		mean += cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
+			cJSON_GetArrayItem(runs, i), "metrics"), "locality"), "migrations_core")
+				->valuedouble / 3;
+	ck_assert_double_eq_tol(cJSON_GetObjectItem(mig, "mean")->valuedouble, mean, 1e-6);
+	/* never measured: absent, not zero */
+	ck_assert_ptr_null(cJSON_GetObjectItem(sum, "locality.mem_local_frac"));
+	ck_assert_ptr_null(cJSON_GetObjectItem(sum, "request_latency_ns.p50"));
+	cJSON_Delete(o);
+	free(jargs);
+	free(js);
+	free(out);
+}
+END_TEST
+
+/* Each run of compare's JSON is the report `schedlab run --json` writes. */
+START_TEST(compare_runs_are_run_reports)
+{
+	char *cmp, *run;
+	ck_assert_int_eq(schedlab("compare -p steal,steal:runnext=0 -t numa1 -w pingpong-hog "
+				  "--procs 4 --seeds 2 --seed 5 --json -", &cmp, NULL), 0);
+	ck_assert_int_eq(schedlab("run -p steal --set runnext=0 -t numa1 -w pingpong-hog "
+				  "--procs 4 --seed 6 --json -", &run, NULL), 0);
+	cJSON *o = cJSON_Parse(cmp);
+	ck_assert_ptr_nonnull(o);
+	/* column 2, seed 6 */
+	char *text = cJSON_Print(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "runs"), 3));
+	size_t n = strlen(text);
+	ck_assert_int_eq(strlen(run), n + 1);
+	ck_assert(strncmp(run, text, n) == 0 && run[n] == '\n');
+	free(text);
+	cJSON_Delete(o);
+	free(cmp);
+	free(run);
+}
+END_TEST
+
+/* --csv: a header, then a row per metric and column with a value. */
+START_TEST(compare_csv_has_a_row_per_metric_and_column)
+{
+	char *out, *err;
+	ck_assert_int_eq(schedlab("compare -p steal,steal:runnext=0 -t numa1 -w pingpong-hog "
+				  "--procs 4 --seeds 2 --csv -", &out, &err), 0);
+	ck_assert_str_eq(err, "");
+	ck_assert_ptr_null(strstr(out, "sim compare"));
+	const char *header = "metric,column,mean,ci95,n,rel_change\n";
+	ck_assert_msg(strncmp(out, header, strlen(header)) == 0, "%s", out);
+	int rows = 0;
+	bool makespan[2] = { false, false };
+	for (char *line = out + strlen(header), *end; *line; line = end + 1, rows++) {
+		end = strchr(line, '\n');
+		ck_assert_ptr_nonnull(end);
+		*end = '\0';
+		char *f[6];
+		int nf = 0;
+		for (char *p = line; nf < 6; nf++) {
+			f[nf] = p;
+			p = strchr(p, ',');
+			if (!p) {
+				nf++;
+				break;
+			}
+			*p++ = '\0';
+		}
+		ck_assert_msg(nf == 6, "%d fields in %s", nf, line);
+		bool first = strcmp(f[1], "steal") == 0;
+		ck_assert(first || strcmp(f[1], "steal:runnext=0") == 0);
+		ck_assert_str_eq(f[4], "2");
+		ck_assert_msg(*f[2] && *f[3], "%s has no mean or ci95", f[0]);
+		/* the first column is the reference */
+		ck_assert(first == (*f[5] == '\0'));
+		if (strcmp(f[0], "makespan_ns") == 0)
+			makespan[!first] = true;
+		ck_assert_ptr_null(strstr(f[0], "mem_local"));
+	}
+	ck_assert(makespan[0] && makespan[1]);
+	/* 22 metrics measured (no requests, no memory), 2 columns */
+	ck_assert_int_eq(rows, 44);
+	free(out);
+	free(err);
+}
+END_TEST
+
+START_TEST(compare_is_deterministic)
+{
+	char *a, *b;
+	const char *args = "compare -p steal:runnext=0,steal -t numa2 -w pingpong --procs 4 --seeds 2";
+	ck_assert_int_eq(schedlab(args, &a, NULL), 0);
+	ck_assert_int_eq(schedlab(args, &b, NULL), 0);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+}
+END_TEST
+
+/* A run that deadlocks or panics ends compare as it ends run, naming the
+ * column and seed. */
+START_TEST(compare_stops_at_a_run_that_deadlocks_or_panics)
+{
+	static const struct {
+		const char *json, *message;
+		int status;
+	} bad[] = {
+		{ "{\"name\": \"stuck\", \"channels\": {\"never\": 0},\n"
+		  " \"programs\": {\"main\": [{\"recv\": \"never\"}]}}\n",
+		  "fatal error: all goroutines are asleep - deadlock!", 1 },
+		{ "{\"name\": \"t\", \"channels\": {\"c\": 1}, \"programs\": {\"main\": "
+		  "[{\"close\": \"c\"}, {\"close\": \"c\"}]}}\n",
+		  "panic: close of closed channel", 2 },
+	};
+	for (int i = 0; i < 2; i++) {
+		char path[] = "/tmp/schedlab-cmp-XXXXXX.json";
+		int fd = mkstemps(path, 5);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(write(fd, bad[i].json, strlen(bad[i].json)),
+				 (ssize_t)strlen(bad[i].json));
+		close(fd);
+		char *args = NULL, *out, *err;
+		ck_assert_int_ge(asprintf(&args, "compare -p steal,steal:runnext=0 -t numa1 --procs 2 "
+					  "--seed 7 -w %s", path), 0);
+		ck_assert_int_eq(schedlab(args, &out, &err), bad[i].status);
+		ck_assert_msg(strstr(err, "schedlab compare: column 1 (steal), seed 7:\n"), "%s", err);
+		ck_assert_msg(strstr(err, bad[i].message), "%s", err);
+		/* what run prints for it */
+		ck_assert_msg(strstr(out, "sim run: policy steal, topology numa1, workload "), "%s", out);
+		ck_assert_ptr_null(strstr(out, "sim compare"));
+		unlink(path);
+		free(args);
+		free(out);
+		free(err);
+	}
+}
+END_TEST
+
+START_TEST(compare_help)
+{
+	char *out;
+	ck_assert_int_eq(schedlab("--help", &out, NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out, "schedlab compare -p P1,P2,..."));
+	free(out);
+	ck_assert_int_eq(schedlab("compare --help", &out, NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out, "usage: schedlab compare -p P1,P2,..."));
+	ck_assert_ptr_nonnull(strstr(out, "Simulation only"));
+	free(out);
+}
+END_TEST
+
 Suite *make_cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -334,6 +663,18 @@ Suite *make_cli_suite(void)
 	tcase_add_test(tc, run_json_report_is_complete_and_deterministic);
 	tcase_add_test(tc, run_text_summary);
 	tcase_add_test(tc, run_native_completes);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("compare");
+	tcase_add_test(tc, compare_table_has_a_row_per_metric_and_a_change_column);
+	tcase_add_test(tc, compare_table_has_request_and_memory_rows_when_measured);
+	tcase_add_test(tc, compare_column_knobs_make_the_columns_differ);
+	tcase_add_test(tc, compare_seeds_give_means_and_intervals);
+	tcase_add_test(tc, compare_runs_are_run_reports);
+	tcase_add_test(tc, compare_csv_has_a_row_per_metric_and_column);
+	tcase_add_test(tc, compare_is_deterministic);
+	tcase_add_test(tc, compare_stops_at_a_run_that_deadlocks_or_panics);
+	tcase_add_test(tc, compare_help);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,0 +1,716 @@
+/* `schedlab compare`: one workload under several policies -- or one policy
+ * and variants of its knobs -- each run with the same seeds, and one table
+ * of the report's metrics, a column per policy, each against the first
+ * [docs/runtime.md, "Comparing policies"].  A run is made and reported by
+ * run's own machinery (cli/run.h); the table reads the metrics back out of
+ * each run's JSON report, so a metric a run did not produce is missing here
+ * exactly as it is missing there. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "cli/cli.h"
+#include "cli/run.h"
+#include "policies/policy.h"
+#include "topologies/topo.h"
+#include "workloads/program.h"
+
+#define CMD "compare"
+#define MAX_SEEDS 10000
+#define MAX_SETS 64
+
+void cli_help_compare(FILE *f)
+{
+	fprintf(f,
+		"usage: schedlab compare -p P1,P2,... [-t TOPOLOGY] [-w WORKLOAD] [--procs N]\n"
+		"                        [--seeds N] [--seed S] [--set KEY=VALUE ...]\n"
+		"                        [--json FILE|- | --csv FILE|-]\n"
+		"\n"
+		"Runs one workload on one simulated machine under several policies, each with\n"
+		"the same seeds, and prints one table: a row per metric, a column per policy,\n"
+		"and for each column after the first its change relative to the first.\n"
+		"Simulation only: there is no --native here.\n"
+		"\n"
+		"  -p, --policy P1,P2,...\n"
+		"                     the columns: policies (see `schedlab list policies`),\n"
+		"                     each with knobs of its own if wanted, as\n"
+		"                     POLICY:KEY=VALUE[:KEY=VALUE...], so that a policy can be\n"
+		"                     compared with a variant of itself: -p steal,steal:runnext=0\n"
+		"  -t, --topology T   bundled name, \"host\", or a path to hwloc XML or schedlab\n"
+		"                     JSON (default: numa4)\n"
+		"  -w, --workload W   a bundled workload (see `schedlab list workloads`; default\n"
+		"                     rpc-server), or a path to a workload or a trace\n"
+		"  --procs N          number of Ps, GOMAXPROCS (default: the topology's PUs)\n"
+		"  --seeds N          runs per column, with the seeds S, S+1, ..., S+N-1\n"
+		"                     (default 1); from 2 on, a cell is the mean over the seeds\n"
+		"                     and its 95%% confidence interval (Student t): 12.31 ms ±0.42\n"
+		"  --seed S           the first seed (default 1)\n"
+		"  --set KEY=VALUE    set a knob in every column whose policy has it (repeatable);\n"
+		"                     a column's own KEY=VALUE wins; a key that no column's policy\n"
+		"                     has is an error\n"
+		"  --json FILE|-      write {\"compare\", \"runs\", \"summary\"} to FILE, or to stdout\n"
+		"                     with - (then no table): \"runs\" holds every run's report as\n"
+		"                     `schedlab run --json` writes it, column by column, seed by\n"
+		"                     seed; \"summary\" each metric's mean, ci95 and n per column\n"
+		"  --csv FILE|-       instead, write a row per metric and column,\n"
+		"                     metric,column,mean,ci95,n,rel_change (a fraction), to\n"
+		"                     FILE, or to stdout with - (then no table)\n"
+		"\n"
+		"The change of a column is (its mean - the first column's) / |the first column's|.\n"
+		"A metric a run did not produce is \"-\" in the table and absent from JSON and CSV.\n"
+		"\n"
+		"Exit status: 0 every run completed; 1 a run deadlocked, 2 a run panicked (its\n"
+		"summary and Go's message are printed, naming its column and seed; no run after\n"
+		"it is made); 2 bad input.\n");
+}
+
+/* ---- Columns ---- */
+
+/* One column of the table: a policy and its knobs, run once per seed. */
+struct column {
+	char *label;                   /* as -p gave it: "steal:runnext=0" */
+	const struct pol_ops *pol;
+	int64_t *knobs;
+};
+
+struct compare {
+	struct column *cols;
+	int ncols;
+	uint64_t seed;                 /* the first */
+	int nseeds;
+	cJSON *runs;                   /* every run's report, column by column, seed by seed */
+};
+
+static void columns_free(struct compare *c)
+{
+	for (int i = 0; i < c->ncols; i++) {
+		free(c->cols[i].label);
+		free(c->cols[i].knobs);
+	}
+	free(c->cols);
+}
+
+/* pol_set_knob says "--set KEY=VALUE: problem"; in a column the assignment
+ * came from -p: say "KEY=VALUE: problem" after the column. */
+static int column_knob_error(const struct column *col, int index, const char *assignment,
+			     const struct err *e)
+{
+	char prefix[256];
+	snprintf(prefix, sizeof(prefix), "--set %s: ", assignment);
+	const char *msg = e->msg;
+	if (strncmp(msg, prefix, strlen(prefix)) == 0)
+		msg += strlen(prefix);
+	return cli_usage_error(CMD, "-p %s (column %d): %s: %s", col->label, index + 1, assignment,
+			       msg);
+}
+
+/* Knob lists of the columns' policies, each policy once: "steal's knobs:
+ * a, b; numa has no knobs". */
+static void columns_knob_names(const struct compare *c, char *buf, size_t size)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < c->ncols; i++) {
+		const struct pol_ops *pol = c->cols[i].pol;
+		bool seen = false;
+		for (int j = 0; j < i; j++)
+			seen = seen || c->cols[j].pol == pol;
+		if (seen)
+			continue;
+		char names[512] = "";
+		size_t len = 0;
+		for (int k = 0; k < pol_nknobs(pol); k++)
+			len = str_list_add(names, sizeof(names), len, pol->knobs[k].name);
+		if (used < size)
+			used += (size_t)snprintf(buf + used, size - used, "%s%s%s%s", used ? "; " : "",
+						 pol->name, len ? "'s knobs: " : " has no knobs", names);
+	}
+}
+
+/* -p P1,P2,... and --set: each column's policy and knobs, which are the
+ * policy's defaults, then the --set values for the knobs it has, then its
+ * own.  Returns 0 or the exit status of a message printed. */
+static int columns_parse(struct compare *c, const char *spec, const char *const *sets, int nsets)
+{
+	const struct rt_api *api = &sim__rt_api;
+	char *copy = xstrdup(spec);
+	int n = 1;
+	for (const char *p = spec; *p; p++)
+		n += *p == ',';
+	c->cols = xcalloc((size_t)n, sizeof(*c->cols));
+	c->ncols = 0;
+	int rc = 0;
+	char *next = copy;
+	/* each column's label and policy */
+	for (int i = 0; i < n && rc == 0; i++) {
+		char *item = next;
+		char *comma = strchr(item, ',');
+		if (comma)
+			*comma = '\0';
+		next = comma ? comma + 1 : NULL;
+		if (*item == '\0') {
+			rc = cli_usage_error(CMD, "-p %s: column %d is empty (expected POLICY or "
+					     "POLICY:KEY=VALUE, separated by commas)", spec, i + 1);
+			break;
+		}
+		struct column *col = &c->cols[c->ncols++];
+		col->label = xstrdup(item);
+		char *colon = strchr(item, ':');
+		if (colon)
+			*colon = '\0';
+		col->pol = api->pol_find(item);
+		if (!col->pol) {
+			char names[256];
+			cli_policy_names(api, names, sizeof(names));
+			rc = cli_usage_error(CMD, "-p %s (column %d): no such policy '%s' (policies: %s)",
+					     col->label, i + 1, item, names);
+			break;
+		}
+		col->knobs = cli_knobs_new(col->pol);
+	}
+	free(copy);
+	/* --set, for each column whose policy has the knob */
+	struct err e = { "" };
+	for (int s = 0; s < nsets && rc == 0; s++) {
+		const char *eq = strchr(sets[s], '=');
+		if (!eq || eq == sets[s]) {
+			rc = cli_usage_error(CMD, "--set %s: expected KEY=VALUE", sets[s]);
+			break;
+		}
+		char key[128];
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - sets[s]), sets[s]);
+		bool used = false;
+		for (int i = 0; i < c->ncols && rc == 0; i++) {
+			struct column *col = &c->cols[i];
+			if (!pol_knob(col->pol, key, NULL))
+				continue;
+			used = true;
+			if (!pol_set_knob(col->pol, col->knobs, sets[s], &e))
+				rc = cli_usage_error(CMD, "%s", e.msg);
+		}
+		if (rc == 0 && !used) {
+			char names[1024];
+			columns_knob_names(c, names, sizeof(names));
+			rc = cli_usage_error(CMD, "--set %s: no policy compared has a knob '%s' (%s)",
+					     sets[s], key, names);
+		}
+	}
+	/* the columns' own knobs */
+	for (int i = 0; i < c->ncols && rc == 0; i++) {
+		struct column *col = &c->cols[i];
+		char *own = strchr(col->label, ':');
+		if (!own)
+			continue;
+		char *knobs = xstrdup(own + 1);
+		for (char *a = knobs, *end; a && rc == 0; a = end) {
+			end = strchr(a, ':');
+			if (end)
+				*end++ = '\0';
+			if (*a == '\0')
+				rc = cli_usage_error(CMD, "-p %s (column %d): an empty KEY=VALUE",
+						     col->label, i + 1);
+			else if (!strchr(a, '=') || *a == '=')
+				rc = cli_usage_error(CMD, "-p %s (column %d): '%s' is not KEY=VALUE",
+						     col->label, i + 1, a);
+			else if (!pol_set_knob(col->pol, col->knobs, a, &e))
+				rc = column_knob_error(col, i, a, &e);
+		}
+		free(knobs);
+	}
+	/* two columns that would run the same thing compare nothing */
+	for (int i = 0; i < c->ncols && rc == 0; i++)
+		for (int j = 0; j < i && rc == 0; j++)
+			if (c->cols[i].pol == c->cols[j].pol &&
+			    memcmp(c->cols[i].knobs, c->cols[j].knobs,
+				   (size_t)pol_nknobs(c->cols[i].pol) * sizeof(int64_t)) == 0)
+				rc = cli_usage_error(CMD, "-p %s: columns %d (%s) and %d (%s) are the same "
+						     "policy with the same knobs", spec, j + 1,
+						     c->cols[j].label, i + 1, c->cols[i].label);
+	return rc;
+}
+
+/* ---- Metrics ---- */
+
+enum unit {
+	UNIT_NS,                       /* a duration, in the unit that suits it */
+	UNIT_RATE,                     /* per second */
+	UNIT_COUNT,
+	UNIT_FRAC,                     /* a fraction, shown as a percentage */
+};
+
+/* The table's rows, in order: each a path into the report's "metrics". */
+static const struct metric {
+	const char *path;              /* "sched_latency_ns.p50": keys below "metrics" */
+	const char *label;
+	enum unit unit;
+	bool only_if_any;              /* a row only if some run has it (the requests') */
+} metrics[] = {
+	{ "makespan_ns", "makespan", UNIT_NS, false },
+	{ "throughput_per_s", "throughput", UNIT_RATE, false },
+	{ "completed", "goroutines completed", UNIT_COUNT, false },
+	{ "requests", "requests", UNIT_COUNT, true },
+	{ "sched_latency_ns.p50", "sched latency p50", UNIT_NS, false },
+	{ "sched_latency_ns.p99", "sched latency p99", UNIT_NS, false },
+	{ "sched_latency_ns.max", "sched latency max", UNIT_NS, false },
+	{ "sched_latency_ns.mean", "sched latency mean", UNIT_NS, false },
+	{ "request_latency_ns.p50", "request latency p50", UNIT_NS, true },
+	{ "request_latency_ns.p99", "request latency p99", UNIT_NS, true },
+	{ "cpu.user", "cpu user", UNIT_FRAC, false },
+	{ "cpu.sched", "cpu sched", UNIT_FRAC, false },
+	{ "cpu.spin", "cpu spin", UNIT_FRAC, false },
+	{ "cpu.lock_wait", "cpu lock wait", UNIT_FRAC, false },
+	{ "cpu.syscall", "cpu syscall", UNIT_FRAC, false },
+	{ "cpu.idle", "cpu idle", UNIT_FRAC, false },
+	{ "locality.mem_local_frac", "local memory", UNIT_FRAC, false },
+	{ "locality.cache_hit_frac", "cache hits", UNIT_FRAC, false },
+	{ "locality.migrations_core", "migrations core", UNIT_COUNT, false },
+	{ "locality.migrations_node", "migrations node", UNIT_COUNT, false },
+	{ "steals.same_node", "steals same node", UNIT_COUNT, false },
+	{ "steals.remote_node", "steals remote node", UNIT_COUNT, false },
+	{ "steals.goroutines_stolen", "goroutines stolen", UNIT_COUNT, false },
+	{ "threads.created", "threads created", UNIT_COUNT, false },
+	{ "threads.parks", "thread parks", UNIT_COUNT, false },
+	{ "threads.wakeups", "thread wake-ups", UNIT_COUNT, false },
+	{ "threads.futex_calls", "futex calls", UNIT_COUNT, false },
+};
+#define NMETRICS ((int)(sizeof(metrics) / sizeof(metrics[0])))
+
+/* A metric of a report, if the run produced it. */
+static bool metric_value(const cJSON *report, const char *path, double *v)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(report, "metrics");
+	for (const char *p = path; o;) {
+		const char *dot = strchr(p, '.');
+		char key[64];
+		snprintf(key, sizeof(key), "%.*s", dot ? (int)(dot - p) : (int)strlen(p), p);
+		o = cJSON_GetObjectItemCaseSensitive(o, key);
+		if (!dot)
+			break;
+		p = dot + 1;
+	}
+	if (!cJSON_IsNumber(o))
+		return false;
+	*v = o->valuedouble;
+	return true;
+}
+
+/* A metric over one column's runs: those that produced it. */
+struct stat {
+	int n;
+	double mean;
+	double ci95;                   /* half-width; with n >= 2 only */
+};
+
+static struct stat column_stat(const struct compare *c, int col, const struct metric *m)
+{
+	double *x = xcalloc((size_t)c->nseeds, sizeof(*x));
+	struct stat s = { 0, 0, 0 };
+	for (int i = 0; i < c->nseeds; i++)
+		if (metric_value(cJSON_GetArrayItem(c->runs, col * c->nseeds + i), m->path, &x[s.n]))
+			s.n++;
+	if (s.n >= 1)
+		s.mean = gsl_stats_mean(x, 1, (size_t)s.n);
+	if (s.n >= 2)
+		s.ci95 = gsl_cdf_tdist_Pinv(0.975, s.n - 1) *
+			 gsl_stats_sd(x, 1, (size_t)s.n) / sqrt(s.n);
+	free(x);
+	return s;
+}
+
+/* (b - a) / |a|, the change of b relative to a: false if either is
+ * missing, or a is 0 and b is not. */
+static bool rel_change(struct stat a, struct stat b, double *rel)
+{
+	if (a.n == 0 || b.n == 0 || (a.mean == 0 && b.mean != 0))
+		return false;
+	*rel = a.mean == 0 ? 0 : (b.mean - a.mean) / fabs(a.mean);
+	return true;
+}
+
+/* ---- The table ---- */
+
+/* Characters on screen, not bytes: '±' is two. */
+static int text_width(const char *s)
+{
+	int w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void print_padded(const char *s, int width)
+{
+	printf("%*s%s", width - text_width(s), "", s);
+}
+
+/* "12.31 ms ±0.42": the mean, and the interval in the mean's unit. */
+static void format_cell(char *buf, size_t size, const struct metric *m, struct stat s, int nseeds)
+{
+	if (s.n == 0) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	double scale = 1;
+	int decimals = 0;
+	const char *unit = "";
+	switch (m->unit) {
+	case UNIT_NS:
+		unit = cli_ns_unit(s.mean, &scale, &decimals);
+		break;
+	case UNIT_RATE:
+		decimals = 1;
+		unit = "/s";
+		break;
+	case UNIT_COUNT:
+		decimals = nseeds > 1;
+		break;
+	case UNIT_FRAC:
+		/* two decimals, more below 1% to show three digits */
+		scale = 0.01;
+		decimals = 2;
+		if (s.mean > 0 && s.mean < 0.01)
+			decimals = 2 + (int)fmin(3, ceil(-log10(100 * s.mean)));
+		unit = "%";
+		break;
+	}
+	int len = snprintf(buf, size, "%.*f%s%s", decimals, s.mean / scale,
+			   m->unit == UNIT_NS ? " " : "", unit);
+	if (s.n >= 2)
+		len += snprintf(buf + len, size - (size_t)len, " ±%.*f", decimals, s.ci95 / scale);
+	if (s.n < nseeds)
+		snprintf(buf + len, size - (size_t)len, " (n=%d)", s.n);
+}
+
+static void format_change(char *buf, size_t size, struct stat base, struct stat s)
+{
+	double rel;
+	if (base.n == 0 || s.n == 0)
+		snprintf(buf, size, "-");
+	else if (!rel_change(base, s, &rel))
+		snprintf(buf, size, "n/a");
+	else
+		snprintf(buf, size, "%+.1f%%", 100 * rel);
+}
+
+#define CELL 64
+
+static void print_table(const struct compare *c, const struct cli_run *run, const bool *shown,
+			const struct stat *stats)
+{
+	int nc = c->ncols;
+	char(*cells)[CELL] = xcalloc((size_t)(NMETRICS * nc * 2), CELL);
+	int label_w = 0;
+	int *value_w = xcalloc((size_t)nc, sizeof(int));
+	int change_w = (int)strlen("change");
+	for (int j = 0; j < nc; j++)
+		value_w[j] = text_width(c->cols[j].label);
+	for (int i = 0; i < NMETRICS; i++) {
+		if (!shown[i])
+			continue;
+		if ((int)strlen(metrics[i].label) > label_w)
+			label_w = (int)strlen(metrics[i].label);
+		for (int j = 0; j < nc; j++) {
+			char *v = cells[(i * nc + j) * 2], *d = cells[(i * nc + j) * 2 + 1];
+			format_cell(v, CELL, &metrics[i], stats[i * nc + j], c->nseeds);
+			if (text_width(v) > value_w[j])
+				value_w[j] = text_width(v);
+			if (j > 0) {
+				format_change(d, CELL, stats[i * nc], stats[i * nc + j]);
+				if (text_width(d) > change_w)
+					change_w = text_width(d);
+			}
+		}
+	}
+
+	printf("%s compare: topology %s, workload %s, %d Ps, ", run->api->mode, run->topo->name,
+	       run->wl->name, run->procs);
+	if (c->nseeds == 1)
+		printf("seed %llu\n", (unsigned long long)c->seed);
+	else
+		printf("seeds %llu..%llu\n", (unsigned long long)c->seed,
+		       (unsigned long long)(c->seed + (uint64_t)c->nseeds - 1));
+	if (c->nseeds > 1)
+		printf("each value: the mean over %d seeds ±95%% confidence interval (Student t)\n",
+		       c->nseeds);
+	if (nc > 1)
+		printf("change: of the mean, relative to %s\n", c->cols[0].label);
+	printf("\n%-*s", label_w, "");
+	for (int j = 0; j < nc; j++) {
+		printf("  ");
+		print_padded(c->cols[j].label, value_w[j]);
+		if (j > 0) {
+			printf("  ");
+			print_padded("change", change_w);
+		}
+	}
+	printf("\n");
+	for (int i = 0; i < NMETRICS; i++) {
+		if (!shown[i])
+			continue;
+		printf("%-*s", label_w, metrics[i].label);
+		for (int j = 0; j < nc; j++) {
+			printf("  ");
+			print_padded(cells[(i * nc + j) * 2], value_w[j]);
+			if (j > 0) {
+				printf("  ");
+				print_padded(cells[(i * nc + j) * 2 + 1], change_w);
+			}
+		}
+		printf("\n");
+	}
+	free(value_w);
+	free(cells);
+}
+
+/* ---- JSON and CSV ---- */
+
+/* A number in the fewest digits from 15 to 17 that read back as itself. */
+static const char *format_number(char buf[32], double v)
+{
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, 32, "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
+}
+
+static cJSON *compare_json(struct compare *c, const struct cli_run *run, const struct stat *stats)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "schedlab", SCHEDLAB_VERSION);
+	cJSON *cmp = cJSON_AddObjectToObject(o, "compare");
+	cJSON *pols = cJSON_AddArrayToObject(cmp, "policies");
+	for (int j = 0; j < c->ncols; j++)
+		cJSON_AddItemToArray(pols, cJSON_CreateString(c->cols[j].label));
+	cJSON_AddStringToObject(cmp, "topology", run->topo->name);
+	cJSON_AddStringToObject(cmp, "workload", run->wl->name);
+	cJSON_AddNumberToObject(cmp, "procs", run->procs);
+	cJSON *seeds = cJSON_AddArrayToObject(cmp, "seeds");
+	for (int i = 0; i < c->nseeds; i++)
+		cJSON_AddItemToArray(seeds, cJSON_CreateNumber((double)(c->seed + (uint64_t)i)));
+	cJSON_AddItemToObject(o, "runs", c->runs);
+	c->runs = NULL;
+	cJSON *sum = cJSON_AddObjectToObject(o, "summary");
+	for (int i = 0; i < NMETRICS; i++) {
+		cJSON *m = NULL;
+		for (int j = 0; j < c->ncols; j++) {
+			struct stat s = stats[i * c->ncols + j];
+			if (s.n == 0)
+				continue;
+			if (!m)
+				m = cJSON_AddObjectToObject(sum, metrics[i].path);
+			cJSON *v = cJSON_AddObjectToObject(m, c->cols[j].label);
+			cJSON_AddNumberToObject(v, "mean", s.mean);
+			if (s.n >= 2)
+				cJSON_AddNumberToObject(v, "ci95", s.ci95);
+			cJSON_AddNumberToObject(v, "n", s.n);
+		}
+	}
+	return o;
+}
+
+static int write_csv(const char *path, const struct compare *c, const struct stat *stats)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "schedlab %s: --csv %s: %s\n", CMD, path, strerror(errno));
+		return EXIT_BADINPUT;
+	}
+	fprintf(f, "metric,column,mean,ci95,n,rel_change\n");
+	for (int i = 0; i < NMETRICS; i++) {
+		for (int j = 0; j < c->ncols; j++) {
+			struct stat s = stats[i * c->ncols + j];
+			if (s.n == 0)
+				continue;
+			char b[32];
+			fprintf(f, "%s,%s,%s,", metrics[i].path, c->cols[j].label,
+				format_number(b, s.mean));
+			if (s.n >= 2)
+				fprintf(f, "%s", format_number(b, s.ci95));
+			fprintf(f, ",%d,", s.n);
+			double rel;
+			if (j > 0 && rel_change(stats[i * c->ncols], s, &rel))
+				fprintf(f, "%s", format_number(b, rel));
+			fprintf(f, "\n");
+		}
+	}
+	if (f != stdout ? fclose(f) != 0 : fflush(f) != 0) {
+		fprintf(stderr, "schedlab %s: --csv %s: %s\n", CMD, path, strerror(errno));
+		return EXIT_BADINPUT;
+	}
+	return 0;
+}
+
+/* ---- The command ---- */
+
+/* Every run, column by column, seed by seed, each report kept in c->runs.
+ * A run that deadlocks or panics ends the comparison as it ends `run`:
+ * its summary (or with --json -, its report), Go's message, exit 1 or 2. */
+static int run_all(struct compare *c, struct cli_run *run, const char *json)
+{
+	c->runs = cJSON_CreateArray();
+	for (int j = 0; j < c->ncols; j++) {
+		for (int i = 0; i < c->nseeds; i++) {
+			run->pol = c->cols[j].pol;
+			run->knobs = c->cols[j].knobs;
+			run->seed = c->seed + (uint64_t)i;
+			struct err e = { "" };
+			struct rt *rt = cli_run_exec(run, false, &e);
+			if (!rt) {
+				fprintf(stderr, "schedlab %s: column %d (%s), seed %llu: %s\n", CMD, j + 1,
+					c->cols[j].label, (unsigned long long)run->seed, e.msg);
+				return EXIT_BADINPUT;
+			}
+			run->api->destroy(rt);
+			cJSON *report = cli_report_json(run);
+			cJSON_AddItemToArray(c->runs, report);
+			if (!run->r.deadlock && !run->r.panicked)
+				continue;
+			if (json && strcmp(json, "-") == 0)
+				cli_write_json(CMD, json, report);
+			else
+				cli_report_text(run);
+			fflush(stdout);
+			fprintf(stderr, "schedlab %s: column %d (%s), seed %llu:\n", CMD, j + 1,
+				c->cols[j].label, (unsigned long long)run->seed);
+			return rt_result_report_fatal(&run->r, stderr);
+		}
+	}
+	return 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	const char *policies = NULL, *topology = NULL, *workload = NULL, *json = NULL, *csv = NULL;
+	const char *sets[MAX_SETS];
+	int nsets = 0;
+	uint64_t seed = 1, procs = 0, nseeds = 1;
+	bool seed_given = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char **val = NULL;
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			cli_help_compare(stdout);
+			return 0;
+		} else if (strcmp(a, "--native") == 0) {
+			return cli_usage_error(CMD, "--native: compare runs simulations only "
+					       "(`schedlab run --native` runs one policy natively)");
+		} else if (strcmp(a, "-p") == 0 || strcmp(a, "--policy") == 0) {
+			val = &policies;
+		} else if (strcmp(a, "-t") == 0 || strcmp(a, "--topology") == 0) {
+			val = &topology;
+		} else if (strcmp(a, "-w") == 0 || strcmp(a, "--workload") == 0) {
+			val = &workload;
+		} else if (strcmp(a, "--json") == 0) {
+			val = &json;
+		} else if (strcmp(a, "--csv") == 0) {
+			val = &csv;
+		} else if (strcmp(a, "--procs") != 0 && strcmp(a, "--seed") != 0 &&
+			   strcmp(a, "--seeds") != 0 && strcmp(a, "--set") != 0) {
+			return cli_usage_error(CMD, "unknown option '%s'", a);
+		}
+		if (++i == argc)
+			return cli_usage_error(CMD, "option %s needs a value", a);
+		const char *v = argv[i];
+		if (val) {
+			*val = v;
+		} else if (strcmp(a, "--procs") == 0) {
+			if (!cli_parse_u64(v, 4096, &procs) || procs == 0)
+				return cli_usage_error(CMD, "--procs %s: expected a number from 1 to 4096",
+						       v);
+		} else if (strcmp(a, "--seeds") == 0) {
+			if (!cli_parse_u64(v, MAX_SEEDS, &nseeds) || nseeds == 0)
+				return cli_usage_error(CMD, "--seeds %s: expected a number from 1 to %d", v,
+						       MAX_SEEDS);
+		} else if (strcmp(a, "--seed") == 0) {
+			seed_given = true;
+			if (!cli_parse_u64(v, UINT64_MAX, &seed))
+				return cli_usage_error(CMD, "--seed %s: expected a non-negative integer",
+						       v);
+		} else {
+			if (nsets == MAX_SETS)
+				return cli_usage_error(CMD, "at most %d --set options", MAX_SETS);
+			sets[nsets++] = v;
+		}
+	}
+	if (!policies)
+		return cli_usage_error(CMD, "missing -p P1,P2,...");
+	if (json && csv)
+		return cli_usage_error(CMD, "--json and --csv: choose one");
+	if (seed > UINT64_MAX - (nseeds - 1))
+		return cli_usage_error(CMD, "--seeds %llu: the seeds from %llu would pass 2^64 - 1",
+				       (unsigned long long)nseeds, (unsigned long long)seed);
+	if (!workload)
+		workload = CLI_DEFAULT_WORKLOAD;
+
+	struct compare c = { .seed = seed, .nseeds = (int)nseeds };
+	int rc = columns_parse(&c, policies, sets, nsets);
+	if (rc) {
+		columns_free(&c);
+		return rc;
+	}
+	struct topo *topo = NULL;
+	struct workload *wl = NULL;
+	bool is_trace;
+	uint64_t trace_seed;
+	rc = cli_load_inputs(topology, workload, &topo, &wl, &is_trace, &trace_seed);
+	if (rc == 0 && is_trace) {
+		/* a trace replays the draws of the seed it was expanded with */
+		if (nseeds > 1)
+			rc = cli_usage_error(CMD, "--seeds %llu: the trace %s replays the draws of one "
+					     "seed, %llu", (unsigned long long)nseeds, workload,
+					     (unsigned long long)trace_seed);
+		else if (seed_given && seed != trace_seed)
+			rc = cli_usage_error(CMD, "--seed %llu: the trace %s was expanded with seed %llu",
+					     (unsigned long long)seed, workload,
+					     (unsigned long long)trace_seed);
+		c.seed = trace_seed;
+	}
+	if (rc) {
+		wl_free(wl);
+		topo_free(topo);
+		columns_free(&c);
+		return rc;
+	}
+	struct cli_run *run = xcalloc(1, sizeof(*run));
+	run->api = &sim__rt_api;
+	run->topo = topo;
+	run->wl = wl;
+	run->procs = procs ? (int)procs : topo->npus;
+
+	rc = run_all(&c, run, json);
+	if (rc == 0) {
+		struct stat *stats = xcalloc((size_t)(NMETRICS * c.ncols), sizeof(*stats));
+		bool shown[NMETRICS];
+		for (int i = 0; i < NMETRICS; i++) {
+			shown[i] = !metrics[i].only_if_any;
+			for (int j = 0; j < c.ncols; j++) {
+				stats[i * c.ncols + j] = column_stat(&c, j, &metrics[i]);
+				shown[i] = shown[i] || stats[i * c.ncols + j].n > 0;
+			}
+		}
+		if (json) {
+			cJSON *o = compare_json(&c, run, stats);
+			rc = cli_write_json(CMD, json, o);
+			cJSON_Delete(o);
+		} else if (csv) {
+			rc = write_csv(csv, &c, stats);
+		}
+		const char *out = json ? json : csv;
+		if (rc == 0 && (!out || strcmp(out, "-") != 0))
+			print_table(&c, run, shown, stats);
+		free(stats);
+	}
+	cJSON_Delete(c.runs);
+	free(run);
+	wl_free(wl);
+	topo_free(topo);
+	columns_free(&c);
+	return rc;
+}
