@@ -3,12 +3,13 @@
 
 #include <string.h>
 
-extern const struct pol_ops pol_global, pol_steal;
+extern const struct pol_ops pol_global, pol_steal, pol_numa;
 
 /* In the order `schedlab list policies' shows them: by age. */
 static const struct pol_ops *const policies[] = {
 	&pol_global,
 	&pol_steal,
+	&pol_numa,
 };
 
 int pol_count(void)

@@ -270,8 +270,8 @@ void rt_sharedq_put(struct rt *rt, struct p *pp, struct g *g)
 	else
 		pp->sharedq_head = g;
 	pp->sharedq_tail = g;
-	plat_store_u32(&pp->sharedq_size, plat_load_u32(&pp->sharedq_size, memory_order_relaxed) + 1,
-		       memory_order_release);
+	/* seq_cst: a full barrier before the caller reads whether pp is idle */
+	plat_add_u32(&pp->sharedq_size, 1, memory_order_seq_cst);
 	rt_unlock(&pp->sharedq_lock);
 }
 

@@ -110,6 +110,13 @@ static void handoffp(struct m *m, struct p *pp)
 		return;
 	}
 	rt_pidleput(rt, pp);
+	/* a put to its shared queue that did not see it idle yet (numa's kick) */
+	if (pp->sharedq_used && plat_add_u32(&pp->sharedq_size, 0, memory_order_seq_cst) &&
+	    rt_pidleget_this(rt, pp)) {
+		rt_unlock(&s->lock);
+		rt_startm(m, pp, false);
+		return;
+	}
 	rt_unlock(&s->lock);
 	int64_t when = (int64_t)plat_load_u64(&pp->timer0, memory_order_acquire);
 	if (when)

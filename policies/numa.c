@@ -1,0 +1,610 @@
+/* numa: the NUMA-aware scheduler proposed for Go in 2014 (D. Vyukov).
+ *
+ * The proposal's idea is affinity all the way down: core <-> M <-> P <-> G
+ * and memory.  On top of steal's machinery (per-P rings, runnext,
+ * spinning), each of its mechanisms is here, and each is a knob that turns
+ * it off alone, so its share of a result can be measured:
+ *
+ *   node_queues     the global run queue and the G free list are split per
+ *                   NUMA node; a P uses its node's, and a yielding or
+ *                   preempted G goes to its node's queue;
+ *   node_mpools     Ms are bound to nodes (natively with hwloc) and each
+ *                   node has its own pool of idle Ms: a P is only ever run
+ *                   by an M of its node;
+ *   lastm           a P is started on the M that ran it last, if idle;
+ *   hier_steal      an M out of work looks in this order: its node's queue,
+ *                   its node's Ps, the other nodes' queues, their Ps --
+ *                   nearest node (SLIT distance) first (off: Go's random
+ *                   order over all Ps after the node's queue);
+ *   lifo            the owner runs its ring mostly LIFO (the newest G is the
+ *                   warmest in the caches), taking from the FIFO end every
+ *                   fifo_interval-th schedule so nothing starves; thieves
+ *                   always take from the FIFO end;
+ *   home_return     a G woken by a timer or the netpoller goes back to its
+ *                   home P (where it last ran and parked), as if each P had
+ *                   its own netpoller and timers;
+ *   root_rr         root goroutines -- those made by a G that just accepted
+ *                   a connection, and a G's spawns past burst_spawns in one
+ *                   time slice -- are dealt round-robin over the Ps, one
+ *                   node after another, so that work does not all call P0
+ *                   home;
+ *   shared_queue    each P has, besides its private ring (one producer: the
+ *                   owner), a shared queue under a lock that any M may put
+ *                   to; Gs placed on a P from elsewhere (roots, returns)
+ *                   go there (off: to the P's node's global queue);
+ *   net_priorities  Gs the network readies: writes ahead (runnext), reads
+ *                   behind (the ring), accepts last (the shared queue);
+ *   node_heaps      the Go heap is split per node: an alloc with the default
+ *                   placement gets memory of the running P's node (off: the
+ *                   OS's first touch, as Go's heap does today).
+ * The proposal's stack migration is not modelled (see docs/runtime.md).
+ *
+ * Ps are partitioned between nodes by the core's placement: P i runs on
+ * the PU the OS model gives it, round-robin over nodes (policies/proc.c). */
+#include "policies/runtime.h"
+
+#include <stdlib.h>
+
+enum {
+	K_RUNQ_SIZE,
+	K_GLOBAL_CHECK,
+	K_STEAL_TRIES,
+	K_RUNNEXT_DELAY,
+	K_SPINNING_PCT,
+	K_RUNNEXT,
+	K_PREEMPT,
+	K_RETAKE,
+	K_NODE_QUEUES,
+	K_NODE_MPOOLS,
+	K_LASTM,
+	K_HIER_STEAL,
+	K_LIFO,
+	K_FIFO_INTERVAL,
+	K_HOME_RETURN,
+	K_ROOT_RR,
+	K_BURST,
+	K_SHARED_QUEUE,
+	K_NET_PRIO,
+	K_NODE_HEAPS,
+};
+
+static const struct pol_knob numa_knobs[] = {
+	[K_RUNQ_SIZE] = { "runq_size", 256, 2, 65536, POL_KNOB_POW2,
+			  "slots in each P's private ring; a full ring moves half of itself to "
+			  "its node's global queue" },
+	[K_GLOBAL_CHECK] = { "global_check_interval", 61, 0, 1000000, 0,
+			     "every Nth schedule on a P takes from its node's global queue first "
+			     "(0: never first)" },
+	[K_STEAL_TRIES] = { "steal_tries", 4, 1, 64, 0,
+			    "passes over the other Ps and queues before an M drops its P" },
+	[K_RUNNEXT_DELAY] = { "runnext_steal_delay_us", 3, 0, 1000000, 0,
+			      "a thief sleeps this long before taking a running P's runnext "
+			      "(last pass only)" },
+	[K_SPINNING_PCT] = { "spinning_max_pct", 50, 0, 100, 0,
+			     "Ms may start spinning while spinning Ms are fewer than this "
+			     "percentage of busy Ps" },
+	[K_RUNNEXT] = { "runnext", 1, 0, 1, POL_KNOB_BOOL,
+			"a G spawned or readied by a running G goes to its P's runnext slot" },
+	[K_PREEMPT] = { "preempt_ms", 10, 0, 1000000, 0,
+			"sysmon preempts a G that has run this long on one time slice (0: never)" },
+	[K_RETAKE] = { "syscall_retake_us", 20, 0, 1000000000, 0,
+		       "sysmon takes the P of a G blocked this long in a system call" },
+	[K_NODE_QUEUES] = { "node_queues", 1, 0, 1, POL_KNOB_BOOL,
+			    "a global run queue and G free list per NUMA node (0: one of each)" },
+	[K_NODE_MPOOLS] = { "node_mpools", 1, 0, 1, POL_KNOB_BOOL,
+			    "Ms bound to nodes, an idle-M pool per node: a P runs only on an M "
+			    "of its node" },
+	[K_LASTM] = { "lastm", 1, 0, 1, POL_KNOB_BOOL,
+		      "a P is started on the M that last ran it, if that M is idle" },
+	[K_HIER_STEAL] = { "hier_steal", 1, 0, 1, POL_KNOB_BOOL,
+			   "steal from the own node's Ps, then other nodes' queues and Ps, "
+			   "nearest first (0: all Ps in random order)" },
+	[K_LIFO] = { "lifo", 1, 0, 1, POL_KNOB_BOOL,
+		     "the owner takes the newest G of its ring (0: the oldest, FIFO)" },
+	[K_FIFO_INTERVAL] = { "fifo_interval", 16, 1, 1000000, 0,
+			      "with lifo, every Nth schedule takes the ring's oldest G instead" },
+	[K_HOME_RETURN] = { "home_return", 1, 0, 1, POL_KNOB_BOOL,
+			    "a G woken by a timer or the network goes back to the P it last ran on" },
+	[K_ROOT_RR] = { "root_rr", 1, 0, 1, POL_KNOB_BOOL,
+			"root goroutines are dealt round-robin over Ps and nodes" },
+	[K_BURST] = { "burst_spawns", 8, 0, 1000000, 0,
+		      "with root_rr, a G's spawns past this many in one time slice are roots "
+		      "(0: only the handlers of accepted connections are)" },
+	[K_SHARED_QUEUE] = { "shared_queue", 1, 0, 1, POL_KNOB_BOOL,
+			     "Gs placed on a P from elsewhere go to its shared queue (0: to its "
+			     "node's global queue)" },
+	[K_NET_PRIO] = { "net_priorities", 1, 0, 1, POL_KNOB_BOOL,
+			 "network wake-ups: writes run next, reads queue behind, accepts go "
+			 "last (the shared queue)" },
+	[K_NODE_HEAPS] = { "node_heaps", 1, 0, 1, POL_KNOB_BOOL,
+			   "allocations from the heap come from the running P's node (0: the "
+			   "OS's first touch)" },
+	{ NULL, 0, 0, 0, 0, NULL },
+};
+
+struct numa {
+	struct rt_steal_order order;     /* over all Ps, without hier_steal */
+	uint32_t global_check;
+	int steal_tries;
+	int64_t runnext_delay_us;
+	uint32_t spinning_pct;
+	bool runnext, hier, lifo, home_return, root_rr, shared, net_prio;
+	uint32_t fifo_interval, burst;
+	int nnodes;
+	int *near;                       /* nnodes x nnodes: nodes by distance from each */
+	int **node_ps;                   /* P ids of each node */
+	int *node_nps;
+	struct rt_steal_order *node_order; /* per node, over its Ps */
+	int *rr;                         /* Ps in round-robin order: one per node in turn */
+	plat_u32 rr_next;                /* atomic: the next root's place in rr */
+};
+
+static bool numa_init(struct rt *rt, struct err *e)
+{
+	(void)e;
+	struct numa *nu = xcalloc(1, sizeof(*nu));
+	const int64_t *k = rt->knobs;
+	rt->runq_size = (uint32_t)k[K_RUNQ_SIZE];
+	nu->global_check = (uint32_t)k[K_GLOBAL_CHECK];
+	nu->steal_tries = (int)k[K_STEAL_TRIES];
+	nu->runnext_delay_us = k[K_RUNNEXT_DELAY];
+	nu->spinning_pct = (uint32_t)k[K_SPINNING_PCT];
+	nu->runnext = k[K_RUNNEXT] != 0;
+	nu->hier = k[K_HIER_STEAL] != 0;
+	nu->lifo = k[K_LIFO] != 0;
+	nu->fifo_interval = (uint32_t)k[K_FIFO_INTERVAL];
+	nu->home_return = k[K_HOME_RETURN] != 0;
+	nu->root_rr = k[K_ROOT_RR] != 0;
+	nu->burst = (uint32_t)k[K_BURST];
+	nu->shared = k[K_SHARED_QUEUE] != 0;
+	nu->net_prio = k[K_NET_PRIO] != 0;
+	rt->sysmon = true;
+	rt->preempt_ns = k[K_PREEMPT] * 1000000;
+	rt->syscall_retake_ns = k[K_RETAKE] * 1000;
+	rt->node_queues = k[K_NODE_QUEUES] != 0;
+	rt->node_mpools = k[K_NODE_MPOOLS] != 0;
+	rt->lastm = k[K_LASTM] != 0;
+	rt->node_heaps = k[K_NODE_HEAPS] != 0;
+	rt->shared_queues = nu->shared || nu->net_prio;
+	rt_steal_order_reset(&nu->order, (uint32_t)rt->procs);
+	nu->nnodes = rt->topo->nnodes;
+	rt->pol_state = nu;
+	return true;
+}
+
+/* The per-node tables need the Ps' nodes, known once the Ps are made:
+ * built at the first look for work (by M0, before any other M runs). */
+static void numa_tables(struct rt *rt, struct numa *nu)
+{
+	const struct topo *t = rt->topo;
+	int nn = nu->nnodes;
+	nu->near = xcalloc((size_t)nn * (size_t)nn, sizeof(*nu->near));
+	for (int a = 0; a < nn; a++) {
+		/* nodes by SLIT distance from a, ties by number (insertion sort:
+		 * a handful of nodes) */
+		int *row = &nu->near[a * nn];
+		for (int b = 0; b < nn; b++) {
+			int j = b;
+			for (; j > 0 && topo_distance(t, a, row[j - 1]) > topo_distance(t, a, b); j--)
+				row[j] = row[j - 1];
+			row[j] = b;
+		}
+	}
+	nu->node_ps = xcalloc((size_t)nn, sizeof(*nu->node_ps));
+	nu->node_nps = xcalloc((size_t)nn, sizeof(*nu->node_nps));
+	nu->node_order = xcalloc((size_t)nn, sizeof(*nu->node_order));
+	for (int i = 0; i < rt->procs; i++)
+		nu->node_nps[rt->allp[i]->node]++;
+	for (int n = 0; n < nn; n++) {
+		nu->node_ps[n] = xcalloc((size_t)nu->node_nps[n] + 1, sizeof(int));
+		nu->node_nps[n] = 0;
+	}
+	for (int i = 0; i < rt->procs; i++) {
+		int n = rt->allp[i]->node;
+		nu->node_ps[n][nu->node_nps[n]++] = i;
+	}
+	for (int n = 0; n < nn; n++)
+		if (nu->node_nps[n])
+			rt_steal_order_reset(&nu->node_order[n], (uint32_t)nu->node_nps[n]);
+	/* round robin: the first P of each node, then the second of each... */
+	nu->rr = xcalloc((size_t)rt->procs, sizeof(*nu->rr));
+	int k = 0;
+	for (int j = 0; k < rt->procs; j++)
+		for (int n = 0; n < nn; n++)
+			if (j < nu->node_nps[n])
+				nu->rr[k++] = nu->node_ps[n][j];
+	plat_u32_init(&nu->rr_next, 0, plat_line_new(rt, 0));
+}
+
+static void numa_fini(struct rt *rt)
+{
+	struct numa *nu = rt->pol_state;
+	if (!nu)
+		return;
+	rt_steal_order_free(&nu->order);
+	if (nu->node_ps) {
+		for (int n = 0; n < nu->nnodes; n++) {
+			free(nu->node_ps[n]);
+			rt_steal_order_free(&nu->node_order[n]);
+		}
+	}
+	free(nu->node_ps);
+	free(nu->node_nps);
+	free(nu->node_order);
+	free(nu->near);
+	free(nu->rr);
+	free(nu);
+	rt->pol_state = NULL;
+}
+
+/* ---- Placing Gs ---- */
+
+/* Makes sure someone will run target's work: an idle target is started
+ * (on its own node's M); a busy one will find it, and a spinner may steal
+ * it meanwhile.  Taking sched.lock orders this against target's owner
+ * dropping it, which checks its shared queue under the same lock. */
+static void kick(struct m *m, struct p *target)
+{
+	struct rt *rt = m->rt;
+	/* A busy target will see its shared queue: the put's full barrier
+	 * (rt_sharedq_put) before this read, and the owner's after it marks
+	 * itself idle, mean one of the two sees the other. */
+	if (!rt_p_is_idle(rt, target->id))
+		return;
+	rt_lock(&rt->sched.lock);
+	struct p *pp = rt_pidleget_this(rt, target);
+	if (pp) {
+		bool fresh;
+		struct m *nm = rt_startm_locked(rt, pp, false, NULL, &fresh);
+		rt_unlock(&rt->sched.lock);
+		rt_startm_finish(rt, nm, fresh);
+		return;
+	}
+	rt_unlock(&rt->sched.lock);
+}
+
+/* g goes to target, a P other than the caller's: its shared queue, or
+ * without one its node's global queue. */
+static void place_on(struct m *m, struct numa *nu, struct p *target, struct g *g)
+{
+	struct rt *rt = m->rt;
+	if (m->p == target) {
+		rt_runqput(rt, target, g, false);
+		rt_wakep(m);
+		return;
+	}
+	if (nu->shared) {
+		rt_sharedq_put(rt, target, g);
+		kick(m, target);
+		return;
+	}
+	rt_lock(&rt->sched.lock);
+	rt_globrunqputbatch(rt, rt_gq_of_node(rt, target->node), g, g, 1);
+	struct p *pp = rt_pidleget_near(rt, target->node);
+	if (pp) {
+		bool fresh;
+		struct m *nm = rt_startm_locked(rt, pp, false, NULL, &fresh);
+		rt_unlock(&rt->sched.lock);
+		rt_startm_finish(rt, nm, fresh);
+		return;
+	}
+	rt_unlock(&rt->sched.lock);
+}
+
+static struct p *next_root_p(struct rt *rt, struct numa *nu)
+{
+	uint32_t i = plat_add_u32(&nu->rr_next, 1, memory_order_relaxed);
+	return rt->allp[nu->rr[i % (uint32_t)rt->procs]];
+}
+
+static void numa_newproc(struct m *m, struct g *g)
+{
+	struct rt *rt = m->rt;
+	struct numa *nu = rt->pol_state;
+	struct g *parent = m->curg;
+	if (!nu->rr)
+		numa_tables(rt, nu);
+	if (nu->root_rr && parent &&
+	    (parent->root_spawn || (nu->burst && parent->burst >= nu->burst))) {
+		place_on(m, nu, next_root_p(rt, nu), g);
+		return;
+	}
+	rt_runqput(rt, m->p, g, nu->runnext);
+	rt_wakep(m);
+}
+
+static void numa_ready(struct m *m, struct g *g)
+{
+	struct rt *rt = m->rt;
+	struct numa *nu = rt->pol_state;
+	enum rt_wake why = (enum rt_wake)g->wake;
+	struct p *here = m->p;
+	struct p *home = g->home_p >= 0 ? rt->allp[g->home_p] : here;
+	if (why != RT_WAKE_OTHER && nu->home_return && home && home != here) {
+		place_on(m, nu, home, g);
+		return;
+	}
+	if (!here) {
+		/* the poller, holding no P: the G's home, else its node's queue */
+		if (home) {
+			place_on(m, nu, home, g);
+			return;
+		}
+		rt_lock(&rt->sched.lock);
+		rt_globrunqput(rt, g);
+		rt_unlock(&rt->sched.lock);
+		rt_startm(m, NULL, false);
+		return;
+	}
+	bool next = nu->runnext;
+	if (nu->net_prio) {
+		if (why == RT_WAKE_NET_ACCEPT) {
+			rt_sharedq_put(rt, here, g);
+			rt_wakep(m);
+			return;
+		}
+		if (why == RT_WAKE_NET_WRITE)
+			next = true;
+		else if (why == RT_WAKE_NET_READ)
+			next = false;
+	}
+	rt_runqput(rt, here, g, next);
+	rt_wakep(m);
+}
+
+/* A yielding or preempted G goes to its node's global queue. */
+static void numa_yield(struct m *m, struct g *g)
+{
+	struct rt *rt = m->rt;
+	rt_lock(&rt->sched.lock);
+	rt_globrunqput(rt, g);
+	rt_unlock(&rt->sched.lock);
+}
+
+/* ---- Finding work ---- */
+
+/* The owner's next local G: runnext, then the ring (mostly LIFO), then
+ * the shared queue. */
+static struct g *local_get(struct numa *nu, struct p *pp, bool *inherit)
+{
+	struct g *g;
+	*inherit = false;
+	if (!nu->lifo || pp->schedtick % nu->fifo_interval == 0) {
+		g = rt_runqget(pp, inherit);
+	} else {
+		void *next = plat_load_ptr(&pp->runnext, memory_order_relaxed);
+		g = next ? rt_runqget(pp, inherit) : NULL;   /* takes runnext */
+		if (!g)
+			g = rt_runqget_lifo(pp);
+	}
+	if (!g && pp->sharedq_used)
+		g = rt_sharedq_get(pp);
+	return g;
+}
+
+/* A batch (max 0) from node's queue, or one G (max 1: the local ring may
+ * be full, and overflowing it would take sched.lock again). */
+static struct g *take_node_queue(struct rt *rt, struct p *pp, int node, uint32_t max)
+{
+	int qi = rt_gq_of_node(rt, node);
+	if (!rt_globrunqsize(rt, qi))
+		return NULL;
+	rt_lock(&rt->sched.lock);
+	struct g *g = rt_globrunqget_from(rt, pp, qi, max);
+	rt_unlock(&rt->sched.lock);
+	return g;
+}
+
+static void count_steal(struct m *m, struct p *victim, uint32_t n)
+{
+	if (victim->node == m->p->node)
+		m->stats.steals_same_node++;
+	else
+		m->stats.steals_remote_node++;
+	m->stats.gs_stolen += n;
+}
+
+/* One victim: half its ring (its runnext on the last pass), else a G of
+ * its shared queue. */
+static struct g *steal_from(struct m *m, struct numa *nu, struct p *p2, bool last)
+{
+	struct rt *rt = m->rt;
+	struct p *pp = m->p;
+	if (p2 == pp)
+		return NULL;
+	if (last && plat_load_u64(&p2->timer0, memory_order_relaxed)) {
+		rt_check_timers(m, p2, 0);
+		bool inh;
+		struct g *g = local_get(nu, pp, &inh);
+		if (g)
+			return g;
+	}
+	uint32_t n = 0;
+	struct g *g = NULL;
+	if (!rt_p_is_idle(rt, p2->id))
+		g = rt_runqsteal(rt, pp, p2, last, nu->runnext_delay_us, &n);
+	if (!g && p2->sharedq_used && (g = rt_sharedq_get(p2)))
+		n = 1;
+	if (g)
+		count_steal(m, p2, n);
+	return g;
+}
+
+static struct g *steal_node_ps(struct m *m, struct numa *nu, int node, bool last)
+{
+	struct rt *rt = m->rt;
+	if (!nu->node_nps[node])
+		return NULL;
+	for (struct rt_steal_enum e = rt_steal_order_start(&nu->node_order[node], plat_fastrand(m));
+	     !rt_steal_enum_done(&e); rt_steal_enum_next(&e)) {
+		struct g *g = steal_from(m, nu, rt->allp[nu->node_ps[node][e.pos]], last);
+		if (g)
+			return g;
+	}
+	return NULL;
+}
+
+/* Own node's Ps, then each other node's queue and Ps, nearest first. */
+static struct g *steal_work(struct m *m, struct numa *nu)
+{
+	struct rt *rt = m->rt;
+	int home = m->p->node;
+	for (int i = 0; i < nu->steal_tries; i++) {
+		bool last = i == nu->steal_tries - 1;
+		if (!nu->hier) {
+			for (struct rt_steal_enum e = rt_steal_order_start(&nu->order, plat_fastrand(m));
+			     !rt_steal_enum_done(&e); rt_steal_enum_next(&e)) {
+				struct g *g = steal_from(m, nu, rt->allp[e.pos], last);
+				if (g)
+					return g;
+			}
+			continue;
+		}
+		struct g *g = steal_node_ps(m, nu, home, last);
+		if (g)
+			return g;
+		const int *near = &nu->near[home * nu->nnodes];
+		for (int k = 0; k < nu->nnodes; k++)
+			if (near[k] != home && rt->node_queues &&
+			    (g = take_node_queue(rt, m->p, near[k], 0)))
+				return g;
+		for (int k = 0; k < nu->nnodes; k++)
+			if (near[k] != home && (g = steal_node_ps(m, nu, near[k], last)))
+				return g;
+	}
+	return NULL;
+}
+
+/* Any queue with work, seen without a P. */
+static bool any_work(struct rt *rt)
+{
+	if (plat_load_u32(&rt->sched.runqsize, memory_order_relaxed))
+		return true;
+	for (int i = 0; i < rt->procs; i++)
+		if (rt_p_has_work(rt->allp[i]))
+			return true;
+	return false;
+}
+
+static struct g *numa_find(struct m *m, bool *inherit)
+{
+	struct rt *rt = m->rt;
+	struct sched *s = &rt->sched;
+	struct numa *nu = rt->pol_state;
+	struct g *g;
+	if (!nu->rr)
+		numa_tables(rt, nu);
+top:
+	if (rt_done(rt))
+		return NULL;
+	struct p *pp = m->p;
+	*inherit = false;
+	rt_check_timers(m, pp, 0);
+
+	/* fairness: the node's queue first, now and then */
+	if (nu->global_check && pp->schedtick % nu->global_check == 0 &&
+	    (g = take_node_queue(rt, pp, pp->node, 1)))
+		return g;
+	if ((g = local_get(nu, pp, inherit)))
+		return g;
+	if ((g = take_node_queue(rt, pp, pp->node, 0)))
+		return g;
+	if (rt_netpoll_any_waiters(rt) && !plat_load_u32(&s->polling, memory_order_relaxed)) {
+		rt_netpoll_now(m);   /* through numa_ready: home Ps, priorities */
+		if ((g = local_get(nu, pp, inherit)))
+			return g;
+	}
+	uint32_t busy = (uint32_t)rt->procs - plat_load_u32(&s->npidle, memory_order_relaxed);
+	if (m->spinning ||
+	    100 * plat_load_u32(&s->nmspinning, memory_order_relaxed) < nu->spinning_pct * busy) {
+		if (!m->spinning)
+			rt_becomespinning(m);
+		if ((g = steal_work(m, nu)))
+			return g;
+	}
+
+	/* Drop the P.  Under the lock that puts to the global queues and
+	 * kicks of idle Ps take, so nothing put meanwhile is missed: any
+	 * global queue with work, or this P's shared queue, and it goes on. */
+	rt_lock(&s->lock);
+	if (plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
+		const int *near = &nu->near[pp->node * nu->nnodes];
+		for (int k = 0; k < nu->nnodes && !g; k++)
+			g = rt_globrunqget_from(rt, pp, rt_gq_of_node(rt, near[k]), 0);
+		rt_unlock(&s->lock);
+		if (g)
+			return g;
+		goto top;
+	}
+	if (pp->sharedq_used && plat_load_u32(&pp->sharedq_size, memory_order_acquire)) {
+		rt_unlock(&s->lock);
+		goto top;
+	}
+	rt_pidleput(rt, rt_releasep(m));
+	/* a put to the shared queue that did not see this P idle yet [kick] */
+	if (pp->sharedq_used && plat_add_u32(&pp->sharedq_size, 0, memory_order_seq_cst) &&
+	    rt_pidleget_this(rt, pp)) {
+		rt_unlock(&s->lock);
+		rt_acquirep(m, pp);
+		goto top;
+	}
+	rt_unlock(&s->lock);
+
+	if (m->spinning) {
+		m->spinning = false;
+		plat_add_u32(&s->nmspinning, (uint32_t)-1, memory_order_acq_rel);
+		if (any_work(rt)) {
+			rt_lock(&s->lock);
+			pp = rt_pidleget_near(rt, pp->node);
+			rt_unlock(&s->lock);
+			if (pp) {
+				rt_acquirep(m, pp);
+				rt_becomespinning(m);
+				goto top;
+			}
+		}
+	}
+	int64_t until = rt_timers_next(rt);
+	if (until || rt_netpoll_any_waiters(rt)) {
+		struct netpoll_event ev[64];
+		int n = rt_poll_block(m, until, ev, 64);
+		if (n >= 0) {
+			rt_lock(&s->lock);
+			pp = rt_pidleget_near(rt, m->node >= 0 ? m->node : plat_node());
+			rt_unlock(&s->lock);
+			if (pp) {
+				rt_acquirep(m, pp);
+				rt_check_all_timers(m);
+			}
+			if (n > 0)
+				rt_netpoll_inject(m, ev, n);
+			if (pp)
+				goto top;
+		}
+	}
+	rt_stopm(m);
+	goto top;
+}
+
+static struct g *numa_find_runnable(struct m *m, bool *inherit)
+{
+	struct g *g = numa_find(m, inherit);
+	if (g)
+		g->home_p = m->p->id;
+	return g;
+}
+
+const struct pol_ops pol_numa = {
+	.version = POL_VERSION,
+	.name = "numa",
+	.summary = "the 2014 NUMA-aware proposal: per-node queues, M pools and heaps, "
+		   "hierarchical stealing, mostly-LIFO, home Ps, round-robin roots",
+	.knobs = numa_knobs,
+	.init = numa_init,
+	.fini = numa_fini,
+	.newproc = numa_newproc,
+	.ready = numa_ready,
+	.ready_net = true,
+	.yield = numa_yield,
+	.find_runnable = numa_find_runnable,
+};
