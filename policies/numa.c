@@ -572,6 +572,11 @@ top:
 			rt_lock(&s->lock);
 			pp = rt_pidleget_near(rt, m->node >= 0 ? m->node : plat_node());
 			rt_unlock(&s->lock);
+			if (pp && rt->node_mpools && pp->node != m->node) {
+				/* another node's P: an M of that node runs it */
+				rt_startm(m, pp, false);
+				pp = NULL;
+			}
 			if (pp) {
 				rt_acquirep(m, pp);
 				rt_check_all_timers(m);
