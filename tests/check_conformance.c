@@ -155,6 +155,11 @@ START_TEST(catalog_completes_natively)
 	const char *name = native_wls[_i % NNATIVE];
 	if (under_valgrind() && strcmp(name, "pipeline"))
 		return;
+	/* ThreadSanitizer counts each G's fiber against its thread limit
+	 * (8128): the quick run skips the workloads of 100,000 Gs and more */
+	const char *quick = getenv("SCHEDLAB_QUICK");
+	if (quick && *quick && strcmp(quick, "0") && _i % NNATIVE >= 2)
+		return;
 	struct workload *w = catalog(name);
 	char what[128];
 	snprintf(what, sizeof(what), "%s on %s natively", name, policy);
