@@ -785,10 +785,10 @@ Suite *make_sched_suite(void)
 	for (int i = 0; i < npol; i++) {
 		const char *name = sim__rt_api.pol_at(i)->name;
 		case_policies[case_policy_next] = name;
-		char *label = NULL;
-		if (asprintf(&label, "services:%s", name) < 0)
-			abort();
-		/* Check keeps the name: it lives as long as the suite */
+		/* Check keeps the name itself: it must live as long as the suite */
+		static char labels[8][64];
+		char *label = labels[case_policy_next];
+		snprintf(label, sizeof(labels[0]), "services:%s", name);
 		TCase *tc = tcase_create(label);
 		tcase_set_timeout(tc, 300);
 		tcase_add_checked_fixture(tc, use_policy[case_policy_next], NULL);
