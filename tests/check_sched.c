@@ -773,6 +773,11 @@ static void (*const use_policy[])(void) = {
 	use_policy_4, use_policy_5, use_policy_6, use_policy_7,
 };
 
+static void use_steal(void)
+{
+	under_test = "steal";
+}
+
 Suite *make_sched_suite(void)
 {
 	Suite *s = suite_create("policies");
@@ -812,9 +817,12 @@ Suite *make_sched_suite(void)
 		tcase_add_loop_test(tc, unanswered_connection_deadlocks, 0, 2);
 		suite_add_tcase(s, tc);
 	}
-	/* steal's own: its knobs, its sysmon (global has none). */
+	/* steal's own: its knobs, its sysmon (global has none).  The fixture
+	 * matters without forking (valgrind), where under_test outlives the
+	 * case that set it. */
 	TCase *tc = tcase_create("sched");
 	tcase_set_timeout(tc, 300);
+	tcase_add_checked_fixture(tc, use_steal, NULL);
 	tcase_add_loop_test(tc, knobs_take_other_paths, 0, 4);
 	tcase_add_loop_test(tc, long_computation_is_preempted, 0, 2);
 	tcase_add_loop_test(tc, syscall_hands_off_the_p, 0, 2);
