@@ -71,6 +71,7 @@
 #define rt_timers_next PLAT_SYM(rt_timers_next)
 #define rt_wake_netpoller PLAT_SYM(rt_wake_netpoller)
 #define rt_poll_block PLAT_SYM(rt_poll_block)
+#define rt_idle PLAT_SYM(rt_idle)
 
 /* policies/netpoll.c */
 #define rt_netpoll_init PLAT_SYM(rt_netpoll_init)

@@ -564,30 +564,7 @@ top:
 			}
 		}
 	}
-	int64_t until = rt_timers_next(rt);
-	if (until || rt_netpoll_any_waiters(rt)) {
-		struct netpoll_event ev[64];
-		int n = rt_poll_block(m, until, ev, 64);
-		if (n >= 0) {
-			rt_lock(&s->lock);
-			pp = rt_pidleget_near(rt, m->node >= 0 ? m->node : plat_node());
-			rt_unlock(&s->lock);
-			if (pp && rt->node_mpools && pp->node != m->node) {
-				/* another node's P: an M of that node runs it */
-				rt_startm(m, pp, false);
-				pp = NULL;
-			}
-			if (pp) {
-				rt_acquirep(m, pp);
-				rt_check_all_timers(m);
-			}
-			if (n > 0)
-				rt_netpoll_inject(m, ev, n);
-			if (pp)
-				goto top;
-		}
-	}
-	rt_stopm(m);
+	rt_idle(m);
 	goto top;
 }
 

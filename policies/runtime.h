@@ -592,6 +592,7 @@ void rt_check_all_timers(struct m *m);
 int64_t rt_timers_next(struct rt *rt);
 void rt_wake_netpoller(struct m *m, int64_t when);
 int rt_poll_block(struct m *m, int64_t until, struct netpoll_event *ev, int max);
+void rt_idle(struct m *m);
 
 /* ---- The netpoller (policies/netpoll.c) ---- */
 

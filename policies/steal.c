@@ -259,27 +259,7 @@ top:
 			}
 		}
 	}
-	/* Timers or network waiters left: one M (the poller) waits for the
-	 * earliest timer or readiness, then takes a P and runs what is due. */
-	int64_t until = rt_timers_next(rt);
-	if (until || rt_netpoll_any_waiters(rt)) {
-		struct netpoll_event ev[64];
-		int n = rt_poll_block(m, until, ev, 64);
-		if (n >= 0) {
-			rt_lock(&s->lock);
-			pp = rt_pidleget(rt);
-			rt_unlock(&s->lock);
-			if (pp) {
-				rt_acquirep(m, pp);
-				rt_check_all_timers(m);
-			}
-			if (n > 0)
-				rt_netpoll_inject(m, ev, n);
-			if (pp)
-				goto top;
-		}
-	}
-	rt_stopm(m);
+	rt_idle(m);
 	goto top;
 }
 

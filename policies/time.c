@@ -214,3 +214,38 @@ int rt_poll_block(struct m *m, int64_t until, struct netpoll_event *ev, int max)
 	plat_store_u32(&s->polling, 0, memory_order_release);
 	return n;
 }
+
+/* m, holding no P, found nothing to do.  If timers or network waiters are
+ * left it becomes the poller: it waits for the earliest timer or for
+ * readiness, then takes an idle P (one of its node's first; with Ms bound
+ * to nodes, another node's P is handed to an M of that node instead), runs
+ * every due timer and injects what became ready.  Otherwise, or if another
+ * M is the poller, it parks until given a P.  Either way the caller then
+ * looks for work again (the run may have ended meanwhile). */
+void rt_idle(struct m *m)
+{
+	struct rt *rt = m->rt;
+	int64_t until = rt_timers_next(rt);
+	if (until || rt_netpoll_any_waiters(rt)) {
+		struct netpoll_event ev[64];
+		int n = rt_poll_block(m, until, ev, 64);
+		if (n >= 0) {
+			rt_lock(&rt->sched.lock);
+			struct p *pp = rt_pidleget_near(rt, m->node >= 0 ? m->node : plat_node());
+			rt_unlock(&rt->sched.lock);
+			if (pp && rt->node_mpools && pp->node != m->node) {
+				rt_startm(m, pp, false);
+				pp = NULL;
+			}
+			if (pp) {
+				rt_acquirep(m, pp);
+				rt_check_all_timers(m);
+			}
+			if (n > 0)
+				rt_netpoll_inject(m, ev, n);
+			if (pp)
+				return;
+		}
+	}
+	rt_stopm(m);
+}
