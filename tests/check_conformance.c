@@ -25,37 +25,13 @@ static bool under_valgrind(void)
 	return v && *v && strcmp(v, "0") != 0;
 }
 
-struct outcome {
-	bool created;
-	struct err e;
-	struct rt_result r;
-};
-
-static struct outcome run(const struct rt_api *api, const char *policy, const char *topology,
-			  const struct workload *w, int procs, uint64_t seed, const char *set)
+/* One run with at most one knob changed. */
+static struct test_outcome run(const struct rt_api *api, const char *policy,
+			       const char *topology, const struct workload *w, int procs,
+			       uint64_t seed, const char *set)
 {
-	struct outcome o;
-	memset(&o, 0, sizeof(o));
-	struct topo *t = topo_load(topology, &o.e);
-	ck_assert_msg(t, "%s", o.e.msg);
-	const struct pol_ops *pol = api->pol_find(policy);
-	ck_assert_msg(pol, "no policy %s", policy);
-	int64_t knobs[64];
-	pol_default_knobs(pol, knobs);
-	if (set)
-		ck_assert_msg(pol_set_knob(pol, knobs, set, &o.e), "%s", o.e.msg);
-	struct rt_config cfg = {
-		.policy = pol, .knobs = knobs, .procs = procs, .seed = seed, .topo = t, .workload = w,
-	};
-	struct rt *rt = api->create(&cfg, &o.e);
-	if (rt) {
-		o.created = true;
-		api->run(rt);
-		api->result(rt, &o.r);
-		api->destroy(rt);
-	}
-	topo_free(t);
-	return o;
+	const char *const sets[] = { set, NULL };
+	return test_run_policy(api, policy, topology, w, procs, seed, sets);
 }
 
 static struct workload *catalog(const char *name)
@@ -68,7 +44,7 @@ static struct workload *catalog(const char *name)
 	return w;
 }
 
-static void assert_completes(const struct outcome *o, const char *what)
+static void assert_completes(const struct test_outcome *o, const char *what)
 {
 	ck_assert_msg(o->created, "%s: %s", what, o->e.msg);
 	ck_assert_msg(!o->r.panicked, "%s panicked: %s", what, o->r.panic);
@@ -104,7 +80,7 @@ START_TEST(catalog_completes)
 	char what[128];
 	snprintf(what, sizeof(what), "%s on %s (%s, %d Ps, seed %d)", name, policy,
 		 machines[mi].topology, machines[mi].procs, mi + 1);
-	struct outcome o = run(&sim__rt_api, policy, machines[mi].topology, w, machines[mi].procs,
+	struct test_outcome o = run(&sim__rt_api, policy, machines[mi].topology, w, machines[mi].procs,
 			       (uint64_t)mi + 1, NULL);
 	assert_completes(&o, what);
 	wl_free(w);
@@ -116,8 +92,8 @@ START_TEST(same_seed_same_run)
 {
 	const char *policy = sim__rt_api.pol_at(_i)->name;
 	struct workload *w = catalog(under_valgrind() ? "pipeline" : "rpc-server");
-	struct outcome a = run(&sim__rt_api, policy, "numa4", w, 16, 5, NULL);
-	struct outcome b = run(&sim__rt_api, policy, "numa4", w, 16, 5, NULL);
+	struct test_outcome a = run(&sim__rt_api, policy, "numa4", w, 16, 5, NULL);
+	struct test_outcome b = run(&sim__rt_api, policy, "numa4", w, 16, 5, NULL);
 	assert_completes(&a, policy);
 	ck_assert_msg(memcmp(&a.r, &b.r, sizeof(a.r)) == 0, "%s: two runs differ", policy);
 	wl_free(w);
@@ -136,7 +112,7 @@ START_TEST(deadlock_is_detected)
 		" \"programs\": {\"main\": [{\"spawn\": \"w\"}, {\"recv\": \"c\"}], \"w\": [\"yield\"]}}",
 		&e);
 	ck_assert_msg(w, "%s", e.msg);
-	struct outcome o = run(api, policy, _i % 2 ? "host" : "numa2", w, 4, 1, NULL);
+	struct test_outcome o = run(api, policy, _i % 2 ? "host" : "numa2", w, 4, 1, NULL);
 	ck_assert(o.created);
 	ck_assert_msg(o.r.deadlock, "%s: no deadlock reported", policy);
 	ck_assert_msg(strstr(o.r.blocked, "[chan receive]"), "%s: %s", policy, o.r.blocked);
@@ -163,7 +139,7 @@ START_TEST(catalog_completes_natively)
 	struct workload *w = catalog(name);
 	char what[128];
 	snprintf(what, sizeof(what), "%s on %s natively", name, policy);
-	struct outcome o = run(&nat__rt_api, policy, "host", w, 2, 1, NULL);
+	struct test_outcome o = run(&nat__rt_api, policy, "host", w, 2, 1, NULL);
 	assert_completes(&o, what);
 	wl_free(w);
 }
@@ -171,7 +147,7 @@ END_TEST
 
 /* ---- What the policies show [docs/runtime.md] ---- */
 
-static double mean_latency(const struct outcome *o)
+static double mean_latency(const struct test_outcome *o)
 {
 	return (double)o->r.sched_latency.sum / (double)o->r.sched_latency.count;
 }
@@ -182,8 +158,8 @@ static double mean_latency(const struct outcome *o)
 START_TEST(runnext_makes_handoff_orders_faster)
 {
 	struct workload *w = catalog("pingpong-hog");
-	struct outcome on = run(&sim__rt_api, "steal", "numa1", w, 1, 1, "runnext=1");
-	struct outcome off = run(&sim__rt_api, "steal", "numa1", w, 1, 1, "runnext=0");
+	struct test_outcome on = run(&sim__rt_api, "steal", "numa1", w, 1, 1, "runnext=1");
+	struct test_outcome off = run(&sim__rt_api, "steal", "numa1", w, 1, 1, "runnext=0");
 	assert_completes(&on, "runnext=1");
 	assert_completes(&off, "runnext=0");
 	double a = mean_latency(&on), b = mean_latency(&off);
@@ -194,7 +170,7 @@ START_TEST(runnext_makes_handoff_orders_faster)
 }
 END_TEST
 
-static double lock_share_of_busy(const struct outcome *o)
+static double lock_share_of_busy(const struct test_outcome *o)
 {
 	double lock, idle;
 	ck_assert(rt_cpu_frac(&o->r.cpu, RT_CPU_LOCK_WAIT, &lock));
@@ -202,7 +178,7 @@ static double lock_share_of_busy(const struct outcome *o)
 	return lock / (1 - idle);
 }
 
-static double throughput(const struct outcome *o)
+static double throughput(const struct test_outcome *o)
 {
 	return (double)o->r.completed / ((double)o->r.makespan_ns / 1e9);
 }
@@ -213,11 +189,11 @@ static double throughput(const struct outcome *o)
 START_TEST(global_lock_collapses_on_vtocc)
 {
 	struct workload *w = catalog("vtocc");
-	struct outcome g2 = run(&sim__rt_api, "global", "numa4", w, 2, 1, NULL);
-	struct outcome g8 = run(&sim__rt_api, "global", "numa4", w, 8, 1, NULL);
-	struct outcome g32 = run(&sim__rt_api, "global", "numa4", w, 32, 1, NULL);
-	struct outcome s8 = run(&sim__rt_api, "steal", "numa4", w, 8, 1, NULL);
-	struct outcome s32 = run(&sim__rt_api, "steal", "numa4", w, 32, 1, NULL);
+	struct test_outcome g2 = run(&sim__rt_api, "global", "numa4", w, 2, 1, NULL);
+	struct test_outcome g8 = run(&sim__rt_api, "global", "numa4", w, 8, 1, NULL);
+	struct test_outcome g32 = run(&sim__rt_api, "global", "numa4", w, 32, 1, NULL);
+	struct test_outcome s8 = run(&sim__rt_api, "steal", "numa4", w, 8, 1, NULL);
+	struct test_outcome s32 = run(&sim__rt_api, "steal", "numa4", w, 32, 1, NULL);
 	assert_completes(&g32, "global");
 	assert_completes(&s32, "steal");
 	double l2 = lock_share_of_busy(&g2), l8 = lock_share_of_busy(&g8);

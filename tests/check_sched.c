@@ -12,18 +12,12 @@
 
 static const char *const bundled[] = { "numa1", "numa2", "numa4", "numa8" };
 
-struct outcome {
-	struct rt_result r;
-	bool created;
-	struct err e;
-};
-
 /* The policy under test: each registered policy gets the policy-agnostic
  * tests of this suite in a test case of its own (make_sched_suite), so a
  * policy added later is tested by registering it.  Set by the case's
  * checked fixture, in the process that runs the test. */
 static const char *under_test = "steal";
-static const char *case_policies[16];
+static const char *case_policies[8];
 static int case_policy_next;
 
 /* True if the policy under test has knob: what it has tells what it does
@@ -33,35 +27,6 @@ static bool policy_has(const char *knob)
 {
 	const struct pol_ops *pol = sim__rt_api.pol_find(under_test);
 	return pol && pol_knob(pol, knob, NULL);
-}
-
-/* Runs wl under policy with the given knob assignments (NULL-terminated). */
-static struct outcome run_with(const struct rt_api *api, const char *policy, const char *topology,
-			       struct workload *wl, int procs, uint64_t seed,
-			       const char *const *sets)
-{
-	struct outcome o;
-	memset(&o, 0, sizeof(o));
-	struct topo *t = topo_load(topology, &o.e);
-	ck_assert_msg(t, "%s", o.e.msg);
-	const struct pol_ops *pol = api->pol_find(policy);
-	ck_assert_msg(pol, "no policy %s", policy);
-	int64_t knobs[64];
-	pol_default_knobs(pol, knobs);
-	for (; sets && *sets; sets++)
-		ck_assert_msg(pol_set_knob(pol, knobs, *sets, &o.e), "%s", o.e.msg);
-	struct rt_config cfg = {
-		.policy = pol, .knobs = knobs, .procs = procs, .seed = seed, .topo = t, .workload = wl,
-	};
-	struct rt *rt = api->create(&cfg, &o.e);
-	if (rt) {
-		o.created = true;
-		api->run(rt);
-		api->result(rt, &o.r);
-		api->destroy(rt);
-	}
-	topo_free(t);
-	return o;
 }
 
 static struct workload *builtin(const char *name)
@@ -77,7 +42,7 @@ static struct workload *builtin(const char *name)
  * add its work twice; one never run, none).  Each G is scheduled once,
  * plus once more per preemption (sysmon preempts a chain of spawned Gs
  * that inherit one time slice for 10 ms). */
-static void assert_tree_ran_once(const struct outcome *o)
+static void assert_tree_ran_once(const struct test_outcome *o)
 {
 	ck_assert(o->created);
 	ck_assert(!o->r.deadlock);
@@ -91,7 +56,7 @@ static void assert_tree_ran_once(const struct outcome *o)
 START_TEST(spawn_tree_runs_each_g_once_sim)
 {
 	struct workload *w = builtin("spawn-tree");
-	struct outcome o = run_with(&sim__rt_api, under_test, bundled[_i], w, 0, 1, NULL);
+	struct test_outcome o = test_run_policy(&sim__rt_api, under_test, bundled[_i], w, 0, 1, NULL);
 	assert_tree_ran_once(&o);
 	/* Work that fits in one P's ring is still spread: Ms steal it (a
 	 * policy that steals; Go 1.0's spreads it from its one queue). */
@@ -105,7 +70,7 @@ END_TEST
 START_TEST(spawn_tree_runs_each_g_once_native)
 {
 	struct workload *w = builtin("spawn-tree");
-	struct outcome o = run_with(&nat__rt_api, under_test, "host", w, 0, 1, NULL);
+	struct test_outcome o = test_run_policy(&nat__rt_api, under_test, "host", w, 0, 1, NULL);
 	assert_tree_ran_once(&o);
 	wl_free(w);
 }
@@ -116,9 +81,9 @@ END_TEST
 START_TEST(same_seed_same_schedule)
 {
 	struct workload *w = builtin("spawn-tree");
-	struct outcome a = run_with(&sim__rt_api, under_test, "numa4", w, 0, 7, NULL);
-	struct outcome b = run_with(&sim__rt_api, under_test, "numa4", w, 0, 7, NULL);
-	struct outcome c = run_with(&sim__rt_api, under_test, "numa4", w, 0, 8, NULL);
+	struct test_outcome a = test_run_policy(&sim__rt_api, under_test, "numa4", w, 0, 7, NULL);
+	struct test_outcome b = test_run_policy(&sim__rt_api, under_test, "numa4", w, 0, 7, NULL);
+	struct test_outcome c = test_run_policy(&sim__rt_api, under_test, "numa4", w, 0, 8, NULL);
 	ck_assert(memcmp(&a.r, &b.r, sizeof(a.r)) == 0);
 	ck_assert_uint_eq(a.r.schedule_hash, b.r.schedule_hash);
 	/* spawn-tree draws nothing: only a policy's own random choices (its
@@ -135,7 +100,7 @@ START_TEST(ping_pong_completes)
 {
 	struct workload *w = builtin("ping-pong");
 	const struct rt_api *api = _i == 0 ? &sim__rt_api : &nat__rt_api;
-	struct outcome o = run_with(api, under_test, _i == 0 ? "numa4" : "host", w, 0, 1, NULL);
+	struct test_outcome o = test_run_policy(api, under_test, _i == 0 ? "numa4" : "host", w, 0, 1, NULL);
 	ck_assert(o.created && !o.r.deadlock);
 	ck_assert_uint_eq(o.r.completed, 3);
 	/* 10,000 rounds of 1 us on each side, strictly alternating */
@@ -157,7 +122,7 @@ START_TEST(deadlock_is_reported)
 	wl_emit(w, w->main, PROG_COMPUTE, 0, 1000);
 	wl_emit(w, waiter, PROG_RECV, c, 0);
 	const struct rt_api *api = _i == 0 ? &sim__rt_api : &nat__rt_api;
-	struct outcome o = run_with(api, under_test, _i == 0 ? "numa2" : "host", w, 4, 1, NULL);
+	struct test_outcome o = test_run_policy(api, under_test, _i == 0 ? "numa2" : "host", w, 4, 1, NULL);
 	ck_assert(o.created);
 	ck_assert(o.r.deadlock);
 	ck_assert_uint_eq(o.r.goroutines, 4);
@@ -181,7 +146,7 @@ START_TEST(knobs_take_other_paths)
 		{ "spinning_max_pct=0", NULL },
 	};
 	struct workload *w = builtin("spawn-tree");
-	struct outcome o = run_with(&sim__rt_api, under_test, "numa4", w, 16, 3, variants[_i]);
+	struct test_outcome o = test_run_policy(&sim__rt_api, under_test, "numa4", w, 16, 3, variants[_i]);
 	assert_tree_ran_once(&o);
 	wl_free(w);
 }
@@ -191,7 +156,7 @@ START_TEST(yield_storm_completes_both_modes)
 {
 	struct workload *w = builtin("yield-storm");
 	const struct rt_api *api = _i == 0 ? &sim__rt_api : &nat__rt_api;
-	struct outcome o = run_with(api, under_test, _i == 0 ? "numa2" : "host", w, 8, 1, NULL);
+	struct test_outcome o = test_run_policy(api, under_test, _i == 0 ? "numa2" : "host", w, 8, 1, NULL);
 	ck_assert(o.created && !o.r.deadlock);
 	ck_assert_uint_eq(o.r.completed, 1001);
 	ck_assert_uint_eq(o.r.user_ns, 1000ull * 100 * 5000);
@@ -213,7 +178,7 @@ START_TEST(sleeping_gs_cost_no_m)
 	wl_emit(w, sleeper, PROG_SLEEP, 0, 1000000);
 	wl_emit(w, sleeper, PROG_COMPUTE, 0, 1000);
 	const struct rt_api *api = _i == 0 ? &sim__rt_api : &nat__rt_api;
-	struct outcome o = run_with(api, under_test, _i == 0 ? "numa4" : "host", w, 4, 1, NULL);
+	struct test_outcome o = test_run_policy(api, under_test, _i == 0 ? "numa4" : "host", w, 4, 1, NULL);
 	ck_assert(o.created && !o.r.deadlock);
 	ck_assert_uint_eq(o.r.completed, 1001);
 	ck_assert_int_ge(o.r.makespan_ns, 1000000);
@@ -230,9 +195,9 @@ END_TEST
 
 /* ---- Runtime services, in both modes (_i: 0 sim, 1 native) ---- */
 
-static struct outcome run_mode(int mode, struct workload *w, int procs)
+static struct test_outcome run_mode(int mode, struct workload *w, int procs)
 {
-	return run_with(mode == 0 ? &sim__rt_api : &nat__rt_api, under_test, mode == 0 ? "numa2" : "host",
+	return test_run_policy(mode == 0 ? &sim__rt_api : &nat__rt_api, under_test, mode == 0 ? "numa2" : "host",
 			w, procs, 1, NULL);
 }
 
@@ -244,7 +209,7 @@ static bool timing_holds(int mode)
 	return mode == 0 || !getenv("SCHEDLAB_VALGRIND");
 }
 
-static void assert_clean(const struct outcome *o, uint64_t gs)
+static void assert_clean(const struct test_outcome *o, uint64_t gs)
 {
 	ck_assert(o->created);
 	ck_assert_msg(!o->r.deadlock, "deadlock:\n%s", o->r.blocked);
@@ -275,7 +240,7 @@ START_TEST(close_drains_then_wakes_receivers)
 	wl_emit(w, cons, PROG_RECV, data, 0);
 	wl_end(w, cons, l);
 	wl_emit(w, waiter, PROG_RECV, gate, 0);
-	struct outcome o = run_mode(_i, w, 4);
+	struct test_outcome o = run_mode(_i, w, 4);
 	assert_clean(&o, 8);
 	ck_assert_int_ge(o.r.makespan_ns, 200000);
 	wl_free(w);
@@ -307,7 +272,7 @@ START_TEST(misuse_panics)
 			wl_emit(w, w->main, PROG_UNLOCK, mu, 0);
 		}
 		wl_emit(w, w->main, PROG_COMPUTE, 0, 1000);
-		struct outcome o = run_mode(_i, w, 2);
+		struct test_outcome o = run_mode(_i, w, 2);
 		ck_assert(o.created);
 		ck_assert_msg(o.r.panicked, "case %d did not panic", k);
 		ck_assert_msg(strstr(o.r.panic, expect[k]) && strstr(o.r.panic, "[goroutine 1]"), "%s",
@@ -342,7 +307,7 @@ START_TEST(select_takes_whichever_is_ready)
 	wl_emit(w, sel, PROG_SELECT, 1, 2);   /* with default: nothing ready */
 	wl_emit(w, sel, PROG_CASE, never, 0);
 	wl_emit(w, sel, PROG_CASE, never, 1);
-	struct outcome o = run_mode(_i, w, 4);
+	struct test_outcome o = run_mode(_i, w, 4);
 	assert_clean(&o, 4);
 	ck_assert_int_ge(o.r.makespan_ns, 100000);
 	wl_free(w);
@@ -370,7 +335,7 @@ START_TEST(select_under_contention)
 	wl_emit(w, rcv, PROG_CASE, b, 0);
 	wl_emit(w, rcv, PROG_COMPUTE, 0, 100);
 	wl_end(w, rcv, l);
-	struct outcome o = run_mode(_i, w, 8);
+	struct test_outcome o = run_mode(_i, w, 8);
 	assert_clean(&o, 53);
 	ck_assert_uint_eq(o.r.user_ns, 1000 * 100);
 	wl_free(w);
@@ -395,7 +360,7 @@ START_TEST(waitgroup_and_mutex_under_contention)
 	wl_emit(w, worker, PROG_UNLOCK, mu, 0);
 	wl_end(w, worker, l);
 	wl_emit(w, worker, PROG_WG_ADD, wg, (uint64_t)-1);
-	struct outcome o = run_mode(_i, w, 8);
+	struct test_outcome o = run_mode(_i, w, 8);
 	assert_clean(&o, 51);
 	ck_assert_uint_eq(o.r.user_ns, 50 * 100 * 1000 + 7);
 	/* the critical sections are serial: 5 ms of them cannot take less */
@@ -405,9 +370,9 @@ START_TEST(waitgroup_and_mutex_under_contention)
 END_TEST
 
 /* Runs w on one P with the given knobs, in mode _i. */
-static struct outcome run_one_p(int mode, struct workload *w, const char *const *sets)
+static struct test_outcome run_one_p(int mode, struct workload *w, const char *const *sets)
 {
-	return run_with(mode == 0 ? &sim__rt_api : &nat__rt_api, under_test, mode == 0 ? "numa2" : "host",
+	return test_run_policy(mode == 0 ? &sim__rt_api : &nat__rt_api, under_test, mode == 0 ? "numa2" : "host",
 			w, 1, 1, sets);
 }
 
@@ -428,7 +393,7 @@ START_TEST(long_computation_is_preempted)
 	wl_emit(w, w->main, PROG_SLEEP, 0, 100000);
 	wl_emit(w, w->main, PROG_COMPUTE, 0, 1000);
 	wl_emit(w, hog, PROG_COMPUTE, 0, 50000000);
-	struct outcome on = run_one_p(_i, w, NULL);
+	struct test_outcome on = run_one_p(_i, w, NULL);
 	assert_clean(&on, 2);
 	ck_assert_uint_eq(on.r.user_ns, 50000000 + 1000);  /* the cut computation is finished later */
 	if (!timing_holds(_i)) {
@@ -441,7 +406,7 @@ START_TEST(long_computation_is_preempted)
 	ck_assert_msg(on.r.sched_latency.max < (_i == 0 ? 15000000u : 30000000u),
 		      "main waited %llu ns", (unsigned long long)on.r.sched_latency.max);
 	static const char *const off[] = { "preempt_ms=0", NULL };
-	struct outcome o = run_one_p(_i, w, off);
+	struct test_outcome o = run_one_p(_i, w, off);
 	assert_clean(&o, 2);
 	ck_assert_uint_eq(o.r.preemptions, 0);
 	ck_assert_uint_ge(o.r.sched_latency.max, 45000000);
@@ -464,7 +429,7 @@ START_TEST(syscall_hands_off_the_p)
 	w->progs[w->main].ops[1] = (struct prog_op){ .code = PROG_SLEEP, .x = PV_C(100000),
 						     .dst = PROG_NO_SLOT, .b = PROG_NO_SLOT };
 	wl_emit(w, blocker, PROG_COMPUTE, 0, 1000);
-	struct outcome on = run_one_p(_i, w, NULL);
+	struct test_outcome on = run_one_p(_i, w, NULL);
 	assert_clean(&on, 2);
 	if (!timing_holds(_i)) {
 		wl_free(w);
@@ -475,7 +440,7 @@ START_TEST(syscall_hands_off_the_p)
 	ck_assert_msg(on.r.sched_latency.max < 5000000, "main waited %llu ns",
 		      (unsigned long long)on.r.sched_latency.max);
 	static const char *const off[] = { "syscall_retake_us=1000000", "preempt_ms=0", NULL };
-	struct outcome o = run_one_p(_i, w, off);
+	struct test_outcome o = run_one_p(_i, w, off);
 	assert_clean(&o, 2);
 	ck_assert_uint_eq(o.r.retakes, 0);
 	ck_assert_uint_ge(o.r.sched_latency.max, 45000000);
@@ -515,7 +480,7 @@ START_TEST(ping_pong_hog_is_fair)
 	wl_emit(w, w->main, PROG_CLOSE, done, 0);
 	wl_emit(w, w->main, PROG_RECV, hogc, 0);
 	wl_emit(w, w->main, PROG_RECV, lightc, 0);
-	struct outcome o = run_one_p(_i, w, NULL);
+	struct test_outcome o = run_one_p(_i, w, NULL);
 	assert_clean(&o, 5);
 	uint64_t h = o.r.prog_user_ns[hog], li = o.r.prog_user_ns[light];
 	if (timing_holds(_i))
@@ -565,7 +530,7 @@ START_TEST(netpoller_serves_connections)
 	wl_emit(w, srv, PROG_COMPUTE, 0, 5000);
 	wl_op(w, srv, conn_op(PROG_NET_WRITE));
 	wl_end(w, srv, loop);
-	struct outcome o = run_mode(_i, w, 4);
+	struct test_outcome o = run_mode(_i, w, 4);
 	assert_clean(&o, 11);
 	ck_assert_uint_eq(o.r.user_ns, 10ull * 500 * 5000);
 	/* 499 think times of 200 us after the answers */
@@ -605,7 +570,7 @@ START_TEST(unanswered_connection_deadlocks)
 	uint32_t srv = serve(w, lis, "handler");
 	wl_op(w, srv, conn_op(PROG_NET_READ));
 	wl_op(w, srv, conn_op(PROG_NET_READ));
-	struct outcome o = run_mode(_i, w, 2);
+	struct test_outcome o = run_mode(_i, w, 2);
 	ck_assert(o.created);
 	ck_assert(o.r.deadlock);
 	ck_assert_msg(strstr(o.r.blocked, "[IO wait (nothing more will arrive)]: program handler, "
@@ -643,7 +608,7 @@ START_TEST(bad_program_is_refused)
 	struct workload *w = wl_new("bad", "");
 	w->main = wl_add_program(w, "main");
 	wl_emit(w, w->main, PROG_SEND, 5, 0);
-	struct outcome o = run_with(&sim__rt_api, under_test, "numa1", w, 0, 1, NULL);
+	struct test_outcome o = test_run_policy(&sim__rt_api, under_test, "numa1", w, 0, 1, NULL);
 	ck_assert(!o.created);
 	ck_assert_msg(strstr(o.e.msg, "program main: op 0 (send) uses a channel that does not exist"),
 		      "%s", o.e.msg);
@@ -656,7 +621,7 @@ END_TEST
  * when some of it was idle.  Ping-pong keeps one P busy and wakes Ms
  * that spin for work and park; yield-storm on 64 Ps queues every yield
  * on the global queue, behind the scheduler lock. */
-static void assert_cpu_adds_up(const struct outcome *o, int procs)
+static void assert_cpu_adds_up(const struct test_outcome *o, int procs)
 {
 	const struct rt_cpu_time *c = &o->r.cpu;
 	ck_assert_uint_eq(c->measured, (1u << RT_CPU__COUNT) - 1);
@@ -683,7 +648,7 @@ START_TEST(cpu_breakdown_adds_up)
 	const char *topology = _i == 0 ? "numa4" : "host";
 	int procs = _i == 0 ? 64 : 4;
 	struct workload *w = builtin("ping-pong");
-	struct outcome o = run_with(api, under_test, topology, w, procs, 1, NULL);
+	struct test_outcome o = test_run_policy(api, under_test, topology, w, procs, 1, NULL);
 	assert_clean(&o, 3);
 	assert_cpu_adds_up(&o, procs);
 	if (policy_has("spinning_max_pct"))
@@ -699,7 +664,7 @@ START_TEST(cpu_breakdown_adds_up)
 	wl_free(w);
 
 	w = builtin("yield-storm");
-	o = run_with(api, under_test, _i == 0 ? "numa2" : "host", w, procs, 1, NULL);
+	o = test_run_policy(api, under_test, _i == 0 ? "numa2" : "host", w, procs, 1, NULL);
 	assert_clean(&o, 1001);
 	assert_cpu_adds_up(&o, procs);
 	if (_i == 0) {
@@ -729,7 +694,7 @@ START_TEST(requests_and_memory_reach_the_result)
 	wl_emit(w, w->main, PROG_COMPUTE, 0, 1000);
 	wl_op(w, w->main, (struct prog_op){ .code = PROG_REQ_END });
 	wl_end(w, w->main, loop);
-	struct outcome o = run_with(_i == 0 ? &sim__rt_api : &nat__rt_api, under_test,
+	struct test_outcome o = test_run_policy(_i == 0 ? &sim__rt_api : &nat__rt_api, under_test,
 				    _i == 0 ? "numa4" : "host", w, 4, 1, NULL);
 	assert_clean(&o, 1);
 	ck_assert_uint_eq(o.r.requests, 20);

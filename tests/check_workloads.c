@@ -110,35 +110,12 @@ static bool in_catalog(const char *name)
 	return false;
 }
 
-struct outcome {
-	struct rt_result r;
-	bool created;
-	struct err e;
-};
-
 /* Runs w under policy steal, simulated on topology (or natively on the
  * host with api nat__rt_api). */
-static struct outcome run_wl(const struct rt_api *api, const char *topology, struct workload *w,
-			     int procs, uint64_t seed)
+static struct test_outcome run_wl(const struct rt_api *api, const char *topology,
+				  struct workload *w, int procs, uint64_t seed)
 {
-	struct outcome o;
-	memset(&o, 0, sizeof(o));
-	struct topo *t = topo_load(topology, &o.e);
-	ck_assert_msg(t, "%s", o.e.msg);
-	const struct pol_ops *pol = api->pol_find("steal");
-	ck_assert_ptr_nonnull(pol);
-	struct rt_config cfg = {
-		.policy = pol, .procs = procs, .seed = seed, .topo = t, .workload = w,
-	};
-	struct rt *rt = api->create(&cfg, &o.e);
-	if (rt) {
-		o.created = true;
-		api->run(rt);
-		api->result(rt, &o.r);
-		api->destroy(rt);
-	}
-	topo_free(t);
-	return o;
+	return test_run_policy(api, "steal", topology, w, procs, seed, NULL);
 }
 
 static struct workload *compile(const char *text)
@@ -154,7 +131,7 @@ static struct workload *compile(const char *text)
 static struct rt_result run_ok(const char *text, int i)
 {
 	struct workload *w = compile(text);
-	struct outcome o = i == 0 ? run_wl(&sim__rt_api, "numa2", w, 4, 1)
+	struct test_outcome o = i == 0 ? run_wl(&sim__rt_api, "numa2", w, 4, 1)
 				  : run_wl(&nat__rt_api, "host", w, 2, 1);
 	ck_assert_msg(o.created, "%s", o.e.msg);
 	ck_assert_msg(!o.r.panicked, "panic: %s", o.r.panic);
@@ -205,7 +182,7 @@ static void run_catalog(int i, const char *topology)
 		wl_free(w);
 		return;
 	}
-	struct outcome o = run_wl(&sim__rt_api, topology, w, 0, 1);
+	struct test_outcome o = run_wl(&sim__rt_api, topology, w, 0, 1);
 	ck_assert_msg(o.created, "%s on %s: %s", name, topology, o.e.msg);
 	ck_assert_msg(!o.r.panicked, "%s on %s panicked: %s", name, topology, o.r.panic);
 	ck_assert_msg(!o.r.deadlock, "%s on %s deadlocked:\n%s", name, topology, o.r.blocked);

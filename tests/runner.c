@@ -31,6 +31,35 @@ static char *slurp(FILE *f)
 	return buf;
 }
 
+struct test_outcome test_run_policy(const struct rt_api *api, const char *policy,
+				    const char *topology, const struct workload *w, int procs,
+				    uint64_t seed, const char *const *sets)
+{
+	struct test_outcome o;
+	memset(&o, 0, sizeof(o));
+	struct topo *t = topo_load(topology, &o.e);
+	ck_assert_msg(t, "%s", o.e.msg);
+	const struct pol_ops *pol = api->pol_find(policy);
+	ck_assert_msg(pol, "no policy %s", policy);
+	int64_t knobs[64];
+	ck_assert_int_le(pol_nknobs(pol), 64);
+	pol_default_knobs(pol, knobs);
+	for (; sets && *sets; sets++)
+		ck_assert_msg(pol_set_knob(pol, knobs, *sets, &o.e), "%s", o.e.msg);
+	struct rt_config cfg = {
+		.policy = pol, .knobs = knobs, .procs = procs, .seed = seed, .topo = t, .workload = w,
+	};
+	struct rt *rt = api->create(&cfg, &o.e);
+	if (rt) {
+		o.created = true;
+		api->run(rt);
+		api->result(rt, &o.r);
+		api->destroy(rt);
+	}
+	topo_free(t);
+	return o;
+}
+
 int test_run(const char *cmdline, char **out, char **err)
 {
 	char errpath[] = "/tmp/schedlab-test-XXXXXX";

@@ -5,6 +5,9 @@
 #define SCHEDLAB_TESTS_H
 
 #include <check.h>
+#include <stdbool.h>
+
+#include "policies/policy.h"
 
 Suite *make_topology_suite(void);
 Suite *make_engine_suite(void);
@@ -31,5 +34,19 @@ const char *test_schedlab_bin(void);
 /* Runs a shell command line; returns its exit status and its stdout and
  * stderr (caller frees). */
 int test_run(const char *cmdline, char **out, char **err);
+
+/* One run of a workload in process: created (else e says why) and what it
+ * measured. */
+struct test_outcome {
+	struct rt_result r;
+	bool created;
+	struct err e;
+};
+/* Runs w under policy on topology (a bundled name, or "host" natively)
+ * with the policy's default knobs changed by sets (NULL-terminated, or
+ * NULL), through api (sim__rt_api or nat__rt_api). */
+struct test_outcome test_run_policy(const struct rt_api *api, const char *policy,
+				    const char *topology, const struct workload *w, int procs,
+				    uint64_t seed, const char *const *sets);
 
 #endif
