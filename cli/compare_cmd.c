@@ -264,6 +264,7 @@ static const struct metric {
 	{ "cpu.sched", "cpu sched", UNIT_FRAC, false },
 	{ "cpu.spin", "cpu spin", UNIT_FRAC, false },
 	{ "cpu.lock_wait", "cpu lock wait", UNIT_FRAC, false },
+	{ "lock_wait_by.sched", "cpu lock wait, scheduler", UNIT_FRAC, false },
 	{ "cpu.syscall", "cpu syscall", UNIT_FRAC, false },
 	{ "cpu.idle", "cpu idle", UNIT_FRAC, false },
 	{ "locality.mem_local_frac", "local memory", UNIT_FRAC, false },

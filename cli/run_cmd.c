@@ -106,6 +106,12 @@ cJSON *cli_report_json(const struct cli_run *run)
 			if (rt_cpu_frac(&r->cpu, (enum rt_cpu)i, &f))
 				cJSON_AddNumberToObject(cpu, rt_cpu_names[i], f);
 		}
+		cJSON *by = cJSON_AddObjectToObject(m, "lock_wait_by");
+		for (int c = 0; c < RT_LOCK__COUNT; c++) {
+			double f;
+			if (rt_lock_frac(&r->cpu, (enum rt_lock_class)c, &f))
+				cJSON_AddNumberToObject(by, rt_lock_names[c], f);
+		}
 	}
 	cJSON *loc = cJSON_AddObjectToObject(m, "locality");
 	const struct rt_mem *mem = &r->locality.mem;
@@ -191,6 +197,14 @@ static const char *const cpu_labels[RT_CPU__COUNT] = {
 	[RT_CPU_IDLE] = "idle",
 };
 
+static const char *const lock_labels[RT_LOCK__COUNT] = {
+	[RT_LOCK_SCHED] = "scheduler",
+	[RT_LOCK_CHAN] = "channels",
+	[RT_LOCK_SYNC] = "sync queues",
+	[RT_LOCK_NET] = "netpoller",
+	[RT_LOCK_TIMERS] = "timers",
+};
+
 void cli_report_text(const struct cli_run *run)
 {
 	const struct rt_result *r = &run->r;
@@ -218,8 +232,16 @@ void cli_report_text(const struct cli_run *run)
 		printf(LABEL "%% of %d Ps x %.3f ms\n", "cpu", run->procs, (double)r->cpu.span_ns / 1e6);
 		for (int i = 0; i < RT_CPU__COUNT; i++) {
 			double f;
-			if (rt_cpu_frac(&r->cpu, (enum rt_cpu)i, &f))
-				printf("  %-14s%6.1f%%\n", cpu_labels[i], 100.0 * f);
+			if (!rt_cpu_frac(&r->cpu, (enum rt_cpu)i, &f))
+				continue;
+			printf("  %-14s%6.1f%%\n", cpu_labels[i], 100.0 * f);
+			if (i != RT_CPU_LOCK_WAIT || r->cpu.ns[i] == 0)
+				continue;
+			/* whose locks, where there was any wait: a share under
+			 * 0.05% prints as nothing rather than as 0.0% */
+			for (int k = 0; k < RT_LOCK__COUNT; k++)
+				if (rt_lock_frac(&r->cpu, (enum rt_lock_class)k, &f) && f >= 0.0005)
+					printf("    %-12s%6.1f%%\n", lock_labels[k], 100.0 * f);
 		}
 	}
 

@@ -83,6 +83,11 @@ static inline plat_line_t plat_line_new(struct rt *rt, int node)
 	(void)rt, (void)node;
 	return 0;
 }
+static inline plat_line_t plat_line_model(struct rt *rt)
+{
+	(void)rt;
+	return 0;
+}
 static inline void plat_shared_access(plat_line_t line, bool write) { (void)line, (void)write; }
 
 #define NATP_ATOMIC_OPS(T, suffix)                                                         \

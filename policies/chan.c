@@ -29,7 +29,7 @@ struct hchan *rt_chan_new(struct rt *rt, uint32_t cap, int node)
 	struct hchan *c = xcalloc(1, sizeof(*c));
 	c->id = plat_add_u64(&rt->sched.chanidgen, 1, memory_order_relaxed);
 	c->line = plat_line_new(rt, node);
-	rt_mutex_init(rt, &c->lock, c->line);
+	rt_mutex_init(rt, &c->lock, c->line, RT_LOCK_CHAN);
 	c->cap = cap;
 	c->buf = cap ? xcalloc(cap, sizeof(*c->buf)) : NULL;
 	return c;

@@ -25,10 +25,11 @@ enum {
 #define ACTIVE_SPIN_PAUSES 30
 #define PASSIVE_SPIN 1
 
-void rt_mutex_init(struct rt *rt, struct rt_mutex *l, plat_line_t line)
+void rt_mutex_init(struct rt *rt, struct rt_mutex *l, plat_line_t line, enum rt_lock_class cls)
 {
 	(void)rt;
 	plat_u32_init(&l->key, MUTEX_UNLOCKED, line);
+	l->cls = (uint8_t)cls;
 }
 
 /* Takes the lock if the key reads unlocked, keeping state as the key. */
@@ -80,9 +81,16 @@ void rt_lock(struct rt_mutex *l)
 	if (timed) {
 		uint64_t d = (uint64_t)(plat_nanotime() - t0);
 		m->stats.lock_wait_ns += d;
+		m->stats.lock_wait_by[l->cls] += d;
 		if (!m->p)
 			m->stats.lock_wait_nop_ns += d;
 	}
+}
+
+bool rt_trylock(struct rt_mutex *l)
+{
+	uint32_t expected = MUTEX_UNLOCKED;
+	return plat_cas_u32(&l->key, &expected, MUTEX_LOCKED, memory_order_acquire);
 }
 
 void rt_unlock(struct rt_mutex *l)

@@ -11,6 +11,7 @@
 
 /* policies/lock.c */
 #define rt_mutex_init PLAT_SYM(rt_mutex_init)
+#define rt_trylock PLAT_SYM(rt_trylock)
 #define rt_lock PLAT_SYM(rt_lock)
 #define rt_unlock PLAT_SYM(rt_unlock)
 #define rt_mutex_held PLAT_SYM(rt_mutex_held)

@@ -45,15 +45,15 @@ static struct pollfd_desc *desc_new(struct rt *rt)
 {
 	struct pollfd_desc *pd = xcalloc(1, sizeof(*pd));
 	pd->line = plat_line_new(rt, 0);
-	rt_mutex_init(rt, &pd->lock, pd->line);
+	rt_mutex_init(rt, &pd->lock, pd->line, RT_LOCK_NET);
 	return pd;
 }
 
 void rt_netpoll_init(struct rt *rt)
 {
 	const struct workload *w = rt->wl;
-	rt->arrivals_line = plat_line_new(rt, 0);
-	rt_mutex_init(rt, &rt->arrivals_lock, rt->arrivals_line);
+	rt->arrivals_line = plat_line_model(rt);
+	rt_mutex_init(rt, &rt->arrivals_lock, rt->arrivals_line, RT_LOCK_NET);
 	plat_u64_init(&rt->arrival0, 0, rt->arrivals_line);
 	rt->listeners = xcalloc(w->nlisteners + 1, sizeof(*rt->listeners));
 	plat_netpoll_init(rt);
@@ -155,8 +155,13 @@ void rt_netpoll_start(struct rt *rt)
 	rt_unlock(&rt->arrivals_lock);
 }
 
-/* The arrivals due by now, as events. */
-static int arrivals_due(struct m *m, struct netpoll_event *ev, int max)
+/* The arrivals due by now, as events.  A poll that must not wait (!wait)
+ * gives up if another M holds the lock: that M is taking the due arrivals
+ * right now, as one epoll_wait drains the ready list another then finds
+ * empty.  Waiting instead would sleep on the futex behind every M that
+ * spins into a poll at once -- the kernel's ready-list lock is a spinlock
+ * held for a few list operations, and costs nothing like a sleep. */
+static int arrivals_due(struct m *m, struct netpoll_event *ev, int max, bool wait)
 {
 	struct rt *rt = m->rt;
 	int64_t first = rt_arrivals_next(rt);
@@ -166,7 +171,10 @@ static int arrivals_due(struct m *m, struct netpoll_event *ev, int max)
 	if (first > now)
 		return 0;
 	int n = 0;
-	rt_lock(&rt->arrivals_lock);
+	if (wait)
+		rt_lock(&rt->arrivals_lock);
+	else if (!rt_trylock(&rt->arrivals_lock))
+		return 0;
 	plat_shared_access(rt->arrivals_line, true);
 	while (n < max && rt->narrivals && rt->arrivals[0].when <= now) {
 		struct arrival a = arrival_pop(rt);
@@ -447,7 +455,7 @@ struct g *rt_netpoll_now(struct m *m)
 	int n = plat_netpoll(m->rt, 0, ev, NETPOLL_BATCH);
 	if (n < 0)
 		n = 0;
-	n += arrivals_due(m, ev + n, NETPOLL_BATCH - n);
+	n += arrivals_due(m, ev + n, NETPOLL_BATCH - n, false);
 	if (n == 0)
 		return NULL;
 	uint32_t count;
@@ -479,7 +487,7 @@ int rt_netpoll_wait(struct m *m, int64_t until, struct netpoll_event *ev, int ma
 	int n = plat_netpoll(m->rt, timeout, ev, max);
 	if (n < 0)
 		n = 0;
-	return n + arrivals_due(m, ev + n, max - n);
+	return n + arrivals_due(m, ev + n, max - n, true);
 }
 
 void rt_netpoll_inject(struct m *m, const struct netpoll_event *ev, int n)
@@ -510,7 +518,7 @@ struct pollfd_desc *rt_netpoll_open(struct m *m, int fd)
 	} else {
 		pd = xcalloc(1, sizeof(*pd));
 		pd->line = plat_line_new(rt, 0);
-		rt_mutex_init(rt, &pd->lock, pd->line);
+		rt_mutex_init(rt, &pd->lock, pd->line, RT_LOCK_NET);
 		pd->is_fd = true;
 		pd->all_link = rt->fdall;
 		rt->fdall = pd;

@@ -40,6 +40,11 @@
  *   Lines and atomics:
  *     plat_line_t plat_line_new(struct rt *, int node)
  *         a new line homed on node's memory
+ *     plat_line_t plat_line_model(struct rt *)
+ *         the line of the workload model's own state (the clients' next
+ *         requests, which are not the machine's work): in simulation its
+ *         accesses cost nothing and never let another M run, so a lock
+ *         on it is never contended; natively it is like any other line
  *     void plat_u32_init(plat_u32 *, uint32_t v, plat_line_t)   (u64, ptr alike)
  *     uint32_t plat_load_u32(plat_u32 *, memory_order)
  *     void plat_store_u32(plat_u32 *, uint32_t, memory_order)

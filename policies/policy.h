@@ -98,9 +98,23 @@ enum rt_cpu {
 };
 extern const char *const rt_cpu_names[RT_CPU__COUNT];  /* the report's keys */
 
+/* Whose lock the lock wait was for: the scheduler's own (sched.lock and
+ * the Ps' shared queues), a channel's, a sync.Mutex's or WaitGroup's
+ * queue, the netpoller's descriptors, or a P's timers. */
+enum rt_lock_class {
+	RT_LOCK_SCHED,
+	RT_LOCK_CHAN,
+	RT_LOCK_SYNC,
+	RT_LOCK_NET,
+	RT_LOCK_TIMERS,
+	RT_LOCK__COUNT,
+};
+extern const char *const rt_lock_names[RT_LOCK__COUNT];  /* the report's keys */
+
 struct rt_cpu_time {
 	unsigned measured;             /* 1u << RT_CPU_x for each figure this run has */
 	uint64_t ns[RT_CPU__COUNT];    /* summed over Ms */
+	uint64_t lock_ns[RT_LOCK__COUNT]; /* ns[RT_CPU_LOCK_WAIT] by whose lock */
 	uint64_t capacity_ns;          /* procs x span: the fractions' denominator */
 	uint64_t span_ns;              /* from the start of the run to its end (every M idle) */
 	uint64_t held_ns;              /* Ms holding a P */
@@ -109,6 +123,8 @@ struct rt_cpu_time {
 
 /* ns[k] / capacity_ns, if the run measured k. */
 bool rt_cpu_frac(const struct rt_cpu_time *c, enum rt_cpu k, double *frac);
+/* lock_ns[k] / capacity_ns, if the run measured its lock wait. */
+bool rt_lock_frac(const struct rt_cpu_time *c, enum rt_lock_class k, double *frac);
 
 /* The workload's memory as the platform counted it (simulation only): the
  * cache lines its touches read, by where each came from. */

@@ -1092,7 +1092,7 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	 * queue and the id counter apart. */
 	struct sched *s = &rt->sched;
 	plat_line_t lock_line = plat_line_new(rt, 0), count_line = plat_line_new(rt, 0);
-	rt_mutex_init(rt, &s->lock, lock_line);
+	rt_mutex_init(rt, &s->lock, lock_line, RT_LOCK_SCHED);
 	plat_u32_init(&s->npidle, 0, count_line);
 	plat_u32_init(&s->nmspinning, 0, count_line);
 	plat_u32_init(&s->done, 0, count_line);
@@ -1223,6 +1223,8 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 		held += st->held_ns;
 		r->cpu.ns[RT_CPU_SPIN] += st->spin_ns;
 		r->cpu.ns[RT_CPU_LOCK_WAIT] += st->lock_wait_ns;
+		for (int k = 0; k < RT_LOCK__COUNT; k++)
+			r->cpu.lock_ns[k] += st->lock_wait_by[k];
 		lock_nop += st->lock_wait_nop_ns;
 		r->cpu.parked_ns += st->idle_ns;
 		for (int k = 0; k < PROG_MAX_PROGRAMS_REPORTED; k++)

@@ -16,11 +16,27 @@ const char *const rt_cpu_names[RT_CPU__COUNT] = {
 	[RT_CPU_IDLE] = "idle",
 };
 
+const char *const rt_lock_names[RT_LOCK__COUNT] = {
+	[RT_LOCK_SCHED] = "sched",
+	[RT_LOCK_CHAN] = "chan",
+	[RT_LOCK_SYNC] = "sync",
+	[RT_LOCK_NET] = "net",
+	[RT_LOCK_TIMERS] = "timers",
+};
+
 bool rt_cpu_frac(const struct rt_cpu_time *c, enum rt_cpu k, double *frac)
 {
 	if (!(c->measured & 1u << k) || c->capacity_ns == 0)
 		return false;
 	*frac = (double)c->ns[k] / (double)c->capacity_ns;
+	return true;
+}
+
+bool rt_lock_frac(const struct rt_cpu_time *c, enum rt_lock_class k, double *frac)
+{
+	if (!(c->measured & 1u << RT_CPU_LOCK_WAIT) || c->capacity_ns == 0)
+		return false;
+	*frac = (double)c->lock_ns[k] / (double)c->capacity_ns;
 	return true;
 }
 

@@ -31,7 +31,7 @@ void rt_runq_init(struct rt *rt, struct p *pp)
 	pp->runq_mask = rt->runq_size - 1;
 	pp->sharedq_used = rt->shared_queues;
 	plat_line_t shared = plat_line_new(rt, pp->node);
-	rt_mutex_init(rt, &pp->sharedq_lock, shared);
+	rt_mutex_init(rt, &pp->sharedq_lock, shared, RT_LOCK_SCHED);
 	plat_u32_init(&pp->sharedq_size, 0, shared);
 }
 

@@ -28,9 +28,11 @@
 /* A futex mutex; the key is unlocked, locked, or locked with sleepers. */
 struct rt_mutex {
 	plat_u32 key;
+	uint8_t cls;    /* enum rt_lock_class: whose wait it is in the report */
 };
-void rt_mutex_init(struct rt *rt, struct rt_mutex *l, plat_line_t line);
+void rt_mutex_init(struct rt *rt, struct rt_mutex *l, plat_line_t line, enum rt_lock_class cls);
 void rt_lock(struct rt_mutex *l);
+bool rt_trylock(struct rt_mutex *l);   /* takes it only if free, never waits */
 void rt_unlock(struct rt_mutex *l);
 bool rt_mutex_held(struct rt_mutex *l);
 
@@ -345,6 +347,7 @@ struct m_stats {
 	uint64_t spin_ns;        /* spinning for work (less lock waits), or a G for a sync.Mutex */
 	uint64_t lock_wait_ns;   /* in rt_lock's slow path */
 	uint64_t lock_wait_nop_ns; /* ... of which without a P */
+	uint64_t lock_wait_by[RT_LOCK__COUNT]; /* ... by class of lock */
 	uint64_t idle_ns;        /* parked with nothing to do: stopm's sleep, the poller's wait */
 	uint64_t preempted;      /* Gs that gave up their P to a preemption request */
 	uint64_t sched_hash;     /* fingerprint of its scheduling decisions */

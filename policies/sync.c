@@ -38,7 +38,7 @@ struct gmutex *rt_gmutex_new(struct rt *rt, int node)
 	struct gmutex *mu = xcalloc(1, sizeof(*mu));
 	plat_line_t line = plat_line_new(rt, node);
 	plat_u32_init(&mu->state, 0, line);
-	rt_mutex_init(rt, &mu->qlock, line);
+	rt_mutex_init(rt, &mu->qlock, line, RT_LOCK_SYNC);
 	return mu;
 }
 
@@ -136,7 +136,7 @@ struct waitgroup *rt_waitgroup_new(struct rt *rt, int node)
 	struct waitgroup *wg = xcalloc(1, sizeof(*wg));
 	wg->line = plat_line_new(rt, node);
 	plat_u64_init(&wg->state, 0, wg->line);
-	rt_mutex_init(rt, &wg->lock, wg->line);
+	rt_mutex_init(rt, &wg->lock, wg->line, RT_LOCK_SYNC);
 	return wg;
 }
 

@@ -23,7 +23,7 @@
 void rt_timers_init(struct rt *rt, struct p *pp)
 {
 	pp->timers_line = plat_line_new(rt, pp->node);
-	rt_mutex_init(rt, &pp->timers_lock, pp->timers_line);
+	rt_mutex_init(rt, &pp->timers_lock, pp->timers_line, RT_LOCK_TIMERS);
 	plat_u64_init(&pp->timer0, 0, pp->timers_line);
 }
 

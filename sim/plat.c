@@ -58,7 +58,7 @@ static void sync_m(struct m *m)
 void simp_access(plat_line_t line, enum hw_access kind)
 {
 	struct m *m = cur_m();
-	if (!m)
+	if (!m || line == SIMP_LINE_MODEL)
 		return;
 	sync_m(m);
 	m->plat.clock += hw_line_access(m->rt->plat.hw, m->plat.cpu, m->plat.clock, line, kind);
@@ -191,6 +191,7 @@ void simp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
 {
 	struct m *m = cur_m();
 	assert(m && "futex wait outside an M");
+	assert(a->line != SIMP_LINE_MODEL && "a model line's lock is never contended");
 	struct rt *rt = m->rt;
 	const struct topo_latency *lat = &rt->topo->lat;
 	sync_m(m);

@@ -84,6 +84,9 @@ void simp_rt_run(struct rt *rt);
 void simp_rt_fini(struct rt *rt);
 
 static inline plat_line_t plat_line_new(struct rt *rt, int node) { return simp_line_new(rt, node); }
+/* Not a line of the hardware model: simp_access prices nothing on it. */
+#define SIMP_LINE_MODEL ((plat_line_t)UINT32_MAX)
+static inline plat_line_t plat_line_model(struct rt *rt) { (void)rt; return SIMP_LINE_MODEL; }
 static inline void plat_shared_access(plat_line_t line, bool write)
 {
 	simp_access(line, write ? HW_STORE : HW_LOAD);

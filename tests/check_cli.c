@@ -1,6 +1,7 @@
 /* End-to-end tests of the schedlab command (suite "cli"). */
 #include <stdbool.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -273,6 +274,18 @@ START_TEST(run_json_report_is_complete_and_deterministic)
 	ck_assert_msg(sum > 1 - 1e-6 && sum < 1 + 1e-6, "cpu adds up to %.9f", sum);
 	double user = cJSON_GetObjectItem(cpu, "user")->valuedouble;
 	ck_assert(user > 0 && user <= 1);
+	/* the lock wait by whose lock: every class, adding up to the whole */
+	cJSON *by = cJSON_GetObjectItem(m, "lock_wait_by");
+	static const char *const lock_keys[] = { "sched", "chan", "sync", "net", "timers" };
+	double locks = 0;
+	for (int i = 0; i < 5; i++) {
+		cJSON *v = cJSON_GetObjectItem(by, lock_keys[i]);
+		ck_assert_msg(v && v->valuedouble >= 0, "lock_wait_by.%s", lock_keys[i]);
+		locks += v->valuedouble;
+	}
+	ck_assert_int_eq(cJSON_GetArraySize(by), 5);
+	double lw = cJSON_GetObjectItem(cpu, "lock_wait")->valuedouble;
+	ck_assert_msg(fabs(locks - lw) < 1e-9, "lock_wait_by adds up to %.9f, lock_wait %.9f", locks, lw);
 	/* nothing in spawn-tree touches memory: no memory figures, migrations */
 	cJSON *loc = cJSON_GetObjectItem(m, "locality");
 	ck_assert_ptr_null(cJSON_GetObjectItem(loc, "mem_local_frac"));
@@ -357,8 +370,8 @@ START_TEST(compare_table_has_a_row_per_metric_and_a_change_column)
 	static const char *const rows[] = {
 		"makespan", "throughput", "goroutines completed", "sched latency p50",
 		"sched latency p99", "sched latency max", "sched latency mean", "cpu user",
-		"cpu sched", "cpu spin", "cpu lock wait", "cpu syscall", "cpu idle", "local memory",
-		"cache hits", "migrations core", "migrations node", "steals same node",
+		"cpu sched", "cpu spin", "cpu lock wait", "cpu lock wait, scheduler", "cpu syscall",
+		"cpu idle", "local memory", "cache hits", "migrations core", "migrations node", "steals same node",
 		"steals remote node", "goroutines stolen", "threads created", "thread parks",
 		"thread wake-ups", "futex calls",
 	};
@@ -571,8 +584,8 @@ START_TEST(compare_csv_has_a_row_per_metric_and_column)
 		ck_assert_ptr_null(strstr(f[0], "mem_local"));
 	}
 	ck_assert(makespan[0] && makespan[1]);
-	/* 22 metrics measured (no requests, no memory), 2 columns */
-	ck_assert_int_eq(rows, 44);
+	/* 23 metrics measured (no requests, no memory), 2 columns */
+	ck_assert_int_eq(rows, 46);
 	free(out);
 	free(err);
 }

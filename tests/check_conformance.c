@@ -170,10 +170,13 @@ START_TEST(runnext_makes_handoff_orders_faster)
 }
 END_TEST
 
-static double lock_share_of_busy(const struct test_outcome *o)
+/* The share of the busy CPU (all but idle) spent waiting for the
+ * scheduler's own locks: a lock wait for a channel or a sync.Mutex is the
+ * workload's, whatever the policy. */
+static double sched_lock_share_of_busy(const struct test_outcome *o)
 {
 	double lock, idle;
-	ck_assert(rt_cpu_frac(&o->r.cpu, RT_CPU_LOCK_WAIT, &lock));
+	ck_assert(rt_lock_frac(&o->r.cpu, RT_LOCK_SCHED, &lock));
 	ck_assert(rt_cpu_frac(&o->r.cpu, RT_CPU_IDLE, &idle));
 	return lock / (1 - idle);
 }
@@ -183,9 +186,11 @@ static double throughput(const struct test_outcome *o)
 	return (double)o->r.completed / ((double)o->r.makespan_ns / 1e9);
 }
 
-/* vtocc under Go 1.0's one lock: going from 2 to 8 Ps, the share of the
- * busy CPU spent waiting for the lock grows tenfold and more, and from 8
- * to 32 Ps throughput stops growing, while steal's goes on growing. */
+/* vtocc under Go 1.0's one lock: from 2 to 8 to 32 Ps the share of the
+ * busy CPU spent waiting for the scheduler lock grows (tenfold and more
+ * from 2 to 8, by 30% and more from 8 to 32, where it is saturated), and
+ * from 8 to 32 Ps throughput falls, while steal's grows by a tenth and
+ * more with its scheduler locks under 5% [docs/runtime.md]. */
 START_TEST(global_lock_collapses_on_vtocc)
 {
 	struct workload *w = catalog("vtocc");
@@ -196,11 +201,15 @@ START_TEST(global_lock_collapses_on_vtocc)
 	struct test_outcome s32 = run(&sim__rt_api, "steal", "numa4", w, 32, 1, NULL);
 	assert_completes(&g32, "global");
 	assert_completes(&s32, "steal");
-	double l2 = lock_share_of_busy(&g2), l8 = lock_share_of_busy(&g8);
-	ck_assert_msg(l8 > 10 * l2 && l8 > 0.3, "global's lock share: %.3f at 2 Ps, %.3f at 8", l2,
-		      l8);
+	double l2 = sched_lock_share_of_busy(&g2), l8 = sched_lock_share_of_busy(&g8);
+	double l32 = sched_lock_share_of_busy(&g32);
+	ck_assert_msg(l8 > 10 * l2 && l8 > 0.3 && l32 > 1.3 * l8,
+		      "global's scheduler lock share: %.3f at 2 Ps, %.3f at 8, %.3f at 32", l2, l8,
+		      l32);
+	double s = sched_lock_share_of_busy(&s32);
+	ck_assert_msg(s < 0.05, "steal's scheduler lock share at 32 Ps: %.3f", s);
 	double gs = throughput(&g32) / throughput(&g8), ss = throughput(&s32) / throughput(&s8);
-	ck_assert_msg(gs < 1.1 && ss > 1.15, "8 -> 32 Ps: global x%.2f, steal x%.2f", gs, ss);
+	ck_assert_msg(gs < 1.0 && ss > 1.1, "8 -> 32 Ps: global x%.2f, steal x%.2f", gs, ss);
 	wl_free(w);
 }
 END_TEST
