@@ -16,11 +16,6 @@
 
 static const struct sl_options two_ps = { .procs = 2, .seed = 1 };
 
-static bool under_valgrind(void)
-{
-	return getenv("SCHEDLAB_VALGRIND") != NULL;
-}
-
 /* ---- Goroutines, yields, channels in order ---- */
 
 static struct {
@@ -284,7 +279,7 @@ START_TEST(sleep_order)
 	ck_assert_int_eq(sl_run(&two_ps, sleep_main, NULL), 0);
 	for (int i = 0; i < NSLEEPERS; i++) {
 		ck_assert_msg(sl.woke[i] >= sl.due[i], "%d woke early", i);
-		for (int j = 0; j < NSLEEPERS && !under_valgrind(); j++)
+		for (int j = 0; j < NSLEEPERS && !test_under_valgrind(); j++)
 			if (sl.due[j] + 10000000 <= sl.due[i])
 				ck_assert_msg(sl.woke[j] < sl.woke[i], "%d (due 10 ms earlier) woke after %d",
 					      j, i);

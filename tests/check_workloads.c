@@ -20,12 +20,6 @@
 
 /* ---- Helpers ---- */
 
-static bool under_valgrind(void)
-{
-	const char *v = getenv("SCHEDLAB_VALGRIND");
-	return v && *v && strcmp(v, "0") != 0;
-}
-
 static int schedlab(const char *args, char **out, char **err)
 {
 	char *cmd = NULL;
@@ -178,7 +172,7 @@ static void run_catalog(int i, const char *topology)
 	ck_assert_msg(w, "%s: %s", name, e.msg);
 	ck_assert(!is_trace);
 	ck_assert_msg(w->source_json, "%s has no source", name);
-	if (under_valgrind() && !light_enough(name, topology)) {
+	if (test_under_valgrind() && !light_enough(name, topology)) {
 		wl_free(w);
 		return;
 	}
@@ -950,16 +944,16 @@ Suite *make_workloads_suite(void)
 	/* the language's constructs: _i 0 simulated, 1 native */
 	tc = tcase_create("language");
 	tcase_add_unchecked_fixture(tc, tmpdir_setup, tmpdir_teardown);
-	tcase_add_loop_test(tc, loop_var_counts_from_zero, 0, 2);
-	tcase_add_loop_test(tc, if_else_takes_one_branch, 0, 2);
-	tcase_add_loop_test(tc, expressions_compute_as_go, 0, 2);
-	tcase_add_loop_test(tc, spawn_args_and_recv_into, 0, 2);
-	tcase_add_loop_test(tc, select_cases_bodies_and_break, 0, 2);
-	tcase_add_loop_test(tc, set_assigns_variables_and_parameters, 0, 2);
-	tcase_add_loop_test(tc, recursion_within_max_depth_completes, 0, 2);
+	tcase_add_loop_test(tc, loop_var_counts_from_zero, 0, test_modes());
+	tcase_add_loop_test(tc, if_else_takes_one_branch, 0, test_modes());
+	tcase_add_loop_test(tc, expressions_compute_as_go, 0, test_modes());
+	tcase_add_loop_test(tc, spawn_args_and_recv_into, 0, test_modes());
+	tcase_add_loop_test(tc, select_cases_bodies_and_break, 0, test_modes());
+	tcase_add_loop_test(tc, set_assigns_variables_and_parameters, 0, test_modes());
+	tcase_add_loop_test(tc, recursion_within_max_depth_completes, 0, test_modes());
 	tcase_add_test(tc, closed_loop_server_reports_request_latency);
-	tcase_add_loop_test(tc, closed_loop_server_completes, 0, 2);
-	tcase_add_loop_test(tc, open_loop_handler_exits_at_eof, 0, 2);
+	tcase_add_loop_test(tc, closed_loop_server_completes, 0, test_modes());
+	tcase_add_loop_test(tc, open_loop_handler_exits_at_eof, 0, test_modes());
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;

@@ -31,6 +31,17 @@ static char *slurp(FILE *f)
 	return buf;
 }
 
+bool test_under_valgrind(void)
+{
+	const char *v = getenv("SCHEDLAB_VALGRIND");
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+int test_modes(void)
+{
+	return test_under_valgrind() ? 1 : 2;
+}
+
 struct test_outcome test_run_policy(const struct rt_api *api, const char *policy,
 				    const char *topology, const struct workload *w, int procs,
 				    uint64_t seed, const char *const *sets)

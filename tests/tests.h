@@ -35,6 +35,16 @@ const char *test_schedlab_bin(void);
  * stderr (caller frees). */
 int test_run(const char *cmdline, char **out, char **err);
 
+/* Whether the suite runs under valgrind (SCHEDLAB_VALGRIND, set by meson's
+ * valgrind setup), where the heavy runs are cut short. */
+bool test_under_valgrind(void);
+/* How many modes a both-modes loop test runs: 2 (0 simulated, 1 native),
+ * or under valgrind only the simulated one.  Native runs are ASan's and
+ * TSan's to check: under valgrind, which runs one thread at a time, the
+ * fibers' stack switches and the Ms' spinning make them slow and their
+ * reports unreliable. */
+int test_modes(void);
+
 /* One run of a workload in process: created (else e says why) and what it
  * measured. */
 struct test_outcome {
