@@ -21,8 +21,13 @@
  *                   fifo_interval-th schedule so nothing starves; thieves
  *                   always take from the FIFO end;
  *   home_return     a G woken by a timer or the netpoller goes back to its
- *                   home P (where it last ran and parked), as if each P had
- *                   its own netpoller and timers;
+ *                   home P (where it last ran, unless a P of another node
+ *                   stole it), as if each P had its own netpoller and
+ *                   timers;
+ *   remote_steal_delay_us
+ *                   a thief of another node leaves a P's shared queue and
+ *                   timers alone until they have waited this long, so that
+ *                   Gs sent home are run at home;
  *   root_rr         root goroutines -- those made by a G that just accepted
  *                   a connection, and a G's spawns past burst_spawns in one
  *                   time slice -- are dealt round-robin over the Ps, one
@@ -66,6 +71,7 @@ enum {
 	K_SHARED_QUEUE,
 	K_NET_PRIO,
 	K_NODE_HEAPS,
+	K_REMOTE_DELAY,
 };
 
 static const struct pol_knob numa_knobs[] = {
@@ -119,6 +125,10 @@ static const struct pol_knob numa_knobs[] = {
 	[K_NODE_HEAPS] = { "node_heaps", 1, 0, 1, POL_KNOB_BOOL,
 			   "allocations from the heap come from the running P's node (0: the "
 			   "OS's first touch)" },
+	[K_REMOTE_DELAY] = { "remote_steal_delay_us", 10, 0, 1000000, 0,
+			     "a thief of another node leaves a P's shared queue (its returned "
+			     "and placed Gs) and its timers alone until they have waited this "
+			     "long (0: no wait)" },
 	{ NULL, 0, 0, 0, 0, NULL },
 };
 
@@ -127,6 +137,7 @@ struct numa {
 	uint32_t global_check;
 	int steal_tries;
 	int64_t runnext_delay_us;
+	int64_t remote_delay_ns;
 	uint32_t spinning_pct;
 	bool runnext, hier, lifo, home_return, root_rr, shared, net_prio;
 	uint32_t fifo_interval, burst;
@@ -154,6 +165,7 @@ static bool numa_init(struct rt *rt, struct err *e)
 	nu->lifo = k[K_LIFO] != 0;
 	nu->fifo_interval = (uint32_t)k[K_FIFO_INTERVAL];
 	nu->home_return = k[K_HOME_RETURN] != 0;
+	nu->remote_delay_ns = k[K_REMOTE_DELAY] * 1000;
 	nu->root_rr = k[K_ROOT_RR] != 0;
 	nu->burst = (uint32_t)k[K_BURST];
 	nu->shared = k[K_SHARED_QUEUE] != 0;
@@ -412,7 +424,15 @@ static struct g *steal_from(struct m *m, struct numa *nu, struct p *p2, bool las
 	struct p *pp = m->p;
 	if (p2 == pp)
 		return NULL;
-	if (last && plat_load_u64(&p2->timer0, memory_order_relaxed)) {
+	/* A P of another node waits before it takes what was put on p2 for
+	 * p2 -- Gs sent home, roots dealt there -- or runs p2's timers, so
+	 * that p2's own node (woken for them) has the first chance: else an
+	 * idle remote spinner takes every G home_return sends back. */
+	int64_t ready_by = INT64_MAX;
+	if (p2->node != pp->node && nu->remote_delay_ns)
+		ready_by = plat_nanotime() - nu->remote_delay_ns;
+	uint64_t t0 = plat_load_u64(&p2->timer0, memory_order_relaxed);
+	if (last && t0 && (int64_t)t0 <= ready_by) {
 		rt_check_timers(m, p2, 0);
 		bool inh;
 		struct g *g = local_get(nu, pp, &inh);
@@ -423,7 +443,7 @@ static struct g *steal_from(struct m *m, struct numa *nu, struct p *p2, bool las
 	struct g *g = NULL;
 	if (!rt_p_is_idle(rt, p2->id))
 		g = rt_runqsteal(rt, pp, p2, last, nu->runnext_delay_us, &n);
-	if (!g && p2->sharedq_used && (g = rt_sharedq_get(p2)))
+	if (!g && p2->sharedq_used && (g = rt_sharedq_get_ready_by(p2, ready_by)))
 		n = 1;
 	if (g)
 		count_steal(m, p2, n);
@@ -571,7 +591,11 @@ top:
 static struct g *numa_find_runnable(struct m *m, bool *inherit)
 {
 	struct g *g = numa_find(m, inherit);
-	if (g)
+	/* A G's home moves with it within its node only: one a P of another
+	 * node stole keeps its home, and its next timer or network wake takes
+	 * it back there (the proposal: netpoller and timers return stolen Gs
+	 * to their home P), where its memory is. */
+	if (g && (g->home_p < 0 || m->rt->allp[g->home_p]->node == m->p->node))
 		g->home_p = m->p->id;
 	return g;
 }

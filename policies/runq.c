@@ -285,10 +285,19 @@ bool rt_p_has_work(struct p *pp)
 /* Takes the oldest G of pp's shared queue (any M: the owner, or a thief). */
 struct g *rt_sharedq_get(struct p *pp)
 {
+	return rt_sharedq_get_ready_by(pp, INT64_MAX);
+}
+
+struct g *rt_sharedq_get_ready_by(struct p *pp, int64_t ready_by)
+{
 	if (!plat_load_u32(&pp->sharedq_size, memory_order_acquire))
 		return NULL;
 	rt_lock(&pp->sharedq_lock);
 	struct g *g = pp->sharedq_head;
+	/* a queued G's runnable_since is its readier's, written before the
+	 * put: read under the lock, it is stable */
+	if (g && g->runnable_since >= 0 && g->runnable_since > ready_by)
+		g = NULL;
 	if (g) {
 		pp->sharedq_head = g->schedlink;
 		if (!pp->sharedq_head)

@@ -640,6 +640,9 @@ struct g *rt_runqget_lifo(struct p *pp);
 bool rt_runqempty(struct p *pp);
 void rt_sharedq_put(struct rt *rt, struct p *pp, struct g *g);
 struct g *rt_sharedq_get(struct p *pp);
+/* ... only if its oldest G became runnable at or before ready_by (ns) or
+ * is untimed */
+struct g *rt_sharedq_get_ready_by(struct p *pp, int64_t ready_by);
 bool rt_p_has_work(struct p *pp);
 uint32_t rt_runqlen(struct p *pp);
 /* Steals half of p2's queue into pp's; returns one G to run, or NULL. */
