@@ -32,7 +32,7 @@
  *                   a connection, and a G's spawns past burst_spawns in one
  *                   time slice -- are dealt round-robin over the Ps, one
  *                   node after another, so that work does not all call P0
- *                   home;
+ *                   home; a burst's burst_batch at a time;
  *   shared_queue    each P has, besides its private ring (one producer: the
  *                   owner), a shared queue under a lock that any M may put
  *                   to; Gs placed on a P from elsewhere (roots, returns)
@@ -72,6 +72,7 @@ enum {
 	K_NET_PRIO,
 	K_NODE_HEAPS,
 	K_REMOTE_DELAY,
+	K_BURST_BATCH,
 };
 
 static const struct pol_knob numa_knobs[] = {
@@ -129,6 +130,9 @@ static const struct pol_knob numa_knobs[] = {
 			     "a thief of another node leaves a P's shared queue (its returned "
 			     "and placed Gs) and its timers alone until they have waited this "
 			     "long (0: no wait)" },
+	[K_BURST_BATCH] = { "burst_batch", 32, 1, 4096, 0,
+			    "with root_rr, a burst's roots are dealt this many at a time, one "
+			    "lock and one wake-up per batch (1: one by one)" },
 	{ NULL, 0, 0, 0, 0, NULL },
 };
 
@@ -148,6 +152,11 @@ struct numa {
 	struct rt_steal_order *node_order; /* per node, over its Ps */
 	int *rr;                         /* Ps in round-robin order: one per node in turn */
 	plat_u32 rr_next;                /* atomic: the next root's place in rr */
+	uint32_t burst_batch;
+	/* [procs]: each P's burst roots not yet dealt, linked through
+	 * schedlink; only the M holding the P touches its batch, and it deals
+	 * the rest out before it next looks for work (numa_find) */
+	struct batch { struct g *head, *tail; uint32_t n; } *batch;
 };
 
 static bool numa_init(struct rt *rt, struct err *e)
@@ -168,6 +177,7 @@ static bool numa_init(struct rt *rt, struct err *e)
 	nu->remote_delay_ns = k[K_REMOTE_DELAY] * 1000;
 	nu->root_rr = k[K_ROOT_RR] != 0;
 	nu->burst = (uint32_t)k[K_BURST];
+	nu->burst_batch = (uint32_t)k[K_BURST_BATCH];
 	nu->shared = k[K_SHARED_QUEUE] != 0;
 	nu->net_prio = k[K_NET_PRIO] != 0;
 	rt->sysmon = true;
@@ -220,6 +230,7 @@ static void numa_tables(struct rt *rt, struct numa *nu)
 			rt_steal_order_reset(&nu->node_order[n], (uint32_t)nu->node_nps[n]);
 	/* round robin: the first P of each node, then the second of each... */
 	nu->rr = xcalloc((size_t)rt->procs, sizeof(*nu->rr));
+	nu->batch = xcalloc((size_t)rt->procs, sizeof(*nu->batch));
 	int k = 0;
 	for (int j = 0; k < rt->procs; j++)
 		for (int n = 0; n < nn; n++)
@@ -245,6 +256,7 @@ static void numa_fini(struct rt *rt)
 	free(nu->node_order);
 	free(nu->near);
 	free(nu->rr);
+	free(nu->batch);
 	free(nu);
 	rt->pol_state = NULL;
 }
@@ -275,23 +287,28 @@ static void kick(struct m *m, struct p *target)
 	rt_unlock(&rt->sched.lock);
 }
 
-/* g goes to target, a P other than the caller's: its shared queue, or
- * without one its node's global queue. */
-static void place_on(struct m *m, struct numa *nu, struct p *target, struct g *g)
+/* n Gs (head to tail through schedlink) go to target: the caller's own
+ * ring if it is the caller's P, else target's shared queue, or without
+ * one target's node's global queue. */
+static void place_list(struct m *m, struct numa *nu, struct p *target, struct g *head,
+		       struct g *tail, uint32_t n)
 {
 	struct rt *rt = m->rt;
 	if (m->p == target) {
-		rt_runqput(rt, target, g, false);
+		for (struct g *g = head, *next; g; g = next) {
+			next = g->schedlink;
+			rt_runqput(rt, target, g, false);
+		}
 		rt_wakep(m);
 		return;
 	}
 	if (nu->shared) {
-		rt_sharedq_put(rt, target, g);
+		rt_sharedq_putlist(rt, target, head, tail, n);
 		kick(m, target);
 		return;
 	}
 	rt_lock(&rt->sched.lock);
-	rt_globrunqputbatch(rt, rt_gq_of_node(rt, target->node), g, g, 1);
+	rt_globrunqputbatch(rt, rt_gq_of_node(rt, target->node), head, tail, n);
 	struct p *pp = rt_pidleget_near(rt, target->node);
 	if (pp) {
 		bool fresh;
@@ -303,10 +320,30 @@ static void place_on(struct m *m, struct numa *nu, struct p *target, struct g *g
 	rt_unlock(&rt->sched.lock);
 }
 
+static void place_on(struct m *m, struct numa *nu, struct p *target, struct g *g)
+{
+	g->schedlink = NULL;
+	place_list(m, nu, target, g, g, 1);
+}
+
 static struct p *next_root_p(struct rt *rt, struct numa *nu)
 {
 	uint32_t i = plat_add_u32(&nu->rr_next, 1, memory_order_relaxed);
 	return rt->allp[nu->rr[i % (uint32_t)rt->procs]];
+}
+
+/* The roots of a burst held back on m's P, dealt to the next P round. */
+static void deal_batch(struct m *m, struct numa *nu)
+{
+	struct batch *b = &nu->batch[m->p->id];
+	if (!b->n)
+		return;
+	for (struct g *g = b->head; g; g = g->schedlink)
+		rt_g_deq(g, RT_Q_POLICY);
+	struct g *head = b->head, *tail = b->tail;
+	uint32_t n = b->n;
+	*b = (struct batch){ NULL, NULL, 0 };
+	place_list(m, nu, next_root_p(m->rt, nu), head, tail, n);
 }
 
 static void numa_newproc(struct m *m, struct g *g)
@@ -316,9 +353,25 @@ static void numa_newproc(struct m *m, struct g *g)
 	struct g *parent = m->curg;
 	if (!nu->rr)
 		numa_tables(rt, nu);
-	if (nu->root_rr && parent &&
-	    (parent->root_spawn || (nu->burst && parent->burst >= nu->burst))) {
+	if (nu->root_rr && parent && parent->root_spawn) {
 		place_on(m, nu, next_root_p(rt, nu), g);
+		return;
+	}
+	/* One by one, a burst's roots cost the spawner a remote lock and
+	 * often a wake-up each ("assigning each new goroutine to P's round
+	 * robin is too expensive", says the proposal): they are dealt
+	 * burst_batch at a time instead, to one P each batch. */
+	if (nu->root_rr && parent && nu->burst && parent->burst >= nu->burst) {
+		struct batch *b = &nu->batch[m->p->id];
+		rt_g_enq(g, RT_Q_POLICY);
+		g->schedlink = NULL;
+		if (b->tail)
+			b->tail->schedlink = g;
+		else
+			b->head = g;
+		b->tail = g;
+		if (++b->n >= nu->burst_batch)
+			deal_batch(m, nu);
 		return;
 	}
 	rt_runqput(rt, m->p, g, nu->runnext);
@@ -514,6 +567,7 @@ static struct g *numa_find(struct m *m, bool *inherit)
 	struct g *g;
 	if (!nu->rr)
 		numa_tables(rt, nu);
+	deal_batch(m, nu);
 top:
 	if (rt_done(rt))
 		return NULL;

@@ -275,6 +275,23 @@ void rt_sharedq_put(struct rt *rt, struct p *pp, struct g *g)
 	rt_unlock(&pp->sharedq_lock);
 }
 
+void rt_sharedq_putlist(struct rt *rt, struct p *pp, struct g *head, struct g *tail, uint32_t n)
+{
+	(void)rt;
+	assert(pp->sharedq_used);
+	for (struct g *g = head; g; g = g->schedlink)
+		rt_g_enq(g, RT_Q_SHARED);
+	tail->schedlink = NULL;
+	rt_lock(&pp->sharedq_lock);
+	if (pp->sharedq_tail)
+		pp->sharedq_tail->schedlink = head;
+	else
+		pp->sharedq_head = head;
+	pp->sharedq_tail = tail;
+	plat_add_u32(&pp->sharedq_size, n, memory_order_seq_cst);
+	rt_unlock(&pp->sharedq_lock);
+}
+
 /* True if pp has Gs in its ring, runnext or shared queue (any M). */
 bool rt_p_has_work(struct p *pp)
 {

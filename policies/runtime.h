@@ -639,6 +639,8 @@ struct g *rt_runqget(struct p *pp, bool *inherit);
 struct g *rt_runqget_lifo(struct p *pp);
 bool rt_runqempty(struct p *pp);
 void rt_sharedq_put(struct rt *rt, struct p *pp, struct g *g);
+/* n Gs linked through schedlink, head to tail, in one put */
+void rt_sharedq_putlist(struct rt *rt, struct p *pp, struct g *head, struct g *tail, uint32_t n);
 struct g *rt_sharedq_get(struct p *pp);
 /* ... only if its oldest G became runnable at or before ready_by (ns) or
  * is untimed */

@@ -246,6 +246,24 @@ START_TEST(numa_keeps_shards_local)
 }
 END_TEST
 
+/* spawn-burst on numa4, 16 Ps: dealt one by one, a burst's roots cost the
+ * spawner a lock and a wake-up each (about 5x steal's makespan); dealt 32
+ * at a time they cost what steal's local queueing does [docs/runtime.md]. */
+START_TEST(numa_deals_bursts_in_batches)
+{
+	struct workload *w = catalog("spawn-burst");
+	struct test_outcome s = run(&sim__rt_api, "steal", "numa4", w, 16, 1, NULL);
+	struct test_outcome b = run(&sim__rt_api, "numa", "numa4", w, 16, 1, NULL);
+	struct test_outcome one = run(&sim__rt_api, "numa", "numa4", w, 16, 1, "burst_batch=1");
+	assert_completes(&b, "numa");
+	assert_completes(&one, "numa, burst_batch=1");
+	double ms = s.r.makespan_ns / 1e6, mb = b.r.makespan_ns / 1e6, m1 = one.r.makespan_ns / 1e6;
+	ck_assert_msg(mb < 1.25 * ms && m1 > 3 * mb,
+		      "makespan: steal %.2f ms, numa %.2f ms, numa one by one %.2f ms", ms, mb, m1);
+	wl_free(w);
+}
+END_TEST
+
 Suite *make_conformance_suite(void)
 {
 	Suite *s = suite_create("conformance");
@@ -268,6 +286,7 @@ Suite *make_conformance_suite(void)
 		tcase_add_test(tc, runnext_makes_handoff_orders_faster);
 		tcase_add_test(tc, global_lock_collapses_on_vtocc);
 		tcase_add_test(tc, numa_keeps_shards_local);
+		tcase_add_test(tc, numa_deals_bursts_in_batches);
 	}
 	suite_add_tcase(s, tc);
 	return s;
