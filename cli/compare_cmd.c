@@ -271,6 +271,7 @@ static const struct metric {
 	{ "locality.cache_hit_frac", "cache hits", UNIT_FRAC, false },
 	{ "locality.migrations_core", "migrations core", UNIT_COUNT, false },
 	{ "locality.migrations_node", "migrations node", UNIT_COUNT, false },
+	{ "locality.stack_migrations", "stack migrations", UNIT_COUNT, true },
 	{ "steals.same_node", "steals same node", UNIT_COUNT, false },
 	{ "steals.remote_node", "steals remote node", UNIT_COUNT, false },
 	{ "steals.goroutines_stolen", "goroutines stolen", UNIT_COUNT, false },

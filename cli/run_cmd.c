@@ -127,6 +127,8 @@ cJSON *cli_report_json(const struct cli_run *run)
 	}
 	cJSON_AddNumberToObject(loc, "migrations_core", (double)r->locality.migrations_core);
 	cJSON_AddNumberToObject(loc, "migrations_node", (double)r->locality.migrations_node);
+	if (r->locality.stacks)
+		cJSON_AddNumberToObject(loc, "stack_migrations", (double)r->locality.stack_moves);
 	cJSON *st = cJSON_AddObjectToObject(m, "steals");
 	cJSON_AddNumberToObject(st, "same_node", (double)r->steals.same_node);
 	cJSON_AddNumberToObject(st, "remote_node", (double)r->steals.remote_node);
@@ -265,6 +267,9 @@ void cli_report_text(const struct cli_run *run)
 			printf("%s%d: %llu", h ? ", " : "", h, (unsigned long long)mem->dram_by_hops[h]);
 		printf(" lines\n");
 	}
+	if (r->locality.stacks)
+		printf("  %-14s%llu moved to another node\n", "stacks",
+		       (unsigned long long)r->locality.stack_moves);
 
 	printf(LABEL "%llu same node, %llu remote node, %llu goroutines stolen\n", "steals",
 	       (unsigned long long)r->steals.same_node, (unsigned long long)r->steals.remote_node,

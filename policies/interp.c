@@ -245,6 +245,10 @@ void rt_prog_init_g(struct rt *rt, struct g *parent, struct g *g)
 	g->last_arrival = 0;
 	rt_stream_init(rt, &g->rs, parent ? dist_key_child(parent->rs.key, parent->nspawned++)
 					  : MAIN_KEY);
+	/* Go's newproc takes the stack from its maker's P and writes the
+	 * first frame there: the stack is on the maker's node */
+	if (!g->stack)
+		g->stack_node = plat_self() ? plat_node() : 0;
 }
 
 /* A child of g running prog, its parameters from args (evaluated by g),
@@ -289,6 +293,50 @@ static void account_user(struct m *m, const struct program *pr, int64_t ns)
 	m->stats.prog_user_ns[prog_slot(m->rt, pr)] += (uint64_t)ns;
 }
 
+/* ---- Modelled stacks [workload "stacks"] ----
+ *
+ * A simulated G is a program counter, with no stack of its own; a
+ * workload that declares "stacks" gives each one a region standing for
+ * it, made on its maker's node when it first runs and kept with the G
+ * when the G is reused.  Each run writes the top frame, so a G that runs
+ * far from its stack pays for it whenever the frame is no longer in a
+ * cache.  Natively a G has a real stack and none of this happens. */
+static void stack_enter(struct m *m, struct g *g)
+{
+	struct rt *rt = m->rt;
+	const struct workload *w = rt->wl;
+	if (!g->stack) {
+		g->stack = region_new(rt, w->stack_bytes, PROG_PLACE_NODE, g->stack_node);
+		if (!g->stack)
+			return;
+		rt_objs_add(m, PT_REGION, g->stack);
+	}
+	int64_t ns = plat_touch(g->stack, w->stack_bytes - w->stack_frame, w->stack_frame,
+				PROG_SEQUENTIAL, true, 0);
+	account_user(m, g->prog, ns);
+}
+
+bool rt_g_stack_move(struct m *m, struct g *g, int node)
+{
+	struct rt *rt = m->rt;
+	if (!g->stack || g->stack_node == node)
+		return false;
+	uint64_t bytes = rt->wl->stack_bytes;
+	struct rt_region *to = region_new(rt, bytes, PROG_PLACE_NODE, node);
+	if (!to)
+		return false;
+	rt_objs_add(m, PT_REGION, to);
+	/* copystack: read where it was, write where it goes (the runtime's
+	 * work, so not the G's user time) */
+	plat_touch(g->stack, 0, bytes, PROG_SEQUENTIAL, false, 0);
+	plat_touch(to, 0, bytes, PROG_SEQUENTIAL, true, 0);
+	g->stack = to;
+	g->stack_node = node;
+	g->remote_runs = 0;
+	m->stats.stack_moves++;
+	return true;
+}
+
 /* A parked op whose partner completed it: finish it and move on. */
 #define RESUMED(g) ((g)->in_op ? ((g)->in_op = false, true) : false)
 
@@ -296,6 +344,8 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 {
 	struct rt *rt = m->rt;
 	const struct program *pr = g->prog;
+	if (rt->wl->stack_bytes && !plat_g_has_stack())
+		stack_enter(m, g);
 	for (;;) {
 		if (g->panicking)
 			return G_EXIT;

@@ -94,6 +94,7 @@
 #define rt_runqget_lifo PLAT_SYM(rt_runqget_lifo)
 #define rt_sharedq_put PLAT_SYM(rt_sharedq_put)
 #define rt_sharedq_get PLAT_SYM(rt_sharedq_get)
+#define rt_g_stack_move PLAT_SYM(rt_g_stack_move)
 #define rt_sharedq_putlist PLAT_SYM(rt_sharedq_putlist)
 #define rt_sharedq_get_ready_by PLAT_SYM(rt_sharedq_get_ready_by)
 #define rt_p_has_work PLAT_SYM(rt_p_has_work)

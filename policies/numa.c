@@ -42,7 +42,10 @@
  *   node_heaps      the Go heap is split per node: an alloc with the default
  *                   placement gets memory of the running P's node (off: the
  *                   OS's first touch, as Go's heap does today).
- * The proposal's stack migration is not modelled (see docs/runtime.md).
+ *   stack_migrate_after
+ *                   a G that has run this many times in a row on a node
+ *                   other than its stack's has its stack moved there, right
+ *                   before it runs (simulated workloads with "stacks").
  *
  * Ps are partitioned between nodes by the core's placement: P i runs on
  * the PU the OS model gives it, round-robin over nodes (policies/proc.c). */
@@ -73,6 +76,7 @@ enum {
 	K_NODE_HEAPS,
 	K_REMOTE_DELAY,
 	K_BURST_BATCH,
+	K_STACK_MIGRATE,
 };
 
 static const struct pol_knob numa_knobs[] = {
@@ -133,6 +137,9 @@ static const struct pol_knob numa_knobs[] = {
 	[K_BURST_BATCH] = { "burst_batch", 32, 1, 4096, 0,
 			    "with root_rr, a burst's roots are dealt this many at a time, one "
 			    "lock and one wake-up per batch (1: one by one)" },
+	[K_STACK_MIGRATE] = { "stack_migrate_after", 4, 0, 1000000, 0,
+			      "a G whose stack is on another node is moved with its stack after "
+			      "this many runs in a row there (0: never; workloads with \"stacks\")" },
 	{ NULL, 0, 0, 0, 0, NULL },
 };
 
@@ -153,6 +160,7 @@ struct numa {
 	int *rr;                         /* Ps in round-robin order: one per node in turn */
 	plat_u32 rr_next;                /* atomic: the next root's place in rr */
 	uint32_t burst_batch;
+	uint32_t stack_after;
 	/* [procs]: each P's burst roots not yet dealt, linked through
 	 * schedlink; only the M holding the P touches its batch, and it deals
 	 * the rest out before it next looks for work (numa_find) */
@@ -178,6 +186,7 @@ static bool numa_init(struct rt *rt, struct err *e)
 	nu->root_rr = k[K_ROOT_RR] != 0;
 	nu->burst = (uint32_t)k[K_BURST];
 	nu->burst_batch = (uint32_t)k[K_BURST_BATCH];
+	nu->stack_after = (uint32_t)k[K_STACK_MIGRATE];
 	nu->shared = k[K_SHARED_QUEUE] != 0;
 	nu->net_prio = k[K_NET_PRIO] != 0;
 	rt->sysmon = true;
@@ -651,6 +660,15 @@ static struct g *numa_find_runnable(struct m *m, bool *inherit)
 	 * to their home P), where its memory is. */
 	if (g && (g->home_p < 0 || m->rt->allp[g->home_p]->node == m->p->node))
 		g->home_p = m->p->id;
+	/* The proposal's stack migration, right before the G runs: after
+	 * stack_after runs in a row on a node other than its stack's. */
+	struct numa *nu = m->rt->pol_state;
+	if (g && g->stack && nu->stack_after) {
+		if (g->stack_node == m->p->node)
+			g->remote_runs = 0;
+		else if (++g->remote_runs >= nu->stack_after)
+			rt_g_stack_move(m, g, m->p->node);
+	}
 	return g;
 }
 

@@ -171,6 +171,8 @@ struct rt_result {
 	} threads;
 	struct {
 		uint64_t migrations_core, migrations_node;
+		bool stacks;             /* Gs' stacks were modelled (simulated, workload "stacks") */
+		uint64_t stack_moves;    /* ... and moved to another node this many times */
 		struct rt_mem mem;
 	} locality;
 	struct rt_cpu_time cpu;

@@ -722,8 +722,7 @@ static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
 	g->root_spawn = false;
 	g->burst = 0;
 	g->home_p = -1;
-	g->stack_node = -1;
-	g->remote_runs = 0;
+	g->remote_runs = 0;   /* a reused G keeps its stack, and the stack its node */
 	/* sysmon may still hold this G from its last life and store to the
 	 * flag: only a fresh G's flag is initialised, a reused one is reset */
 	if (fresh)
@@ -1238,12 +1237,14 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 		r->threads.futex_calls += st->futex_calls;
 		r->locality.migrations_core += st->migrations_core;
 		r->locality.migrations_node += st->migrations_node;
+		r->locality.stack_moves += st->stack_moves;
 	}
 	/* an untimed run knows only when it ended */
 	r->makespan_ns = (rt->timed ? last_exit : rt->end_ns) - rt->start_ns;
 	collect_cpu(rt, r, held, lock_nop);
 	if (plat_mem_counters(rt, &r->locality.mem))
 		r->locality.mem.measured = r->locality.mem.touches > 0;
+	r->locality.stacks = rt->wl && rt->wl->stack_bytes && !plat_g_has_stack();
 	r->deadlock = rt->deadlock;
 	r->panicked = rt->panicked;
 	if (rt->panicked)

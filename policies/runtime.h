@@ -240,8 +240,9 @@ struct g {
 	uint32_t burst;          /* Gs it made in its current time slice */
 	/* Policies' per-G records (the numa policy's home P and stack) */
 	int home_p;              /* the P it last ran on, -1 before its first run */
-	int stack_node;          /* node its stack is on, -1 before its first run */
+	int stack_node;          /* node its stack is (to be) on: its maker's */
 	uint32_t remote_runs;    /* consecutive runs on a node other than stack_node */
+	struct rt_region *stack; /* its modelled stack (workload "stacks"), kept on reuse */
 };
 
 /* The places a runnable G can be [proc: Every G in one place]. */
@@ -340,6 +341,7 @@ struct m_stats {
 	uint64_t futex_calls;    /* counted by the platform */
 	uint64_t steals_same_node, steals_remote_node, gs_stolen;
 	uint64_t parks, migrations_core, migrations_node;
+	uint64_t stack_moves;    /* modelled stacks moved to another node */
 	uint64_t user_ns, syscall_ns;
 	uint64_t prog_user_ns[PROG_MAX_PROGRAMS_REPORTED];
 	/* Timed runs only [proc: Where the time goes]: */
@@ -567,6 +569,9 @@ struct rt_region {
 
 /* Gives a new G its frame: its stream is the parent's next child's (NULL
  * parent: main), args evaluated by the parent. */
+/* Moves g's modelled stack to node, paying for the copy; false if it has
+ * none or it is there already [interp.c: Modelled stacks]. */
+bool rt_g_stack_move(struct m *m, struct g *g, int node);
 void rt_prog_init_g(struct rt *rt, struct g *parent, struct g *g);
 /* Sets up and frees what the interpreter made (the workload's objects,
  * and those its programs made). */

@@ -126,7 +126,7 @@ static const struct {
 	{ "frob", "unknown command 'frob'" },
 	{ "run -w spawn-tree", "missing -p POLICY" },
 	{ "run -p nosuch -w spawn-tree", "-p nosuch: no such policy (policies: " },
-	{ "run -p steal -w nosuch", "no workload named 'nosuch' (bundled: cpu-hogs, fib," },
+	{ "run -p steal -w nosuch", "no workload named 'nosuch' (bundled: cpu-hogs, deep-stacks, fib," },
 	{ "run -p steal -w spawn-tree -t nosuch", "nosuch: not a bundled topology" },
 	{ "run -p steal -w spawn-tree --set runq_sise=8",
 	  "--set runq_sise=8: policy steal has no knob 'runq_sise' (its knobs: runq_size," },

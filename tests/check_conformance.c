@@ -264,6 +264,26 @@ START_TEST(numa_deals_bursts_in_batches)
 }
 END_TEST
 
+/* deep-stacks: main makes 1024 pairs on its node and numa deals them over
+ * all nodes, so three quarters of the stacks start remote; moving each
+ * after 4 runs away doubles the local share of DRAM reads (about 30% to
+ * 60%: the copies read remote memory once) [docs/runtime.md]. */
+START_TEST(numa_moves_remote_stacks)
+{
+	struct workload *w = catalog("deep-stacks");
+	struct test_outcome on = run(&sim__rt_api, "numa", "numa4", w, 64, 1, NULL);
+	struct test_outcome off = run(&sim__rt_api, "numa", "numa4", w, 64, 1, "stack_migrate_after=0");
+	assert_completes(&on, "numa");
+	assert_completes(&off, "numa, stack_migrate_after=0");
+	ck_assert(on.r.locality.stacks && off.r.locality.stacks);
+	ck_assert_uint_eq(off.r.locality.stack_moves, 0);
+	ck_assert_uint_ge(on.r.locality.stack_moves, 256);
+	double a = local_frac(&on), b = local_frac(&off);
+	ck_assert_msg(a > 1.5 * b, "local memory: %.3f moving stacks, %.3f not", a, b);
+	wl_free(w);
+}
+END_TEST
+
 Suite *make_conformance_suite(void)
 {
 	Suite *s = suite_create("conformance");
@@ -287,6 +307,7 @@ Suite *make_conformance_suite(void)
 		tcase_add_test(tc, global_lock_collapses_on_vtocc);
 		tcase_add_test(tc, numa_keeps_shards_local);
 		tcase_add_test(tc, numa_deals_bursts_in_batches);
+		tcase_add_test(tc, numa_moves_remote_stacks);
 	}
 	suite_add_tcase(s, tc);
 	return s;

@@ -478,6 +478,18 @@ static const struct {
 	  " \"programs\": {\"main\": [{\"accept\": {\"listener\": \"l\", \"spawn\": \"h\"}}],\n"
 	  " \"h\": {\"params\": {\"c\": \"conn\"}, \"body\": [{\"net_read\": \"c\"}]}}}",
 	  "$.listeners.l.rate", "must be a positive number", "-5" },
+	{ "a stack frame larger than its stack",
+	  "{\"name\": \"t\", \"stacks\": {\"size\": \"8KiB\", \"frame\": \"16KiB\"},\n"
+	  " \"programs\": {\"main\": [\"yield\"]}}",
+	  "$.stacks.frame", "64 bytes to the stack's size", "16384" },
+	{ "a misspelt key of stacks",
+	  "{\"name\": \"t\", \"stacks\": {\"size\": \"8KiB\", \"frames\": 64},\n"
+	  " \"programs\": {\"main\": [\"yield\"]}}",
+	  "$.stacks.frames", "unknown key (expected one of: size, frame)", NULL },
+	{ "a stack too small",
+	  "{\"name\": \"t\", \"stacks\": {\"size\": 512},\n"
+	  " \"programs\": {\"main\": [\"yield\"]}}",
+	  "$.stacks.size", "1 KiB to 1 GiB", "512" },
 	{ "lognormal sigma 0",
 	  "{\"name\": \"t\", \"programs\": {\"main\": [{\"compute\": {\"lognormal\": "
 	  "{\"median\": 1000, \"sigma\": 0}}}]}}",

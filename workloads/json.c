@@ -1265,6 +1265,31 @@ static bool check_budget(struct cc *c)
 	return true;
 }
 
+/* "stacks": {"size": S, "frame": F} -- a modelled stack per G. */
+static bool declare_stacks(struct cc *c, const cJSON *st, const char *path)
+{
+	if (!st)
+		return true;
+	static const char *const keys[] = { "size", "frame", NULL };
+	if (!op_args(c, st, path, keys))
+		return false;
+	uint64_t size, frame = 256;
+	char p[JV_PATH];
+	if (!jv_get_size(&c->j, st, path, "size", true, &size) ||
+	    !jv_get_size(&c->j, st, path, "frame", false, &frame))
+		return c->ok = false;
+	if (size < 1024 || size > (1ull << 30))
+		return fail(c, kp(p, path, "size"), "a stack is 1 KiB to 1 GiB, not %llu bytes",
+			    (unsigned long long)size);
+	if (frame < 64 || frame > size)
+		return fail(c, kp(p, path, "frame"),
+			    "the frame written per run is 64 bytes to the stack's size, not %llu",
+			    (unsigned long long)frame);
+	c->w->stack_bytes = size;
+	c->w->stack_frame = frame;
+	return true;
+}
+
 /* ---- The document ---- */
 
 struct workload *wl_compile(const char *file, const char *text, struct err *e)
@@ -1274,7 +1299,7 @@ struct workload *wl_compile(const char *file, const char *text, struct err *e)
 	if (!root)
 		return NULL;
 	static const char *const keys[] = { "name", "description", "main", "channels", "waitgroups",
-					    "mutexes", "regions", "listeners", "programs", NULL };
+					    "mutexes", "regions", "listeners", "stacks", "programs", NULL };
 	struct workload *w = NULL;
 	const char *name = NULL, *desc = "", *main_name = "main";
 	if (!jv_object(&c.j, root, "$", keys) || !jv_get_string(&c.j, root, "$", "name", true, &name) ||
@@ -1288,7 +1313,8 @@ struct workload *wl_compile(const char *file, const char *text, struct err *e)
 	    !declare_names(&c, cJSON_GetObjectItemCaseSensitive(root, "mutexes"), "$.mutexes",
 			   wl_add_mutex) ||
 	    !declare_regions(&c, cJSON_GetObjectItemCaseSensitive(root, "regions"), "$.regions", 0) ||
-	    !declare_listeners(&c, cJSON_GetObjectItemCaseSensitive(root, "listeners"), "$.listeners"))
+	    !declare_listeners(&c, cJSON_GetObjectItemCaseSensitive(root, "listeners"), "$.listeners") ||
+	    !declare_stacks(&c, cJSON_GetObjectItemCaseSensitive(root, "stacks"), "$.stacks"))
 		goto fail;
 	const cJSON *progs = cJSON_GetObjectItemCaseSensitive(root, "programs");
 	if (!progs) {

@@ -213,6 +213,10 @@ struct workload {
 	char **strs;        /* assertion messages */
 	uint32_t nstrs;
 	uint32_t main;      /* program of the first G */
+	/* "stacks": each simulated G's stack as memory (0: not modelled) --
+	 * the bytes in use, which a move copies, and the top frame bytes it
+	 * writes each time it is run */
+	uint64_t stack_bytes, stack_frame;
 	/* The JSON it was compiled from (canonical), for traces. */
 	char *source_json;
 	/* A replayed trace: every stream's draws, sorted by key. */
