@@ -279,7 +279,7 @@ static void place_on(struct m *m, struct numa *nu, struct p *target, struct g *g
 		return;
 	}
 	rt_lock(&rt->sched.lock);
-	rt_globrunqputbatch(rt, rt_gq_of_node(rt, target->node), g, g, 1);
+	rt_globrunqputbatch(rt, rt_gq_of_node(rt, target->node), &g, 1);
 	struct p *pp = rt_pidleget_near(rt, target->node);
 	if (pp) {
 		bool fresh;

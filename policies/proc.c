@@ -36,8 +36,9 @@
  * holds one G to run before the ring: a G just readied by the running G
  * (a channel partner) runs next and inherits the rest of the time slice,
  * which keeps a producer-consumer pair on one P.  A full ring moves half
- * of itself and the new G to the global queue, a list under sched.lock.
- * See policies/runq.c.
+ * of itself and the new G to its node's global queue (a FIFO ring of G
+ * pointers under sched.lock; one in all unless the policy partitions
+ * them by node).  See policies/runq.c.
  *
  * Spinning (worker thread parking and unparking)
  *
@@ -515,28 +516,42 @@ int rt_gq_of_node(const struct rt *rt, int node)
 	return rt->node_queues ? node : 0;
 }
 
-void rt_globrunqput(struct rt *rt, struct g *g)
+/* Makes room in q for n more Gs.  sched.lock must be held. */
+__attribute__((noinline, cold)) static void globrunqgrow(struct globrunq *q, uint32_t n)
 {
-	rt_globrunqputbatch(rt, rt_gq_of_node(rt, plat_node()), g, g, 1);
+	uint32_t size = q->tail - q->head;
+	uint32_t cap = q->cap ? q->cap : 256;
+	while (cap < size + n)
+		cap *= 2;
+	struct g **ring = xmalloc(cap * sizeof(*ring));
+	for (uint32_t i = 0; i < size; i++)
+		ring[i] = q->ring[(q->head + i) & (q->cap - 1)];
+	free(q->ring);
+	q->ring = ring;
+	q->head = 0;
+	q->tail = size;
+	q->cap = cap;
 }
 
-void rt_globrunqputbatch(struct rt *rt, int qi, struct g *head, struct g *tail, uint32_t n)
+void rt_globrunqput(struct rt *rt, struct g *g)
+{
+	rt_globrunqputbatch(rt, rt_gq_of_node(rt, plat_node()), &g, 1);
+}
+
+/* Puts gs[0..n) at queue qi's tail, in that order. */
+void rt_globrunqputbatch(struct rt *rt, int qi, struct g *const *gs, uint32_t n)
 {
 	struct sched *s = &rt->sched;
 	struct globrunq *q = &s->gq[qi];
 	assert(rt_mutex_held(&s->lock));
 	plat_shared_access(q->line, true);
-	for (struct g *g = head;; g = g->schedlink) {
-		rt_g_enq(g, RT_Q_GLOBAL);
-		if (g == tail)
-			break;
+	if (q->tail - q->head + n > q->cap)
+		globrunqgrow(q, n);
+	uint32_t mask = q->cap - 1;
+	for (uint32_t i = 0; i < n; i++) {
+		rt_g_enq(gs[i], RT_Q_GLOBAL);
+		q->ring[q->tail++ & mask] = gs[i];
 	}
-	tail->schedlink = NULL;
-	if (q->tail)
-		q->tail->schedlink = head;
-	else
-		q->head = head;
-	q->tail = tail;
 	if (s->ngq > 1)
 		plat_store_u32(&q->size, plat_load_u32(&q->size, memory_order_relaxed) + n,
 			       memory_order_relaxed);
@@ -544,12 +559,11 @@ void rt_globrunqputbatch(struct rt *rt, int qi, struct g *head, struct g *tail, 
 		       memory_order_relaxed);
 }
 
+/* The oldest G of q; the caller accounts for it in the sizes. */
 static struct g *globrunqpop(struct globrunq *q)
 {
-	struct g *g = q->head;
-	q->head = g->schedlink;
-	if (!q->head)
-		q->tail = NULL;
+	assert(q->tail != q->head);
+	struct g *g = q->ring[q->head++ & (q->cap - 1)];
 	rt_g_deq(g, RT_Q_GLOBAL);
 	return g;
 }
@@ -574,6 +588,7 @@ struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max)
 	uint32_t size = rt_globrunqsize(rt, qi);
 	if (size == 0)
 		return NULL;
+	assert(q->tail - q->head == size && "a global queue's count and ring disagree");
 	plat_shared_access(q->line, true);
 	uint32_t n = size / (uint32_t)rt->procs + 1;
 	if (n > size)
@@ -688,7 +703,10 @@ static void gslab_new(struct rt *rt, struct p *pp)
 	}
 	for (int i = 0; i < GSLAB; i++)
 		rt->allg[rt->nallg++] = &slab[i];
-	rt->gslabs = xrealloc(rt->gslabs, (rt->ngslabs + 1) * sizeof(*rt->gslabs));
+	if (rt->ngslabs == rt->capgslabs) {
+		rt->capgslabs = rt->capgslabs ? 2 * rt->capgslabs : 64;
+		rt->gslabs = xrealloc(rt->gslabs, rt->capgslabs * sizeof(*rt->gslabs));
+	}
 	rt->gslabs[rt->ngslabs++] = slab;
 	rt_unlock(&rt->sched.lock);
 	pp->gnew_slab = slab;
@@ -1299,6 +1317,7 @@ void rt_free(struct rt *rt)
 	free(rt->chans);
 	for (int i = 0; i < rt->procs; i++) {
 		plat_free(rt->allp[i]->runq, rt->runq_size * sizeof(plat_ptr));
+		free(rt->allp[i]->runqbatch);
 		rt_timers_free(rt->allp[i]);
 		free(rt->allp[i]);
 	}
@@ -1308,6 +1327,8 @@ void rt_free(struct rt *rt)
 		free(m);
 	}
 	free(rt->sched.idlepmask);
+	for (int i = 0; i < rt->sched.ngq; i++)
+		free(rt->sched.gq[i].ring);
 	free(rt->sched.gq);
 	free(rt->sched.gfree);
 	free(rt->knobs);

@@ -33,6 +33,7 @@ void rt_runq_init(struct rt *rt, struct p *pp)
 	plat_line_t shared = plat_line_new(rt, pp->node);
 	rt_mutex_init(rt, &pp->sharedq_lock, shared);
 	plat_u32_init(&pp->sharedq_size, 0, shared);
+	pp->runqbatch = xmalloc((rt->runq_size / 2 + 1) * sizeof(*pp->runqbatch));
 }
 
 /* Puts half of a full ring, and g, on the global queue in one batch.
@@ -45,26 +46,17 @@ static bool runqputslow(struct rt *rt, struct p *pp, struct g *g, uint32_t h, ui
 	/* cas-release: commits the consumption of the batch */
 	if (!plat_cas_u32(&pp->runqhead, &h, h + n, memory_order_release))
 		return false;
-	/* Linked only now: until the CAS, a thief may take these Gs, run them
-	 * and free them, and their link belongs to whoever holds them.  The
-	 * slots themselves stay put: only this owner writes them. */
-	struct g *first = NULL, *last = NULL;
+	/* Read only now: the slots stay put, since only this owner writes
+	 * them, and the CAS made the Gs ours. */
+	struct g **batch = pp->runqbatch;
 	for (uint32_t i = 0; i < n; i++) {
-		struct g *x = plat_load_ptr(&pp->runq[(h + i) & pp->runq_mask], memory_order_relaxed);
-		if (last)
-			last->schedlink = x;
-		else
-			first = x;
-		last = x;
+		batch[i] = plat_load_ptr(&pp->runq[(h + i) & pp->runq_mask], memory_order_relaxed);
+		rt_g_deq(batch[i], RT_Q_LOCAL);
 	}
-	last->schedlink = g;
-	for (struct g *x = first;; x = x->schedlink) {
-		rt_g_deq(x, RT_Q_LOCAL);
-		if (x == g)
-			break;
-	}
+	rt_g_deq(g, RT_Q_LOCAL);
+	batch[n] = g;
 	rt_lock(&rt->sched.lock);
-	rt_globrunqputbatch(rt, rt_gq_of_node(rt, pp->node), first, g, n + 1);
+	rt_globrunqputbatch(rt, rt_gq_of_node(rt, pp->node), batch, n + 1);
 	rt_unlock(&rt->sched.lock);
 	return true;
 }

@@ -199,7 +199,7 @@ struct select_case {
  * then the platform's context; the rest only while it waits or runs a
  * program.  Gs are allocated on cache-line boundaries (gnew). */
 struct g {
-	_Alignas(64) struct g *schedlink;  /* next on a run queue or free list */
+	_Alignas(64) struct g *schedlink;  /* next on a free list or a shared queue */
 	enum g_status status;
 	int last_cpu;            /* PU it last ran on, -1 before its first run */
 	struct m *m;             /* the M running it, while running */
@@ -231,7 +231,8 @@ struct g {
 
 	/* Where it is [proc: Every G in one place]: the run queue holding it,
 	 * RT_Q_NONE while running, parked, free or in transit inside one
-	 * operation.  Written by whoever owns the G at that moment. */
+	 * operation.  Written by whoever owns the G at that moment, in builds
+	 * with asserts only (rt_g_enq). */
 	uint8_t onq;
 	uint8_t wake;            /* why it was last readied (enum rt_wake) */
 	bool root_spawn;         /* what it spawns now is a root goroutine (it accepted) */
@@ -262,17 +263,28 @@ enum rt_wake {
 };
 
 /* Marks g as moving onto queue q / off it (asserted in debug builds):
- * a G is on at most one queue, and taken only from the one it is on. */
+ * a G is on at most one queue, and taken only from the one it is on.
+ * Only the asserts read the mark, so a build without them does not keep
+ * it: a batch moved between the global and a local queue would otherwise
+ * write to every G in it, which the queues are rings of pointers to
+ * avoid. */
 static inline void rt_g_enq(struct g *g, enum rt_q q)
 {
+#ifdef NDEBUG
+	(void)g, (void)q;
+#else
 	assert(g->onq == RT_Q_NONE && "a G put on a queue while on another");
 	g->onq = (uint8_t)q;
+#endif
 }
 static inline void rt_g_deq(struct g *g, enum rt_q q)
 {
+#ifdef NDEBUG
+	(void)g, (void)q;
+#else
 	assert(g->onq == q && "a G taken from a queue it is not on");
-	(void)q;
 	g->onq = RT_Q_NONE;
+#endif
 }
 
 /* ---- P ---- */
@@ -303,6 +315,7 @@ struct p {
 	plat_u32 runqhead, runqtail;
 	plat_ptr *runq;          /* runq_mask + 1 slots, a power of two */
 	uint32_t runq_mask;
+	struct g **runqbatch;    /* half a ring and one: runqputslow's batch (owner) */
 	plat_ptr runnext;        /* a G to run next, ahead of runq */
 
 	/* The shared queue: a FIFO any M may put to (a policy's placement of
@@ -411,9 +424,16 @@ struct sched {
 	plat_u32 netpoll_waiters;      /* atomic: Gs parked on sources still expecting data */
 };
 
-/* One global run queue (sched.lock). */
+/* One global run queue (sched.lock): a ring of G pointers, the oldest at
+ * ring[head & (cap - 1)], doubled when full.  Go links its Gs through
+ * schedlink instead; taking a batch then walks Gs made long before, cold
+ * by then, one dependent cache miss after another.  The order, and so
+ * every scheduling decision, is the same.  head and tail are plain
+ * counters under the lock: the priced accesses are to line and size. */
 struct globrunq {
-	struct g *head, *tail;
+	struct g **ring;
+	uint32_t head, tail;
+	uint32_t cap;                  /* a power of two, 0 before the first put */
 	plat_u32 size;                 /* atomic: read without the lock as a hint */
 	plat_line_t line;
 };
@@ -448,7 +468,7 @@ struct rt {
 	struct m *allm;                /* (sched.lock) */
 	struct g **allg;               /* every G struct ever made (sched.lock) */
 	void **gslabs;                 /* the blocks they were made in (sched.lock) */
-	size_t ngslabs;
+	size_t ngslabs, capgslabs;
 	void (*main_fn)(void *);
 	void *main_arg;
 	struct g *main_g;              /* with main_fn: the G whose return ends the run */
@@ -531,7 +551,7 @@ bool rt_p_is_idle(struct rt *rt, int id);
  * calling M's node's queue, get takes from pp's node's. */
 int rt_gq_of_node(const struct rt *rt, int node);
 void rt_globrunqput(struct rt *rt, struct g *g);
-void rt_globrunqputbatch(struct rt *rt, int qi, struct g *head, struct g *tail, uint32_t n);
+void rt_globrunqputbatch(struct rt *rt, int qi, struct g *const *gs, uint32_t n);
 struct g *rt_globrunqget(struct rt *rt, struct p *pp, uint32_t max);
 struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max);
 uint32_t rt_globrunqsize(struct rt *rt, int qi);
