@@ -684,15 +684,21 @@ static uint64_t newgoid(struct rt *rt, struct p *pp)
 	return pp->goidcache++;
 }
 
-/* Gs are made GSLAB at a time, cache-line aligned (the first line of a G
- * is the one another CPU reads when it runs it), and registered in allg
- * under one lock. */
+/* Gs are made GSLAB at a time, each on a cache-line boundary (the first
+ * line of a G is the one another CPU reads when it runs it), and
+ * registered in allg under one lock.  In a run of programs each G's frame
+ * follows it in the slab; a run of C functions has none. */
 #define GSLAB 64
+
+static size_t gstride(const struct rt *rt)
+{
+	return (sizeof(struct g) + (rt->main_fn ? 0 : sizeof(struct gframe)) + 63) / 64 * 64;
+}
 
 static void gslab_new(struct rt *rt, struct p *pp)
 {
-	size_t size = GSLAB * sizeof(struct g);
-	struct g *slab = aligned_alloc(64, (size + 63) / 64 * 64);
+	size_t stride = gstride(rt), size = GSLAB * stride;
+	char *slab = aligned_alloc(64, size);
 	if (!slab)
 		die_oom(size);
 	memset(slab, 0, size);
@@ -702,7 +708,7 @@ static void gslab_new(struct rt *rt, struct p *pp)
 		rt->allg = xrealloc(rt->allg, rt->capallg * sizeof(*rt->allg));
 	}
 	for (int i = 0; i < GSLAB; i++)
-		rt->allg[rt->nallg++] = &slab[i];
+		rt->allg[rt->nallg++] = (struct g *)(slab + i * stride);
 	if (rt->ngslabs == rt->capgslabs) {
 		rt->capgslabs = rt->capgslabs ? 2 * rt->capgslabs : 64;
 		rt->gslabs = xrealloc(rt->gslabs, rt->capgslabs * sizeof(*rt->gslabs));
@@ -721,20 +727,22 @@ static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
 	if (!g) {
 		if (pp->gnew_left == 0)
 			gslab_new(rt, pp);
-		g = pp->gnew_slab++;
+		g = (struct g *)pp->gnew_slab;
+		pp->gnew_slab += gstride(rt);
 		pp->gnew_left--;
 	}
 	assert(g->status == G_IDLE || g->status == G_DEAD);
+	assert(!prog || !rt->main_fn);   /* only a run of programs has frames */
+	/* Only the run's and the policies' fields are written (and for a
+	 * program, its frame): the rest is set by whatever uses it -- a wait
+	 * its sudog, waitreason and timer, a select its gselect -- and a
+	 * reused G is often cold here, freed by another CPU. */
 	g->goid = newgoid(rt, pp);
 	g->schedlink = NULL;
 	g->m = NULL;
 	g->last_cpu = -1;
-	g->prog = prog;
-	g->pc = 0;
 	g->in_op = false;
 	g->panicking = false;
-	g->waitreason = NULL;
-	g->compute_left = 0;
 	g->onq = RT_Q_NONE;
 	g->wake = RT_WAKE_OTHER;
 	g->root_spawn = false;
@@ -750,7 +758,12 @@ static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
 		plat_store_u32(&g->preempt, 0, memory_order_relaxed);
 	g->fn = fn;
 	g->arg = arg;
-	memset(&g->sud, 0, sizeof(g->sud));
+	if (prog) {
+		struct gframe *f = g_frame(g);
+		f->prog = prog;
+		f->pc = 0;
+		f->compute_left = 0;
+	}
 	plat_g_init(rt, g);
 	g->status = G_RUNNABLE;
 	g->runnable_since = runnable_now(rt);
@@ -822,15 +835,17 @@ static void sleep_ready(struct m *m, struct timer *t)
 static void sleep_commit(void *arg)
 {
 	struct g *g = arg;
-	rt_timer_add(plat_self(), &g->timer);
+	rt_timer_add(plat_self(), g->timer);
 }
 
 /* Commits the running G to sleep for ns. */
 void rt_sleep_park(struct m *m, struct g *g, int64_t ns)
 {
-	g->timer.when = plat_nanotime() + (ns > 0 ? ns : 0);
-	g->timer.f = sleep_ready;
-	g->timer.g = g;
+	if (!g->timer)
+		g->timer = xcalloc(1, sizeof(*g->timer));
+	g->timer->when = plat_nanotime() + (ns > 0 ? ns : 0);
+	g->timer->f = sleep_ready;
+	g->timer->g = g;
 	g->waitreason = "sleep";
 	rt_park_commit(m, sleep_commit, g);
 }
@@ -1274,11 +1289,12 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 		if (used >= sizeof(r->blocked))
 			continue;
 		int n;
-		if (g->prog)
+		const struct gframe *f = rt->main_fn ? NULL : g_frame(rt->allg[i]);
+		if (f)
 			n = snprintf(r->blocked + used, sizeof(r->blocked) - used,
 				     "goroutine %llu [%s]: program %s, op %u (%s)\n",
 				     (unsigned long long)g->goid, g->waitreason ? g->waitreason : "?",
-				     g->prog->name, g->pc, wl_op_name(g->prog->ops[g->pc].code));
+				     f->prog->name, f->pc, wl_op_name(f->prog->ops[f->pc].code));
 		else
 			n = snprintf(r->blocked + used, sizeof(r->blocked) - used,
 				     "goroutine %llu [%s]: a C function\n", (unsigned long long)g->goid,
@@ -1301,6 +1317,7 @@ void rt_free(struct rt *rt)
 	for (size_t i = 0; i < rt->nallg; i++) {
 		plat_g_free(rt, rt->allg[i]);
 		free(rt->allg[i]->sel);
+		free(rt->allg[i]->timer);
 	}
 	for (size_t i = 0; i < rt->ngslabs; i++)
 		free(rt->gslabs[i]);

@@ -193,26 +193,10 @@ struct select_case {
 	uint64_t v;         /* the value to send */
 };
 
-/* Laid out by who touches what: the first line holds what the M that
- * takes a G from a queue and runs it reads and writes (the G was usually
- * made or readied on another CPU, so each line touched is a cache miss),
- * then the platform's context; the rest only while it waits or runs a
- * program.  Gs are allocated on cache-line boundaries (gnew). */
-struct g {
-	_Alignas(64) struct g *schedlink;  /* next on a free list or a shared queue */
-	enum g_status status;
-	int last_cpu;            /* PU it last ran on, -1 before its first run */
-	struct m *m;             /* the M running it, while running */
-	uint64_t goid;
-	int64_t runnable_since;  /* when it last became runnable (scheduling latency); -1: untimed */
-	void (*fn)(void *);      /* its body natively: a C function, or NULL for a program */
-	void *arg;
-	plat_u32 preempt;        /* atomic: sysmon asks it to give up the P [sysmon.c] */
-	bool panicking;          /* it panicked: it ends at its next op boundary */
-	bool in_op;              /* parked inside the op at pc; it completes on resume */
-	struct plat_g plat;
-
-	/* A program's place [interp.c]. */
+/* A program's place [interp.c]: in a run of workload programs each G
+ * struct has one, right after it in its slab (g_frame); in a run of C
+ * functions no G has one. */
+struct gframe {
 	const struct program *prog;
 	uint32_t pc;
 	uint32_t nspawned;       /* children made: their random streams' keys */
@@ -223,12 +207,28 @@ struct g {
 	struct rt_stream rs;
 	uint8_t sel_idx[PROG_SELECT_MAX];  /* a select's live cases, by program case */
 	int64_t locals[PROG_MAX_LOCALS];
+};
 
-	struct sudog sud;
-	struct gselect *sel;
-	struct timer timer;      /* its sleep */
-	const char *waitreason;  /* why it is parked, for the deadlock report */
-
+/* Laid out by who touches what: the first line holds what the M that
+ * takes a G from a queue and runs it reads and writes (the G was usually
+ * made or readied on another CPU, so each line touched is a cache miss),
+ * the second the platform's context, the third what a channel wait uses,
+ * the fourth what is set when the G is made and read only in a timed run,
+ * by a policy that uses it, or by a less common wait.  Natively that is
+ * 256 bytes; making a G writes its first and fourth lines, running it the
+ * first two.  Gs are allocated on cache-line boundaries (gslab_new). */
+struct g {
+	struct g *schedlink;     /* next on a free list or a shared queue, or readied together */
+	enum g_status status;
+	int last_cpu;            /* PU it last ran on, -1 before its first run */
+	struct m *m;             /* the M running it, while running */
+	int64_t runnable_since;  /* when it last became runnable (scheduling latency); -1: untimed */
+	void (*fn)(void *);      /* its body natively: a C function, or NULL for a program */
+	void *arg;
+	plat_u32 preempt;        /* atomic: sysmon asks it to give up the P [sysmon.c] */
+	uint32_t burst;          /* Gs it made in its current time slice */
+	bool panicking;          /* it panicked: it ends at its next op boundary */
+	bool in_op;              /* parked inside the op at pc; it completes on resume */
 	/* Where it is [proc: Every G in one place]: the run queue holding it,
 	 * RT_Q_NONE while running, parked, free or in transit inside one
 	 * operation.  Written by whoever owns the G at that moment, in builds
@@ -236,12 +236,31 @@ struct g {
 	uint8_t onq;
 	uint8_t wake;            /* why it was last readied (enum rt_wake) */
 	bool root_spawn;         /* what it spawns now is a root goroutine (it accepted) */
-	uint32_t burst;          /* Gs it made in its current time slice */
+	struct plat_g plat;
+
+	/* While it waits (a channel's wait touches this line only); each
+	 * wait sets the fields it uses. */
+	struct sudog sud;
+	const char *waitreason;  /* why it is parked, for the deadlock report */
+
+	uint64_t goid;
 	/* Policies' per-G records (the numa policy's home P and stack) */
 	int home_p;              /* the P it last ran on, -1 before its first run */
 	int stack_node;          /* node its stack is on, -1 before its first run */
 	uint32_t remote_runs;    /* consecutive runs on a node other than stack_node */
+	/* Made at its first select or sleep, kept while the G struct is
+	 * reused: inline, they would make every G a line longer for the few
+	 * that use them. */
+	struct gselect *sel;
+	struct timer *timer;     /* its sleep */
 };
+
+/* A G's program's place, right after it in its slab: only in a run of
+ * workload programs (a run of C functions makes its Gs without one). */
+static inline struct gframe *g_frame(struct g *g)
+{
+	return (struct gframe *)(g + 1);
+}
 
 /* The places a runnable G can be [proc: Every G in one place]. */
 enum rt_q {
@@ -328,7 +347,7 @@ struct p {
 
 	struct g *gfree;         /* dead Gs to reuse (owner) */
 	int ngfree;
-	struct g *gnew_slab;     /* never-used Gs, made a block at a time (owner) */
+	char *gnew_slab;         /* never-used Gs, made a block at a time (owner) */
 	int gnew_left;
 	uint64_t goidcache, goidcacheend;  /* goroutine ids taken in a batch (owner) */
 
