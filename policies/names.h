@@ -11,8 +11,7 @@
 
 /* policies/lock.c */
 #define rt_mutex_init PLAT_SYM(rt_mutex_init)
-#define rt_lock PLAT_SYM(rt_lock)
-#define rt_unlock PLAT_SYM(rt_unlock)
+#define rt_lock_slow PLAT_SYM(rt_lock_slow)
 #define rt_mutex_held PLAT_SYM(rt_mutex_held)
 #define rt_note_init PLAT_SYM(rt_note_init)
 #define rt_note_clear PLAT_SYM(rt_note_clear)
@@ -50,7 +49,6 @@
 #define rt_globrunqget_from PLAT_SYM(rt_globrunqget_from)
 #define rt_globrunqsize PLAT_SYM(rt_globrunqsize)
 #define rt_gq_of_node PLAT_SYM(rt_gq_of_node)
-#define rt_done PLAT_SYM(rt_done)
 #define rt_newproc PLAT_SYM(rt_newproc)
 #define rt_ready PLAT_SYM(rt_ready)
 #define rt_park_commit PLAT_SYM(rt_park_commit)
@@ -66,7 +64,7 @@
 #define rt_timers_init PLAT_SYM(rt_timers_init)
 #define rt_timers_free PLAT_SYM(rt_timers_free)
 #define rt_timer_add PLAT_SYM(rt_timer_add)
-#define rt_check_timers PLAT_SYM(rt_check_timers)
+#define rt_run_timers PLAT_SYM(rt_run_timers)
 #define rt_check_all_timers PLAT_SYM(rt_check_all_timers)
 #define rt_timers_next PLAT_SYM(rt_timers_next)
 #define rt_wake_netpoller PLAT_SYM(rt_wake_netpoller)

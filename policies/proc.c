@@ -230,11 +230,6 @@ void rt_panic(struct m *m, const char *fmt, ...)
 		m->curg->panicking = true;
 }
 
-bool rt_done(struct rt *rt)
-{
-	return plat_load_u32(&rt->sched.done, memory_order_acquire) != 0;
-}
-
 void rt_acquirep(struct m *m, struct p *pp)
 {
 	assert(!m->p && !pp->m);
@@ -906,17 +901,21 @@ static void execute(struct m *m, struct g *g, bool inherit)
 	/* store-release: sysmon may act on g (preemptone) once it sees it */
 	plat_store_ptr(&pp->curg, g, memory_order_release);
 	m->stats.runs++;
-	int64_t now = 0;
-	if (g->runnable_since >= 0) {
-		now = plat_nanotime();
-		hist_record(&m->stats.sched_latency, (uint64_t)(now - g->runnable_since));
+	if (rt->timed) {
+		/* An untimed run (the C API's) has neither figure: no clock
+		 * read, and its schedule is not reproducible anyway. */
+		int64_t now = 0;
+		if (g->runnable_since >= 0) {
+			now = plat_nanotime();
+			hist_record(&m->stats.sched_latency, (uint64_t)(now - g->runnable_since));
+		}
+		/* FNV-1a over the decision: a different schedule changes the hash */
+		uint64_t h = m->stats.sched_hash ^ 0xcbf29ce484222325ULL;
+		uint64_t words[3] = { (uint64_t)now, g->goid, (uint64_t)pp->id };
+		for (int i = 0; i < 3; i++)
+			h = (h ^ words[i]) * 0x100000001b3ULL;
+		m->stats.sched_hash = h;
 	}
-	/* FNV-1a over the decision: a different schedule changes the hash */
-	uint64_t h = m->stats.sched_hash ^ 0xcbf29ce484222325ULL;
-	uint64_t words[3] = { (uint64_t)now, g->goid, (uint64_t)pp->id };
-	for (int i = 0; i < 3; i++)
-		h = (h ^ words[i]) * 0x100000001b3ULL;
-	m->stats.sched_hash = h;
 	count_migration(m, g, pp->cpu);
 
 	enum g_why why = plat_execute(m, g);

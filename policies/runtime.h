@@ -29,10 +29,28 @@
 struct rt_mutex {
 	plat_u32 key;
 };
+enum {
+	RT_MUTEX_UNLOCKED = 0,
+	RT_MUTEX_LOCKED = 1,
+	RT_MUTEX_SLEEPING = 2,
+};
 void rt_mutex_init(struct rt *rt, struct rt_mutex *l, plat_line_t line);
-void rt_lock(struct rt_mutex *l);
-void rt_unlock(struct rt_mutex *l);
+void rt_lock_slow(struct rt_mutex *l, uint32_t v);
 bool rt_mutex_held(struct rt_mutex *l);
+/* Inline up to the uncontended case; the rest is in lock.c. */
+static inline void rt_lock(struct rt_mutex *l)
+{
+	uint32_t v = plat_xchg_u32(&l->key, RT_MUTEX_LOCKED, memory_order_acquire);
+	if (v != RT_MUTEX_UNLOCKED)
+		rt_lock_slow(l, v);
+}
+static inline void rt_unlock(struct rt_mutex *l)
+{
+	uint32_t v = plat_xchg_u32(&l->key, RT_MUTEX_UNLOCKED, memory_order_release);
+	assert(v != RT_MUTEX_UNLOCKED && "unlock of an unlocked mutex");
+	if (v == RT_MUTEX_SLEEPING)
+		plat_futex_wake(&l->key, 1);
+}
 
 /* A one-shot wake-up, as Go's note: one sleeper, one waker, then cleared. */
 struct rt_note {
@@ -574,7 +592,11 @@ void rt_globrunqputbatch(struct rt *rt, int qi, struct g *const *gs, uint32_t n)
 struct g *rt_globrunqget(struct rt *rt, struct p *pp, uint32_t max);
 struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max);
 uint32_t rt_globrunqsize(struct rt *rt, int qi);
-bool rt_done(struct rt *rt);
+/* The run is over [proc: The end of a run]: the scheduler loops return. */
+static inline bool rt_done(struct rt *rt)
+{
+	return plat_load_u32(&rt->sched.done, memory_order_acquire) != 0;
+}
 
 /* Gs: the runtime calls a program or a C function can make. */
 struct g *rt_newproc(struct m *m, const struct program *prog, void (*fn)(void *), void *arg);
@@ -626,7 +648,17 @@ void rt_sysmon_wake(struct rt *rt);
 void rt_timers_init(struct rt *rt, struct p *pp);
 void rt_timers_free(struct p *pp);
 void rt_timer_add(struct m *m, struct timer *t);
-int64_t rt_check_timers(struct m *m, struct p *pp, int64_t now);
+/* Runs pp's timers due at now (0: read the clock, only if pp has a timer
+ * at all -- a clock read costs more than the rest of a schedule), on m
+ * (which holds a P: what they ready goes there).  Returns when the next
+ * one is due, 0 if none.  pp may be any P.  Inline up to the common case,
+ * no timer at all. */
+int64_t rt_run_timers(struct m *m, struct p *pp, int64_t now, int64_t next);
+static inline int64_t rt_check_timers(struct m *m, struct p *pp, int64_t now)
+{
+	int64_t next = (int64_t)plat_load_u64(&pp->timer0, memory_order_acquire);
+	return next ? rt_run_timers(m, pp, now, next) : 0;
+}
 void rt_check_all_timers(struct m *m);
 int64_t rt_timers_next(struct rt *rt);
 void rt_wake_netpoller(struct m *m, int64_t when);
