@@ -335,17 +335,6 @@ void rt_stopm(struct m *m)
 	}
 }
 
-/* The G handed to m to run first, if any (Go 1.0's m->nextg). */
-struct g *rt_take_nextg(struct m *m)
-{
-	struct g *g = m->nextg;
-	if (g) {
-		m->nextg = NULL;
-		rt_g_deq(g, RT_Q_NEXTG);
-	}
-	return g;
-}
-
 /* Starts a spinning M if none is spinning and a P is idle [proc: Spinning]. */
 void rt_wakep(struct m *m)
 {
@@ -505,14 +494,9 @@ bool rt_p_is_idle(struct rt *rt, int id)
 
 /* ---- The global run queues (sched.lock held) ---- */
 
-/* The queue of node (0 unless the policy partitions them). */
-int rt_gq_of_node(const struct rt *rt, int node)
-{
-	return rt->node_queues ? node : 0;
-}
-
-/* Makes room in q for n more Gs.  sched.lock must be held. */
-__attribute__((noinline, cold)) static void globrunqgrow(struct globrunq *q, uint32_t n)
+/* Makes room in q for n more Gs (rt_globrunqput's and
+ * rt_globrunqputbatch's slow path).  sched.lock must be held. */
+void rt_globrunqgrow(struct globrunq *q, uint32_t n)
 {
 	uint32_t size = q->tail - q->head;
 	uint32_t cap = q->cap ? q->cap : 256;
@@ -528,11 +512,6 @@ __attribute__((noinline, cold)) static void globrunqgrow(struct globrunq *q, uin
 	q->cap = cap;
 }
 
-void rt_globrunqput(struct rt *rt, struct g *g)
-{
-	rt_globrunqputbatch(rt, rt_gq_of_node(rt, plat_node()), &g, 1);
-}
-
 /* Puts gs[0..n) at queue qi's tail, in that order. */
 void rt_globrunqputbatch(struct rt *rt, int qi, struct g *const *gs, uint32_t n)
 {
@@ -541,7 +520,7 @@ void rt_globrunqputbatch(struct rt *rt, int qi, struct g *const *gs, uint32_t n)
 	assert(rt_mutex_held(&s->lock));
 	plat_shared_access(q->line, true);
 	if (q->tail - q->head + n > q->cap)
-		globrunqgrow(q, n);
+		rt_globrunqgrow(q, n);
 	uint32_t mask = q->cap - 1;
 	for (uint32_t i = 0; i < n; i++) {
 		rt_g_enq(gs[i], RT_Q_GLOBAL);
@@ -561,14 +540,6 @@ static struct g *globrunqpop(struct globrunq *q)
 	struct g *g = q->ring[q->head++ & (q->cap - 1)];
 	rt_g_deq(g, RT_Q_GLOBAL);
 	return g;
-}
-
-/* Queue qi's length, read without the lock as a hint.  A single queue's
- * is the total: it keeps no count of its own. */
-uint32_t rt_globrunqsize(struct rt *rt, int qi)
-{
-	struct sched *s = &rt->sched;
-	return plat_load_u32(s->ngq > 1 ? &s->gq[qi].size : &s->runqsize, memory_order_relaxed);
 }
 
 /* Takes a batch for pp from queue qi: its fair share of the queue (the
@@ -601,12 +572,6 @@ struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max)
 	while (--n > 0)
 		rt_runqput(rt, pp, globrunqpop(q), false);
 	return g;
-}
-
-/* From pp's own node's queue. */
-struct g *rt_globrunqget(struct rt *rt, struct p *pp, uint32_t max)
-{
-	return rt_globrunqget_from(rt, pp, rt_gq_of_node(rt, pp->node), max);
 }
 
 /* ---- G lifetimes ---- */

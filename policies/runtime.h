@@ -566,7 +566,17 @@ enum g_why rt_g_run(struct m *m, struct g *g);
 void rt_startm(struct m *m, struct p *pp, bool spinning);
 struct m *rt_startm_locked(struct rt *rt, struct p *pp, bool spinning, struct g *g, bool *fresh);
 void rt_startm_finish(struct rt *rt, struct m *nmp, bool fresh);
-struct g *rt_take_nextg(struct m *m);
+/* The G handed to m to run first, if any (Go 1.0's m->nextg); inline,
+ * as the scheduler loop asks before every schedule. */
+static inline struct g *rt_take_nextg(struct m *m)
+{
+	struct g *g = m->nextg;
+	if (g) {
+		m->nextg = NULL;
+		rt_g_deq(g, RT_Q_NEXTG);
+	}
+	return g;
+}
 void rt_stopm(struct m *m);
 void rt_wakep(struct m *m);
 void rt_becomespinning(struct m *m);
@@ -585,13 +595,46 @@ struct p *rt_pidleget_near(struct rt *rt, int node);
 struct p *rt_pidleget_this(struct rt *rt, struct p *pp);
 bool rt_p_is_idle(struct rt *rt, int id);
 /* The global run queues (sched.lock held for put/get): put goes to the
- * calling M's node's queue, get takes from pp's node's. */
-int rt_gq_of_node(const struct rt *rt, int node);
-void rt_globrunqput(struct rt *rt, struct g *g);
+ * calling M's node's queue, get takes from pp's node's.  The queue of a
+ * node is 0 unless the policy partitions them. */
+static inline int rt_gq_of_node(const struct rt *rt, int node)
+{
+	return rt->node_queues ? node : 0;
+}
+void rt_globrunqgrow(struct globrunq *q, uint32_t n) __attribute__((cold));
+/* Inline, as the local queue's put below: every yield comes here. */
+static inline void rt_globrunqput(struct rt *rt, struct g *g)
+{
+	struct sched *s = &rt->sched;
+	/* plat_node only when the queues are per node: natively it asks the
+	 * kernel which CPU this is, which costs as much as the put */
+	struct globrunq *q = &s->gq[rt->node_queues ? plat_node() : 0];
+	assert(rt_mutex_held(&s->lock));
+	plat_shared_access(q->line, true);
+	rt_g_enq(g, RT_Q_GLOBAL);
+	if (q->tail - q->head == q->cap)
+		rt_globrunqgrow(q, 1);
+	q->ring[q->tail++ & (q->cap - 1)] = g;
+	if (s->ngq > 1)
+		plat_store_u32(&q->size, plat_load_u32(&q->size, memory_order_relaxed) + 1,
+			       memory_order_relaxed);
+	plat_store_u32(&s->runqsize, plat_load_u32(&s->runqsize, memory_order_relaxed) + 1,
+		       memory_order_relaxed);
+}
 void rt_globrunqputbatch(struct rt *rt, int qi, struct g *const *gs, uint32_t n);
-struct g *rt_globrunqget(struct rt *rt, struct p *pp, uint32_t max);
 struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max);
-uint32_t rt_globrunqsize(struct rt *rt, int qi);
+/* From pp's own node's queue. */
+static inline struct g *rt_globrunqget(struct rt *rt, struct p *pp, uint32_t max)
+{
+	return rt_globrunqget_from(rt, pp, rt_gq_of_node(rt, pp->node), max);
+}
+/* Queue qi's length, read without the lock as a hint.  A single queue's
+ * is the total: it keeps no count of its own. */
+static inline uint32_t rt_globrunqsize(struct rt *rt, int qi)
+{
+	struct sched *s = &rt->sched;
+	return plat_load_u32(s->ngq > 1 ? &s->gq[qi].size : &s->runqsize, memory_order_relaxed);
+}
 /* The run is over [proc: The end of a run]: the scheduler loops return. */
 static inline bool rt_done(struct rt *rt)
 {
@@ -702,8 +745,7 @@ enum fd_wait rt_netpoll_fd_wait(struct m *m, struct pollfd_desc *pd, uint32_t mo
 /* ---- Local run queues (policies/runq.c) [proc: Run queues] ---- */
 
 void rt_runq_init(struct rt *rt, struct p *pp);
-void rt_runqput(struct rt *rt, struct p *pp, struct g *g, bool next);
-struct g *rt_runqget(struct p *pp, bool *inherit);
+bool rt_runqputslow(struct rt *rt, struct p *pp, struct g *g, uint32_t h, uint32_t t);
 struct g *rt_runqget_lifo(struct p *pp);
 bool rt_runqempty(struct p *pp);
 void rt_sharedq_put(struct rt *rt, struct p *pp, struct g *g);
@@ -713,6 +755,72 @@ uint32_t rt_runqlen(struct p *pp);
 /* Steals half of p2's queue into pp's; returns one G to run, or NULL. */
 struct g *rt_runqsteal(struct rt *rt, struct p *pp, struct p *p2, bool steal_runnext,
 		       int64_t runnext_delay_us, uint32_t *stolen);
+
+/* The owner's put and get, the scheduler's hottest path, are inline. */
+
+/* Puts g on pp's queue: in runnext if next (kicking the old runnext out to
+ * the ring), else at the ring's tail; a full ring overflows to the global
+ * queue.  Executed only by the owner P. */
+static inline void rt_runqput(struct rt *rt, struct p *pp, struct g *g, bool next)
+{
+	rt_g_enq(g, RT_Q_LOCAL);
+	if (next) {
+		void *old = plat_load_ptr(&pp->runnext, memory_order_relaxed);
+		while (!plat_cas_ptr(&pp->runnext, &old, g, memory_order_acq_rel))
+			;
+		if (!old)
+			return;
+		g = old;
+	}
+	for (;;) {
+		/* load-acquire: synchronize with consumers */
+		uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
+		uint32_t t = plat_load_u32(&pp->runqtail, memory_order_relaxed);
+		if (t - h <= pp->runq_mask) {
+			plat_store_ptr(&pp->runq[t & pp->runq_mask], g, memory_order_relaxed);
+			/* store-release: makes the slot available to consumers */
+			plat_store_u32(&pp->runqtail, t + 1, memory_order_release);
+			return;
+		}
+		if (rt_runqputslow(rt, pp, g, h, t))
+			return;
+		/* a thief emptied part of the ring: the put above succeeds now */
+	}
+}
+
+/* Takes the next G: runnext first (it inherits the time slice), then the
+ * ring's head.  Executed only by the owner P. */
+static inline struct g *rt_runqget(struct p *pp, bool *inherit)
+{
+	void *next = plat_load_ptr(&pp->runnext, memory_order_relaxed);
+	/* Only the owner sets runnext non-NULL, so a failed CAS means a thief
+	 * took it: no retry. */
+	if (next && plat_cas_ptr(&pp->runnext, &next, NULL, memory_order_acq_rel)) {
+		if (inherit)
+			*inherit = true;
+		rt_g_deq(next, RT_Q_LOCAL);
+		return next;
+	}
+	for (;;) {
+		/* load-acquire: synchronize with other consumers */
+		uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
+		uint32_t t = plat_load_u32(&pp->runqtail, memory_order_relaxed);
+		if (t == h)
+			return NULL;
+		struct g *g = plat_load_ptr(&pp->runq[h & pp->runq_mask], memory_order_relaxed);
+		/* cas-release: commits the consumption */
+		if (plat_cas_u32(&pp->runqhead, &h, h + 1, memory_order_release)) {
+			if (inherit)
+				*inherit = false;
+			/* The next G will probably run after this one: start
+			 * fetching its first two lines, often cold by now. */
+			if (h + 1 != t)
+				plat_prefetch(plat_peek_ptr(&pp->runq[(h + 1) & pp->runq_mask]), 2);
+			rt_g_deq(g, RT_Q_LOCAL);
+			return g;
+		}
+	}
+}
 
 /* A random permutation of Ps: a random start and a step coprime with the
  * count [proc: Stealing]. */
