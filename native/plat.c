@@ -397,28 +397,19 @@ void natp_g_free(struct rt *rt, struct g *g)
 }
 
 /* A G's first run: its stack, and a context that starts natp_gmain. */
-__attribute__((noinline)) static void g_first_run(struct m *m, struct g *g)
+void natp_g_first_run(struct m *m, struct g *g)
 {
 	g->plat.stack = stack_get(m);
 	size_t guard = m->rt->plat.stack_map - NATP_G_STACK;
 	ctx_make(&g->plat.ctx, (char *)g->plat.stack + guard, NATP_G_STACK, natp_gmain, g);
 }
 
-/* A G's first run is out of line: inline, it made every switch save and
- * restore registers that ctx_switch saves anyway. */
-enum g_why natp_execute(struct m *m, struct g *g)
+/* A G's exit: its stack goes back to m. */
+void natp_g_exited(struct m *m, struct g *g)
 {
-	if (__builtin_expect(!g->plat.stack, 0))
-		g_first_run(m, g);
-	ctx_switch(&m->plat.g0, &g->plat.ctx);
-	enum g_why why = g->plat.why;
-	if (why == G_EXIT) {
-		/* its stack goes back to m */
-		ctx_destroy(&g->plat.ctx);
-		stack_put(m, g->plat.stack);
-		g->plat.stack = NULL;
-	}
-	return why;
+	ctx_destroy(&g->plat.ctx);
+	stack_put(m, g->plat.stack);
+	g->plat.stack = NULL;
 }
 
 void natp_g_leave(struct g *g, enum g_why why)

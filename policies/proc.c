@@ -845,12 +845,16 @@ static void gdestroy(struct m *m, struct g *g)
 	gfput(m->rt, m->p, g);
 }
 
-/* Runs g on m until it gives control back, then deals with why. */
-static void execute(struct m *m, struct g *g, bool inherit);
-static void execute(struct m *m, struct g *g, bool inherit)
+/* Runs g on m until it gives control back, then deals with why.  Inline
+ * in the scheduler loop, its only caller: natively the switch back from g
+ * lands here, and every return between here and the loop would be
+ * mispredicted (the return-stack buffer holds g's calls by then). */
+static inline __attribute__((always_inline)) void execute(struct m *m, struct g *g, bool inherit)
 {
 	struct rt *rt = m->rt;
-	struct p *pp = m->p;
+	struct p *pp;
+again:
+	pp = m->p;
 	assert(g->status == G_RUNNABLE && "a G runs only from a run queue");
 	assert(g->onq == RT_Q_NONE && "a G runs only once taken off its queue");
 	g->status = G_RUNNING;
@@ -911,7 +915,8 @@ static void execute(struct m *m, struct g *g, bool inherit)
 		rt_unlock(&rt->sched.lock);
 		if (idle) {
 			rt_acquirep(m, idle);
-			execute(m, g, false);
+			inherit = false;
+			goto again;
 		}
 		break;
 	}
