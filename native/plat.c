@@ -360,12 +360,10 @@ static void *stack_get(struct m *m)
 	return m->plat.stacks[--m->plat.nstacks];
 }
 
-static void stack_put(struct m *m, void *stack)
+/* stack_put with m's cache full: half of it goes to the shared pool. */
+__attribute__((noinline)) static void stack_spill(struct m *m)
 {
 	struct plat_rt *pr = &m->rt->plat;
-	m->plat.stacks[m->plat.nstacks++] = stack;
-	if (m->plat.nstacks < STACK_CACHE)
-		return;
 	pthread_mutex_lock(&pr->stack_lock);
 	if (pr->nstacks + STACK_CACHE / 2 > pr->capstacks) {
 		pr->capstacks = pr->capstacks ? 2 * pr->capstacks : 256;
@@ -374,6 +372,13 @@ static void stack_put(struct m *m, void *stack)
 	while (m->plat.nstacks > STACK_CACHE / 2)
 		pr->stacks[pr->nstacks++] = m->plat.stacks[--m->plat.nstacks];
 	pthread_mutex_unlock(&pr->stack_lock);
+}
+
+static inline void stack_put(struct m *m, void *stack)
+{
+	m->plat.stacks[m->plat.nstacks++] = stack;
+	if (m->plat.nstacks == STACK_CACHE)
+		stack_spill(m);
 }
 
 void natp_g_init(struct rt *rt, struct g *g)
@@ -391,21 +396,20 @@ void natp_g_free(struct rt *rt, struct g *g)
 	g->plat.stack = NULL;
 }
 
-enum g_why natp_execute(struct m *m, struct g *g)
+/* A G's first run: its stack, and a context that starts natp_gmain. */
+void natp_g_first_run(struct m *m, struct g *g)
 {
-	if (!g->plat.stack) {
-		g->plat.stack = stack_get(m);
-		size_t guard = m->rt->plat.stack_map - NATP_G_STACK;
-		ctx_make(&g->plat.ctx, (char *)g->plat.stack + guard, NATP_G_STACK, natp_gmain, g);
-	}
-	ctx_switch(&m->plat.g0, &g->plat.ctx);
-	enum g_why why = g->plat.why;
-	if (why == G_EXIT) {
-		ctx_destroy(&g->plat.ctx);
-		stack_put(m, g->plat.stack);
-		g->plat.stack = NULL;
-	}
-	return why;
+	g->plat.stack = stack_get(m);
+	size_t guard = m->rt->plat.stack_map - NATP_G_STACK;
+	ctx_make(&g->plat.ctx, (char *)g->plat.stack + guard, NATP_G_STACK, natp_gmain, g);
+}
+
+/* A G's exit: its stack goes back to m. */
+void natp_g_exited(struct m *m, struct g *g)
+{
+	ctx_destroy(&g->plat.ctx);
+	stack_put(m, g->plat.stack);
+	g->plat.stack = NULL;
 }
 
 void natp_g_leave(struct g *g, enum g_why why)

@@ -66,7 +66,8 @@ struct m *natp_self(void);
 void natp_newm(struct rt *rt, struct m *m);
 void natp_g_init(struct rt *rt, struct g *g);
 void natp_g_free(struct rt *rt, struct g *g);
-enum g_why natp_execute(struct m *m, struct g *g);
+void natp_g_first_run(struct m *m, struct g *g);
+void natp_g_exited(struct m *m, struct g *g);
 void natp_g_leave(struct g *g, enum g_why why);
 void *natp_alloc(size_t size, int node);
 void natp_free(void *p, size_t size);
@@ -173,7 +174,23 @@ static inline struct m *plat_self(void) { return natp_self(); }
 static inline void plat_newm(struct rt *rt, struct m *m) { natp_newm(rt, m); }
 static inline void plat_g_init(struct rt *rt, struct g *g) { natp_g_init(rt, g); }
 static inline void plat_g_free(struct rt *rt, struct g *g) { natp_g_free(rt, g); }
-static inline enum g_why plat_execute(struct m *m, struct g *g) { return natp_execute(m, g); }
+/* A macro, where an inline function could not see into struct m and
+ * struct g (not yet defined here): the switch into g has to be inline in
+ * the scheduler loop itself, since each return between the loop and the
+ * point where a switch back lands is mispredicted (the return-stack buffer
+ * holds the G's calls by then).  A G's first run and its exit are calls. */
+#define plat_execute(m, g)                                                     \
+	({                                                                     \
+		struct m *m_ = (m);                                            \
+		struct g *g_ = (g);                                            \
+		if (__builtin_expect(!g_->plat.stack, 0))                      \
+			natp_g_first_run(m_, g_);                              \
+		ctx_switch(&m_->plat.g0, &g_->plat.ctx);                       \
+		enum g_why why_ = g_->plat.why;                                \
+		if (why_ == G_EXIT)                                            \
+			natp_g_exited(m_, g_);                                 \
+		why_;                                                          \
+	})
 static inline void plat_g_leave(struct g *g, enum g_why why) { natp_g_leave(g, why); }
 static inline bool plat_g_has_stack(void) { return true; }
 

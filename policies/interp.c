@@ -209,8 +209,8 @@ static int64_t eval(struct m *m, struct g *g, const struct prog_val *v)
 {
 	switch ((enum prog_val_kind)v->kind) {
 	case PV_CONST: return v->c;
-	case PV_LOCAL: return g->locals[v->i];
-	case PV_DIST: return rt_draw(m, &g->rs, m->rt->wl->dists[v->i]);
+	case PV_LOCAL: return g_frame(g)->locals[v->i];
+	case PV_DIST: return rt_draw(m, &g_frame(g)->rs, m->rt->wl->dists[v->i]);
 	case PV_EXPR: return eval_expr(m, g, &m->rt->wl->exprs[v->i]);
 	case PV_GLOBAL: break;   /* an object: see obj() */
 	}
@@ -238,16 +238,16 @@ static int64_t value(struct m *m, struct g *g, const struct prog_val *v, enum pr
 
 void rt_prog_init_g(struct rt *rt, struct g *parent, struct g *g)
 {
-	memset(g->locals, 0, g->prog->nlocals * sizeof(g->locals[0]));
-	g->nspawned = 0;
-	g->depth = parent ? parent->depth + 1 : 0;
-	g->req_start = -1;
-	g->last_arrival = 0;
-	rt_stream_init(rt, &g->rs, parent ? dist_key_child(parent->rs.key, parent->nspawned++)
-					  : MAIN_KEY);
+	struct gframe *f = g_frame(g), *pf = parent ? g_frame(parent) : NULL;
+	memset(f->locals, 0, f->prog->nlocals * sizeof(f->locals[0]));
+	f->nspawned = 0;
+	f->depth = pf ? pf->depth + 1 : 0;
+	f->req_start = -1;
+	f->last_arrival = 0;
+	rt_stream_init(rt, &f->rs, pf ? dist_key_child(pf->rs.key, pf->nspawned++) : MAIN_KEY);
 	/* Go's newproc takes the stack from its maker's P and writes the
 	 * first frame there: the stack is on the maker's node */
-	if (!g->stack)
+	if (!f->stack)
 		g->stack_node = plat_self() ? plat_node() : 0;
 }
 
@@ -257,7 +257,7 @@ static bool spawn(struct m *m, struct g *g, const struct program *prog, const st
 		  uint32_t conn_slot, void *conn)
 {
 	struct rt *rt = m->rt;
-	if (prog->max_depth && g->depth + 1 > prog->max_depth) {
+	if (prog->max_depth && g_frame(g)->depth + 1 > prog->max_depth) {
 		rt_panic(m, "program %s: recursion deeper than its max_depth %u", prog->name,
 			 prog->max_depth);
 		return false;
@@ -273,9 +273,9 @@ static bool spawn(struct m *m, struct g *g, const struct program *prog, const st
 	struct g *c = rt_newg(m, prog, NULL, NULL);
 	rt_prog_init_g(rt, g, c);
 	for (uint32_t k = 0; k < op->aux; k++)
-		c->locals[rt->wl->args[op->dst + k].slot] = args[k];
+		g_frame(c)->locals[rt->wl->args[op->dst + k].slot] = args[k];
 	if (conn_slot != PROG_NO_SLOT)
-		c->locals[conn_slot] = (int64_t)(intptr_t)conn;
+		g_frame(c)->locals[conn_slot] = (int64_t)(intptr_t)conn;
 	rt_startg(m, c);
 	return true;
 }
@@ -305,21 +305,23 @@ static void stack_enter(struct m *m, struct g *g)
 {
 	struct rt *rt = m->rt;
 	const struct workload *w = rt->wl;
-	if (!g->stack) {
-		g->stack = region_new(rt, w->stack_bytes, PROG_PLACE_NODE, g->stack_node);
-		if (!g->stack)
+	struct gframe *f = g_frame(g);
+	if (!f->stack) {
+		f->stack = region_new(rt, w->stack_bytes, PROG_PLACE_NODE, g->stack_node);
+		if (!f->stack)
 			return;
-		rt_objs_add(m, PT_REGION, g->stack);
+		rt_objs_add(m, PT_REGION, f->stack);
 	}
-	int64_t ns = plat_touch(g->stack, w->stack_bytes - w->stack_frame, w->stack_frame,
+	int64_t ns = plat_touch(f->stack, w->stack_bytes - w->stack_frame, w->stack_frame,
 				PROG_SEQUENTIAL, true, 0);
-	account_user(m, g->prog, ns);
+	account_user(m, f->prog, ns);
 }
 
 bool rt_g_stack_move(struct m *m, struct g *g, int node)
 {
 	struct rt *rt = m->rt;
-	if (!g->stack || g->stack_node == node)
+	struct gframe *f = g->fn ? NULL : g_frame(g);
+	if (!f || !f->stack || g->stack_node == node)
 		return false;
 	uint64_t bytes = rt->wl->stack_bytes;
 	struct rt_region *to = region_new(rt, bytes, PROG_PLACE_NODE, node);
@@ -328,9 +330,9 @@ bool rt_g_stack_move(struct m *m, struct g *g, int node)
 	rt_objs_add(m, PT_REGION, to);
 	/* copystack: read where it was, write where it goes (the runtime's
 	 * work, so not the G's user time) */
-	plat_touch(g->stack, 0, bytes, PROG_SEQUENTIAL, false, 0);
+	plat_touch(f->stack, 0, bytes, PROG_SEQUENTIAL, false, 0);
 	plat_touch(to, 0, bytes, PROG_SEQUENTIAL, true, 0);
-	g->stack = to;
+	f->stack = to;
 	g->stack_node = node;
 	g->remote_runs = 0;
 	m->stats.stack_moves++;
@@ -343,13 +345,14 @@ bool rt_g_stack_move(struct m *m, struct g *g, int node)
 enum g_why rt_g_run(struct m *m, struct g *g)
 {
 	struct rt *rt = m->rt;
-	const struct program *pr = g->prog;
+	struct gframe *f = g_frame(g);
+	const struct program *pr = f->prog;
 	if (rt->wl->stack_bytes && !plat_g_has_stack())
 		stack_enter(m, g);
 	for (;;) {
 		if (g->panicking)
 			return G_EXIT;
-		if (g->pc >= pr->nops)
+		if (f->pc >= pr->nops)
 			return G_EXIT;
 		/* A preemption request is honoured between operations (an
 		 * unpriced look: it is set rarely, and checked very often). */
@@ -357,20 +360,20 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			plat_store_u32(&g->preempt, 0, memory_order_relaxed);
 			return G_PREEMPT;
 		}
-		const struct prog_op *op = &pr->ops[g->pc];
+		const struct prog_op *op = &pr->ops[f->pc];
 		switch ((enum prog_opcode)op->code) {
 		case PROG_COMPUTE: {
-			int64_t want = g->compute_left ? g->compute_left : eval(m, g, &op->x);
+			int64_t want = f->compute_left ? f->compute_left : eval(m, g, &op->x);
 			int64_t done = plat_work(want, &g->preempt);
 			account_user(m, pr, done);
 			if (done < want) {
 				/* cut by preemption: the rest when it runs again */
-				g->compute_left = want - done;
+				f->compute_left = want - done;
 				plat_store_u32(&g->preempt, 0, memory_order_relaxed);
 				return G_PREEMPT;
 			}
-			g->compute_left = 0;
-			g->pc++;
+			f->compute_left = 0;
+			f->pc++;
 			break;
 		}
 		case PROG_SYSCALL: {
@@ -379,7 +382,7 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			rt_entersyscall(m, g);
 			plat_syscall(ns);
 			m->stats.syscall_ns += (uint64_t)(plat_nanotime() - t0);
-			g->pc++;
+			f->pc++;
 			if (!rt_exitsyscall(m, g))
 				return G_NOP;
 			break;
@@ -388,7 +391,7 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			int64_t n = eval(m, g, &op->x);
 			for (int64_t i = 0; i < n && !g->panicking; i++)
 				spawn(m, g, &rt->wl->progs[op->a], op, PROG_NO_SLOT, NULL);
-			g->pc++;
+			f->pc++;
 			break;
 		}
 		case PROG_SEND:
@@ -401,10 +404,10 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 					return G_EXIT;
 				}
 				if (op->code == PROG_RECV && op->dst != PROG_NO_SLOT)
-					g->locals[op->dst] = g->sud.success ? (int64_t)g->sud.elem : 0;
+					f->locals[op->dst] = g->sud.success ? (int64_t)g->sud.elem : 0;
 				if (op->code == PROG_RECV && op->b != PROG_NO_SLOT)
-					g->locals[op->b] = g->sud.success;
-				g->pc++;
+					f->locals[op->b] = g->sud.success;
+				f->pc++;
 				break;
 			}
 			struct hchan *c = obj(m, g, &op->x, PT_CHAN);
@@ -429,18 +432,18 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 				return G_PARK;
 			}
 			if (op->code == PROG_RECV && op->dst != PROG_NO_SLOT)
-				g->locals[op->dst] = ok ? (int64_t)v : 0;
+				f->locals[op->dst] = ok ? (int64_t)v : 0;
 			if (op->code == PROG_RECV && op->b != PROG_NO_SLOT)
-				g->locals[op->b] = ok;
-			g->pc++;
+				f->locals[op->b] = ok;
+			f->pc++;
 			break;
 		}
 		case PROG_YIELD:
-			g->pc++;
+			f->pc++;
 			return G_YIELD;
 		case PROG_SLEEP:
 			if (RESUMED(g)) {
-				g->pc++;
+				f->pc++;
 				break;
 			}
 			g->in_op = true;
@@ -449,23 +452,23 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 		case PROG_LOOP: {
 			int64_t n = eval(m, g, &op->x);
 			if (n <= 0) {
-				g->pc = op->a + 1;    /* past the matching end */
+				f->pc = op->a + 1;    /* past the matching end */
 				break;
 			}
-			g->locals[op->dst] = n;
+			f->locals[op->dst] = n;
 			if (op->b != PROG_NO_SLOT)
-				g->locals[op->b] = 0;
-			g->pc++;
+				f->locals[op->b] = 0;
+			f->pc++;
 			break;
 		}
 		case PROG_END: {
 			const struct prog_op *loop = &pr->ops[op->a];
-			if (--g->locals[loop->dst] > 0) {
+			if (--f->locals[loop->dst] > 0) {
 				if (loop->b != PROG_NO_SLOT)
-					g->locals[loop->b]++;
-				g->pc = op->a + 1;    /* back to the loop's first op */
+					f->locals[loop->b]++;
+				f->pc = op->a + 1;    /* back to the loop's first op */
 			} else {
-				g->pc++;
+				f->pc++;
 			}
 			break;
 		}
@@ -479,7 +482,7 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			rt_chanclose(m, obj(m, g, &op->x, PT_CHAN));
 			if (g->panicking)
 				return G_EXIT;
-			g->pc++;
+			f->pc++;
 			break;
 		case PROG_SELECT: {
 			uint64_t v = 0;
@@ -488,14 +491,14 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			uint32_t n = op->aux;
 			/* a nil channel's case never fires: the runtime sees only the
 			 * others, and idx maps them back */
-			uint8_t *idx = g->sel_idx;
+			uint8_t *idx = f->sel_idx;
 			if (RESUMED(g)) {
 				fired = rt_select_resume(m, &v, &ok);
 			} else {
 				struct select_case cases[PROG_SELECT_MAX];
 				uint32_t live = 0;
 				for (uint32_t k = 0; k < n; k++) {
-					const struct prog_op *c = &pr->ops[g->pc + 1 + k];
+					const struct prog_op *c = &pr->ops[f->pc + 1 + k];
 					bool send = c->flags & PROG_F_SEND;
 					struct hchan *ch = obj(m, g, &c->x, PT_CHAN);
 					uint64_t sv = send ? (uint64_t)eval(m, g, &c->y) : 0;
@@ -528,15 +531,15 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 				return G_PARK;
 			}
 			if (fired == RT_SELECT_DEFAULT) {
-				g->pc = (op->flags & PROG_F_JUMP) ? op->a : g->pc + 1 + n;
+				f->pc = (op->flags & PROG_F_JUMP) ? op->a : f->pc + 1 + n;
 				break;
 			}
-			const struct prog_op *c = &pr->ops[g->pc + 1 + (uint32_t)fired];
+			const struct prog_op *c = &pr->ops[f->pc + 1 + (uint32_t)fired];
 			if (!(c->flags & PROG_F_SEND) && c->dst != PROG_NO_SLOT)
-				g->locals[c->dst] = ok ? (int64_t)v : 0;
+				f->locals[c->dst] = ok ? (int64_t)v : 0;
 			if (c->flags & PROG_F_EXIT)
 				return G_EXIT;
-			g->pc = (c->flags & PROG_F_JUMP) ? c->a : g->pc + 1 + n;
+			f->pc = (c->flags & PROG_F_JUMP) ? c->a : f->pc + 1 + n;
 			break;
 		}
 		case PROG_CASE:
@@ -551,7 +554,7 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			/* a woken waiter tries again: it may lose to a newcomer */
 			if (!rt_gmutex_lock(m, mu))
 				return G_PARK;
-			g->pc++;
+			f->pc++;
 			break;
 		}
 		case PROG_UNLOCK: {
@@ -564,7 +567,7 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 				rt_panic(m, "sync: unlock of unlocked mutex");
 				return G_EXIT;
 			}
-			g->pc++;
+			f->pc++;
 			break;
 		}
 		case PROG_WG_ADD: {
@@ -578,12 +581,12 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 				rt_panic(m, "sync: negative WaitGroup counter");
 				return G_EXIT;
 			}
-			g->pc++;
+			f->pc++;
 			break;
 		}
 		case PROG_WG_WAIT: {
 			if (RESUMED(g)) {
-				g->pc++;
+				f->pc++;
 				break;
 			}
 			struct waitgroup *wg = obj(m, g, &op->x, PT_WG);
@@ -595,12 +598,12 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 				g->in_op = true;
 				return G_PARK;
 			}
-			g->pc++;
+			f->pc++;
 			break;
 		}
 		case PROG_NET_READ: {
 			if (RESUMED(g)) {
-				g->pc++;   /* the netpoller handed it a unit */
+				f->pc++;   /* the netpoller handed it a unit */
 				break;
 			}
 			struct pollfd_desc *c = obj(m, g, &op->x, PT_CONN);
@@ -619,10 +622,10 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 				/* the client is done: the handler returns, or leaves its loop */
 				if (!(op->flags & PROG_F_JUMP))
 					return G_EXIT;
-				g->pc = op->a;
+				f->pc = op->a;
 				break;
 			}
-			g->pc++;
+			f->pc++;
 			break;
 		}
 		case PROG_NET_WRITE: {
@@ -632,7 +635,7 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 				return G_EXIT;
 			}
 			rt_netpoll_respond(m, c);
-			g->pc++;
+			f->pc++;
 			break;
 		}
 		case PROG_ACCEPT: {
@@ -642,7 +645,7 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			if (!RESUMED(g)) {
 				enum nr r = rt_netpoll_take(m, lis);
 				if (r == NR_DONE) {
-					g->pc++;
+					f->pc++;
 					break;
 				}
 				if (g->panicking)
@@ -660,14 +663,14 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			break;
 		}
 		case PROG_SET:
-			g->locals[op->dst] = value(m, g, &op->x, (enum prog_type)pr->local_types[op->dst]);
-			g->pc++;
+			f->locals[op->dst] = value(m, g, &op->x, (enum prog_type)pr->local_types[op->dst]);
+			f->pc++;
 			break;
 		case PROG_JUMP:
-			g->pc = op->a;
+			f->pc = op->a;
 			break;
 		case PROG_JUMP_IFNOT:
-			g->pc = eval(m, g, &op->x) ? g->pc + 1 : op->a;
+			f->pc = eval(m, g, &op->x) ? f->pc + 1 : op->a;
 			break;
 		case PROG_MAKE: {
 			int node = plat_node();
@@ -685,8 +688,8 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 				o = rt_gmutex_new(rt, node);
 			}
 			rt_objs_add(m, (enum prog_type)op->a, o);
-			g->locals[op->dst] = (int64_t)(intptr_t)o;
-			g->pc++;
+			f->locals[op->dst] = (int64_t)(intptr_t)o;
+			f->pc++;
 			break;
 		}
 		case PROG_ALLOC: {
@@ -701,8 +704,8 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 				return G_EXIT;
 			}
 			rt_objs_add(m, PT_REGION, r);
-			g->locals[op->dst] = (int64_t)(intptr_t)r;
-			g->pc++;
+			f->locals[op->dst] = (int64_t)(intptr_t)r;
+			f->pc++;
 			break;
 		}
 		case PROG_TOUCH: {
@@ -719,33 +722,33 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 				if (b > r->bytes - o)
 					b = r->bytes - o;
 				int64_t ns = plat_touch(r, o, b, op->aux, op->flags & PROG_F_WRITE,
-							g->rs.key ^ ((uint64_t)g->rs.used << 32) ^ g->pc);
+							f->rs.key ^ ((uint64_t)f->rs.used << 32) ^ f->pc);
 				account_user(m, pr, ns);
 			}
-			g->pc++;
+			f->pc++;
 			break;
 		}
 		case PROG_REQ_BEGIN:
-			g->req_start = (op->flags & PROG_F_ARRIVAL) ? g->last_arrival : plat_nanotime();
-			g->pc++;
+			f->req_start = (op->flags & PROG_F_ARRIVAL) ? f->last_arrival : plat_nanotime();
+			f->pc++;
 			break;
 		case PROG_REQ_END:
-			if (g->req_start >= 0) {
-				int64_t d = plat_nanotime() - g->req_start;
+			if (f->req_start >= 0) {
+				int64_t d = plat_nanotime() - f->req_start;
 				hist_record(&m->stats.request_latency, (uint64_t)(d > 0 ? d : 0));
 				m->stats.requests++;
-				g->req_start = -1;
+				f->req_start = -1;
 			}
-			g->pc++;
+			f->pc++;
 			break;
 		case PROG_ASSERT:
 			if (!eval(m, g, &op->x)) {
 				const char *msg = rt->wl->strs[op->a];
 				rt_panic(m, "assertion failed%s%s (program %s, op %u)", *msg ? ": " : "",
-					 msg, pr->name, g->pc);
+					 msg, pr->name, f->pc);
 				return G_EXIT;
 			}
-			g->pc++;
+			f->pc++;
 			break;
 		case PROG__COUNT:
 			assert(!"not an operation");

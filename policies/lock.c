@@ -15,9 +15,9 @@
 #include <assert.h>
 
 enum {
-	MUTEX_UNLOCKED = 0,
-	MUTEX_LOCKED = 1,
-	MUTEX_SLEEPING = 2,
+	MUTEX_UNLOCKED = RT_MUTEX_UNLOCKED,
+	MUTEX_LOCKED = RT_MUTEX_LOCKED,
+	MUTEX_SLEEPING = RT_MUTEX_SLEEPING,
 };
 
 /* Spinning before sleeping (Go: active_spin, active_spin_cnt, passive_spin). */
@@ -67,11 +67,9 @@ static void lock_slow(struct rt_mutex *l, uint32_t v)
 	}
 }
 
-void rt_lock(struct rt_mutex *l)
+/* rt_lock (runtime.h) found the lock taken: v is what its swap read. */
+void rt_lock_slow(struct rt_mutex *l, uint32_t v)
 {
-	uint32_t v = plat_xchg_u32(&l->key, MUTEX_LOCKED, memory_order_acquire);
-	if (v == MUTEX_UNLOCKED)
-		return;
 	/* Only the slow path is timed, and only in a timed run: it is the
 	 * M's lock wait [proc: Where the time goes]. */
 	struct m *m = plat_self();
@@ -85,20 +83,6 @@ void rt_lock(struct rt_mutex *l)
 		if (!m->p)
 			m->stats.lock_wait_nop_ns += d;
 	}
-}
-
-bool rt_trylock(struct rt_mutex *l)
-{
-	uint32_t expected = MUTEX_UNLOCKED;
-	return plat_cas_u32(&l->key, &expected, MUTEX_LOCKED, memory_order_acquire);
-}
-
-void rt_unlock(struct rt_mutex *l)
-{
-	uint32_t v = plat_xchg_u32(&l->key, MUTEX_UNLOCKED, memory_order_release);
-	assert(v != MUTEX_UNLOCKED && "unlock of an unlocked mutex");
-	if (v == MUTEX_SLEEPING)
-		plat_futex_wake(&l->key, 1);
 }
 
 /* For assertions: the lock is held (by someone; the key does not say who). */

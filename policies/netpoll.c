@@ -250,7 +250,7 @@ enum nr rt_netpoll_take(struct m *m, struct pollfd_desc *pd)
 	rt_lock(&pd->lock);
 	plat_shared_access(pd->line, true);
 	if (pd->pending) {
-		g->last_arrival = take_unit(pd);
+		g_frame(g)->last_arrival = take_unit(pd);
 		rt_unlock(&pd->lock);
 		return NR_TOOK;
 	}
@@ -277,7 +277,7 @@ enum nr rt_netpoll_take(struct m *m, struct pollfd_desc *pd)
 struct pollfd_desc *rt_netpoll_accept(struct m *m, struct pollfd_desc *lis)
 {
 	struct rt *rt = m->rt;
-	int64_t when = m->curg->last_arrival;
+	int64_t when = g_frame(m->curg)->last_arrival;
 	rt_lock(&lis->lock);
 	uint64_t index = lis->accepted++;
 	rt_unlock(&lis->lock);
@@ -387,7 +387,7 @@ static struct g *deliver(struct rt *rt, const struct netpoll_event *ev, int n, u
 		if (pd->rg && pd->pending) {
 			g = pd->rg;
 			pd->rg = NULL;
-			g->last_arrival = take_unit(pd);
+			g_frame(g)->last_arrival = take_unit(pd);
 			plat_add_u32(&rt->sched.netpoll_waiters, (uint32_t)-1, memory_order_release);
 		} else if (pd->rg && pd->remaining == 0) {
 			/* its reader will now wait forever: no longer a waiter */

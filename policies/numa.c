@@ -317,7 +317,10 @@ static void place_list(struct m *m, struct numa *nu, struct p *target, struct g 
 		return;
 	}
 	rt_lock(&rt->sched.lock);
-	rt_globrunqputbatch(rt, rt_gq_of_node(rt, target->node), head, tail, n);
+	for (struct g *g = head; g; g = g->schedlink) {
+		struct g *one = g;
+		rt_globrunqputbatch(rt, rt_gq_of_node(rt, target->node), &one, 1);
+	}
 	struct p *pp = rt_pidleget_near(rt, target->node);
 	if (pp) {
 		bool fresh;
@@ -663,7 +666,8 @@ static struct g *numa_find_runnable(struct m *m, bool *inherit)
 	/* The proposal's stack migration, right before the G runs: after
 	 * stack_after runs in a row on a node other than its stack's. */
 	struct numa *nu = m->rt->pol_state;
-	if (g && g->stack && nu->stack_after) {
+	/* (a C function's G has no frame, and no modelled stack) */
+	if (g && nu->stack_after && !g->fn && g_frame(g)->stack) {
 		if (g->stack_node == m->p->node)
 			g->remote_runs = 0;
 		else if (++g->remote_runs >= nu->stack_after)

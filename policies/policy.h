@@ -149,7 +149,7 @@ struct rt_result {
 	int64_t makespan_ns;
 	uint64_t goroutines, completed;
 	bool deadlock;                 /* Gs were left waiting with nothing to wake them */
-	uint64_t schedule_hash;        /* a fingerprint of every (time, M, G, P) scheduling decision */
+	uint64_t schedule_hash;        /* a fingerprint of every (time, M, G, P) decision; 0 untimed */
 	bool panicked;                 /* a G panicked (send on a closed channel, ...) */
 	char panic[256];               /* "message [goroutine N]" */
 	uint64_t nblocked;             /* Gs left parked */

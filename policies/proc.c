@@ -36,8 +36,9 @@
  * holds one G to run before the ring: a G just readied by the running G
  * (a channel partner) runs next and inherits the rest of the time slice,
  * which keeps a producer-consumer pair on one P.  A full ring moves half
- * of itself and the new G to the global queue, a list under sched.lock.
- * See policies/runq.c.
+ * of itself and the new G to its node's global queue (a FIFO ring of G
+ * pointers under sched.lock; one in all unless the policy partitions
+ * them by node).  See policies/runq.c.
  *
  * Spinning (worker thread parking and unparking)
  *
@@ -229,11 +230,6 @@ void rt_panic(struct m *m, const char *fmt, ...)
 		m->curg->panicking = true;
 }
 
-bool rt_done(struct rt *rt)
-{
-	return plat_load_u32(&rt->sched.done, memory_order_acquire) != 0;
-}
-
 void rt_acquirep(struct m *m, struct p *pp)
 {
 	assert(!m->p && !pp->m);
@@ -337,17 +333,6 @@ void rt_stopm(struct m *m)
 		rt_acquirep(m, m->nextp);
 		m->nextp = NULL;
 	}
-}
-
-/* The G handed to m to run first, if any (Go 1.0's m->nextg). */
-struct g *rt_take_nextg(struct m *m)
-{
-	struct g *g = m->nextg;
-	if (g) {
-		m->nextg = NULL;
-		rt_g_deq(g, RT_Q_NEXTG);
-	}
-	return g;
 }
 
 /* Starts a spinning M if none is spinning and a P is idle [proc: Spinning]. */
@@ -509,34 +494,38 @@ bool rt_p_is_idle(struct rt *rt, int id)
 
 /* ---- The global run queues (sched.lock held) ---- */
 
-/* The queue of node (0 unless the policy partitions them). */
-int rt_gq_of_node(const struct rt *rt, int node)
+/* Makes room in q for n more Gs (rt_globrunqput's and
+ * rt_globrunqputbatch's slow path).  sched.lock must be held. */
+void rt_globrunqgrow(struct globrunq *q, uint32_t n)
 {
-	return rt->node_queues ? node : 0;
+	uint32_t size = q->tail - q->head;
+	uint32_t cap = q->cap ? q->cap : 256;
+	while (cap < size + n)
+		cap *= 2;
+	struct g **ring = xmalloc(cap * sizeof(*ring));
+	for (uint32_t i = 0; i < size; i++)
+		ring[i] = q->ring[(q->head + i) & (q->cap - 1)];
+	free(q->ring);
+	q->ring = ring;
+	q->head = 0;
+	q->tail = size;
+	q->cap = cap;
 }
 
-void rt_globrunqput(struct rt *rt, struct g *g)
-{
-	rt_globrunqputbatch(rt, rt_gq_of_node(rt, plat_node()), g, g, 1);
-}
-
-void rt_globrunqputbatch(struct rt *rt, int qi, struct g *head, struct g *tail, uint32_t n)
+/* Puts gs[0..n) at queue qi's tail, in that order. */
+void rt_globrunqputbatch(struct rt *rt, int qi, struct g *const *gs, uint32_t n)
 {
 	struct sched *s = &rt->sched;
 	struct globrunq *q = &s->gq[qi];
 	assert(rt_mutex_held(&s->lock));
 	plat_shared_access(q->line, true);
-	for (struct g *g = head;; g = g->schedlink) {
-		rt_g_enq(g, RT_Q_GLOBAL);
-		if (g == tail)
-			break;
+	if (q->tail - q->head + n > q->cap)
+		rt_globrunqgrow(q, n);
+	uint32_t mask = q->cap - 1;
+	for (uint32_t i = 0; i < n; i++) {
+		rt_g_enq(gs[i], RT_Q_GLOBAL);
+		q->ring[q->tail++ & mask] = gs[i];
 	}
-	tail->schedlink = NULL;
-	if (q->tail)
-		q->tail->schedlink = head;
-	else
-		q->head = head;
-	q->tail = tail;
 	if (s->ngq > 1)
 		plat_store_u32(&q->size, plat_load_u32(&q->size, memory_order_relaxed) + n,
 			       memory_order_relaxed);
@@ -544,22 +533,13 @@ void rt_globrunqputbatch(struct rt *rt, int qi, struct g *head, struct g *tail, 
 		       memory_order_relaxed);
 }
 
+/* The oldest G of q; the caller accounts for it in the sizes. */
 static struct g *globrunqpop(struct globrunq *q)
 {
-	struct g *g = q->head;
-	q->head = g->schedlink;
-	if (!q->head)
-		q->tail = NULL;
+	assert(q->tail != q->head);
+	struct g *g = q->ring[q->head++ & (q->cap - 1)];
 	rt_g_deq(g, RT_Q_GLOBAL);
 	return g;
-}
-
-/* Queue qi's length, read without the lock as a hint.  A single queue's
- * is the total: it keeps no count of its own. */
-uint32_t rt_globrunqsize(struct rt *rt, int qi)
-{
-	struct sched *s = &rt->sched;
-	return plat_load_u32(s->ngq > 1 ? &s->gq[qi].size : &s->runqsize, memory_order_relaxed);
 }
 
 /* Takes a batch for pp from queue qi: its fair share of the queue (the
@@ -574,6 +554,7 @@ struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max)
 	uint32_t size = rt_globrunqsize(rt, qi);
 	if (size == 0)
 		return NULL;
+	assert(q->tail - q->head == size && "a global queue's count and ring disagree");
 	plat_shared_access(q->line, true);
 	uint32_t n = size / (uint32_t)rt->procs + 1;
 	if (n > size)
@@ -591,12 +572,6 @@ struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max)
 	while (--n > 0)
 		rt_runqput(rt, pp, globrunqpop(q), false);
 	return g;
-}
-
-/* From pp's own node's queue. */
-struct g *rt_globrunqget(struct rt *rt, struct p *pp, uint32_t max)
-{
-	return rt_globrunqget_from(rt, pp, rt_gq_of_node(rt, pp->node), max);
 }
 
 /* ---- G lifetimes ---- */
@@ -669,15 +644,21 @@ static uint64_t newgoid(struct rt *rt, struct p *pp)
 	return pp->goidcache++;
 }
 
-/* Gs are made GSLAB at a time, cache-line aligned (the first line of a G
- * is the one another CPU reads when it runs it), and registered in allg
- * under one lock. */
+/* Gs are made GSLAB at a time, each on a cache-line boundary (the first
+ * line of a G is the one another CPU reads when it runs it), and
+ * registered in allg under one lock.  In a run of programs each G's frame
+ * follows it in the slab; a run of C functions has none. */
 #define GSLAB 64
+
+static size_t gstride(const struct rt *rt)
+{
+	return (sizeof(struct g) + (rt->main_fn ? 0 : sizeof(struct gframe)) + 63) / 64 * 64;
+}
 
 static void gslab_new(struct rt *rt, struct p *pp)
 {
-	size_t size = GSLAB * sizeof(struct g);
-	struct g *slab = aligned_alloc(64, (size + 63) / 64 * 64);
+	size_t stride = gstride(rt), size = GSLAB * stride;
+	char *slab = aligned_alloc(64, size);
 	if (!slab)
 		die_oom(size);
 	memset(slab, 0, size);
@@ -687,8 +668,11 @@ static void gslab_new(struct rt *rt, struct p *pp)
 		rt->allg = xrealloc(rt->allg, rt->capallg * sizeof(*rt->allg));
 	}
 	for (int i = 0; i < GSLAB; i++)
-		rt->allg[rt->nallg++] = &slab[i];
-	rt->gslabs = xrealloc(rt->gslabs, (rt->ngslabs + 1) * sizeof(*rt->gslabs));
+		rt->allg[rt->nallg++] = (struct g *)(slab + i * stride);
+	if (rt->ngslabs == rt->capgslabs) {
+		rt->capgslabs = rt->capgslabs ? 2 * rt->capgslabs : 64;
+		rt->gslabs = xrealloc(rt->gslabs, rt->capgslabs * sizeof(*rt->gslabs));
+	}
 	rt->gslabs[rt->ngslabs++] = slab;
 	rt_unlock(&rt->sched.lock);
 	pp->gnew_slab = slab;
@@ -703,20 +687,22 @@ static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
 	if (!g) {
 		if (pp->gnew_left == 0)
 			gslab_new(rt, pp);
-		g = pp->gnew_slab++;
+		g = (struct g *)pp->gnew_slab;
+		pp->gnew_slab += gstride(rt);
 		pp->gnew_left--;
 	}
 	assert(g->status == G_IDLE || g->status == G_DEAD);
+	assert(!prog || !rt->main_fn);   /* only a run of programs has frames */
+	/* Only the run's and the policies' fields are written (and for a
+	 * program, its frame): the rest is set by whatever uses it -- a wait
+	 * its sudog, waitreason and timer, a select its gselect -- and a
+	 * reused G is often cold here, freed by another CPU. */
 	g->goid = newgoid(rt, pp);
 	g->schedlink = NULL;
 	g->m = NULL;
 	g->last_cpu = -1;
-	g->prog = prog;
-	g->pc = 0;
 	g->in_op = false;
 	g->panicking = false;
-	g->waitreason = NULL;
-	g->compute_left = 0;
 	g->onq = RT_Q_NONE;
 	g->wake = RT_WAKE_OTHER;
 	g->root_spawn = false;
@@ -731,7 +717,12 @@ static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
 		plat_store_u32(&g->preempt, 0, memory_order_relaxed);
 	g->fn = fn;
 	g->arg = arg;
-	memset(&g->sud, 0, sizeof(g->sud));
+	if (prog) {
+		struct gframe *f = g_frame(g);
+		f->prog = prog;
+		f->pc = 0;
+		f->compute_left = 0;
+	}
 	plat_g_init(rt, g);
 	g->status = G_RUNNABLE;
 	g->runnable_since = runnable_now(rt);
@@ -803,15 +794,17 @@ static void sleep_ready(struct m *m, struct timer *t)
 static void sleep_commit(void *arg)
 {
 	struct g *g = arg;
-	rt_timer_add(plat_self(), &g->timer);
+	rt_timer_add(plat_self(), g->timer);
 }
 
 /* Commits the running G to sleep for ns. */
 void rt_sleep_park(struct m *m, struct g *g, int64_t ns)
 {
-	g->timer.when = plat_nanotime() + (ns > 0 ? ns : 0);
-	g->timer.f = sleep_ready;
-	g->timer.g = g;
+	if (!g->timer)
+		g->timer = xcalloc(1, sizeof(*g->timer));
+	g->timer->when = plat_nanotime() + (ns > 0 ? ns : 0);
+	g->timer->f = sleep_ready;
+	g->timer->g = g;
 	g->waitreason = "sleep";
 	rt_park_commit(m, sleep_commit, g);
 }
@@ -851,12 +844,16 @@ static void gdestroy(struct m *m, struct g *g)
 	gfput(m->rt, m->p, g);
 }
 
-/* Runs g on m until it gives control back, then deals with why. */
-static void execute(struct m *m, struct g *g, bool inherit);
-static void execute(struct m *m, struct g *g, bool inherit)
+/* Runs g on m until it gives control back, then deals with why.  Inline
+ * in the scheduler loop, its only caller: natively the switch back from g
+ * lands here, and every return between here and the loop would be
+ * mispredicted (the return-stack buffer holds g's calls by then). */
+static inline __attribute__((always_inline)) void execute(struct m *m, struct g *g, bool inherit)
 {
 	struct rt *rt = m->rt;
-	struct p *pp = m->p;
+	struct p *pp;
+again:
+	pp = m->p;
 	assert(g->status == G_RUNNABLE && "a G runs only from a run queue");
 	assert(g->onq == RT_Q_NONE && "a G runs only once taken off its queue");
 	g->status = G_RUNNING;
@@ -872,17 +869,21 @@ static void execute(struct m *m, struct g *g, bool inherit)
 	/* store-release: sysmon may act on g (preemptone) once it sees it */
 	plat_store_ptr(&pp->curg, g, memory_order_release);
 	m->stats.runs++;
-	int64_t now = 0;
-	if (g->runnable_since >= 0) {
-		now = plat_nanotime();
-		hist_record(&m->stats.sched_latency, (uint64_t)(now - g->runnable_since));
+	if (rt->timed) {
+		/* An untimed run (the C API's) has neither figure: no clock
+		 * read, and its schedule is not reproducible anyway. */
+		int64_t now = 0;
+		if (g->runnable_since >= 0) {
+			now = plat_nanotime();
+			hist_record(&m->stats.sched_latency, (uint64_t)(now - g->runnable_since));
+		}
+		/* FNV-1a over the decision: a different schedule changes the hash */
+		uint64_t h = m->stats.sched_hash ^ 0xcbf29ce484222325ULL;
+		uint64_t words[3] = { (uint64_t)now, g->goid, (uint64_t)pp->id };
+		for (int i = 0; i < 3; i++)
+			h = (h ^ words[i]) * 0x100000001b3ULL;
+		m->stats.sched_hash = h;
 	}
-	/* FNV-1a over the decision: a different schedule changes the hash */
-	uint64_t h = m->stats.sched_hash ^ 0xcbf29ce484222325ULL;
-	uint64_t words[3] = { (uint64_t)now, g->goid, (uint64_t)pp->id };
-	for (int i = 0; i < 3; i++)
-		h = (h ^ words[i]) * 0x100000001b3ULL;
-	m->stats.sched_hash = h;
 	count_migration(m, g, pp->cpu);
 
 	enum g_why why = plat_execute(m, g);
@@ -913,7 +914,8 @@ static void execute(struct m *m, struct g *g, bool inherit)
 		rt_unlock(&rt->sched.lock);
 		if (idle) {
 			rt_acquirep(m, idle);
-			execute(m, g, false);
+			inherit = false;
+			goto again;
 		}
 		break;
 	}
@@ -1259,11 +1261,12 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 		if (used >= sizeof(r->blocked))
 			continue;
 		int n;
-		if (g->prog)
+		const struct gframe *f = rt->main_fn ? NULL : g_frame(rt->allg[i]);
+		if (f)
 			n = snprintf(r->blocked + used, sizeof(r->blocked) - used,
 				     "goroutine %llu [%s]: program %s, op %u (%s)\n",
 				     (unsigned long long)g->goid, g->waitreason ? g->waitreason : "?",
-				     g->prog->name, g->pc, wl_op_name(g->prog->ops[g->pc].code));
+				     f->prog->name, f->pc, wl_op_name(f->prog->ops[f->pc].code));
 		else
 			n = snprintf(r->blocked + used, sizeof(r->blocked) - used,
 				     "goroutine %llu [%s]: a C function\n", (unsigned long long)g->goid,
@@ -1286,6 +1289,7 @@ void rt_free(struct rt *rt)
 	for (size_t i = 0; i < rt->nallg; i++) {
 		plat_g_free(rt, rt->allg[i]);
 		free(rt->allg[i]->sel);
+		free(rt->allg[i]->timer);
 	}
 	for (size_t i = 0; i < rt->ngslabs; i++)
 		free(rt->gslabs[i]);
@@ -1302,6 +1306,7 @@ void rt_free(struct rt *rt)
 	free(rt->chans);
 	for (int i = 0; i < rt->procs; i++) {
 		plat_free(rt->allp[i]->runq, rt->runq_size * sizeof(plat_ptr));
+		free(rt->allp[i]->runqbatch);
 		rt_timers_free(rt->allp[i]);
 		free(rt->allp[i]);
 	}
@@ -1311,6 +1316,8 @@ void rt_free(struct rt *rt)
 		free(m);
 	}
 	free(rt->sched.idlepmask);
+	for (int i = 0; i < rt->sched.ngq; i++)
+		free(rt->sched.gq[i].ring);
 	free(rt->sched.gq);
 	free(rt->sched.gfree);
 	free(rt->knobs);

@@ -33,104 +33,32 @@ void rt_runq_init(struct rt *rt, struct p *pp)
 	plat_line_t shared = plat_line_new(rt, pp->node);
 	rt_mutex_init(rt, &pp->sharedq_lock, shared, RT_LOCK_SCHED);
 	plat_u32_init(&pp->sharedq_size, 0, shared);
+	pp->runqbatch = xmalloc((rt->runq_size / 2 + 1) * sizeof(*pp->runqbatch));
 }
 
 /* Puts half of a full ring, and g, on the global queue in one batch.
  * Returns false if a thief got there first (the ring is no longer full).
- * Executed only by the owner P. */
-static bool runqputslow(struct rt *rt, struct p *pp, struct g *g, uint32_t h, uint32_t t)
+ * Executed only by the owner P (rt_runqput, in runtime.h). */
+bool rt_runqputslow(struct rt *rt, struct p *pp, struct g *g, uint32_t h, uint32_t t)
 {
 	uint32_t n = (t - h) / 2;
 	assert(n == (pp->runq_mask + 1) / 2 && "runqputslow: queue is not full");
 	/* cas-release: commits the consumption of the batch */
 	if (!plat_cas_u32(&pp->runqhead, &h, h + n, memory_order_release))
 		return false;
-	/* Linked only now: until the CAS, a thief may take these Gs, run them
-	 * and free them, and their link belongs to whoever holds them.  The
-	 * slots themselves stay put: only this owner writes them. */
-	struct g *first = NULL, *last = NULL;
+	/* Read only now: the slots stay put, since only this owner writes
+	 * them, and the CAS made the Gs ours. */
+	struct g **batch = pp->runqbatch;
 	for (uint32_t i = 0; i < n; i++) {
-		struct g *x = plat_load_ptr(&pp->runq[(h + i) & pp->runq_mask], memory_order_relaxed);
-		if (last)
-			last->schedlink = x;
-		else
-			first = x;
-		last = x;
+		batch[i] = plat_load_ptr(&pp->runq[(h + i) & pp->runq_mask], memory_order_relaxed);
+		rt_g_deq(batch[i], RT_Q_LOCAL);
 	}
-	last->schedlink = g;
-	for (struct g *x = first;; x = x->schedlink) {
-		rt_g_deq(x, RT_Q_LOCAL);
-		if (x == g)
-			break;
-	}
+	rt_g_deq(g, RT_Q_LOCAL);
+	batch[n] = g;
 	rt_lock(&rt->sched.lock);
-	rt_globrunqputbatch(rt, rt_gq_of_node(rt, pp->node), first, g, n + 1);
+	rt_globrunqputbatch(rt, rt_gq_of_node(rt, pp->node), batch, n + 1);
 	rt_unlock(&rt->sched.lock);
 	return true;
-}
-
-/* Puts g on pp's queue: in runnext if next (kicking the old runnext out to
- * the ring), else at the ring's tail; a full ring overflows to the global
- * queue.  Executed only by the owner P. */
-void rt_runqput(struct rt *rt, struct p *pp, struct g *g, bool next)
-{
-	rt_g_enq(g, RT_Q_LOCAL);
-	if (next) {
-		void *old = plat_load_ptr(&pp->runnext, memory_order_relaxed);
-		while (!plat_cas_ptr(&pp->runnext, &old, g, memory_order_acq_rel))
-			;
-		if (!old)
-			return;
-		g = old;
-	}
-	for (;;) {
-		/* load-acquire: synchronize with consumers */
-		uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
-		uint32_t t = plat_load_u32(&pp->runqtail, memory_order_relaxed);
-		if (t - h <= pp->runq_mask) {
-			plat_store_ptr(&pp->runq[t & pp->runq_mask], g, memory_order_relaxed);
-			/* store-release: makes the slot available to consumers */
-			plat_store_u32(&pp->runqtail, t + 1, memory_order_release);
-			return;
-		}
-		if (runqputslow(rt, pp, g, h, t))
-			return;
-		/* a thief emptied part of the ring: the put above succeeds now */
-	}
-}
-
-/* Takes the next G: runnext first (it inherits the time slice), then the
- * ring's head.  Executed only by the owner P. */
-struct g *rt_runqget(struct p *pp, bool *inherit)
-{
-	void *next = plat_load_ptr(&pp->runnext, memory_order_relaxed);
-	/* Only the owner sets runnext non-NULL, so a failed CAS means a thief
-	 * took it: no retry. */
-	if (next && plat_cas_ptr(&pp->runnext, &next, NULL, memory_order_acq_rel)) {
-		if (inherit)
-			*inherit = true;
-		rt_g_deq(next, RT_Q_LOCAL);
-		return next;
-	}
-	for (;;) {
-		/* load-acquire: synchronize with other consumers */
-		uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
-		uint32_t t = plat_load_u32(&pp->runqtail, memory_order_relaxed);
-		if (t == h)
-			return NULL;
-		struct g *g = plat_load_ptr(&pp->runq[h & pp->runq_mask], memory_order_relaxed);
-		/* cas-release: commits the consumption */
-		if (plat_cas_u32(&pp->runqhead, &h, h + 1, memory_order_release)) {
-			if (inherit)
-				*inherit = false;
-			/* The next G will probably run after this one: start
-			 * fetching its first two lines, often cold by now. */
-			if (h + 1 != t)
-				plat_prefetch(plat_peek_ptr(&pp->runq[(h + 1) & pp->runq_mask]), 2);
-			rt_g_deq(g, RT_Q_LOCAL);
-			return g;
-		}
-	}
 }
 
 /* True if pp has nothing to run.  Can be executed by any P.  Seeing head ==

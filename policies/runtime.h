@@ -30,11 +30,34 @@ struct rt_mutex {
 	plat_u32 key;
 	uint8_t cls;    /* enum rt_lock_class: whose wait it is in the report */
 };
+enum {
+	RT_MUTEX_UNLOCKED = 0,
+	RT_MUTEX_LOCKED = 1,
+	RT_MUTEX_SLEEPING = 2,
+};
 void rt_mutex_init(struct rt *rt, struct rt_mutex *l, plat_line_t line, enum rt_lock_class cls);
-void rt_lock(struct rt_mutex *l);
-bool rt_trylock(struct rt_mutex *l);   /* takes it only if free, never waits */
-void rt_unlock(struct rt_mutex *l);
+void rt_lock_slow(struct rt_mutex *l, uint32_t v);
 bool rt_mutex_held(struct rt_mutex *l);
+/* Inline up to the uncontended case; the rest is in lock.c. */
+static inline void rt_lock(struct rt_mutex *l)
+{
+	uint32_t v = plat_xchg_u32(&l->key, RT_MUTEX_LOCKED, memory_order_acquire);
+	if (v != RT_MUTEX_UNLOCKED)
+		rt_lock_slow(l, v);
+}
+/* Takes the lock only if it is free; never waits. */
+static inline bool rt_trylock(struct rt_mutex *l)
+{
+	uint32_t expected = RT_MUTEX_UNLOCKED;
+	return plat_cas_u32(&l->key, &expected, RT_MUTEX_LOCKED, memory_order_acquire);
+}
+static inline void rt_unlock(struct rt_mutex *l)
+{
+	uint32_t v = plat_xchg_u32(&l->key, RT_MUTEX_UNLOCKED, memory_order_release);
+	assert(v != RT_MUTEX_UNLOCKED && "unlock of an unlocked mutex");
+	if (v == RT_MUTEX_SLEEPING)
+		plat_futex_wake(&l->key, 1);
+}
 
 /* A one-shot wake-up, as Go's note: one sleeper, one waker, then cleared. */
 struct rt_note {
@@ -195,26 +218,10 @@ struct select_case {
 	uint64_t v;         /* the value to send */
 };
 
-/* Laid out by who touches what: the first line holds what the M that
- * takes a G from a queue and runs it reads and writes (the G was usually
- * made or readied on another CPU, so each line touched is a cache miss),
- * then the platform's context; the rest only while it waits or runs a
- * program.  Gs are allocated on cache-line boundaries (gnew). */
-struct g {
-	_Alignas(64) struct g *schedlink;  /* next on a run queue or free list */
-	enum g_status status;
-	int last_cpu;            /* PU it last ran on, -1 before its first run */
-	struct m *m;             /* the M running it, while running */
-	uint64_t goid;
-	int64_t runnable_since;  /* when it last became runnable (scheduling latency); -1: untimed */
-	void (*fn)(void *);      /* its body natively: a C function, or NULL for a program */
-	void *arg;
-	plat_u32 preempt;        /* atomic: sysmon asks it to give up the P [sysmon.c] */
-	bool panicking;          /* it panicked: it ends at its next op boundary */
-	bool in_op;              /* parked inside the op at pc; it completes on resume */
-	struct plat_g plat;
-
-	/* A program's place [interp.c]. */
+/* A program's place [interp.c]: in a run of workload programs each G
+ * struct has one, right after it in its slab (g_frame); in a run of C
+ * functions no G has one. */
+struct gframe {
 	const struct program *prog;
 	uint32_t pc;
 	uint32_t nspawned;       /* children made: their random streams' keys */
@@ -224,26 +231,62 @@ struct g {
 	int64_t last_arrival;    /* when the data it last read arrived */
 	struct rt_stream rs;
 	uint8_t sel_idx[PROG_SELECT_MAX];  /* a select's live cases, by program case */
+	struct rt_region *stack; /* its modelled stack (workload "stacks"), kept on reuse */
 	int64_t locals[PROG_MAX_LOCALS];
+};
 
-	struct sudog sud;
-	struct gselect *sel;
-	struct timer timer;      /* its sleep */
-	const char *waitreason;  /* why it is parked, for the deadlock report */
-
+/* Laid out by who touches what: the first line holds what the M that
+ * takes a G from a queue and runs it reads and writes (the G was usually
+ * made or readied on another CPU, so each line touched is a cache miss),
+ * the second the platform's context, the third what a channel wait uses,
+ * the fourth what is set when the G is made and read only in a timed run,
+ * by a policy that uses it, or by a less common wait.  Natively that is
+ * 256 bytes; making a G writes its first and fourth lines, running it the
+ * first two.  Gs are allocated on cache-line boundaries (gslab_new). */
+struct g {
+	struct g *schedlink;     /* next on a free list or a shared queue, or readied together */
+	enum g_status status;
+	int last_cpu;            /* PU it last ran on, -1 before its first run */
+	struct m *m;             /* the M running it, while running */
+	int64_t runnable_since;  /* when it last became runnable (scheduling latency); -1: untimed */
+	void (*fn)(void *);      /* its body natively: a C function, or NULL for a program */
+	void *arg;
+	plat_u32 preempt;        /* atomic: sysmon asks it to give up the P [sysmon.c] */
+	uint32_t burst;          /* Gs it made in its current time slice */
+	bool panicking;          /* it panicked: it ends at its next op boundary */
+	bool in_op;              /* parked inside the op at pc; it completes on resume */
 	/* Where it is [proc: Every G in one place]: the run queue holding it,
 	 * RT_Q_NONE while running, parked, free or in transit inside one
-	 * operation.  Written by whoever owns the G at that moment. */
+	 * operation.  Written by whoever owns the G at that moment, in builds
+	 * with asserts only (rt_g_enq). */
 	uint8_t onq;
 	uint8_t wake;            /* why it was last readied (enum rt_wake) */
 	bool root_spawn;         /* what it spawns now is a root goroutine (it accepted) */
-	uint32_t burst;          /* Gs it made in its current time slice */
+	struct plat_g plat;
+
+	/* While it waits (a channel's wait touches this line only); each
+	 * wait sets the fields it uses. */
+	struct sudog sud;
+	const char *waitreason;  /* why it is parked, for the deadlock report */
+
+	uint64_t goid;
 	/* Policies' per-G records (the numa policy's home P and stack) */
 	int home_p;              /* the P it last ran on, -1 before its first run */
 	int stack_node;          /* node its stack is (to be) on: its maker's */
 	uint32_t remote_runs;    /* consecutive runs on a node other than stack_node */
-	struct rt_region *stack; /* its modelled stack (workload "stacks"), kept on reuse */
+	/* Made at its first select or sleep, kept while the G struct is
+	 * reused: inline, they would make every G a line longer for the few
+	 * that use them. */
+	struct gselect *sel;
+	struct timer *timer;     /* its sleep */
 };
+
+/* A G's program's place, right after it in its slab: only in a run of
+ * workload programs (a run of C functions makes its Gs without one). */
+static inline struct gframe *g_frame(struct g *g)
+{
+	return (struct gframe *)(g + 1);
+}
 
 /* The places a runnable G can be [proc: Every G in one place]. */
 enum rt_q {
@@ -265,17 +308,28 @@ enum rt_wake {
 };
 
 /* Marks g as moving onto queue q / off it (asserted in debug builds):
- * a G is on at most one queue, and taken only from the one it is on. */
+ * a G is on at most one queue, and taken only from the one it is on.
+ * Only the asserts read the mark, so a build without them does not keep
+ * it: a batch moved between the global and a local queue would otherwise
+ * write to every G in it, which the queues are rings of pointers to
+ * avoid. */
 static inline void rt_g_enq(struct g *g, enum rt_q q)
 {
+#ifdef NDEBUG
+	(void)g, (void)q;
+#else
 	assert(g->onq == RT_Q_NONE && "a G put on a queue while on another");
 	g->onq = (uint8_t)q;
+#endif
 }
 static inline void rt_g_deq(struct g *g, enum rt_q q)
 {
+#ifdef NDEBUG
+	(void)g, (void)q;
+#else
 	assert(g->onq == q && "a G taken from a queue it is not on");
-	(void)q;
 	g->onq = RT_Q_NONE;
+#endif
 }
 
 /* ---- P ---- */
@@ -306,6 +360,7 @@ struct p {
 	plat_u32 runqhead, runqtail;
 	plat_ptr *runq;          /* runq_mask + 1 slots, a power of two */
 	uint32_t runq_mask;
+	struct g **runqbatch;    /* half a ring and one: runqputslow's batch (owner) */
 	plat_ptr runnext;        /* a G to run next, ahead of runq */
 
 	/* The shared queue: a FIFO any M may put to (a policy's placement of
@@ -318,7 +373,7 @@ struct p {
 
 	struct g *gfree;         /* dead Gs to reuse (owner) */
 	int ngfree;
-	struct g *gnew_slab;     /* never-used Gs, made a block at a time (owner) */
+	char *gnew_slab;         /* never-used Gs, made a block at a time (owner) */
 	int gnew_left;
 	uint64_t goidcache, goidcacheend;  /* goroutine ids taken in a batch (owner) */
 
@@ -416,9 +471,16 @@ struct sched {
 	plat_u32 netpoll_waiters;      /* atomic: Gs parked on sources still expecting data */
 };
 
-/* One global run queue (sched.lock). */
+/* One global run queue (sched.lock): a ring of G pointers, the oldest at
+ * ring[head & (cap - 1)], doubled when full.  Go links its Gs through
+ * schedlink instead; taking a batch then walks Gs made long before, cold
+ * by then, one dependent cache miss after another.  The order, and so
+ * every scheduling decision, is the same.  head and tail are plain
+ * counters under the lock: the priced accesses are to line and size. */
 struct globrunq {
-	struct g *head, *tail;
+	struct g **ring;
+	uint32_t head, tail;
+	uint32_t cap;                  /* a power of two, 0 before the first put */
 	plat_u32 size;                 /* atomic: read without the lock as a hint */
 	plat_line_t line;
 };
@@ -453,7 +515,7 @@ struct rt {
 	struct m *allm;                /* (sched.lock) */
 	struct g **allg;               /* every G struct ever made (sched.lock) */
 	void **gslabs;                 /* the blocks they were made in (sched.lock) */
-	size_t ngslabs;
+	size_t ngslabs, capgslabs;
 	void (*main_fn)(void *);
 	void *main_arg;
 	struct g *main_g;              /* with main_fn: the G whose return ends the run */
@@ -514,7 +576,17 @@ enum g_why rt_g_run(struct m *m, struct g *g);
 void rt_startm(struct m *m, struct p *pp, bool spinning);
 struct m *rt_startm_locked(struct rt *rt, struct p *pp, bool spinning, struct g *g, bool *fresh);
 void rt_startm_finish(struct rt *rt, struct m *nmp, bool fresh);
-struct g *rt_take_nextg(struct m *m);
+/* The G handed to m to run first, if any (Go 1.0's m->nextg); inline,
+ * as the scheduler loop asks before every schedule. */
+static inline struct g *rt_take_nextg(struct m *m)
+{
+	struct g *g = m->nextg;
+	if (g) {
+		m->nextg = NULL;
+		rt_g_deq(g, RT_Q_NEXTG);
+	}
+	return g;
+}
 void rt_stopm(struct m *m);
 void rt_wakep(struct m *m);
 void rt_becomespinning(struct m *m);
@@ -533,14 +605,51 @@ struct p *rt_pidleget_near(struct rt *rt, int node);
 struct p *rt_pidleget_this(struct rt *rt, struct p *pp);
 bool rt_p_is_idle(struct rt *rt, int id);
 /* The global run queues (sched.lock held for put/get): put goes to the
- * calling M's node's queue, get takes from pp's node's. */
-int rt_gq_of_node(const struct rt *rt, int node);
-void rt_globrunqput(struct rt *rt, struct g *g);
-void rt_globrunqputbatch(struct rt *rt, int qi, struct g *head, struct g *tail, uint32_t n);
-struct g *rt_globrunqget(struct rt *rt, struct p *pp, uint32_t max);
+ * calling M's node's queue, get takes from pp's node's.  The queue of a
+ * node is 0 unless the policy partitions them. */
+static inline int rt_gq_of_node(const struct rt *rt, int node)
+{
+	return rt->node_queues ? node : 0;
+}
+void rt_globrunqgrow(struct globrunq *q, uint32_t n) __attribute__((cold));
+/* Inline, as the local queue's put below: every yield comes here. */
+static inline void rt_globrunqput(struct rt *rt, struct g *g)
+{
+	struct sched *s = &rt->sched;
+	/* plat_node only when the queues are per node: natively it asks the
+	 * kernel which CPU this is, which costs as much as the put */
+	struct globrunq *q = &s->gq[rt->node_queues ? plat_node() : 0];
+	assert(rt_mutex_held(&s->lock));
+	plat_shared_access(q->line, true);
+	rt_g_enq(g, RT_Q_GLOBAL);
+	if (q->tail - q->head == q->cap)
+		rt_globrunqgrow(q, 1);
+	q->ring[q->tail++ & (q->cap - 1)] = g;
+	if (s->ngq > 1)
+		plat_store_u32(&q->size, plat_load_u32(&q->size, memory_order_relaxed) + 1,
+			       memory_order_relaxed);
+	plat_store_u32(&s->runqsize, plat_load_u32(&s->runqsize, memory_order_relaxed) + 1,
+		       memory_order_relaxed);
+}
+void rt_globrunqputbatch(struct rt *rt, int qi, struct g *const *gs, uint32_t n);
 struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max);
-uint32_t rt_globrunqsize(struct rt *rt, int qi);
-bool rt_done(struct rt *rt);
+/* From pp's own node's queue. */
+static inline struct g *rt_globrunqget(struct rt *rt, struct p *pp, uint32_t max)
+{
+	return rt_globrunqget_from(rt, pp, rt_gq_of_node(rt, pp->node), max);
+}
+/* Queue qi's length, read without the lock as a hint.  A single queue's
+ * is the total: it keeps no count of its own. */
+static inline uint32_t rt_globrunqsize(struct rt *rt, int qi)
+{
+	struct sched *s = &rt->sched;
+	return plat_load_u32(s->ngq > 1 ? &s->gq[qi].size : &s->runqsize, memory_order_relaxed);
+}
+/* The run is over [proc: The end of a run]: the scheduler loops return. */
+static inline bool rt_done(struct rt *rt)
+{
+	return plat_load_u32(&rt->sched.done, memory_order_acquire) != 0;
+}
 
 /* Gs: the runtime calls a program or a C function can make. */
 struct g *rt_newproc(struct m *m, const struct program *prog, void (*fn)(void *), void *arg);
@@ -595,7 +704,17 @@ void rt_sysmon_wake(struct rt *rt);
 void rt_timers_init(struct rt *rt, struct p *pp);
 void rt_timers_free(struct p *pp);
 void rt_timer_add(struct m *m, struct timer *t);
-int64_t rt_check_timers(struct m *m, struct p *pp, int64_t now);
+/* Runs pp's timers due at now (0: read the clock, only if pp has a timer
+ * at all -- a clock read costs more than the rest of a schedule), on m
+ * (which holds a P: what they ready goes there).  Returns when the next
+ * one is due, 0 if none.  pp may be any P.  Inline up to the common case,
+ * no timer at all. */
+int64_t rt_run_timers(struct m *m, struct p *pp, int64_t now, int64_t next);
+static inline int64_t rt_check_timers(struct m *m, struct p *pp, int64_t now)
+{
+	int64_t next = (int64_t)plat_load_u64(&pp->timer0, memory_order_acquire);
+	return next ? rt_run_timers(m, pp, now, next) : 0;
+}
 void rt_check_all_timers(struct m *m);
 int64_t rt_timers_next(struct rt *rt);
 void rt_wake_netpoller(struct m *m, int64_t when);
@@ -639,8 +758,7 @@ enum fd_wait rt_netpoll_fd_wait(struct m *m, struct pollfd_desc *pd, uint32_t mo
 /* ---- Local run queues (policies/runq.c) [proc: Run queues] ---- */
 
 void rt_runq_init(struct rt *rt, struct p *pp);
-void rt_runqput(struct rt *rt, struct p *pp, struct g *g, bool next);
-struct g *rt_runqget(struct p *pp, bool *inherit);
+bool rt_runqputslow(struct rt *rt, struct p *pp, struct g *g, uint32_t h, uint32_t t);
 struct g *rt_runqget_lifo(struct p *pp);
 bool rt_runqempty(struct p *pp);
 void rt_sharedq_put(struct rt *rt, struct p *pp, struct g *g);
@@ -655,6 +773,72 @@ uint32_t rt_runqlen(struct p *pp);
 /* Steals half of p2's queue into pp's; returns one G to run, or NULL. */
 struct g *rt_runqsteal(struct rt *rt, struct p *pp, struct p *p2, bool steal_runnext,
 		       int64_t runnext_delay_us, uint32_t *stolen);
+
+/* The owner's put and get, the scheduler's hottest path, are inline. */
+
+/* Puts g on pp's queue: in runnext if next (kicking the old runnext out to
+ * the ring), else at the ring's tail; a full ring overflows to the global
+ * queue.  Executed only by the owner P. */
+static inline void rt_runqput(struct rt *rt, struct p *pp, struct g *g, bool next)
+{
+	rt_g_enq(g, RT_Q_LOCAL);
+	if (next) {
+		void *old = plat_load_ptr(&pp->runnext, memory_order_relaxed);
+		while (!plat_cas_ptr(&pp->runnext, &old, g, memory_order_acq_rel))
+			;
+		if (!old)
+			return;
+		g = old;
+	}
+	for (;;) {
+		/* load-acquire: synchronize with consumers */
+		uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
+		uint32_t t = plat_load_u32(&pp->runqtail, memory_order_relaxed);
+		if (t - h <= pp->runq_mask) {
+			plat_store_ptr(&pp->runq[t & pp->runq_mask], g, memory_order_relaxed);
+			/* store-release: makes the slot available to consumers */
+			plat_store_u32(&pp->runqtail, t + 1, memory_order_release);
+			return;
+		}
+		if (rt_runqputslow(rt, pp, g, h, t))
+			return;
+		/* a thief emptied part of the ring: the put above succeeds now */
+	}
+}
+
+/* Takes the next G: runnext first (it inherits the time slice), then the
+ * ring's head.  Executed only by the owner P. */
+static inline struct g *rt_runqget(struct p *pp, bool *inherit)
+{
+	void *next = plat_load_ptr(&pp->runnext, memory_order_relaxed);
+	/* Only the owner sets runnext non-NULL, so a failed CAS means a thief
+	 * took it: no retry. */
+	if (next && plat_cas_ptr(&pp->runnext, &next, NULL, memory_order_acq_rel)) {
+		if (inherit)
+			*inherit = true;
+		rt_g_deq(next, RT_Q_LOCAL);
+		return next;
+	}
+	for (;;) {
+		/* load-acquire: synchronize with other consumers */
+		uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
+		uint32_t t = plat_load_u32(&pp->runqtail, memory_order_relaxed);
+		if (t == h)
+			return NULL;
+		struct g *g = plat_load_ptr(&pp->runq[h & pp->runq_mask], memory_order_relaxed);
+		/* cas-release: commits the consumption */
+		if (plat_cas_u32(&pp->runqhead, &h, h + 1, memory_order_release)) {
+			if (inherit)
+				*inherit = false;
+			/* The next G will probably run after this one: start
+			 * fetching its first two lines, often cold by now. */
+			if (h + 1 != t)
+				plat_prefetch(plat_peek_ptr(&pp->runq[(h + 1) & pp->runq_mask]), 2);
+			rt_g_deq(g, RT_Q_LOCAL);
+			return g;
+		}
+	}
+}
 
 /* A random permutation of Ps: a random start and a step coprime with the
  * count [proc: Stealing]. */

@@ -168,15 +168,18 @@ static bool any_runq_nonempty(struct rt *rt)
 	return false;
 }
 
-static struct g *steal_find_runnable(struct m *m, bool *inherit)
+/* Steps 1 to 3: what an M finds without looking beyond its P and the
+ * global queue, the common case; inline in both callers below.  NULL with
+ * *over set if the run is over. */
+static inline __attribute__((always_inline)) struct g *find_quick(struct m *m, struct steal *st,
+								  bool *inherit, bool *over)
 {
 	struct rt *rt = m->rt;
 	struct sched *s = &rt->sched;
-	struct steal *st = rt->pol_state;
 	struct g *g;
 
-top:
-	if (rt_done(rt))
+	*over = rt_done(rt);
+	if (*over)
 		return NULL;
 	struct p *pp = m->p;
 	*inherit = false;
@@ -212,55 +215,87 @@ top:
 		if (g)
 			return g;
 	}
+	return NULL;
+}
 
-	/* 4: the network, without waiting, if some G waits on it and no M
-	 * is blocked polling it already */
-	if (rt_netpoll_any_waiters(rt) && !plat_load_u32(&s->polling, memory_order_relaxed)) {
-		g = rt_netpoll_now(m);
-		if (g)
-			return g;
-	}
+/* Steps 4 to 6, after find_quick found nothing; back to find_quick
+ * whenever the M has a P again. */
+__attribute__((noinline)) static struct g *find_slow(struct m *m, struct steal *st, bool *inherit)
+{
+	struct rt *rt = m->rt;
+	struct sched *s = &rt->sched;
+	struct g *g;
+	bool over;
 
-	/* 5: steal, unless enough Ms are spinning already */
-	uint32_t busy = (uint32_t)rt->procs - plat_load_u32(&s->npidle, memory_order_relaxed);
-	if (m->spinning ||
-	    100 * plat_load_u32(&s->nmspinning, memory_order_relaxed) < st->spinning_pct * busy) {
-		if (!m->spinning)
-			rt_becomespinning(m);
-		g = steal_work(m, st);
-		if (g)
-			return g;
-	}
+	for (;;) {
+		struct p *pp = m->p;
 
-	/* 6: drop the P.  The global queue is checked once more under the lock
-	 * that any put to it takes, so nothing put there is missed. */
-	rt_lock(&s->lock);
-	if (plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
-		g = rt_globrunqget(rt, pp, 0);
-		rt_unlock(&s->lock);
-		return g;
-	}
-	rt_pidleput(rt, rt_releasep(m));
-	rt_unlock(&s->lock);
+		/* 4: the network, without waiting, if some G waits on it and no
+		 * M is blocked polling it already */
+		if (rt_netpoll_any_waiters(rt) &&
+		    !plat_load_u32(&s->polling, memory_order_relaxed)) {
+			g = rt_netpoll_now(m);
+			if (g)
+				return g;
+		}
 
-	if (m->spinning) {
-		m->spinning = false;
-		plat_add_u32(&s->nmspinning, (uint32_t)-1, memory_order_acq_rel);
-		/* [proc: Spinning, step 3]: a G made before the decrement may have
-		 * seen this M spinning and woken nobody. */
-		if (any_runq_nonempty(rt) || plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
-			rt_lock(&s->lock);
-			pp = rt_pidleget(rt);
-			rt_unlock(&s->lock);
-			if (pp) {
-				rt_acquirep(m, pp);
+		/* 5: steal, unless enough Ms are spinning already */
+		uint32_t busy = (uint32_t)rt->procs - plat_load_u32(&s->npidle, memory_order_relaxed);
+		if (m->spinning ||
+		    100 * plat_load_u32(&s->nmspinning, memory_order_relaxed) <
+			    st->spinning_pct * busy) {
+			if (!m->spinning)
 				rt_becomespinning(m);
-				goto top;
+			g = steal_work(m, st);
+			if (g)
+				return g;
+		}
+
+		/* 6: drop the P.  The global queue is checked once more under
+		 * the lock that any put to it takes, so nothing put there is
+		 * missed. */
+		rt_lock(&s->lock);
+		if (plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
+			g = rt_globrunqget(rt, pp, 0);
+			rt_unlock(&s->lock);
+			return g;
+		}
+		rt_pidleput(rt, rt_releasep(m));
+		rt_unlock(&s->lock);
+
+		if (m->spinning) {
+			m->spinning = false;
+			plat_add_u32(&s->nmspinning, (uint32_t)-1, memory_order_acq_rel);
+			/* [proc: Spinning, step 3]: a G made before the decrement
+			 * may have seen this M spinning and woken nobody. */
+			if (any_runq_nonempty(rt) ||
+			    plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
+				rt_lock(&s->lock);
+				pp = rt_pidleget(rt);
+				rt_unlock(&s->lock);
+				if (pp) {
+					rt_acquirep(m, pp);
+					rt_becomespinning(m);
+					goto again;
+				}
 			}
 		}
+		rt_idle(m);
+	again:
+		g = find_quick(m, st, inherit, &over);
+		if (g || over)
+			return g;
 	}
-	rt_idle(m);
-	goto top;
+}
+
+static struct g *steal_find_runnable(struct m *m, bool *inherit)
+{
+	struct steal *st = m->rt->pol_state;
+	bool over;
+	struct g *g = find_quick(m, st, inherit, &over);
+	if (g || over)
+		return g;
+	return find_slow(m, st, inherit);
 }
 
 const struct pol_ops pol_steal = {

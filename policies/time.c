@@ -120,15 +120,10 @@ static struct timer *pop_top(struct p *pp)
 	return t;
 }
 
-/* Runs pp's timers due at now (0: read the clock, only if pp has a timer
- * at all -- a clock read costs more than the rest of a schedule), on m
- * (which holds a P: what they ready goes there).  Returns when the next
- * one is due, 0 if none.  pp may be any P. */
-int64_t rt_check_timers(struct m *m, struct p *pp, int64_t now)
+/* rt_check_timers past its first look: pp has a timer, the earliest due
+ * at next. */
+int64_t rt_run_timers(struct m *m, struct p *pp, int64_t now, int64_t next)
 {
-	int64_t next = (int64_t)plat_load_u64(&pp->timer0, memory_order_acquire);
-	if (next == 0)
-		return 0;
 	if (!now)
 		now = plat_nanotime();
 	if (next > now)

@@ -148,11 +148,10 @@ START_TEST(overflow_to_global)
 		rt_runqput(f.rt, pp, &gs[i], false);
 	ck_assert_uint_eq(rt_runqlen(pp), n / 2);
 	ck_assert_uint_eq(plat_peek_u32(&f.rt->sched.runqsize), n / 2 + 1);
-	struct g *x = f.rt->sched.gq[0].head;
-	for (uint32_t i = 0; i < n / 2; i++, x = x->schedlink)
-		ck_assert_ptr_eq(x, &gs[i]);
-	ck_assert_ptr_eq(x, &gs[n]);
-	ck_assert_ptr_null(x->schedlink);
+	struct globrunq *q = &f.rt->sched.gq[0];
+	ck_assert_uint_eq(q->tail - q->head, n / 2 + 1);
+	for (uint32_t i = 0; i <= n / 2; i++)
+		ck_assert_ptr_eq(q->ring[(q->head + i) & (q->cap - 1)], i < n / 2 ? &gs[i] : &gs[n]);
 	for (uint32_t i = n / 2; i < n; i++)
 		ck_assert_ptr_eq(rt_runqget(pp, NULL), &gs[i]);
 	free(gs);

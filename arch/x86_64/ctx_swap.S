@@ -5,7 +5,16 @@
  * They are pushed on the current stack, the stack pointer is stored through
  * save, and the mirror image pops them from the next stack.  ctx_make()
  * builds a fresh stack in the same shape, with ctx_start as the return
- * address and the entry in r12 and its argument in r13. */
+ * address and the entry in r12 and its argument in r13.
+ *
+ * The switch ends with a jump to the popped return address, not a ret: a
+ * ret is predicted from the top of the return-stack buffer, the call into
+ * ctx_swap of the context being left, so it always mispredicted.  An
+ * indirect jump is predicted from its own history, and contexts resume at
+ * a few places only.  (Returns further up the resumed context's stack are
+ * still predicted from the other context's calls.  The jump target is a
+ * return address, not an endbr64: fine while Linux enforces no
+ * indirect-branch tracking in user space.) */
 	.text
 	.globl	ctx_swap
 	.type	ctx_swap, @function
@@ -26,7 +35,8 @@ ctx_swap:
 	popq	%r12
 	popq	%rbx
 	popq	%rbp
-	ret
+	popq	%rcx
+	jmpq	*%rcx
 	.cfi_endproc
 	.size	ctx_swap, .-ctx_swap
 
