@@ -225,8 +225,8 @@ static double local_frac(const struct test_outcome *o)
 
 /* numa-shards, one worker per PU of numa4: numa keeps each worker on its
  * shard's node (its home, where its heap allocation went), so most DRAM
- * reads are local (about 84% against steal's 31%) and it finishes sooner
- * (about 13% less); without home_return the stolen workers stay where
+ * reads are local (about 85% against steal's 31%) and it finishes sooner
+ * (about 12% less); without home_return the stolen workers stay where
  * they were stolen to and the share falls back to steal's [docs/runtime.md]. */
 START_TEST(numa_keeps_shards_local)
 {
