@@ -316,10 +316,11 @@ static void place_list(struct m *m, struct numa *nu, struct p *target, struct g 
 		kick(m, target);
 		return;
 	}
+	int qi = rt_gq_of_node(rt, target->node);
 	rt_lock(&rt->sched.lock);
-	for (struct g *g = head; g; g = g->schedlink) {
-		struct g *one = g;
-		rt_globrunqputbatch(rt, rt_gq_of_node(rt, target->node), &one, 1);
+	for (struct g *g = head, *next; g; g = next) {
+		next = g->schedlink;
+		rt_globrunqputbatch(rt, qi, &g, 1);
 	}
 	struct p *pp = rt_pidleget_near(rt, target->node);
 	if (pp) {

@@ -186,23 +186,6 @@ struct g *rt_runqget_lifo(struct p *pp)
 
 /* ---- Shared queues: a FIFO per P that any M may put to ---- */
 
-void rt_sharedq_put(struct rt *rt, struct p *pp, struct g *g)
-{
-	(void)rt;
-	assert(pp->sharedq_used);
-	rt_g_enq(g, RT_Q_SHARED);
-	g->schedlink = NULL;
-	rt_lock(&pp->sharedq_lock);
-	if (pp->sharedq_tail)
-		pp->sharedq_tail->schedlink = g;
-	else
-		pp->sharedq_head = g;
-	pp->sharedq_tail = g;
-	/* seq_cst: a full barrier before the caller reads whether pp is idle */
-	plat_add_u32(&pp->sharedq_size, 1, memory_order_seq_cst);
-	rt_unlock(&pp->sharedq_lock);
-}
-
 void rt_sharedq_putlist(struct rt *rt, struct p *pp, struct g *head, struct g *tail, uint32_t n)
 {
 	(void)rt;
@@ -216,8 +199,15 @@ void rt_sharedq_putlist(struct rt *rt, struct p *pp, struct g *head, struct g *t
 	else
 		pp->sharedq_head = head;
 	pp->sharedq_tail = tail;
+	/* seq_cst: a full barrier before the caller reads whether pp is idle */
 	plat_add_u32(&pp->sharedq_size, n, memory_order_seq_cst);
 	rt_unlock(&pp->sharedq_lock);
+}
+
+void rt_sharedq_put(struct rt *rt, struct p *pp, struct g *g)
+{
+	g->schedlink = NULL;
+	rt_sharedq_putlist(rt, pp, g, g, 1);
 }
 
 /* True if pp has Gs in its ring, runnext or shared queue (any M). */
