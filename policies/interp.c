@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "workloads/dist.h"
+#include "workloads/json.h"
 
 #define MAIN_KEY 0x6d61696e2d67ULL
 
@@ -94,8 +95,25 @@ void rt_objs_add(struct m *m, enum prog_type t, void *obj)
 	o->v[o->n++] = obj;
 }
 
+static uint64_t region_pages(uint64_t bytes)
+{
+	return bytes / 4096 + (bytes % 4096 != 0) + (bytes == 0);
+}
+
+/* Whether a region of that size keeps the run's regions within the memory
+ * budget (the model's per-page records are never given back, so every
+ * region made counts, freed or not). */
+static bool region_fits(const struct rt *rt, uint64_t bytes)
+{
+	uint64_t pages = rt->region_pages + region_pages(bytes);
+	return pages >= rt->region_pages && pages <= WL_MEMORY_BUDGET / WL_BYTES_PER_PAGE;
+}
+
 static struct rt_region *region_new(struct rt *rt, uint64_t bytes, int place, int node)
 {
+	if (!region_fits(rt, bytes))
+		return NULL;
+	rt->region_pages += region_pages(bytes);
 	struct rt_region *r = xcalloc(1, sizeof(*r));
 	r->bytes = bytes;
 	/* a workload written for more nodes than the machine has wraps */
@@ -698,6 +716,15 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			if (place == PROG_PLACE_HEAP)
 				place = rt->node_heaps ? PROG_PLACE_LOCAL : PROG_PLACE_FIRST_TOUCH;
 			int node = place == PROG_PLACE_LOCAL ? plat_node() : (int)eval(m, g, &op->y);
+			if (bytes >= 0 && !region_fits(rt, (uint64_t)bytes)) {
+				rt_panic(m, "runtime: out of memory: alloc of %lld bytes would take the "
+					 "run's regions past the %llu GiB memory budget (%.1f GiB of "
+					 "page records for %llu pages made already)",
+					 (long long)bytes, (unsigned long long)(WL_MEMORY_BUDGET >> 30),
+					 (double)rt->region_pages * WL_BYTES_PER_PAGE / (1u << 30),
+					 (unsigned long long)rt->region_pages);
+				return G_EXIT;
+			}
 			struct rt_region *r = bytes >= 0 ? region_new(rt, (uint64_t)bytes, place, node) : NULL;
 			if (!r) {
 				rt_panic(m, "alloc of %lld bytes failed", (long long)bytes);

@@ -528,6 +528,7 @@ struct rt {
 	struct gmutex **mutexes;       /* ... mutexes */
 	struct waitgroup **waitgroups; /* ... wait groups */
 	struct rt_region **regions;    /* ... memory regions */
+	uint64_t region_pages;         /* 4 KiB pages of every region made in the run */
 	struct pollfd_desc **listeners;/* ... listeners [netpoll.c] */
 	/* Workload network arrivals not yet due, a heap by (when, seq)
 	 * guarded by arrivals_lock [netpoll.c]. */

@@ -28,11 +28,10 @@ struct sim_event {
 
 struct sim_engine {
 	struct sim_engine_head head; /* must stay first: sim_now() reads it */
-	/* The earliest pending event, when it is known to be earlier than every
-	 * event in the heap, waits here instead: "wake someone, then block" --
-	 * the commonest pair in a simulation -- then never touches the heap. */
-	struct sim_event front;
-	bool has_front;
+	/* Two events wait outside the heap (see "The queue" below). */
+	struct sim_event front;     /* earlier than every other pending event */
+	struct sim_event held;      /* not yet placed in the heap */
+	bool has_front, has_held;
 	struct sim_event *heap;
 	size_t n, cap;
 	uint64_t next_seq;
@@ -55,9 +54,13 @@ struct sim_engine {
  * 4-ary: half the depth of a binary heap, and the four children of a node
  * share one or two cache lines. */
 
+/* (time, seq) compared as one 128-bit integer: no branch for the compiler
+ * to mispredict. */
 static inline bool ev_before(const struct sim_event *a, const struct sim_event *b)
 {
-	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+	unsigned __int128 ka = (unsigned __int128)a->time << 64 | a->seq;
+	unsigned __int128 kb = (unsigned __int128)b->time << 64 | b->seq;
+	return ka < kb;
 }
 
 static __attribute__((noinline, cold)) void heap_grow(struct sim_engine *eng)
@@ -81,15 +84,13 @@ static inline __attribute__((always_inline)) void heap_push(struct sim_engine *e
 		i = parent;
 	}
 	h[i] = ev;
-	if (eng->n + 1 > eng->stats.peak_pending)
-		eng->stats.peak_pending = eng->n + 1;
 }
 
-static inline __attribute__((always_inline)) struct sim_event heap_pop(struct sim_engine *eng)
+/* Fills the hole at the root with ev, moving smaller children up. */
+static inline __attribute__((always_inline)) void heap_sift_down(struct sim_engine *eng,
+								  struct sim_event ev)
 {
 	struct sim_event *h = eng->heap;
-	struct sim_event top = h[0];
-	struct sim_event last = h[--eng->n];
 	size_t n = eng->n, i = 0;
 
 	for (;;) {
@@ -97,23 +98,50 @@ static inline __attribute__((always_inline)) struct sim_event heap_pop(struct si
 		if (c >= n)
 			break;
 		size_t best = c;
-		size_t end = c + 4 < n ? c + 4 : n;
-		for (size_t k = c + 1; k < end; k++)
-			if (ev_before(&h[k], &h[best]))
-				best = k;
-		if (!ev_before(&h[best], &last))
+		if (__builtin_expect(c + 4 <= n, 1)) {
+			/* Pairwise, so the two halves' compares overlap. */
+			size_t a = ev_before(&h[c + 1], &h[c]) ? c + 1 : c;
+			size_t b = ev_before(&h[c + 3], &h[c + 2]) ? c + 3 : c + 2;
+			best = ev_before(&h[b], &h[a]) ? b : a;
+		} else {
+			for (size_t k = c + 1; k < n; k++)
+				best = ev_before(&h[k], &h[best]) ? k : best;
+		}
+		if (!ev_before(&h[best], &ev))
 			break;
 		h[i] = h[best];
 		i = best;
 	}
-	if (n > 0)
-		h[i] = last;
+	h[i] = ev;
+}
+
+static inline __attribute__((always_inline)) struct sim_event heap_pop(struct sim_engine *eng)
+{
+	struct sim_event top = eng->heap[0];
+	struct sim_event last = eng->heap[--eng->n];
+	if (eng->n > 0)
+		heap_sift_down(eng, last);
 	return top;
 }
+
+/* ---- The queue -------------------------------------------------------------
+ * The heap plus two events kept outside it, for the two commonest steps of
+ * a simulation.  An actor that reschedules itself before everyone else
+ * ("wake someone, then block", or a wait that nobody overtakes) becomes
+ * front, and is popped without touching the heap.  One that reschedules
+ * itself later is held: the pop that follows then takes the heap's top and
+ * sifts the held event down into its place, one pass instead of a push's
+ * and a pop's.  Invariants: front, when there is one, precedes every other
+ * pending event, held included; held is not compared with the heap until
+ * the next pop (queue_settle) or push (which places it). */
 
 static inline __attribute__((always_inline)) void queue_push(struct sim_engine *eng,
 							      struct sim_event ev)
 {
+	if (eng->has_held) {
+		eng->has_held = false;
+		heap_push(eng, eng->held);
+	}
 	if (!eng->has_front) {
 		if (eng->n == 0 || ev_before(&ev, &eng->heap[0])) {
 			eng->front = ev;
@@ -125,27 +153,33 @@ static inline __attribute__((always_inline)) void queue_push(struct sim_engine *
 		eng->front = ev;
 		return;
 	}
-	heap_push(eng, ev);
+	eng->held = ev;
+	eng->has_held = true;
 }
 
 static inline size_t queue_len(const struct sim_engine *eng)
 {
-	return eng->n + eng->has_front;
+	return eng->n + eng->has_front + eng->has_held;
 }
 
-/* The earliest pending event; the queue must not be empty. */
-static inline const struct sim_event *queue_top(const struct sim_engine *eng)
+/* Makes front the earliest pending event, if any is pending. */
+static inline __attribute__((always_inline)) void queue_settle(struct sim_engine *eng)
 {
-	return eng->has_front ? &eng->front : &eng->heap[0];
-}
-
-static inline __attribute__((always_inline)) struct sim_event queue_pop(struct sim_engine *eng)
-{
-	if (eng->has_front) {
-		eng->has_front = false;
-		return eng->front;
+	if (eng->has_front)
+		return;
+	if (eng->has_held) {
+		eng->has_held = false;
+		eng->has_front = true;
+		if (eng->n == 0 || ev_before(&eng->held, &eng->heap[0])) {
+			eng->front = eng->held;
+		} else {
+			eng->front = eng->heap[0];
+			heap_sift_down(eng, eng->held);
+		}
+	} else if (eng->n > 0) {
+		eng->has_front = true;
+		eng->front = heap_pop(eng);
 	}
-	return heap_pop(eng);
 }
 
 /* ---- Engine -------------------------------------------------------------- */
@@ -193,11 +227,14 @@ size_t sim_pending(const struct sim_engine *eng) { return queue_len(eng); }
 const struct sim_stats *sim_stats(const struct sim_engine *eng) { return &eng->stats; }
 struct sim_actor *sim_current(const struct sim_engine *eng) { return eng->current; }
 
-static uint64_t push_event(struct sim_engine *eng, sim_time_t at, sim_event_fn fn, void *arg)
+static inline __attribute__((always_inline)) uint64_t push_event(struct sim_engine *eng, sim_time_t at,
+								  sim_event_fn fn, void *arg)
 {
 	assert(at >= eng->head.now && "an event may not be scheduled in the past");
 	struct sim_event ev = { at, eng->next_seq++, fn, arg };
 	queue_push(eng, ev);
+	if (queue_len(eng) > eng->stats.peak_pending)
+		eng->stats.peak_pending = queue_len(eng);
 	return ev.seq;
 }
 
@@ -220,7 +257,8 @@ static inline __attribute__((always_inline)) void
 dispatch_from(struct sim_engine *eng, struct sim_actor *self, bool final)
 {
 	for (;;) {
-		if (queue_len(eng) == 0 || queue_top(eng)->time >= eng->limit) {
+		queue_settle(eng);
+		if (!eng->has_front || eng->front.time >= eng->limit) {
 			if (!self)
 				return;
 			eng->current = NULL;
@@ -232,7 +270,8 @@ dispatch_from(struct sim_engine *eng, struct sim_actor *self, bool final)
 			/* Resumed: only a resume event of ours does that. */
 			return;
 		}
-		struct sim_event ev = queue_pop(eng);
+		struct sim_event ev = eng->front;
+		eng->has_front = false;
 		if (ev.fn == RESUME) {
 			struct sim_actor *a = ev.arg;
 			if (a->wake_seq != ev.seq) {

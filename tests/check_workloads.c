@@ -632,6 +632,14 @@ static const struct {
 	  "  {\"if\": {\"cond\": {\">\": [\"n\", 0]}, \"then\": [\n"
 	  "   {\"spawn\": {\"program\": \"r\", \"args\": {\"n\": {\"-\": [\"n\", 1]}}}}]}}]}}}",
 	  "panic: program r: recursion deeper than its max_depth 3" },
+	/* 1365 GiB alone fits the budget's 357,913,941 pages (at 12 bytes);
+	 * after the first GiB it does not, and nothing that large is made */
+	{ "allocs past the memory budget",
+	  "{\"name\": \"t\", \"programs\": {\"main\": {\"vars\": {\"r\": \"region\"}, \"body\": [\n"
+	  " {\"alloc\": {\"into\": \"r\", \"size\": \"1GiB\"}},\n"
+	  " {\"alloc\": {\"into\": \"r\", \"size\": \"1365GiB\"}}]}}}",
+	  "panic: runtime: out of memory: alloc of 1465657589760 bytes would take the run's regions "
+	  "past the 4 GiB memory budget" },
 	{ "close of a closed channel",
 	  "{\"name\": \"t\", \"channels\": {\"c\": 1}, \"programs\": {\"main\": "
 	  "[{\"close\": \"c\"}, {\"close\": \"c\"}]}}",

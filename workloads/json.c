@@ -1255,7 +1255,7 @@ static bool check_budget(struct cc *c)
 	free(gs);
 	double bytes = total * WL_BYTES_PER_G;
 	for (uint32_t i = 0; i < w->nregions; i++)
-		bytes += (double)w->regions[i].bytes / 4096 * 8;   /* the model's page table */
+		bytes += ceil((double)w->regions[i].bytes / 4096) * WL_BYTES_PER_PAGE;
 	if (bytes > (double)WL_MEMORY_BUDGET)
 		return fail(c, "$", "workload %s would need about %.1f GiB of simulator memory "
 				   "(%.3g goroutines at %u bytes, and its regions' page tables); the "

@@ -12,9 +12,13 @@
 
 /* What a workload may cost before it is refused: simulator memory for its
  * goroutines (at WL_BYTES_PER_G each, a bound on what one costs with its
- * share of queues and histograms) and its regions. */
+ * share of queues and histograms) and its regions (WL_BYTES_PER_PAGE for
+ * each 4 KiB page: the hardware model keeps a page's home, last writer and
+ * version for the rest of the run).  Compiling checks what can be counted
+ * beforehand; the regions a run allocates are checked as they are made. */
 #define WL_MEMORY_BUDGET (4ull << 30)
 #define WL_BYTES_PER_G 512u
+#define WL_BYTES_PER_PAGE 12u
 
 /* Compiles a workload from JSON text; file labels messages.  NULL with one
  * message in e naming the file, the JSON path and the problem. */
