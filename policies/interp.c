@@ -716,7 +716,8 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			if (place == PROG_PLACE_HEAP)
 				place = rt->node_heaps ? PROG_PLACE_LOCAL : PROG_PLACE_FIRST_TOUCH;
 			int node = place == PROG_PLACE_LOCAL ? plat_node() : (int)eval(m, g, &op->y);
-			if (bytes >= 0 && !region_fits(rt, (uint64_t)bytes)) {
+			struct rt_region *r = bytes >= 0 ? region_new(rt, (uint64_t)bytes, place, node) : NULL;
+			if (!r && bytes >= 0 && !region_fits(rt, (uint64_t)bytes)) {
 				rt_panic(m, "runtime: out of memory: alloc of %lld bytes would take the "
 					 "run's regions past the %llu GiB memory budget (%.1f GiB of "
 					 "page records for %llu pages made already)",
@@ -725,7 +726,6 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 					 (unsigned long long)rt->region_pages);
 				return G_EXIT;
 			}
-			struct rt_region *r = bytes >= 0 ? region_new(rt, (uint64_t)bytes, place, node) : NULL;
 			if (!r) {
 				rt_panic(m, "alloc of %lld bytes failed", (long long)bytes);
 				return G_EXIT;

@@ -679,10 +679,10 @@ struct rt_region {
 
 /* Gives a new G its frame: its stream is the parent's next child's (NULL
  * parent: main), args evaluated by the parent. */
+void rt_prog_init_g(struct rt *rt, struct g *parent, struct g *g);
 /* Moves g's modelled stack to node, paying for the copy; false if it has
  * none or it is there already [interp.c: Modelled stacks]. */
 bool rt_g_stack_move(struct m *m, struct g *g, int node);
-void rt_prog_init_g(struct rt *rt, struct g *parent, struct g *g);
 /* Sets up and frees what the interpreter made (the workload's objects,
  * and those its programs made). */
 void rt_interp_init(struct rt *rt);

@@ -49,12 +49,7 @@ int main(int argc, char **argv)
 	double t1 = wall();
 	struct rt_result r;
 	rt_collect(rt, &r);
-	const struct sim_stats *st = sim_stats(rt->plat.eng);
-	uint64_t events = st->events;
-	if (getenv("BENCH_SIM_ENGINE"))
-		fprintf(stderr, "engine: switches %llu actors %llu peak pending %zu\n",
-			(unsigned long long)st->switches,
-			(unsigned long long)st->actors, st->peak_pending);
+	uint64_t events = sim_stats(rt->plat.eng)->events;
 	rt_free(rt);
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
