@@ -6,7 +6,20 @@
  * after the slot is filled; head is advanced by CAS by the owner and by
  * thieves, with release, after they have read the slots they take.  Slots
  * are atomics (relaxed) because a thief may read a slot that the owner is
- * about to reuse: the thief's CAS of head then fails and it reads again. */
+ * about to reuse: the thief's CAS of head then fails and it reads again.
+ *
+ * Popping from the tail (rt_runqget_lifo, for numa's mostly-LIFO order)
+ * breaks the last sentence unless the thief can see it.  A thief sizes its
+ * batch from a tail it read before the CAS, and the owner may meanwhile
+ * have taken slots from the tail -- even refilled them -- without moving
+ * head, so a CAS of the head position alone succeeds and the thief runs
+ * Gs the owner already took.  (It did: numa on skynet, numa4, 8 Ps ran a
+ * G twice, caught by rt_g_deq's assert in simulation and a crash
+ * natively.)  So head carries a second half, the count of the owner's tail
+ * pops, and every pop from the tail bumps it by CAS after lowering tail.
+ * A thief that read head before such a pop then fails its CAS; one that
+ * read head after it also reads the lowered tail (both seq_cst), so its
+ * batch stops below the popped slot. */
 #include "policies/runtime.h"
 
 #include <assert.h>
@@ -18,7 +31,7 @@
 void rt_runq_init(struct rt *rt, struct p *pp)
 {
 	plat_line_t ends = plat_line_new(rt, pp->node);
-	plat_u32_init(&pp->runqhead, 0, ends);
+	plat_u64_init(&pp->runqhead, 0, ends);
 	plat_u32_init(&pp->runqtail, 0, ends);
 	plat_ptr_init(&pp->runnext, NULL, plat_line_new(rt, pp->node));
 	pp->runq = plat_alloc(rt->runq_size * sizeof(plat_ptr), pp->node);
@@ -39,12 +52,13 @@ void rt_runq_init(struct rt *rt, struct p *pp)
 /* Puts half of a full ring, and g, on the global queue in one batch.
  * Returns false if a thief got there first (the ring is no longer full).
  * Executed only by the owner P (rt_runqput, in runtime.h). */
-bool rt_runqputslow(struct rt *rt, struct p *pp, struct g *g, uint32_t h, uint32_t t)
+bool rt_runqputslow(struct rt *rt, struct p *pp, struct g *g, uint64_t head, uint32_t t)
 {
+	uint32_t h = rq_head(head);
 	uint32_t n = (t - h) / 2;
 	assert(n == (pp->runq_mask + 1) / 2 && "runqputslow: queue is not full");
 	/* cas-release: commits the consumption of the batch */
-	if (!plat_cas_u32(&pp->runqhead, &h, h + n, memory_order_release))
+	if (!plat_cas_u64(&pp->runqhead, &head, rq_head_make(head, h + n), memory_order_release))
 		return false;
 	/* Read only now: the slots stay put, since only this owner writes
 	 * them, and the CAS made the Gs ours. */
@@ -68,7 +82,7 @@ bool rt_runqputslow(struct rt *rt, struct p *pp, struct g *g, uint32_t h, uint32
 bool rt_runqempty(struct p *pp)
 {
 	for (;;) {
-		uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
+		uint32_t h = rq_head(plat_load_u64(&pp->runqhead, memory_order_acquire));
 		uint32_t t = plat_load_u32(&pp->runqtail, memory_order_acquire);
 		void *next = plat_load_ptr(&pp->runnext, memory_order_acquire);
 		if (t == plat_load_u32(&pp->runqtail, memory_order_acquire))
@@ -79,7 +93,7 @@ bool rt_runqempty(struct p *pp)
 /* A snapshot length, for statistics and tests. */
 uint32_t rt_runqlen(struct p *pp)
 {
-	uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
+	uint32_t h = rq_head(plat_load_u64(&pp->runqhead, memory_order_acquire));
 	uint32_t t = plat_load_u32(&pp->runqtail, memory_order_acquire);
 	return t - h;
 }
@@ -91,9 +105,11 @@ static uint32_t runqgrab(struct p *pp, plat_ptr *batch, uint32_t batch_mask, uin
 			 bool steal_runnext, int64_t runnext_delay_us)
 {
 	for (;;) {
-		/* load-acquire: synchronize with other consumers, and with the producer */
-		uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
-		uint32_t t = plat_load_u32(&pp->runqtail, memory_order_acquire);
+		/* load-acquire: synchronize with other consumers, and with the
+		 * producer; seq_cst for the owner's tail pops (see the top) */
+		uint64_t head = plat_load_u64(&pp->runqhead, memory_order_seq_cst);
+		uint32_t h = rq_head(head);
+		uint32_t t = plat_load_u32(&pp->runqtail, memory_order_seq_cst);
 		uint32_t n = t - h;
 		n = n - n / 2;
 		if (n == 0) {
@@ -119,8 +135,10 @@ static uint32_t runqgrab(struct p *pp, plat_ptr *batch, uint32_t batch_mask, uin
 			void *g = plat_load_ptr(&pp->runq[(h + i) & pp->runq_mask], memory_order_relaxed);
 			plat_store_ptr(&batch[(batch_head + i) & batch_mask], g, memory_order_relaxed);
 		}
-		/* cas-release: commits the consumption */
-		if (plat_cas_u32(&pp->runqhead, &h, h + n, memory_order_release))
+		/* cas-release: commits the consumption, unless the owner has
+		 * popped from the tail since head was read */
+		if (plat_cas_u64(&pp->runqhead, &head, rq_head_make(head, h + n),
+				 memory_order_release))
 			return n;
 	}
 }
@@ -144,7 +162,7 @@ struct g *rt_runqsteal(struct rt *rt, struct p *pp, struct p *p2, bool steal_run
 	if (n == 0)
 		return g;
 	/* load-acquire: synchronize with consumers */
-	uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
+	uint32_t h = rq_head(plat_load_u64(&pp->runqhead, memory_order_acquire));
 	assert(t - h + n <= pp->runq_mask && "runqsteal: runq overflow");
 	(void)h;
 	/* store-release: makes the stolen Gs available to consumers */
@@ -154,34 +172,35 @@ struct g *rt_runqsteal(struct rt *rt, struct p *pp, struct p *p2, bool steal_run
 
 /* Takes the G at the ring's tail, the one put last (for a policy that runs
  * its local work mostly LIFO: it is the warmest in the caches).  Thieves
- * keep taking from the head, so the owner and a thief can meet only at
- * the last G, which they then race for with a CAS of head, as in the
- * Chase-Lev deque.  runnext is not looked at.  Executed only by the owner P. */
+ * keep taking from the head; the pop lowers tail first and then bumps
+ * head's pop count by CAS, which fails only if a thief moved head
+ * meanwhile -- then the pop looks again at what the thief left (see the
+ * top of this file).  runnext is not looked at.  Executed only by the
+ * owner P. */
 struct g *rt_runqget_lifo(struct p *pp)
 {
 	uint32_t t = plat_load_u32(&pp->runqtail, memory_order_relaxed);
-	uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
-	if (t == h)
+	uint64_t head = plat_load_u64(&pp->runqhead, memory_order_acquire);
+	if (t == rq_head(head))
 		return NULL;
 	t--;
-	/* seq_cst store then load: a thief that read the old tail has either
-	 * advanced head already (seen here) or will see its CAS fail */
+	/* seq_cst store before the head's CAS: a thief that reads head after
+	 * the CAS reads this tail too */
 	plat_store_u32(&pp->runqtail, t, memory_order_seq_cst);
-	h = plat_load_u32(&pp->runqhead, memory_order_seq_cst);
-	struct g *g = plat_load_ptr(&pp->runq[t & pp->runq_mask], memory_order_relaxed);
-	if ((int32_t)(t - h) > 0) {
-		rt_g_deq(g, RT_Q_LOCAL);
-		return g;   /* more than one left: no thief can reach slot t */
+	for (;;) {
+		head = plat_load_u64(&pp->runqhead, memory_order_seq_cst);
+		if ((int32_t)(t - rq_head(head)) < 0) {
+			/* thieves took every G, slot t's too: empty, head == tail */
+			plat_store_u32(&pp->runqtail, t + 1, memory_order_release);
+			return NULL;
+		}
+		struct g *g = plat_load_ptr(&pp->runq[t & pp->runq_mask], memory_order_relaxed);
+		if (plat_cas_u64(&pp->runqhead, &head, head + ((uint64_t)1 << 32),
+				 memory_order_seq_cst)) {
+			rt_g_deq(g, RT_Q_LOCAL);
+			return g;
+		}
 	}
-	bool won = false;
-	if (t == h)   /* the last one: whoever advances head has it */
-		won = plat_cas_u32(&pp->runqhead, &h, h + 1, memory_order_seq_cst);
-	/* either way the ring is now empty: head == tail */
-	plat_store_u32(&pp->runqtail, t + 1, memory_order_release);
-	if (!won)
-		return NULL;
-	rt_g_deq(g, RT_Q_LOCAL);
-	return g;
 }
 
 /* ---- Shared queues: a FIFO per P that any M may put to ---- */

@@ -355,9 +355,12 @@ struct p {
 	uint32_t sm_schedtick, sm_syscalltick;
 	int64_t sm_schedwhen, sm_syscallwhen;
 
-	/* The local run queue [proc: Run queues].  runq and runqtail are
-	 * written by the owner only; runqhead by any consumer (CAS). */
-	plat_u32 runqhead, runqtail;
+	/* The local run queue [proc: Run queues; runq.c].  runq and
+	 * runqtail are written by the owner only; runqhead by any consumer
+	 * (CAS).  runqhead packs the head position (low half) with a count
+	 * of the owner's LIFO pops (high half): rq_head(), rq_head_make(). */
+	plat_u64 runqhead;
+	plat_u32 runqtail;
 	plat_ptr *runq;          /* runq_mask + 1 slots, a power of two */
 	uint32_t runq_mask;
 	struct g **runqbatch;    /* half a ring and one: runqputslow's batch (owner) */
@@ -759,7 +762,7 @@ enum fd_wait rt_netpoll_fd_wait(struct m *m, struct pollfd_desc *pd, uint32_t mo
 /* ---- Local run queues (policies/runq.c) [proc: Run queues] ---- */
 
 void rt_runq_init(struct rt *rt, struct p *pp);
-bool rt_runqputslow(struct rt *rt, struct p *pp, struct g *g, uint32_t h, uint32_t t);
+bool rt_runqputslow(struct rt *rt, struct p *pp, struct g *g, uint64_t head, uint32_t t);
 struct g *rt_runqget_lifo(struct p *pp);
 bool rt_runqempty(struct p *pp);
 void rt_sharedq_put(struct rt *rt, struct p *pp, struct g *g);
@@ -777,6 +780,14 @@ struct g *rt_runqsteal(struct rt *rt, struct p *pp, struct p *p2, bool steal_run
 
 /* The owner's put and get, the scheduler's hottest path, are inline. */
 
+/* runqhead's two halves: the ring's head position, and how many times the
+ * owner has popped from the tail (runq.c says why a thief must see those). */
+static inline uint32_t rq_head(uint64_t head) { return (uint32_t)head; }
+static inline uint64_t rq_head_make(uint64_t head, uint32_t pos)
+{
+	return (head & ~(uint64_t)UINT32_MAX) | pos;
+}
+
 /* Puts g on pp's queue: in runnext if next (kicking the old runnext out to
  * the ring), else at the ring's tail; a full ring overflows to the global
  * queue.  Executed only by the owner P. */
@@ -793,7 +804,8 @@ static inline void rt_runqput(struct rt *rt, struct p *pp, struct g *g, bool nex
 	}
 	for (;;) {
 		/* load-acquire: synchronize with consumers */
-		uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
+		uint64_t head = plat_load_u64(&pp->runqhead, memory_order_acquire);
+		uint32_t h = rq_head(head);
 		uint32_t t = plat_load_u32(&pp->runqtail, memory_order_relaxed);
 		if (t - h <= pp->runq_mask) {
 			plat_store_ptr(&pp->runq[t & pp->runq_mask], g, memory_order_relaxed);
@@ -801,7 +813,7 @@ static inline void rt_runqput(struct rt *rt, struct p *pp, struct g *g, bool nex
 			plat_store_u32(&pp->runqtail, t + 1, memory_order_release);
 			return;
 		}
-		if (rt_runqputslow(rt, pp, g, h, t))
+		if (rt_runqputslow(rt, pp, g, head, t))
 			return;
 		/* a thief emptied part of the ring: the put above succeeds now */
 	}
@@ -822,13 +834,15 @@ static inline struct g *rt_runqget(struct p *pp, bool *inherit)
 	}
 	for (;;) {
 		/* load-acquire: synchronize with other consumers */
-		uint32_t h = plat_load_u32(&pp->runqhead, memory_order_acquire);
+		uint64_t head = plat_load_u64(&pp->runqhead, memory_order_acquire);
+		uint32_t h = rq_head(head);
 		uint32_t t = plat_load_u32(&pp->runqtail, memory_order_relaxed);
 		if (t == h)
 			return NULL;
 		struct g *g = plat_load_ptr(&pp->runq[h & pp->runq_mask], memory_order_relaxed);
 		/* cas-release: commits the consumption */
-		if (plat_cas_u32(&pp->runqhead, &h, h + 1, memory_order_release)) {
+		if (plat_cas_u64(&pp->runqhead, &head, rq_head_make(head, h + 1),
+				 memory_order_release)) {
 			if (inherit)
 				*inherit = false;
 			/* The next G will probably run after this one: start

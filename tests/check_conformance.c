@@ -81,6 +81,24 @@ START_TEST(catalog_completes)
 }
 END_TEST
 
+/* numa's owner pops its ring from the tail while thieves take halves from
+ * the head; before runqhead counted those pops (policies/runq.c), a thief
+ * could take Gs the owner had already taken: skynet on numa4 at 8 Ps ran a
+ * G twice with these seeds (rt_g_deq's assert; natively, a crash). */
+START_TEST(numa_lifo_ring_survives_thieves)
+{
+	struct workload *w = catalog("skynet");
+	for (uint64_t seed = 1; seed <= 2; seed++) {
+		char what[64];
+		snprintf(what, sizeof(what), "skynet on numa (numa4, 8 Ps, seed %llu)",
+			 (unsigned long long)seed);
+		struct test_outcome o = run(&sim__rt_api, "numa", "numa4", w, 8, seed, NULL);
+		assert_completes(&o, what);
+	}
+	wl_free(w);
+}
+END_TEST
+
 /* The same inputs and seed: the same run, to every counter and bucket. */
 START_TEST(same_seed_same_run)
 {
@@ -298,6 +316,7 @@ Suite *make_conformance_suite(void)
 	} else {
 		tcase_add_loop_test(tc, deadlock_is_detected, 0, 2 * npol);
 		tcase_add_loop_test(tc, catalog_completes_natively, 0, npol * NNATIVE);
+		tcase_add_test(tc, numa_lifo_ring_survives_thieves);
 	}
 	suite_add_tcase(s, tc);
 	tc = tcase_create("contrasts");

@@ -7,6 +7,7 @@
  * compilations of policies/runq.c, the one that needs real threads
  * natively.  Then Gs running C functions, which only native Gs can. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,7 +246,72 @@ START_TEST(local_queue_empty)
 	fixture_close(&f);
 }
 END_TEST
+/* The owner popping from the tail (numa's mostly-LIFO order) and pushing
+ * again while a thief steals halves from the head: every G is taken
+ * exactly once.  A thief that sized its batch from a tail read before the
+ * owner's pops, or read a slot the owner had popped and refilled, took Gs
+ * twice before runqhead counted the owner's pops (runq.c). */
+struct lifo_test {
+	struct rt *rt;
+	struct p *owner, *thief;
+	plat_u32 done;
+	_Atomic uint32_t *taken;
+	struct g *gs;
+};
+
+static void lifo_take(struct lifo_test *t, struct g *g)
+{
+	atomic_fetch_add_explicit(&t->taken[g - t->gs], 1, memory_order_relaxed);
+}
+
+static void *lifo_thief(void *arg)
+{
+	struct lifo_test *t = arg;
+	for (;;) {
+		bool last = plat_load_u32(&t->done, memory_order_acquire);
+		struct g *g = rt_runqsteal(t->rt, t->thief, t->owner, false, 0, NULL);
+		for (; g; g = rt_runqget(t->thief, NULL))
+			lifo_take(t, g);
+		if (last)
+			return NULL;
+	}
+}
+
+START_TEST(local_queue_lifo_steal)
+{
+	uint32_t n = getenv("SCHEDLAB_VALGRIND") ? 20000 : 400000;
+	struct fixture f;
+	fixture_open(&f, 2);
+	struct lifo_test t = { .rt = f.rt, .owner = f.rt->allp[0], .thief = f.rt->allp[1] };
+	t.gs = calloc(n, sizeof(*t.gs));
+	t.taken = calloc(n, sizeof(*t.taken));
+	plat_u32_init(&t.done, 0, 0);
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, lifo_thief, &t), 0);
+	uint64_t rnd = 88172645463325252ull;
+	for (uint32_t next = 0; next < n;) {
+		rnd ^= rnd << 13, rnd ^= rnd >> 7, rnd ^= rnd << 17;
+		uint32_t burst = 1 + rnd % 8, pops = (rnd >> 8) % (burst + 1);
+		for (uint32_t i = 0; i < burst && next < n; i++)
+			rt_runqput(f.rt, t.owner, &t.gs[next++], false);
+		if (rt_runqlen(t.owner) > f.rt->runq_size / 2)
+			pops = rt_runqlen(t.owner);   /* never overflow to the global queue */
+		for (struct g *g; pops-- > 0 && (g = rt_runqget_lifo(t.owner));)
+			lifo_take(&t, g);
+	}
+	for (struct g *g; (g = rt_runqget_lifo(t.owner));)
+		lifo_take(&t, g);
+	plat_store_u32(&t.done, 1, memory_order_release);
+	pthread_join(th, NULL);
+	for (uint32_t i = 0; i < n; i++)
+		ck_assert_msg(t.taken[i] == 1, "G %u taken %u times", i, (unsigned)t.taken[i]);
+	free(t.taken);
+	free(t.gs);
+	fixture_close(&f);
+}
+END_TEST
 #endif
+
 
 /* ---- The report's locality: what the workload's memory touches cost ---- */
 
@@ -424,6 +490,7 @@ Suite *PLAT_SYM(make_core_suite)(void)
 	tcase_add_test(tc, steal_order);
 #ifdef SCHEDLAB_NATIVE
 	tcase_add_test(tc, local_queue_empty);
+	tcase_add_test(tc, local_queue_lifo_steal);
 #endif
 	suite_add_tcase(s, tc);
 	tc = tcase_create("report_" PLAT_NAME);
