@@ -44,6 +44,7 @@ static int cmp_trace(const void *a, const void *b)
 static bool read_streams(const char *file, const char *text, struct workload *w, struct err *e)
 {
 	int line = 2;
+	uint32_t cap = 0;
 	for (const char *p = text; *p; line++) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
@@ -52,13 +53,15 @@ static bool read_streams(const char *file, const char *text, struct workload *w,
 		s[len] = '\0';
 		p += len + (nl ? 1 : 0);
 		bool blank = strspn(s, " \t\r") == len;
-		char label[600];
-		snprintf(label, sizeof(label), "%s: line %d", file, line);
-		struct jv j = { label, e };
-		cJSON *o = blank ? NULL : jv_parse(&j, s);
-		free(s);
-		if (blank)
+		if (blank) {
+			free(s);
 			continue;
+		}
+		/* allocated: a long path must not push the line number out */
+		char *label = xasprintf("%s: line %d", file, line);
+		struct jv j = { label, e };
+		cJSON *o = jv_parse(&j, s);
+		free(s);
 		static const char *const keys[] = { "stream", "draws", NULL };
 		const char *key = NULL;
 		const cJSON *draws;
@@ -75,7 +78,10 @@ static bool read_streams(const char *file, const char *text, struct workload *w,
 			jv_fail(&j, "$.draws", "expected an array of whole numbers");
 			goto bad;
 		}
-		w->trace = xrealloc(w->trace, (w->ntrace + 1) * sizeof(*w->trace));
+		if (w->ntrace == cap) {
+			cap = cap ? 2 * cap : 16;
+			w->trace = xrealloc(w->trace, cap * sizeof(*w->trace));
+		}
 		struct trace_g *t = &w->trace[w->ntrace++];
 		t->key = k;
 		t->ndraws = (uint32_t)cJSON_GetArraySize(draws);
@@ -89,9 +95,11 @@ static bool read_streams(const char *file, const char *text, struct workload *w,
 			t->draws[i] = (uint64_t)v;
 		}
 		cJSON_Delete(o);
+		free(label);
 		continue;
 bad:
 		cJSON_Delete(o);
+		free(label);
 		return false;
 	}
 	qsort(w->trace, w->ntrace, sizeof(*w->trace), cmp_trace);
@@ -113,8 +121,7 @@ static struct workload *load_trace(const char *file, const char *text, uint64_t 
 	char *head = xmalloc(len + 1);
 	memcpy(head, text, len);
 	head[len] = '\0';
-	char label[600];
-	snprintf(label, sizeof(label), "%s: line 1", file);
+	char *label = xasprintf("%s: line 1", file);
 	struct jv j = { label, e };
 	cJSON *o = jv_parse(&j, head);
 	free(head);
@@ -147,6 +154,7 @@ static struct workload *load_trace(const char *file, const char *text, uint64_t 
 	}
 out:
 	cJSON_Delete(o);
+	free(label);
 	return w;
 }
 
@@ -174,16 +182,17 @@ struct workload *wl_load(const char *spec, bool *is_trace, uint64_t *trace_seed,
 	char *text = jv_read_file(spec, e);
 	if (!text)
 		return NULL;
-	struct workload *w;
-	const char *p = text + strspn(text, " \t\r\n");
-	if (strncmp(p, "{\"schedlab_trace\"", 17) == 0) {
-		*is_trace = true;
-		w = load_trace(spec, p, trace_seed, e);
-	} else {
-		w = wl_compile(spec, text, e);
-	}
+	struct workload *w = wl_load_text(spec, text, is_trace, trace_seed, e);
 	free(text);
 	return w;
+}
+
+struct workload *wl_load_text(const char *file, const char *text, bool *is_trace,
+			      uint64_t *trace_seed, struct err *e)
+{
+	const char *p = text + strspn(text, " \t\r\n");
+	*is_trace = strncmp(p, "{\"schedlab_trace\"", 17) == 0;
+	return *is_trace ? load_trace(file, p, trace_seed, e) : wl_compile(file, text, e);
 }
 
 static int cmp_draw(const void *a, const void *b)
