@@ -9,7 +9,10 @@
  * can be edited value by value. */
 #include "workloads/json.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +115,34 @@ bad:
 	return true;
 }
 
+/* A JSON number is a double, exact up to 2^53: a larger seed is written
+ * as a string of digits (wl_write_trace), and a larger number refused
+ * rather than replayed with another seed. */
+#define SEED_EXACT (1ull << 53)
+
+static bool read_seed(const struct jv *j, const cJSON *s, uint64_t *seed)
+{
+	if (s && cJSON_IsString(s)) {
+		const char *t = s->valuestring;
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(t, &end, 10);
+		if (!isdigit((unsigned char)*t) || *end || errno)
+			return jv_fail(j, "$.seed", "expected a whole number from 0 to 2^64 - 1, got \"%s\"",
+				       t);
+		*seed = v;
+		return true;
+	}
+	double d;
+	if (!s || !cJSON_IsNumber(s) || !((d = s->valuedouble) >= 0) || d != floor(d))
+		return jv_fail(j, "$.seed", "expected a non-negative whole number");
+	if (d > (double)SEED_EXACT)
+		return jv_fail(j, "$.seed", "%.17g is past 2^53, where JSON numbers lose digits: "
+			       "write the seed as a string of its digits", d);
+	*seed = (uint64_t)d;
+	return true;
+}
+
 /* A trace: its header, then its streams. */
 static struct workload *load_trace(const char *file, const char *text, uint64_t *seed,
 				   struct err *e)
@@ -128,21 +159,17 @@ static struct workload *load_trace(const char *file, const char *text, uint64_t 
 	struct workload *w = NULL;
 	static const char *const keys[] = { "schedlab_trace", "seed", "workload", NULL };
 	long version;
-	double sd;
 	if (!o || !jv_object(&j, o, "$", keys) ||
 	    !jv_get_int(&j, o, "$", "schedlab_trace", true, 1, 1, &version))
 		goto out;
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "seed");
 	const cJSON *doc = cJSON_GetObjectItemCaseSensitive(o, "workload");
-	if (!s || !cJSON_IsNumber(s) || (sd = s->valuedouble) < 0 || sd != (double)(uint64_t)sd) {
-		jv_fail(&j, "$.seed", "expected a non-negative whole number");
+	if (!read_seed(&j, s, seed))
 		goto out;
-	}
 	if (!doc || !cJSON_IsObject(doc)) {
 		jv_fail(&j, "$.workload", "expected the workload's document");
 		goto out;
 	}
-	*seed = (uint64_t)sd;
 	char *wtext = cJSON_PrintUnformatted(doc);
 	w = wl_compile(label, wtext, e);
 	free(wtext);
@@ -206,7 +233,8 @@ static int cmp_draw(const void *a, const void *b)
 void wl_write_trace(FILE *f, const struct workload *w, uint64_t seed, const struct wl_draw *recs,
 		    size_t n)
 {
-	fprintf(f, "{\"schedlab_trace\":1,\"seed\":%" PRIu64 ",\"workload\":%s}\n", seed,
+	const char *q = seed > SEED_EXACT ? "\"" : "";
+	fprintf(f, "{\"schedlab_trace\":1,\"seed\":%s%" PRIu64 "%s,\"workload\":%s}\n", q, seed, q,
 		w->source_json ? w->source_json : "null");
 	const struct wl_draw **by = xmalloc((n + 1) * sizeof(*by));
 	for (size_t i = 0; i < n; i++)
