@@ -224,6 +224,38 @@ START_TEST(control_bytes_and_bad_utf8_in_arguments_are_escaped)
 }
 END_TEST
 
+/* cJSON stops at 1,000 levels; the message says so instead of "syntax
+ * error", and 990 levels (330 nested ifs) compile without exhausting the
+ * stack, ASan's larger frames included. */
+START_TEST(json_nesting_limit_is_named)
+{
+	for (int k = 0; k < 2; k++) {
+		int d = k ? 340 : 330;
+		size_t cap = (size_t)d * 40 + 100, len = 0;
+		char *doc = malloc(cap);
+		len += (size_t)snprintf(doc + len, cap - len, "{\"name\":\"n\",\"programs\":{\"main\":");
+		for (int i = 0; i < d; i++)
+			len += (size_t)snprintf(doc + len, cap - len, "[{\"if\":{\"cond\":1,\"then\":");
+		len += (size_t)snprintf(doc + len, cap - len, "[\"yield\"]");
+		for (int i = 0; i < d; i++)
+			len += (size_t)snprintf(doc + len, cap - len, "}}]");
+		len += (size_t)snprintf(doc + len, cap - len, "}}");
+		ck_assert_uint_lt(len, cap);
+		struct err e = { "" };
+		struct workload *w = wl_compile("deep.json", doc, &e);
+		if (k == 0) {
+			ck_assert_msg(w != NULL, "%s", e.msg);
+			wl_free(w);
+		} else {
+			ck_assert_ptr_null(w);
+			ck_assert_msg(strstr(e.msg, "deep.json:1:") &&
+				      strstr(e.msg, ": JSON nested more than 1000 levels deep"), "%s", e.msg);
+		}
+		free(doc);
+	}
+}
+END_TEST
+
 /* ---- UTF-8 in what reaches the reports ---- */
 
 START_TEST(invalid_utf8_in_a_workload_is_refused_with_its_place)
@@ -627,6 +659,7 @@ Suite *make_inputs_suite(void)
 	tcase_add_test(tc, long_path_keeps_the_reason);
 	tcase_add_test(tc, long_path_keeps_json_path_and_problem);
 	tcase_add_test(tc, control_bytes_and_bad_utf8_in_arguments_are_escaped);
+	tcase_add_test(tc, json_nesting_limit_is_named);
 	tcase_add_test(tc, invalid_utf8_in_a_workload_is_refused_with_its_place);
 	tcase_add_test(tc, control_characters_in_names_are_refused);
 	tcase_add_test(tc, file_names_in_reports_are_valid_utf8);

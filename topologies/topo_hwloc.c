@@ -263,11 +263,9 @@ static _Noreturn void xml_child(int fd, const char *text, size_t len)
 	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (devnull >= 0)
 		dup2(devnull, STDERR_FILENO);
-	hwloc_topology_t h;
 	errno = 0;
-	if (hwloc_topology_init(&h) == 0) {
-		hwloc_topology_set_cache_types_filter(h, HWLOC_TYPE_FILTER_KEEP_ALL);
-		hwloc_topology_set_io_types_filter(h, HWLOC_TYPE_FILTER_KEEP_NONE);
+	hwloc_topology_t h = open_hwloc();
+	if (h) {
 		char *buf;
 		int buflen;
 		if (hwloc_topology_set_xmlbuffer(h, text, (int)len + 1) == 0 &&
@@ -284,11 +282,19 @@ static _Noreturn void xml_child(int fd, const char *text, size_t len)
 				_exit(1);
 			}
 			hwloc_bitmap_free(range);
-			if (hwloc_topology_export_xmlbuffer(h, &buf, &buflen, 0) == 0) {
-				/* buflen counts hwloc's terminating NUL */
-				bool ok = write_all(fd, "0", 1) &&
-					  write_all(fd, buf, (size_t)buflen - 1);
-				_exit(ok ? 0 : 3);
+			/* The export is loaded here once too: hwloc reads the same
+			 * bytes the same way, so if it crashes on its own export,
+			 * it does so here and not in the parent. */
+			hwloc_topology_t again;
+			if (hwloc_topology_export_xmlbuffer(h, &buf, &buflen, 0) == 0 &&
+			    (again = open_hwloc())) {
+				if (hwloc_topology_set_xmlbuffer(again, buf, buflen) == 0 &&
+				    hwloc_topology_load(again) == 0) {
+					/* buflen counts hwloc's terminating NUL */
+					bool ok = write_all(fd, "0", 1) &&
+						  write_all(fd, buf, (size_t)buflen - 1);
+					_exit(ok ? 0 : 3);
+				}
 			}
 		}
 	}

@@ -28,6 +28,29 @@ static void line_col(const char *text, const char *at, int *line, int *col)
 	}
 }
 
+/* Arrays and objects open at at (cJSON refuses more than
+ * CJSON_NESTING_LIMIT, and says only that the text stops parsing). */
+static long nesting_at(const char *text, const char *at)
+{
+	long depth = 0;
+	bool in_string = false;
+	for (const char *p = text; p < at && *p; p++) {
+		if (in_string) {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == '"')
+				in_string = false;
+		} else if (*p == '"') {
+			in_string = true;
+		} else if (*p == '[' || *p == '{') {
+			depth++;
+		} else if (*p == ']' || *p == '}') {
+			depth--;
+		}
+	}
+	return depth;
+}
+
 cJSON *jv_parse(const struct jv *j, const char *text)
 {
 	/* JSON is UTF-8 (RFC 8259); a stray byte would reach names in the
@@ -58,6 +81,11 @@ cJSON *jv_parse(const struct jv *j, const char *text)
 	}
 	int line, col;
 	line_col(text, at, &line, &col);
+	if (nesting_at(text, at) >= CJSON_NESTING_LIMIT) {
+		err_set(j->e, "%s:%d:%d: JSON nested more than %d levels deep", j->file, line, col,
+			CJSON_NESTING_LIMIT);
+		return NULL;
+	}
 	if (!*at && at != text)
 		err_set(j->e, "%s:%d:%d: JSON syntax error: unexpected end of input", j->file, line, col);
 	else
