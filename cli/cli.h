@@ -29,4 +29,11 @@ int cli_input_error(const struct err *e);
 
 cJSON *topo_to_json(const struct topo *t);
 
+/* Output files (output.c): claims path (not "-") for option opt before the
+ * run -- creates it if missing, so a bad path fails now; returns 2 after
+ * printing why, else 0.  cli_out_release, when the command returns,
+ * removes a claimed file it created that was never written. */
+int cli_out_claim(const char *cmd, const char *opt, const char *path);
+void cli_out_release(void);
+
 #endif

@@ -650,6 +650,9 @@ int cmd_compare(int argc, char **argv)
 				       (unsigned long long)nseeds, (unsigned long long)seed);
 	if (!workload)
 		workload = CLI_DEFAULT_WORKLOAD;
+	int claim = json ? cli_out_claim(CMD, "--json", json) : csv ? cli_out_claim(CMD, "--csv", csv) : 0;
+	if (claim)
+		return claim;
 
 	struct compare c = { .seed = seed, .nseeds = (int)nseeds };
 	int rc = columns_parse(&c, policies, sets, nsets);

@@ -1,5 +1,6 @@
 /* schedlab: entry point and subcommand dispatch. */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -61,10 +62,16 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "schedlab %s: ", cmd);
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, " (see schedlab %s --help)\n", cmd);
+	char *raw = NULL;
+	int n = vasprintf(&raw, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		die_oom(0);
+	/* options echo what was typed: one line of text, reason kept */
+	char *shown = str_shown(raw, 1024);
+	fprintf(stderr, "schedlab %s: %s (see schedlab %s --help)\n", cmd, shown, cmd);
+	free(shown);
+	free(raw);
 	return EXIT_BADINPUT;
 }
 
@@ -100,7 +107,16 @@ int cmd_list(int argc, char **argv)
 	return 0;
 }
 
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+	int rc = dispatch(argc, argv);
+	cli_out_release();
+	return rc;
+}
+
+static int dispatch(int argc, char **argv)
 {
 	if (argc < 2) {
 		help(stderr);
@@ -125,6 +141,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(cmd, "compare") == 0)
 		return cmd_compare(argc - 1, argv + 1);
-	fprintf(stderr, "schedlab: unknown command '%s' (see schedlab --help)\n", cmd);
+	char *shown = str_shown(cmd, 256);
+	fprintf(stderr, "schedlab: unknown command '%s' (see schedlab --help)\n", shown);
+	free(shown);
 	return EXIT_BADINPUT;
 }

@@ -441,6 +441,10 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	if (native && topology && strcmp(topology, "host") != 0)
 		return cli_usage_error(cmd, "--native runs on this machine: -t must be host, not '%s'",
 				       topology);
+	int claim = json ? cli_out_claim(cmd, "--json", json)
+		  : expand ? cli_out_claim(cmd, "-o", expand) : 0;
+	if (claim)
+		return claim;
 
 	struct cli_run run = { .api = native ? &nat__rt_api : &sim__rt_api, .seed = seed };
 	run.pol = run.api->pol_find(policy);

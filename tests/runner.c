@@ -106,6 +106,7 @@ int main(void)
 	srunner_add_suite(sr, make_engine_suite());
 	srunner_add_suite(sr, make_hw_suite());
 	srunner_add_suite(sr, make_cli_suite());
+	srunner_add_suite(sr, make_inputs_suite());
 	srunner_add_suite(sr, sim__make_core_suite());
 	srunner_add_suite(sr, nat__make_core_suite());
 	srunner_add_suite(sr, make_sched_suite());

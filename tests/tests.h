@@ -19,6 +19,7 @@ Suite *make_api_suite(void);
 Suite *make_dist_suite(void);
 Suite *make_workloads_suite(void);
 Suite *make_conformance_suite(void);
+Suite *make_inputs_suite(void);
 /* tests/check_core.c, compiled once per platform */
 Suite *sim__make_core_suite(void);
 Suite *nat__make_core_suite(void);

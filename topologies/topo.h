@@ -108,6 +108,11 @@ struct topo *topo_load(const char *spec, struct err *e);
 struct topo *topo_load_xml(const char *path, struct err *e);
 struct topo *topo_load_json(const char *path, struct err *e);
 struct topo *topo_load_json_text(const char *text, const char *label, struct err *e);
+/* hwloc XML text of len bytes (NUL-terminated), named label in messages.
+ * hwloc parses it in a child process first (topo_hwloc.c): a file that
+ * crashes the library is reported as bad input. */
+struct topo *topo_load_xml_text(const char *text, size_t len, const char *label,
+				struct err *e);
 struct topo *topo_load_host(struct err *e);
 void topo_free(struct topo *t);
 
@@ -143,6 +148,16 @@ bool topo_same_machine(const struct topo *a, const struct topo *b, struct err *e
  * latencies once the loader has set counts, cores, caches and distances.
  * Returns false with a message if the structure is inconsistent. */
 bool topo__finish(struct topo *t, const char *label, struct err *e);
+/* The loaders without topo__finish: XML text (contained, see above), an
+ * XML file, and JSON text read from path (whose folder "hwloc_xml" is
+ * relative to). */
+struct topo *topo__load_xml_text(const char *text, size_t len, const char *label,
+				 struct err *e);
+struct topo *topo__load_xml_raw(const char *path, struct err *e);
+struct topo *topo__load_json_file_text(const char *text, const char *path, struct err *e);
+/* A machine's name from its file's path: the base name without its
+ * extension, escaped (str_escape) so it is valid in a JSON report. */
+char *topo__name_of_path(const char *path);
 void topo__latency_defaults(struct topo_latency *lat);
 struct topo *topo__new(void);
 

@@ -144,6 +144,14 @@ bool topo__finish(struct topo *t, const char *label, struct err *e)
 		return false;
 	}
 
+	/* A core without a PU cannot run anything (hwloc XML can have one,
+	 * with an empty cpuset); the simulator places Ms on PUs of cores. */
+	for (int c = 0; c < t->ncores; c++)
+		if (t->cores[c].npus <= 0 || t->cores[c].first_pu < 0) {
+			err_set(e, "%s: core %d has no processing unit (PU)", label, c);
+			return false;
+		}
+
 	/* Core groups: the cores sharing the outermost cache instance. */
 	int *group_of_cache = xmalloc(sizeof(int) * (size_t)(t->ncaches ? t->ncaches : 1));
 	for (int i = 0; i < t->ncaches; i++)

@@ -1,23 +1,60 @@
 /* Topology loader: hwloc, from the live machine ("host") or an XML file
  * written by `lstopo --of xml`.  hwloc's logical order is kept, so core i
- * here is hwloc's Core L#i and node i its NUMANode L#i. */
+ * here is hwloc's Core L#i and node i its NUMANode L#i.
+ *
+ * XML is read in two steps, because libhwloc's own XML parser (Debian's
+ * hwloc is built without libxml2, so it is hwloc's minimal parser whatever
+ * HWLOC_LIBXML_IMPORT says) crashes on some malformed files: a forked child
+ * parses the file and writes hwloc's own export of it back through a pipe;
+ * a crash there is the file's fault, reported as bad input.  This process
+ * then loads only that export, which hwloc wrote itself, and converts it
+ * here -- so the conversion below stays in the process that fuzzing and
+ * the sanitizers watch, and the file's bytes never reach hwloc's parser
+ * in the process that would die with it. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <hwloc.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "topologies/topo.h"
 
 struct topo *topo__load_xml_raw(const char *path, struct err *e);
 
-static bool read_caches(hwloc_topology_t h, struct topo *t, hwloc_obj_t *core_objs)
+/* Objects of a type, or -1 with a message when hwloc has them at several
+ * depths of its tree (possible in XML: "l2:2 group:2 pack:1 l2:1 ..."),
+ * which the model -- one instance per level per core -- cannot express. */
+static int count_type(hwloc_topology_t h, hwloc_obj_type_t type, const char *label,
+		      struct err *e)
+{
+	int n = hwloc_get_nbobjs_by_type(h, type);
+	if (n < 0) {
+		const char *name = hwloc_obj_type_string(type);
+		err_set(e, "%s: the topology has %s objects at several depths of its tree; schedlab "
+			"models each kind of object at one depth", label, name);
+	}
+	return n;
+}
+
+static bool read_caches(hwloc_topology_t h, struct topo *t, hwloc_obj_t *core_objs,
+			const char *label, struct err *e)
 {
 	static const hwloc_obj_type_t types[TOPO_MAX_LEVEL + 1] = {
 		0, HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L4CACHE,
 	};
 	int total = 0;
-	for (int l = 1; l <= TOPO_MAX_LEVEL; l++)
-		total += hwloc_get_nbobjs_by_type(h, types[l]);
+	for (int l = 1; l <= TOPO_MAX_LEVEL; l++) {
+		int n = count_type(h, types[l], label, e);
+		if (n < 0)
+			return false;
+		total += n;
+	}
 	t->caches = xcalloc((size_t)(total ? total : 1), sizeof(*t->caches));
 	for (int c = 0; c < t->ncores; c++)
 		for (int l = 0; l <= TOPO_MAX_LEVEL; l++)
@@ -91,14 +128,18 @@ static bool read_distances(hwloc_topology_t h, struct topo *t, const char *label
 static struct topo *from_hwloc(hwloc_topology_t h, const char *label, struct err *e)
 {
 	struct topo *t = topo__new();
-	int ncores = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_CORE);
+	int ncores = count_type(h, HWLOC_OBJ_CORE, label, e);
+	int npus = count_type(h, HWLOC_OBJ_PU, label, e);
+	int npkg = count_type(h, HWLOC_OBJ_PACKAGE, label, e);
+	int nnodes = count_type(h, HWLOC_OBJ_NUMANODE, label, e);
+	if (ncores < 0 || npus < 0 || npkg < 0 || nnodes < 0) {
+		topo_free(t);
+		return NULL;
+	}
 	/* Some files have PUs without Core objects: each PU is then a core. */
 	hwloc_obj_type_t core_type = ncores > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
-	if (ncores <= 0)
-		ncores = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_PU);
-	int npus = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_PU);
-	int npkg = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_PACKAGE);
-	int nnodes = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_NUMANODE);
+	if (ncores == 0)
+		ncores = npus;
 	if (ncores <= 0 || npus <= 0) {
 		err_set(e, "%s: hwloc found no processing units", label);
 		topo_free(t);
@@ -145,9 +186,9 @@ static struct topo *from_hwloc(hwloc_topology_t h, const char *label, struct err
 		t->nodes[i].memory = nd->attr->numanode.local_memory;
 		t->nodes[i].os_index = nd->os_index;
 	}
-	read_caches(h, t, core_objs);
+	bool ok = read_caches(h, t, core_objs, label, e);
 	free(core_objs);
-	if (!read_distances(h, t, label, e)) {
+	if (!ok || !read_distances(h, t, label, e)) {
 		topo_free(t);
 		return NULL;
 	}
@@ -164,31 +205,281 @@ static hwloc_topology_t open_hwloc(void)
 	return h;
 }
 
-struct topo *topo__load_xml_raw(const char *path, struct err *e)
+/* ---- XML, parsed in a child first ---- */
+
+/* What the child may use.  Some malformed files send hwloc into a loop
+ * that allocates without end (a gigabyte every few seconds): the parent
+ * watches the child's CPU time and resident memory and stops it past
+ * these, which no real file comes near (hwloc reads the 24-socket UV 2000
+ * file in 20 ms and 10 MiB).  CPU time, not wall time, so a loaded host
+ * does not fail a good file; the wall limit is only a backstop. */
+#ifdef SCHEDLAB_FUZZ
+/* fuzzing: a slow input is cut short, not reported by libFuzzer as a hang */
+#define XML_CHILD_CPU_S 2
+#define XML_CHILD_RSS_MIN (512ull << 20)
+#else
+#define XML_CHILD_CPU_S 30
+#define XML_CHILD_RSS_MIN (1024ull << 20)
+#endif
+#define XML_CHILD_WALL_S 600
+#define XML_CHILD_RSS_PER_BYTE 32
+/* The largest OS number of a PU or NUMA node read (Linux's NR_CPUS is at
+ * most 8192).  hwloc numbers a PU without "os_index" 2^32 - 1, and every
+ * cpuset above it then has four billion bits: its export of a 28 KiB file
+ * is 134 MB. */
+#define XML_MAX_OS_INDEX (1 << 20)
+/* hwloc's export of a file is about as long as the file; room for twice. */
+#define XML_EXPORT_MAX (2 * INPUT_MAX_BYTES + 4096)
+
+/* A sanitizer's fatal-error callback (libFuzzer sets one that saves the
+ * input as a crash): in the child, hwloc's crash is expected, not a find. */
+extern void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
+
+static bool write_all(int fd, const void *buf, size_t n)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		err_set(e, "%s: cannot open: %s", path, strerror(errno));
+	const char *p = buf;
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+/* The child: a status byte ('0' then the export, '1' then errno as an
+ * int, or '2': a PU or node number is too large), and _exit
+ * without running the parent's exit handlers. */
+static _Noreturn void xml_child(int fd, const char *text, size_t len)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE, SIGTRAP };
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+	if (__sanitizer_set_death_callback)
+		__sanitizer_set_death_callback(NULL);
+	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (devnull >= 0)
+		dup2(devnull, STDERR_FILENO);
+	errno = 0;
+	hwloc_topology_t h = open_hwloc();
+	if (h) {
+		char *buf;
+		int buflen;
+		if (hwloc_topology_set_xmlbuffer(h, text, (int)len + 1) == 0 &&
+		    hwloc_topology_load(h) == 0) {
+			hwloc_const_bitmap_t cpus = hwloc_topology_get_complete_cpuset(h);
+			hwloc_const_bitmap_t nodes = hwloc_topology_get_complete_nodeset(h);
+			/* hwloc's ints (last bit, count of words) wrap past 2^31:
+			 * test inclusion in 0..XML_MAX_OS_INDEX instead */
+			hwloc_bitmap_t range = hwloc_bitmap_alloc();
+			hwloc_bitmap_set_range(range, 0, XML_MAX_OS_INDEX);
+			if (!hwloc_bitmap_isincluded(cpus, range) ||
+			    !hwloc_bitmap_isincluded(nodes, range)) {
+				write_all(fd, "2", 1);
+				_exit(1);
+			}
+			hwloc_bitmap_free(range);
+			/* The export is loaded here once too: hwloc reads the same
+			 * bytes the same way, so if it crashes on its own export,
+			 * it does so here and not in the parent. */
+			hwloc_topology_t again;
+			if (hwloc_topology_export_xmlbuffer(h, &buf, &buflen, 0) == 0 &&
+			    (again = open_hwloc())) {
+				if (hwloc_topology_set_xmlbuffer(again, buf, buflen) == 0 &&
+				    hwloc_topology_load(again) == 0) {
+					/* buflen counts hwloc's terminating NUL */
+					bool ok = write_all(fd, "0", 1) &&
+						  write_all(fd, buf, (size_t)buflen - 1);
+					_exit(ok ? 0 : 3);
+				}
+			}
+		}
+	}
+	int err = errno;
+	write_all(fd, "1", 1);
+	write_all(fd, &err, sizeof(err));
+	_exit(1);
+}
+
+enum child_limit { WITHIN, CPU_LIMIT, RSS_LIMIT, WALL_LIMIT };
+
+/* Whether the child is past a limit, from /proc/PID/stat. */
+static enum child_limit child_over(pid_t pid, uint64_t rss_max, const struct timespec *start)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec - start->tv_sec > XML_CHILD_WALL_S)
+		return WALL_LIMIT;
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return WITHIN;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return WITHIN;
+	buf[n] = '\0';
+	/* the fields after the command's name, which ends at the last ')' */
+	const char *p = strrchr(buf, ')');
+	unsigned long long utime, stime, rss;
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d "
+			 "%*d %*d %*d %*d %*u %*u %llu", &utime, &stime, &rss) != 3)
+		return WITHIN;
+	long hz = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+	if (hz > 0 && (utime + stime) / (unsigned long long)hz > XML_CHILD_CPU_S)
+		return CPU_LIMIT;
+	if (page > 0 && rss * (unsigned long long)page > rss_max)
+		return RSS_LIMIT;
+	return WITHIN;
+}
+
+/* Reads the child's answer until it closes the pipe, or until it is past
+ * a limit (then killed; *limit says which). */
+static char *read_child(int fd, pid_t pid, uint64_t rss_max, size_t *len,
+			enum child_limit *limit)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = xmalloc(cap);
+	struct timespec start;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	*limit = WITHIN;
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int r = poll(&p, 1, 100);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r <= 0) {
+			*limit = child_over(pid, rss_max, &start);
+			if (*limit != WITHIN) {
+				kill(pid, SIGKILL);
+				break;
+			}
+			continue;
+		}
+		if (n + 1 == cap) {
+			if (cap > XML_EXPORT_MAX)
+				break;
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		ssize_t got = read(fd, buf + n, cap - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* hwloc's export of the XML text (malloc'd, *outlen bytes), or NULL with
+ * a message naming label. */
+static char *xml_contained(const char *text, size_t len, const char *label, size_t *outlen,
+			   struct err *e)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		err_set(e, "%s: cannot read the XML: pipe: %s", label, strerror(errno));
 		return NULL;
 	}
-	fclose(f);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		err_set(e, "%s: cannot read the XML: fork: %s", label, strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		xml_child(fds[1], text, len);
+	}
+	close(fds[1]);
+	enum child_limit limit;
+	size_t n;
+	uint64_t rss_max = (uint64_t)len * XML_CHILD_RSS_PER_BYTE;
+	if (rss_max < XML_CHILD_RSS_MIN)
+		rss_max = XML_CHILD_RSS_MIN;
+	char *out = read_child(fds[0], pid, rss_max, &n, &limit);
+	close(fds[0]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (limit == CPU_LIMIT || limit == WALL_LIMIT) {
+		err_set(e, "%s: not a valid hwloc XML topology (the hwloc library did not finish "
+			"reading it in %d s)", label, limit == CPU_LIMIT ? XML_CHILD_CPU_S : XML_CHILD_WALL_S);
+	} else if (limit == RSS_LIMIT) {
+		err_set(e, "%s: not a valid hwloc XML topology (the hwloc library used more than "
+			"%llu MiB reading it)", label, (unsigned long long)(rss_max >> 20));
+	} else if (WIFSIGNALED(status)) {
+		err_set(e, "%s: not a valid hwloc XML topology (the hwloc library crashed reading "
+			"it: %s)", label, strsignal(WTERMSIG(status)));
+	} else if (n >= 1 && out[0] == '2' && WIFEXITED(status) && WEXITSTATUS(status) == 1) {
+		err_set(e, "%s: the topology numbers a PU or NUMA node above %d (hwloc numbers one "
+			"without os_index 2^32 - 1)", label, XML_MAX_OS_INDEX);
+	} else if (n >= 1 && out[0] == '1' && WIFEXITED(status) && WEXITSTATUS(status) == 1) {
+		int err = 0;
+		if (n >= 1 + sizeof(err))
+			memcpy(&err, out + 1, sizeof(err));
+		err_set(e, "%s: hwloc cannot load this file as topology XML (%s)", label,
+			err ? strerror(err) : "invalid content");
+	} else if (n >= 1 && out[0] == '0' && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		memmove(out, out + 1, n);   /* with its NUL */
+		*outlen = n - 1;
+		return out;
+	} else {
+		err_set(e, "%s: not a valid hwloc XML topology (the hwloc library failed reading it, "
+			"status %d)", label, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
+	free(out);
+	return NULL;
+}
+
+struct topo *topo__load_xml_text(const char *text, size_t len, const char *label,
+				 struct err *e)
+{
+	size_t n;
+	char *canon = xml_contained(text, len, label, &n, e);
+	if (!canon)
+		return NULL;
 	hwloc_topology_t h = open_hwloc();
 	if (!h) {
-		err_set(e, "%s: hwloc could not initialise", path);
+		free(canon);
+		err_set(e, "%s: hwloc could not initialise", label);
 		return NULL;
 	}
-	if (hwloc_topology_set_xml(h, path) != 0 || hwloc_topology_load(h) != 0) {
-		err_set(e, "%s: hwloc cannot load this file as topology XML (%s)", path,
+	/* hwloc's own export: a failure here is hwloc's, still reported */
+	if (hwloc_topology_set_xmlbuffer(h, canon, (int)n + 1) != 0 || hwloc_topology_load(h) != 0) {
+		err_set(e, "%s: hwloc cannot load its own export of this file (%s)", label,
 			errno ? strerror(errno) : "invalid content");
 		hwloc_topology_destroy(h);
+		free(canon);
 		return NULL;
 	}
-	struct topo *t = from_hwloc(h, path, e);
+	free(canon);
+	struct topo *t = from_hwloc(h, label, e);
 	hwloc_topology_destroy(h);
+	return t;
+}
+
+struct topo *topo__load_xml_raw(const char *path, struct err *e)
+{
+	size_t len;
+	char *text = input_read(path, &len, e);
+	if (!text)
+		return NULL;
+	struct topo *t = topo__load_xml_text(text, len, path, e);
+	free(text);
 	if (!t)
 		return NULL;
-	t->name = path_stem(path);
-	t->source = xstrdup(path);
+	t->name = topo__name_of_path(path);
+	t->source = str_escape(path);
 	return t;
 }
 
@@ -196,6 +487,21 @@ struct topo *topo_load_xml(const char *path, struct err *e)
 {
 	struct topo *t = topo__load_xml_raw(path, e);
 	if (t && !topo__finish(t, path, e)) {
+		topo_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+struct topo *topo_load_xml_text(const char *text, size_t len, const char *label,
+				struct err *e)
+{
+	struct topo *t = topo__load_xml_text(text, len, label, e);
+	if (!t)
+		return NULL;
+	t->name = xstrdup(label);
+	t->source = xstrdup("inline");
+	if (!topo__finish(t, label, e)) {
 		topo_free(t);
 		return NULL;
 	}

@@ -13,8 +13,6 @@
 #include "topologies/topo.h"
 #include "util/jsonv.h"
 
-struct topo *topo__load_xml_raw(const char *path, struct err *e);
-
 static bool parse_hop_list(const struct jv *j, const cJSON *obj, const char *path,
 			   double *out, int *n)
 {
@@ -375,20 +373,26 @@ struct topo *topo_load_json_text(const char *text, const char *label, struct err
 	return t;
 }
 
+struct topo *topo__load_json_file_text(const char *text, const char *path, struct err *e)
+{
+	char *dir_copy = xstrdup(path);
+	struct topo *t = load_text(text, path, dirname(dir_copy), e);
+	free(dir_copy);
+	if (t) {
+		if (!t->name)
+			t->name = topo__name_of_path(path);
+		free(t->source);
+		t->source = str_escape(path);
+	}
+	return t;
+}
+
 struct topo *topo_load_json(const char *path, struct err *e)
 {
 	char *text = jv_read_file(path, e);
 	if (!text)
 		return NULL;
-	char *dir_copy = xstrdup(path);
-	struct topo *t = load_text(text, path, dirname(dir_copy), e);
-	free(dir_copy);
+	struct topo *t = topo__load_json_file_text(text, path, e);
 	free(text);
-	if (t) {
-		if (!t->name)
-			t->name = path_stem(path);
-		free(t->source);
-		t->source = xstrdup(path);
-	}
 	return t;
 }

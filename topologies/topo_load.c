@@ -1,9 +1,8 @@
 /* Topology loader front door: "host", bundled names, or files (hwloc XML or
  * schedlab JSON, told apart by their first character). */
-#include <ctype.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "topologies/topo.h"
 
@@ -42,29 +41,45 @@ struct topo *topo_load(const char *spec, struct err *e)
 		return t;
 	}
 
-	FILE *f = fopen(spec, "rb");
-	if (!f) {
-		if (!strchr(spec, '/') && !strchr(spec, '.')) {
-			char names[256] = "";
-			size_t len = 0;
-			for (int i = 0; i < topo_bundled_count(); i++)
-				len = str_list_add(names, sizeof(names), len, topo_bundled_name(i));
-			err_set(e, "%s: not a bundled topology (%s), \"host\", or a readable file", spec,
-				names);
-		} else {
-			err_set(e, "%s: cannot open: %s", spec, strerror(errno));
-		}
+	if (!strchr(spec, '/') && !strchr(spec, '.') && access(spec, F_OK) != 0) {
+		char names[256] = "";
+		size_t len = 0;
+		for (int i = 0; i < topo_bundled_count(); i++)
+			len = str_list_add(names, sizeof(names), len, topo_bundled_name(i));
+		err_set(e, "%s: not a bundled topology (%s), \"host\", or a readable file", spec, names);
 		return NULL;
 	}
-	int c;
-	while ((c = fgetc(f)) != EOF && isspace(c))
-		;
-	fclose(f);
-	if (c == '{')
-		return topo_load_json(spec, e);
-	if (c == '<')
-		return topo_load_xml(spec, e);
-	err_set(e, "%s: neither schedlab JSON (starts with '{') nor hwloc XML (starts with '<')",
-		spec);
-	return NULL;
+	/* read once, so the file is told apart and parsed from the same bytes */
+	size_t n;
+	char *buf = input_read(spec, &n, e);
+	if (!buf)
+		return NULL;
+	const char *p = buf + strspn(buf, " \t\r\n");
+	struct topo *t = NULL;
+	if (*p == '{') {
+		t = topo__load_json_file_text(buf, spec, e);
+	} else if (*p == '<') {
+		t = topo__load_xml_text(buf, n, spec, e);
+		if (t) {
+			t->name = topo__name_of_path(spec);
+			t->source = str_escape(spec);
+			if (!topo__finish(t, spec, e)) {
+				topo_free(t);
+				t = NULL;
+			}
+		}
+	} else {
+		err_set(e, "%s: neither schedlab JSON (starts with '{') nor hwloc XML (starts with '<')",
+			spec);
+	}
+	free(buf);
+	return t;
+}
+
+char *topo__name_of_path(const char *path)
+{
+	char *stem = path_stem(path);
+	char *name = str_escape(stem);
+	free(stem);
+	return name;
 }

@@ -10,35 +10,59 @@
 
 char *jv_read_file(const char *path, struct err *e)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		err_set(e, "%s: cannot open: %s", path, strerror(errno));
-		return NULL;
+	return input_read(path, NULL, e);
+}
+
+/* Line and column (from 1) of at in text. */
+static void line_col(const char *text, const char *at, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (const char *p = text; p < at && *p; p++) {
+		if (*p == '\n') {
+			++*line;
+			*col = 1;
+		} else {
+			++*col;
+		}
 	}
-	size_t cap = 1 << 16, n = 0;
-	char *buf = xmalloc(cap);
-	for (;;) {
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-		if (n + 1 < cap)
-			break;
-		cap *= 2;
-		buf = xrealloc(buf, cap);
+}
+
+/* Arrays and objects open at at (cJSON refuses more than
+ * CJSON_NESTING_LIMIT, and says only that the text stops parsing). */
+static long nesting_at(const char *text, const char *at)
+{
+	long depth = 0;
+	bool in_string = false;
+	for (const char *p = text; p < at && *p; p++) {
+		if (in_string) {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == '"')
+				in_string = false;
+		} else if (*p == '"') {
+			in_string = true;
+		} else if (*p == '[' || *p == '{') {
+			depth++;
+		} else if (*p == ']' || *p == '}') {
+			depth--;
+		}
 	}
-	bool bad = ferror(f);
-	int saved = errno;
-	fclose(f);
-	if (bad) {
-		err_set(e, "%s: cannot read: %s", path, strerror(saved));
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	return buf;
+	return depth;
 }
 
 cJSON *jv_parse(const struct jv *j, const char *text)
 {
+	/* JSON is UTF-8 (RFC 8259); a stray byte would reach names in the
+	 * reports, and make them invalid JSON. */
+	size_t bad;
+	if (!utf8_valid(text, strlen(text), &bad)) {
+		int line, col;
+		line_col(text, text + bad, &line, &col);
+		err_set(j->e, "%s:%d:%d: not valid UTF-8 (byte 0x%02x): JSON text is UTF-8", j->file,
+			line, col, (unsigned char)text[bad]);
+		return NULL;
+	}
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithOpts(text, &end, true);
 	if (root)
@@ -55,14 +79,12 @@ cJSON *jv_parse(const struct jv *j, const char *text)
 		if (q >= text && (*q == ',' || *q == '{'))
 			at--;
 	}
-	int line = 1, col = 1;
-	for (const char *p = text; p < at && *p; p++) {
-		if (*p == '\n') {
-			line++;
-			col = 1;
-		} else {
-			col++;
-		}
+	int line, col;
+	line_col(text, at, &line, &col);
+	if (nesting_at(text, at) >= CJSON_NESTING_LIMIT) {
+		err_set(j->e, "%s:%d:%d: JSON nested more than %d levels deep", j->file, line, col,
+			CJSON_NESTING_LIMIT);
+		return NULL;
 	}
 	if (!*at && at != text)
 		err_set(j->e, "%s:%d:%d: JSON syntax error: unexpected end of input", j->file, line, col);
@@ -85,12 +107,16 @@ const char *jv_idx(char *buf, size_t n, const char *parent, int i)
 
 bool jv_fail(const struct jv *j, const char *path, const char *fmt, ...)
 {
-	char what[768];
+	char *what = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	int n = vasprintf(&what, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		die_oom(0);
+	/* err_set shortens the whole, keeping its end: the reason */
 	err_set(j->e, "%s: %s: %s", j->file, path, what);
+	free(what);
 	return false;
 }
 
@@ -172,6 +198,13 @@ bool jv_get_string(const struct jv *j, const cJSON *obj, const char *path, const
 		char p[JV_PATH];
 		return jv_fail(j, jv_key(p, sizeof(p), path, key), "expected a string, got %s",
 			       type_name(v));
+	}
+	/* Strings end up in messages, listings and reports, one per line. */
+	if (str_has_control(v->valuestring)) {
+		char p[JV_PATH];
+		return jv_fail(j, jv_key(p, sizeof(p), path, key),
+			       "a control character in \"%s\" (names and messages are one line of text)",
+			       v->valuestring);
 	}
 	*out = v->valuestring;
 	return true;

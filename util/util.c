@@ -71,8 +71,15 @@ void err_set(struct err *e, const char *fmt, ...)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	char *raw = NULL;
+	int n = vasprintf(&raw, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		die_oom(0);
+	char *esc = str_escape(raw);
+	str_fit(e->msg, sizeof(e->msg), esc);
+	free(esc);
+	free(raw);
 }
 
 size_t str_list_add(char *buf, size_t size, size_t used, const char *item)

@@ -3,6 +3,7 @@
 #ifndef SCHEDLAB_UTIL_H
 #define SCHEDLAB_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -34,6 +35,33 @@ enum {
 struct err {
 	char msg[1024];
 };
+/* Formats the message; control bytes and invalid UTF-8 in it are escaped
+ * (str_escape) so it stays one line of valid text, and a message longer
+ * than the buffer loses its middle, not its end, where the reason is. */
 void err_set(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- Input files and the text of messages (input.c) ---- */
+
+/* The largest input file schedlab reads (a workload, a trace, a topology):
+ * 64 MiB, over ten times a workload of 100,000 named objects. */
+#define INPUT_MAX_BYTES ((size_t)64 << 20)
+/* Reads a whole text file (or pipe, or device) of at most INPUT_MAX_BYTES,
+ * NUL-terminated, its length in *len (if len); NULL with a message naming
+ * the file if it cannot be opened or read, is larger, or holds a NUL. */
+char *input_read(const char *path, size_t *len, struct err *e);
+/* Whether s[0..n) is well-formed UTF-8; if not, *bad (if bad) is the
+ * offset of the first byte that is not. */
+bool utf8_valid(const char *s, size_t n, size_t *bad);
+/* Whether s has a control character (below 0x20, or DEL). */
+bool str_has_control(const char *s);
+/* A copy of s (malloc'd) with control characters and bytes that are not
+ * UTF-8 written as \n, \r, \t or \xNN: safe to print on one line and to
+ * put in JSON. */
+char *str_escape(const char *s);
+/* Copies s into dst of size bytes; if it does not fit, its middle is
+ * replaced by "..." so its start and its end both survive. */
+void str_fit(char *dst, size_t size, const char *s);
+/* str_escape(s), cut to fewer than max bytes by str_fit (malloc'd). */
+char *str_shown(const char *s, size_t max);
 
 #endif

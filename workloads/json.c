@@ -23,6 +23,19 @@
 #define MAX_LOOP_NEST 8
 #define MAX_BREAKS 64
 
+uint64_t wl__compile_steps;
+
+struct name_ent {
+	const char *name;   /* NULL: empty */
+	uint32_t hash, idx;
+	uint8_t type;
+};
+
+struct name_ix {
+	struct name_ent *ents;
+	uint32_t cap, n;    /* cap a power of two, at most half full */
+};
+
 struct loopctx {
 	uint32_t breaks[MAX_BREAKS];   /* jumps to patch to the loop's end */
 	uint32_t nbreaks;
@@ -36,19 +49,25 @@ struct cc {
 	struct loopctx loops[MAX_LOOP_NEST];
 	uint32_t nloops;
 	bool ok;
+	struct name_ix globals;   /* channels, wait groups, mutexes, regions, listeners */
+	struct name_ix progs_ix;  /* programs */
 };
 
 static bool fail(struct cc *c, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static bool fail(struct cc *c, const char *path, const char *fmt, ...)
 {
-	char msg[512];
+	char *msg = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	int n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		die_oom(0);
 	c->ok = false;
-	return jv_fail(&c->j, path, "%s", msg);
+	jv_fail(&c->j, path, "%s", msg);
+	free(msg);
+	return false;
 }
 
 static const char *kp(char *buf, const char *parent, const char *key)
@@ -66,38 +85,67 @@ static bool is_ident(const char *s)
 	return true;
 }
 
-/* ---- Names ---- */
+/* ---- Names ----
+ *
+ * Workload-level objects (one namespace for channels, wait groups,
+ * mutexes, regions and listeners) and programs are found through hash
+ * indexes, so a workload of 100,000 of them compiles in time linear in
+ * its size; a program's slots are few (PROG_MAX_LOCALS) and searched in
+ * order.  The indexes point at the names the workload owns. */
 
-static int find_name(char *const *names, uint32_t n, const char *name)
+static uint32_t name_hash(const char *s)
 {
-	for (uint32_t i = 0; i < n; i++)
-		if (strcmp(names[i], name) == 0)
-			return (int)i;
-	return -1;
+	uint32_t h = 2166136261u;   /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
 }
 
-static int find_global(const struct workload *w, enum prog_type t, const char *name)
+static const struct name_ent *ix_find(const struct name_ix *ix, const char *name)
 {
-	switch (t) {
-	case PT_CHAN:
-		for (uint32_t i = 0; i < w->nchans; i++)
-			if (strcmp(w->chans[i].name, name) == 0)
-				return (int)i;
-		return -1;
-	case PT_WG: return find_name(w->waitgroups, w->nwaitgroups, name);
-	case PT_MUTEX: return find_name(w->mutexes, w->nmutexes, name);
-	case PT_REGION:
-		for (uint32_t i = 0; i < w->nregions; i++)
-			if (strcmp(w->regions[i].name, name) == 0)
-				return (int)i;
-		return -1;
-	case PT_LISTENER:
-		for (uint32_t i = 0; i < w->nlisteners; i++)
-			if (strcmp(w->listeners[i].name, name) == 0)
-				return (int)i;
-		return -1;
-	default: return -1;
+	if (!ix->cap)
+		return NULL;
+	uint32_t h = name_hash(name);
+	for (uint32_t i = h & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
+		const struct name_ent *e = &ix->ents[i];
+		if (!e->name)
+			return NULL;
+		wl__compile_steps++;
+		if (e->hash == h && strcmp(e->name, name) == 0)
+			return e;
 	}
+	return NULL;   /* not reached: the table is never full */
+}
+
+static void ix_put(struct name_ix *ix, struct name_ent ent)
+{
+	for (uint32_t i = ent.hash & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1))
+		if (!ix->ents[i].name) {
+			ix->ents[i] = ent;
+			return;
+		}
+}
+
+/* Adds a name not in the index yet. */
+static void ix_add(struct name_ix *ix, const char *name, enum prog_type t, uint32_t idx)
+{
+	if (2 * (ix->n + 1) > ix->cap) {
+		struct name_ix old = *ix;
+		ix->cap = old.cap ? 2 * old.cap : 64;
+		ix->ents = xcalloc(ix->cap, sizeof(*ix->ents));
+		for (uint32_t i = 0; i < old.cap; i++)
+			if (old.ents[i].name)
+				ix_put(ix, old.ents[i]);
+		free(old.ents);
+	}
+	ix_put(ix, (struct name_ent){ name, name_hash(name), idx, (uint8_t)t });
+	ix->n++;
+}
+
+static int find_global(const struct cc *c, enum prog_type t, const char *name)
+{
+	const struct name_ent *e = ix_find(&c->globals, name);
+	return e && e->type == t ? (int)e->idx : -1;
 }
 
 static int find_local(const struct program *p, const char *name)
@@ -108,21 +156,16 @@ static int find_local(const struct program *p, const char *name)
 	return -1;
 }
 
-static int find_prog(const struct workload *w, const char *name)
+static int find_prog(const struct cc *c, const char *name)
 {
-	for (uint32_t i = 0; i < w->nprogs; i++)
-		if (strcmp(w->progs[i].name, name) == 0)
-			return (int)i;
-	return -1;
+	const struct name_ent *e = ix_find(&c->progs_ix, name);
+	return e ? (int)e->idx : -1;
 }
 
 /* Whether name is already a workload-level object of any kind. */
-static bool global_taken(const struct workload *w, const char *name)
+static bool global_taken(const struct cc *c, const char *name)
 {
-	for (int t = PT_CHAN; t < PT__COUNT; t++)
-		if (find_global(w, (enum prog_type)t, name) >= 0)
-			return true;
-	return false;
+	return ix_find(&c->globals, name) != NULL;
 }
 
 /* ---- Values ---- */
@@ -193,7 +236,7 @@ static bool parse_val(struct cc *c, const cJSON *v, const char *path, enum dist_
 			return true;
 		}
 		if (t != PT_INT) {
-			int g = find_global(c->w, t, v->valuestring);
+			int g = find_global(c, t, v->valuestring);
 			if (g < 0)
 				return fail(c, path, "no %s named '%s' in program %s or the workload",
 					    wl_type_name(t), v->valuestring, p->name);
@@ -327,8 +370,10 @@ static bool parse_args(struct cc *c, const cJSON *args, const char *path, uint32
 	}
 	op->dst = c->w->nargs;
 	for (uint32_t k = 0; k < n; k++) {
-		c->w->args = xrealloc(c->w->args, (c->w->nargs + 1) * sizeof(*c->w->args));
-		c->w->args[c->w->nargs++] = tmp[k];
+		struct workload *w = c->w;
+		if (!(w->nargs & (w->nargs - 1)))   /* capacity: the next power of two */
+			w->args = xrealloc(w->args, (w->nargs ? 2 * w->nargs : 1) * sizeof(*w->args));
+		w->args[w->nargs++] = tmp[k];
 	}
 	op->aux = (uint16_t)n;
 	return true;
@@ -359,7 +404,7 @@ static bool op_spawn(struct cc *c, const cJSON *v, const char *path)
 		return fail(c, p, "required key is missing");
 	if (!cJSON_IsString(name))
 		return fail(c, p, "expected a program's name");
-	int child = find_prog(c->w, name->valuestring);
+	int child = find_prog(c, name->valuestring);
 	if (child < 0)
 		return fail(c, p, "no program named '%s'", name->valuestring);
 	op.a = (uint32_t)child;
@@ -557,9 +602,10 @@ static bool op_accept(struct cc *c, const cJSON *v, const char *path)
 	kp(p, path, "spawn");
 	if (!sp)
 		return fail(c, p, "required key is missing");
-	if (!cJSON_IsString(sp) || find_prog(c->w, sp->valuestring) < 0)
+	int prog = cJSON_IsString(sp) ? find_prog(c, sp->valuestring) : -1;
+	if (prog < 0)
 		return fail(c, p, "expected the name of a program");
-	op.a = (uint32_t)find_prog(c->w, sp->valuestring);
+	op.a = (uint32_t)prog;
 	const struct program *h = &c->w->progs[op.a];
 	const cJSON *conn = cJSON_GetObjectItemCaseSensitive(v, "conn");
 	int slot = -1;
@@ -808,7 +854,8 @@ static bool op_assert(struct cc *c, const cJSON *v, const char *path)
 	    !jv_get_string(&c->j, v, path, "message", false, &msg))
 		return c->ok = false;
 	struct workload *w = c->w;
-	w->strs = xrealloc(w->strs, (w->nstrs + 1) * sizeof(*w->strs));
+	if (!(w->nstrs & (w->nstrs - 1)))   /* capacity: the next power of two */
+		w->strs = xrealloc(w->strs, (w->nstrs ? 2 * w->nstrs : 1) * sizeof(*w->strs));
 	w->strs[w->nstrs] = xstrdup(msg);
 	op.a = w->nstrs++;
 	emit(c, op);
@@ -976,6 +1023,7 @@ static bool declare_program(struct cc *c, const cJSON *v, const char *path)
 	if (!is_ident(v->string))
 		return fail(c, path, "a name starts with a letter and has letters, digits, _ and -");
 	uint32_t prog = wl_add_program(c->w, v->string);
+	ix_add(&c->progs_ix, c->w->progs[prog].name, PT_INT, prog);
 	if (cJSON_IsArray(v))
 		return true;
 	static const char *const keys[] = { "params", "vars", "max_depth", "body", NULL };
@@ -999,7 +1047,7 @@ static bool declare_program(struct cc *c, const cJSON *v, const char *path)
 	return true;
 }
 
-static bool declare_names(struct cc *c, const cJSON *list, const char *path,
+static bool declare_names(struct cc *c, const cJSON *list, const char *path, enum prog_type t,
 			  uint32_t (*add)(struct workload *, const char *))
 {
 	if (!list)
@@ -1012,9 +1060,10 @@ static bool declare_names(struct cc *c, const cJSON *list, const char *path,
 		jv_idx(p, sizeof(p), path, i);
 		if (!cJSON_IsString(n) || !is_ident(n->valuestring))
 			return fail(c, p, "expected a name (a letter, then letters, digits, _ and -)");
-		if (global_taken(c->w, n->valuestring))
+		if (global_taken(c, n->valuestring))
 			return fail(c, p, "'%s' is declared twice", n->valuestring);
-		add(c->w, n->valuestring);
+		uint32_t k = add(c->w, n->valuestring);
+		ix_add(&c->globals, t == PT_WG ? c->w->waitgroups[k] : c->w->mutexes[k], t, k);
 	}
 	return true;
 }
@@ -1031,11 +1080,12 @@ static bool declare_channels(struct cc *c, const cJSON *chans, const char *path)
 		long cap;
 		if (!is_ident(ch->string))
 			return fail(c, p, "a name starts with a letter and has letters, digits, _ and -");
-		if (global_taken(c->w, ch->string))
+		if (global_taken(c, ch->string))
 			return fail(c, p, "'%s' is declared twice", ch->string);
 		if (!jv_as_int(&c->j, ch, p, 0, 1 << 24, &cap))
 			return c->ok = false;
-		wl_add_chan(c->w, ch->string, (uint32_t)cap);
+		uint32_t i = wl_add_chan(c->w, ch->string, (uint32_t)cap);
+		ix_add(&c->globals, c->w->chans[i].name, PT_CHAN, i);
 	}
 	return true;
 }
@@ -1053,7 +1103,7 @@ static bool declare_regions(struct cc *c, const cJSON *regs, const char *path, i
 		kp(p, path, r->string);
 		if (!is_ident(r->string))
 			return fail(c, p, "a name starts with a letter and has letters, digits, _ and -");
-		if (global_taken(c->w, r->string))
+		if (global_taken(c, r->string))
 			return fail(c, p, "'%s' is declared twice", r->string);
 		if (!op_args(c, r, p, keys))
 			return false;
@@ -1071,7 +1121,8 @@ static bool declare_regions(struct cc *c, const cJSON *regs, const char *path, i
 				    "\"interleave\" or \"first-touch\" (\"local\" is for alloc)");
 		if (!jv_get_int(&c->j, r, p, "node", false, 0, 4095, &node))
 			return c->ok = false;
-		wl_add_region(c->w, r->string, size, (enum prog_place)place, (int)node);
+		uint32_t i = wl_add_region(c->w, r->string, size, (enum prog_place)place, (int)node);
+		ix_add(&c->globals, c->w->regions[i].name, PT_REGION, i);
 	}
 	return true;
 }
@@ -1102,7 +1153,7 @@ static bool declare_listeners(struct cc *c, const cJSON *ls, const char *path)
 		kp(p, path, l->string);
 		if (!is_ident(l->string))
 			return fail(c, p, "a name starts with a letter and has letters, digits, _ and -");
-		if (global_taken(c->w, l->string))
+		if (global_taken(c, l->string))
 			return fail(c, p, "'%s' is declared twice", l->string);
 		if (!op_args(c, l, p, keys))
 			return false;
@@ -1124,6 +1175,7 @@ static bool declare_listeners(struct cc *c, const cJSON *ls, const char *path)
 				&count))
 			return c->ok = false;
 		uint32_t i = wl_add_listener(c->w, l->string, 1, (uint64_t)count);
+		ix_add(&c->globals, c->w->listeners[i].name, PT_LISTENER, i);
 		struct prog_listener *pl = &c->w->listeners[i];
 		pl->closed = has_clients;
 		if (has_rate) {
@@ -1153,33 +1205,110 @@ static bool declare_listeners(struct cc *c, const cJSON *ls, const char *path)
 
 /* ---- Whole-workload checks: recursion and memory ---- */
 
-/* Which programs each program spawns (spawn and accept sites). */
-static bool spawns(const struct program *p, uint32_t child)
+/* The spawn graph: an edge from each program to the program each of its
+ * spawn and accept sites starts, as adjacency lists (edge k of program a
+ * is adj[start[a] + k], its op at site[...]). */
+struct spawn_graph {
+	uint32_t *start, *adj, *site;
+};
+
+static bool is_spawn_site(const struct prog_op *op)
 {
-	for (uint32_t i = 0; i < p->nops; i++)
-		if ((p->ops[i].code == PROG_SPAWN || p->ops[i].code == PROG_ACCEPT) && p->ops[i].a == child)
-			return true;
-	return false;
+	return op->code == PROG_SPAWN || op->code == PROG_ACCEPT;
+}
+
+static struct spawn_graph spawn_graph(const struct workload *w)
+{
+	uint32_t n = w->nprogs;
+	struct spawn_graph g = { xcalloc((size_t)n + 1, sizeof(uint32_t)), NULL, NULL };
+	for (uint32_t a = 0; a < n; a++)
+		for (uint32_t i = 0; i < w->progs[a].nops; i++)
+			g.start[a + 1] += is_spawn_site(&w->progs[a].ops[i]);
+	for (uint32_t a = 0; a < n; a++)
+		g.start[a + 1] += g.start[a];
+	g.adj = xmalloc(((size_t)g.start[n] + 1) * sizeof(uint32_t));
+	g.site = xmalloc(((size_t)g.start[n] + 1) * sizeof(uint32_t));
+	for (uint32_t a = 0, k = 0; a < n; a++)
+		for (uint32_t i = 0; i < w->progs[a].nops; i++)
+			if (is_spawn_site(&w->progs[a].ops[i])) {
+				g.adj[k] = w->progs[a].ops[i].a;
+				g.site[k++] = i;
+			}
+	return g;
+}
+
+static void spawn_graph_free(struct spawn_graph *g)
+{
+	free(g->start);
+	free(g->adj);
+	free(g->site);
 }
 
 /* A program on a spawn cycle (it can spawn itself, through others or not)
- * must bound its depth: else a typo makes an endless tree of Gs. */
-static bool check_recursion(struct cc *c)
+ * must bound its depth: else a typo makes an endless tree of Gs.  The
+ * cycles are the strongly connected components of the spawn graph with
+ * more than one program, or with an edge to itself (Tarjan's algorithm,
+ * without recursion: a chain of 100,000 programs is a valid workload). */
+static bool check_recursion(struct cc *c, const struct spawn_graph *g)
 {
 	struct workload *w = c->w;
 	uint32_t n = w->nprogs;
-	bool *reach = xcalloc((size_t)n * n, 1);
-	for (uint32_t a = 0; a < n; a++)
-		for (uint32_t b = 0; b < n; b++)
-			reach[a * n + b] = spawns(&w->progs[a], b);
-	for (uint32_t k = 0; k < n; k++)
-		for (uint32_t a = 0; a < n; a++)
-			if (reach[a * n + k])
-				for (uint32_t b = 0; b < n; b++)
-					reach[a * n + b] |= reach[k * n + b];
+	const uint32_t NONE = UINT32_MAX;
+	uint32_t *index = xmalloc(((size_t)n + 1) * sizeof(uint32_t));
+	uint32_t *low = xmalloc(((size_t)n + 1) * sizeof(uint32_t));
+	uint32_t *edge = xmalloc(((size_t)n + 1) * sizeof(uint32_t));   /* next edge to follow */
+	uint32_t *stack = xmalloc(((size_t)n + 1) * sizeof(uint32_t));  /* Tarjan's stack */
+	uint32_t *path = xmalloc(((size_t)n + 1) * sizeof(uint32_t));   /* the DFS's */
+	bool *on_stack = xcalloc((size_t)n + 1, 1), *cyclic = xcalloc((size_t)n + 1, 1);
+	for (uint32_t v = 0; v < n; v++)
+		index[v] = NONE;
+	uint32_t next = 0, sp = 0;
+	for (uint32_t root = 0; root < n; root++) {
+		if (index[root] != NONE)
+			continue;
+		uint32_t depth = 0;
+		path[depth++] = root;
+		index[root] = low[root] = next++;
+		edge[root] = g->start[root];
+		stack[sp++] = root;
+		on_stack[root] = true;
+		while (depth > 0) {
+			uint32_t v = path[depth - 1];
+			wl__compile_steps++;
+			if (edge[v] < g->start[v + 1]) {
+				uint32_t u = g->adj[edge[v]++];
+				if (u == v)
+					cyclic[v] = true;
+				if (index[u] == NONE) {
+					index[u] = low[u] = next++;
+					edge[u] = g->start[u];
+					stack[sp++] = u;
+					on_stack[u] = true;
+					path[depth++] = u;
+				} else if (on_stack[u] && index[u] < low[v]) {
+					low[v] = index[u];
+				}
+				continue;
+			}
+			depth--;
+			if (depth > 0 && low[v] < low[path[depth - 1]])
+				low[path[depth - 1]] = low[v];
+			if (low[v] != index[v])
+				continue;
+			/* v roots a component: pop it */
+			uint32_t first = sp;
+			do
+				on_stack[stack[--first]] = false;
+			while (stack[first] != v);
+			if (sp - first > 1)
+				for (uint32_t k = first; k < sp; k++)
+					cyclic[stack[k]] = true;
+			sp = first;
+		}
+	}
 	bool ok = true;
 	for (uint32_t a = 0; a < n && ok; a++) {
-		if (reach[a * n + a] && !w->progs[a].max_depth) {
+		if (cyclic[a] && !w->progs[a].max_depth) {
 			char p[JV_PATH];
 			kp(p, "$.programs", w->progs[a].name);
 			ok = fail(c, p, "program %s spawns itself (directly or through others) without "
@@ -1187,7 +1316,13 @@ static bool check_recursion(struct cc *c)
 				  w->progs[a].name);
 		}
 	}
-	free(reach);
+	free(index);
+	free(low);
+	free(edge);
+	free(stack);
+	free(path);
+	free(on_stack);
+	free(cyclic);
 	return ok;
 }
 
@@ -1206,49 +1341,86 @@ static double val_bound(const struct workload *w, const struct prog_val *v)
 	}
 }
 
-/* Goroutines a program's op i runs (op count times the enclosing loops'). */
-static double times_run(const struct workload *w, const struct program *p, uint32_t i)
+/* How often each op of p runs per run of p: the product of the bounds of
+ * the loops around it, outermost first (loops nest: the compiler closes
+ * them in order). */
+static void times_run(const struct workload *w, const struct program *p, double *times)
 {
-	double t = 1;
-	for (uint32_t k = 0; k < i; k++)
-		if (p->ops[k].code == PROG_LOOP && p->ops[k].a > i)
-			t *= val_bound(w, &p->ops[k].x);
-	return t;
+	uint32_t open_end[MAX_LOOP_NEST + 1];
+	double prod[MAX_LOOP_NEST + 2] = { 1 };
+	uint32_t depth = 0;
+	for (uint32_t i = 0; i < p->nops; i++) {
+		while (depth > 0 && open_end[depth - 1] <= i)
+			depth--;
+		times[i] = prod[depth];
+		const struct prog_op *op = &p->ops[i];
+		if (op->code == PROG_LOOP && depth < MAX_LOOP_NEST + 1) {
+			open_end[depth] = op->a;
+			prod[depth + 1] = prod[depth] * val_bound(w, &op->x);
+			depth++;
+		}
+	}
 }
 
 /* Bounds the goroutines an acyclic workload makes and the memory its
  * regions model; refuses one that would not fit the budget.  Counts known
  * only at run time (computed, or in recursion) are not bounded here: the
- * run itself stops at max_depth. */
-static bool check_budget(struct cc *c)
+ * run itself stops at max_depth.
+ *
+ * gs[a] bounds the Gs of program a: 1 for main, and for a program the
+ * largest over its spawn sites of (Gs of the spawner x the site's count x
+ * the loops around it).  Programs with max_depth neither count nor pass
+ * counts on, so what remains of the spawn graph has no cycle
+ * (check_recursion): one pass in topological order (Kahn's) settles it. */
+static bool check_budget(struct cc *c, const struct spawn_graph *g)
 {
 	struct workload *w = c->w;
 	uint32_t n = w->nprogs;
-	double *gs = xcalloc(n, sizeof(double));
+	double *gs = xcalloc((size_t)n + 1, sizeof(double));
+	uint32_t *indeg = xcalloc((size_t)n + 1, sizeof(uint32_t));
+	uint32_t *order = xmalloc(((size_t)n + 1) * sizeof(uint32_t));
+	uint32_t maxops = 0;
+	for (uint32_t a = 0; a < n; a++) {
+		if (w->progs[a].nops > maxops)
+			maxops = w->progs[a].nops;
+		if (w->progs[a].max_depth)
+			continue;
+		for (uint32_t k = g->start[a]; k < g->start[a + 1]; k++)
+			indeg[g->adj[k]]++;
+	}
+	uint32_t head = 0, tail = 0;
+	for (uint32_t a = 0; a < n; a++)
+		if (!w->progs[a].max_depth && indeg[a] == 0)
+			order[tail++] = a;
+	double *times = xmalloc(((size_t)maxops + 1) * sizeof(double));
 	gs[w->main] = 1;
-	/* programs in spawn order: relax n times (acyclic parts converge) */
-	for (uint32_t round = 0; round < n; round++) {
-		for (uint32_t a = 0; a < n; a++) {
-			if (!gs[a] || w->progs[a].max_depth)
+	while (head < tail) {
+		uint32_t a = order[head++];
+		const struct program *p = &w->progs[a];
+		if (gs[a])
+			times_run(w, p, times);
+		for (uint32_t k = g->start[a]; k < g->start[a + 1]; k++) {
+			uint32_t b = g->adj[k];
+			wl__compile_steps++;
+			if (w->progs[b].max_depth)
 				continue;
-			const struct program *p = &w->progs[a];
-			for (uint32_t i = 0; i < p->nops; i++) {
-				const struct prog_op *op = &p->ops[i];
-				double k;
-				if (op->code == PROG_SPAWN)
-					k = val_bound(w, &op->x);
-				else if (op->code == PROG_ACCEPT)
-					k = (double)w->listeners[op->x.i].count;
-				else
-					continue;
-				if (isnan(k) || w->progs[op->a].max_depth)
-					continue;
-				double made = gs[a] * k * times_run(w, p, i);
-				if (made > gs[op->a])
-					gs[op->a] = made;
-			}
+			if (--indeg[b] == 0)
+				order[tail++] = b;
+			if (!gs[a])
+				continue;
+			const struct prog_op *op = &p->ops[g->site[k]];
+			double m = op->code == PROG_SPAWN ? val_bound(w, &op->x)
+							  : (double)w->listeners[op->x.i].count;
+			if (isnan(m))
+				continue;
+			double made = gs[a] * m * times[g->site[k]];
+			if (made > gs[b])
+				gs[b] = made;
 		}
 	}
+	free(times);
+	free(order);
+	free(indeg);
 	double total = 0;
 	for (uint32_t a = 0; a < n; a++)
 		total += isnan(gs[a]) ? 0 : gs[a];
@@ -1309,9 +1481,9 @@ struct workload *wl_compile(const char *file, const char *text, struct err *e)
 	w = c.w = wl_new(name, desc);
 	if (!declare_channels(&c, cJSON_GetObjectItemCaseSensitive(root, "channels"), "$.channels") ||
 	    !declare_names(&c, cJSON_GetObjectItemCaseSensitive(root, "waitgroups"), "$.waitgroups",
-			   wl_add_waitgroup) ||
+			   PT_WG, wl_add_waitgroup) ||
 	    !declare_names(&c, cJSON_GetObjectItemCaseSensitive(root, "mutexes"), "$.mutexes",
-			   wl_add_mutex) ||
+			   PT_MUTEX, wl_add_mutex) ||
 	    !declare_regions(&c, cJSON_GetObjectItemCaseSensitive(root, "regions"), "$.regions", 0) ||
 	    !declare_listeners(&c, cJSON_GetObjectItemCaseSensitive(root, "listeners"), "$.listeners") ||
 	    !declare_stacks(&c, cJSON_GetObjectItemCaseSensitive(root, "stacks"), "$.stacks"))
@@ -1328,14 +1500,14 @@ struct workload *wl_compile(const char *file, const char *text, struct err *e)
 	for (const cJSON *p = progs->child; p; p = p->next) {
 		char path[JV_PATH];
 		kp(path, "$.programs", p->string);
-		if (find_prog(w, p->string) >= 0) {
+		if (find_prog(&c, p->string) >= 0) {
 			jv_fail(&c.j, path, "key given twice");
 			goto fail;
 		}
 		if (!declare_program(&c, p, path))
 			goto fail;
 	}
-	int m = find_prog(w, main_name);
+	int m = find_prog(&c, main_name);
 	if (m < 0) {
 		jv_fail(&c.j, cJSON_GetObjectItemCaseSensitive(root, "main") ? "$.main" : "$.programs",
 			"no program named '%s' to start with", main_name);
@@ -1358,7 +1530,10 @@ struct workload *wl_compile(const char *file, const char *text, struct err *e)
 		if (!compile_body(&c, body, cJSON_IsArray(p) ? path : kp(bpath, path, "body")))
 			goto fail;
 	}
-	if (!check_recursion(&c) || !check_budget(&c))
+	struct spawn_graph g = spawn_graph(w);
+	bool whole_ok = check_recursion(&c, &g) && check_budget(&c, &g);
+	spawn_graph_free(&g);
+	if (!whole_ok)
 		goto fail;
 	struct err ve;
 	if (!wl_validate(w, &ve)) {
@@ -1373,6 +1548,8 @@ fail:
 	wl_free(w);
 	w = NULL;
 out:
+	free(c.globals.ents);
+	free(c.progs_ix.ents);
 	cJSON_Delete(root);
 	return w;
 }

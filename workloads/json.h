@@ -23,10 +23,16 @@
 /* Compiles a workload from JSON text; file labels messages.  NULL with one
  * message in e naming the file, the JSON path and the problem. */
 struct workload *wl_compile(const char *file, const char *text, struct err *e);
+/* Steps the compiler has taken in name look-ups and whole-workload checks,
+ * over all compiles: for tests that its cost grows linearly. */
+extern uint64_t wl__compile_steps;
 
 /* A bundled name, a built-in, or a path to a workload or a trace.  A
  * trace's seed is in *trace_seed (and *is_trace set). */
 struct workload *wl_load(const char *spec, bool *is_trace, uint64_t *trace_seed, struct err *e);
+/* The file's text, as wl_load reads it: a trace or a workload. */
+struct workload *wl_load_text(const char *file, const char *text, bool *is_trace,
+			      uint64_t *trace_seed, struct err *e);
 
 /* The bundled catalog (workloads/catalog/ *.json). */
 int wl_catalog_count(void);

@@ -9,7 +9,10 @@
  * can be edited value by value. */
 #include "workloads/json.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +47,7 @@ static int cmp_trace(const void *a, const void *b)
 static bool read_streams(const char *file, const char *text, struct workload *w, struct err *e)
 {
 	int line = 2;
+	uint32_t cap = 0;
 	for (const char *p = text; *p; line++) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
@@ -52,13 +56,15 @@ static bool read_streams(const char *file, const char *text, struct workload *w,
 		s[len] = '\0';
 		p += len + (nl ? 1 : 0);
 		bool blank = strspn(s, " \t\r") == len;
-		char label[600];
-		snprintf(label, sizeof(label), "%s: line %d", file, line);
-		struct jv j = { label, e };
-		cJSON *o = blank ? NULL : jv_parse(&j, s);
-		free(s);
-		if (blank)
+		if (blank) {
+			free(s);
 			continue;
+		}
+		/* allocated: a long path must not push the line number out */
+		char *label = xasprintf("%s: line %d", file, line);
+		struct jv j = { label, e };
+		cJSON *o = jv_parse(&j, s);
+		free(s);
 		static const char *const keys[] = { "stream", "draws", NULL };
 		const char *key = NULL;
 		const cJSON *draws;
@@ -75,7 +81,10 @@ static bool read_streams(const char *file, const char *text, struct workload *w,
 			jv_fail(&j, "$.draws", "expected an array of whole numbers");
 			goto bad;
 		}
-		w->trace = xrealloc(w->trace, (w->ntrace + 1) * sizeof(*w->trace));
+		if (w->ntrace == cap) {
+			cap = cap ? 2 * cap : 16;
+			w->trace = xrealloc(w->trace, cap * sizeof(*w->trace));
+		}
 		struct trace_g *t = &w->trace[w->ntrace++];
 		t->key = k;
 		t->ndraws = (uint32_t)cJSON_GetArraySize(draws);
@@ -89,9 +98,11 @@ static bool read_streams(const char *file, const char *text, struct workload *w,
 			t->draws[i] = (uint64_t)v;
 		}
 		cJSON_Delete(o);
+		free(label);
 		continue;
 bad:
 		cJSON_Delete(o);
+		free(label);
 		return false;
 	}
 	qsort(w->trace, w->ntrace, sizeof(*w->trace), cmp_trace);
@@ -104,6 +115,34 @@ bad:
 	return true;
 }
 
+/* A JSON number is a double, exact up to 2^53: a larger seed is written
+ * as a string of digits (wl_write_trace), and a larger number refused
+ * rather than replayed with another seed. */
+#define SEED_EXACT (1ull << 53)
+
+static bool read_seed(const struct jv *j, const cJSON *s, uint64_t *seed)
+{
+	if (s && cJSON_IsString(s)) {
+		const char *t = s->valuestring;
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(t, &end, 10);
+		if (!isdigit((unsigned char)*t) || *end || errno)
+			return jv_fail(j, "$.seed", "expected a whole number from 0 to 2^64 - 1, got \"%s\"",
+				       t);
+		*seed = v;
+		return true;
+	}
+	double d;
+	if (!s || !cJSON_IsNumber(s) || !((d = s->valuedouble) >= 0) || d != floor(d))
+		return jv_fail(j, "$.seed", "expected a non-negative whole number");
+	if (d > (double)SEED_EXACT)
+		return jv_fail(j, "$.seed", "%.17g is past 2^53, where JSON numbers lose digits: "
+			       "write the seed as a string of its digits", d);
+	*seed = (uint64_t)d;
+	return true;
+}
+
 /* A trace: its header, then its streams. */
 static struct workload *load_trace(const char *file, const char *text, uint64_t *seed,
 				   struct err *e)
@@ -113,29 +152,24 @@ static struct workload *load_trace(const char *file, const char *text, uint64_t 
 	char *head = xmalloc(len + 1);
 	memcpy(head, text, len);
 	head[len] = '\0';
-	char label[600];
-	snprintf(label, sizeof(label), "%s: line 1", file);
+	char *label = xasprintf("%s: line 1", file);
 	struct jv j = { label, e };
 	cJSON *o = jv_parse(&j, head);
 	free(head);
 	struct workload *w = NULL;
 	static const char *const keys[] = { "schedlab_trace", "seed", "workload", NULL };
 	long version;
-	double sd;
 	if (!o || !jv_object(&j, o, "$", keys) ||
 	    !jv_get_int(&j, o, "$", "schedlab_trace", true, 1, 1, &version))
 		goto out;
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "seed");
 	const cJSON *doc = cJSON_GetObjectItemCaseSensitive(o, "workload");
-	if (!s || !cJSON_IsNumber(s) || (sd = s->valuedouble) < 0 || sd != (double)(uint64_t)sd) {
-		jv_fail(&j, "$.seed", "expected a non-negative whole number");
+	if (!read_seed(&j, s, seed))
 		goto out;
-	}
 	if (!doc || !cJSON_IsObject(doc)) {
 		jv_fail(&j, "$.workload", "expected the workload's document");
 		goto out;
 	}
-	*seed = (uint64_t)sd;
 	char *wtext = cJSON_PrintUnformatted(doc);
 	w = wl_compile(label, wtext, e);
 	free(wtext);
@@ -147,6 +181,7 @@ static struct workload *load_trace(const char *file, const char *text, uint64_t 
 	}
 out:
 	cJSON_Delete(o);
+	free(label);
 	return w;
 }
 
@@ -174,16 +209,17 @@ struct workload *wl_load(const char *spec, bool *is_trace, uint64_t *trace_seed,
 	char *text = jv_read_file(spec, e);
 	if (!text)
 		return NULL;
-	struct workload *w;
-	const char *p = text + strspn(text, " \t\r\n");
-	if (strncmp(p, "{\"schedlab_trace\"", 17) == 0) {
-		*is_trace = true;
-		w = load_trace(spec, p, trace_seed, e);
-	} else {
-		w = wl_compile(spec, text, e);
-	}
+	struct workload *w = wl_load_text(spec, text, is_trace, trace_seed, e);
 	free(text);
 	return w;
+}
+
+struct workload *wl_load_text(const char *file, const char *text, bool *is_trace,
+			      uint64_t *trace_seed, struct err *e)
+{
+	const char *p = text + strspn(text, " \t\r\n");
+	*is_trace = strncmp(p, "{\"schedlab_trace\"", 17) == 0;
+	return *is_trace ? load_trace(file, p, trace_seed, e) : wl_compile(file, text, e);
 }
 
 static int cmp_draw(const void *a, const void *b)
@@ -197,7 +233,8 @@ static int cmp_draw(const void *a, const void *b)
 void wl_write_trace(FILE *f, const struct workload *w, uint64_t seed, const struct wl_draw *recs,
 		    size_t n)
 {
-	fprintf(f, "{\"schedlab_trace\":1,\"seed\":%" PRIu64 ",\"workload\":%s}\n", seed,
+	const char *q = seed > SEED_EXACT ? "\"" : "";
+	fprintf(f, "{\"schedlab_trace\":1,\"seed\":%s%" PRIu64 "%s,\"workload\":%s}\n", q, seed, q,
 		w->source_json ? w->source_json : "null");
 	const struct wl_draw **by = xmalloc((n + 1) * sizeof(*by));
 	for (size_t i = 0; i < n; i++)

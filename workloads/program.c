@@ -15,11 +15,14 @@ struct workload *wl_new(const char *name, const char *description)
 	return w;
 }
 
-/* Grows *arr (of n elements of size sz) by one zeroed element; returns its index. */
+/* Grows *arr (of n elements of size sz) by one zeroed element; returns its
+ * index.  The capacity is n rounded up to a power of two, so the arrays
+ * need no capacity field and n additions cost O(n) copying in all. */
 static uint32_t grow(void *arr, uint32_t *n, size_t sz)
 {
 	void **p = arr;
-	*p = xrealloc(*p, (*n + 1) * sz);
+	if (!(*n & (*n - 1)))
+		*p = xrealloc(*p, (*n ? 2 * (size_t)*n : 1) * sz);
 	memset((char *)*p + *n * sz, 0, sz);
 	return (*n)++;
 }

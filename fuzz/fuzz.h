@@ -1,0 +1,35 @@
+/* What every fuzz target checks besides "no crash": a loader that refuses
+ * its input says why in one message that is one line of valid UTF-8 text
+ * (the contract of util/util.h's struct err).  Breaking it is a find. */
+#ifndef SCHEDLAB_FUZZ_H
+#define SCHEDLAB_FUZZ_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+/* The input as the loaders see a file: NUL-terminated text, and none
+ * inside (input_read refuses a file with a NUL). */
+static inline char *fuzz_text(const uint8_t *data, size_t size)
+{
+	if (memchr(data, '\0', size))
+		return NULL;
+	char *s = xmalloc(size + 1);
+	memcpy(s, data, size);
+	s[size] = '\0';
+	return s;
+}
+
+static inline void fuzz_check_message(const struct err *e)
+{
+	size_t n = strlen(e->msg);
+	if (n == 0 || str_has_control(e->msg) || !utf8_valid(e->msg, n, NULL)) {
+		fprintf(stderr, "fuzz: bad error message: \"%s\"\n", e->msg);
+		abort();
+	}
+}
+
+#endif

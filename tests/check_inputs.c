@@ -1,0 +1,687 @@
+/* Input hardening (suite "inputs"): every input file through one bounded
+ * reader, hwloc's crashes contained, messages that stay one line of valid
+ * text with their reason, output files checked before the run, the
+ * workload compiler's cost linear in the document, and the inputs the
+ * fuzzers found (fuzz/regressions) loading cleanly. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "tests/tests.h"
+#include "topologies/topo.h"
+#include "workloads/json.h"
+
+static int schedlab(const char *args, char **out, char **err)
+{
+	char *cmd = NULL;
+	ck_assert_int_ge(asprintf(&cmd, "'%s' %s", test_schedlab_bin(), args), 0);
+	int rc = test_run(cmd, out, err);
+	free(cmd);
+	return rc;
+}
+
+static const char *fuzz_regressions(void)
+{
+	const char *v = getenv("SCHEDLAB_FUZZ_REGRESSIONS");
+	return v && *v ? v : "fuzz/regressions";
+}
+
+/* A fresh folder for a test's files (removed by the system's /tmp policy;
+ * tests run in forked children, so each has its own). */
+static char *tmpdir(void)
+{
+	char *d = strdup("/tmp/schedlab-inputs-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(d));
+	return d;
+}
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	ck_assert_uint_eq(fwrite(data, 1, n, f), n);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The contract of every message: one line, valid UTF-8, no control bytes. */
+static void assert_one_clean_line(const char *msg)
+{
+	size_t n = strlen(msg);
+	ck_assert_msg(n > 0, "empty message");
+	ck_assert_msg(n > 0 && msg[n - 1] == '\n' && !memchr(msg, '\n', n - 1),
+		      "not one line: \"%s\"", msg);
+	char *body = strndup(msg, n - 1);
+	ck_assert_msg(!str_has_control(body) && utf8_valid(body, n - 1, NULL),
+		      "control bytes or invalid UTF-8 in \"%s\"", msg);
+	free(body);
+}
+
+static const char tiny_workload[] =
+	"{\"name\": \"tiny\", \"programs\": {\"main\": ["
+	"{\"compute\": {\"uniform\": {\"min\": \"1us\", \"max\": \"2us\"}}}, \"yield\"]}}";
+
+static char *write_tiny(const char *dir)
+{
+	char *path = NULL;
+	ck_assert_int_ge(asprintf(&path, "%s/tiny.json", dir), 0);
+	write_file(path, tiny_workload, strlen(tiny_workload));
+	return path;
+}
+
+/* ---- One bounded reader ---- */
+
+START_TEST(dev_zero_is_not_read_forever)
+{
+	char *err;
+	ck_assert_int_eq(schedlab("run -p steal -t numa1 -w /dev/zero", NULL, &err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "/dev/zero: byte 1 is a NUL: not a text file"));
+	assert_one_clean_line(err);
+	free(err);
+	ck_assert_int_eq(schedlab("topo -t /dev/zero", NULL, &err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "/dev/zero: byte 1 is a NUL"));
+	free(err);
+}
+END_TEST
+
+/* A pipe that never ends: stopped at the limit, for workloads and
+ * topologies alike. */
+START_TEST(endless_pipe_stops_at_the_limit)
+{
+	static const char *const cmds[] = {
+		"run -p steal -t numa1 -w /dev/stdin",
+		"topo -t /dev/stdin",
+	};
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char *cmd = NULL, *err;
+		ck_assert_int_ge(asprintf(&cmd, "yes ' ' | '%s' %s", test_schedlab_bin(), cmds[i]), 0);
+		ck_assert_int_eq(test_run(cmd, NULL, &err), 2);
+		ck_assert_msg(strstr(err, "/dev/stdin: larger than 64 MiB, the limit for an input file"),
+			      "%s: %s", cmds[i], err);
+		assert_one_clean_line(err);
+		free(err);
+		free(cmd);
+	}
+}
+END_TEST
+
+START_TEST(regular_file_limit_is_exact)
+{
+	char *dir = tmpdir(), *path = NULL;
+	ck_assert_int_ge(asprintf(&path, "%s/big.json", dir), 0);
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	static char spaces[1 << 16];
+	memset(spaces, ' ', sizeof(spaces));
+	for (size_t n = 0; n < INPUT_MAX_BYTES; n += sizeof(spaces))
+		ck_assert_uint_eq(fwrite(spaces, 1, sizeof(spaces), f), sizeof(spaces));
+	ck_assert_int_eq(fputc(' ', f), ' ');
+	ck_assert_int_eq(fclose(f), 0);
+	struct err e = { "" };
+	size_t len;
+	ck_assert_ptr_null(input_read(path, &len, &e));
+	ck_assert_ptr_nonnull(strstr(e.msg, "big.json: larger than 64 MiB"));
+	ck_assert_int_eq(truncate(path, (off_t)INPUT_MAX_BYTES), 0);
+	char *text = input_read(path, &len, &e);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_uint_eq(len, INPUT_MAX_BYTES);
+	free(text);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+START_TEST(nul_inside_a_file_is_named)
+{
+	char *dir = tmpdir(), *path = NULL, *args = NULL, *err;
+	ck_assert_int_ge(asprintf(&path, "%s/nul.json", dir), 0);
+	write_file(path, "{\"name\":\"x\"}\0junk", 17);
+	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w '%s'", path), 0);
+	ck_assert_int_eq(schedlab(args, NULL, &err), 2);
+	ck_assert_msg(strstr(err, "nul.json: byte 13 is a NUL: not a text file"), "%s", err);
+	free(err);
+	free(args);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+/* ---- Messages ---- */
+
+START_TEST(long_path_keeps_the_reason)
+{
+	char *path = malloc(2000), *args = NULL, *err;
+	strcpy(path, "/tmp/");
+	memset(path + 5, 'd', 1500);
+	strcpy(path + 1505, "/w.json");
+	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w '%s'", path), 0);
+	ck_assert_int_eq(schedlab(args, NULL, &err), 2);
+	assert_one_clean_line(err);
+	ck_assert_msg(strstr(err, "/w.json: cannot open: File name too long"), "%s", err);
+	ck_assert_ptr_nonnull(strstr(err, "schedlab: /tmp/ddd"));
+	ck_assert_ptr_nonnull(strstr(err, "..."));
+	ck_assert_uint_lt(strlen(err), 1100);
+	free(err);
+	free(args);
+	free(path);
+}
+END_TEST
+
+/* A real file at the end of a 1,200-character path: the message keeps the
+ * file's name, the JSON path and the problem. */
+START_TEST(long_path_keeps_json_path_and_problem)
+{
+	char *dir = tmpdir();
+	char path[2048];
+	snprintf(path, sizeof(path), "%s", dir);
+	for (int i = 0; i < 6; i++) {
+		size_t n = strlen(path);
+		path[n] = '/';
+		memset(path + n + 1, 'a' + i, 200);
+		path[n + 201] = '\0';
+		ck_assert_int_eq(mkdir(path, 0755), 0);
+	}
+	strcat(path, "/bad-op.json");
+	const char doc[] = "{\"name\": \"x\", \"programs\": {\"main\": [{\"frobnicate\": 1}]}}";
+	write_file(path, doc, sizeof(doc) - 1);
+	char *args = NULL, *err;
+	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w '%s'", path), 0);
+	ck_assert_int_eq(schedlab(args, NULL, &err), 2);
+	assert_one_clean_line(err);
+	ck_assert_msg(strstr(err, "/bad-op.json: $.programs.main[0].frobnicate: unknown operation"),
+		      "%s", err);
+	free(err);
+	free(args);
+	free(dir);
+}
+END_TEST
+
+START_TEST(control_bytes_and_bad_utf8_in_arguments_are_escaped)
+{
+	char *err;
+	ck_assert_int_eq(schedlab("run -p steal -t numa1 -w \"$(printf 'a\\001b\\377c')\"", NULL, &err),
+			 2);
+	assert_one_clean_line(err);
+	ck_assert_msg(strstr(err, "no workload named 'a\\x01b\\xffc'"), "%s", err);
+	free(err);
+	ck_assert_int_eq(schedlab("run -p steal -t numa1 -w \"$(printf '/tmp/x\\ny\\033[2J.json')\"",
+				  NULL, &err), 2);
+	assert_one_clean_line(err);
+	ck_assert_msg(strstr(err, "/tmp/x\\ny\\x1b[2J.json: cannot open"), "%s", err);
+	free(err);
+	ck_assert_int_eq(schedlab("run -p \"$(printf 'st\\teal')\" -t numa1", NULL, &err), 2);
+	assert_one_clean_line(err);
+	ck_assert_msg(strstr(err, "-p st\\teal: no such policy"), "%s", err);
+	free(err);
+}
+END_TEST
+
+/* cJSON stops at 1,000 levels; the message says so instead of "syntax
+ * error", and 990 levels (330 nested ifs) compile without exhausting the
+ * stack, ASan's larger frames included. */
+START_TEST(json_nesting_limit_is_named)
+{
+	for (int k = 0; k < 2; k++) {
+		int d = k ? 340 : 330;
+		size_t cap = (size_t)d * 40 + 100, len = 0;
+		char *doc = malloc(cap);
+		len += (size_t)snprintf(doc + len, cap - len, "{\"name\":\"n\",\"programs\":{\"main\":");
+		for (int i = 0; i < d; i++)
+			len += (size_t)snprintf(doc + len, cap - len, "[{\"if\":{\"cond\":1,\"then\":");
+		len += (size_t)snprintf(doc + len, cap - len, "[\"yield\"]");
+		for (int i = 0; i < d; i++)
+			len += (size_t)snprintf(doc + len, cap - len, "}}]");
+		len += (size_t)snprintf(doc + len, cap - len, "}}");
+		ck_assert_uint_lt(len, cap);
+		struct err e = { "" };
+		struct workload *w = wl_compile("deep.json", doc, &e);
+		if (k == 0) {
+			ck_assert_msg(w != NULL, "%s", e.msg);
+			wl_free(w);
+		} else {
+			ck_assert_ptr_null(w);
+			ck_assert_msg(strstr(e.msg, "deep.json:1:") &&
+				      strstr(e.msg, ": JSON nested more than 1000 levels deep"), "%s", e.msg);
+		}
+		free(doc);
+	}
+}
+END_TEST
+
+/* ---- UTF-8 in what reaches the reports ---- */
+
+START_TEST(invalid_utf8_in_a_workload_is_refused_with_its_place)
+{
+	char *dir = tmpdir(), *path = NULL, *args = NULL, *err;
+	ck_assert_int_ge(asprintf(&path, "%s/latin1.json", dir), 0);
+	const char doc[] = "{\n  \"name\": \"caf\xe9\",\n  \"programs\": {\"main\": [\"yield\"]}}";
+	write_file(path, doc, sizeof(doc) - 1);
+	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w '%s' --json -", path), 0);
+	ck_assert_int_eq(schedlab(args, NULL, &err), 2);
+	assert_one_clean_line(err);
+	ck_assert_msg(strstr(err, "latin1.json:2:15: not valid UTF-8 (byte 0xe9)"), "%s", err);
+	free(err);
+	free(args);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+START_TEST(control_characters_in_names_are_refused)
+{
+	char *dir = tmpdir(), *path = NULL, *args = NULL, *err;
+	ck_assert_int_ge(asprintf(&path, "%s/ctl.json", dir), 0);
+	const char doc[] = "{\"name\": \"two\\nlines\", \"programs\": {\"main\": [\"yield\"]}}";
+	write_file(path, doc, sizeof(doc) - 1);
+	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w '%s'", path), 0);
+	ck_assert_int_eq(schedlab(args, NULL, &err), 2);
+	assert_one_clean_line(err);
+	ck_assert_msg(strstr(err, "ctl.json: $.name: a control character in \"two\\nlines\""), "%s",
+		      err);
+	free(err);
+	free(args);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+/* A topology named after its file, whose name is not UTF-8: the report is
+ * still valid JSON, the name escaped. */
+START_TEST(file_names_in_reports_are_valid_utf8)
+{
+	char *dir = tmpdir(), *topo = NULL, *args = NULL, *out;
+	char *wl = write_tiny(dir);
+	ck_assert_int_ge(asprintf(&topo, "%s/m\xff\x01.json", dir), 0);
+	const char doc[] = "{\"packages\": 1, \"numa_nodes\": 1, \"cores\": 2}";
+	write_file(topo, doc, sizeof(doc) - 1);
+	ck_assert_int_ge(asprintf(&args, "run -p steal -t '%s' -w '%s' --json -", topo, wl), 0);
+	ck_assert_int_eq(schedlab(args, &out, NULL), 0);
+	ck_assert(utf8_valid(out, strlen(out), NULL));
+	cJSON *o = cJSON_Parse(out);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_str_eq(cJSON_GetObjectItem(o, "topology")->valuestring, "m\\xff\\x01");
+	cJSON_Delete(o);
+	free(out);
+	free(args);
+	free(topo);
+	free(wl);
+	free(dir);
+}
+END_TEST
+
+/* ---- Output files: checked before the run ---- */
+
+START_TEST(json_to_a_missing_folder_fails_before_the_run)
+{
+	char *dir = tmpdir(), *wl = write_tiny(dir), *args = NULL, *out, *err;
+	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w '%s' --json %s/no/such/r.json",
+				  wl, dir), 0);
+	ck_assert_int_eq(schedlab(args, &out, &err), 2);
+	ck_assert_str_eq(out, "");   /* no run: its summary would be here */
+	ck_assert_msg(strstr(err, "schedlab run: --json ") && strstr(err, "/no/such/r.json: No such "
+		      "file or directory"), "%s", err);
+	free(out);
+	free(err);
+	free(args);
+	ck_assert_int_ge(asprintf(&args, "compare -p steal,global -t numa1 -w '%s' --csv %s", wl, dir),
+			 0);
+	ck_assert_int_eq(schedlab(args, &out, &err), 2);
+	ck_assert_str_eq(out, "");
+	ck_assert_msg(strstr(err, ": Is a directory"), "%s", err);
+	free(out);
+	free(err);
+	free(args);
+	ck_assert_int_ge(asprintf(&args, "workload expand '%s' -t numa1 -o %s/no/t.trace", wl, dir),
+			 0);
+	ck_assert_int_eq(schedlab(args, &out, &err), 2);
+	ck_assert_msg(strstr(err, "-o ") && strstr(err, "No such file or directory"), "%s", err);
+	free(out);
+	free(err);
+	free(args);
+	free(wl);
+	free(dir);
+}
+END_TEST
+
+/* A run that fails after the claim leaves no new file, and an existing
+ * file as it was; a run that succeeds writes it. */
+START_TEST(failed_run_leaves_no_half_file)
+{
+	char *dir = tmpdir(), *wl = write_tiny(dir), *args = NULL, *report = NULL, *old = NULL;
+	ck_assert_int_ge(asprintf(&report, "%s/new.json", dir), 0);
+	ck_assert_int_ge(asprintf(&old, "%s/old.json", dir), 0);
+	write_file(old, "old\n", 4);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w %s/missing.json --json '%s'",
+					  dir, i ? old : report), 0);
+		ck_assert_int_eq(schedlab(args, NULL, NULL), 2);
+		free(args);
+	}
+	ck_assert_int_eq(access(report, F_OK), -1);
+	char *text = input_read(old, NULL, &(struct err){ "" });
+	ck_assert_str_eq(text, "old\n");
+	free(text);
+	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w '%s' --json '%s'", wl, old), 0);
+	ck_assert_int_eq(schedlab(args, NULL, NULL), 0);
+	text = input_read(old, NULL, &(struct err){ "" });
+	cJSON *o = cJSON_Parse(text);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_str_eq(cJSON_GetObjectItem(o, "workload")->valuestring, "tiny");
+	cJSON_Delete(o);
+	free(text);
+	free(args);
+	free(report);
+	free(old);
+	free(wl);
+	free(dir);
+}
+END_TEST
+
+/* ---- hwloc XML ---- */
+
+static char *regression(const char *target, const char *name)
+{
+	char *p = NULL;
+	ck_assert_int_ge(asprintf(&p, "%s/%s/%s", fuzz_regressions(), target, name), 0);
+	return p;
+}
+
+/* libhwloc 2.9 dies of SIGSEGV on these 32 bytes; schedlab does not. */
+START_TEST(xml_that_crashes_hwloc_is_bad_input)
+{
+	char *dir = tmpdir(), *path = NULL, *args = NULL, *err;
+	ck_assert_int_ge(asprintf(&path, "%s/crash.xml", dir), 0);
+	const char xml[] = "<?xml >\n<topology version=\"2.0te";
+	ck_assert_uint_eq(sizeof(xml) - 1, 32);
+	write_file(path, xml, sizeof(xml) - 1);
+	struct err e = { "" };
+	ck_assert_ptr_null(topo_load(path, &e));
+	ck_assert_msg(strstr(e.msg, "crash.xml: not a valid hwloc XML topology (the hwloc library "
+			     "crashed reading it"), "%s", e.msg);
+	ck_assert_int_ge(asprintf(&args, "topo -t '%s'", path), 0);
+	ck_assert_int_eq(schedlab(args, NULL, &err), 2);
+	assert_one_clean_line(err);
+	ck_assert_ptr_nonnull(strstr(err, "crash.xml: not a valid hwloc XML topology"));
+	free(err);
+	free(args);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+static const struct {
+	const char *file, *want;
+} bad_xml[] = {
+	/* lstopo --input "l2:2 group:2 pack:1 l2:1 l1:1 core:1 pu:1" --of xml:
+	 * hwloc_get_nbobjs_by_type says -1, which overflowed the cache array */
+	{ "l2-at-two-depths.xml", "the topology has L2Cache objects at several depths" },
+	/* a Core with an empty cpuset */
+	{ "core-without-pu.xml", "core 21 has no processing unit (PU)" },
+	/* a PU without os_index: hwloc numbers it 2^32 - 1 (512 MB cpusets) */
+	{ "pu-without-os-index.xml", "the topology numbers a PU or NUMA node above 1048576" },
+};
+
+START_TEST(bad_xml_is_refused_with_a_reason)
+{
+	char *path = regression("hwloc_xml", bad_xml[_i].file);
+	struct err e = { "" };
+	struct topo *t = topo_load(path, &e);
+	ck_assert_msg(t == NULL, "%s loaded", path);
+	ck_assert_msg(strstr(e.msg, bad_xml[_i].want), "%s: %s", bad_xml[_i].file, e.msg);
+	free(path);
+}
+END_TEST
+
+/* Every input a fuzzer once crashed on (fuzz/regressions/TARGET/) loads,
+ * or is refused with one clean message, through the function its target
+ * calls. */
+START_TEST(fuzz_regressions_load_cleanly)
+{
+	static const char *const targets[] = { "workload", "trace", "topo_json", "hwloc_xml" };
+	int files = 0;
+	for (size_t k = 0; k < sizeof(targets) / sizeof(targets[0]); k++) {
+		char *dirpath = NULL;
+		ck_assert_int_ge(asprintf(&dirpath, "%s/%s", fuzz_regressions(), targets[k]), 0);
+		DIR *d = opendir(dirpath);
+		ck_assert_msg(d != NULL, "%s: %s", dirpath, strerror(errno));
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			char *path = NULL;
+			ck_assert_int_ge(asprintf(&path, "%s/%s", dirpath, de->d_name), 0);
+			struct err e = { "" };
+			size_t len;
+			char *text = input_read(path, &len, &e);
+			bool ok = false;
+			if (text && k == 0) {
+				struct workload *w = wl_compile(path, text, &e);
+				ok = w != NULL;
+				wl_free(w);
+			} else if (text && k == 1) {
+				bool is_trace;
+				uint64_t seed;
+				struct workload *w = wl_load_text(path, text, &is_trace, &seed, &e);
+				ok = w != NULL;
+				wl_free(w);
+			} else if (text && k == 2) {
+				struct topo *t = topo_load_json_text(text, path, &e);
+				ok = t != NULL;
+				topo_free(t);
+			} else if (text) {
+				struct topo *t = topo_load_xml_text(text, len, path, &e);
+				ok = t != NULL;
+				topo_free(t);
+			}
+			if (!ok) {
+				char *line = NULL;
+				ck_assert_int_ge(asprintf(&line, "%s\n", e.msg), 0);
+				assert_one_clean_line(line);
+				free(line);
+			}
+			free(text);
+			free(path);
+			files++;
+		}
+		closedir(d);
+		free(dirpath);
+	}
+	ck_assert_int_ge(files, 4);
+}
+END_TEST
+
+/* ---- The compiler's cost ---- */
+
+/* A workload of n channels (each closed by main), n wait groups (each
+ * waited on), or a chain of n programs, as JSON text. */
+static char *big_workload(int kind, int n)
+{
+	size_t cap = (size_t)n * 64 + 256, len = 0;
+	char *s = malloc(cap);
+#define PUT(...) (len += (size_t)snprintf(s + len, cap - len, __VA_ARGS__))
+	PUT("{\"name\": \"big\", ");
+	if (kind == 0) {
+		PUT("\"channels\": {");
+		for (int i = 0; i < n; i++)
+			PUT("%s\"c%d\": 1", i ? ", " : "", i);
+		PUT("}, \"programs\": {\"main\": [");
+		for (int i = 0; i < n; i++)
+			PUT("%s{\"close\": \"c%d\"}", i ? ", " : "", i);
+		PUT("]}}");
+	} else if (kind == 1) {
+		PUT("\"waitgroups\": [");
+		for (int i = 0; i < n; i++)
+			PUT("%s\"w%d\"", i ? ", " : "", i);
+		PUT("], \"programs\": {\"main\": [");
+		for (int i = 0; i < n; i++)
+			PUT("%s{\"wg_wait\": \"w%d\"}", i ? ", " : "", i);
+		PUT("]}}");
+	} else {
+		PUT("\"programs\": {\"main\": [{\"spawn\": \"p0\"}]");
+		for (int i = 0; i < n; i++) {
+			PUT(", \"p%d\": [\"yield\"", i);
+			if (i + 1 < n)
+				PUT(", {\"spawn\": \"p%d\"}", i + 1);
+			PUT("]");
+		}
+		PUT("}}");
+	}
+#undef PUT
+	ck_assert_uint_lt(len, cap);
+	return s;
+}
+
+/* Name look-ups and the whole-workload checks count their steps
+ * (wl__compile_steps): eight times the objects must cost about eight
+ * times the steps (a quadratic compiler: 64 times).  Counting, not timing,
+ * so a loaded host cannot fail it. */
+START_TEST(compile_cost_grows_linearly)
+{
+	static const char *const kinds[] = { "channels", "wait groups", "programs" };
+	uint64_t steps[2];
+	for (int k = 0; k < 2; k++) {
+		int n = k ? 16000 : 2000;
+		char *text = big_workload(_i, n);
+		struct err e = { "" };
+		uint64_t before = wl__compile_steps;
+		struct workload *w = wl_compile("big.json", text, &e);
+		ck_assert_msg(w != NULL, "%s", e.msg);
+		steps[k] = wl__compile_steps - before;
+		ck_assert_uint_eq(_i == 0 ? w->nchans : _i == 1 ? w->nwaitgroups : w->nprogs - 1,
+				  (unsigned)n);
+		wl_free(w);
+		free(text);
+	}
+	ck_assert_msg(steps[0] >= 2000, "%s: only %llu steps counted", kinds[_i],
+		      (unsigned long long)steps[0]);
+	ck_assert_msg(steps[1] <= 12 * steps[0], "%s: 8x the objects took %.1fx the steps", kinds[_i],
+		      (double)steps[1] / (double)steps[0]);
+}
+END_TEST
+
+/* The recursion check (Tarjan's components): a cycle through three
+ * programs names the first one without max_depth; a bound on every one
+ * of them is enough; a name given twice is still found. */
+START_TEST(spawn_cycles_are_found_through_several_programs)
+{
+	static const char *const docs[][2] = {
+		{ "{\"name\": \"r\", \"programs\": {\"main\": [{\"spawn\": \"b\"}], "
+		  "\"a\": {\"max_depth\": 3, \"body\": [{\"spawn\": \"b\"}]}, \"b\": [{\"spawn\": \"c\"}], "
+		  "\"c\": [{\"spawn\": \"a\"}]}}",
+		  "$.programs.b: program b spawns itself (directly or through others)" },
+		{ "{\"name\": \"r\", \"programs\": {\"main\": [{\"spawn\": \"b\"}, {\"spawn\": \"d\"}], "
+		  "\"a\": {\"max_depth\": 3, \"body\": [{\"spawn\": \"b\"}]}, "
+		  "\"b\": {\"max_depth\": 3, \"body\": [{\"spawn\": \"a\"}]}, \"d\": [{\"spawn\": \"d\"}]}}",
+		  "$.programs.d: program d spawns itself" },
+		{ "{\"name\": \"r\", \"programs\": {\"main\": [{\"spawn\": \"b\"}], "
+		  "\"a\": {\"max_depth\": 3, \"body\": [{\"spawn\": \"b\"}]}, "
+		  "\"b\": {\"max_depth\": 3, \"body\": [{\"spawn\": \"a\"}]}}}",
+		  NULL },
+		{ "{\"name\": \"r\", \"channels\": {\"x\": 1}, \"waitgroups\": [\"x\"], "
+		  "\"programs\": {\"main\": [\"yield\"]}}",
+		  "$.waitgroups[0]: 'x' is declared twice" },
+	};
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		struct err e = { "" };
+		struct workload *w = wl_compile("r.json", docs[i][0], &e);
+		if (!docs[i][1]) {
+			ck_assert_msg(w != NULL, "%zu: %s", i, e.msg);
+			wl_free(w);
+			continue;
+		}
+		ck_assert_ptr_null(w);
+		ck_assert_msg(strstr(e.msg, docs[i][1]), "%zu: %s", i, e.msg);
+	}
+}
+END_TEST
+
+/* ---- Traces ---- */
+
+/* A seed past 2^53 does not survive a JSON number: expand writes it as a
+ * string, and the replay gives the report of a run with that seed. */
+START_TEST(trace_seed_past_2_53_round_trips)
+{
+	char *dir = tmpdir(), *wl = write_tiny(dir), *args = NULL, *trace = NULL, *a, *b;
+	ck_assert_int_ge(asprintf(&trace, "%s/t.trace", dir), 0);
+	ck_assert_int_ge(asprintf(&args, "workload expand '%s' -t numa1 --procs 2 "
+				  "--seed 18446744073709551615 -o '%s'", wl, trace), 0);
+	ck_assert_int_eq(schedlab(args, NULL, NULL), 0);
+	free(args);
+	char *text = input_read(trace, NULL, &(struct err){ "" });
+	ck_assert_ptr_nonnull(strstr(text, "\"seed\":\"18446744073709551615\""));
+	free(text);
+	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 --procs 2 -w '%s' --json -", trace),
+			 0);
+	ck_assert_int_eq(schedlab(args, &a, NULL), 0);
+	free(args);
+	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 --procs 2 -w '%s' "
+				  "--seed 18446744073709551615 --json -", wl), 0);
+	ck_assert_int_eq(schedlab(args, &b, NULL), 0);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	free(args);
+	/* a number that large is refused, not rounded */
+	const char big[] = "{\"schedlab_trace\":1,\"seed\":18446744073709551615,"
+			   "\"workload\":{\"name\":\"t\",\"programs\":{\"main\":[\"yield\"]}}}\n";
+	struct err e = { "" };
+	bool is_trace;
+	uint64_t seed;
+	ck_assert_ptr_null(wl_load_text("big.trace", big, &is_trace, &seed, &e));
+	ck_assert_msg(strstr(e.msg, "big.trace: line 1: $.seed: 1.8446744073709552e+19 is past 2^53"),
+		      "%s", e.msg);
+	free(trace);
+	free(wl);
+	free(dir);
+}
+END_TEST
+
+Suite *make_inputs_suite(void)
+{
+	Suite *s = suite_create("inputs");
+	TCase *tc = tcase_create("files");
+	tcase_add_test(tc, dev_zero_is_not_read_forever);
+	tcase_add_test(tc, endless_pipe_stops_at_the_limit);
+	if (!test_under_valgrind())   /* 64 MiB read under valgrind: minutes */
+		tcase_add_test(tc, regular_file_limit_is_exact);
+	tcase_add_test(tc, nul_inside_a_file_is_named);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("messages");
+	tcase_add_test(tc, long_path_keeps_the_reason);
+	tcase_add_test(tc, long_path_keeps_json_path_and_problem);
+	tcase_add_test(tc, control_bytes_and_bad_utf8_in_arguments_are_escaped);
+	tcase_add_test(tc, json_nesting_limit_is_named);
+	tcase_add_test(tc, invalid_utf8_in_a_workload_is_refused_with_its_place);
+	tcase_add_test(tc, control_characters_in_names_are_refused);
+	tcase_add_test(tc, file_names_in_reports_are_valid_utf8);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("outputs");
+	tcase_add_test(tc, json_to_a_missing_folder_fails_before_the_run);
+	tcase_add_test(tc, failed_run_leaves_no_half_file);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("hwloc");
+	tcase_add_test(tc, xml_that_crashes_hwloc_is_bad_input);
+	tcase_add_loop_test(tc, bad_xml_is_refused_with_a_reason, 0,
+			    (int)(sizeof(bad_xml) / sizeof(bad_xml[0])));
+	tcase_add_test(tc, fuzz_regressions_load_cleanly);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("compile");
+	tcase_add_loop_test(tc, compile_cost_grows_linearly, 0, 3);
+	tcase_add_test(tc, spawn_cycles_are_found_through_several_programs);
+	tcase_add_test(tc, trace_seed_past_2_53_round_trips);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,206 @@
+/* Input files and the text of messages: one bounded reader for every file
+ * schedlab reads (workloads, traces, topologies; regular files, pipes and
+ * devices alike), and the escaping that keeps a message on one line and a
+ * report valid UTF-8 whatever bytes the input held. */
+#include "util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *input_read(const char *path, size_t *len, struct err *e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err_set(e, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		err_set(e, "%s: cannot read: %s", path, strerror(EISDIR));
+		return NULL;
+	}
+	/* Regular files tell their size; pipes and devices (/dev/zero) do not,
+	 * so the limit is enforced on what is read, not on what fstat says. */
+	size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < INPUT_MAX_BYTES
+			     ? (size_t)st.st_size + 1 : 1 << 16;
+	size_t n = 0;
+	char *buf = xmalloc(cap);
+	const char *why = NULL;
+	int saved = 0;
+	for (;;) {
+		if (n + 1 == cap) {
+			if (cap > INPUT_MAX_BYTES) {
+				why = "limit";
+				break;
+			}
+			cap = cap * 2 > INPUT_MAX_BYTES + 2 ? INPUT_MAX_BYTES + 2 : cap * 2;
+			buf = xrealloc(buf, cap);
+		}
+		ssize_t got = read(fd, buf + n, cap - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			saved = errno;
+			why = "read";
+			break;
+		}
+		if (got == 0)
+			break;
+		/* A NUL ends the text early for every parser after this one:
+		 * the rest would be silently ignored. */
+		const char *nul = memchr(buf + n, '\0', (size_t)got);
+		if (nul) {
+			n = (size_t)(nul - buf);
+			why = "nul";
+			break;
+		}
+		n += (size_t)got;
+		if (n > INPUT_MAX_BYTES) {
+			why = "limit";
+			break;
+		}
+	}
+	close(fd);
+	if (why) {
+		if (strcmp(why, "read") == 0)
+			err_set(e, "%s: cannot read: %s", path, strerror(saved));
+		else if (strcmp(why, "nul") == 0)
+			err_set(e, "%s: byte %zu is a NUL: not a text file", path, n + 1);
+		else
+			err_set(e, "%s: larger than %u MiB, the limit for an input file", path,
+				(unsigned)(INPUT_MAX_BYTES >> 20));
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs,
+ * no surrogates, nothing past U+10FFFF), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t avail)
+{
+	unsigned char c = s[0];
+	if (c < 0x80)
+		return 1;
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xBF;
+	if (c >= 0xC2 && c <= 0xDF) {
+		n = 2;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		n = 3;
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		n = 4;
+		if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+	} else {
+		return 0;
+	}
+	if (avail < n || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xBF)
+			return 0;
+	return n;
+}
+
+bool utf8_valid(const char *s, size_t n, size_t *bad)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_seq(p + i, n - i);
+		if (!k) {
+			if (bad)
+				*bad = i;
+			return false;
+		}
+		i += k;
+	}
+	return true;
+}
+
+bool str_has_control(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7F)
+			return true;
+	return false;
+}
+
+char *str_escape(const char *s)
+{
+	size_t n = strlen(s);
+	char *out = xmalloc(4 * n + 1), *o = out;
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		size_t k = p[i] >= 0x20 && p[i] != 0x7F ? utf8_seq(p + i, n - i) : 0;
+		if (k) {
+			memcpy(o, p + i, k);
+			o += k;
+			i += k;
+			continue;
+		}
+		static const char hex[] = "0123456789abcdef";
+		*o++ = '\\';
+		switch (p[i]) {
+		case '\n': *o++ = 'n'; break;
+		case '\r': *o++ = 'r'; break;
+		case '\t': *o++ = 't'; break;
+		default:
+			*o++ = 'x';
+			*o++ = hex[p[i] >> 4];
+			*o++ = hex[p[i] & 15];
+		}
+		i++;
+	}
+	*o = '\0';
+	return out;
+}
+
+void str_fit(char *dst, size_t size, const char *s)
+{
+	size_t n = strlen(s);
+	if (n < size) {
+		memcpy(dst, s, n + 1);
+		return;
+	}
+	/* Keep the head (what the message is about) and the tail (the
+	 * reason), eliding the middle, which is most often the middle of a
+	 * long path; a cut never splits a UTF-8 sequence. */
+	static const char dots[] = "...";
+	size_t head = size / 5, tail = size - 1 - head - (sizeof(dots) - 1);
+	while (head > 0 && ((unsigned char)s[head] & 0xC0) == 0x80)
+		head--;
+	size_t from = n - tail;
+	while (from < n && ((unsigned char)s[from] & 0xC0) == 0x80)
+		from++;
+	memcpy(dst, s, head);
+	memcpy(dst + head, dots, sizeof(dots) - 1);
+	memcpy(dst + head + sizeof(dots) - 1, s + from, n - from + 1);
+}
+
+char *str_shown(const char *s, size_t max)
+{
+	char *esc = str_escape(s);
+	if (strlen(esc) < max)
+		return esc;
+	char *out = xmalloc(max);
+	str_fit(out, max, esc);
+	free(esc);
+	return out;
+}
