@@ -418,10 +418,14 @@ uint64_t sim_run(struct sim_engine *eng)
 
 static void resume_at(struct sim_actor *a, sim_time_t at)
 {
-	if (a->wake_seq)
-		supersede(a->eng, a->wake_seq);
 	a->state = SIM_ACTOR_READY;
 	a->wake_seq = push_event(a->eng, at, RESUME, a);
+}
+
+static __attribute__((noinline)) void resume_superseding(struct sim_actor *a, sim_time_t at)
+{
+	supersede(a->eng, a->wake_seq);
+	resume_at(a, at);
 }
 
 static void actor_main(void *arg)
@@ -519,7 +523,12 @@ void sim_wake(struct sim_actor *target, sim_time_t at)
 		return;
 	}
 	target->woken = true;
-	resume_at(target, at);
+	/* the one way a resume is superseded: a blocked actor's time-out
+	 * (out of line, so that the commoner wake stays a tail call) */
+	if (target->wake_seq)
+		resume_superseding(target, at);
+	else
+		resume_at(target, at);
 }
 
 _Noreturn void sim_exit(struct sim_actor *self)

@@ -618,26 +618,27 @@ static const struct {
 	const char *message;
 	const char *args;    /* more options for run, if any */
 	const char *where;   /* a run-time budget's: the file's, program's and op's part */
+	bool heavy;          /* left out under valgrind (10,000 Ms) */
 } panics[] = {
 	{ "divide by zero",
 	  "{\"name\": \"t\", \"programs\": {\"main\": {\"vars\": {\"z\": \"int\", \"x\": \"int\"},\n"
 	  " \"body\": [{\"set\": {\"x\": {\"/\": [10, \"z\"]}}}]}}}",
-	  "panic: runtime error: integer divide by zero", NULL, NULL },
+	  "panic: runtime error: integer divide by zero", NULL, NULL, false },
 	{ "modulo zero",
 	  "{\"name\": \"t\", \"programs\": {\"main\": {\"vars\": {\"z\": \"int\", \"x\": \"int\"},\n"
 	  " \"body\": [{\"compute\": {\"%\": [10, \"z\"]}}]}}}",
-	  "panic: runtime error: integer divide by zero", NULL, NULL },
+	  "panic: runtime error: integer divide by zero", NULL, NULL, false },
 	{ "failed assertion",
 	  "{\"name\": \"t\", \"programs\": {\"main\": [\"yield\", {\"assert\": {\"cond\": {\"<\": [2, 1]}, "
 	  "\"message\": \"two is less\"}}]}}",
-	  "panic: assertion failed: two is less (program main, op 1)", NULL, NULL },
+	  "panic: assertion failed: two is less (program main, op 1)", NULL, NULL, false },
 	{ "recursion past max_depth",
 	  "{\"name\": \"t\", \"programs\": {\"main\": [{\"spawn\": {\"program\": \"r\", "
 	  "\"args\": {\"n\": 10}}}],\n"
 	  " \"r\": {\"params\": {\"n\": \"int\"}, \"max_depth\": 3, \"body\": [\n"
 	  "  {\"if\": {\"cond\": {\">\": [\"n\", 0]}, \"then\": [\n"
 	  "   {\"spawn\": {\"program\": \"r\", \"args\": {\"n\": {\"-\": [\"n\", 1]}}}}]}}]}}}",
-	  "panic: program r: recursion deeper than its max_depth 3", NULL, NULL },
+	  "panic: program r: recursion deeper than its max_depth 3", NULL, NULL, false },
 	/* 1365 GiB alone fits the budget's 357,913,941 pages (at 12 bytes);
 	 * after the first GiB it does not, and nothing that large is made */
 	{ "allocs past the memory budget",
@@ -646,7 +647,7 @@ static const struct {
 	  " {\"alloc\": {\"into\": \"r\", \"size\": \"1365GiB\"}}]}}}",
 	  "panic: runtime: out of memory: alloc of 1465657589760 bytes (357826560 page records) would "
 	  "take the run past its 4 GiB memory budget",
-	  NULL, "panic.json: program main, op 1: alloc)" },
+	  NULL, "panic.json: program main, op 1: alloc)", false },
 	/* Run-time budgets [policies/interp.c: Budgets]: what the compiler
 	 * cannot count ends in a panic naming file, program and op, never in
 	 * the kernel's OOM killer or exit 3.  A lowered budget keeps them
@@ -659,7 +660,7 @@ static const struct {
 	  " \"w\": [\"yield\", {\"recv\": \"c\"}]}}",
 	  "panic: runtime: out of memory: a goroutine of program w would take the run past its 16 MiB "
 	  "memory budget",
-	  "--max-memory 16MiB", "panic.json: program main, op 1: spawn)" },
+	  "--max-memory 16MiB", "panic.json: program main, op 1: spawn)", false },
 	{ "recursion bounded only by its depth (2^41 goroutines)",
 	  "{\"name\": \"t\", \"channels\": {\"c\": 0}, \"programs\": {\n"
 	  " \"main\": [{\"spawn\": {\"program\": \"r\", \"args\": {\"n\": 40}}}],\n"
@@ -669,18 +670,18 @@ static const struct {
 	  "  {\"recv\": \"c\"}]}}}",
 	  "panic: runtime: out of memory: a goroutine of program r would take the run past its 16 MiB "
 	  "memory budget",
-	  "--max-memory 16MiB", "panic.json: program r, op 1: spawn)" },
+	  "--max-memory 16MiB", "panic.json: program r, op 1: spawn)", false },
 	{ "a channel of capacity 2^32 - 1",
 	  "{\"name\": \"t\", \"programs\": {\"main\": {\"vars\": {\"c\": \"chan\"}, \"body\": [\n"
 	  " {\"chan\": {\"into\": \"c\", \"cap\": 4294967295}}, {\"send\": {\"chan\": \"c\", \"value\": 1}}]}}}",
 	  "panic: runtime: out of memory: a channel of capacity 4294967295 (32768.0 MiB) would take the "
 	  "run past its 4 GiB memory budget",
-	  NULL, "panic.json: program main, op 0: make)" },
+	  NULL, "panic.json: program main, op 0: make)", false },
 	{ "mutexes made in an endless loop",
 	  "{\"name\": \"t\", \"programs\": {\"main\": {\"vars\": {\"mu\": \"mutex\"}, \"body\": [\n"
 	  " {\"loop\": {\"count\": 1000000000000, \"body\": [{\"mutex\": \"mu\"}]}}]}}}",
 	  "panic: runtime: out of memory: a new mutex would take the run past its 16 MiB memory budget",
-	  "--max-memory 16MiB", "panic.json: program main, op 1: make)" },
+	  "--max-memory 16MiB", "panic.json: program main, op 1: make)", false },
 	/* Ms: one per goroutine blocked in a system call.  Past the budget,
 	 * or past Go's 10000-thread limit (the default budget's case; it
 	 * would otherwise exhaust vm.max_map_count, two maps an M) */
@@ -688,20 +689,22 @@ static const struct {
 	  "{\"name\": \"t\", \"programs\": {\"main\": [{\"spawn\": {\"program\": \"s\", "
 	  "\"count\": 20000}}],\n \"s\": [{\"syscall\": \"1s\"}]}}",
 	  "would take the run past its 16 MiB memory budget (",
-	  "--max-memory 16MiB", "panic.json)" },
+	  "--max-memory 16MiB", "panic.json)", false },
 	{ "Ms for goroutines in system calls, past the thread limit",
 	  "{\"name\": \"t\", \"programs\": {\"main\": [{\"spawn\": {\"program\": \"s\", "
 	  "\"count\": 10500}}],\n \"s\": [{\"syscall\": \"1s\"}]}}",
 	  "panic: runtime: program exceeds 10000-thread limit",
-	  NULL, "panic.json)" },
+	  NULL, "panic.json)", true },
 	{ "close of a closed channel",
 	  "{\"name\": \"t\", \"channels\": {\"c\": 1}, \"programs\": {\"main\": "
 	  "[{\"close\": \"c\"}, {\"close\": \"c\"}]}}",
-	  "panic: ", NULL, NULL },
+	  "panic: ", NULL, NULL, false },
 };
 
 START_TEST(panic_exits_2_with_go_message)
 {
+	if (panics[_i].heavy && test_under_valgrind())
+		return;
 	char *path = write_file("panic.json", panics[_i].json);
 	char *out, *err;
 	int rc = schedlabf(&out, &err, "run -p steal -t numa1 -w '%s' --json - %s", path,
