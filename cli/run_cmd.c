@@ -66,10 +66,10 @@ bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
 const char cli_limits_help[] =
 	"  --max-sim-time T   cut the run when its simulated clock would pass T (default\n"
 	"                     1h, at most 100h; units ns, us, ms, s, min, h)\n"
-	"  --max-wall-time T  cut the run when it has taken T of real time (default 10min)\n"
-	"  --max-memory SIZE  the simulator memory a workload's run may make, in goroutines,\n"
-	"                     Ms, objects and page records (default and at most 4GiB, at\n"
-	"                     least 16MiB; units B, KiB, MiB, GiB); past it the workload\n"
+	"  --max-wall-time T  cut the run when it has run T of real time (default 10min)\n"
+	"  --max-memory SIZE  the simulator memory a workload's run may make (goroutines,\n"
+	"                     Ms, objects, page records; default and at most 4GiB, at\n"
+	"                     least 16MiB; units B, KiB, MiB, GiB): past it the workload\n"
 	"                     panics with runtime: out of memory\n";
 
 /* "1.5h" -> ns, or a size "64MiB" -> bytes: a positive number and a unit
