@@ -290,6 +290,15 @@ void sim_engine_free(struct sim_engine *eng)
 }
 
 size_t sim_pending(const struct sim_engine *eng) { return queue_len(eng); }
+
+size_t sim_pending_live(struct sim_engine *eng)
+{
+	assert(!eng->current && "sim_pending_live is for between runs");
+	/* after sim_run_until no stale event points at an unmapped actor */
+	if (eng->stale)
+		purge_stale(eng);
+	return queue_len(eng);
+}
 const struct sim_stats *sim_stats(const struct sim_engine *eng) { return &eng->stats; }
 struct sim_actor *sim_current(const struct sim_engine *eng) { return eng->current; }
 

@@ -90,6 +90,9 @@ static inline sim_time_t sim_now(const struct sim_engine *eng)
 	return ((const struct sim_engine_head *)(const void *)eng)->now;
 }
 size_t sim_pending(const struct sim_engine *eng);
+/* Pending events that can still fire (superseded resumes are taken out
+ * first).  Between runs only. */
+size_t sim_pending_live(struct sim_engine *eng);
 const struct sim_stats *sim_stats(const struct sim_engine *eng);
 struct sim_actor *sim_current(const struct sim_engine *eng);
 

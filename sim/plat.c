@@ -522,8 +522,11 @@ void simp_rt_run(struct rt *rt)
 	sim_time_t limit = (sim_time_t)rt->start_ns + (sim_time_t)rt->max_sim_ns;
 	sim_run_until(eng, limit);
 	bool fired = watchdog_stop(&wd);
-	/* Over by itself (done: completed, deadlocked or panicked), or cut. */
-	if (!plat_peek_u32(&rt->sched.done))
+	/* Over by itself (done: completed, deadlocked or panicked), or cut --
+	 * unless nothing is left to fire: every M asleep with nothing to wake
+	 * it, and the core never saw the end.  That is the core's to find
+	 * (checkdead); such a run is reported as it always was, not as cut. */
+	if (!plat_peek_u32(&rt->sched.done) && (fired || sim_pending_live(eng) > 0))
 		cut_run(rt, fired ? sim_now(eng) : limit,
 			fired ? RT_ENDED_WALL_TIME : RT_ENDED_SIM_TIME);
 	simp_rt = NULL;

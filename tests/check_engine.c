@@ -336,6 +336,39 @@ START_TEST(superseded_timeouts_leave_the_queue)
 }
 END_TEST
 
+/* Between runs, sim_pending_live counts what can still fire: not the
+ * superseded time-out at 1000 (still queued at 500, unless it was
+ * dropped at once), only the waker's wake at 2007. */
+static void blocks_after_wake(struct sim_actor *self, void *arg)
+{
+	(void)arg;
+	ck_assert(sim_block_until(self, 1000));
+	sim_block(self);
+}
+
+static void wakes_then_sleeps(struct sim_actor *self, void *arg)
+{
+	sim_sleep(self, 7);
+	sim_wake(arg, sim_now(self->eng));
+	sim_sleep(self, 2000);
+}
+
+START_TEST(pending_live_leaves_out_superseded_timeouts)
+{
+	struct sim_engine *eng = sim_engine_new();
+	struct sim_actor *a = sim_spawn(eng, "blocked", blocks_after_wake, NULL, 0);
+	sim_spawn(eng, "waker", wakes_then_sleeps, a, 0);
+	sim_run_until(eng, 500);
+	size_t all = sim_pending(eng);
+	ck_assert_uint_eq(sim_pending_live(eng), 1);
+	ck_assert_uint_le(sim_pending(eng), all);
+	sim_run(eng);
+	ck_assert_uint_eq(sim_now(eng), 2007);
+	ck_assert_uint_eq(sim_pending_live(eng), 0);
+	sim_engine_free(eng);
+}
+END_TEST
+
 /* sim_sleep saturates: a sleep to past 2^64 - 1 waits forever, it does
  * not wrap into the past. */
 static bool slept_through;
@@ -480,6 +513,7 @@ Suite *make_engine_suite(void)
 	tcase_add_test(tc, engine_frees_actors_left_blocked);
 	tcase_add_test(tc, superseded_timeouts_leave_the_queue);
 	tcase_add_test(tc, sleep_past_the_end_of_time_saturates);
+	tcase_add_test(tc, pending_live_leaves_out_superseded_timeouts);
 	tcase_add_test(tc, stop_from_another_thread_ends_the_run);
 	tcase_add_test(tc, same_inputs_give_the_same_trace);
 	tcase_add_test(tc, context_switch_preserves_callee_saved_state);
