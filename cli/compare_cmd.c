@@ -30,6 +30,8 @@ void cli_help_compare(FILE *f)
 		"usage: schedlab compare -p P1,P2,... [-t TOPOLOGY] [-w WORKLOAD] [--procs N]\n"
 		"                        [--seeds N] [--seed S] [--set KEY=VALUE ...]\n"
 		"                        [--json FILE|- | --csv FILE|-]\n"
+		"                        [--max-sim-time T] [--max-wall-time T]\n"
+		"                        [--max-memory SIZE]\n"
 		"\n"
 		"Runs one workload on one simulated machine under several policies, each with\n"
 		"the same seeds, and prints one table: a row per metric, a column per policy,\n"
@@ -60,13 +62,16 @@ void cli_help_compare(FILE *f)
 		"  --csv FILE|-       instead, write a row per metric and column,\n"
 		"                     metric,column,mean,ci95,n,rel_change (a fraction), to\n"
 		"                     FILE, or to stdout with - (then no table)\n"
+		"%s"
+		"                     (the limits apply to each run on its own)\n"
 		"\n"
 		"The change of a column is (its mean - the first column's) / |the first column's|.\n"
 		"A metric a run did not produce is \"-\" in the table and absent from JSON and CSV.\n"
 		"\n"
-		"Exit status: 0 every run completed; 1 a run deadlocked, 2 a run panicked (its\n"
-		"summary and Go's message are printed, naming its column and seed; no run after\n"
-		"it is made); 2 bad input.\n");
+		"Exit status: 0 every run completed; 1 a run deadlocked, 2 a run panicked, 4 a\n"
+		"run was cut at a time limit (its summary and the message are printed, naming\n"
+		"its column and seed; no run after it is made); 2 bad input.\n",
+		cli_limits_help);
 }
 
 /* ---- Columns ---- */
@@ -552,8 +557,10 @@ static int write_csv(const char *path, const struct compare *c, const struct sta
 /* ---- The command ---- */
 
 /* Every run, column by column, seed by seed, each report kept in c->runs.
- * A run that deadlocks or panics ends the comparison as it ends `run`:
- * its summary (or with --json -, its report), Go's message, exit 1 or 2. */
+ * A run that deadlocks, panics or is cut at a time limit ends the
+ * comparison as it ends `run`: its summary (or with --json -, its
+ * report), the message, exit 1, 2 or 4 -- a cut run's figures would not
+ * be comparable with the others'. */
 static int run_all(struct compare *c, struct cli_run *run, const char *json)
 {
 	c->runs = cJSON_CreateArray();
@@ -572,7 +579,7 @@ static int run_all(struct compare *c, struct cli_run *run, const char *json)
 			run->api->destroy(rt);
 			cJSON *report = cli_report_json(run);
 			cJSON_AddItemToArray(c->runs, report);
-			if (!run->r.deadlock && !run->r.panicked)
+			if (!run->r.deadlock && !run->r.panicked && run->r.ended == RT_ENDED_ITSELF)
 				continue;
 			if (json && strcmp(json, "-") == 0)
 				cli_write_json(CMD, json, report);
@@ -581,7 +588,8 @@ static int run_all(struct compare *c, struct cli_run *run, const char *json)
 			fflush(stdout);
 			fprintf(stderr, "schedlab %s: column %d (%s), seed %llu:\n", CMD, j + 1,
 				c->cols[j].label, (unsigned long long)run->seed);
-			return rt_result_report_fatal(&run->r, stderr);
+			int rc = rt_result_report_fatal(&run->r, stderr);
+			return rc ? rc : cli_report_cut(CMD, run, stderr);
 		}
 	}
 	return 0;
@@ -594,6 +602,7 @@ int cmd_compare(int argc, char **argv)
 	int nsets = 0;
 	uint64_t seed = 1, procs = 0, nseeds = 1;
 	bool seed_given = false;
+	struct cli_run limits = { .seed = 0 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char **val = NULL;
@@ -614,7 +623,8 @@ int cmd_compare(int argc, char **argv)
 		} else if (strcmp(a, "--csv") == 0) {
 			val = &csv;
 		} else if (strcmp(a, "--procs") != 0 && strcmp(a, "--seed") != 0 &&
-			   strcmp(a, "--seeds") != 0 && strcmp(a, "--set") != 0) {
+			   strcmp(a, "--seeds") != 0 && strcmp(a, "--set") != 0 &&
+			   !cli_is_limit_option(a)) {
 			return cli_usage_error(CMD, "unknown option '%s'", a);
 		}
 		if (++i == argc)
@@ -622,6 +632,10 @@ int cmd_compare(int argc, char **argv)
 		const char *v = argv[i];
 		if (val) {
 			*val = v;
+		} else if (cli_is_limit_option(a)) {
+			int rc = cli_parse_limit(CMD, a, v, &limits);
+			if (rc)
+				return rc;
 		} else if (strcmp(a, "--procs") == 0) {
 			if (!cli_parse_u64(v, 4096, &procs) || procs == 0)
 				return cli_usage_error(CMD, "--procs %s: expected a number from 1 to 4096",
@@ -688,6 +702,9 @@ int cmd_compare(int argc, char **argv)
 	run->topo = topo;
 	run->wl = wl;
 	run->procs = procs ? (int)procs : topo->npus;
+	run->max_sim_ns = limits.max_sim_ns;
+	run->max_wall_ns = limits.max_wall_ns;
+	run->max_memory = limits.max_memory;
 
 	rc = run_all(&c, run, json);
 	if (rc == 0) {

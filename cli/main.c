@@ -16,9 +16,11 @@ static void help(FILE *f)
 		"  schedlab topo [-t TOPOLOGY] [--mlc] [--json]\n"
 		"  schedlab run -p POLICY -t TOPOLOGY -w WORKLOAD [--procs N] [--seed N]\n"
 		"               [--set KEY=VALUE ...] [--json FILE|-] [--native]\n"
+		"               [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
 		"  schedlab compare -p P1,P2,... [-t TOPOLOGY] [-w WORKLOAD] [--procs N]\n"
 		"               [--seeds N] [--seed S] [--set KEY=VALUE ...]\n"
 		"               [--json FILE|- | --csv FILE|-]\n"
+		"               [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
 		"  schedlab workload expand WORKLOAD [--seed N] [-o FILE|-]\n"
 		"  schedlab workload show NAME\n"
 		"  schedlab --version\n"
@@ -35,7 +37,9 @@ static void help(FILE *f)
 		"`schedlab COMMAND --help` describes each command's options.\n"
 		"\n"
 		"Exit status: 0 success, 1 the run found what it was asked to find,\n"
-		"2 bad input (the message names the file, the JSON path and the problem).\n",
+		"2 bad input (the message names the file, the JSON path and the problem;\n"
+		"also a workload that panics, past its memory budget included), 4 a simulated\n"
+		"run cut at --max-sim-time or --max-wall-time (its report is partial).\n",
 		SCHEDLAB_VERSION);
 }
 

@@ -23,6 +23,9 @@ struct cli_run {
 	const struct workload *wl;
 	uint64_t seed;
 	int procs;
+	/* --max-sim-time, --max-wall-time, --max-memory (0: the default) */
+	int64_t max_sim_ns, max_wall_ns;
+	uint64_t max_memory;
 	struct rt_result r;
 };
 
@@ -30,6 +33,13 @@ struct cli_run {
 
 /* A decimal integer from 0 to max, nothing else. */
 bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
+/* Whether a is one of the limit options (--max-sim-time, --max-wall-time,
+ * --max-memory), which run, compare and workload expand share; and its
+ * value, into run (0, or a usage error's EXIT_BADINPUT). */
+bool cli_is_limit_option(const char *a);
+int cli_parse_limit(const char *cmd, const char *a, const char *v, struct cli_run *run);
+/* The options' lines of --help. */
+extern const char cli_limits_help[];
 /* api's policies as "a, b, c", for the message of an unknown -p. */
 void cli_policy_names(const struct rt_api *api, char *buf, size_t size);
 /* pol's knobs at their defaults, one per knob (at least one slot); the
@@ -58,6 +68,10 @@ void cli_report_text(const struct cli_run *run);
 /* o, printed, to path ("-": stdout); returns 0, or EXIT_BADINPUT with a
  * message naming cmd and --json path. */
 int cli_write_json(const char *cmd, const char *path, const cJSON *o);
+
+/* If the run was cut at a limit, says so on f -- which limit, where, the
+ * option that raises it -- and returns EXIT_LIMIT; else 0. */
+int cli_report_cut(const char *cmd, const struct cli_run *run, FILE *f);
 
 /* The unit that suits a duration of ns nanoseconds, as the text summary
  * shows it: its name ("ns", "us", "ms", "s"), the nanoseconds in one of

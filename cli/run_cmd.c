@@ -19,6 +19,7 @@ void cli_help_run(FILE *f)
 	fprintf(f,
 		"usage: schedlab run -p POLICY -t TOPOLOGY -w WORKLOAD [--procs N] [--seed N]\n"
 		"                    [--set KEY=VALUE ...] [--json FILE|-] [--native]\n"
+		"                    [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
 		"\n"
 		"Runs a workload under a scheduling policy on a simulated machine (or, with\n"
 		"--native, on this one) and prints what it measured.\n"
@@ -34,11 +35,17 @@ void cli_help_run(FILE *f)
 		"  --set KEY=VALUE    set a policy knob (repeatable; see `schedlab list policies`)\n"
 		"  --json FILE|-      write the report as JSON to FILE, or to stdout with -\n"
 		"  --native           run on this machine's threads instead of simulating\n"
+		"%s"
+		"\n"
+		"A simulated run cut at --max-sim-time or --max-wall-time still reports what it\n"
+		"did up to the cut, marked \"ended\" in JSON and CUT in the text.\n"
 		"\n"
 		"Exit status: 0 the run completed; 1 it deadlocked (goroutines were left\n"
 		"waiting with nothing to wake them: they are listed with what they wait for);\n"
 		"2 bad input, including a workload that panics (a send on a closed channel, a\n"
-		"negative WaitGroup counter, an unlock of an unlocked mutex).\n");
+		"negative WaitGroup counter, an unlock of an unlocked mutex, the memory budget\n"
+		"exceeded); 4 the run was cut at a time limit.\n",
+		cli_limits_help);
 }
 
 bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -52,6 +59,123 @@ bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+/* ---- Limits [docs/runtime.md, "Limits"] ---- */
+
+const char cli_limits_help[] =
+	"  --max-sim-time T   cut the run when its simulated clock would pass T (default\n"
+	"                     1h, at most 100h; units ns, us, ms, s, min, h)\n"
+	"  --max-wall-time T  cut the run when it has run T of real time (default 10min)\n"
+	"  --max-memory SIZE  the simulator memory a workload's run may make (goroutines,\n"
+	"                     Ms, objects, page records; default and at most 4GiB, at\n"
+	"                     least 16MiB; units B, KiB, MiB, GiB): past it the workload\n"
+	"                     panics with runtime: out of memory\n";
+
+/* "1.5h" -> ns, or a size "64MiB" -> bytes: a positive number and a unit
+ * from units (names and their multipliers), at most max. */
+struct unit {
+	const char *name;
+	double mult;
+};
+
+static bool parse_quantity(const char *s, const struct unit *units, double min, double max,
+			   double *out)
+{
+	char *end;
+	errno = 0;
+	if (!(*s >= '0' && *s <= '9') && *s != '.')
+		return false;
+	double x = strtod(s, &end);
+	if (errno || end == s)
+		return false;
+	for (const struct unit *u = units; u->name; u++) {
+		if (strcmp(end, u->name) != 0)
+			continue;
+		x *= u->mult;
+		if (!(x >= min && x <= max))
+			return false;
+		*out = x;
+		return true;
+	}
+	return false;
+}
+
+static const struct unit time_units[] = {
+	{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "min", 60e9 }, { "h", 3600e9 },
+	{ NULL, 0 },
+};
+static const struct unit size_units[] = {
+	{ "B", 1 }, { "KiB", 1024.0 }, { "MiB", 1048576.0 }, { "GiB", 1073741824.0 },
+	{ "K", 1024.0 }, { "M", 1048576.0 }, { "G", 1073741824.0 }, { NULL, 0 },
+};
+
+#define WALL_MAX_NS (8760 * 3600e9)   /* a year */
+#define MEMORY_MIN (16u << 20)
+
+bool cli_is_limit_option(const char *a)
+{
+	return strcmp(a, "--max-sim-time") == 0 || strcmp(a, "--max-wall-time") == 0 ||
+	       strcmp(a, "--max-memory") == 0;
+}
+
+int cli_parse_limit(const char *cmd, const char *a, const char *v, struct cli_run *run)
+{
+	double x;
+	if (strcmp(a, "--max-sim-time") == 0) {
+		if (!parse_quantity(v, time_units, 1, (double)RT_MAX_SIM_NS, &x))
+			return cli_usage_error(cmd, "--max-sim-time %s: expected a time from 1ns to "
+					       "100h, with a unit (ns, us, ms, s, min or h)", v);
+		run->max_sim_ns = (int64_t)x;
+	} else if (strcmp(a, "--max-wall-time") == 0) {
+		if (!parse_quantity(v, time_units, 1e6, WALL_MAX_NS, &x))
+			return cli_usage_error(cmd, "--max-wall-time %s: expected a time from 1ms to "
+					       "8760h, with a unit (ns, us, ms, s, min or h)", v);
+		run->max_wall_ns = (int64_t)x;
+	} else {
+		if (!parse_quantity(v, size_units, MEMORY_MIN, (double)WL_MEMORY_BUDGET, &x))
+			return cli_usage_error(cmd, "--max-memory %s: expected a size from 16MiB to "
+					       "4GiB, with a unit (B, KiB, MiB or GiB)", v);
+		run->max_memory = (uint64_t)x;
+	}
+	return 0;
+}
+
+/* A limit as the options spell it: "1h", "10min", "250ms" (in the largest
+ * unit that divides it). */
+static const char *fmt_limit(char buf[32], int64_t ns)
+{
+	static const struct unit *const units = time_units;
+	int i = 5;
+	while (i > 0 && ns % (int64_t)units[i].mult != 0)
+		i--;
+	snprintf(buf, 32, "%lld%s", (long long)(ns / (int64_t)units[i].mult), units[i].name);
+	return buf;
+}
+
+int cli_report_cut(const char *cmd, const struct cli_run *run, FILE *f)
+{
+	const struct rt_result *r = &run->r;
+	char lim[32], at[16];
+	switch (r->ended) {
+	case RT_ENDED_ITSELF:
+	case RT_ENDED__COUNT:
+		return 0;
+	case RT_ENDED_SIM_TIME:
+		fprintf(f, "schedlab %s: the run reached its simulated-time limit, %s, and was cut "
+			   "there: the report covers it up to that point (--max-sim-time raises the "
+			   "limit)\n",
+			cmd, fmt_limit(lim, run->max_sim_ns ? run->max_sim_ns : RT_DEFAULT_MAX_SIM_NS));
+		break;
+	case RT_ENDED_WALL_TIME:
+		fprintf(f, "schedlab %s: the run reached its wall-clock limit, %s, and was cut at %s "
+			   "of simulated time: the report covers it up to that point (--max-wall-time "
+			   "raises the limit)\n",
+			cmd, fmt_limit(lim, run->max_wall_ns ? run->max_wall_ns : RT_DEFAULT_MAX_WALL_NS),
+			cli_fmt_ns(at, (double)r->makespan_ns));
+		break;
+	}
+	return EXIT_LIMIT;
 }
 
 static cJSON *latency_json(const struct hist *h)
@@ -90,6 +214,8 @@ cJSON *cli_report_json(const struct cli_run *run)
 	cJSON_AddBoolToObject(m, "deadlock", r->deadlock);
 	if (r->panicked)
 		cJSON_AddStringToObject(m, "panic", r->panic);
+	if (r->ended != RT_ENDED_ITSELF)
+		cJSON_AddStringToObject(m, "ended", rt_ended_names[r->ended]);
 	if (r->sched_latency.count)
 		cJSON_AddItemToObject(m, "sched_latency_ns", latency_json(&r->sched_latency));
 	if (r->requests) {
@@ -213,7 +339,10 @@ void cli_report_text(const struct cli_run *run)
 	printf("%s run: policy %s, topology %s, workload %s, %d Ps, seed %llu\n", run->api->mode,
 	       run->pol->name, run->topo->name, run->wl->name, run->procs,
 	       (unsigned long long)run->seed);
-	printf(LABEL "%.3f ms\n", "makespan", (double)r->makespan_ns / 1e6);
+	printf(LABEL "%.3f ms%s\n", "makespan", (double)r->makespan_ns / 1e6,
+	       r->ended == RT_ENDED_SIM_TIME    ? ", CUT at the simulated-time limit"
+	       : r->ended == RT_ENDED_WALL_TIME ? ", CUT at the wall-clock limit"
+						: "");
 	printf(LABEL "%llu made, %llu completed%s\n", "goroutines", (unsigned long long)r->goroutines,
 	       (unsigned long long)r->completed, r->deadlock ? ", DEADLOCK" : "");
 	printf(LABEL "%.1f goroutines/s\n", "throughput",
@@ -365,6 +494,7 @@ void cli_help_workload(FILE *f)
 	fprintf(f,
 		"usage: schedlab workload expand WORKLOAD [--seed N] [-o FILE|-] [-p POLICY]\n"
 		"                [-t TOPOLOGY] [--procs N] [--set KEY=VALUE ...]\n"
+		"                [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
 		"       schedlab workload show NAME\n"
 		"\n"
 		"show prints a bundled workload's JSON, to start a new one from.\n"
@@ -375,7 +505,9 @@ void cli_help_workload(FILE *f)
 		"those values instead of sampling, and gives the report the workload gives with\n"
 		"that seed.  The policy (default steal), topology and procs choose the run the\n"
 		"values are drawn in; a workload whose control flow does not depend on\n"
-		"scheduling draws the same values under any of them.\n");
+		"scheduling draws the same values under any of them.  The limits are run's\n"
+		"(see `schedlab run --help`); a run cut at a time limit writes no trace (exit\n"
+		"4), and the recorded draws count against --max-memory.\n");
 }
 
 /* `run', and `workload expand' (expand: where the trace goes; the run is
@@ -388,6 +520,8 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	int nsets = 0;
 	uint64_t seed = 1, procs = 0;
 	bool native = false, seed_given = false;
+	struct cli_run run = { .seed = 0 };
+	const char *time_limit = NULL;   /* the first time limit given (for --native's error) */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char **val = NULL;
@@ -411,7 +545,7 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 		} else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && expand) {
 			val = &expand;
 		} else if (strcmp(a, "--procs") != 0 && strcmp(a, "--seed") != 0 &&
-			   strcmp(a, "--set") != 0) {
+			   strcmp(a, "--set") != 0 && !cli_is_limit_option(a)) {
 			return cli_usage_error(cmd, "unknown option '%s'", a);
 		}
 		if (++i == argc)
@@ -419,6 +553,12 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 		const char *v = argv[i];
 		if (val) {
 			*val = v;
+		} else if (cli_is_limit_option(a)) {
+			int rc = cli_parse_limit(cmd, a, v, &run);
+			if (rc)
+				return rc;
+			if (!time_limit && strcmp(a, "--max-memory") != 0)
+				time_limit = a;
 		} else if (strcmp(a, "--procs") == 0) {
 			if (!cli_parse_u64(v, 4096, &procs) || procs == 0)
 				return cli_usage_error(cmd, "--procs %s: expected a number from 1 to 4096",
@@ -441,12 +581,16 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	if (native && topology && strcmp(topology, "host") != 0)
 		return cli_usage_error(cmd, "--native runs on this machine: -t must be host, not '%s'",
 				       topology);
+	if (native && time_limit)
+		return cli_usage_error(cmd, "%s: only a simulated run is cut at a time limit, not a "
+				       "--native one", time_limit);
 	int claim = json ? cli_out_claim(cmd, "--json", json)
 		  : expand ? cli_out_claim(cmd, "-o", expand) : 0;
 	if (claim)
 		return claim;
 
-	struct cli_run run = { .api = native ? &nat__rt_api : &sim__rt_api, .seed = seed };
+	run.api = native ? &nat__rt_api : &sim__rt_api;
+	run.seed = seed;
 	run.pol = run.api->pol_find(policy);
 	if (!run.pol) {
 		char names[256];
@@ -507,7 +651,10 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	if (!rt) {
 		rc = cli_input_error(&e);
 	} else if (expand) {
+		/* a cut run's trace would end where it was cut: no trace */
 		rc = rt_result_report_fatal(&run.r, stderr);
+		if (rc == 0)
+			rc = cli_report_cut(cmd, &run, stderr);
 		if (rc == 0)
 			rc = write_trace(cmd, expand, wl, seed, run.api, rt);
 		run.api->destroy(rt);
@@ -522,6 +669,8 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 			cli_report_text(&run);
 		if (rc == 0)
 			rc = rt_result_report_fatal(&run.r, stderr);
+		if (rc == 0)
+			rc = cli_report_cut(cmd, &run, stderr);
 	}
 	wl_free(wl);
 	topo_free(topo);
@@ -572,6 +721,9 @@ struct rt *cli_run_exec(struct cli_run *run, bool record_draws, struct err *e)
 		.topo = run->topo,
 		.workload = run->wl,
 		.record_draws = record_draws,
+		.max_sim_ns = run->max_sim_ns,
+		.max_wall_ns = run->max_wall_ns,
+		.max_memory = run->max_memory,
 	};
 	struct rt *rt = run->api->create(&cfg, e);
 	if (rt) {

@@ -24,7 +24,9 @@
 #include "policies/runtime.h"
 
 #include <assert.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +34,53 @@
 #include "workloads/json.h"
 
 #define MAIN_KEY 0x6d61696e2d67ULL
+
+/* ---- Budgets ----
+ *
+ * Valid input must not be able to exhaust the machine: a workload's run
+ * counts what it makes against a memory budget (WL_MEMORY_BUDGET, or a
+ * lower one the run was given), in bytes of simulator memory never given
+ * back -- what is made lives to the end of the run.  Counted: goroutines
+ * (WL_BYTES_PER_G each, a slab at a time, as the compiler's check counts
+ * them), Ms (RT_BYTES_PER_M), made channels with their buffers, mutexes
+ * and wait groups (WL_BYTES_PER_OBJ), regions' page records
+ * (WL_BYTES_PER_PAGE a page) and a trace's recorded draws.  What would
+ * pass it panics, as Go's runtime does when memory runs out, naming the
+ * file, program and op that asked; the run then ends like any panic
+ * (exit 2).  The compiler refuses what it can bound before the run; this
+ * catches the rest: counts computed at run time, recursion, loops. */
+
+/* "4 GiB memory budget" (or MiB), and what of it is used. */
+static const char *budget_str(const struct rt *rt)
+{
+	static _Thread_local char buf[96];
+	uint64_t b = rt->mem_budget;
+	double used = (double)__atomic_load_n(&rt->mem_used, __ATOMIC_RELAXED);
+	if (b % (1u << 30) == 0)
+		snprintf(buf, sizeof(buf), "its %llu GiB memory budget (%.2f GiB used)",
+			 (unsigned long long)(b >> 30), used / (1u << 30));
+	else
+		snprintf(buf, sizeof(buf), "its %.0f MiB memory budget (%.1f MiB used)",
+			 (double)b / (1u << 20), used / (1u << 20));
+	return buf;
+}
+
+void rt_budget_panic(struct m *m, struct g *g, const char *fmt, ...)
+{
+	char msg[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	const struct workload *w = m->rt->wl;
+	const char *file = w->file ? w->file : w->name;
+	const struct gframe *f = g && !g->fn ? g_frame(g) : NULL;
+	if (f)
+		rt_panic(m, "%s (%s: program %s, op %u: %s)", msg, file, f->prog->name, f->pc,
+			 wl_op_name(f->prog->ops[f->pc].code));
+	else
+		rt_panic(m, "%s (%s)", msg, file);
+}
 
 /* ---- Streams ---- */
 
@@ -43,13 +92,18 @@ void rt_stream_init(struct rt *rt, struct rt_stream *s, uint64_t key)
 	s->replay = rt->wl->trace ? wl_trace_find(rt->wl, key) : NULL;
 }
 
-static void record(struct rt *rt, uint64_t key, int64_t v)
+/* false: no room in the budget to keep the draw */
+static bool record(struct rt *rt, uint64_t key, int64_t v)
 {
 	if (rt->nrec == rt->caprec) {
-		rt->caprec = rt->caprec ? 2 * rt->caprec : 1024;
+		size_t cap = rt->caprec ? 2 * rt->caprec : 1024;
+		if (!rt_mem_charge(rt, (cap - rt->caprec) * sizeof(*rt->rec)))
+			return false;
+		rt->caprec = cap;
 		rt->rec = xrealloc(rt->rec, rt->caprec * sizeof(*rt->rec));
 	}
 	rt->rec[rt->nrec++] = (struct wl_draw){ key, v };
+	return true;
 }
 
 int64_t rt_draw(struct m *m, struct rt_stream *s, const struct dist *d)
@@ -72,8 +126,10 @@ int64_t rt_draw(struct m *m, struct rt_stream *s, const struct dist *d)
 	dist_rng_use(m->gsl, &s->state);
 	v = dist_sample(d, m->gsl);
 	s->used++;
-	if (rt->recording)
-		record(rt, s->key, v);
+	if (rt->recording && !record(rt, s->key, v))
+		rt_budget_panic(m, m->curg, "runtime: out of memory: the trace's draw %zu would take "
+					    "the run past %s",
+				rt->nrec + 1, budget_str(rt));
 	return v;
 }
 
@@ -100,20 +156,14 @@ static uint64_t region_pages(uint64_t bytes)
 	return bytes / 4096 + (bytes % 4096 != 0) + (bytes == 0);
 }
 
-/* Whether a region of that size keeps the run's regions within the memory
- * budget (the model's per-page records are never given back, so every
- * region made counts, freed or not). */
-static bool region_fits(const struct rt *rt, uint64_t bytes)
-{
-	uint64_t pages = rt->region_pages + region_pages(bytes);
-	return pages >= rt->region_pages && pages <= WL_MEMORY_BUDGET / WL_BYTES_PER_PAGE;
-}
-
+/* NULL if its page records would take the run past its budget [Budgets]
+ * (the model's records are never given back, so every region made
+ * counts, freed or not). */
 static struct rt_region *region_new(struct rt *rt, uint64_t bytes, int place, int node)
 {
-	if (!region_fits(rt, bytes))
+	if (!rt_mem_charge(rt, region_pages(bytes) * WL_BYTES_PER_PAGE))
 		return NULL;
-	rt->region_pages += region_pages(bytes);
+	__atomic_add_fetch(&rt->region_pages, region_pages(bytes), __ATOMIC_RELAXED);
 	struct rt_region *r = xcalloc(1, sizeof(*r));
 	r->bytes = bytes;
 	/* a workload written for more nodes than the machine has wraps */
@@ -131,14 +181,21 @@ static void region_free(struct rt *rt, struct rt_region *r)
 	free(r);
 }
 
-void rt_interp_init(struct rt *rt)
+bool rt_interp_init(struct rt *rt, struct err *e)
 {
 	const struct workload *w = rt->wl;
 	rt->regions = xcalloc(w->nregions + 1, sizeof(*rt->regions));
 	for (uint32_t i = 0; i < w->nregions; i++) {
 		const struct prog_region *pr = &w->regions[i];
 		rt->regions[i] = region_new(rt, pr->bytes, pr->place, pr->node);
+		if (!rt->regions[i]) {
+			/* the compiler's check fits them in the largest budget */
+			err_set(e, "%s: region %s would take the run past %s", w->file ? w->file : w->name,
+				pr->name, budget_str(rt));
+			return false;
+		}
 	}
+	return true;
 }
 
 static void free_made(struct rt *rt, enum prog_type t, void *obj)
@@ -289,6 +346,12 @@ static bool spawn(struct m *m, struct g *g, const struct program *prog, const st
 		return false;
 	/* made, given its frame, and only then queued where another M may run it */
 	struct g *c = rt_newg(m, prog, NULL, NULL);
+	if (!c) {
+		rt_budget_panic(m, g, "runtime: out of memory: a goroutine of program %s would take "
+				      "the run past %s",
+				prog->name, budget_str(rt));
+		return false;
+	}
 	rt_prog_init_g(rt, g, c);
 	for (uint32_t k = 0; k < op->aux; k++)
 		g_frame(c)->locals[rt->wl->args[op->dst + k].slot] = args[k];
@@ -311,6 +374,14 @@ static void account_user(struct m *m, const struct program *pr, int64_t ns)
 	m->stats.prog_user_ns[prog_slot(m->rt, pr)] += (uint64_t)ns;
 }
 
+void rt_account_user(struct m *m, struct g *g, int64_t ns)
+{
+	if (g->fn)
+		m->stats.user_ns += (uint64_t)ns;
+	else
+		account_user(m, g_frame(g)->prog, ns);
+}
+
 /* ---- Modelled stacks [workload "stacks"] ----
  *
  * A simulated G is a program counter, with no stack of its own; a
@@ -326,8 +397,11 @@ static void stack_enter(struct m *m, struct g *g)
 	struct gframe *f = g_frame(g);
 	if (!f->stack) {
 		f->stack = region_new(rt, w->stack_bytes, PROG_PLACE_NODE, g->stack_node);
-		if (!f->stack)
+		if (!f->stack) {
+			rt_budget_panic(m, g, "runtime: out of memory: the modelled stack of a goroutine "
+					      "would take the run past %s", budget_str(rt));
 			return;
+		}
 		rt_objs_add(m, PT_REGION, f->stack);
 	}
 	int64_t ns = plat_touch(f->stack, w->stack_bytes - w->stack_frame, w->stack_frame,
@@ -343,8 +417,12 @@ bool rt_g_stack_move(struct m *m, struct g *g, int node)
 		return false;
 	uint64_t bytes = rt->wl->stack_bytes;
 	struct rt_region *to = region_new(rt, bytes, PROG_PLACE_NODE, node);
-	if (!to)
+	if (!to) {
+		rt_budget_panic(m, g, "runtime: out of memory: moving a goroutine's modelled stack "
+				      "would take the run past %s", budget_str(rt));
+		g->panicking = true;   /* it is about to run, not running */
 		return false;
+	}
 	rt_objs_add(m, PT_REGION, to);
 	/* copystack: read where it was, write where it goes (the runtime's
 	 * work, so not the G's user time) */
@@ -693,18 +771,34 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 		case PROG_MAKE: {
 			int node = plat_node();
 			void *o;
+			uint64_t bytes = WL_BYTES_PER_OBJ;
+			int64_t cap = 0;
 			if (op->a == PT_CHAN) {
-				int64_t cap = eval(m, g, &op->x);
+				cap = eval(m, g, &op->x);
 				if (cap < 0 || cap > UINT32_MAX) {
 					rt_panic(m, "makechan: size out of range");
 					return G_EXIT;
 				}
-				o = rt_chan_new(rt, (uint32_t)cap, node);
-			} else if (op->a == PT_WG) {
-				o = rt_waitgroup_new(rt, node);
-			} else {
-				o = rt_gmutex_new(rt, node);
+				bytes += (uint64_t)cap * sizeof(uint64_t);
 			}
+			if (!rt_mem_charge(rt, bytes)) {
+				if (op->a == PT_CHAN)
+					rt_budget_panic(m, g, "runtime: out of memory: a channel of capacity "
+							      "%lld (%.1f MiB) would take the run past %s",
+							(long long)cap, (double)bytes / (1u << 20),
+							budget_str(rt));
+				else
+					rt_budget_panic(m, g, "runtime: out of memory: a new %s would take "
+							      "the run past %s",
+							wl_type_name((enum prog_type)op->a), budget_str(rt));
+				return G_EXIT;
+			}
+			if (op->a == PT_CHAN)
+				o = rt_chan_new(rt, (uint32_t)cap, node);
+			else if (op->a == PT_WG)
+				o = rt_waitgroup_new(rt, node);
+			else
+				o = rt_gmutex_new(rt, node);
 			rt_objs_add(m, (enum prog_type)op->a, o);
 			f->locals[op->dst] = (int64_t)(intptr_t)o;
 			f->pc++;
@@ -716,18 +810,17 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			if (place == PROG_PLACE_HEAP)
 				place = rt->node_heaps ? PROG_PLACE_LOCAL : PROG_PLACE_FIRST_TOUCH;
 			int node = place == PROG_PLACE_LOCAL ? plat_node() : (int)eval(m, g, &op->y);
-			struct rt_region *r = bytes >= 0 ? region_new(rt, (uint64_t)bytes, place, node) : NULL;
-			if (!r && bytes >= 0 && !region_fits(rt, (uint64_t)bytes)) {
-				rt_panic(m, "runtime: out of memory: alloc of %lld bytes would take the "
-					 "run's regions past the %llu GiB memory budget (%.1f GiB of "
-					 "page records for %llu pages made already)",
-					 (long long)bytes, (unsigned long long)(WL_MEMORY_BUDGET >> 30),
-					 (double)rt->region_pages * WL_BYTES_PER_PAGE / (1u << 30),
-					 (unsigned long long)rt->region_pages);
+			if (bytes < 0) {
+				rt_panic(m, "alloc of %lld bytes failed", (long long)bytes);
 				return G_EXIT;
 			}
+			struct rt_region *r = region_new(rt, (uint64_t)bytes, place, node);
 			if (!r) {
-				rt_panic(m, "alloc of %lld bytes failed", (long long)bytes);
+				rt_budget_panic(m, g, "runtime: out of memory: alloc of %lld bytes (%llu "
+						      "page records) would take the run past %s",
+						(long long)bytes,
+						(unsigned long long)region_pages((uint64_t)bytes),
+						budget_str(rt));
 				return G_EXIT;
 			}
 			rt_objs_add(m, PT_REGION, r);

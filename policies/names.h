@@ -114,6 +114,7 @@
 #define rt_waitgroup_add PLAT_SYM(rt_waitgroup_add)
 #define rt_waitgroup_wait PLAT_SYM(rt_waitgroup_wait)
 #define rt_panic PLAT_SYM(rt_panic)
+#define rt_cut PLAT_SYM(rt_cut)
 
 /* policies/registry.c and the policies */
 #define pol_count PLAT_SYM(pol_count)
@@ -134,6 +135,9 @@
 #define rt_stream_init PLAT_SYM(rt_stream_init)
 #define rt_draw PLAT_SYM(rt_draw)
 #define rt_objs_add PLAT_SYM(rt_objs_add)
+#define rt_mem_charge PLAT_SYM(rt_mem_charge)
+#define rt_budget_panic PLAT_SYM(rt_budget_panic)
+#define rt_account_user PLAT_SYM(rt_account_user)
 #define rt_interp_init PLAT_SYM(rt_interp_init)
 #define rt_interp_free PLAT_SYM(rt_interp_free)
 #define rt_prog_init_g PLAT_SYM(rt_prog_init_g)

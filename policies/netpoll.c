@@ -136,7 +136,7 @@ static void listener_next(struct m *m, struct rt *rt, struct pollfd_desc *pd, in
 	if (pd->made == l->count)
 		return;
 	pd->made++;
-	arrival_push(rt, last + (l->closed ? 0 : rt_draw(m, &pd->rs, l->interval)), pd);
+	arrival_push(rt, rt_time_after(last, l->closed ? 0 : rt_draw(m, &pd->rs, l->interval)), pd);
 }
 
 /* Sources of connections start with the run: an open loop's first
@@ -302,7 +302,7 @@ void rt_netpoll_respond(struct m *m, struct pollfd_desc *c)
 		return;
 	}
 	c->to_send--;
-	int64_t when = plat_nanotime() + rt_draw(m, &c->rs, c->lis->think);
+	int64_t when = rt_time_after(plat_nanotime(), rt_draw(m, &c->rs, c->lis->think));
 	if (c->remaining++ == 0 && c->rg) {
 		c->rg->waitreason = "IO wait";
 		plat_add_u32(&rt->sched.netpoll_waiters, 1, memory_order_release);

@@ -83,7 +83,32 @@ struct rt_config {
 	/* Record every value drawn from the workload's distributions
 	 * (`workload expand'; simulation only). */
 	bool record_draws;
+	/* Limits [docs/runtime.md, "Limits"]; 0 takes the default.  A
+	 * simulated run is cut where its clock would pass max_sim_ns (at most
+	 * RT_MAX_SIM_NS) or where it has taken max_wall_ns of real time; the
+	 * native platform has neither.  max_memory is the run-time memory
+	 * budget of a workload's run (both platforms), at most
+	 * WL_MEMORY_BUDGET: what it makes past it panics. */
+	int64_t max_sim_ns, max_wall_ns;
+	uint64_t max_memory;
 };
+
+#define RT_DEFAULT_MAX_SIM_NS (3600 * (int64_t)1000000000)      /* one hour */
+#define RT_DEFAULT_MAX_WALL_NS (600 * (int64_t)1000000000)      /* ten minutes */
+/* An M's clock is a double in the sim platform: below 2^49 ns (156 hours)
+ * it still resolves 1/16 ns, so the model's nanosecond-sized costs keep
+ * their meaning.  Far below RT_TIME_NEVER, too. */
+#define RT_MAX_SIM_NS (100 * 3600 * (int64_t)1000000000)        /* 100 hours */
+
+/* How a run ended, when not by itself (a run that completes, deadlocks or
+ * panics ends by itself). */
+enum rt_ended {
+	RT_ENDED_ITSELF,
+	RT_ENDED_SIM_TIME,    /* cut at the simulated-time limit */
+	RT_ENDED_WALL_TIME,   /* cut at the wall-clock limit */
+	RT_ENDED__COUNT,
+};
+extern const char *const rt_ended_names[RT_ENDED__COUNT];  /* the report's "ended" */
 
 /* The cpu breakdown of a run [docs/runtime.md, "What a run reports"]:
  * where the Ms' time went, as fractions of the Ps' capacity. */
@@ -151,7 +176,12 @@ struct rt_result {
 	bool deadlock;                 /* Gs were left waiting with nothing to wake them */
 	uint64_t schedule_hash;        /* a fingerprint of every (time, M, G, P) decision; 0 untimed */
 	bool panicked;                 /* a G panicked (send on a closed channel, ...) */
-	char panic[256];               /* "message [goroutine N]" */
+	/* Cut by a limit: the figures cover the run from its start to
+	 * makespan_ns, where it was cut (work under way then is counted up to
+	 * there; Gs still running or waiting are neither completed nor
+	 * deadlocked). */
+	enum rt_ended ended;
+	char panic[448];               /* "message [goroutine N]" */
 	uint64_t nblocked;             /* Gs left parked */
 	char blocked[1024];            /* one line each, "goroutine N [reason]: where", truncated */
 	struct hist sched_latency;     /* empty in an untimed run (a C function's main) */

@@ -107,6 +107,8 @@
  * beyond it, when idle is 0 and the sum exceeds 1. */
 #include "policies/runtime.h"
 
+#include "workloads/json.h"
+
 #include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -119,9 +121,21 @@
 
 /* ---- Ms ---- */
 
+static void panic_locked(struct rt *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static struct m *allocm(struct rt *rt)
 {
 	assert(rt_mutex_held(&rt->sched.lock));
+	/* Past a limit the run fails, as Go's does; the M is still made, for
+	 * the caller that needs one, and the run ends with it. */
+	if (rt->sched.mcount == RT_MAX_THREADS)
+		panic_locked(rt, "runtime: program exceeds %d-thread limit (an M for each goroutine "
+			     "blocked in a system call; %s)", RT_MAX_THREADS,
+			     rt->wl->file ? rt->wl->file : rt->wl->name);
+	else if (!rt_mem_charge(rt, RT_BYTES_PER_M))
+		panic_locked(rt, "runtime: out of memory: M %d would take the run past its %.0f MiB "
+			     "memory budget (%s)", rt->sched.mcount, (double)rt->mem_budget / (1 << 20),
+			     rt->wl->file ? rt->wl->file : rt->wl->name);
 	struct m *m = xcalloc(1, sizeof(*m));
 	m->id = rt->sched.mcount++;
 	m->rt = rt;
@@ -212,22 +226,49 @@ static void checkdead(struct rt *rt)
 	stop_run(rt);
 }
 
+static void vpanic_locked(struct rt *rt, struct m *m, const char *fmt, va_list ap)
+{
+	assert(rt_mutex_held(&rt->sched.lock));
+	if (!rt->panicked) {
+		rt->panicked = true;
+		vsnprintf(rt->panic_msg, sizeof(rt->panic_msg), fmt, ap);
+		rt->panic_goid = m && m->curg ? m->curg->goid : 0;
+	}
+	stop_run(rt);
+}
+
 void rt_panic(struct m *m, const char *fmt, ...)
 {
 	struct rt *rt = m->rt;
 	rt_lock(&rt->sched.lock);
-	if (!rt->panicked) {
-		rt->panicked = true;
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(rt->panic_msg, sizeof(rt->panic_msg), fmt, ap);
-		va_end(ap);
-		rt->panic_goid = m->curg ? m->curg->goid : 0;
-	}
-	stop_run(rt);
+	va_list ap;
+	va_start(ap, fmt);
+	vpanic_locked(rt, m, fmt, ap);
+	va_end(ap);
 	rt_unlock(&rt->sched.lock);
 	if (m->curg)
 		m->curg->panicking = true;
+}
+
+/* rt_panic from under sched.lock, on whichever M (if any) is running:
+ * the run ends, and the G it runs, if any, is not stopped at once. */
+static void panic_locked(struct rt *rt, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vpanic_locked(rt, plat_self(), fmt, ap);
+	va_end(ap);
+}
+
+bool rt_mem_charge(struct rt *rt, uint64_t bytes)
+{
+	uint64_t used = __atomic_load_n(&rt->mem_used, __ATOMIC_RELAXED);
+	do {
+		if (bytes > rt->mem_budget - used)
+			return false;
+	} while (!__atomic_compare_exchange_n(&rt->mem_used, &used, used + bytes, true,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return true;
 }
 
 void rt_acquirep(struct m *m, struct p *pp)
@@ -655,8 +696,12 @@ static size_t gstride(const struct rt *rt)
 	return (sizeof(struct g) + (rt->main_fn ? 0 : sizeof(struct gframe)) + 63) / 64 * 64;
 }
 
-static void gslab_new(struct rt *rt, struct p *pp)
+/* false: the slab would take the run past its memory budget, which
+ * counts WL_BYTES_PER_G a G as the workload compiler's check does. */
+static bool gslab_new(struct rt *rt, struct p *pp)
 {
+	if (!rt_mem_charge(rt, GSLAB * WL_BYTES_PER_G))
+		return false;
 	size_t stride = gstride(rt), size = GSLAB * stride;
 	char *slab = aligned_alloc(64, size);
 	if (!slab)
@@ -677,6 +722,7 @@ static void gslab_new(struct rt *rt, struct p *pp)
 	rt_unlock(&rt->sched.lock);
 	pp->gnew_slab = slab;
 	pp->gnew_left = GSLAB;
+	return true;
 }
 
 static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
@@ -685,8 +731,8 @@ static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
 	struct g *g = gfget(rt, pp);
 	bool fresh = !g;
 	if (!g) {
-		if (pp->gnew_left == 0)
-			gslab_new(rt, pp);
+		if (pp->gnew_left == 0 && !gslab_new(rt, pp))
+			return NULL;
 		g = (struct g *)pp->gnew_slab;
 		pp->gnew_slab += gstride(rt);
 		pp->gnew_left--;
@@ -802,7 +848,7 @@ void rt_sleep_park(struct m *m, struct g *g, int64_t ns)
 {
 	if (!g->timer)
 		g->timer = xcalloc(1, sizeof(*g->timer));
-	g->timer->when = plat_nanotime() + (ns > 0 ? ns : 0);
+	g->timer->when = rt_time_after(plat_nanotime(), ns);
 	g->timer->f = sleep_ready;
 	g->timer->g = g;
 	g->waitreason = "sleep";
@@ -1055,6 +1101,11 @@ static struct rt *rt_alloc(const struct rt_config *cfg)
 	rt->main_arg = cfg->main_arg;
 	rt->timed = !cfg->main_fn;
 	rt->recording = cfg->record_draws;
+	/* A C function's run (the C API) has no budget but Go's thread limit:
+	 * what it makes is its own business, as in Go. */
+	rt->mem_budget = cfg->main_fn ? UINT64_MAX : cfg->max_memory ? cfg->max_memory : WL_MEMORY_BUDGET;
+	rt->max_sim_ns = cfg->max_sim_ns ? cfg->max_sim_ns : RT_DEFAULT_MAX_SIM_NS;
+	rt->max_wall_ns = cfg->max_wall_ns ? cfg->max_wall_ns : RT_DEFAULT_MAX_WALL_NS;
 	rt->runq_size = 256;
 	rt->gfree_local_max = GFREE_LOCAL_MAX;
 	return rt;
@@ -1080,7 +1131,29 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 			err_set(e, "no workload to run");
 		return NULL;
 	}
+	if (cfg->max_sim_ns < 0 || cfg->max_sim_ns > RT_MAX_SIM_NS || cfg->max_wall_ns < 0 ||
+	    cfg->max_memory > WL_MEMORY_BUDGET) {
+		err_set(e, "limits out of range: at most %lld ns of simulated time, and a memory "
+			   "budget of at most %llu bytes",
+			(long long)RT_MAX_SIM_NS, (unsigned long long)WL_MEMORY_BUDGET);
+		return NULL;
+	}
 	struct rt *rt = rt_alloc(cfg);
+	/* The workload's own objects count against the budget first, as the
+	 * compiler's check counts them (a lowered budget may not fit them). */
+	const struct workload *w = rt->wl;
+	uint64_t named = (uint64_t)(w->nchans + w->nmutexes + w->nwaitgroups) * WL_BYTES_PER_OBJ;
+	for (uint32_t i = 0; i < w->nchans; i++)
+		named += (uint64_t)w->chans[i].cap * sizeof(uint64_t);
+	if (!rt_mem_charge(rt, named)) {
+		err_set(e, "%s: the workload's channels, mutexes and wait groups need %.1f MiB, past "
+			   "the run's memory budget of %.1f MiB",
+			w->file ? w->file : w->name, (double)named / (1 << 20),
+			(double)rt->mem_budget / (1 << 20));
+		free(rt->knobs);
+		free(rt);
+		return NULL;
+	}
 	if (!rt->pol->init(rt, e) || !plat_rt_init(rt, e)) {
 		free(rt->knobs);
 		free(rt);
@@ -1150,7 +1223,10 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	for (uint32_t i = 0; i < rt->wl->nwaitgroups; i++)
 		rt->waitgroups[i] = rt_waitgroup_new(rt, 0);
 	rt_netpoll_init(rt);
-	rt_interp_init(rt);
+	if (!rt_interp_init(rt, e)) {
+		rt_free(rt);
+		return NULL;
+	}
 	return rt;
 }
 
@@ -1166,6 +1242,7 @@ void rt_run(struct rt *rt)
 	rt_unlock(&s->lock);
 	struct g *main_g = rt->main_fn ? gnew(rt, rt->allp[0], NULL, rt->main_fn, rt->main_arg)
 				       : gnew(rt, rt->allp[0], &rt->wl->progs[rt->wl->main], NULL, NULL);
+	assert(main_g && "the least budget has room for the main G");
 	if (rt->main_fn)
 		rt->main_g = main_g;
 	else
@@ -1181,6 +1258,25 @@ void rt_run(struct rt *rt)
 	rt->start_ns = plat_nanotime();
 	rt_netpoll_start(rt);
 	plat_rt_run(rt);
+}
+
+void rt_cut(struct rt *rt, int64_t t, enum rt_ended why)
+{
+	rt->ended = why;
+	rt->end_ns = t;
+	if (!rt->timed)
+		return;
+	/* An M's clock may be ahead of t (it waits for the engine to reach
+	 * it): what it did past t is not counted. */
+	for (struct m *m = rt->allm; m; m = m->alllink) {
+		if (m->held_since < 0)
+			continue;
+		int64_t upto = t > m->held_since ? t : m->held_since;
+		if (m->spin_since >= 0)
+			spin_close(m, upto > m->spin_since ? upto : m->spin_since);
+		m->stats.held_ns += (uint64_t)(upto - m->held_since);
+		m->held_since = -1;
+	}
 }
 
 /* The cpu breakdown from the Ms' sums [proc: Where the time goes]. */
@@ -1241,17 +1337,20 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 		r->locality.migrations_node += st->migrations_node;
 		r->locality.stack_moves += st->stack_moves;
 	}
-	/* an untimed run knows only when it ended */
-	r->makespan_ns = (rt->timed ? last_exit : rt->end_ns) - rt->start_ns;
+	/* an untimed run knows only when it ended; a cut one, where */
+	r->makespan_ns = (rt->timed && !rt->ended ? last_exit : rt->end_ns) - rt->start_ns;
+	r->ended = rt->ended;
 	collect_cpu(rt, r, held, lock_nop);
 	if (plat_mem_counters(rt, &r->locality.mem))
 		r->locality.mem.measured = r->locality.mem.touches > 0;
 	r->locality.stacks = rt->wl && rt->wl->stack_bytes && !plat_g_has_stack();
 	r->deadlock = rt->deadlock;
 	r->panicked = rt->panicked;
-	if (rt->panicked)
+	if (rt->panicked && rt->panic_goid)
 		snprintf(r->panic, sizeof(r->panic), "%s [goroutine %llu]", rt->panic_msg,
 			 (unsigned long long)rt->panic_goid);
+	else if (rt->panicked)   /* the runtime's own, on no goroutine (an M's limit) */
+		snprintf(r->panic, sizeof(r->panic), "%s", rt->panic_msg);
 	size_t used = 0;
 	for (size_t i = 0; i < rt->nallg; i++) {
 		const struct g *g = rt->allg[i];

@@ -24,6 +24,12 @@ const char *const rt_lock_names[RT_LOCK__COUNT] = {
 	[RT_LOCK_TIMERS] = "timers",
 };
 
+const char *const rt_ended_names[RT_ENDED__COUNT] = {
+	[RT_ENDED_ITSELF] = "itself",
+	[RT_ENDED_SIM_TIME] = "sim_time_limit",
+	[RT_ENDED_WALL_TIME] = "wall_time_limit",
+};
+
 bool rt_cpu_frac(const struct rt_cpu_time *c, enum rt_cpu k, double *frac)
 {
 	if (!(c->measured & 1u << k) || c->capacity_ns == 0)

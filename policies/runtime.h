@@ -68,6 +68,25 @@ void rt_note_clear(struct rt_note *n);
 void rt_note_sleep(struct rt_note *n);
 void rt_note_wakeup(struct rt_note *n);
 
+/* ---- Simulated time's arithmetic ----
+ *
+ * Times are int64_t ns.  A time computed as now + a duration (a sleep, a
+ * time-out, a listener's next arrival) saturates at RT_TIME_NEVER instead
+ * of wrapping: a workload's durations are at most DIST_VALUE_MAX (2^61),
+ * but its expressions may compute any int64_t, and a wrapped time would
+ * be in the past -- a sleep that takes no time.  RT_TIME_NEVER is far
+ * beyond the longest run a simulation may make (RT_MAX_SIM_NS), so what
+ * waits for it waits until the run is cut. */
+#define RT_TIME_NEVER ((int64_t)1 << 62)
+
+/* now + ns (ns < 0 counts as 0), at most RT_TIME_NEVER. */
+static inline int64_t rt_time_after(int64_t now, int64_t ns)
+{
+	if (ns <= 0)
+		return now;
+	return ns >= RT_TIME_NEVER - now ? RT_TIME_NEVER : now + ns;
+}
+
 /* ---- Timers (policies/time.c) ---- */
 
 struct timer {
@@ -532,6 +551,11 @@ struct rt {
 	struct waitgroup **waitgroups; /* ... wait groups */
 	struct rt_region **regions;    /* ... memory regions */
 	uint64_t region_pages;         /* 4 KiB pages of every region made in the run */
+	/* The memory budget [interp.c: Budgets]: what the run has made, in
+	 * bytes of simulator memory, never given back; atomic (any M). */
+	uint64_t mem_budget, mem_used;
+	int64_t max_sim_ns, max_wall_ns;   /* the simulated run's limits [rt_config] */
+	enum rt_ended ended;           /* cut by a limit (rt_cut) */
 	struct pollfd_desc **listeners;/* ... listeners [netpoll.c] */
 	/* Workload network arrivals not yet due, a heap by (when, seq)
 	 * guarded by arrivals_lock [netpoll.c]. */
@@ -548,7 +572,7 @@ struct rt {
 	struct pollfd_desc *fdfree;    /* closed descriptors for reuse (sched.lock) */
 	struct pollfd_desc *fdall;     /* every descriptor made, by all_link (sched.lock) */
 	bool panicked;                 /* (sched.lock) */
-	char panic_msg[200];
+	char panic_msg[400];
 	uint64_t panic_goid;
 	int64_t start_ns, end_ns;
 	uint64_t threads_created, wakeups;   /* (sched.lock) */
@@ -680,6 +704,23 @@ struct rt_region {
 	struct plat_region plat;
 };
 
+/* Budgets [interp.c: Budgets]: the estimates a workload's run counts
+ * against its memory budget, as the compiler's check does (json.h). */
+#define RT_BYTES_PER_M (sizeof(struct m) + 64u * 1024u)  /* with its stack and actor */
+/* Ms at once, as Go's default debug.SetMaxThreads: past it the run fails
+ * as Go's does ("program exceeds 10000-thread limit").  Every simulated
+ * M is two memory maps, well inside the kernel's default 65530. */
+#define RT_MAX_THREADS 10000
+/* Counts bytes against the run's budget; false, counting nothing, if that
+ * would take it past.  Any M, or before the run. */
+bool rt_mem_charge(struct rt *rt, uint64_t bytes);
+/* Panics with a budget's message, naming where the workload asked for it
+ * (its file, g's program and op). */
+void rt_budget_panic(struct m *m, struct g *g, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A G's own computation, counted as its program's user time. */
+void rt_account_user(struct m *m, struct g *g, int64_t ns);
+
 /* Gives a new G its frame: its stream is the parent's next child's (NULL
  * parent: main), args evaluated by the parent. */
 void rt_prog_init_g(struct rt *rt, struct g *parent, struct g *g);
@@ -688,7 +729,7 @@ void rt_prog_init_g(struct rt *rt, struct g *parent, struct g *g);
 bool rt_g_stack_move(struct m *m, struct g *g, int node);
 /* Sets up and frees what the interpreter made (the workload's objects,
  * and those its programs made). */
-void rt_interp_init(struct rt *rt);
+bool rt_interp_init(struct rt *rt, struct err *e);
 void rt_interp_free(struct rt *rt);
 int64_t rt_draw(struct m *m, struct rt_stream *s, const struct dist *d);
 /* Records an object made during the run, freed with the run. */
@@ -919,5 +960,10 @@ bool rt_waitgroup_wait(struct m *m, struct waitgroup *wg);
 /* A Go panic: records the first one, ends the run, and marks the running
  * G to end. */
 void rt_panic(struct m *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The platform cut the run at t, by a limit [proc: The end of a run]: the
+ * Ms' open spans of time are closed there.  Outside every M, after the
+ * run's last event. */
+void rt_cut(struct rt *rt, int64_t t, enum rt_ended why);
 
 #endif

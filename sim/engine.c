@@ -35,7 +35,10 @@ struct sim_engine {
 	struct sim_event *heap;
 	size_t n, cap;
 	uint64_t next_seq;
-	sim_time_t limit;           /* events due before this fire; sim_stop sets 0 */
+	/* Events due before this fire; sim_stop sets 0, from any thread (the
+	 * one field read and written atomically). */
+	sim_time_t limit;
+	size_t stale;               /* superseded resumes still pending (see "Superseded resumes") */
 	struct ctx main_ctx;        /* the stack sim_run was called on */
 	struct sim_actor *current;  /* NULL while on the main stack */
 	struct sim_actor *dead;     /* ended actors whose stacks await unmapping */
@@ -86,12 +89,13 @@ static inline __attribute__((always_inline)) void heap_push(struct sim_engine *e
 	h[i] = ev;
 }
 
-/* Fills the hole at the root with ev, moving smaller children up. */
-static inline __attribute__((always_inline)) void heap_sift_down(struct sim_engine *eng,
-								  struct sim_event ev)
+/* Fills the hole at i with ev, moving smaller children up (i is 0 but
+ * for purge_stale's rebuild). */
+static inline __attribute__((always_inline)) void heap_sift_down_from(struct sim_engine *eng,
+								       size_t i, struct sim_event ev)
 {
 	struct sim_event *h = eng->heap;
-	size_t n = eng->n, i = 0;
+	size_t n = eng->n;
 
 	for (;;) {
 		size_t c = 4 * i + 1;
@@ -113,6 +117,12 @@ static inline __attribute__((always_inline)) void heap_sift_down(struct sim_engi
 		i = best;
 	}
 	h[i] = ev;
+}
+
+static inline __attribute__((always_inline)) void heap_sift_down(struct sim_engine *eng,
+								  struct sim_event ev)
+{
+	heap_sift_down_from(eng, 0, ev);
 }
 
 static inline __attribute__((always_inline)) struct sim_event heap_pop(struct sim_engine *eng)
@@ -182,6 +192,62 @@ static inline __attribute__((always_inline)) void queue_settle(struct sim_engine
 	}
 }
 
+/* ---- Superseded resumes --------------------------------------------------
+ * A wake that ends a block before its time-out leaves the time-out's resume
+ * pending, stale: its seq is no longer the actor's wake_seq.  Dropping it
+ * when it is popped costs nothing, but it is popped only at its own time,
+ * which may be far off -- a G computing for hours whose M is preempted
+ * every 10 ms would leave one per preemption, and memory would grow with
+ * the run.  So a superseded resume in front or held is dropped at once,
+ * and those in the heap are counted: once they are more than half of it,
+ * one pass takes every stale event out and rebuilds the heap (Floyd's,
+ * bottom-up), O(n) for at least n/2 removed, so O(1) a supersession and
+ * the heap never more than twice its live events (plus a small floor).
+ * Events are keyed by a (time, seq) that no two share, so the order in
+ * which the live ones fire does not depend on the heap's layout: purging
+ * changes no simulated result.  Nothing has to be found or re-keyed on the
+ * hot path, as it would with a heap that keeps back-pointers in actors. */
+
+#define STALE_FLOOR 64   /* fewer stale events than this are left to their pops */
+
+static inline bool stale_event(const struct sim_event *ev)
+{
+	return ev->fn == RESUME && ((const struct sim_actor *)ev->arg)->wake_seq != ev->seq;
+}
+
+static __attribute__((noinline, cold)) void purge_stale(struct sim_engine *eng)
+{
+	struct sim_event *h = eng->heap;
+	size_t n = 0;
+	for (size_t i = 0; i < eng->n; i++)
+		if (!stale_event(&h[i]))
+			h[n++] = h[i];
+	eng->n = n;
+	for (size_t i = n > 1 ? (n - 2) / 4 + 1 : 0; i-- > 0;)
+		heap_sift_down_from(eng, i, h[i]);
+	/* a stale event popped from the heap and left in front by a run that
+	 * reached its limit */
+	if (eng->has_front && stale_event(&eng->front))
+		eng->has_front = false;
+	eng->stale = 0;
+}
+
+/* The pending resume seq of some actor no longer counts. */
+static void supersede(struct sim_engine *eng, uint64_t seq)
+{
+	eng->stats.stale++;
+	if (eng->has_front && eng->front.seq == seq) {
+		eng->has_front = false;
+		return;
+	}
+	if (eng->has_held && eng->held.seq == seq) {
+		eng->has_held = false;
+		return;
+	}
+	if (++eng->stale >= STALE_FLOOR && eng->stale > eng->n / 2)
+		purge_stale(eng);
+}
+
 /* ---- Engine -------------------------------------------------------------- */
 
 struct sim_engine *sim_engine_new(void)
@@ -224,6 +290,15 @@ void sim_engine_free(struct sim_engine *eng)
 }
 
 size_t sim_pending(const struct sim_engine *eng) { return queue_len(eng); }
+
+size_t sim_pending_live(struct sim_engine *eng)
+{
+	assert(!eng->current && "sim_pending_live is for between runs");
+	/* after sim_run_until no stale event points at an unmapped actor */
+	if (eng->stale)
+		purge_stale(eng);
+	return queue_len(eng);
+}
 const struct sim_stats *sim_stats(const struct sim_engine *eng) { return &eng->stats; }
 struct sim_actor *sim_current(const struct sim_engine *eng) { return eng->current; }
 
@@ -245,7 +320,7 @@ void sim_schedule(struct sim_engine *eng, sim_time_t at, sim_event_fn fn, void *
 
 void sim_stop(struct sim_engine *eng)
 {
-	eng->limit = 0;
+	__atomic_store_n(&eng->limit, 0, __ATOMIC_RELAXED);
 }
 
 /* ---- Dispatch ------------------------------------------------------------
@@ -258,7 +333,8 @@ dispatch_from(struct sim_engine *eng, struct sim_actor *self, bool final)
 {
 	for (;;) {
 		queue_settle(eng);
-		if (!eng->has_front || eng->front.time >= eng->limit) {
+		if (!eng->has_front ||
+		    eng->front.time >= __atomic_load_n(&eng->limit, __ATOMIC_RELAXED)) {
 			if (!self)
 				return;
 			eng->current = NULL;
@@ -275,7 +351,7 @@ dispatch_from(struct sim_engine *eng, struct sim_actor *self, bool final)
 		if (ev.fn == RESUME) {
 			struct sim_actor *a = ev.arg;
 			if (a->wake_seq != ev.seq) {
-				eng->stats.stale++;
+				eng->stale--;
 				continue;
 			}
 			a->wake_seq = 0;
@@ -326,11 +402,18 @@ uint64_t sim_run_until(struct sim_engine *eng, sim_time_t until)
 {
 	assert(!eng->current && "sim_run may not be nested inside an actor");
 	uint64_t before = eng->stats.events;
-	/* Events at SIM_TIME_MAX itself never fire: it means "no deadline". */
-	eng->limit = until == SIM_TIME_MAX ? SIM_TIME_MAX : until + 1;
+	/* Events at SIM_TIME_MAX itself never fire: it means "no deadline".
+	 * Between runs the limit is SIM_TIME_MAX, unless a sim_stop came
+	 * first: then it stays 0 and this run ends at once. */
+	sim_time_t rest = SIM_TIME_MAX;
+	__atomic_compare_exchange_n(&eng->limit, &rest, until == SIM_TIME_MAX ? SIM_TIME_MAX : until + 1,
+				    false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 	dispatch(eng, NULL);
 	eng->current = NULL;
-	eng->limit = SIM_TIME_MAX;
+	__atomic_store_n(&eng->limit, SIM_TIME_MAX, __ATOMIC_RELAXED);
+	/* Ended actors are unmapped next: no event may point at them after. */
+	if (eng->dead && eng->stale)
+		purge_stale(eng);
 	reap_dead(eng);
 	return eng->stats.events - before;
 }
@@ -346,6 +429,12 @@ static void resume_at(struct sim_actor *a, sim_time_t at)
 {
 	a->state = SIM_ACTOR_READY;
 	a->wake_seq = push_event(a->eng, at, RESUME, a);
+}
+
+static __attribute__((noinline)) void resume_superseding(struct sim_actor *a, sim_time_t at)
+{
+	supersede(a->eng, a->wake_seq);
+	resume_at(a, at);
 }
 
 static void actor_main(void *arg)
@@ -403,7 +492,8 @@ void sim_wait_until(struct sim_actor *self, sim_time_t t)
 
 void sim_sleep(struct sim_actor *self, sim_time_t dt)
 {
-	sim_wait_until(self, self->eng->head.now + dt);
+	sim_time_t now = self->eng->head.now;
+	sim_wait_until(self, dt < SIM_TIME_MAX - now ? now + dt : SIM_TIME_MAX);
 }
 
 void sim_yield(struct sim_actor *self)
@@ -442,7 +532,12 @@ void sim_wake(struct sim_actor *target, sim_time_t at)
 		return;
 	}
 	target->woken = true;
-	resume_at(target, at);
+	/* the one way a resume is superseded: a blocked actor's time-out
+	 * (out of line, so that the commoner wake stays a tail call) */
+	if (target->wake_seq)
+		resume_superseding(target, at);
+	else
+		resume_at(target, at);
 }
 
 _Noreturn void sim_exit(struct sim_actor *self)

@@ -19,7 +19,13 @@
  * Who may call what: sim_wait_until, sim_sleep, sim_block*, sim_yield and
  * sim_exit only from the actor they name (they suspend it);
  * sim_wake, sim_schedule and sim_spawn from anywhere inside a run or
- * before it. */
+ * before it; sim_stop from anywhere, another thread included (a
+ * wall-clock watchdog).
+ *
+ * A block's time-out that a wake supersedes is taken out of the queue
+ * (lazily, in batches: see engine.c, "Superseded resumes"), so pending
+ * events stay proportional to the live ones however many waits are cut
+ * short. */
 #ifndef SCHEDLAB_SIM_ENGINE_H
 #define SCHEDLAB_SIM_ENGINE_H
 
@@ -65,7 +71,7 @@ struct sim_actor {
 
 struct sim_stats {
 	uint64_t events;        /* events fired, actor resumes included */
-	uint64_t stale;         /* superseded actor resumes that were dropped */
+	uint64_t stale;         /* superseded actor resumes (none of them fires) */
 	uint64_t switches;      /* context switches between stacks */
 	uint64_t actors;        /* actors spawned */
 	size_t peak_pending;
@@ -84,6 +90,9 @@ static inline sim_time_t sim_now(const struct sim_engine *eng)
 	return ((const struct sim_engine_head *)(const void *)eng)->now;
 }
 size_t sim_pending(const struct sim_engine *eng);
+/* Pending events that can still fire (superseded resumes are taken out
+ * first).  Between runs only. */
+size_t sim_pending_live(struct sim_engine *eng);
 const struct sim_stats *sim_stats(const struct sim_engine *eng);
 struct sim_actor *sim_current(const struct sim_engine *eng);
 
@@ -94,6 +103,9 @@ void sim_schedule(struct sim_engine *eng, sim_time_t at, sim_event_fn fn, void *
  * after until, or sim_stop() is called.  Returns the number fired. */
 uint64_t sim_run(struct sim_engine *eng);
 uint64_t sim_run_until(struct sim_engine *eng, sim_time_t until);
+/* Ends the run under way before its next event (the one firing, if any,
+ * completes); called between runs, makes the next one return at once.
+ * Safe from any thread. */
 void sim_stop(struct sim_engine *eng);
 
 /* Creates an actor that starts running fn(self, arg) at the current time,
@@ -104,6 +116,7 @@ struct sim_actor *sim_spawn(struct sim_engine *eng, const char *name, sim_actor_
 			    void *arg, size_t stack_size);
 
 void sim_wait_until(struct sim_actor *self, sim_time_t t);
+/* now + dt, saturating at SIM_TIME_MAX (never). */
 void sim_sleep(struct sim_actor *self, sim_time_t dt);
 /* Lets every other event due at or before now fire first. */
 void sim_yield(struct sim_actor *self);

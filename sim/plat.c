@@ -20,9 +20,12 @@
 #include "policies/runtime.h"
 
 #include <assert.h>
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* A sleeper on a futex: lives on the sleeping M's stack. */
 struct simp_waiter {
@@ -88,7 +91,11 @@ int64_t simp_work(int64_t ns, plat_u32 *stop)
 		return 0;
 	struct sim_engine *eng = m->rt->plat.eng;
 	sim_time_t start = sim_now(eng);
+	/* an expression's compute may be any int64_t: it is never over
+	 * before the run is cut [runtime.h: Simulated time's arithmetic] */
+	ns = rt_time_after((int64_t)start, ns) - (int64_t)start;
 	m->plat.computing = m->curg;
+	m->plat.work_start = start;
 	bool cut = sim_block_until(m->plat.actor, start + (sim_time_t)ns);
 	m->plat.computing = NULL;
 	int64_t done = cut ? (int64_t)(sim_now(eng) - start) : ns;
@@ -109,8 +116,11 @@ void simp_syscall(int64_t ns)
 	if (!m)
 		return;
 	sync_m(m);
+	m->plat.syscall_since = m->plat.clock;
+	ns = rt_time_after((int64_t)m->plat.clock, ns) - (int64_t)m->plat.clock;
 	m->plat.clock += m->rt->topo->lat.syscall_ns + (double)ns;
 	sync_m(m);
+	m->plat.syscall_since = -1;
 }
 
 /* ---- The workload's memory ---- */
@@ -213,7 +223,8 @@ void simp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
 	if (timeout_ns < 0)
 		sim_block(m->plat.actor);
 	else
-		woken = sim_block_until(m->plat.actor, sim_now(rt->plat.eng) + (sim_time_t)timeout_ns);
+		woken = sim_block_until(m->plat.actor,
+					(sim_time_t)rt_time_after((int64_t)sim_now(rt->plat.eng), timeout_ns));
 	/* Timed out -- unless a waker had already taken us off the queue: its
 	 * wake is on its way, and must be received here rather than end some
 	 * later block early. */
@@ -315,6 +326,7 @@ void simp_newm(struct rt *rt, struct m *m)
 		start = creator->plat.clock;
 	}
 	m->plat.clock = start;
+	m->plat.syscall_since = -1;
 	m->plat.cpu = m->nextp ? m->nextp->cpu : 0;
 	char name[32];
 	snprintf(name, sizeof(name), "M%d", m->id);
@@ -357,7 +369,8 @@ int simp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, in
 		rt->plat.break_pending = false;
 		return 0;
 	}
-	sim_time_t wake = timeout_ns > 0 ? sim_now(eng) + (sim_time_t)timeout_ns : SIM_TIME_MAX;
+	sim_time_t wake = timeout_ns > 0 ? (sim_time_t)rt_time_after((int64_t)sim_now(eng), timeout_ns)
+					 : SIM_TIME_MAX;
 	rt->plat.netpoller = m;
 	if (wake == SIM_TIME_MAX)
 		sim_block(m->plat.actor);
@@ -414,12 +427,108 @@ bool simp_rt_init(struct rt *rt, struct err *e)
 	return true;
 }
 
+/* ---- Limits [docs/runtime.md, "Limits"] ----
+ *
+ * A run is cut where its simulated clock would pass rt->max_sim_ns (the
+ * engine fires no event after it) or when it has taken rt->max_wall_ns of
+ * real time: a watchdog thread sleeps that long, then stops the engine
+ * (sim_stop, the engine's one call safe from another thread), so the cut
+ * comes after at most one more event however long the events take, and
+ * the dispatch loop pays nothing for it.  The engine then leaves every
+ * actor where it was; the run's accounts are closed at the cut. */
+
+struct watchdog {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct timespec deadline;    /* CLOCK_MONOTONIC */
+	struct sim_engine *eng;
+	bool done, fired;
+};
+
+static void *watchdog_main(void *arg)
+{
+	struct watchdog *w = arg;
+	pthread_mutex_lock(&w->mu);
+	while (!w->done) {
+		if (pthread_cond_timedwait(&w->cv, &w->mu, &w->deadline) == ETIMEDOUT && !w->done) {
+			w->fired = true;
+			sim_stop(w->eng);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+static void watchdog_start(struct watchdog *w, struct sim_engine *eng, int64_t ns)
+{
+	memset(w, 0, sizeof(*w));
+	w->eng = eng;
+	clock_gettime(CLOCK_MONOTONIC, &w->deadline);
+	w->deadline.tv_sec += (time_t)(ns / 1000000000);
+	w->deadline.tv_nsec += (long)(ns % 1000000000);
+	if (w->deadline.tv_nsec >= 1000000000) {
+		w->deadline.tv_sec++;
+		w->deadline.tv_nsec -= 1000000000;
+	}
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&w->mu, NULL);
+	int rc = pthread_create(&w->thread, NULL, watchdog_main, w);
+	if (rc != 0) {
+		fprintf(stderr, "schedlab: cannot start the wall-clock watchdog: %s\n", strerror(rc));
+		exit(3);
+	}
+}
+
+/* Whether it fired. */
+static bool watchdog_stop(struct watchdog *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->done = true;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	return w->fired;
+}
+
+/* Closes what each M was in the middle of at t: a G's computation, a
+ * system call; then the core's accounts. */
+static void cut_run(struct rt *rt, sim_time_t t, enum rt_ended why)
+{
+	for (struct m *m = rt->allm; m; m = m->alllink) {
+		if (m->plat.computing && t > m->plat.work_start)
+			rt_account_user(m, m->plat.computing, (int64_t)(t - m->plat.work_start));
+		if (m->plat.syscall_since >= 0 && (double)t > m->plat.syscall_since)
+			m->stats.syscall_ns += (uint64_t)((double)t - m->plat.syscall_since);
+	}
+	rt_cut(rt, (int64_t)t, why);
+}
+
 void simp_rt_run(struct rt *rt)
 {
 	assert(!simp_rt && "one simulated runtime at a time");
+	struct sim_engine *eng = rt->plat.eng;
 	simp_rt = rt;
 	simp_newm(rt, rt->m0);
-	sim_run(rt->plat.eng);
+	struct watchdog wd;
+	watchdog_start(&wd, eng, rt->max_wall_ns);
+	sim_time_t limit = (sim_time_t)rt->start_ns + (sim_time_t)rt->max_sim_ns;
+	sim_run_until(eng, limit);
+	bool fired = watchdog_stop(&wd);
+	/* Over by itself (done: completed, deadlocked or panicked), or cut --
+	 * unless nothing is left to fire: every M asleep with nothing to wake
+	 * it, and the core never saw the end.  That is the core's to find
+	 * (checkdead); such a run is reported as it always was, not as cut. */
+	if (!plat_peek_u32(&rt->sched.done) && (fired || sim_pending_live(eng) > 0))
+		cut_run(rt, fired ? sim_now(eng) : limit,
+			fired ? RT_ENDED_WALL_TIME : RT_ENDED_SIM_TIME);
 	simp_rt = NULL;
 }
 

@@ -52,6 +52,8 @@ struct plat_m {
 	double clock;            /* the M's own time, >= the engine's while it runs */
 	int cpu;                 /* PU it runs on (OS placement model, see plat_set_cpu) */
 	struct g *computing;     /* the G whose computation it is blocked in, if any */
+	sim_time_t work_start;   /* ... since when */
+	double syscall_since;    /* the clock when its G entered a system call, -1 if none */
 };
 
 struct plat_region {

@@ -165,6 +165,19 @@ static const struct {
 	{ "compare -p steal -w ping-pong --native", "--native: compare runs simulations only" },
 	{ "compare -p steal -w nosuch", "no workload named 'nosuch'" },
 	{ "compare -p steal -w ping-pong --trace x", "unknown option '--trace'" },
+	{ "run -p steal -w spawn-tree --max-sim-time 0s",
+	  "--max-sim-time 0s: expected a time from 1ns to 100h, with a unit" },
+	{ "run -p steal -w spawn-tree --max-sim-time 101h", "--max-sim-time 101h: expected a time" },
+	{ "run -p steal -w spawn-tree --max-sim-time 10", "--max-sim-time 10: expected a time" },
+	{ "run -p steal -w spawn-tree --max-sim-time", "option --max-sim-time needs a value" },
+	{ "run -p steal -w spawn-tree --max-wall-time 1week", "--max-wall-time 1week: expected a time" },
+	{ "run -p steal -w spawn-tree --max-memory 1MiB",
+	  "--max-memory 1MiB: expected a size from 16MiB to 4GiB" },
+	{ "run -p steal -w spawn-tree --max-memory 5GiB", "--max-memory 5GiB: expected a size" },
+	{ "run -p steal -w spawn-tree --native --max-wall-time 1min",
+	  "--max-wall-time: only a simulated run is cut at a time limit, not a --native one" },
+	{ "compare -p steal -w ping-pong --max-sim-time -1s", "--max-sim-time -1s: expected a time" },
+	{ "workload expand fib --max-memory lots", "--max-memory lots: expected a size" },
 };
 
 START_TEST(bad_command_lines_exit_2_with_a_message)
@@ -655,6 +668,236 @@ START_TEST(compare_help)
 }
 END_TEST
 
+/* ---- Limits [docs/runtime.md, "Limits"] ---- */
+
+/* text in a new temporary .json file; the caller unlinks and frees. */
+static char *temp_json(const char *text)
+{
+	char *path = strdup("/tmp/schedlab-lim-XXXXXX.json");
+	int fd = mkstemps(path, 5);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+/* One G computing for 11 days, far past any limit. */
+#define LONG_COMPUTE "{\"name\": \"long\", \"programs\": {\"main\": [{\"compute\": \"1000000s\"}]}}"
+
+static cJSON *metrics_of(cJSON *report)
+{
+	cJSON *m = cJSON_GetObjectItem(report, "metrics");
+	ck_assert_ptr_nonnull(m);
+	return m;
+}
+
+static double num(cJSON *o, const char *key)
+{
+	cJSON *v = cJSON_GetObjectItem(o, key);
+	ck_assert_msg(cJSON_IsNumber(v), "no number %s", key);
+	return v->valuedouble;
+}
+
+/* Cut at --max-sim-time: exit 4, a message naming the limit and its
+ * option, and the report of the run up to the cut -- its makespan the
+ * limit, its accounts closed there (the one busy P's time is user time). */
+START_TEST(sim_time_limit_cuts_the_run_and_reports_it)
+{
+	char *path = temp_json(LONG_COMPUTE), *args = NULL, *out, *err;
+	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 --procs 4 -w %s --max-sim-time 2s "
+				  "--json -", path), 0);
+	ck_assert_int_eq(schedlab(args, &out, &err), 4);
+	ck_assert_msg(strstr(err, "the run reached its simulated-time limit, 2s, and was cut there"),
+		      "%s", err);
+	ck_assert_msg(strstr(err, "--max-sim-time"), "%s", err);
+	cJSON *o = cJSON_Parse(out);
+	ck_assert_msg(o, "no report: %s", out);
+	cJSON *m = metrics_of(o);
+	ck_assert_str_eq(cJSON_GetObjectItem(m, "ended")->valuestring, "sim_time_limit");
+	ck_assert_double_eq(num(m, "makespan_ns"), 2e9);
+	ck_assert_double_eq(num(m, "completed"), 0);
+	ck_assert(!cJSON_IsTrue(cJSON_GetObjectItem(m, "deadlock")));
+	/* one G computes on one P of four the whole time: a quarter is user
+	 * time (its share in flight at the cut included), and the six add up */
+	cJSON *cpu = cJSON_GetObjectItem(m, "cpu");
+	double user = num(cpu, "user"), sum = 0;
+	ck_assert_msg(user > 0.2499 && user <= 0.25, "user %g", user);
+	for (cJSON *f = cpu->child; f; f = f->next)
+		sum += f->valuedouble;
+	ck_assert_msg(fabs(sum - 1) < 1e-6, "cpu adds up to %g", sum);
+	cJSON_Delete(o);
+	free(out);
+	free(err);
+
+	/* the text summary says it too */
+	free(args);
+	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w %s --max-sim-time 5ms", path), 0);
+	ck_assert_int_eq(schedlab(args, &out, &err), 4);
+	ck_assert_msg(strstr(out, "makespan        5.000 ms, CUT at the simulated-time limit"), "%s",
+		      out);
+	unlink(path);
+	free(path);
+	free(args);
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* Cut at --max-wall-time: a run that would take minutes of real time is
+ * cut after one second, somewhere before its simulated-time limit. */
+START_TEST(wall_time_limit_cuts_the_run)
+{
+	char *path = temp_json(LONG_COMPUTE), *args = NULL, *out, *err;
+	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa4 -w %s --max-sim-time 100h "
+				  "--max-wall-time 1s --json -", path), 0);
+	ck_assert_int_eq(schedlab(args, &out, &err), 4);
+	ck_assert_msg(strstr(err, "the run reached its wall-clock limit, 1s, and was cut at "), "%s",
+		      err);
+	ck_assert_msg(strstr(err, "--max-wall-time"), "%s", err);
+	cJSON *o = cJSON_Parse(out);
+	ck_assert_msg(o, "no report: %s", out);
+	cJSON *m = metrics_of(o);
+	ck_assert_str_eq(cJSON_GetObjectItem(m, "ended")->valuestring, "wall_time_limit");
+	ck_assert_double_lt(num(m, "makespan_ns"), 100 * 3600e9);
+	ck_assert_double_eq(num(m, "completed"), 0);
+	cJSON_Delete(o);
+	unlink(path);
+	free(path);
+	free(args);
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* now + a duration saturates instead of wrapping past 2^63: a sleep for
+ * an expression's near-2^63 ns, or the eighth of eight 2^61 ns sleeps,
+ * still has not ended when the run is cut (wrapped, they took no time
+ * and the G completed at once). */
+START_TEST(saturated_sleeps_wait_until_the_cut)
+{
+	static const char *const wls[] = {
+		"{\"name\": \"sat\", \"programs\": {\"main\": {\"vars\": {\"t\": \"int\"}, \"body\": [\n"
+		" {\"set\": {\"t\": {\"*\": [4611686018427387904, 2]}}},\n"
+		" {\"sleep\": {\"-\": [\"t\", 1]}}, {\"sleep\": \"1ms\"}]}}}",
+		"{\"name\": \"sat\", \"programs\": {\"main\": [\n"
+		" {\"loop\": {\"count\": 8, \"body\": [{\"sleep\": \"2305843009213693951ns\"}]}},\n"
+		" {\"sleep\": \"1ms\"}]}}",
+		"{\"name\": \"sat\", \"programs\": {\"main\": {\"vars\": {\"t\": \"int\"}, \"body\": [\n"
+		" {\"set\": {\"t\": {\"*\": [4611686018427387904, 2]}}},\n"
+		" {\"compute\": {\"-\": [\"t\", 1]}}, {\"syscall\": {\"-\": [\"t\", 1]}}]}}}",
+	};
+	for (size_t i = 0; i < sizeof(wls) / sizeof(wls[0]); i++) {
+		char *path = temp_json(wls[i]), *args = NULL, *out, *err;
+		ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w %s --max-sim-time 1s "
+					  "--json -", path), 0);
+		ck_assert_msg(schedlab(args, &out, &err) == 4, "workload %zu: %s", i, err);
+		cJSON *o = cJSON_Parse(out);
+		ck_assert_msg(o, "no report: %s", out);
+		cJSON *m = metrics_of(o);
+		ck_assert_str_eq(cJSON_GetObjectItem(m, "ended")->valuestring, "sim_time_limit");
+		ck_assert_double_eq(num(m, "completed"), 0);
+		ck_assert_double_eq(num(m, "makespan_ns"), 1e9);
+		cJSON_Delete(o);
+		unlink(path);
+		free(path);
+		free(args);
+		free(out);
+		free(err);
+	}
+}
+END_TEST
+
+/* A cut run ends compare as a deadlock does (its figures are not
+ * comparable), and `workload expand` writes no trace of one. */
+START_TEST(compare_and_expand_stop_at_a_cut_run)
+{
+	char *path = temp_json(LONG_COMPUTE), *args = NULL, *out, *err;
+	ck_assert_int_ge(asprintf(&args, "compare -p steal,global -t numa1 --seed 3 -w %s "
+				  "--max-sim-time 10ms", path), 0);
+	ck_assert_int_eq(schedlab(args, &out, &err), 4);
+	ck_assert_msg(strstr(err, "schedlab compare: column 1 (steal), seed 3:\n"), "%s", err);
+	ck_assert_msg(strstr(err, "schedlab compare: the run reached its simulated-time limit, "
+				  "10ms"), "%s", err);
+	ck_assert_msg(strstr(out, "CUT at the simulated-time limit"), "%s", out);
+	free(args);
+	free(out);
+	free(err);
+	ck_assert_int_ge(asprintf(&args, "workload expand %s --max-sim-time 10ms -o -", path), 0);
+	ck_assert_int_eq(schedlab(args, &out, &err), 4);
+	ck_assert_msg(strstr(err, "simulated-time limit"), "%s", err);
+	ck_assert_str_eq(out, "");
+	unlink(path);
+	free(path);
+	free(args);
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* The limits leave a run that ends by itself alone: the same report,
+ * byte for byte, with the default limits and with generous ones. */
+START_TEST(limits_do_not_change_a_run_that_ends)
+{
+	char *a, *b;
+	ck_assert_int_eq(schedlab("run -p steal -t numa1 -w pingpong --json -", &a, NULL), 0);
+	ck_assert_int_eq(schedlab("run -p steal -t numa1 -w pingpong --json - --max-sim-time 100h "
+				  "--max-wall-time 8760h --max-memory 4GiB", &b, NULL), 0);
+	ck_assert_str_eq(a, b);
+	ck_assert_ptr_null(strstr(a, "\"ended\""));
+	free(a);
+	free(b);
+}
+END_TEST
+
+/* A lowered --max-memory that the workload's own regions do not fit:
+ * bad input, said before the run starts. */
+START_TEST(lowered_budget_refuses_the_workloads_regions)
+{
+	char *path = temp_json("{\"name\": \"big\", \"regions\": {\"big\": {\"size\": \"16GiB\"}},\n"
+			       " \"programs\": {\"main\": [\"yield\"]}}"),
+	     *args = NULL, *out, *err;
+	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w %s --max-memory 32MiB", path), 0);
+	ck_assert_int_eq(schedlab(args, &out, &err), 2);
+	ck_assert_msg(strstr(err, ": region big would take the run past its 32 MiB memory budget"),
+		      "%s", err);
+	ck_assert_msg(strstr(err, path), "%s", err);
+	ck_assert_str_eq(out, "");
+	free(out);
+	free(err);
+	free(args);
+	/* the default budget fits it */
+	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w %s", path), 0);
+	ck_assert_int_eq(schedlab(args, &out, &err), 0);
+	unlink(path);
+	free(path);
+	free(args);
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* `workload expand` keeps every draw: they count against the budget. */
+START_TEST(expand_draws_count_against_the_budget)
+{
+	char *path = temp_json("{\"name\": \"draws\", \"programs\": {\"main\": [\n"
+			       " {\"loop\": {\"count\": 100000000, \"body\": [\n"
+			       "  {\"compute\": {\"uniform\": {\"min\": 1, \"max\": 9}}}]}}]}}"),
+	     *args = NULL, *out, *err;
+	ck_assert_int_ge(asprintf(&args, "workload expand %s --procs 1 --max-memory 16MiB -o -",
+				  path), 0);
+	ck_assert_int_eq(schedlab(args, &out, &err), 2);
+	ck_assert_msg(strstr(err, "panic: runtime: out of memory: the trace's draw "), "%s", err);
+	ck_assert_msg(strstr(err, "16 MiB memory budget"), "%s", err);
+	ck_assert_msg(strstr(err, "program main, op 1: compute)"), "%s", err);
+	ck_assert_str_eq(out, "");
+	unlink(path);
+	free(path);
+	free(args);
+	free(out);
+	free(err);
+}
+END_TEST
+
 Suite *make_cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -688,6 +931,16 @@ Suite *make_cli_suite(void)
 	tcase_add_test(tc, compare_is_deterministic);
 	tcase_add_test(tc, compare_stops_at_a_run_that_deadlocks_or_panics);
 	tcase_add_test(tc, compare_help);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("limits");
+	tcase_add_test(tc, sim_time_limit_cuts_the_run_and_reports_it);
+	tcase_add_test(tc, wall_time_limit_cuts_the_run);
+	tcase_add_test(tc, saturated_sleeps_wait_until_the_cut);
+	tcase_add_test(tc, compare_and_expand_stop_at_a_cut_run);
+	tcase_add_test(tc, limits_do_not_change_a_run_that_ends);
+	tcase_add_test(tc, lowered_budget_refuses_the_workloads_regions);
+	tcase_add_test(tc, expand_draws_count_against_the_budget);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;

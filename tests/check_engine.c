@@ -1,7 +1,9 @@
 /* Tests of the discrete-event engine (suite "sim"). */
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/engine.h"
 #include "tests/tests.h"
@@ -269,6 +271,160 @@ START_TEST(engine_frees_actors_left_blocked)
 }
 END_TEST
 
+/* ---- Superseded time-outs ---------------------------------------------------
+ * Sleepers block with a far time-out and are woken long before it, again
+ * and again: every time-out is superseded.  They must leave the queue (a
+ * preempted computation does this once per preemption, for hours), and
+ * purging them must not disturb when anything else fires. */
+
+#define NSLEEPERS 64
+#define ROUNDS 2000
+static struct sim_actor *sleepers[NSLEEPERS];
+static sim_time_t wake_due[NSLEEPERS];
+static int wakes_seen[NSLEEPERS];
+static size_t most_pending;
+static sim_time_t last_timeout_at;
+
+static void superseded(struct sim_actor *self, void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	for (int k = 0; k < ROUNDS; k++) {
+		bool woken = sim_block_until(self, sim_now(self->eng) + 1000000000000ull + (sim_time_t)k);
+		ck_assert(woken);
+		ck_assert_uint_eq(sim_now(self->eng), wake_due[i]);
+		wakes_seen[i]++;
+	}
+	/* and a time-out that nobody supersedes still ends its block */
+	sim_time_t t = sim_now(self->eng) + 5 + (sim_time_t)i;
+	ck_assert(!sim_block_until(self, t));
+	ck_assert_uint_eq(sim_now(self->eng), t);
+	last_timeout_at = t;
+}
+
+static void superseder(struct sim_actor *self, void *arg)
+{
+	(void)arg;
+	for (int k = 0; k < ROUNDS; k++) {
+		sim_sleep(self, 10);
+		for (int i = 0; i < NSLEEPERS; i++) {
+			wake_due[i] = sim_now(self->eng) + (sim_time_t)(i % 3);
+			sim_wake(sleepers[i], wake_due[i]);
+		}
+		size_t n = sim_pending(self->eng);
+		most_pending = n > most_pending ? n : most_pending;
+	}
+}
+
+START_TEST(superseded_timeouts_leave_the_queue)
+{
+	struct sim_engine *eng = sim_engine_new();
+	memset(wakes_seen, 0, sizeof(wakes_seen));
+	most_pending = 0;
+	for (int i = 0; i < NSLEEPERS; i++)
+		sleepers[i] = sim_spawn(eng, "superseded", superseded, (void *)(intptr_t)i, 0);
+	sim_spawn(eng, "superseder", superseder, NULL, 0);
+	sim_run(eng);
+	for (int i = 0; i < NSLEEPERS; i++)
+		ck_assert_int_eq(wakes_seen[i], ROUNDS);
+	ck_assert_uint_eq(sim_stats(eng)->stale, (uint64_t)NSLEEPERS * ROUNDS);
+	/* live: a time-out per sleeper and the wakes; stale: at most as many
+	 * again, and the floor -- not the 128,000 superseded */
+	ck_assert_msg(most_pending < 4 * NSLEEPERS + 64, "%zu pending", most_pending);
+	ck_assert_uint_eq(sim_now(eng), last_timeout_at);
+	ck_assert_uint_eq(sim_pending(eng), 0);
+	sim_engine_free(eng);
+}
+END_TEST
+
+/* Between runs, sim_pending_live counts what can still fire: not the
+ * superseded time-out at 1000 (still queued at 500, unless it was
+ * dropped at once), only the waker's wake at 2007. */
+static void blocks_after_wake(struct sim_actor *self, void *arg)
+{
+	(void)arg;
+	ck_assert(sim_block_until(self, 1000));
+	sim_block(self);
+}
+
+static void wakes_then_sleeps(struct sim_actor *self, void *arg)
+{
+	sim_sleep(self, 7);
+	sim_wake(arg, sim_now(self->eng));
+	sim_sleep(self, 2000);
+}
+
+START_TEST(pending_live_leaves_out_superseded_timeouts)
+{
+	struct sim_engine *eng = sim_engine_new();
+	struct sim_actor *a = sim_spawn(eng, "blocked", blocks_after_wake, NULL, 0);
+	sim_spawn(eng, "waker", wakes_then_sleeps, a, 0);
+	sim_run_until(eng, 500);
+	size_t all = sim_pending(eng);
+	ck_assert_uint_eq(sim_pending_live(eng), 1);
+	ck_assert_uint_le(sim_pending(eng), all);
+	sim_run(eng);
+	ck_assert_uint_eq(sim_now(eng), 2007);
+	ck_assert_uint_eq(sim_pending_live(eng), 0);
+	sim_engine_free(eng);
+}
+END_TEST
+
+/* sim_sleep saturates: a sleep to past 2^64 - 1 waits forever, it does
+ * not wrap into the past. */
+static bool slept_through;
+static void long_sleeper(struct sim_actor *self, void *arg)
+{
+	(void)arg;
+	sim_sleep(self, 10);
+	sim_sleep(self, SIM_TIME_MAX - 5);
+	slept_through = true;
+}
+
+START_TEST(sleep_past_the_end_of_time_saturates)
+{
+	struct sim_engine *eng = sim_engine_new();
+	slept_through = false;
+	sim_spawn(eng, "long", long_sleeper, NULL, 0);
+	sim_run(eng);
+	ck_assert(!slept_through);
+	ck_assert_uint_eq(sim_now(eng), 10);
+	sim_engine_free(eng);
+}
+END_TEST
+
+/* sim_stop from another thread ends a run that would never end by itself
+ * (a wall-clock watchdog's use); one made before a run ends that run at
+ * once, and the next goes on. */
+static void spinner(struct sim_actor *self, void *arg)
+{
+	(void)arg;
+	for (;;)
+		sim_sleep(self, 1);
+}
+
+static void *stop_later(void *arg)
+{
+	usleep(20000);
+	sim_stop(arg);
+	return NULL;
+}
+
+START_TEST(stop_from_another_thread_ends_the_run)
+{
+	struct sim_engine *eng = sim_engine_new();
+	sim_spawn(eng, "spinner", spinner, NULL, 0);
+	sim_stop(eng);
+	ck_assert_uint_eq(sim_run(eng), 0);
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, stop_later, eng), 0);
+	ck_assert_uint_gt(sim_run(eng), 0);   /* returns: the stop came */
+	pthread_join(t, NULL);
+	sim_time_t at = sim_now(eng);
+	ck_assert_uint_eq(sim_run_until(eng, at + 100), 100);
+	sim_engine_free(eng);
+}
+END_TEST
+
 /* A small random simulation whose trace is hashed: two runs must agree. */
 static uint64_t trace_hash;
 static void busy(struct sim_actor *self, void *arg)
@@ -355,6 +511,10 @@ Suite *make_engine_suite(void)
 	tcase_add_test(tc, yield_lets_everything_due_now_run_first);
 	tcase_add_test(tc, many_actors_spawn_run_and_end);
 	tcase_add_test(tc, engine_frees_actors_left_blocked);
+	tcase_add_test(tc, superseded_timeouts_leave_the_queue);
+	tcase_add_test(tc, sleep_past_the_end_of_time_saturates);
+	tcase_add_test(tc, pending_live_leaves_out_superseded_timeouts);
+	tcase_add_test(tc, stop_from_another_thread_ends_the_run);
 	tcase_add_test(tc, same_inputs_give_the_same_trace);
 	tcase_add_test(tc, context_switch_preserves_callee_saved_state);
 	suite_add_tcase(s, tc);

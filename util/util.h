@@ -26,6 +26,9 @@ size_t str_list_add(char *buf, size_t size, size_t used, const char *item);
 enum {
 	EXIT_FOUND = 1,     /* the run found what it was asked to find */
 	EXIT_BADINPUT = 2,  /* bad input: a message names file, JSON path, problem */
+	/* 3: the simulator itself ran out of memory (die_oom); valid input
+	 * cannot get there, budgets end such runs first (exit 2) */
+	EXIT_LIMIT = 4,     /* a simulated run was cut at a time limit: its report is partial */
 };
 
 /* An error message buffer passed down by loaders: they fill it and return

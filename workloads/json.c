@@ -1428,10 +1428,14 @@ static bool check_budget(struct cc *c, const struct spawn_graph *g)
 	double bytes = total * WL_BYTES_PER_G;
 	for (uint32_t i = 0; i < w->nregions; i++)
 		bytes += ceil((double)w->regions[i].bytes / 4096) * WL_BYTES_PER_PAGE;
+	/* the named objects, as the run counts them [policies/interp.c: Budgets] */
+	bytes += (double)(w->nchans + w->nmutexes + w->nwaitgroups) * WL_BYTES_PER_OBJ;
+	for (uint32_t i = 0; i < w->nchans; i++)
+		bytes += (double)w->chans[i].cap * 8;
 	if (bytes > (double)WL_MEMORY_BUDGET)
 		return fail(c, "$", "workload %s would need about %.1f GiB of simulator memory "
-				   "(%.3g goroutines at %u bytes, and its regions' page tables); the "
-				   "budget is %llu GiB",
+				   "(%.3g goroutines at %u bytes, its regions' page tables and its "
+				   "channels' buffers); the budget is %llu GiB",
 			    w->name, bytes / (1u << 30), total, WL_BYTES_PER_G,
 			    (unsigned long long)(WL_MEMORY_BUDGET >> 30));
 	return true;
@@ -1479,6 +1483,7 @@ struct workload *wl_compile(const char *file, const char *text, struct err *e)
 	    !jv_get_string(&c.j, root, "$", "main", false, &main_name))
 		goto out;
 	w = c.w = wl_new(name, desc);
+	w->file = xstrdup(file);
 	if (!declare_channels(&c, cJSON_GetObjectItemCaseSensitive(root, "channels"), "$.channels") ||
 	    !declare_names(&c, cJSON_GetObjectItemCaseSensitive(root, "waitgroups"), "$.waitgroups",
 			   PT_WG, wl_add_waitgroup) ||

@@ -179,6 +179,7 @@ void wl_free(struct workload *w)
 {
 	if (!w)
 		return;
+	free(w->file);
 	for (uint32_t i = 0; i < w->nprogs; i++) {
 		free(w->progs[i].name);
 		free(w->progs[i].ops);

@@ -192,6 +192,7 @@ struct wl_draw {
 struct workload {
 	char *name;
 	char *description;
+	char *file;         /* where it was compiled from, for run-time messages; NULL: built in C */
 	struct program *progs;
 	uint32_t nprogs;
 	struct prog_chan *chans;
