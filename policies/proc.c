@@ -79,6 +79,17 @@
  * means the run is over; more means they wait for something that can no
  * longer happen -- a deadlock, as Go's checkdead reports.  Either way it
  * sets sched.done and wakes every M, whose scheduler loops then return.
+ * The poller [time.c] is never on the idle list, yet it can be as idle
+ * as the Ms that are: it may begin a wait with no deadline (no timer,
+ * nothing scheduled to arrive) while netpoll_waiters still counts Gs
+ * whose data another M has just taken from the arrivals and is readying.
+ * If those Gs then finish without sending more, nothing breaks that
+ * wait.  So a poller about to wait with no deadline registers
+ * (poller_forever) and runs checkdead itself, since every other M may
+ * have gone idle already, and checkdead counts it as idle while no G
+ * waits on the network and no timer or arrival is pending.  Without
+ * this such a run just stopped with every M asleep: no end, no span, no
+ * deadlock check.
  * The makespan is taken at the last G's exit, not at this quiet moment.
  * A run whose main G is a C function (the native C API) ends instead when
  * that G returns, as a Go program ends with main.
@@ -199,8 +210,16 @@ static void stop_run(struct rt *rt)
  * deadlocked) [proc: The end of a run].  sched.lock must be held. */
 static void checkdead(struct rt *rt)
 {
-	assert(rt_mutex_held(&rt->sched.lock));
-	if (rt->sched.nmidle < rt->sched.mcount - rt->sched.nmsys)
+	struct sched *s = &rt->sched;
+	assert(rt_mutex_held(&s->lock));
+	int idle = s->nmidle, all = s->mcount - s->nmsys;
+	/* A poller with no deadline and nothing to wait for: a timer added
+	 * or a request answered since it began would have broken its wait,
+	 * and an M that took one meanwhile is not idle. */
+	if (s->poller_forever && idle == all - 1 && !rt_netpoll_any_waiters(rt) &&
+	    rt_timers_next(rt) == 0 && rt_arrivals_next(rt) < 0)
+		idle++;
+	if (idle < all)
 		return;
 	uint64_t made = 1, ended = 0; /* the main G was made by rt_run */
 	for (struct m *m = rt->allm; m; m = m->alllink) {
@@ -333,6 +352,19 @@ void rt_stopm(struct m *m)
 		rt_acquirep(m, m->nextp);
 		m->nextp = NULL;
 	}
+}
+
+void rt_poller_forever(struct m *m, bool forever)
+{
+	struct rt *rt = m->rt;
+	rt_lock(&rt->sched.lock);
+	if (forever) {
+		rt->sched.poller_forever = m;
+		checkdead(rt);
+	} else if (rt->sched.poller_forever == m) {
+		rt->sched.poller_forever = NULL;
+	}
+	rt_unlock(&rt->sched.lock);
 }
 
 /* Starts a spinning M if none is spinning and a P is idle [proc: Spinning]. */

@@ -463,6 +463,7 @@ struct sched {
 	plat_u64 chanidgen;
 	plat_u32 done;                 /* atomic: the run is over, Ms return [proc: The end of a run] */
 	int nmsys;                     /* Ms outside checkdead's count: sysmon (sched.lock) */
+	struct m *poller_forever;      /* the poller, while it waits with no deadline (sched.lock) */
 	plat_u32 sysmonwait;           /* atomic: sysmon sleeps until a P is busy */
 	struct rt_note sysmonnote;
 	/* The poller [time.c]: at most one M sleeps until the next timer. */
@@ -589,6 +590,9 @@ static inline struct g *rt_take_nextg(struct m *m)
 	return g;
 }
 void rt_stopm(struct m *m);
+/* m, the poller, is about to wait with no deadline (forever: true), or is
+ * back from such a wait (false) [proc: The end of a run]. */
+void rt_poller_forever(struct m *m, bool forever);
 void rt_wakep(struct m *m);
 void rt_becomespinning(struct m *m);
 void rt_resetspinning(struct m *m);
