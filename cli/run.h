@@ -59,6 +59,11 @@ void cli_report_text(const struct cli_run *run);
  * message naming cmd and --json path. */
 int cli_write_json(const char *cmd, const char *path, const cJSON *o);
 
+/* The run's throughput per second of makespan, and its unit: requests
+ * answered ("requests/s") if the workload's servers answered any, else
+ * goroutines completed ("goroutines/s"). */
+const char *cli_throughput(const struct rt_result *r, double *per_s);
+
 /* The unit that suits a duration of ns nanoseconds, as the text summary
  * shows it: its name ("ns", "us", "ms", "s"), the nanoseconds in one of
  * it, and the decimals shown. */

@@ -161,6 +161,19 @@ int64_t simp_nanotime(void)
 
 /* ---- Futex ---- */
 
+/* A futex call's price, from the M's clock on: on the M's clock and, up
+ * to the end of the run, in its futex_ns (plat_futex_cpu_counted). */
+static void futex_cost(struct m *m, double ns)
+{
+	double from = m->plat.clock, to = from + ns, end = (double)m->rt->end_ns;
+	if (m->rt->end_ns) {
+		from = from < end ? from : end;
+		to = to < end ? to : end;
+	}
+	m->stats.futex_ns += (uint64_t)((int64_t)to - (int64_t)from);
+	m->plat.clock += ns;
+}
+
 static struct simp_waiter **futexq(struct rt *rt, plat_line_t line)
 {
 	struct plat_rt *pr = &rt->plat;
@@ -197,7 +210,7 @@ void simp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
 	sync_m(m);
 	m->stats.futex_calls++;
 	if (a->v != val) {
-		m->plat.clock += lat->syscall_ns;
+		futex_cost(m, lat->syscall_ns);
 		return;
 	}
 	/* Queue first, at the moment the kernel would check the value; a
@@ -207,7 +220,7 @@ void simp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
 	while (*q)
 		q = &(*q)->next;
 	*q = &w;
-	m->plat.clock += lat->futex_wait_ns;
+	futex_cost(m, lat->futex_wait_ns);
 	sync_m(m);
 	bool woken = true;
 	if (timeout_ns < 0)
@@ -243,7 +256,7 @@ void simp_futex_wake(plat_u32 *a, int n)
 		sim_wake(w->m->plat.actor, at);
 		woke++;
 	}
-	m->plat.clock += woke ? lat->futex_wake_ns : lat->syscall_ns;
+	futex_cost(m, woke ? lat->futex_wake_ns : lat->syscall_ns);
 }
 
 /* ---- Time, spinning, place ---- */

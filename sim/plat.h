@@ -186,6 +186,7 @@ static inline void plat_g_init(struct rt *rt, struct g *g) { (void)rt, (void)g; 
 static inline void plat_g_free(struct rt *rt, struct g *g) { (void)rt, (void)g; }
 static inline enum g_why plat_execute(struct m *m, struct g *g) { return simp_execute(m, g); }
 static inline bool plat_g_has_stack(void) { return false; }
+static inline bool plat_futex_cpu_counted(void) { return true; }
 static inline void plat_g_leave(struct g *g, enum g_why why)
 {
 	(void)g, (void)why;

@@ -172,15 +172,14 @@ START_TEST(runnext_makes_handoff_orders_faster)
 }
 END_TEST
 
-/* The share of the busy CPU (all but idle) spent waiting for the
- * scheduler's own locks: a lock wait for a channel or a sync.Mutex is the
- * workload's, whatever the policy. */
+/* The share of the on-CPU time spent spinning for the scheduler's own
+ * locks: a lock wait for a channel or a sync.Mutex is the workload's,
+ * whatever the policy. */
 static double sched_lock_share_of_busy(const struct test_outcome *o)
 {
-	double lock, idle;
-	ck_assert(rt_lock_frac(&o->r.cpu, RT_LOCK_SCHED, &lock));
-	ck_assert(rt_cpu_frac(&o->r.cpu, RT_CPU_IDLE, &idle));
-	return lock / (1 - idle);
+	double lock;
+	ck_assert(rt_lock_frac(&o->r.cpu, false, RT_LOCK_SCHED, &lock));
+	return lock;
 }
 
 static double throughput(const struct test_outcome *o)
