@@ -13,6 +13,8 @@
  *   starting a thread                the creator: thread_create; the new M
  *                                    starts when that is over
  *   G switch                         g_switch in, g_switch out
+ *   an M taking a P whose PU another context_switch: the OS switches that
+ *   M ran on last                    PU from one thread to another
  *   procyield(n)                     n * pause
  *   osyield                          syscall (nobody else wants the CPU:
  *                                    one M per P, one P per PU)
@@ -296,11 +298,22 @@ int simp_node(void)
 	return t->cores[t->pus[m->plat.cpu].core].node;
 }
 
+/* The OS placement model runs an M holding a P on the P's PU.  When the
+ * PU last ran another M -- a woken M takes a P that another let go of, a
+ * new M starts on it, an M back from a system call finds its P run by
+ * another meanwhile -- the OS switches the PU from one thread to the
+ * other, and the M coming in pays for it (the wake-up's own latency covers
+ * a thread coming back to the PU it left). */
 void simp_set_cpu(int cpu)
 {
 	struct m *m = cur_m();
-	if (m)
-		m->plat.cpu = cpu;
+	if (!m)
+		return;
+	struct m **last = &m->rt->plat.pu_m[cpu];
+	if (*last && *last != m)
+		m->plat.clock += m->rt->topo->lat.context_switch_ns;
+	*last = m;
+	m->plat.cpu = cpu;
 }
 
 /* ---- Ms and Gs ---- */
@@ -424,6 +437,7 @@ bool simp_rt_init(struct rt *rt, struct err *e)
 	(void)e;
 	rt->plat.eng = sim_engine_new();
 	rt->plat.hw = hw_new(rt->topo);
+	rt->plat.pu_m = xcalloc((size_t)rt->topo->npus, sizeof(*rt->plat.pu_m));
 	return true;
 }
 
@@ -441,4 +455,5 @@ void simp_rt_fini(struct rt *rt)
 	sim_engine_free(rt->plat.eng);
 	hw_free(rt->plat.hw);
 	free(rt->plat.futexq);
+	free(rt->plat.pu_m);
 }

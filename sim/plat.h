@@ -44,6 +44,7 @@ struct plat_rt {
 	struct simp_waiter **futexq;  /* [line]: sleepers on that line's futexes, FIFO */
 	size_t nfutexq;
 	uint64_t futex_calls;
+	struct m **pu_m;              /* [PU]: the M that ran there last (context switches) */
 };
 
 /* Where an M's time went, in ns (the report's cpu breakdown). */

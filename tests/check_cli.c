@@ -406,6 +406,160 @@ START_TEST(run_native_completes)
 }
 END_TEST
 
+/* ---- The latency model ---- */
+
+/* No dead knob in the latency model [docs/topology.md]: each figure of a
+ * topology's "latency" object, changed alone, changes the report of a run
+ * that exercises the whole machine model -- tests/data/latency-probe.json
+ * on tests/data/probe-machine.json, whose core groups split its packages
+ * so that every cache level and every core-to-core relation is used.  The
+ * table must name every figure `schedlab topo --json` shows (and the
+ * bandwidth, shown per node), so a figure added later is tested too. */
+static const struct {
+	const char *section, *key, *value;   /* a figure of "latency" and a value far from its default */
+} latency_params[] = {
+	{ "cache_ns", "L1", "4" },
+	{ "cache_ns", "L2", "12" },
+	{ "cache_ns", "L3", "40" },
+	{ "cache_ns", "L4", "100" },
+	{ "c2c_ns", "core", "30" },
+	{ "c2c_ns", "group", "150" },
+	{ "c2c_ns", "package", "300" },
+	{ "c2c_ns", "hops", "[400]" },
+	{ "dram_ns", "local", "200" },
+	{ "dram_ns", "hops", "[400]" },
+	{ NULL, "slit_scale", "3" },          /* the probe machine gives no dram_ns.hops */
+	{ NULL, "bandwidth_gbs", "5" },
+	{ NULL, "mlp", "2" },
+	{ "os_ns", "syscall", "2000" },
+	{ "os_ns", "futex_wait", "5000" },
+	{ "os_ns", "futex_wake", "5000" },
+	{ "os_ns", "wakeup", "20000" },
+	{ "os_ns", "thread_create", "100000" },
+	{ "os_ns", "context_switch", "20000" },
+	{ "os_ns", "g_switch", "500" },
+	{ "os_ns", "pause", "100" },
+};
+#define NLATENCY (int)(sizeof(latency_params) / sizeof(latency_params[0]))
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f, "%s", path);
+	char *text = NULL;
+	size_t size = 0;
+	FILE *mem = open_memstream(&text, &size);
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, mem);
+	fclose(mem);
+	fclose(f);
+	return text;
+}
+
+/* The probe machine with latency (a JSON object's text) in a temporary
+ * file, whose path goes to path. */
+static void probe_machine(const char *latency, char path[64])
+{
+	char *base = NULL;
+	ck_assert_int_ge(asprintf(&base, "%s/probe-machine.json", test_data_dir()), 0);
+	char *text = read_file(base);
+	cJSON *o = cJSON_Parse(text);
+	ck_assert_ptr_nonnull(o);
+	cJSON *lat = cJSON_Parse(latency);
+	ck_assert_msg(lat, "%s", latency);
+	cJSON_AddItemToObject(o, "latency", lat);
+	char *out = cJSON_Print(o);
+	snprintf(path, 64, "/tmp/schedlab-probe-XXXXXX.json");
+	int fd = mkstemps(path, 5);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, out, strlen(out)), (ssize_t)strlen(out));
+	close(fd);
+	free(out);
+	cJSON_Delete(o);
+	free(text);
+	free(base);
+}
+
+/* The metrics of the probe workload's run on the probe machine with
+ * latency; the caller deletes the report they belong to (*report). */
+static cJSON *probe_run(const char *latency, cJSON **report)
+{
+	char path[64];
+	probe_machine(latency, path);
+	char *args = NULL, *out, *err;
+	ck_assert_int_ge(asprintf(&args, "run -p steal -t %s -w %s/latency-probe.json --procs 16 "
+				  "--json -", path, test_data_dir()), 0);
+	int rc = schedlab(args, &out, &err);
+	ck_assert_msg(rc == 0, "%s: %s", latency, err);
+	*report = cJSON_Parse(out);
+	ck_assert_ptr_nonnull(*report);
+	unlink(path);
+	free(args);
+	free(out);
+	free(err);
+	return cJSON_GetObjectItem(*report, "metrics");
+}
+
+START_TEST(latency_model_has_no_dead_parameter)
+{
+	/* the table covers every figure of the model */
+	char path[64], *args = NULL, *out;
+	probe_machine("{}", path);
+	ck_assert_int_ge(asprintf(&args, "topo -t %s --json", path), 0);
+	ck_assert_int_eq(schedlab(args, &out, NULL), 0);
+	unlink(path);
+	cJSON *topo = cJSON_Parse(out);
+	ck_assert_ptr_nonnull(topo);
+	int figures = 0;
+	for (cJSON *sec = cJSON_GetObjectItem(topo, "latency")->child; sec; sec = sec->next) {
+		cJSON *keys = cJSON_IsObject(sec) ? sec->child : sec;
+		for (cJSON *k = keys; k; k = cJSON_IsObject(sec) ? k->next : NULL, figures++) {
+			bool listed = false;
+			for (int i = 0; i < NLATENCY && !listed; i++)
+				listed = cJSON_IsObject(sec)
+						 ? latency_params[i].section &&
+							   strcmp(latency_params[i].section, sec->string) == 0 &&
+							   strcmp(latency_params[i].key, k->string) == 0
+						 : !latency_params[i].section &&
+							   strcmp(latency_params[i].key, sec->string) == 0;
+			ck_assert_msg(listed, "latency.%s%s%s is not tested", sec->string,
+				      cJSON_IsObject(sec) ? "." : "", cJSON_IsObject(sec) ? k->string : "");
+		}
+	}
+	/* ... and more: the bandwidth, shown per node, and the DRAM hops,
+	 * shown when given (the table's entries are checked by the runs,
+	 * which refuse an unknown figure) */
+	ck_assert_int_ge(figures, NLATENCY - 2);
+	cJSON_Delete(topo);
+	free(args);
+	free(out);
+
+	cJSON *base_report;
+	cJSON *base = probe_run("{}", &base_report);
+	char dead[1024] = "";
+	size_t used = 0;
+	for (int i = 0; i < NLATENCY; i++) {
+		char *latency = NULL;
+		if (latency_params[i].section)
+			ck_assert_int_ge(asprintf(&latency, "{\"%s\": {\"%s\": %s}}", latency_params[i].section,
+						  latency_params[i].key, latency_params[i].value), 0);
+		else
+			ck_assert_int_ge(asprintf(&latency, "{\"%s\": %s}", latency_params[i].key,
+						  latency_params[i].value), 0);
+		cJSON *report;
+		cJSON *m = probe_run(latency, &report);
+		if (cJSON_Compare(base, m, true))
+			used = str_list_add(dead, sizeof(dead), used, latency);
+		cJSON_Delete(report);
+		free(latency);
+	}
+	ck_assert_msg(used == 0, "the report does not move with: %s", dead);
+	cJSON_Delete(base_report);
+}
+END_TEST
+
 /* ---- compare ---- */
 
 /* A table: a row per metric, a value column per policy, and after every
@@ -755,6 +909,7 @@ Suite *make_cli_suite(void)
 	tcase_add_test(tc, run_json_report_is_complete_and_deterministic);
 	tcase_add_test(tc, run_text_summary);
 	tcase_add_test(tc, run_native_completes);
+	tcase_add_test(tc, latency_model_has_no_dead_parameter);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("compare");

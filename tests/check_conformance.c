@@ -188,7 +188,7 @@ static double throughput(const struct test_outcome *o)
 }
 
 /* vtocc under Go 1.0's one lock: from 2 to 8 to 32 Ps the share of the
- * busy CPU spent waiting for the scheduler lock grows (tenfold and more
+ * on-CPU time spent waiting for the scheduler lock grows (tenfold and more
  * from 2 to 8, by 30% and more from 8 to 32, where it is saturated), and
  * from 8 to 32 Ps throughput falls, while steal's grows by a tenth and
  * more with its scheduler locks under 5% [docs/runtime.md]. */
