@@ -60,12 +60,16 @@ void cli_help_compare(FILE *f)
 		"                     `schedlab run --json` writes it, column by column, seed by\n"
 		"                     seed; \"summary\" each metric's mean, ci95 and n per column\n"
 		"  --csv FILE|-       instead, write a row per metric and column,\n"
-		"                     metric,column,mean,ci95,n,rel_change (a fraction), to\n"
+		"                     metric,column,mean,ci95,n,rel_change,pp_change,unit to\n"
 		"                     FILE, or to stdout with - (then no table)\n"
 		"%s"
 		"                     (the limits apply to each run on its own)\n"
 		"\n"
-		"The change of a column is (its mean - the first column's) / |the first column's|.\n"
+		"The change of a column is (its mean - the first column's) / |the first column's|\n"
+		"(rel_change, a fraction; shown as a percentage), or for a share (a fraction:\n"
+		"the cpu and locality shares) the difference of the two in percentage points\n"
+		"(pp_change; shown as +1.23 pp).  Throughput is in requests/s for a workload\n"
+		"that answers requests, else in goroutines/s.\n"
 		"A metric a run did not produce is \"-\" in the table and absent from JSON and CSV.\n"
 		"\n"
 		"Exit status: 0 every run completed; 1 a run deadlocked, 2 a run panicked, 4 a\n"
@@ -243,9 +247,16 @@ static int columns_parse(struct compare *c, const char *spec, const char *const 
 
 enum unit {
 	UNIT_NS,                       /* a duration, in the unit that suits it */
-	UNIT_RATE,                     /* per second */
+	UNIT_RATE,                     /* per second: the unit is the report's */
 	UNIT_COUNT,
-	UNIT_FRAC,                     /* a fraction, shown as a percentage */
+	UNIT_PUS,                      /* a number of PUs, two decimals */
+	UNIT_FRAC,                     /* a fraction, shown as a percentage; its change in pp */
+};
+
+/* The unit as CSV and JSON name it (UNIT_RATE's is the report's). */
+static const char *const unit_names[] = {
+	[UNIT_NS] = "ns", [UNIT_RATE] = "/s", [UNIT_COUNT] = "count", [UNIT_PUS] = "PUs",
+	[UNIT_FRAC] = "fraction",
 };
 
 /* The table's rows, in order: each a path into the report's "metrics". */
@@ -254,41 +265,49 @@ static const struct metric {
 	const char *label;
 	enum unit unit;
 	bool only_if_any;              /* a row only if some run has it (the requests') */
+	const char *unit_path;         /* UNIT_RATE: the key of the report's unit for it */
 } metrics[] = {
-	{ "makespan_ns", "makespan", UNIT_NS, false },
-	{ "throughput_per_s", "throughput", UNIT_RATE, false },
-	{ "completed", "goroutines completed", UNIT_COUNT, false },
-	{ "requests", "requests", UNIT_COUNT, true },
-	{ "sched_latency_ns.p50", "sched latency p50", UNIT_NS, false },
-	{ "sched_latency_ns.p99", "sched latency p99", UNIT_NS, false },
-	{ "sched_latency_ns.max", "sched latency max", UNIT_NS, false },
-	{ "sched_latency_ns.mean", "sched latency mean", UNIT_NS, false },
-	{ "request_latency_ns.p50", "request latency p50", UNIT_NS, true },
-	{ "request_latency_ns.p99", "request latency p99", UNIT_NS, true },
-	{ "cpu.user", "cpu user", UNIT_FRAC, false },
-	{ "cpu.sched", "cpu sched", UNIT_FRAC, false },
-	{ "cpu.spin", "cpu spin", UNIT_FRAC, false },
-	{ "cpu.lock_wait", "cpu lock wait", UNIT_FRAC, false },
-	{ "lock_wait_by.sched", "cpu lock wait, scheduler", UNIT_FRAC, false },
-	{ "cpu.syscall", "cpu syscall", UNIT_FRAC, false },
-	{ "cpu.idle", "cpu idle", UNIT_FRAC, false },
-	{ "locality.mem_local_frac", "local memory", UNIT_FRAC, false },
-	{ "locality.cache_hit_frac", "cache hits", UNIT_FRAC, false },
-	{ "locality.migrations_core", "migrations core", UNIT_COUNT, false },
-	{ "locality.migrations_node", "migrations node", UNIT_COUNT, false },
-	{ "locality.stack_migrations", "stack migrations", UNIT_COUNT, true },
-	{ "steals.same_node", "steals same node", UNIT_COUNT, false },
-	{ "steals.remote_node", "steals remote node", UNIT_COUNT, false },
-	{ "steals.goroutines_stolen", "goroutines stolen", UNIT_COUNT, false },
-	{ "threads.created", "threads created", UNIT_COUNT, false },
-	{ "threads.parks", "thread parks", UNIT_COUNT, false },
-	{ "threads.wakeups", "thread wake-ups", UNIT_COUNT, false },
-	{ "threads.futex_calls", "futex calls", UNIT_COUNT, false },
+	{ "makespan_ns", "makespan", UNIT_NS, false, NULL },
+	{ "throughput_per_s", "throughput", UNIT_RATE, false, "throughput_unit" },
+	{ "completed", "goroutines completed", UNIT_COUNT, false, NULL },
+	{ "requests", "requests", UNIT_COUNT, true, NULL },
+	{ "sched_latency_ns.p50", "sched latency p50", UNIT_NS, false, NULL },
+	{ "sched_latency_ns.p99", "sched latency p99", UNIT_NS, false, NULL },
+	{ "sched_latency_ns.max", "sched latency max", UNIT_NS, false, NULL },
+	{ "sched_latency_ns.mean", "sched latency mean", UNIT_NS, false, NULL },
+	{ "request_latency_ns.p50", "request latency p50", UNIT_NS, true, NULL },
+	{ "request_latency_ns.p99", "request latency p99", UNIT_NS, true, NULL },
+	{ "cpu.busy_pus", "cpu busy PUs", UNIT_PUS, false, NULL },
+	{ "cpu.busy_frac", "cpu busy, of all PUs", UNIT_FRAC, false, NULL },
+	{ "cpu.futex_frac", "cpu futex, of on-CPU", UNIT_FRAC, false, NULL },
+	{ "cpu.on_cpu_ns", "on-CPU time", UNIT_NS, false, NULL },
+	{ "cpu.on_cpu.user", "on-CPU user", UNIT_FRAC, false, NULL },
+	{ "cpu.on_cpu.sched", "on-CPU sched", UNIT_FRAC, false, NULL },
+	{ "cpu.on_cpu.spin", "on-CPU spin", UNIT_FRAC, false, NULL },
+	{ "cpu.on_cpu.lock_wait", "on-CPU lock wait", UNIT_FRAC, false, NULL },
+	{ "cpu.lock_wait_by.on_cpu.sched", "on-CPU lock wait, scheduler", UNIT_FRAC, false, NULL },
+	{ "cpu.off_cpu_ns", "off-CPU time", UNIT_NS, false, NULL },
+	{ "cpu.off_cpu.lock_wait", "off-CPU lock wait", UNIT_FRAC, false, NULL },
+	{ "cpu.lock_wait_by.off_cpu.sched", "off-CPU lock wait, scheduler", UNIT_FRAC, false, NULL },
+	{ "cpu.off_cpu.syscall", "off-CPU syscall", UNIT_FRAC, false, NULL },
+	{ "cpu.off_cpu.parked", "off-CPU parked", UNIT_FRAC, false, NULL },
+	{ "locality.mem_local_frac", "local memory", UNIT_FRAC, false, NULL },
+	{ "locality.cache_hit_frac", "cache hits", UNIT_FRAC, false, NULL },
+	{ "locality.migrations_core", "migrations core", UNIT_COUNT, false, NULL },
+	{ "locality.migrations_node", "migrations node", UNIT_COUNT, false, NULL },
+	{ "locality.stack_migrations", "stack migrations", UNIT_COUNT, true, NULL },
+	{ "steals.same_node", "steals same node", UNIT_COUNT, false, NULL },
+	{ "steals.remote_node", "steals remote node", UNIT_COUNT, false, NULL },
+	{ "steals.goroutines_stolen", "goroutines stolen", UNIT_COUNT, false, NULL },
+	{ "threads.created", "threads created", UNIT_COUNT, false, NULL },
+	{ "threads.parks", "thread parks", UNIT_COUNT, false, NULL },
+	{ "threads.wakeups", "thread wake-ups", UNIT_COUNT, false, NULL },
+	{ "threads.futex_calls", "futex calls", UNIT_COUNT, false, NULL },
 };
 #define NMETRICS ((int)(sizeof(metrics) / sizeof(metrics[0])))
 
-/* A metric of a report, if the run produced it. */
-static bool metric_value(const cJSON *report, const char *path, double *v)
+/* The item at path below a report's "metrics", or NULL. */
+static const cJSON *metric_item(const cJSON *report, const char *path)
 {
 	const cJSON *o = cJSON_GetObjectItemCaseSensitive(report, "metrics");
 	for (const char *p = path; o;) {
@@ -300,8 +319,41 @@ static bool metric_value(const cJSON *report, const char *path, double *v)
 			break;
 		p = dot + 1;
 	}
+	return o;
+}
+
+/* The unit of m's values in report, if the report says one. */
+static const char *report_unit(const cJSON *report, const struct metric *m)
+{
+	const cJSON *u = m->unit_path ? metric_item(report, m->unit_path) : NULL;
+	return cJSON_IsString(u) ? u->valuestring : NULL;
+}
+
+/* m's unit as CSV and JSON name it: the first report's that has one (a
+ * run whose report says another unit is left out of the metric), else
+ * the metric's own. */
+static const char *metric_unit(const struct compare *c, const struct metric *m)
+{
+	for (int i = 0; m->unit_path && i < cJSON_GetArraySize(c->runs); i++) {
+		const char *u = report_unit(cJSON_GetArrayItem(c->runs, i), m);
+		if (u)
+			return u;
+	}
+	return unit_names[m->unit];
+}
+
+/* A metric of a report, if the run produced it in the table's unit. */
+static bool metric_value(const struct compare *c, const cJSON *report, const struct metric *m,
+			 double *v)
+{
+	const cJSON *o = metric_item(report, m->path);
 	if (!cJSON_IsNumber(o))
 		return false;
+	if (m->unit_path) {
+		const char *u = report_unit(report, m);
+		if (!u || strcmp(u, metric_unit(c, m)) != 0)
+			return false;
+	}
 	*v = o->valuedouble;
 	return true;
 }
@@ -318,7 +370,7 @@ static struct stat column_stat(const struct compare *c, int col, const struct me
 	double *x = xcalloc((size_t)c->nseeds, sizeof(*x));
 	struct stat s = { 0, 0, 0 };
 	for (int i = 0; i < c->nseeds; i++)
-		if (metric_value(cJSON_GetArrayItem(c->runs, col * c->nseeds + i), m->path, &x[s.n]))
+		if (metric_value(c, cJSON_GetArrayItem(c->runs, col * c->nseeds + i), m, &x[s.n]))
 			s.n++;
 	if (s.n >= 1)
 		s.mean = gsl_stats_mean(x, 1, (size_t)s.n);
@@ -339,6 +391,17 @@ static bool rel_change(struct stat a, struct stat b, double *rel)
 	return true;
 }
 
+/* For a share: (b - a) * 100, its change in percentage points (a relative
+ * change of a tiny share is huge and says nothing).  False if either is
+ * missing. */
+static bool pp_change(struct stat a, struct stat b, double *pp)
+{
+	if (a.n == 0 || b.n == 0)
+		return false;
+	*pp = 100 * (b.mean - a.mean);
+	return true;
+}
+
 /* ---- The table ---- */
 
 /* Characters on screen, not bytes: '±' is two. */
@@ -355,8 +418,10 @@ static void print_padded(const char *s, int width)
 	printf("%*s%s", width - text_width(s), "", s);
 }
 
-/* "12.31 ms ±0.42": the mean, and the interval in the mean's unit. */
-static void format_cell(char *buf, size_t size, const struct metric *m, struct stat s, int nseeds)
+/* "12.31 ms ±0.42": the mean, and the interval in the mean's unit (rate:
+ * the unit the reports name). */
+static void format_cell(char *buf, size_t size, const struct metric *m, const char *rate,
+			struct stat s, int nseeds)
 {
 	if (s.n == 0) {
 		snprintf(buf, size, "-");
@@ -371,10 +436,14 @@ static void format_cell(char *buf, size_t size, const struct metric *m, struct s
 		break;
 	case UNIT_RATE:
 		decimals = 1;
-		unit = "/s";
+		unit = rate;
 		break;
 	case UNIT_COUNT:
 		decimals = nseeds > 1;
+		break;
+	case UNIT_PUS:
+		decimals = 2;
+		unit = "PUs";
 		break;
 	case UNIT_FRAC:
 		/* two decimals, more below 1% to show three digits */
@@ -386,18 +455,22 @@ static void format_cell(char *buf, size_t size, const struct metric *m, struct s
 		break;
 	}
 	int len = snprintf(buf, size, "%.*f%s%s", decimals, s.mean / scale,
-			   m->unit == UNIT_NS ? " " : "", unit);
+			   m->unit == UNIT_NS || m->unit == UNIT_RATE || m->unit == UNIT_PUS ? " " : "",
+			   unit);
 	if (s.n >= 2)
 		len += snprintf(buf + len, size - (size_t)len, " ±%.*f", decimals, s.ci95 / scale);
 	if (s.n < nseeds)
 		snprintf(buf + len, size - (size_t)len, " (n=%d)", s.n);
 }
 
-static void format_change(char *buf, size_t size, struct stat base, struct stat s)
+static void format_change(char *buf, size_t size, const struct metric *m, struct stat base,
+			  struct stat s)
 {
 	double rel;
 	if (base.n == 0 || s.n == 0)
 		snprintf(buf, size, "-");
+	else if (m->unit == UNIT_FRAC && pp_change(base, s, &rel))
+		snprintf(buf, size, "%+.2f pp", rel);
 	else if (!rel_change(base, s, &rel))
 		snprintf(buf, size, "n/a");
 	else
@@ -423,11 +496,12 @@ static void print_table(const struct compare *c, const struct cli_run *run, cons
 			label_w = (int)strlen(metrics[i].label);
 		for (int j = 0; j < nc; j++) {
 			char *v = cells[(i * nc + j) * 2], *d = cells[(i * nc + j) * 2 + 1];
-			format_cell(v, CELL, &metrics[i], stats[i * nc + j], c->nseeds);
+			format_cell(v, CELL, &metrics[i], metric_unit(c, &metrics[i]), stats[i * nc + j],
+				    c->nseeds);
 			if (text_width(v) > value_w[j])
 				value_w[j] = text_width(v);
 			if (j > 0) {
-				format_change(d, CELL, stats[i * nc], stats[i * nc + j]);
+				format_change(d, CELL, &metrics[i], stats[i * nc], stats[i * nc + j]);
 				if (text_width(d) > change_w)
 					change_w = text_width(d);
 			}
@@ -445,7 +519,8 @@ static void print_table(const struct compare *c, const struct cli_run *run, cons
 		printf("each value: the mean over %d seeds ±95%% confidence interval (Student t)\n",
 		       c->nseeds);
 	if (nc > 1)
-		printf("change: of the mean, relative to %s\n", c->cols[0].label);
+		printf("change: of the mean, relative to %s; of a share, in percentage points\n",
+		       c->cols[0].label);
 	printf("\n%-*s", label_w, "");
 	for (int j = 0; j < nc; j++) {
 		printf("  ");
@@ -501,9 +576,7 @@ static cJSON *compare_json(struct compare *c, const struct cli_run *run, const s
 	cJSON *seeds = cJSON_AddArrayToObject(cmp, "seeds");
 	for (int i = 0; i < c->nseeds; i++)
 		cJSON_AddItemToArray(seeds, cJSON_CreateNumber((double)(c->seed + (uint64_t)i)));
-	cJSON_AddItemToObject(o, "runs", c->runs);
-	c->runs = NULL;
-	cJSON *sum = cJSON_AddObjectToObject(o, "summary");
+	cJSON *sum = cJSON_CreateObject();
 	for (int i = 0; i < NMETRICS; i++) {
 		cJSON *m = NULL;
 		for (int j = 0; j < c->ncols; j++) {
@@ -517,8 +590,19 @@ static cJSON *compare_json(struct compare *c, const struct cli_run *run, const s
 			if (s.n >= 2)
 				cJSON_AddNumberToObject(v, "ci95", s.ci95);
 			cJSON_AddNumberToObject(v, "n", s.n);
+			cJSON_AddStringToObject(v, "unit", metric_unit(c, &metrics[i]));
+			double ch;
+			if (j > 0 && metrics[i].unit == UNIT_FRAC) {
+				if (pp_change(stats[i * c->ncols], s, &ch))
+					cJSON_AddNumberToObject(v, "pp_change", ch);
+			} else if (j > 0 && rel_change(stats[i * c->ncols], s, &ch)) {
+				cJSON_AddNumberToObject(v, "rel_change", ch);
+			}
 		}
 	}
+	cJSON_AddItemToObject(o, "runs", c->runs);
+	c->runs = NULL;
+	cJSON_AddItemToObject(o, "summary", sum);
 	return o;
 }
 
@@ -529,7 +613,7 @@ static int write_csv(const char *path, const struct compare *c, const struct sta
 		fprintf(stderr, "schedlab %s: --csv %s: %s\n", CMD, path, strerror(errno));
 		return EXIT_BADINPUT;
 	}
-	fprintf(f, "metric,column,mean,ci95,n,rel_change\n");
+	fprintf(f, "metric,column,mean,ci95,n,rel_change,pp_change,unit\n");
 	for (int i = 0; i < NMETRICS; i++) {
 		for (int j = 0; j < c->ncols; j++) {
 			struct stat s = stats[i * c->ncols + j];
@@ -541,10 +625,14 @@ static int write_csv(const char *path, const struct compare *c, const struct sta
 			if (s.n >= 2)
 				fprintf(f, "%s", format_number(b, s.ci95));
 			fprintf(f, ",%d,", s.n);
-			double rel;
-			if (j > 0 && rel_change(stats[i * c->ncols], s, &rel))
-				fprintf(f, "%s", format_number(b, rel));
-			fprintf(f, "\n");
+			double ch;
+			bool frac = metrics[i].unit == UNIT_FRAC;
+			if (j > 0 && !frac && rel_change(stats[i * c->ncols], s, &ch))
+				fprintf(f, "%s", format_number(b, ch));
+			fprintf(f, ",");
+			if (j > 0 && frac && pp_change(stats[i * c->ncols], s, &ch))
+				fprintf(f, "%s", format_number(b, ch));
+			fprintf(f, ",%s\n", metric_unit(c, &metrics[i]));
 		}
 	}
 	if (f != stdout ? fclose(f) != 0 : fflush(f) != 0) {

@@ -72,6 +72,10 @@ int cli_write_json(const char *cmd, const char *path, const cJSON *o);
 /* If the run was cut at a limit, says so on f -- which limit, where, the
  * option that raises it -- and returns EXIT_LIMIT; else 0. */
 int cli_report_cut(const char *cmd, const struct cli_run *run, FILE *f);
+/* The run's throughput per second of makespan, and its unit: requests
+ * answered ("requests/s") if the workload's servers answered any, else
+ * goroutines completed ("goroutines/s"). */
+const char *cli_throughput(const struct rt_result *r, double *per_s);
 
 /* The unit that suits a duration of ns nanoseconds, as the text summary
  * shows it: its name ("ns", "us", "ms", "s"), the nanoseconds in one of

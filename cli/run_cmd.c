@@ -190,6 +190,50 @@ static cJSON *latency_json(const struct hist *h)
 	return o;
 }
 
+const char *cli_throughput(const struct rt_result *r, double *per_s)
+{
+	double s = r->makespan_ns > 0 ? (double)r->makespan_ns / 1e9 : 0;
+	bool req = r->requests > 0;
+	*per_s = s > 0 ? (double)(req ? r->requests : r->completed) / s : 0.0;
+	return req ? "requests/s" : "goroutines/s";
+}
+
+/* The cpu breakdown [docs/runtime.md, "The cpu breakdown"]: the OS's view,
+ * then each set with its total and its fractions of that total (a set
+ * whose total is 0 has none). */
+static void cpu_json(cJSON *m, const struct rt_cpu_time *c)
+{
+	static const char *const sets[2] = { "on_cpu", "off_cpu" };
+	cJSON *cpu = cJSON_AddObjectToObject(m, "cpu");
+	cJSON_AddNumberToObject(cpu, "span_ns", (double)c->span_ns);
+	cJSON_AddNumberToObject(cpu, "pus", c->pus);
+	double f;
+	if (rt_cpu_busy_pus(c, &f))
+		cJSON_AddNumberToObject(cpu, "busy_pus", f);
+	if (rt_cpu_busy_frac(c, &f))
+		cJSON_AddNumberToObject(cpu, "busy_frac", f);
+	if (rt_cpu_futex_frac(c, &f))
+		cJSON_AddNumberToObject(cpu, "futex_frac", f);
+	cJSON *by = NULL;
+	for (int off = 0; off < 2; off++) {
+		char key[32];
+		snprintf(key, sizeof(key), "%s_ns", sets[off]);
+		cJSON_AddNumberToObject(cpu, key, (double)(off ? c->off_ns : c->on_ns));
+		if ((off ? c->off_ns : c->on_ns) == 0)
+			continue;
+		cJSON *set = cJSON_AddObjectToObject(cpu, sets[off]);
+		for (int k = 0; k < RT_CPU__COUNT; k++)
+			if (rt_cpu_off((enum rt_cpu)k) == off && rt_cpu_frac(c, (enum rt_cpu)k, &f))
+				cJSON_AddNumberToObject(set, rt_cpu_names[k], f);
+		if (!by)
+			by = cJSON_AddObjectToObject(cpu, "lock_wait_by");
+		cJSON *cls = cJSON_AddObjectToObject(by, sets[off]);
+		for (int k = 0; k < RT_LOCK__COUNT; k++)
+			if (rt_lock_frac(c, off, (enum rt_lock_class)k, &f))
+				cJSON_AddNumberToObject(cls, rt_lock_names[k], f);
+	}
+}
+
 /* The report's metrics [docs/runtime.md, "What a run reports"]: a key a
  * run cannot produce is left out, not given as zero. */
 cJSON *cli_report_json(const struct cli_run *run)
@@ -222,23 +266,12 @@ cJSON *cli_report_json(const struct cli_run *run)
 		cJSON_AddNumberToObject(m, "requests", (double)r->requests);
 		cJSON_AddItemToObject(m, "request_latency_ns", latency_json(&r->request_latency));
 	}
-	cJSON_AddNumberToObject(m, "throughput_per_s",
-				r->makespan_ns > 0 ? (double)r->completed * 1e9 / (double)r->makespan_ns
-						   : 0.0);
-	if (r->cpu.measured) {
-		cJSON *cpu = cJSON_AddObjectToObject(m, "cpu");
-		for (int i = 0; i < RT_CPU__COUNT; i++) {
-			double f;
-			if (rt_cpu_frac(&r->cpu, (enum rt_cpu)i, &f))
-				cJSON_AddNumberToObject(cpu, rt_cpu_names[i], f);
-		}
-		cJSON *by = cJSON_AddObjectToObject(m, "lock_wait_by");
-		for (int c = 0; c < RT_LOCK__COUNT; c++) {
-			double f;
-			if (rt_lock_frac(&r->cpu, (enum rt_lock_class)c, &f))
-				cJSON_AddNumberToObject(by, rt_lock_names[c], f);
-		}
-	}
+	double tput;
+	const char *tunit = cli_throughput(r, &tput);
+	cJSON_AddNumberToObject(m, "throughput_per_s", tput);
+	cJSON_AddStringToObject(m, "throughput_unit", tunit);
+	if (r->cpu.measured)
+		cpu_json(m, &r->cpu);
 	cJSON *loc = cJSON_AddObjectToObject(m, "locality");
 	const struct rt_mem *mem = &r->locality.mem;
 	if (mem->measured) {
@@ -265,7 +298,7 @@ cJSON *cli_report_json(const struct cli_run *run)
 	cJSON_AddNumberToObject(th, "wakeups", (double)r->threads.wakeups);
 	cJSON_AddNumberToObject(th, "futex_calls", (double)r->threads.futex_calls);
 	if (r->cpu.measured)
-		cJSON_AddNumberToObject(th, "parked_ns", (double)r->cpu.parked_ns);
+		cJSON_AddNumberToObject(th, "parked_ns", (double)r->cpu.ns[RT_CPU_PARKED]);
 	cJSON *sm = cJSON_AddObjectToObject(m, "sysmon");
 	cJSON_AddNumberToObject(sm, "preemptions", (double)r->preemptions);
 	cJSON_AddNumberToObject(sm, "retakes", (double)r->retakes);
@@ -320,9 +353,10 @@ static const char *const cpu_labels[RT_CPU__COUNT] = {
 	[RT_CPU_USER] = "user",
 	[RT_CPU_SCHED] = "sched",
 	[RT_CPU_SPIN] = "spin",
-	[RT_CPU_LOCK_WAIT] = "lock wait",
+	[RT_CPU_LOCK_SPIN] = "lock wait",
+	[RT_CPU_LOCK_SLEEP] = "lock wait",
 	[RT_CPU_SYSCALL] = "syscall",
-	[RT_CPU_IDLE] = "idle",
+	[RT_CPU_PARKED] = "parked",
 };
 
 static const char *const lock_labels[RT_LOCK__COUNT] = {
@@ -332,6 +366,39 @@ static const char *const lock_labels[RT_LOCK__COUNT] = {
 	[RT_LOCK_NET] = "netpoller",
 	[RT_LOCK_TIMERS] = "timers",
 };
+
+/* The cpu breakdown as text: the OS's view, then each set's total and its
+ * parts as percentages of it; under lock wait, whose locks, where there
+ * was any wait (a share under 0.05% prints as nothing rather than as
+ * 0.0%). */
+static void cpu_text(const struct rt_cpu_time *c)
+{
+	char b[16];
+	double f;
+	printf(LABEL "span %.3f ms, %d PUs\n", "cpu", (double)c->span_ns / 1e6, c->pus);
+	if (rt_cpu_busy_pus(c, &f)) {
+		double frac = 0;
+		rt_cpu_busy_frac(c, &frac);
+		printf("  %-14s%.2f PUs on average (%.1f%% of the machine)", "busy", f, 100.0 * frac);
+		if (rt_cpu_futex_frac(c, &f))
+			printf(", %.1f%% of it in futex calls", 100.0 * f);
+		printf("\n");
+	}
+	for (int off = 0; off < 2; off++) {
+		uint64_t total = off ? c->off_ns : c->on_ns;
+		printf("  %-14s%s, every M\n", off ? "off CPU" : "on CPU", cli_fmt_ns(b, (double)total));
+		for (int k = 0; k < RT_CPU__COUNT; k++) {
+			if (rt_cpu_off((enum rt_cpu)k) != off || !rt_cpu_frac(c, (enum rt_cpu)k, &f))
+				continue;
+			printf("    %-12s%6.1f%%\n", cpu_labels[k], 100.0 * f);
+			if ((k != RT_CPU_LOCK_SPIN && k != RT_CPU_LOCK_SLEEP) || c->ns[k] == 0)
+				continue;
+			for (int l = 0; l < RT_LOCK__COUNT; l++)
+				if (rt_lock_frac(c, off, (enum rt_lock_class)l, &f) && f >= 0.0005)
+					printf("      %-10s%6.1f%%\n", lock_labels[l], 100.0 * f);
+		}
+	}
+}
 
 void cli_report_text(const struct cli_run *run)
 {
@@ -345,8 +412,9 @@ void cli_report_text(const struct cli_run *run)
 						: "");
 	printf(LABEL "%llu made, %llu completed%s\n", "goroutines", (unsigned long long)r->goroutines,
 	       (unsigned long long)r->completed, r->deadlock ? ", DEADLOCK" : "");
-	printf(LABEL "%.1f goroutines/s\n", "throughput",
-	       r->makespan_ns > 0 ? (double)r->completed * 1e9 / (double)r->makespan_ns : 0.0);
+	double tput;
+	const char *tunit = cli_throughput(r, &tput);
+	printf(LABEL "%.1f %s\n", "throughput", tput, tunit);
 	if (r->requests)
 		printf(LABEL "%llu answered\n", "requests", (unsigned long long)r->requests);
 
@@ -359,22 +427,8 @@ void cli_report_text(const struct cli_run *run)
 			latency_row("request", &r->request_latency);
 	}
 
-	if (r->cpu.measured) {
-		printf(LABEL "%% of %d Ps x %.3f ms\n", "cpu", run->procs, (double)r->cpu.span_ns / 1e6);
-		for (int i = 0; i < RT_CPU__COUNT; i++) {
-			double f;
-			if (!rt_cpu_frac(&r->cpu, (enum rt_cpu)i, &f))
-				continue;
-			printf("  %-14s%6.1f%%\n", cpu_labels[i], 100.0 * f);
-			if (i != RT_CPU_LOCK_WAIT || r->cpu.ns[i] == 0)
-				continue;
-			/* whose locks, where there was any wait: a share under
-			 * 0.05% prints as nothing rather than as 0.0% */
-			for (int k = 0; k < RT_LOCK__COUNT; k++)
-				if (rt_lock_frac(&r->cpu, (enum rt_lock_class)k, &f) && f >= 0.0005)
-					printf("    %-12s%6.1f%%\n", lock_labels[k], 100.0 * f);
-		}
-	}
+	if (r->cpu.measured)
+		cpu_text(&r->cpu);
 
 	printf("locality\n");
 	printf("  %-14s%llu between cores, %llu between nodes\n", "migrations",
@@ -407,7 +461,7 @@ void cli_report_text(const struct cli_run *run)
 	       (unsigned long long)r->threads.created, (unsigned long long)r->threads.parks,
 	       (unsigned long long)r->threads.wakeups, (unsigned long long)r->threads.futex_calls);
 	if (r->cpu.measured)
-		printf(", %.3f ms parked", (double)r->cpu.parked_ns / 1e6);
+		printf(", %.3f ms parked", (double)r->cpu.ns[RT_CPU_PARKED] / 1e6);
 	printf("\n");
 	printf(LABEL "%llu preemptions, %llu Ps retaken from system calls\n", "sysmon",
 	       (unsigned long long)r->preemptions, (unsigned long long)r->retakes);

@@ -193,6 +193,7 @@ static inline void plat_g_free(struct rt *rt, struct g *g) { natp_g_free(rt, g);
 	})
 static inline void plat_g_leave(struct g *g, enum g_why why) { natp_g_leave(g, why); }
 static inline bool plat_g_has_stack(void) { return true; }
+static inline bool plat_futex_cpu_counted(void) { return false; }
 
 static inline void *plat_alloc(size_t size, int node) { return natp_alloc(size, node); }
 /* No counters of what memory accesses cost here: the report leaves them out. */

@@ -474,10 +474,10 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 		}
 		case PROG_SYSCALL: {
 			int64_t ns = eval(m, g, &op->x);
-			int64_t t0 = plat_nanotime();
 			rt_entersyscall(m, g);
+			unsigned was = rt_mt_switch(m, RT_MT(RT_CPU_SYSCALL, 0));
 			plat_syscall(ns);
-			m->stats.syscall_ns += (uint64_t)(plat_nanotime() - t0);
+			rt_mt_switch(m, was);
 			f->pc++;
 			if (!rt_exitsyscall(m, g))
 				return G_NOP;

@@ -43,8 +43,9 @@ static bool try_take(struct rt_mutex *l, uint32_t state)
 	return false;
 }
 
-/* The lock was taken (v: LOCKED or SLEEPING): spin, then sleep. */
-static void lock_slow(struct rt_mutex *l, uint32_t v)
+/* The lock was taken (v: LOCKED or SLEEPING): spin, then sleep.  m (NULL
+ * outside an M) sleeps off a CPU [proc: Where the time goes]. */
+static void lock_slow(struct m *m, struct rt_mutex *l, uint32_t v)
 {
 	/* If SLEEPING, we must keep it so, since someone else may be asleep. */
 	uint32_t wait = v;
@@ -63,7 +64,11 @@ static void lock_slow(struct rt_mutex *l, uint32_t v)
 		if (v == MUTEX_UNLOCKED)
 			return;
 		wait = MUTEX_SLEEPING;
+		if (m)
+			rt_mt_switch(m, RT_MT(RT_CPU_LOCK_SLEEP, l->cls));
 		plat_futex_wait(&l->key, MUTEX_SLEEPING, -1);
+		if (m)
+			rt_mt_switch(m, RT_MT(RT_CPU_LOCK_SPIN, l->cls));
 	}
 }
 
@@ -73,16 +78,10 @@ void rt_lock_slow(struct rt_mutex *l, uint32_t v)
 	/* Only the slow path is timed, and only in a timed run: it is the
 	 * M's lock wait [proc: Where the time goes]. */
 	struct m *m = plat_self();
-	bool timed = m && m->rt->timed;
-	int64_t t0 = timed ? plat_nanotime() : 0;
-	lock_slow(l, v);
-	if (timed) {
-		uint64_t d = (uint64_t)(plat_nanotime() - t0);
-		m->stats.lock_wait_ns += d;
-		m->stats.lock_wait_by[l->cls] += d;
-		if (!m->p)
-			m->stats.lock_wait_nop_ns += d;
-	}
+	unsigned was = m ? rt_mt_switch(m, RT_MT(RT_CPU_LOCK_SPIN, l->cls)) : 0;
+	lock_slow(m, l, v);
+	if (m)
+		rt_mt_switch(m, was);
 }
 
 /* For assertions: the lock is held (by someone; the key does not say who). */

@@ -29,6 +29,8 @@
 #define rt_startm_locked PLAT_SYM(rt_startm_locked)
 #define rt_startm_finish PLAT_SYM(rt_startm_finish)
 #define rt_stopm PLAT_SYM(rt_stopm)
+#define rt_poller_forever PLAT_SYM(rt_poller_forever)
+#define rt_mt_switch PLAT_SYM(rt_mt_switch)
 #define rt_wakep PLAT_SYM(rt_wakep)
 #define rt_resetspinning PLAT_SYM(rt_resetspinning)
 #define rt_resetspinning_quiet PLAT_SYM(rt_resetspinning_quiet)

@@ -484,7 +484,13 @@ int rt_netpoll_wait(struct m *m, int64_t until, struct netpoll_event *ev, int ma
 		int64_t now = plat_nanotime();
 		timeout = until > now ? until - now : 0;
 	}
+	/* No deadline: only another M, or the end of the run, will wake it
+	 * [proc: The end of a run]. */
+	if (timeout < 0)
+		rt_poller_forever(m, true);
 	int n = plat_netpoll(m->rt, timeout, ev, max);
+	if (timeout < 0)
+		rt_poller_forever(m, false);
 	if (n < 0)
 		n = 0;
 	return n + arrivals_due(m, ev + n, max - n, true);

@@ -98,6 +98,10 @@
  *     bool plat_g_has_stack(void)
  *         whether a G can run a C function (natively yes; a simulated G
  *         is only a program counter)
+ *     bool plat_futex_cpu_counted(void)
+ *         whether the futex calls add the CPU they take to the calling
+ *         M's m->stats.futex_ns, cut at the run's end (simulated: their
+ *         price; natively no: a wait's CPU is not told from its sleep)
  *
  *   The netpoller's readiness source (policies/netpoll.c; the workload's
  *   own arrivals are the core's, timed by the timeouts it passes here):

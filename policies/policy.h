@@ -110,18 +110,26 @@ enum rt_ended {
 };
 extern const char *const rt_ended_names[RT_ENDED__COUNT];  /* the report's "ended" */
 
-/* The cpu breakdown of a run [docs/runtime.md, "What a run reports"]:
- * where the Ms' time went, as fractions of the Ps' capacity. */
+/* The cpu breakdown of a run [docs/runtime.md, "The cpu breakdown"]:
+ * where the Ms' time went, from each M's start to the end of the run,
+ * split into time on a CPU and time off it.  Each set's fractions are of
+ * its own total, so each adds up to exactly 1. */
 enum rt_cpu {
-	RT_CPU_USER,       /* Gs' own computation */
-	RT_CPU_SCHED,      /* the rest of the time Ms held a P: the scheduler's bookkeeping */
+	/* on a CPU */
+	RT_CPU_USER,       /* Gs' own work: compute, and the memory their touches read */
+	RT_CPU_SCHED,      /* the runtime's own work: run queues, G switches, channels, ... */
 	RT_CPU_SPIN,       /* Ms spinning for work, Gs spinning for a sync.Mutex */
-	RT_CPU_LOCK_WAIT,  /* Ms spinning or asleep to take a runtime lock */
-	RT_CPU_SYSCALL,    /* Gs (and their Ms, without a P) in blocking system calls */
-	RT_CPU_IDLE,       /* the capacity left over: Ps with no M running on them */
+	RT_CPU_LOCK_SPIN,  /* a runtime lock's slow path: spinning, yielding, futex calls */
+	/* off a CPU */
+	RT_CPU_LOCK_SLEEP, /* asleep on a runtime lock's futex */
+	RT_CPU_SYSCALL,    /* Gs' Ms blocked in system calls */
+	RT_CPU_PARKED,     /* asleep by choice: nothing to do, sysmon's naps, a thief's back-off */
 	RT_CPU__COUNT,
 };
-extern const char *const rt_cpu_names[RT_CPU__COUNT];  /* the report's keys */
+#define RT_CPU_FIRST_OFF RT_CPU_LOCK_SLEEP
+/* The report's keys: within "on_cpu" for the first four, "off_cpu" for
+ * the rest (both lock states are "lock_wait"). */
+extern const char *const rt_cpu_names[RT_CPU__COUNT];
 
 /* Whose lock the lock wait was for: the scheduler's own (sched.lock and
  * the Ps' shared queues), a channel's, a sync.Mutex's or WaitGroup's
@@ -137,19 +145,35 @@ enum rt_lock_class {
 extern const char *const rt_lock_names[RT_LOCK__COUNT];  /* the report's keys */
 
 struct rt_cpu_time {
-	unsigned measured;             /* 1u << RT_CPU_x for each figure this run has */
+	bool measured;                 /* a timed run's (an untimed one reads no clock) */
 	uint64_t ns[RT_CPU__COUNT];    /* summed over Ms */
-	uint64_t lock_ns[RT_LOCK__COUNT]; /* ns[RT_CPU_LOCK_WAIT] by whose lock */
-	uint64_t capacity_ns;          /* procs x span: the fractions' denominator */
+	/* ns[RT_CPU_LOCK_SPIN] ([0]) and ns[RT_CPU_LOCK_SLEEP] ([1]) by whose lock */
+	uint64_t lock_ns[2][RT_LOCK__COUNT];
+	uint64_t on_ns, off_ns;        /* the two sets' totals: their fractions' denominators */
+	uint64_t lifetime_ns;          /* every M's time from its start to the end of the run:
+					* on_ns + off_ns, unless a panic cut the run short */
 	uint64_t span_ns;              /* from the start of the run to its end (every M idle) */
-	uint64_t held_ns;              /* Ms holding a P */
-	uint64_t parked_ns;            /* Ms parked with nothing to do (stopm, the poller) */
+	int pus;                       /* the machine's PUs */
+	bool futex_measured;           /* the platform counts the CPU its futex calls take */
+	uint64_t futex_ns;             /* ... which is this, within on_ns */
 };
 
-/* ns[k] / capacity_ns, if the run measured k. */
+/* True if k is one of the off-CPU figures. */
+static inline bool rt_cpu_off(enum rt_cpu k)
+{
+	return k >= RT_CPU_FIRST_OFF;
+}
+/* ns[k] over its set's total, if the run measured it and that total is
+ * not 0. */
 bool rt_cpu_frac(const struct rt_cpu_time *c, enum rt_cpu k, double *frac);
-/* lock_ns[k] / capacity_ns, if the run measured its lock wait. */
-bool rt_lock_frac(const struct rt_cpu_time *c, enum rt_lock_class k, double *frac);
+/* The lock wait for class k, on a CPU (off false) or off it, over that
+ * set's total. */
+bool rt_lock_frac(const struct rt_cpu_time *c, bool off, enum rt_lock_class k, double *frac);
+/* The OS's view: PUs busy on average over the span (on_ns / span_ns),
+ * that over the machine's PUs, and the futex calls' share of on_ns. */
+bool rt_cpu_busy_pus(const struct rt_cpu_time *c, double *pus);
+bool rt_cpu_busy_frac(const struct rt_cpu_time *c, double *frac);
+bool rt_cpu_futex_frac(const struct rt_cpu_time *c, double *frac);
 
 /* The workload's memory as the platform counted it (simulation only): the
  * cache lines its touches read, by where each came from. */
@@ -189,7 +213,7 @@ struct rt_result {
 	struct hist request_latency;   /* from each request's arrival to its answer */
 	uint64_t runs;                 /* times a G was given a P and run */
 	uint64_t user_ns;              /* Gs' own computation, summed */
-	uint64_t syscall_ns;           /* Gs' time in blocking system calls, summed */
+	uint64_t syscall_ns;           /* Ms' time blocked in Gs' system calls (timed runs) */
 	uint64_t prog_user_ns[PROG_MAX_PROGRAMS_REPORTED]; /* user_ns by program (the last: the rest) */
 	uint64_t preemptions;          /* Gs preempted (each is scheduled once more) */
 	uint64_t retakes;              /* Ps sysmon took from Gs in system calls */

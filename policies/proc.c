@@ -79,32 +79,50 @@
  * means the run is over; more means they wait for something that can no
  * longer happen -- a deadlock, as Go's checkdead reports.  Either way it
  * sets sched.done and wakes every M, whose scheduler loops then return.
+ * The poller [time.c] is never on the idle list, yet it can be as idle
+ * as the Ms that are: it may begin a wait with no deadline (no timer,
+ * nothing scheduled to arrive) while netpoll_waiters still counts Gs
+ * whose data another M has just taken from the arrivals and is readying.
+ * If those Gs then finish without sending more, nothing breaks that
+ * wait.  So a poller about to wait with no deadline registers
+ * (poller_forever) and runs checkdead itself, since every other M may
+ * have gone idle already, and checkdead counts it as idle while no G
+ * waits on the network and no timer or arrival is pending.  Without
+ * this such a run just stopped with every M asleep: no end, no span, no
+ * deadlock check.
  * The makespan is taken at the last G's exit, not at this quiet moment.
  * A run whose main G is a C function (the native C API) ends instead when
  * that G returns, as a Go program ends with main.
  *
  * Where the time goes
  *
- * The report's cpu breakdown is measured per M with clock reads on slow
- * paths only: an M taking or letting go of a P (acquirep, releasep, a
- * system call's entry and exit), starting or stopping to spin, parking,
- * finding a runtime lock taken; never between one G and the next, and
- * only in timed runs (an untimed run measures none of it).  An M's time:
- *   held       from taking a P to letting go of it, made of
- *     user       Gs computing (plat_work's own count: no clock read),
- *     spin       spinning for work (m->spinning), or a G spinning for a
- *                sync.Mutex, less the lock waits meanwhile,
- *     lock wait  in rt_lock's slow path, spinning or asleep,
- *     sched      the rest: run queues, G switches, channels, timers;
- *   syscall    a G in a blocking system call (its M let go of the P);
- *   lock wait  without a P (about to park, back from a system call);
- *   parked     asleep with nothing to do (stopm, the poller's wait).
- * The fractions are of the Ps' capacity, procs x the span from the start
- * of the run to its end (stop_run: every M idle), which the last M's
- * search for work after the last G's exit makes a little longer than the
- * makespan.  Idle is the capacity left over, so the six add up to it --
- * unless Ms without a P (in system calls, waiting for a lock) were busy
- * beyond it, when idle is 0 and the sum exceeds 1. */
+ * The report's cpu breakdown follows each M from its start to the end of
+ * the run (stop_run), in one state at a time, with clock reads only where
+ * the state changes -- on slow paths: an M starting or stopping to spin,
+ * parking, finding a runtime lock taken and sleeping on it, a G's system
+ * call -- never between one G and the next, and only in timed runs (an
+ * untimed run measures none of it).  The states (rt_mt_switch; a state
+ * entered inside another returns to it):
+ *   on a CPU
+ *     sched      the default: the runtime's own work -- run queues, G
+ *                switches, channels, timers, making and waking Ms -- and
+ *                the Gs' (user: plat_work's own count and the touches'
+ *                prices, no clock read, taken out of sched at the end);
+ *     spin       spinning for work (m->spinning, holding a P), or a G
+ *                spinning for a sync.Mutex;
+ *     lock spin  in rt_lock's slow path, spinning, yielding, calling futex;
+ *   off a CPU
+ *     lock sleep asleep on a runtime lock's futex;
+ *     syscall    blocked in a G's system call;
+ *     parked     asleep by choice: stopm, the poller's wait, sysmon's naps,
+ *                a thief's back-off before taking a runnext.
+ * A futex call's own CPU (the platform counts it, in simulation) is on a
+ * CPU even inside a sleep: it goes to the state the sleep returns to.
+ * Every interval is cut at the end of the run, so the states of an M add
+ * up to its life in the run, and the two sets' totals to every M's.  The
+ * report gives each set's parts as fractions of that set's total (each
+ * set adds up to 1), and the OS's view: PUs busy on average (on-CPU time
+ * over the span) and the futex calls' share of the on-CPU time. */
 #include "policies/runtime.h"
 
 #include "workloads/json.h"
@@ -142,7 +160,8 @@ static struct m *allocm(struct rt *rt)
 	/* Each M's generator gets its own stream: the run's seed mixed with the
 	 * M's number, so a run's randomness depends on nothing else. */
 	m->rand = rt->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)m->id;
-	m->held_since = m->spin_since = -1;
+	m->mt = RT_MT(RT_CPU_SCHED, 0);
+	m->mt_since = m->mt_born = -1;
 	m->node = -1;
 	rt_note_init(&m->park, plat_line_new(rt, 0));
 	m->alllink = rt->allm;
@@ -199,7 +218,7 @@ static void stop_run(struct rt *rt)
 	plat_store_u32(&s->done, 1, memory_order_release);
 	/* an untimed run's makespan ends here; a timed run's cpu span too */
 	if (!rt->end_ns)
-		rt->end_ns = plat_nanotime();
+		__atomic_store_n(&rt->end_ns, plat_nanotime(), __ATOMIC_RELAXED);
 	struct m *m;
 	while ((m = mget(rt, NULL))) {
 		m->nextp = NULL;
@@ -213,8 +232,17 @@ static void stop_run(struct rt *rt)
  * deadlocked) [proc: The end of a run].  sched.lock must be held. */
 static void checkdead(struct rt *rt)
 {
-	assert(rt_mutex_held(&rt->sched.lock));
-	if (rt->sched.nmidle < rt->sched.mcount - rt->sched.nmsys)
+	struct sched *s = &rt->sched;
+	assert(rt_mutex_held(&s->lock));
+	int idle = s->nmidle, all = s->mcount - s->nmsys;
+	/* A poller with no deadline and nothing to wait for: a timer added
+	 * or a request answered since it began would have broken its wait,
+	 * and an M that took one meanwhile is not idle. */
+	if (__atomic_load_n(&s->poller_forever, __ATOMIC_RELAXED) && idle == all - 1 &&
+	    !rt_netpoll_any_waiters(rt) &&
+	    rt_timers_next(rt) == 0 && rt_arrivals_next(rt) < 0)
+		idle++;
+	if (idle < all)
 		return;
 	uint64_t made = 1, ended = 0; /* the main G was made by rt_run */
 	for (struct m *m = rt->allm; m; m = m->alllink) {
@@ -365,15 +393,31 @@ void rt_stopm(struct m *m)
 	checkdead(rt);
 	rt_unlock(&rt->sched.lock);
 	m->stats.parks++;
-	int64_t t0 = rt->timed ? plat_nanotime() : 0;
+	unsigned was = rt_mt_switch(m, RT_MT(RT_CPU_PARKED, 0));
 	rt_note_sleep(&m->park);
-	if (rt->timed)
-		m->stats.idle_ns += (uint64_t)(plat_nanotime() - t0);
+	rt_mt_switch(m, was);
 	rt_note_clear(&m->park);
 	if (m->nextp) {
 		rt_acquirep(m, m->nextp);
 		m->nextp = NULL;
 	}
+}
+
+void rt_poller_forever(struct m *m, bool forever)
+{
+	struct rt *rt = m->rt;
+	struct sched *s = &rt->sched;
+	if (!forever) {
+		/* Without the lock: until it is cleared checkdead may count the
+		 * poller as idle, which is harmless while it has nothing to
+		 * wait for (that is checked too), and it then finds nothing. */
+		__atomic_store_n(&s->poller_forever, NULL, __ATOMIC_RELAXED);
+		return;
+	}
+	rt_lock(&s->lock);
+	__atomic_store_n(&s->poller_forever, m, __ATOMIC_RELAXED);
+	checkdead(rt);
+	rt_unlock(&s->lock);
 }
 
 /* Starts a spinning M if none is spinning and a P is idle [proc: Spinning]. */
@@ -397,44 +441,72 @@ void rt_wakep(struct m *m)
 
 /* ---- Where the time goes [proc: Where the time goes] ---- */
 
-static void spin_open(struct m *m, int64_t now)
+static void mt_charge(struct m *m, unsigned state, uint64_t ns)
 {
-	m->spin_since = now;
-	m->spin_lock_base = m->stats.lock_wait_ns;
+	enum rt_cpu k = RT_MT_KIND(state);
+	m->stats.time_ns[k] += ns;
+	if (k == RT_CPU_LOCK_SPIN || k == RT_CPU_LOCK_SLEEP)
+		m->stats.lock_ns[k == RT_CPU_LOCK_SLEEP][state >> 4] += ns;
 }
 
-/* Ends m's spin, if one is being timed: its lock waits meanwhile are lock
- * wait, the rest spin. */
-static void spin_close(struct m *m, int64_t now)
+/* Charges m's state with its time up to now, cut at end (0: the run goes
+ * on), and moves it to state to. */
+static unsigned mt_move(struct m *m, unsigned to, int64_t now, int64_t end)
 {
-	if (m->spin_since < 0)
+	unsigned from = m->mt;
+	int64_t a = m->mt_since, b = now;
+	if (end) {
+		a = a < end ? a : end;
+		b = b < end ? b : end;
+	}
+	uint64_t d = b > a ? (uint64_t)(b - a) : 0;
+	if (rt_cpu_off(RT_MT_KIND(from))) {
+		/* its futex calls ran on a CPU: they count where it goes back to */
+		uint64_t f = m->stats.futex_ns - m->mt_futex0;
+		if (f > d)
+			f = d;
+		d -= f;
+		mt_charge(m, rt_cpu_off(RT_MT_KIND(to)) ? RT_MT(RT_CPU_SCHED, 0) : to, f);
+	}
+	mt_charge(m, from, d);
+	m->mt = to;
+	m->mt_since = now;
+	m->mt_futex0 = m->stats.futex_ns;
+	return from;
+}
+
+unsigned rt_mt_switch(struct m *m, unsigned to)
+{
+	if (!m->rt->timed || m->mt_since < 0) {
+		unsigned from = m->mt;
+		m->mt = to;
+		return from;
+	}
+	return mt_move(m, to, plat_nanotime(), rt_end_ns(m->rt));
+}
+
+/* m starts: from now on its time counts. */
+static void mt_start(struct m *m)
+{
+	if (!m->rt->timed)
 		return;
-	uint64_t span = (uint64_t)(now - m->spin_since);
-	uint64_t locked = m->stats.lock_wait_ns - m->spin_lock_base;
-	m->stats.spin_ns += span > locked ? span - locked : 0;
-	m->spin_since = -1;
+	m->mt = RT_MT(RT_CPU_SCHED, 0);
+	m->mt_since = m->mt_born = plat_nanotime();
+	m->mt_futex0 = m->stats.futex_ns;
 }
 
 /* m takes a P (a spinning M starts spinning with it). */
 void rt_time_held(struct m *m)
 {
-	if (!m->rt->timed)
-		return;
-	int64_t now = plat_nanotime();
-	m->held_since = now;
-	if (m->spinning)
-		spin_open(m, now);
+	if (m->spinning && RT_MT_KIND(m->mt) == RT_CPU_SCHED)
+		rt_mt_switch(m, RT_MT(RT_CPU_SPIN, 0));
 }
 
 /* m lets go of its P (a spin ends with it). */
 void rt_time_released(struct m *m)
 {
-	if (!m->rt->timed || m->held_since < 0)
-		return;
-	int64_t now = plat_nanotime();
-	spin_close(m, now);
-	m->stats.held_ns += (uint64_t)(now - m->held_since);
-	m->held_since = -1;
+	if (RT_MT_KIND(m->mt) == RT_CPU_SPIN)
+		rt_mt_switch(m, RT_MT(RT_CPU_SCHED, 0));
 }
 
 /* m, holding a P, found no work of its own and looks elsewhere
@@ -444,8 +516,8 @@ void rt_becomespinning(struct m *m)
 	assert(m->p && !m->spinning);
 	m->spinning = true;
 	plat_add_u32(&m->rt->sched.nmspinning, 1, memory_order_relaxed);
-	if (m->rt->timed)
-		spin_open(m, plat_nanotime());
+	if (RT_MT_KIND(m->mt) == RT_CPU_SCHED)
+		rt_mt_switch(m, RT_MT(RT_CPU_SPIN, 0));
 }
 
 /* m stops spinning without passing the search on (a policy whose Ms do
@@ -453,8 +525,7 @@ void rt_becomespinning(struct m *m)
 void rt_resetspinning_quiet(struct m *m)
 {
 	assert(m->spinning);
-	if (m->rt->timed)
-		spin_close(m, plat_nanotime());
+	rt_time_released(m);
 	m->spinning = false;
 	uint32_t old = plat_add_u32(&m->rt->sched.nmspinning, (uint32_t)-1, memory_order_acq_rel);
 	assert(old > 0);
@@ -1003,6 +1074,7 @@ static void newsysmon(struct m *m0)
 void rt_mstart(struct m *m)
 {
 	struct rt *rt = m->rt;
+	mt_start(m);
 	if (m == rt->sysmon_m) {
 		rt_sysmon(m);
 		return;
@@ -1262,48 +1334,51 @@ void rt_run(struct rt *rt)
 
 void rt_cut(struct rt *rt, int64_t t, enum rt_ended why)
 {
+	/* An M's clock may be ahead of t (it waits for the engine to reach
+	 * it): collect_cpu counts each M's time up to the end only. */
 	rt->ended = why;
 	rt->end_ns = t;
-	if (!rt->timed)
-		return;
-	/* An M's clock may be ahead of t (it waits for the engine to reach
-	 * it): what it did past t is not counted. */
-	for (struct m *m = rt->allm; m; m = m->alllink) {
-		if (m->held_since < 0)
-			continue;
-		int64_t upto = t > m->held_since ? t : m->held_since;
-		if (m->spin_since >= 0)
-			spin_close(m, upto > m->spin_since ? upto : m->spin_since);
-		m->stats.held_ns += (uint64_t)(upto - m->held_since);
-		m->held_since = -1;
-	}
 }
 
-/* The cpu breakdown from the Ms' sums [proc: Where the time goes]. */
-static void collect_cpu(const struct rt *rt, struct rt_result *r, uint64_t held, uint64_t lock_nop)
+/* The cpu breakdown from the Ms' states [proc: Where the time goes]: each
+ * M's last state runs to the end of the run. */
+static void collect_cpu(struct rt *rt, struct rt_result *r)
 {
 	struct rt_cpu_time *c = &r->cpu;
-	if (!rt->timed) {
-		memset(c, 0, sizeof(*c));   /* no clock was read for any of it */
-		return;
+	memset(c, 0, sizeof(*c));
+	int64_t end = rt->end_ns;
+	if (!rt->timed || end <= rt->start_ns)
+		return;   /* no clock was read for any of it, or the run never ended */
+	c->span_ns = (uint64_t)(end - rt->start_ns);
+	c->pus = rt->topo->npus;
+	c->futex_measured = plat_futex_cpu_counted();
+	uint64_t sched = 0;
+	for (struct m *m = rt->allm; m; m = m->alllink) {
+		if (m->mt_born < 0 || m->mt_born >= end)
+			continue;   /* started after the end, or never */
+		mt_move(m, m->mt, end, end);
+		c->lifetime_ns += (uint64_t)(end - m->mt_born);
+		for (int k = 0; k < RT_CPU__COUNT; k++)
+			c->ns[k] += m->stats.time_ns[k];
+		for (int off = 0; off < 2; off++)
+			for (int k = 0; k < RT_LOCK__COUNT; k++)
+				c->lock_ns[off][k] += m->stats.lock_ns[off][k];
+		c->futex_ns += m->stats.futex_ns;
 	}
-	c->held_ns = held;
-	c->span_ns = rt->end_ns > rt->start_ns ? (uint64_t)(rt->end_ns - rt->start_ns) : 0;
-	c->capacity_ns = (uint64_t)rt->procs * c->span_ns;
+	/* the Gs' own work is part of the Ms' default state */
+	sched = c->ns[RT_CPU_SCHED];
 	c->ns[RT_CPU_USER] = r->user_ns;
-	c->ns[RT_CPU_SYSCALL] = r->syscall_ns;
-	uint64_t busy = r->user_ns + c->ns[RT_CPU_SPIN] + (c->ns[RT_CPU_LOCK_WAIT] - lock_nop);
-	c->ns[RT_CPU_SCHED] = held > busy ? held - busy : 0;
-	uint64_t used = held + lock_nop + r->syscall_ns;
-	c->ns[RT_CPU_IDLE] = c->capacity_ns > used ? c->capacity_ns - used : 0;
-	c->measured = (1u << RT_CPU__COUNT) - 1;
+	c->ns[RT_CPU_SCHED] = sched > r->user_ns ? sched - r->user_ns : 0;
+	for (int k = 0; k < RT_CPU__COUNT; k++)
+		*(rt_cpu_off((enum rt_cpu)k) ? &c->off_ns : &c->on_ns) += c->ns[k];
+	r->syscall_ns = c->ns[RT_CPU_SYSCALL];
+	c->measured = true;
 }
 
 void rt_collect(struct rt *rt, struct rt_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	int64_t last_exit = rt->start_ns;
-	uint64_t held = 0, lock_nop = 0;
 	r->goroutines = 1;
 	for (struct m *m = rt->allm; m; m = m->alllink) {
 		const struct m_stats *st = &m->stats;
@@ -1316,14 +1391,6 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 		hist_merge(&r->request_latency, &st->request_latency);
 		r->requests += st->requests;
 		r->user_ns += st->user_ns;
-		r->syscall_ns += st->syscall_ns;
-		held += st->held_ns;
-		r->cpu.ns[RT_CPU_SPIN] += st->spin_ns;
-		r->cpu.ns[RT_CPU_LOCK_WAIT] += st->lock_wait_ns;
-		for (int k = 0; k < RT_LOCK__COUNT; k++)
-			r->cpu.lock_ns[k] += st->lock_wait_by[k];
-		lock_nop += st->lock_wait_nop_ns;
-		r->cpu.parked_ns += st->idle_ns;
 		for (int k = 0; k < PROG_MAX_PROGRAMS_REPORTED; k++)
 			r->prog_user_ns[k] += st->prog_user_ns[k];
 		r->preemptions += st->preempted;
@@ -1340,7 +1407,7 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 	/* an untimed run knows only when it ended; a cut one, where */
 	r->makespan_ns = (rt->timed && !rt->ended ? last_exit : rt->end_ns) - rt->start_ns;
 	r->ended = rt->ended;
-	collect_cpu(rt, r, held, lock_nop);
+	collect_cpu(rt, r);
 	if (plat_mem_counters(rt, &r->locality.mem))
 		r->locality.mem.measured = r->locality.mem.touches > 0;
 	r->locality.stacks = rt->wl && rt->wl->stack_bytes && !plat_g_has_stack();

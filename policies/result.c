@@ -11,9 +11,10 @@ const char *const rt_cpu_names[RT_CPU__COUNT] = {
 	[RT_CPU_USER] = "user",
 	[RT_CPU_SCHED] = "sched",
 	[RT_CPU_SPIN] = "spin",
-	[RT_CPU_LOCK_WAIT] = "lock_wait",
+	[RT_CPU_LOCK_SPIN] = "lock_wait",
+	[RT_CPU_LOCK_SLEEP] = "lock_wait",
 	[RT_CPU_SYSCALL] = "syscall",
-	[RT_CPU_IDLE] = "idle",
+	[RT_CPU_PARKED] = "parked",
 };
 
 const char *const rt_lock_names[RT_LOCK__COUNT] = {
@@ -30,19 +31,51 @@ const char *const rt_ended_names[RT_ENDED__COUNT] = {
 	[RT_ENDED_WALL_TIME] = "wall_time_limit",
 };
 
+static uint64_t set_total(const struct rt_cpu_time *c, bool off)
+{
+	return off ? c->off_ns : c->on_ns;
+}
+
 bool rt_cpu_frac(const struct rt_cpu_time *c, enum rt_cpu k, double *frac)
 {
-	if (!(c->measured & 1u << k) || c->capacity_ns == 0)
+	uint64_t total = set_total(c, rt_cpu_off(k));
+	if (!c->measured || total == 0)
 		return false;
-	*frac = (double)c->ns[k] / (double)c->capacity_ns;
+	*frac = (double)c->ns[k] / (double)total;
 	return true;
 }
 
-bool rt_lock_frac(const struct rt_cpu_time *c, enum rt_lock_class k, double *frac)
+bool rt_lock_frac(const struct rt_cpu_time *c, bool off, enum rt_lock_class k, double *frac)
 {
-	if (!(c->measured & 1u << RT_CPU_LOCK_WAIT) || c->capacity_ns == 0)
+	uint64_t total = set_total(c, off);
+	if (!c->measured || total == 0)
 		return false;
-	*frac = (double)c->lock_ns[k] / (double)c->capacity_ns;
+	*frac = (double)c->lock_ns[off][k] / (double)total;
+	return true;
+}
+
+bool rt_cpu_busy_pus(const struct rt_cpu_time *c, double *pus)
+{
+	if (!c->measured || c->span_ns == 0)
+		return false;
+	*pus = (double)c->on_ns / (double)c->span_ns;
+	return true;
+}
+
+bool rt_cpu_busy_frac(const struct rt_cpu_time *c, double *frac)
+{
+	double pus;
+	if (c->pus <= 0 || !rt_cpu_busy_pus(c, &pus))
+		return false;
+	*frac = pus / c->pus;
+	return true;
+}
+
+bool rt_cpu_futex_frac(const struct rt_cpu_time *c, double *frac)
+{
+	if (!c->measured || !c->futex_measured || c->on_ns == 0)
+		return false;
+	*frac = (double)c->futex_ns / (double)c->on_ns;
 	return true;
 }
 

@@ -122,8 +122,14 @@ static uint32_t runqgrab(struct p *pp, plat_ptr *batch, uint32_t batch_mask, uin
 			 * just readied it): give it time to, rather than steal a G
 			 * and move it between CPUs for nothing. */
 			if (runnext_delay_us > 0 &&
-			    plat_load_u32(&pp->status, memory_order_relaxed) == P_RUNNING)
+			    plat_load_u32(&pp->status, memory_order_relaxed) == P_RUNNING) {
+				/* the back-off is parked time [proc: Where the time goes] */
+				struct m *self = plat_self();
+				unsigned was = self ? rt_mt_switch(self, RT_MT(RT_CPU_PARKED, 0)) : 0;
 				plat_usleep(runnext_delay_us);
+				if (self)
+					rt_mt_switch(self, was);
+			}
 			if (!plat_cas_ptr(&pp->runnext, &next, NULL, memory_order_acq_rel))
 				continue;
 			plat_store_ptr(&batch[batch_head & batch_mask], next, memory_order_relaxed);

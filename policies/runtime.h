@@ -419,15 +419,14 @@ struct m_stats {
 	uint64_t steals_same_node, steals_remote_node, gs_stolen;
 	uint64_t parks, migrations_core, migrations_node;
 	uint64_t stack_moves;    /* modelled stacks moved to another node */
-	uint64_t user_ns, syscall_ns;
+	uint64_t user_ns;        /* Gs' own work (compute, touches), within time_ns[RT_CPU_SCHED] */
 	uint64_t prog_user_ns[PROG_MAX_PROGRAMS_REPORTED];
-	/* Timed runs only [proc: Where the time goes]: */
-	uint64_t held_ns;        /* holding a P (the rest of which, less the next three, is sched) */
-	uint64_t spin_ns;        /* spinning for work (less lock waits), or a G for a sync.Mutex */
-	uint64_t lock_wait_ns;   /* in rt_lock's slow path */
-	uint64_t lock_wait_nop_ns; /* ... of which without a P */
-	uint64_t lock_wait_by[RT_LOCK__COUNT]; /* ... by class of lock */
-	uint64_t idle_ns;        /* parked with nothing to do: stopm's sleep, the poller's wait */
+	/* Timed runs only [proc: Where the time goes]: its time by state
+	 * (RT_CPU_x; user is not one), cut at the end of the run, and the
+	 * lock states' by whose lock ([0] spinning, [1] asleep). */
+	uint64_t time_ns[RT_CPU__COUNT];
+	uint64_t lock_ns[2][RT_LOCK__COUNT];
+	uint64_t futex_ns;       /* CPU its futex calls took, where the platform counts it */
 	uint64_t preempted;      /* Gs that gave up their P to a preemption request */
 	uint64_t sched_hash;     /* fingerprint of its scheduling decisions */
 	struct hist sched_latency;
@@ -445,10 +444,12 @@ struct m {
 	struct p *oldp;          /* the P it left for a system call */
 	struct g *curg;          /* the G running on it */
 	bool spinning;           /* looking for work with a P and none found yet [proc: Spinning] */
-	/* When it took its P and when it started spinning, -1 if it holds
-	 * none or is not spinning (timed runs only) [proc: Where the time goes]. */
-	int64_t held_since, spin_since;
-	uint64_t spin_lock_base; /* its lock_wait_ns when it started spinning */
+	/* Where its time goes (timed runs) [proc: Where the time goes]: its
+	 * state (RT_MT), since when, its futex_ns then, and when it started
+	 * (-1: not yet). */
+	unsigned mt;
+	int64_t mt_since, mt_born;
+	uint64_t mt_futex0;
 	struct rt_note park;     /* sleeps here when idle */
 	struct m *schedlink;     /* next on the idle list (sched.lock) */
 	struct m *alllink;       /* every M, newest first (set under sched.lock) */
@@ -485,6 +486,9 @@ struct sched {
 	plat_u64 chanidgen;
 	plat_u32 done;                 /* atomic: the run is over, Ms return [proc: The end of a run] */
 	int nmsys;                     /* Ms outside checkdead's count: sysmon (sched.lock) */
+	/* the poller, while it waits with no deadline: set under sched.lock,
+	 * cleared without it (rt_poller_forever) */
+	struct m *poller_forever;
 	plat_u32 sysmonwait;           /* atomic: sysmon sleeps until a P is busy */
 	struct rt_note sysmonnote;
 	/* The poller [time.c]: at most one M sleeps until the next timer. */
@@ -574,11 +578,20 @@ struct rt {
 	bool panicked;                 /* (sched.lock) */
 	char panic_msg[400];
 	uint64_t panic_goid;
+	/* end_ns: written once, by stop_run (rt_end_ns) */
 	int64_t start_ns, end_ns;
 	uint64_t threads_created, wakeups;   /* (sched.lock) */
 	bool deadlock;
 	struct plat_rt plat;
 };
+
+/* When the run ended (stop_run), 0 before.  Ms read it to cut their time
+ * at the end [proc: Where the time goes]: bookkeeping of the report, not
+ * the runtime's work, so a plain atomic, unpriced in simulation. */
+static inline int64_t rt_end_ns(const struct rt *rt)
+{
+	return __atomic_load_n(&rt->end_ns, __ATOMIC_RELAXED);
+}
 
 /* The policies of this compilation, and its entry points
  * (policies/registry.c). */
@@ -616,6 +629,9 @@ static inline struct g *rt_take_nextg(struct m *m)
 	return g;
 }
 void rt_stopm(struct m *m);
+/* m, the poller, is about to wait with no deadline (forever: true), or is
+ * back from such a wait (false) [proc: The end of a run]. */
+void rt_poller_forever(struct m *m, bool forever);
 void rt_wakep(struct m *m);
 void rt_becomespinning(struct m *m);
 void rt_resetspinning(struct m *m);
@@ -624,6 +640,13 @@ void rt_resetspinning_quiet(struct m *m);
  * without rt_acquirep, or lets go of it without rt_releasep (system calls). */
 void rt_time_held(struct m *m);
 void rt_time_released(struct m *m);
+/* An M's state for the cpu breakdown: an RT_CPU_x other than user, with
+ * the lock's class for the two lock states. */
+#define RT_MT(k, cls) ((unsigned)(k) | (unsigned)(cls) << 4)
+#define RT_MT_KIND(mt) ((enum rt_cpu)((mt) & 15u))
+/* From now on m's time goes to state to; returns the state it leaves, to
+ * switch back to.  Reads the clock only in a timed run. */
+unsigned rt_mt_switch(struct m *m, unsigned to);
 void rt_acquirep(struct m *m, struct p *pp);
 struct p *rt_releasep(struct m *m);
 /* Idle Ps (sched.lock held). */

@@ -74,16 +74,17 @@ bool rt_gmutex_lock(struct m *m, struct gmutex *mu)
 	if (try_lock(mu))
 		return true;
 	/* The spin is the M's spin time [proc: Where the time goes]. */
-	bool got = false;
-	int64_t t0 = -1;
+	bool got = false, spun = false;
+	unsigned was = 0;
 	for (int round = 0; !got && can_spin(m, round); round++) {
-		if (t0 < 0 && m->rt->timed)
-			t0 = plat_nanotime();
+		if (!spun)
+			was = rt_mt_switch(m, RT_MT(RT_CPU_SPIN, 0));
+		spun = true;
 		plat_procyield(GM_SPIN_PAUSES);
 		got = try_lock(mu);
 	}
-	if (t0 >= 0)
-		m->stats.spin_ns += (uint64_t)(plat_nanotime() - t0);
+	if (spun)
+		rt_mt_switch(m, was);
 	if (got)
 		return true;
 	rt_lock(&mu->qlock);

@@ -204,7 +204,10 @@ void rt_sysmon(struct m *m)
 			delay *= 2;
 		if (delay > SYSMON_MAX_US)
 			delay = SYSMON_MAX_US;
+		/* its naps are parked time [proc: Where the time goes] */
+		unsigned was = rt_mt_switch(m, RT_MT(RT_CPU_PARKED, 0));
 		plat_usleep(delay);
+		rt_mt_switch(m, was);
 		if (rt_done(rt))
 			break;
 		if (plat_load_u32(&s->npidle, memory_order_relaxed) == (uint32_t)rt->procs) {
@@ -215,7 +218,9 @@ void rt_sysmon(struct m *m)
 			    !rt_done(rt)) {
 				plat_store_u32(&s->sysmonwait, 1, memory_order_release);
 				rt_unlock(&s->lock);
+				was = rt_mt_switch(m, RT_MT(RT_CPU_PARKED, 0));
 				rt_note_sleep(&s->sysmonnote);
+				rt_mt_switch(m, was);
 				rt_note_clear(&s->sysmonnote);
 				idle = 0;
 				continue;

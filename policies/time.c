@@ -200,10 +200,9 @@ int rt_poll_block(struct m *m, int64_t until, struct netpoll_event *ev, int max)
 	int64_t next = rt_timers_next(m->rt);
 	if (!until || next >= until) {
 		/* parked with nothing to do [proc: Where the time goes] */
-		int64_t t0 = m->rt->timed ? plat_nanotime() : 0;
+		unsigned was = rt_mt_switch(m, RT_MT(RT_CPU_PARKED, 0));
 		n = rt_netpoll_wait(m, until ? until : next, ev, max);
-		if (m->rt->timed)
-			m->stats.idle_ns += (uint64_t)(plat_nanotime() - t0);
+		rt_mt_switch(m, was);
 	}
 	plat_store_u64(&s->poll_until, 0, memory_order_relaxed);
 	plat_store_u32(&s->polling, 0, memory_order_release);

@@ -13,6 +13,8 @@
  *   starting a thread                the creator: thread_create; the new M
  *                                    starts when that is over
  *   G switch                         g_switch in, g_switch out
+ *   an M taking a P whose PU another context_switch: the OS switches that
+ *   M ran on last                    PU from one thread to another
  *   procyield(n)                     n * pause
  *   osyield                          syscall (nobody else wants the CPU:
  *                                    one M per P, one P per PU)
@@ -116,11 +118,9 @@ void simp_syscall(int64_t ns)
 	if (!m)
 		return;
 	sync_m(m);
-	m->plat.syscall_since = m->plat.clock;
 	ns = rt_time_after((int64_t)m->plat.clock, ns) - (int64_t)m->plat.clock;
 	m->plat.clock += m->rt->topo->lat.syscall_ns + (double)ns;
 	sync_m(m);
-	m->plat.syscall_since = -1;
 }
 
 /* ---- The workload's memory ---- */
@@ -171,6 +171,19 @@ int64_t simp_nanotime(void)
 
 /* ---- Futex ---- */
 
+/* A futex call's price, from the M's clock on: on the M's clock and, up
+ * to the end of the run, in its futex_ns (plat_futex_cpu_counted). */
+static void futex_cost(struct m *m, double ns)
+{
+	double from = m->plat.clock, to = from + ns, end = (double)m->rt->end_ns;
+	if (m->rt->end_ns) {
+		from = from < end ? from : end;
+		to = to < end ? to : end;
+	}
+	m->stats.futex_ns += (uint64_t)((int64_t)to - (int64_t)from);
+	m->plat.clock += ns;
+}
+
 static struct simp_waiter **futexq(struct rt *rt, plat_line_t line)
 {
 	struct plat_rt *pr = &rt->plat;
@@ -207,7 +220,7 @@ void simp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
 	sync_m(m);
 	m->stats.futex_calls++;
 	if (a->v != val) {
-		m->plat.clock += lat->syscall_ns;
+		futex_cost(m, lat->syscall_ns);
 		return;
 	}
 	/* Queue first, at the moment the kernel would check the value; a
@@ -217,7 +230,7 @@ void simp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
 	while (*q)
 		q = &(*q)->next;
 	*q = &w;
-	m->plat.clock += lat->futex_wait_ns;
+	futex_cost(m, lat->futex_wait_ns);
 	sync_m(m);
 	bool woken = true;
 	if (timeout_ns < 0)
@@ -254,7 +267,7 @@ void simp_futex_wake(plat_u32 *a, int n)
 		sim_wake(w->m->plat.actor, at);
 		woke++;
 	}
-	m->plat.clock += woke ? lat->futex_wake_ns : lat->syscall_ns;
+	futex_cost(m, woke ? lat->futex_wake_ns : lat->syscall_ns);
 }
 
 /* ---- Time, spinning, place ---- */
@@ -294,11 +307,22 @@ int simp_node(void)
 	return t->cores[t->pus[m->plat.cpu].core].node;
 }
 
+/* The OS placement model runs an M holding a P on the P's PU.  When the
+ * PU last ran another M -- a woken M takes a P that another let go of, a
+ * new M starts on it, an M back from a system call finds its P run by
+ * another meanwhile -- the OS switches the PU from one thread to the
+ * other, and the M coming in pays for it (the wake-up's own latency covers
+ * a thread coming back to the PU it left). */
 void simp_set_cpu(int cpu)
 {
 	struct m *m = cur_m();
-	if (m)
-		m->plat.cpu = cpu;
+	if (!m)
+		return;
+	struct m **last = &m->rt->plat.pu_m[cpu];
+	if (*last && *last != m)
+		m->plat.clock += m->rt->topo->lat.context_switch_ns;
+	*last = m;
+	m->plat.cpu = cpu;
 }
 
 /* ---- Ms and Gs ---- */
@@ -326,7 +350,6 @@ void simp_newm(struct rt *rt, struct m *m)
 		start = creator->plat.clock;
 	}
 	m->plat.clock = start;
-	m->plat.syscall_since = -1;
 	m->plat.cpu = m->nextp ? m->nextp->cpu : 0;
 	char name[32];
 	snprintf(name, sizeof(name), "M%d", m->id);
@@ -424,6 +447,7 @@ bool simp_rt_init(struct rt *rt, struct err *e)
 	(void)e;
 	rt->plat.eng = sim_engine_new();
 	rt->plat.hw = hw_new(rt->topo);
+	rt->plat.pu_m = xcalloc((size_t)rt->topo->npus, sizeof(*rt->plat.pu_m));
 	return true;
 }
 
@@ -498,15 +522,14 @@ static bool watchdog_stop(struct watchdog *w)
 	return w->fired;
 }
 
-/* Closes what each M was in the middle of at t: a G's computation, a
- * system call; then the core's accounts. */
+/* Closes what each M was in the middle of at t: a G's computation (a
+ * system call is an M state, closed by the core's accounts); then the
+ * core's accounts. */
 static void cut_run(struct rt *rt, sim_time_t t, enum rt_ended why)
 {
 	for (struct m *m = rt->allm; m; m = m->alllink) {
 		if (m->plat.computing && t > m->plat.work_start)
 			rt_account_user(m, m->plat.computing, (int64_t)(t - m->plat.work_start));
-		if (m->plat.syscall_since >= 0 && (double)t > m->plat.syscall_since)
-			m->stats.syscall_ns += (uint64_t)((double)t - m->plat.syscall_since);
 	}
 	rt_cut(rt, (int64_t)t, why);
 }
@@ -537,4 +560,5 @@ void simp_rt_fini(struct rt *rt)
 	sim_engine_free(rt->plat.eng);
 	hw_free(rt->plat.hw);
 	free(rt->plat.futexq);
+	free(rt->plat.pu_m);
 }

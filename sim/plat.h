@@ -44,6 +44,7 @@ struct plat_rt {
 	struct simp_waiter **futexq;  /* [line]: sleepers on that line's futexes, FIFO */
 	size_t nfutexq;
 	uint64_t futex_calls;
+	struct m **pu_m;              /* [PU]: the M that ran there last (context switches) */
 };
 
 /* Where an M's time went, in ns (the report's cpu breakdown). */
@@ -53,7 +54,6 @@ struct plat_m {
 	int cpu;                 /* PU it runs on (OS placement model, see plat_set_cpu) */
 	struct g *computing;     /* the G whose computation it is blocked in, if any */
 	sim_time_t work_start;   /* ... since when */
-	double syscall_since;    /* the clock when its G entered a system call, -1 if none */
 };
 
 struct plat_region {
@@ -188,6 +188,7 @@ static inline void plat_g_init(struct rt *rt, struct g *g) { (void)rt, (void)g; 
 static inline void plat_g_free(struct rt *rt, struct g *g) { (void)rt, (void)g; }
 static inline enum g_why plat_execute(struct m *m, struct g *g) { return simp_execute(m, g); }
 static inline bool plat_g_has_stack(void) { return false; }
+static inline bool plat_futex_cpu_counted(void) { return true; }
 static inline void plat_g_leave(struct g *g, enum g_why why)
 {
 	(void)g, (void)why;

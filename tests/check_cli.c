@@ -237,6 +237,63 @@ END_TEST
 
 /* The report: the keys DESIGN.md promises (those measured so far), the
  * knobs as set, and byte-identical output for the same seed. */
+/* The report's cpu breakdown: the OS's view, and two sets, on a CPU and
+ * off it, each with its total in ns and its fractions of it adding up to
+ * 1; lock_wait_by splits each set's lock_wait by whose lock.  futex_frac
+ * in simulation only (sim). */
+static void assert_cpu_json(const cJSON *cpu, bool sim)
+{
+	ck_assert_ptr_nonnull(cpu);
+	ck_assert_double_gt(cJSON_GetObjectItem(cpu, "span_ns")->valuedouble, 0);
+	double pus = cJSON_GetObjectItem(cpu, "pus")->valuedouble;
+	double busy = cJSON_GetObjectItem(cpu, "busy_pus")->valuedouble;
+	double frac = cJSON_GetObjectItem(cpu, "busy_frac")->valuedouble;
+	ck_assert(pus >= 1 && busy > 0);
+	ck_assert_double_eq_tol(frac, busy / pus, 1e-9);
+	ck_assert_double_eq_tol(busy, cJSON_GetObjectItem(cpu, "on_cpu_ns")->valuedouble /
+					      cJSON_GetObjectItem(cpu, "span_ns")->valuedouble, 1e-6);
+	cJSON *futex = cJSON_GetObjectItem(cpu, "futex_frac");
+	ck_assert(sim == (futex != NULL));
+	if (futex)
+		ck_assert(futex->valuedouble > 0 && futex->valuedouble < 1);
+	static const char *const sets[2] = { "on_cpu", "off_cpu" };
+	static const char *const keys[2][4] = { { "user", "sched", "spin", "lock_wait" },
+						{ "lock_wait", "syscall", "parked", NULL } };
+	static const char *const lock_keys[] = { "sched", "chan", "sync", "net", "timers" };
+	cJSON *by = cJSON_GetObjectItem(cpu, "lock_wait_by");
+	for (int set = 0; set < 2; set++) {
+		char total[32];
+		snprintf(total, sizeof(total), "%s_ns", sets[set]);
+		ck_assert_double_gt(cJSON_GetObjectItem(cpu, total)->valuedouble, 0);
+		cJSON *o = cJSON_GetObjectItem(cpu, sets[set]);
+		double sum = 0;
+		int n = 0;
+		for (; n < 4 && keys[set][n]; n++) {
+			cJSON *v = cJSON_GetObjectItem(o, keys[set][n]);
+			ck_assert_msg(v && v->valuedouble >= 0 && v->valuedouble <= 1, "cpu.%s.%s",
+				      sets[set], keys[set][n]);
+			sum += v->valuedouble;
+		}
+		ck_assert_int_eq(cJSON_GetArraySize(o), n);
+		ck_assert_msg(fabs(sum - 1) < 1e-9, "cpu.%s adds up to %.12f", sets[set], sum);
+		/* the lock wait by whose lock: every class, adding up to the set's */
+		cJSON *cls = cJSON_GetObjectItem(by, sets[set]);
+		double locks = 0;
+		for (int i = 0; i < 5; i++) {
+			cJSON *v = cJSON_GetObjectItem(cls, lock_keys[i]);
+			ck_assert_msg(v && v->valuedouble >= 0, "lock_wait_by.%s.%s", sets[set],
+				      lock_keys[i]);
+			locks += v->valuedouble;
+		}
+		ck_assert_int_eq(cJSON_GetArraySize(cls), 5);
+		double lw = cJSON_GetObjectItem(o, "lock_wait")->valuedouble;
+		ck_assert_msg(fabs(locks - lw) < 1e-9, "lock_wait_by.%s adds up to %.9f, not %.9f",
+			      sets[set], locks, lw);
+	}
+	ck_assert_double_gt(cJSON_GetObjectItem(cJSON_GetObjectItem(cpu, "on_cpu"), "user")->valuedouble,
+			    0);
+}
+
 START_TEST(run_json_report_is_complete_and_deterministic)
 {
 	char *a, *b, *c;
@@ -275,30 +332,11 @@ START_TEST(run_json_report_is_complete_and_deterministic)
 	ck_assert_ptr_nonnull(cJSON_GetObjectItem(lat, "mean"));
 	/* no requests in this workload: no request latency, not zeros */
 	ck_assert_ptr_null(cJSON_GetObjectItem(m, "request_latency_ns"));
-	cJSON *cpu = cJSON_GetObjectItem(m, "cpu");
-	static const char *const cpu_keys[] = { "user", "sched", "spin", "lock_wait", "syscall", "idle" };
-	double sum = 0;
-	for (int i = 0; i < 6; i++) {
-		cJSON *v = cJSON_GetObjectItem(cpu, cpu_keys[i]);
-		ck_assert_msg(v && v->valuedouble >= 0 && v->valuedouble <= 1, "cpu.%s", cpu_keys[i]);
-		sum += v->valuedouble;
-	}
-	ck_assert_int_eq(cJSON_GetArraySize(cpu), 6);
-	ck_assert_msg(sum > 1 - 1e-6 && sum < 1 + 1e-6, "cpu adds up to %.9f", sum);
-	double user = cJSON_GetObjectItem(cpu, "user")->valuedouble;
-	ck_assert(user > 0 && user <= 1);
-	/* the lock wait by whose lock: every class, adding up to the whole */
-	cJSON *by = cJSON_GetObjectItem(m, "lock_wait_by");
-	static const char *const lock_keys[] = { "sched", "chan", "sync", "net", "timers" };
-	double locks = 0;
-	for (int i = 0; i < 5; i++) {
-		cJSON *v = cJSON_GetObjectItem(by, lock_keys[i]);
-		ck_assert_msg(v && v->valuedouble >= 0, "lock_wait_by.%s", lock_keys[i]);
-		locks += v->valuedouble;
-	}
-	ck_assert_int_eq(cJSON_GetArraySize(by), 5);
-	double lw = cJSON_GetObjectItem(cpu, "lock_wait")->valuedouble;
-	ck_assert_msg(fabs(locks - lw) < 1e-9, "lock_wait_by adds up to %.9f, lock_wait %.9f", locks, lw);
+	/* spawn-tree answers no requests: its throughput is in goroutines */
+	ck_assert_str_eq(cJSON_GetObjectItem(m, "throughput_unit")->valuestring, "goroutines/s");
+	ck_assert_double_eq_tol(cJSON_GetObjectItem(m, "throughput_per_s")->valuedouble,
+				10000 / (cJSON_GetObjectItem(m, "makespan_ns")->valuedouble / 1e9), 1e-6);
+	assert_cpu_json(cJSON_GetObjectItem(m, "cpu"), true);
 	/* nothing in spawn-tree touches memory: no memory figures, migrations */
 	cJSON *loc = cJSON_GetObjectItem(m, "locality");
 	ck_assert_ptr_null(cJSON_GetObjectItem(loc, "mem_local_frac"));
@@ -326,14 +364,29 @@ START_TEST(run_text_summary)
 	ck_assert_ptr_nonnull(strstr(out, "\nlatency                p50       p90       p99     p99.9"));
 	ck_assert_ptr_nonnull(strstr(out, "\n  scheduling    "));
 	ck_assert_ptr_null(strstr(out, "request"));
-	ck_assert_ptr_nonnull(strstr(out, "\ncpu             % of 64 Ps x "));
-	static const char *const rows[] = { "user", "sched", "spin", "lock wait", "syscall", "idle" };
-	for (int i = 0; i < 6; i++) {
+	ck_assert_ptr_nonnull(strstr(out, "\nthroughput      "));
+	ck_assert_ptr_nonnull(strstr(out, " goroutines/s\n"));
+	ck_assert_ptr_nonnull(strstr(out, "\ncpu             span "));
+	ck_assert_ptr_nonnull(strstr(out, " ms, 64 PUs\n  busy          "));
+	ck_assert_ptr_nonnull(strstr(out, " in futex calls\n"));
+	/* two sets, each its total and then its parts, in this order */
+	static const char *const rows[] = { "  on CPU        ", "    user        ",
+					    "    sched       ", "    spin        ",
+					    "    lock wait   ", "  off CPU       ",
+					    "    lock wait   ", "    syscall     ",
+					    "    parked      " };
+	const char *at = strstr(out, "\ncpu ");
+	for (int i = 0; i < 9; i++) {
 		char row[32];
-		snprintf(row, sizeof(row), "\n  %-14s", rows[i]);
-		const char *at = strstr(out, row);
-		ck_assert_msg(at, "no cpu row %s in:\n%s", rows[i], out);
-		ck_assert_msg(strchr(at + 1, '\n')[-1] == '%', "cpu row %s is not a percentage", rows[i]);
+		snprintf(row, sizeof(row), "\n%s", rows[i]);
+		at = strstr(at, row);
+		ck_assert_msg(at, "no cpu row '%s' in order in:\n%s", rows[i], out);
+		at++;
+		const char *eol = strchr(at, '\n');
+		if (rows[i][2] == ' ')
+			ck_assert_msg(eol[-1] == '%', "cpu row '%s' is not a percentage", rows[i]);
+		else
+			ck_assert_msg(memmem(at, (size_t)(eol - at), ", every M", 9), "%s", rows[i]);
 	}
 	ck_assert_ptr_nonnull(strstr(out, "\nlocality\n  migrations    "));
 	ck_assert_ptr_null(strstr(out, "cache hits"));
@@ -354,8 +407,8 @@ START_TEST(run_native_completes)
 	ck_assert_str_eq(cJSON_GetObjectItem(o, "topology")->valuestring, "host");
 	cJSON *m = cJSON_GetObjectItem(o, "metrics");
 	ck_assert_int_eq(cJSON_GetObjectItem(m, "completed")->valueint, 10000);
-	/* measured natively too, but no hardware counters of memory here */
-	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(m, "cpu")), 6);
+	/* measured natively too, but no hardware counters of memory or futex here */
+	assert_cpu_json(cJSON_GetObjectItem(m, "cpu"), false);
 	ck_assert_ptr_nonnull(cJSON_GetObjectItem(m, "sched_latency_ns"));
 	cJSON *loc = cJSON_GetObjectItem(m, "locality");
 	ck_assert_ptr_null(cJSON_GetObjectItem(loc, "mem_by_hops"));
@@ -363,6 +416,160 @@ START_TEST(run_native_completes)
 	ck_assert_ptr_nonnull(cJSON_GetObjectItem(loc, "migrations_core"));
 	cJSON_Delete(o);
 	free(out);
+}
+END_TEST
+
+/* ---- The latency model ---- */
+
+/* No dead knob in the latency model [docs/topology.md]: each figure of a
+ * topology's "latency" object, changed alone, changes the report of a run
+ * that exercises the whole machine model -- tests/data/latency-probe.json
+ * on tests/data/probe-machine.json, whose core groups split its packages
+ * so that every cache level and every core-to-core relation is used.  The
+ * table must name every figure `schedlab topo --json` shows (and the
+ * bandwidth, shown per node), so a figure added later is tested too. */
+static const struct {
+	const char *section, *key, *value;   /* a figure of "latency" and a value far from its default */
+} latency_params[] = {
+	{ "cache_ns", "L1", "4" },
+	{ "cache_ns", "L2", "12" },
+	{ "cache_ns", "L3", "40" },
+	{ "cache_ns", "L4", "100" },
+	{ "c2c_ns", "core", "30" },
+	{ "c2c_ns", "group", "150" },
+	{ "c2c_ns", "package", "300" },
+	{ "c2c_ns", "hops", "[400]" },
+	{ "dram_ns", "local", "200" },
+	{ "dram_ns", "hops", "[400]" },
+	{ NULL, "slit_scale", "3" },          /* the probe machine gives no dram_ns.hops */
+	{ NULL, "bandwidth_gbs", "5" },
+	{ NULL, "mlp", "2" },
+	{ "os_ns", "syscall", "2000" },
+	{ "os_ns", "futex_wait", "5000" },
+	{ "os_ns", "futex_wake", "5000" },
+	{ "os_ns", "wakeup", "20000" },
+	{ "os_ns", "thread_create", "100000" },
+	{ "os_ns", "context_switch", "20000" },
+	{ "os_ns", "g_switch", "500" },
+	{ "os_ns", "pause", "100" },
+};
+#define NLATENCY (int)(sizeof(latency_params) / sizeof(latency_params[0]))
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f, "%s", path);
+	char *text = NULL;
+	size_t size = 0;
+	FILE *mem = open_memstream(&text, &size);
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, mem);
+	fclose(mem);
+	fclose(f);
+	return text;
+}
+
+/* The probe machine with latency (a JSON object's text) in a temporary
+ * file, whose path goes to path. */
+static void probe_machine(const char *latency, char path[64])
+{
+	char *base = NULL;
+	ck_assert_int_ge(asprintf(&base, "%s/probe-machine.json", test_data_dir()), 0);
+	char *text = read_file(base);
+	cJSON *o = cJSON_Parse(text);
+	ck_assert_ptr_nonnull(o);
+	cJSON *lat = cJSON_Parse(latency);
+	ck_assert_msg(lat, "%s", latency);
+	cJSON_AddItemToObject(o, "latency", lat);
+	char *out = cJSON_Print(o);
+	snprintf(path, 64, "/tmp/schedlab-probe-XXXXXX.json");
+	int fd = mkstemps(path, 5);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, out, strlen(out)), (ssize_t)strlen(out));
+	close(fd);
+	free(out);
+	cJSON_Delete(o);
+	free(text);
+	free(base);
+}
+
+/* The metrics of the probe workload's run on the probe machine with
+ * latency; the caller deletes the report they belong to (*report). */
+static cJSON *probe_run(const char *latency, cJSON **report)
+{
+	char path[64];
+	probe_machine(latency, path);
+	char *args = NULL, *out, *err;
+	ck_assert_int_ge(asprintf(&args, "run -p steal -t %s -w %s/latency-probe.json --procs 16 "
+				  "--json -", path, test_data_dir()), 0);
+	int rc = schedlab(args, &out, &err);
+	ck_assert_msg(rc == 0, "%s: %s", latency, err);
+	*report = cJSON_Parse(out);
+	ck_assert_ptr_nonnull(*report);
+	unlink(path);
+	free(args);
+	free(out);
+	free(err);
+	return cJSON_GetObjectItem(*report, "metrics");
+}
+
+START_TEST(latency_model_has_no_dead_parameter)
+{
+	/* the table covers every figure of the model */
+	char path[64], *args = NULL, *out;
+	probe_machine("{}", path);
+	ck_assert_int_ge(asprintf(&args, "topo -t %s --json", path), 0);
+	ck_assert_int_eq(schedlab(args, &out, NULL), 0);
+	unlink(path);
+	cJSON *topo = cJSON_Parse(out);
+	ck_assert_ptr_nonnull(topo);
+	int figures = 0;
+	for (cJSON *sec = cJSON_GetObjectItem(topo, "latency")->child; sec; sec = sec->next) {
+		cJSON *keys = cJSON_IsObject(sec) ? sec->child : sec;
+		for (cJSON *k = keys; k; k = cJSON_IsObject(sec) ? k->next : NULL, figures++) {
+			bool listed = false;
+			for (int i = 0; i < NLATENCY && !listed; i++)
+				listed = cJSON_IsObject(sec)
+						 ? latency_params[i].section &&
+							   strcmp(latency_params[i].section, sec->string) == 0 &&
+							   strcmp(latency_params[i].key, k->string) == 0
+						 : !latency_params[i].section &&
+							   strcmp(latency_params[i].key, sec->string) == 0;
+			ck_assert_msg(listed, "latency.%s%s%s is not tested", sec->string,
+				      cJSON_IsObject(sec) ? "." : "", cJSON_IsObject(sec) ? k->string : "");
+		}
+	}
+	/* ... and more: the bandwidth, shown per node, and the DRAM hops,
+	 * shown when given (the table's entries are checked by the runs,
+	 * which refuse an unknown figure) */
+	ck_assert_int_ge(figures, NLATENCY - 2);
+	cJSON_Delete(topo);
+	free(args);
+	free(out);
+
+	cJSON *base_report;
+	cJSON *base = probe_run("{}", &base_report);
+	char dead[1024] = "";
+	size_t used = 0;
+	for (int i = 0; i < NLATENCY; i++) {
+		char *latency = NULL;
+		if (latency_params[i].section)
+			ck_assert_int_ge(asprintf(&latency, "{\"%s\": {\"%s\": %s}}", latency_params[i].section,
+						  latency_params[i].key, latency_params[i].value), 0);
+		else
+			ck_assert_int_ge(asprintf(&latency, "{\"%s\": %s}", latency_params[i].key,
+						  latency_params[i].value), 0);
+		cJSON *report;
+		cJSON *m = probe_run(latency, &report);
+		if (cJSON_Compare(base, m, true))
+			used = str_list_add(dead, sizeof(dead), used, latency);
+		cJSON_Delete(report);
+		free(latency);
+	}
+	ck_assert_msg(used == 0, "the report does not move with: %s", dead);
+	cJSON_Delete(base_report);
 }
 END_TEST
 
@@ -377,14 +584,17 @@ START_TEST(compare_table_has_a_row_per_metric_and_a_change_column)
 				  "--procs 4", &out, &err), 0);
 	ck_assert_str_eq(err, "");
 	ck_assert_msg(strstr(out, "sim compare: topology numa1, workload pingpong-hog, 4 Ps, seed 1\n"
-				  "change: of the mean, relative to steal\n\n"), "%s", out);
+				  "change: of the mean, relative to steal; of a share, in percentage "
+				  "points\n\n"), "%s", out);
 	/* one seed: no intervals */
 	ck_assert_ptr_null(strstr(out, "\xc2\xb1"));
 	static const char *const rows[] = {
 		"makespan", "throughput", "goroutines completed", "sched latency p50",
-		"sched latency p99", "sched latency max", "sched latency mean", "cpu user",
-		"cpu sched", "cpu spin", "cpu lock wait", "cpu lock wait, scheduler", "cpu syscall",
-		"cpu idle", "local memory", "cache hits", "migrations core", "migrations node", "steals same node",
+		"sched latency p99", "sched latency max", "sched latency mean", "cpu busy PUs",
+		"cpu busy, of all PUs", "cpu futex, of on-CPU", "on-CPU time", "on-CPU user",
+		"on-CPU sched", "on-CPU spin", "on-CPU lock wait", "on-CPU lock wait, scheduler",
+		"off-CPU time", "off-CPU lock wait", "off-CPU lock wait, scheduler", "off-CPU syscall",
+		"off-CPU parked", "local memory", "cache hits", "migrations core", "migrations node", "steals same node",
 		"steals remote node", "goroutines stolen", "threads created", "thread parks",
 		"thread wake-ups", "futex calls",
 	};
@@ -407,14 +617,29 @@ START_TEST(compare_table_has_a_row_per_metric_and_a_change_column)
 		ck_assert_msg(strncmp(line, rows[i], strlen(rows[i])) == 0 &&
 			      line[strlen(rows[i])] == ' ', "row %d is '%s', not %s", i, line, rows[i]);
 		ck_assert_msg(strlen(line) == width, "row '%s' is not aligned with the header", line);
-		/* the last field: a change in percent, or - where nothing was measured */
+		/* the last field: a change in percent, for a share (a % value)
+		 * in percentage points, or - where nothing was measured */
 		const char *last = strrchr(line, ' ') + 1;
 		double pct;
 		char sign, pc;
 		bool dash = strcmp(last, "-") == 0;
-		ck_assert_msg(dash || (sscanf(last, "%c%lf%c", &sign, &pct, &pc) == 3 &&
-				       (sign == '+' || sign == '-') && pc == '%'),
-			      "row '%s' has no change", line);
+		bool share = (strncmp(rows[i], "on-CPU ", 7) == 0 || strncmp(rows[i], "off-CPU ", 8) == 0 ||
+			      strncmp(rows[i], "cpu busy, ", 10) == 0 || strncmp(rows[i], "cpu futex", 9) == 0 ||
+			      strcmp(rows[i], "local memory") == 0 || strcmp(rows[i], "cache hits") == 0) &&
+			     !strstr(rows[i], " time");
+		if (share && !dash) {
+			ck_assert_str_eq(last, "pp");
+			while (last > line && last[-1] == ' ')
+				last--;
+			while (last > line && last[-1] != ' ')
+				last--;
+			ck_assert_msg(sscanf(last, "%c%lf pp", &sign, &pct) == 2 &&
+				      (sign == '+' || sign == '-'), "row '%s' has no pp change", line);
+		} else {
+			ck_assert_msg(dash || (sscanf(last, "%c%lf%c", &sign, &pct, &pc) == 3 &&
+					       (sign == '+' || sign == '-') && pc == '%'),
+				      "row '%s' has no change", line);
+		}
 		/* nothing in pingpong-hog touches memory */
 		ck_assert(dash == (strcmp(rows[i], "local memory") == 0 ||
 				   strcmp(rows[i], "cache hits") == 0));
@@ -566,7 +791,7 @@ START_TEST(compare_csv_has_a_row_per_metric_and_column)
 				  "--procs 4 --seeds 2 --csv -", &out, &err), 0);
 	ck_assert_str_eq(err, "");
 	ck_assert_ptr_null(strstr(out, "sim compare"));
-	const char *header = "metric,column,mean,ci95,n,rel_change\n";
+	const char *header = "metric,column,mean,ci95,n,rel_change,pp_change,unit\n";
 	ck_assert_msg(strncmp(out, header, strlen(header)) == 0, "%s", out);
 	int rows = 0;
 	bool makespan[2] = { false, false };
@@ -574,9 +799,9 @@ START_TEST(compare_csv_has_a_row_per_metric_and_column)
 		end = strchr(line, '\n');
 		ck_assert_ptr_nonnull(end);
 		*end = '\0';
-		char *f[6];
+		char *f[8];
 		int nf = 0;
-		for (char *p = line; nf < 6; nf++) {
+		for (char *p = line; nf < 8; nf++) {
 			f[nf] = p;
 			p = strchr(p, ',');
 			if (!p) {
@@ -585,20 +810,28 @@ START_TEST(compare_csv_has_a_row_per_metric_and_column)
 			}
 			*p++ = '\0';
 		}
-		ck_assert_msg(nf == 6, "%d fields in %s", nf, line);
+		ck_assert_msg(nf == 8, "%d fields in %s", nf, line);
 		bool first = strcmp(f[1], "steal") == 0;
 		ck_assert(first || strcmp(f[1], "steal:runnext=0") == 0);
 		ck_assert_str_eq(f[4], "2");
 		ck_assert_msg(*f[2] && *f[3], "%s has no mean or ci95", f[0]);
-		/* the first column is the reference */
-		ck_assert(first == (*f[5] == '\0'));
-		if (strcmp(f[0], "makespan_ns") == 0)
+		/* the first column is the reference; a share's change is in pp */
+		bool share = strcmp(f[7], "fraction") == 0;
+		ck_assert_msg(first == (*f[5] == '\0' && *f[6] == '\0'), "%s", f[0]);
+		ck_assert_msg(first || share == (*f[5] == '\0' && *f[6] != '\0'), "%s", f[0]);
+		if (strcmp(f[0], "makespan_ns") == 0) {
 			makespan[!first] = true;
+			ck_assert_str_eq(f[7], "ns");
+		}
+		if (strcmp(f[0], "throughput_per_s") == 0)
+			ck_assert_str_eq(f[7], "goroutines/s");
+		if (strncmp(f[0], "cpu.on_cpu.", 11) == 0)
+			ck_assert(share);
 		ck_assert_ptr_null(strstr(f[0], "mem_local"));
 	}
 	ck_assert(makespan[0] && makespan[1]);
-	/* 23 metrics measured (no requests, no memory), 2 columns */
-	ck_assert_int_eq(rows, 46);
+	/* 30 metrics measured (no requests, no memory), 2 columns */
+	ck_assert_int_eq(rows, 60);
 	free(out);
 	free(err);
 }
@@ -919,6 +1152,7 @@ Suite *make_cli_suite(void)
 	tcase_add_test(tc, run_json_report_is_complete_and_deterministic);
 	tcase_add_test(tc, run_text_summary);
 	tcase_add_test(tc, run_native_completes);
+	tcase_add_test(tc, latency_model_has_no_dead_parameter);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("compare");

@@ -463,13 +463,13 @@ START_TEST(untimed_run_has_no_clock_figures)
 		double f;
 		ck_assert(!rt_cpu_frac(&r->cpu, (enum rt_cpu)k, &f));
 	}
-	ck_assert_uint_eq(r->cpu.held_ns, 0);
-	ck_assert_uint_eq(r->cpu.parked_ns, 0);
+	double pus;
+	ck_assert(!rt_cpu_busy_pus(&r->cpu, &pus));
+	ck_assert_uint_eq(r->cpu.on_ns + r->cpu.off_ns + r->cpu.span_ns, 0);
 	for (struct m *m = rt->allm; m; m = m->alllink) {
-		ck_assert_uint_eq(m->stats.held_ns, 0);
-		ck_assert_uint_eq(m->stats.spin_ns, 0);
-		ck_assert_uint_eq(m->stats.lock_wait_ns, 0);
-		ck_assert_uint_eq(m->stats.idle_ns, 0);
+		ck_assert_int_eq(m->mt_born, -1);
+		for (int k = 0; k < RT_CPU__COUNT; k++)
+			ck_assert_uint_eq(m->stats.time_ns[k], 0);
 	}
 	free(r);
 	rt_free(rt);
