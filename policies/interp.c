@@ -100,20 +100,27 @@ static uint64_t region_pages(uint64_t bytes)
 	return bytes / 4096 + (bytes % 4096 != 0) + (bytes == 0);
 }
 
-/* Whether a region of that size keeps the run's regions within the memory
- * budget (the model's per-page records are never given back, so every
- * region made counts, freed or not). */
-static bool region_fits(const struct rt *rt, uint64_t bytes)
+/* Whether a region of that size keeps the run's regions, have pages made
+ * so far, within the memory budget (the model's per-page records are
+ * never given back, so every region made counts, freed or not). */
+static bool region_fits(uint64_t have, uint64_t bytes)
 {
-	uint64_t pages = rt->region_pages + region_pages(bytes);
-	return pages >= rt->region_pages && pages <= WL_MEMORY_BUDGET / WL_BYTES_PER_PAGE;
+	uint64_t pages = have + region_pages(bytes);
+	return pages >= have && pages <= WL_MEMORY_BUDGET / WL_BYTES_PER_PAGE;
 }
 
 static struct rt_region *region_new(struct rt *rt, uint64_t bytes, int place, int node)
 {
-	if (!region_fits(rt, bytes))
-		return NULL;
-	rt->region_pages += region_pages(bytes);
+	/* Gs on several Ms allocate at once natively: the pages are claimed
+	 * with a CAS, so the budget holds however their checks interleave.
+	 * The count is the model's bookkeeping, on its line: free in
+	 * simulation. */
+	uint64_t have = plat_load_u64(&rt->region_pages, memory_order_relaxed);
+	do {
+		if (!region_fits(have, bytes))
+			return NULL;
+	} while (!plat_cas_u64(&rt->region_pages, &have, have + region_pages(bytes),
+			       memory_order_relaxed));
 	struct rt_region *r = xcalloc(1, sizeof(*r));
 	r->bytes = bytes;
 	/* a workload written for more nodes than the machine has wraps */
@@ -134,6 +141,7 @@ static void region_free(struct rt *rt, struct rt_region *r)
 void rt_interp_init(struct rt *rt)
 {
 	const struct workload *w = rt->wl;
+	plat_u64_init(&rt->region_pages, 0, plat_line_model(rt));
 	rt->regions = xcalloc(w->nregions + 1, sizeof(*rt->regions));
 	for (uint32_t i = 0; i < w->nregions; i++) {
 		const struct prog_region *pr = &w->regions[i];
@@ -717,13 +725,14 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 				place = rt->node_heaps ? PROG_PLACE_LOCAL : PROG_PLACE_FIRST_TOUCH;
 			int node = place == PROG_PLACE_LOCAL ? plat_node() : (int)eval(m, g, &op->y);
 			struct rt_region *r = bytes >= 0 ? region_new(rt, (uint64_t)bytes, place, node) : NULL;
-			if (!r && bytes >= 0 && !region_fits(rt, (uint64_t)bytes)) {
+			uint64_t have = r ? 0 : plat_load_u64(&rt->region_pages, memory_order_relaxed);
+			if (!r && bytes >= 0 && !region_fits(have, (uint64_t)bytes)) {
 				rt_panic(m, "runtime: out of memory: alloc of %lld bytes would take the "
 					 "run's regions past the %llu GiB memory budget (%.1f GiB of "
 					 "page records for %llu pages made already)",
 					 (long long)bytes, (unsigned long long)(WL_MEMORY_BUDGET >> 30),
-					 (double)rt->region_pages * WL_BYTES_PER_PAGE / (1u << 30),
-					 (unsigned long long)rt->region_pages);
+					 (double)have * WL_BYTES_PER_PAGE / (1u << 30),
+					 (unsigned long long)have);
 				return G_EXIT;
 			}
 			if (!r) {

@@ -462,6 +462,7 @@ struct sched {
 	plat_u64 goidgen;
 	plat_u64 chanidgen;
 	plat_u32 done;                 /* atomic: the run is over, Ms return [proc: The end of a run] */
+	bool stopped;                  /* done, as sched.lock's holders see it: no M is made */
 	int nmsys;                     /* Ms outside checkdead's count: sysmon (sched.lock) */
 	plat_u32 sysmonwait;           /* atomic: sysmon sleeps until a P is busy */
 	struct rt_note sysmonnote;
@@ -528,7 +529,7 @@ struct rt {
 	struct gmutex **mutexes;       /* ... mutexes */
 	struct waitgroup **waitgroups; /* ... wait groups */
 	struct rt_region **regions;    /* ... memory regions */
-	uint64_t region_pages;         /* 4 KiB pages of every region made in the run */
+	plat_u64 region_pages;         /* atomic: 4 KiB pages of every region made in the run */
 	struct pollfd_desc **listeners;/* ... listeners [netpoll.c] */
 	/* Workload network arrivals not yet due, a heap by (when, seq)
 	 * guarded by arrivals_lock [netpoll.c]. */
