@@ -422,7 +422,17 @@ void natp_g_leave(struct g *g, enum g_why why)
 		ctx_switch(&g->plat.ctx, &m->plat.g0);
 }
 
-/* ---- The netpoller: epoll ---- */
+/* ---- The netpoller: epoll ----
+ *
+ * Two epoll sets.  epfd holds the C API's descriptors; any M may poll it
+ * without waiting (rt_netpoll_now), at the same time as the poller waits.
+ * The poller -- one M at a time [time.c] -- waits on waitfd, which holds
+ * epfd itself, the eventfd that breaks its wait and the timerfd that ends
+ * it.  Those two wake-ups are the poller's alone: when they sat in epfd,
+ * an M polling without waiting could read the break or the timer's
+ * expiry meant for the poller, which then slept on in epoll_wait(-1) with
+ * a timer or a workload arrival due (a missed wake-up; every other M
+ * parked behind it). */
 
 static void must(bool ok, const char *what)
 {
@@ -432,24 +442,33 @@ static void must(bool ok, const char *what)
 	}
 }
 
+static void natp_epoll_add(int epfd, int fd, void *tag)
+{
+	struct epoll_event e = { .events = EPOLLIN, .data.ptr = tag };
+	must(epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &e) == 0, "epoll_ctl");
+}
+
 void natp_netpoll_init(struct rt *rt)
 {
-	rt->plat.epfd = epoll_create1(EPOLL_CLOEXEC);
-	must(rt->plat.epfd >= 0, "epoll_create1");
-	rt->plat.breakfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	must(rt->plat.breakfd >= 0, "eventfd");
-	struct epoll_event e = { .events = EPOLLIN, .data.ptr = NULL };
-	must(epoll_ctl(rt->plat.epfd, EPOLL_CTL_ADD, rt->plat.breakfd, &e) == 0, "epoll_ctl");
-	rt->plat.timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	must(rt->plat.timerfd >= 0, "timerfd_create");
-	e = (struct epoll_event){ .events = EPOLLIN, .data.ptr = &rt->plat.timerfd };
-	must(epoll_ctl(rt->plat.epfd, EPOLL_CTL_ADD, rt->plat.timerfd, &e) == 0, "epoll_ctl");
+	struct plat_rt *pr = &rt->plat;
+	pr->epfd = epoll_create1(EPOLL_CLOEXEC);
+	must(pr->epfd >= 0, "epoll_create1");
+	pr->waitfd = epoll_create1(EPOLL_CLOEXEC);
+	must(pr->waitfd >= 0, "epoll_create1");
+	pr->breakfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	must(pr->breakfd >= 0, "eventfd");
+	pr->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	must(pr->timerfd >= 0, "timerfd_create");
+	natp_epoll_add(pr->waitfd, pr->epfd, &pr->epfd);
+	natp_epoll_add(pr->waitfd, pr->breakfd, &pr->breakfd);
+	natp_epoll_add(pr->waitfd, pr->timerfd, &pr->timerfd);
 }
 
 void natp_netpoll_fini(struct rt *rt)
 {
 	close(rt->plat.timerfd);
 	close(rt->plat.breakfd);
+	close(rt->plat.waitfd);
 	close(rt->plat.epfd);
 }
 
@@ -471,43 +490,65 @@ void natp_netpoll_close(struct rt *rt, struct pollfd_desc *pd)
 	pd->fd = -1;
 }
 
-int natp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, int max)
+/* Drains a counter descriptor (the eventfd or the timerfd). */
+static void natp_drain(int fd, const char *what)
+{
+	uint64_t count;
+	if (read(fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
+		must(false, what);
+}
+
+/* The descriptors' readiness, without waiting. */
+static int natp_poll_fds(struct rt *rt, struct netpoll_event *ev, int max)
 {
 	struct epoll_event e[64];
 	if (max > 64)
 		max = 64;
-	/* epoll counts in ms: a wait that is not a whole number of them ends
-	 * on the timer instead (the workload's arrivals are timed in ns) */
-	int ms = timeout_ns < 0 ? -1 : (int)(timeout_ns / 1000000);
-	if (timeout_ns > 0 && timeout_ns % 1000000) {
-		struct itimerspec its = { .it_value = { (time_t)(timeout_ns / 1000000000),
-							(long)(timeout_ns % 1000000000) } };
-		must(timerfd_settime(rt->plat.timerfd, 0, &its, NULL) == 0, "timerfd_settime");
-		ms = -1;
-	}
-	int k = epoll_wait(rt->plat.epfd, e, max, ms);
+	int k = epoll_wait(rt->plat.epfd, e, max, 0);
 	int n = 0;
 	for (int i = 0; i < k; i++) {
-		struct pollfd_desc *pd = e[i].data.ptr;
-		uint64_t count;
-		if (!pd) {
-			if (read(rt->plat.breakfd, &count, sizeof(count)) < 0 && errno != EAGAIN)
-				must(false, "read eventfd");
-			continue;
-		}
-		if ((void *)pd == &rt->plat.timerfd) {
-			if (read(rt->plat.timerfd, &count, sizeof(count)) < 0 && errno != EAGAIN)
-				must(false, "read timerfd");
-			continue;
-		}
 		uint32_t mode = 0;
 		if (e[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
 			mode |= NETPOLL_R;
 		if (e[i].events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
 			mode |= NETPOLL_W;
-		ev[n++] = (struct netpoll_event){ .pd = pd, .mode = mode };
+		ev[n++] = (struct netpoll_event){ .pd = e[i].data.ptr, .mode = mode };
 	}
 	return n;
+}
+
+int natp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, int max)
+{
+	struct plat_rt *pr = &rt->plat;
+	if (timeout_ns == 0)
+		return natp_poll_fds(rt, ev, max);
+	/* The poller's wait.  The run's end breaks it, but a poller before
+	 * us may have taken that break (it then returns and sees the end
+	 * itself): a wait begun after the poll flag passed from it sees done
+	 * here. */
+	if (rt_done(rt))
+		return 0;
+	/* The timer is set for every timed wait (the workload's arrivals are
+	 * timed in ns, finer than epoll's ms), and cleared for an untimed
+	 * one: setting it also drops an expiry left from an earlier wait
+	 * that ended otherwise. */
+	struct itimerspec its = { 0 };
+	if (timeout_ns > 0)
+		its.it_value = (struct timespec){ (time_t)(timeout_ns / 1000000000),
+						  (long)(timeout_ns % 1000000000) };
+	must(timerfd_settime(pr->timerfd, 0, &its, NULL) == 0, "timerfd_settime");
+	struct epoll_event e[3];
+	int k = epoll_wait(pr->waitfd, e, 3, -1);
+	bool fds = false;
+	for (int i = 0; i < k; i++) {
+		if (e[i].data.ptr == &pr->breakfd)
+			natp_drain(pr->breakfd, "read eventfd");
+		else if (e[i].data.ptr == &pr->timerfd)
+			natp_drain(pr->timerfd, "read timerfd");
+		else
+			fds = true;
+	}
+	return fds ? natp_poll_fds(rt, ev, max) : 0;
 }
 
 void natp_netpoll_break(struct rt *rt)
@@ -538,7 +579,12 @@ bool natp_rt_init(struct rt *rt, struct err *e)
 	return true;
 }
 
-/* M0 is the calling thread; the others are joined once the run is over. */
+/* M0 is the calling thread; the others are joined once the run is over.
+ * No M is made after that (rt_startm_locked), so allm, read under the
+ * lock it is written under, is every thread there will be.  They are
+ * joined oldest first: an M's thread was created by an older M (or
+ * sysmon, or M0), and until that creator is joined its pthread_create
+ * may not have stored the handle yet. */
 void natp_rt_run(struct rt *rt)
 {
 	struct m *m0 = rt->m0;
@@ -547,9 +593,18 @@ void natp_rt_run(struct rt *rt)
 	ctx_init_thread(&m0->plat.g0);
 	rt_mstart(m0);
 	natp_cur = NULL;
+	rt_lock(&rt->sched.lock);
+	assert(rt->sched.stopped);
+	int n = rt->sched.mcount;
+	struct m **ms = xmalloc((size_t)n * sizeof(*ms));
 	for (struct m *m = rt->allm; m; m = m->alllink)
-		if (!m->plat.is_caller)
-			pthread_join(m->plat.thread, NULL);
+		ms[--n] = m;   /* allm is newest first, ids in order of making */
+	assert(n == 0);
+	rt_unlock(&rt->sched.lock);
+	for (int i = 0; i < rt->sched.mcount; i++)
+		if (!ms[i]->plat.is_caller)
+			pthread_join(ms[i]->plat.thread, NULL);
+	free(ms);
 }
 
 void natp_rt_fini(struct rt *rt)

@@ -29,8 +29,10 @@ struct plat_pd {
 };
 
 struct plat_rt {
-	int epfd, breakfd;       /* the netpoller: epoll, and an eventfd to break its wait */
-	int timerfd;             /* ends a wait shorter than epoll's millisecond */
+	int epfd;                /* the netpoller: epoll over the C API's descriptors */
+	int waitfd;              /* the poller's wait: epoll over epfd, breakfd and timerfd */
+	int breakfd;             /* an eventfd that ends the poller's wait */
+	int timerfd;             /* ends it at its timeout, to the nanosecond */
 	int *pu_of_os;           /* OS CPU number -> topology PU (-1: not in it) */
 	unsigned npu_of_os;
 	size_t stack_map;        /* a G stack's mapping: NATP_G_STACK and a guard page */

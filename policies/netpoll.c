@@ -118,13 +118,14 @@ static struct arrival arrival_pop(struct rt *rt)
  * run's start) is not taken for none. */
 static void arrival0_update(struct rt *rt)
 {
+	/* seq_cst against the poller's flag, as a timer's [time.c: update_timer0] */
 	plat_store_u64(&rt->arrival0, rt->narrivals ? (uint64_t)rt->arrivals[0].when + 1 : 0,
-		       memory_order_release);
+		       memory_order_seq_cst);
 }
 
 int64_t rt_arrivals_next(struct rt *rt)
 {
-	uint64_t v = plat_load_u64(&rt->arrival0, memory_order_acquire);
+	uint64_t v = plat_load_u64(&rt->arrival0, memory_order_seq_cst);
 	return v ? (int64_t)v - 1 : -1;
 }
 

@@ -94,6 +94,28 @@
  * A run whose main G is a C function (the native C API) ends instead when
  * that G returns, as a Go program ends with main.
  *
+ * Every M idle must mean that nothing can happen any more.  An M parks
+ * only after rt_idle found no timer and no G waiting on the network, or
+ * found another M polling already (the poller is not idle); an M back
+ * from a system call without a P parks after queueing its G globally;
+ * and whoever leaves a P idle with a timer on it wakes an M or the poller
+ * for it.  sysmon is outside the count (nmsys), but it can hold a P: from
+ * the CAS that retakes a P from a system call until handoffp starts an M
+ * for it or puts it on the idle list (and, through wakep, from taking an
+ * idle P to starting an M for it).  In that window every counted M may
+ * be idle -- the M whose call lost the P comes back, finds no idle P,
+ * queues its G and parks -- and a check that counted Ms alone declared a
+ * deadlock with a runnable G queued and a P about to run it.  So
+ * checkdead also wants every P on the idle list.  No wake-up is owed for
+ * the check it skips: the window ends in handoffp, which finds the G that
+ * M queued (sched.lock orders the two) and starts an M for it, or, if it
+ * took the lock first, that M's own look for an idle P finds this one;
+ * either M parks again through checkdead when it is done.  (Go closes
+ * the window the other way, counting sysmon as running while it retakes.)
+ * Once done is set no M is made (sched.stopped, under the lock that makes
+ * them), so that the platform, which joins every M it knows of before the
+ * run's memory is freed, knows of them all.
+ *
  * Where the time goes
  *
  * The report's cpu breakdown follows each M from its start to the end of
@@ -210,11 +232,14 @@ static struct m *mget(struct rt *rt, struct p *pp)
 }
 
 /* Ends the run: sets done and wakes every idle M and the poller, whose
- * scheduler loops then return.  sched.lock must be held. */
+ * scheduler loops then return.  From here on no M is made (stopped):
+ * the platform waits for the Ms there are, and one started later would
+ * outlive the run's memory.  sched.lock must be held. */
 static void stop_run(struct rt *rt)
 {
 	struct sched *s = &rt->sched;
 	assert(rt_mutex_held(&s->lock));
+	s->stopped = true;
 	plat_store_u32(&s->done, 1, memory_order_release);
 	/* an untimed run's makespan ends here; a timed run's cpu span too */
 	if (!rt->end_ns)
@@ -228,8 +253,8 @@ static void stop_run(struct rt *rt)
 	rt_sysmon_wake(rt);
 }
 
-/* Called when m goes idle: if every M now is, the run is over (or
- * deadlocked) [proc: The end of a run].  sched.lock must be held. */
+/* Called when an M goes idle: if every M and every P now is, the run is
+ * over (or deadlocked) [proc: The end of a run].  sched.lock must be held. */
 static void checkdead(struct rt *rt)
 {
 	struct sched *s = &rt->sched;
@@ -243,6 +268,14 @@ static void checkdead(struct rt *rt)
 	    rt_timers_next(rt) == 0 && rt_arrivals_next(rt) < 0)
 		idle++;
 	if (idle < all)
+		return;
+	/* Every M counted is idle, but a P off the idle list is in the hands
+	 * of sysmon, which is not counted: it retook the P from a system call
+	 * or is about to start an M for one [proc: The end of a run]. */
+	int idle_ps = 0;
+	for (struct p *pp = rt->sched.pidle; pp; pp = pp->link)
+		idle_ps++;
+	if (idle_ps < rt->procs)
 		return;
 	uint64_t made = 1, ended = 0; /* the main G was made by rt_run */
 	for (struct m *m = rt->allm; m; m = m->alllink) {
@@ -325,10 +358,13 @@ struct p *rt_releasep(struct m *m)
 /* The locked half of starting an M for pp (sched.lock held): picks an
  * idle M, or makes one (*fresh), and gives it pp, spinning and g to run
  * first (NULL: none; Go 1.0's hand-off).  rt_startm_finish wakes or starts
- * it once the lock is released. */
+ * it once the lock is released.  NULL once the run is over. */
 struct m *rt_startm_locked(struct rt *rt, struct p *pp, bool spinning, struct g *g, bool *fresh)
 {
 	assert(rt_mutex_held(&rt->sched.lock));
+	*fresh = false;
+	if (rt->sched.stopped)
+		return NULL;   /* the run is over: pp and g stay where they are */
 	struct m *nmp = mget(rt, pp);
 	*fresh = !nmp;
 	if (!nmp) {
@@ -350,6 +386,8 @@ struct m *rt_startm_locked(struct rt *rt, struct p *pp, bool spinning, struct g 
 
 void rt_startm_finish(struct rt *rt, struct m *nmp, bool fresh)
 {
+	if (!nmp)
+		return;
 	if (fresh)
 		plat_newm(rt, nmp);
 	else
@@ -376,6 +414,8 @@ void rt_startm(struct m *m, struct p *pp, bool spinning)
 	bool fresh;
 	struct m *nmp = rt_startm_locked(rt, pp, spinning, NULL, &fresh);
 	rt_unlock(&rt->sched.lock);
+	if (!nmp && spinning)
+		plat_add_u32(&rt->sched.nmspinning, (uint32_t)-1, memory_order_relaxed);
 	rt_startm_finish(rt, nmp, fresh);
 }
 
@@ -550,7 +590,10 @@ void rt_pidleput(struct rt *rt, struct p *pp)
 	rt->sched.pidle = pp;
 	plat_u32 *word = &rt->sched.idlepmask[pp->id / 32];
 	uint32_t bits = plat_load_u32(word, memory_order_relaxed);
-	plat_store_u32(word, bits | 1u << (pp->id % 32), memory_order_relaxed);
+	/* seq_cst: a put to pp's shared queue reads this bit after its
+	 * seq_cst add to the queue's size, and whoever idles pp reads that
+	 * size after this store: one of the two sees the other (numa's kick) */
+	plat_store_u32(word, bits | 1u << (pp->id % 32), memory_order_seq_cst);
 	plat_add_u32(&rt->sched.npidle, 1, memory_order_relaxed);
 }
 
@@ -598,10 +641,11 @@ struct p *rt_pidleget_this(struct rt *rt, struct p *pp)
 	return pp;
 }
 
-/* A hint for thieves, read without the lock: an idle P has nothing to take. */
+/* A hint for thieves, read without the lock: an idle P has nothing to
+ * take.  seq_cst for numa's kick [rt_pidleput]. */
 bool rt_p_is_idle(struct rt *rt, int id)
 {
-	return plat_load_u32(&rt->sched.idlepmask[id / 32], memory_order_relaxed) >> (id % 32) & 1;
+	return plat_load_u32(&rt->sched.idlepmask[id / 32], memory_order_seq_cst) >> (id % 32) & 1;
 }
 
 /* ---- The global run queues (sched.lock held) ---- */

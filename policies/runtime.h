@@ -485,6 +485,7 @@ struct sched {
 	plat_u64 goidgen;
 	plat_u64 chanidgen;
 	plat_u32 done;                 /* atomic: the run is over, Ms return [proc: The end of a run] */
+	bool stopped;                  /* done, as sched.lock's holders see it: no M is made */
 	int nmsys;                     /* Ms outside checkdead's count: sysmon (sched.lock) */
 	/* the poller, while it waits with no deadline: set under sched.lock,
 	 * cleared without it (rt_poller_forever) */

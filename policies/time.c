@@ -9,7 +9,14 @@
  * (the poller) sleeps until the earliest timer of any P, then takes an
  * idle P and runs every due timer.  Adding a timer earlier than the
  * poller's wake-up interrupts its sleep (wake_netpoller), as Go's
- * netpollBreak does.
+ * netpollBreak does.  That must not be missed: an M adding a timer (or a
+ * workload arrival, netpoll.c) writes timer0 (arrival0) and then reads
+ * polling; an M becoming the poller sets polling and then reads every
+ * timer0 and arrival0 for its deadline.  All four are seq_cst, so one of
+ * the two sees the other's write: the poller's deadline counts the new
+ * timer, or its adder breaks the wait (finding no poller, it wakes an M,
+ * or the Ms holding Ps will see the timer before they park).  Natively
+ * a break is an eventfd only the poller reads (native/plat.c).
  *
  * A heap is 4-ary, ordered by (when, seq): seq is the P's insertion count,
  * so timers due at the same nanosecond fire in the order they were set.
@@ -76,11 +83,14 @@ static void sift_down(struct p *pp, uint32_t i)
 	heap_set(pp, i, t);
 }
 
-/* timers_lock must be held. */
+/* timers_lock must be held.  seq_cst, as the poller's flag and its
+ * reads of timer0: an M adding a timer writes timer0 then reads polling,
+ * the poller writes polling then reads timer0, and at least one of the two
+ * must see the other's write [rt_poll_block]. */
 static void update_timer0(struct p *pp)
 {
 	plat_store_u64(&pp->timer0, pp->ntimers ? (uint64_t)pp->timers[0]->when : 0,
-		       memory_order_release);
+		       memory_order_seq_cst);
 }
 
 /* Adds t to the running P's heap.  Called on an M holding a P. */
@@ -90,6 +100,9 @@ void rt_timer_add(struct m *m, struct timer *t)
 	assert(pp && !t->pp);
 	if (t->when <= 0)
 		t->when = 1;   /* 0 means "no timer" in timer0 */
+	/* t is another M's once the lock is let go: it may fire, and its G
+	 * sleep again (a new when), before the wake-up below */
+	int64_t when = t->when;
 	rt_lock(&pp->timers_lock);
 	plat_shared_access(pp->timers_line, true);
 	if (pp->ntimers == pp->captimers) {
@@ -105,7 +118,7 @@ void rt_timer_add(struct m *m, struct timer *t)
 		update_timer0(pp);
 	rt_unlock(&pp->timers_lock);
 	if (earliest)
-		rt_wake_netpoller(m, t->when);
+		rt_wake_netpoller(m, when);
 }
 
 /* Removes the heap's top.  timers_lock must be held. */
@@ -163,7 +176,7 @@ int64_t rt_timers_next(struct rt *rt)
 {
 	int64_t next = 0;
 	for (int i = 0; i < rt->procs; i++) {
-		int64_t w = (int64_t)plat_load_u64(&rt->allp[i]->timer0, memory_order_acquire);
+		int64_t w = (int64_t)plat_load_u64(&rt->allp[i]->timer0, memory_order_seq_cst);
 		if (w && (!next || w < next))
 			next = w;
 	}
@@ -174,7 +187,8 @@ int64_t rt_timers_next(struct rt *rt)
 void rt_wake_netpoller(struct m *m, int64_t when)
 {
 	struct sched *s = &m->rt->sched;
-	if (plat_load_u32(&s->polling, memory_order_acquire)) {
+	/* seq_cst: see update_timer0 */
+	if (plat_load_u32(&s->polling, memory_order_seq_cst)) {
 		int64_t until = (int64_t)plat_load_u64(&s->poll_until, memory_order_acquire);
 		if (until == 0 || until > when)
 			plat_netpoll_break(m->rt);
@@ -190,7 +204,8 @@ int rt_poll_block(struct m *m, int64_t until, struct netpoll_event *ev, int max)
 {
 	struct sched *s = &m->rt->sched;
 	uint32_t zero = 0;
-	if (!plat_cas_u32(&s->polling, &zero, 1, memory_order_acq_rel))
+	/* seq_cst: against a timer or arrival being added (update_timer0) */
+	if (!plat_cas_u32(&s->polling, &zero, 1, memory_order_seq_cst))
 		return -1;
 	plat_store_u64(&s->poll_until, (uint64_t)until, memory_order_release);
 	int n = 0;
