@@ -418,15 +418,18 @@ START_TEST(xml_that_crashes_hwloc_is_bad_input)
 END_TEST
 
 static const struct {
-	const char *file, *want;
+	const char *file, *want, *or_else;
 } bad_xml[] = {
 	/* lstopo --input "l2:2 group:2 pack:1 l2:1 l1:1 core:1 pu:1" --of xml:
 	 * hwloc_get_nbobjs_by_type says -1, which overflowed the cache array */
-	{ "l2-at-two-depths.xml", "the topology has L2Cache objects at several depths" },
+	{ "l2-at-two-depths.xml", "the topology has L2Cache objects at several depths", NULL },
 	/* a Core with an empty cpuset */
-	{ "core-without-pu.xml", "core 21 has no processing unit (PU)" },
-	/* a PU without os_index: hwloc numbers it 2^32 - 1 (512 MB cpusets) */
-	{ "pu-without-os-index.xml", "the topology numbers a PU or NUMA node above 1048576" },
+	{ "core-without-pu.xml", "core 21 has no processing unit (PU)", NULL },
+	/* a PU without os_index: hwloc numbers it 2^32 - 1 and makes 512 MB
+	 * cpusets; under ASan or valgrind hwloc may reach the child's memory
+	 * or CPU limit before its load returns: refused all the same */
+	{ "pu-without-os-index.xml", "the topology numbers a PU or NUMA node above 1048576",
+	  "pu-without-os-index.xml: not a valid hwloc XML topology (the hwloc library " },
 };
 
 START_TEST(bad_xml_is_refused_with_a_reason)
@@ -435,7 +438,9 @@ START_TEST(bad_xml_is_refused_with_a_reason)
 	struct err e = { "" };
 	struct topo *t = topo_load(path, &e);
 	ck_assert_msg(t == NULL, "%s loaded", path);
-	ck_assert_msg(strstr(e.msg, bad_xml[_i].want), "%s: %s", bad_xml[_i].file, e.msg);
+	ck_assert_msg(strstr(e.msg, bad_xml[_i].want) ||
+		      (bad_xml[_i].or_else && strstr(e.msg, bad_xml[_i].or_else)), "%s: %s",
+		      bad_xml[_i].file, e.msg);
 	free(path);
 }
 END_TEST

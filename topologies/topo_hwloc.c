@@ -430,9 +430,10 @@ static char *xml_contained(const char *text, size_t len, const char *label, size
 		err_set(e, "%s: hwloc cannot load this file as topology XML (%s)", label,
 			err ? strerror(err) : "invalid content");
 	} else if (n >= 1 && out[0] == '0' && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		memmove(out, out + 1, n);   /* with its NUL */
-		*outlen = n - 1;
-		return out;
+		char *xml = xstrdup(out + 1);   /* after the status byte */
+		*outlen = strlen(xml);
+		free(out);
+		return xml;
 	} else {
 		err_set(e, "%s: not a valid hwloc XML topology (the hwloc library failed reading it, "
 			"status %d)", label, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
