@@ -378,6 +378,12 @@ static struct test_outcome run_one_p(int mode, struct workload *w, const char *c
 			w, 1, 1, sets);
 }
 
+/* Natively, a host busy with other work can hold up sysmon or the M it
+ * wakes past a latency bound for a whole run: a native run that misses
+ * the bound is tried again, up to TIMING_TRIES times, and the last is
+ * checked.  With the mechanism under test broken, every try misses. */
+#define TIMING_TRIES 5
+
 /* One P, a G computing for 50 ms, and main sleeping 100 us behind it:
  * sysmon preempts the hog after ~10 ms (its slice), so main runs ~10-20 ms
  * after its timer was due, not after the hog's 50 ms; with preemption off
@@ -395,18 +401,25 @@ START_TEST(long_computation_is_preempted)
 	wl_emit(w, w->main, PROG_SLEEP, 0, 100000);
 	wl_emit(w, w->main, PROG_COMPUTE, 0, 1000);
 	wl_emit(w, hog, PROG_COMPUTE, 0, 50000000);
-	struct test_outcome on = run_one_p(_i, w, NULL);
-	assert_clean(&on, 2);
-	ck_assert_uint_eq(on.r.user_ns, 50000000 + 1000);  /* the cut computation is finished later */
+	/* sysmon's first look after its 1 ms of 20 us rounds and doublings
+	 * is at ~11 ms simulated; natively, timer slack stretches its sleeps */
+	const uint64_t bound = _i == 0 ? 15000000u : 30000000u;
+	struct test_outcome on;
+	for (int tries = 1;; tries++) {
+		on = run_one_p(_i, w, NULL);
+		assert_clean(&on, 2);
+		ck_assert_uint_eq(on.r.user_ns, 50000000 + 1000);  /* the cut computation is finished later */
+		if (_i == 0 || tries == TIMING_TRIES || !timing_holds(_i) ||
+		    (on.r.preemptions >= 1 && on.r.sched_latency.max < bound))
+			break;
+	}
 	if (!timing_holds(_i)) {
 		wl_free(w);
 		return;
 	}
 	ck_assert_uint_ge(on.r.preemptions, 1);
-	/* sysmon's first look after its 1 ms of 20 us rounds and doublings
-	 * is at ~11 ms simulated; natively, timer slack stretches its sleeps */
-	ck_assert_msg(on.r.sched_latency.max < (_i == 0 ? 15000000u : 30000000u),
-		      "main waited %llu ns", (unsigned long long)on.r.sched_latency.max);
+	ck_assert_msg(on.r.sched_latency.max < bound, "main waited %llu ns",
+		      (unsigned long long)on.r.sched_latency.max);
 	static const char *const off[] = { "preempt_ms=0", NULL };
 	struct test_outcome o = run_one_p(_i, w, off);
 	assert_clean(&o, 2);
@@ -431,18 +444,25 @@ START_TEST(syscall_hands_off_the_p)
 	w->progs[w->main].ops[1] = (struct prog_op){ .code = PROG_SLEEP, .x = PV_C(100000),
 						     .dst = PROG_NO_SLOT, .b = PROG_NO_SLOT };
 	wl_emit(w, blocker, PROG_COMPUTE, 0, 1000);
-	struct test_outcome on = run_one_p(_i, w, NULL);
-	assert_clean(&on, 2);
+	/* natively, a loaded machine delays sysmon's sleeps and the woken M
+	 * (7 ms seen with other suites running): half the 50 ms still tells */
+	const uint64_t bound = _i == 0 ? 5000000u : 25000000u;
+	struct test_outcome on;
+	for (int tries = 1;; tries++) {
+		on = run_one_p(_i, w, NULL);
+		assert_clean(&on, 2);
+		if (_i == 0 || tries == TIMING_TRIES || !timing_holds(_i) ||
+		    (on.r.retakes >= 1 && on.r.sched_latency.max < bound))
+			break;
+	}
 	if (!timing_holds(_i)) {
 		wl_free(w);
 		return;
 	}
 	ck_assert_uint_ge(on.r.retakes, 1);
 	ck_assert_uint_ge(on.r.syscall_ns, 50000000);
-	/* natively, a loaded machine delays sysmon's sleeps and the woken M
-	 * (7 ms seen with other suites running): half the 50 ms still tells */
-	ck_assert_msg(on.r.sched_latency.max < (_i == 0 ? 5000000u : 25000000u),
-		      "main waited %llu ns", (unsigned long long)on.r.sched_latency.max);
+	ck_assert_msg(on.r.sched_latency.max < bound, "main waited %llu ns",
+		      (unsigned long long)on.r.sched_latency.max);
 	static const char *const off[] = { "syscall_retake_us=1000000", "preempt_ms=0", NULL };
 	struct test_outcome o = run_one_p(_i, w, off);
 	assert_clean(&o, 2);
@@ -457,7 +477,16 @@ END_TEST
  * P to its partner through runnext, inheriting one time slice; only
  * preemption at the slice's end lets the other pair run.  After 100 ms the
  * two pairs' work must be within 20x of each other (without preemption
- * the light pair would get almost nothing). */
+ * the light pair would get almost nothing).
+ *
+ * Natively, a busy host takes the CPU from both pairs, but only the light
+ * pair loses work by it: a computation spins on the clock, so time taken
+ * from the hog's 1 ms still counts as its work, while time taken from the
+ * light pair's slices is just lost.  So the hog's lead may grow by the
+ * inverse of the share of a CPU the run got (its process's CPU time over
+ * its wall time), and a run given less than 90% is tried again, up to 3
+ * times, the best-served run being checked.  Without preemption the
+ * light pair gets nothing, whatever the share. */
 START_TEST(ping_pong_hog_is_fair)
 {
 	struct workload *w = wl_new("pingpong-hog", "");
@@ -484,12 +513,28 @@ START_TEST(ping_pong_hog_is_fair)
 	wl_emit(w, w->main, PROG_CLOSE, done, 0);
 	wl_emit(w, w->main, PROG_RECV, hogc, 0);
 	wl_emit(w, w->main, PROG_RECV, lightc, 0);
-	struct test_outcome o = run_one_p(_i, w, NULL);
-	assert_clean(&o, 5);
-	uint64_t h = o.r.prog_user_ns[hog], li = o.r.prog_user_ns[light];
+	double share = 0;
+	uint64_t h = 0, li = 0;
+	for (int tries = 1; tries <= 3; tries++) {
+		int64_t cpu0 = test_cpu_ns();
+		struct test_outcome o = run_one_p(_i, w, NULL);
+		double s = _i == 0 ? 1.0
+				   : (double)(test_cpu_ns() - cpu0) / (double)o.r.makespan_ns;
+		assert_clean(&o, 5);
+		if (s > share) {
+			share = s;
+			h = o.r.prog_user_ns[hog];
+			li = o.r.prog_user_ns[light];
+		}
+		if (share >= 0.9)
+			break;
+	}
+	if (share > 1)
+		share = 1;
 	if (timing_holds(_i))
-		ck_assert_msg(h / 20 <= li && li / 20 <= h, "hog %llu ns, light %llu ns of work",
-		      (unsigned long long)h, (unsigned long long)li);
+		ck_assert_msg((double)h <= 20.0 / share * (double)li && li / 20 <= h,
+			      "hog %llu ns, light %llu ns of work, given %.0f%% of a CPU",
+			      (unsigned long long)h, (unsigned long long)li, 100.0 * share);
 	wl_free(w);
 }
 END_TEST

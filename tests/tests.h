@@ -35,6 +35,10 @@ const char *test_schedlab_bin(void);
  * stderr (caller frees). */
 int test_run(const char *cmdline, char **out, char **err);
 
+/* CPU time the process has used, its threads' (those ended too), in ns:
+ * with a run's wall time, the share of the CPU the host gave it. */
+int64_t test_cpu_ns(void);
+
 /* Whether the suite runs under valgrind (SCHEDLAB_VALGRIND, set by meson's
  * valgrind setup), where the heavy runs are cut short. */
 bool test_under_valgrind(void);
