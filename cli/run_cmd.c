@@ -38,7 +38,10 @@ void cli_help_run(FILE *f)
 		"Exit status: 0 the run completed; 1 it deadlocked (goroutines were left\n"
 		"waiting with nothing to wake them: they are listed with what they wait for);\n"
 		"2 bad input, including a workload that panics (a send on a closed channel, a\n"
-		"negative WaitGroup counter, an unlock of an unlocked mutex).\n");
+		"negative WaitGroup counter, an unlock of an unlocked mutex), and a native run\n"
+		"stopped by a limit of the runtime's (\"panic: runtime: out of memory: ...\"\n"
+		"when goroutine stacks would exceed half of this machine's memory or leave it\n"
+		"less than 1/16 available; \"panic: runtime: failed to create new OS thread\").\n");
 }
 
 bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out)

@@ -509,13 +509,15 @@ __attribute__((noinline)) static bool stack_refill(struct m *m)
 	struct plat_rt *pr = &m->rt->plat;
 	char why[sizeof(m->rt->panic_msg)] = "";
 	pthread_mutex_lock(&pr->stack_lock);
-	for (size_t i = pr->free_hint; i < pr->narenas && m->plat.nstacks < STACK_BATCH; i++) {
+	for (size_t i = pr->free_hint;
+	     i < pr->narenas && pr->npooled > 0 && m->plat.nstacks < STACK_BATCH; i++) {
 		struct natp_arena *a = pr->arenas[i];
 		if (a->dropping || a->nfree == 0)
 			continue;
 		a->resident = true;
 		while (a->nfree > 0 && m->plat.nstacks < STACK_BATCH) {
 			char *s = a->free[--a->nfree];
+			pr->npooled--;
 			canary_set(s);   /* its page may have been given back */
 			m->plat.stacks[m->plat.nstacks++] = s;
 		}
@@ -563,6 +565,7 @@ __attribute__((noinline)) static void stack_spill(struct m *m)
 		char *s = m->plat.stacks[--m->plat.nstacks];
 		struct natp_arena *a = arena_of(pr, s);
 		a->free[a->nfree++] = s;
+		pr->npooled++;
 		if (a->index < pr->free_hint)
 			pr->free_hint = a->index;
 		if (a->nfree == ARENA_SLOTS && a->index > 0 && a->resident) {

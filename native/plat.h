@@ -42,6 +42,7 @@ struct plat_rt {
 	struct natp_arena **by_addr; /* the same, by address: a stack's arena */
 	size_t narenas, caparenas;
 	size_t free_hint;        /* no arena before it has a pooled stack */
+	size_t npooled;          /* stacks back in the arenas' free lists */
 	size_t nstacks;          /* stacks carved so far: in use, cached or pooled */
 	size_t max_stacks;       /* the most that may be carved (sl_options.max_stacks) */
 	uint64_t mem_floor;      /* no arena is mapped with less memory available */
