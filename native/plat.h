@@ -2,7 +2,8 @@
  * Included only through policies/platform.h.
  *
  * Ms are pthreads; atomics are C11 atomics with the orders the core asks
- * for; futexes are futex(2); a G has its own mmap'ed stack and is entered
+ * for; futexes are futex(2); a G has its own stack, carved from an mmap'ed
+ * arena (native/plat.c: Stacks), and is entered
  * and left with the register-only switch of arch/ctx.h, each M keeping
  * its thread's own stack as the scheduler's context (Go's g0).  Lines do
  * not exist here: plat_line_t is accepted and ignored. */
@@ -48,7 +49,6 @@ struct plat_rt {
 	uint64_t mem_floor;      /* no arena is mapped with less memory available */
 	size_t page;
 };
-
 
 struct plat_m {
 	pthread_t thread;

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,6 +45,33 @@ int64_t test_cpu_ns(void)
 	getrusage(RUSAGE_SELF, &ru);
 	return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
 	       ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}
+
+int64_t test_threads_wait_ns(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return -1;
+	int64_t sum = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/self/task/%.20s/schedstat", e->d_name);
+		FILE *f = fopen(path, "r");
+		long long run = 0, wait = 0;
+		if (f && fscanf(f, "%lld %lld", &run, &wait) == 2)
+			sum += wait;
+		else
+			sum = -1;
+		if (f)
+			fclose(f);
+		if (sum < 0)
+			break;
+	}
+	closedir(d);
+	return sum;
 }
 
 int test_modes(void)

@@ -38,6 +38,12 @@ int test_run(const char *cmdline, char **out, char **err);
 /* CPU time the process has used, its threads' (those ended too), in ns:
  * with a run's wall time, the share of the CPU the host gave it. */
 int64_t test_cpu_ns(void);
+/* Time the process's live threads have spent runnable but waiting for a
+ * CPU (the sum of their schedstat run_delay), in ns; -1 if the kernel
+ * does not say.  Read from inside a native run (its threads are alive
+ * until it ends), the difference of two readings is how long the host
+ * kept the run's threads off the CPU meanwhile. */
+int64_t test_threads_wait_ns(void);
 
 /* Whether the suite runs under valgrind (SCHEDLAB_VALGRIND, set by meson's
  * valgrind setup), where the heavy runs are cut short. */
