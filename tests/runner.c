@@ -3,6 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -72,6 +76,95 @@ int64_t test_threads_wait_ns(void)
 	}
 	closedir(d);
 	return sum;
+}
+
+#define PROBE_TIDS 256
+
+struct test_wait_probe {
+	pthread_t thread;
+	_Atomic bool stop;
+	bool started, failed;
+	pid_t self;
+	int n;
+	struct {
+		pid_t tid;
+		int64_t base, last;
+	} t[PROBE_TIDS];
+};
+
+/* Reads every thread's run_delay into p; those not seen before start at
+ * base (the probe's first look) or at 0 (made since). */
+static void probe_sample(struct test_wait_probe *p, bool first)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (!d) {
+		p->failed = true;
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+		if (tid <= 0 || tid == p->self)
+			continue;
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
+		FILE *f = fopen(path, "r");
+		long long run, wait;
+		bool ok = f && fscanf(f, "%lld %lld", &run, &wait) == 2;
+		if (f)
+			fclose(f);
+		if (!ok)
+			continue;   /* it ended meanwhile */
+		int i = 0;
+		while (i < p->n && p->t[i].tid != tid)
+			i++;
+		if (i == p->n) {
+			if (p->n == PROBE_TIDS)
+				continue;
+			p->n++;
+			p->t[i].tid = tid;
+			p->t[i].base = first ? wait : 0;
+		}
+		p->t[i].last = wait;
+	}
+	closedir(d);
+}
+
+static void *probe_main(void *arg)
+{
+	struct test_wait_probe *p = arg;
+	p->self = (pid_t)syscall(SYS_gettid);
+	while (!atomic_load(&p->stop)) {
+		struct timespec ts = { 0, 2000000 };
+		nanosleep(&ts, NULL);
+		probe_sample(p, false);
+	}
+	return NULL;
+}
+
+struct test_wait_probe *test_wait_probe_start(void)
+{
+	struct test_wait_probe *p = calloc(1, sizeof(*p));
+	p->self = -1;
+	probe_sample(p, true);
+	p->started = pthread_create(&p->thread, NULL, probe_main, p) == 0;
+	p->failed |= !p->started;
+	return p;
+}
+
+int64_t test_wait_probe_stop(struct test_wait_probe *p)
+{
+	atomic_store(&p->stop, true);
+	if (p->started)
+		pthread_join(p->thread, NULL);
+	probe_sample(p, false);
+	int64_t sum = 0;
+	for (int i = 0; i < p->n; i++)
+		if (p->t[i].tid != p->self)
+			sum += p->t[i].last - p->t[i].base;
+	bool failed = p->failed;
+	free(p);
+	return failed ? -1 : sum;
 }
 
 int test_modes(void)

@@ -44,6 +44,14 @@ int64_t test_cpu_ns(void);
  * until it ends), the difference of two readings is how long the host
  * kept the run's threads off the CPU meanwhile. */
 int64_t test_threads_wait_ns(void);
+/* The same for a run whose threads end before it returns (a workload run
+ * through rt_api): a thread samples every thread's run_delay every 2 ms
+ * from start to stop, and stop returns how long those other than itself
+ * waited for a CPU meanwhile (a thread's last 2 ms may be missed), or -1
+ * if the kernel does not say. */
+struct test_wait_probe;
+struct test_wait_probe *test_wait_probe_start(void);
+int64_t test_wait_probe_stop(struct test_wait_probe *p);
 
 /* Whether the suite runs under valgrind (SCHEDLAB_VALGRIND, set by meson's
  * valgrind setup), where the heavy runs are cut short. */
