@@ -44,7 +44,10 @@ void cli_help_run(FILE *f)
 		"waiting with nothing to wake them: they are listed with what they wait for);\n"
 		"2 bad input, including a workload that panics (a send on a closed channel, a\n"
 		"negative WaitGroup counter, an unlock of an unlocked mutex, the memory budget\n"
-		"exceeded); 4 the run was cut at a time limit.\n",
+		"exceeded, and a native run stopped by a limit of the runtime's: \"panic:\n"
+		"runtime: out of memory: ...\" when goroutine stacks would exceed half of this\n"
+		"machine's memory or leave it less than 1/16 available; \"panic: runtime:\n"
+		"failed to create new OS thread\"); 4 the run was cut at a time limit.\n",
 		cli_limits_help);
 }
 

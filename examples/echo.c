@@ -21,6 +21,7 @@ static sl_netfd *listener;
 static long requests;
 static sl_wg *clients;
 static _Atomic long answered;
+static _Atomic bool failed;   /* main's exit status is 1: what failed was printed */
 
 static void serve_conn(void *arg)
 {
@@ -65,7 +66,11 @@ static void client(void *arg)
 	sl_netfd *s = sl_net_open(socket(AF_INET, SOCK_STREAM, 0));
 	if (!s || sl_net_connect(s, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
 		perror("echo: connect");
-		exit(1);
+		failed = true;
+		if (s)
+			sl_net_close(s);
+		sl_wg_done(clients);
+		return;
 	}
 	char req[64], resp[64];
 	for (long i = 0; i < n; i++) {
@@ -81,7 +86,8 @@ static void client(void *arg)
 		}
 		if (got != len || memcmp(req, resp, (size_t)len) != 0) {
 			fprintf(stderr, "echo: wrong answer to '%s'\n", req);
-			exit(1);
+			failed = true;
+			break;
 		}
 		answered++;
 	}
@@ -92,8 +98,10 @@ static void client(void *arg)
 static void self_test(void *arg)
 {
 	(void)arg;
-	if (!listen_on(0))
-		exit(1);
+	if (!listen_on(0)) {
+		failed = true;
+		return;
+	}
 	sl_go(accept_loop, NULL);
 	clients = sl_wg_new();
 	int64_t t0 = sl_nanotime();
@@ -112,8 +120,10 @@ static int port;
 static void serve(void *arg)
 {
 	(void)arg;
-	if (!listen_on(port))
-		exit(1);
+	if (!listen_on(port)) {
+		failed = true;
+		return;
+	}
 	printf("echo: serving 127.0.0.1:%d\n", ntohs(addr.sin_port));
 	fflush(stdout);
 	accept_loop(NULL);
@@ -136,9 +146,11 @@ int main(int argc, char **argv)
 		long unused;
 		example_args(argc == 4 ? 2 : 1, rest, &procs, &unused, 0);
 		struct sl_options o = { .procs = procs };
-		return sl_run(&o, serve, NULL);
+		int rc = sl_run(&o, serve, NULL);
+		return rc ? rc : failed;
 	}
 	example_args(argc, argv, &procs, &requests, 10000);
 	struct sl_options o = { .procs = procs };
-	return sl_run(&o, self_test, NULL);
+	int rc = sl_run(&o, self_test, NULL);
+	return rc ? rc : failed;
 }

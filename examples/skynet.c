@@ -14,9 +14,11 @@ struct node {
 static void skynet(void *arg)
 {
 	struct node *nd = arg;
+	sl_chan *up = nd->up;
 	if (nd->size == 1) {
-		sl_chan_send(nd->up, (uint64_t)nd->num);
+		uint64_t num = (uint64_t)nd->num;
 		free(nd);
+		sl_chan_send(up, num);
 		return;
 	}
 	int64_t step = nd->size / 10;
@@ -28,15 +30,16 @@ static void skynet(void *arg)
 		*child = (struct node){ c, nd->num + i * step, step };
 		sl_go(skynet, child);
 	}
+	free(nd);
 	uint64_t sum = 0;
 	for (int i = 0; i < 10; i++)
 		sum += sl_chan_recv(c);
 	sl_chan_free(c);
-	sl_chan_send(nd->up, sum);
-	free(nd);
+	sl_chan_send(up, sum);
 }
 
 static long leaves;
+static bool wrong;
 
 static void run(void *arg)
 {
@@ -55,7 +58,7 @@ static void run(void *arg)
 	example_report("skynet", leaves, (10 * leaves - 1) / 9, sum, ns);
 	if (sum != (int64_t)leaves * (leaves - 1) / 2) {
 		fprintf(stderr, "skynet: wrong sum %" PRId64 "\n", sum);
-		exit(1);
+		wrong = true;
 	}
 }
 
@@ -71,5 +74,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct sl_options o = { .procs = procs };
-	return sl_run(&o, run, NULL);
+	int rc = sl_run(&o, run, NULL);
+	return rc ? rc : wrong;
 }

@@ -51,16 +51,35 @@ static void panic_now(struct m *m, const char *msg)
 
 /* ---- The runtime ---- */
 
-static int bad_options(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int bad_options(const char *fmt, ...)
+/* Why the last sl_run on this thread did not return 0 (sl_error). */
+static _Thread_local char last_error[2048];
+
+/* Keeps msg as the run's error, and prints it unless asked not to. */
+static void set_error(const struct sl_options *opt, const char *msg)
 {
+	snprintf(last_error, sizeof(last_error), "%s", msg);
+	if (!opt->quiet)
+		fputs(msg, stderr);
+}
+
+static int bad_options(const struct sl_options *opt, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int bad_options(const struct sl_options *opt, const char *fmt, ...)
+{
+	char msg[1200];
+	int n = snprintf(msg, sizeof(msg), "schedlab: sl_run: ");
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "schedlab: sl_run: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsnprintf(msg + n, sizeof(msg) - (size_t)n - 1, fmt, ap);
 	va_end(ap);
+	strcat(msg, "\n");
+	set_error(opt, msg);
 	return EXIT_BADINPUT;
+}
+
+const char *sl_error(void)
+{
+	return last_error;
 }
 
 int sl_run(const struct sl_options *opt, void (*fn)(void *), void *arg)
@@ -68,6 +87,9 @@ int sl_run(const struct sl_options *opt, void (*fn)(void *), void *arg)
 	static const struct sl_options defaults;
 	if (!opt)
 		opt = &defaults;
+	last_error[0] = '\0';
+	if (!fn)
+		return bad_options(opt, "no function to run as the main goroutine");
 	const char *name = opt->policy ? opt->policy : "steal";
 	const struct pol_ops *pol = pol_find(name);
 	if (!pol) {
@@ -75,23 +97,24 @@ int sl_run(const struct sl_options *opt, void (*fn)(void *), void *arg)
 		size_t len = 0;
 		for (int i = 0; i < pol_count(); i++)
 			len = str_list_add(names, sizeof(names), len, pol_at(i)->name);
-		return bad_options("policy '%s': no such policy (policies: %s)", name, names);
+		return bad_options(opt, "policy '%s': no such policy (policies: %s)", name, names);
 	}
 	if (opt->procs < 0)
-		return bad_options("procs %d: must be 0 (one per processing unit) or more", opt->procs);
+		return bad_options(opt, "procs %d: must be 0 (one per processing unit) or more",
+				   opt->procs);
 	int64_t *knobs = xcalloc((size_t)pol_nknobs(pol) + 1, sizeof(*knobs));
 	pol_default_knobs(pol, knobs);
 	struct err e = { "" };
 	for (const char *const *s = opt->set; s && *s; s++) {
 		if (!pol_set_knob(pol, knobs, *s, &e)) {
 			free(knobs);
-			return bad_options("set: %s", e.msg);
+			return bad_options(opt, "set: %s", e.msg);
 		}
 	}
 	struct topo *topo = topo_load_host(&e);
 	if (!topo) {
 		free(knobs);
-		return bad_options("%s", e.msg);
+		return bad_options(opt, "%s", e.msg);
 	}
 	struct rt_config cfg = {
 		.policy = pol,
@@ -105,13 +128,24 @@ int sl_run(const struct sl_options *opt, void (*fn)(void *), void *arg)
 	int rc;
 	struct rt *rt = rt_new(&cfg, &e);
 	if (!rt) {
-		rc = bad_options("%s", e.msg);
+		rc = bad_options(opt, "%s", e.msg);
 	} else {
+		if (opt->max_stacks)
+			rt->plat.max_stacks = opt->max_stacks;
 		rt_run(rt);
 		struct rt_result *r = xcalloc(1, sizeof(*r));
 		rt_collect(rt, r);
 		rt_free(rt);
-		rc = rt_result_report_fatal(r, stderr);
+		char *msg = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&msg, &len);
+		if (!f)
+			die_oom(0);
+		rc = rt_result_report_fatal(r, f);
+		fclose(f);
+		if (rc)
+			set_error(opt, msg);
+		free(msg);
 		if (opt->stats)
 			*opt->stats = (struct sl_stats){
 				.goroutines = r->goroutines,

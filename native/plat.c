@@ -12,6 +12,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 #include <sys/timerfd.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -33,20 +34,25 @@ __attribute__((noinline)) struct m *natp_self(void)
 /* ---- hwloc, for binding and node-bound memory: loaded once ---- */
 
 static hwloc_topology_t natp_hwloc;
+static bool natp_hwloc_loaded;
 static pthread_once_t natp_hwloc_once = PTHREAD_ONCE_INIT;
 
 static void hwloc_load_once(void)
 {
-	if (hwloc_topology_init(&natp_hwloc) != 0 || hwloc_topology_load(natp_hwloc) != 0) {
-		fprintf(stderr, "schedlab: hwloc cannot read this machine's topology\n");
-		exit(EXIT_BADINPUT);
+	if (hwloc_topology_init(&natp_hwloc) != 0)
+		return;
+	if (hwloc_topology_load(natp_hwloc) != 0) {
+		hwloc_topology_destroy(natp_hwloc);
+		return;
 	}
+	natp_hwloc_loaded = true;
 }
 
+/* NULL only before natp_rt_init has succeeded: it fails without it. */
 static hwloc_topology_t host_hwloc(void)
 {
 	pthread_once(&natp_hwloc_once, hwloc_load_once);
-	return natp_hwloc;
+	return natp_hwloc_loaded ? natp_hwloc : NULL;
 }
 
 /* ---- Futex ---- */
@@ -266,13 +272,19 @@ static void *natp_mmain(void *arg)
 	return NULL;
 }
 
+/* A thread that cannot be made ends the run with a panic, as in Go; the
+ * M it was for never runs, and holds its P until the run is over. */
 void natp_newm(struct rt *rt, struct m *m)
 {
 	(void)rt;
-	int err = pthread_create(&m->plat.thread, NULL, natp_mmain, m);
+	int err = EAGAIN;
+	m->plat.started = true;
+	if (atomic_load(&natp_faults.threads) < 0 || atomic_fetch_sub(&natp_faults.threads, 1) > 0)
+		err = pthread_create(&m->plat.thread, NULL, natp_mmain, m);
 	if (err) {
-		fprintf(stderr, "schedlab: cannot start a thread: %s\n", strerror(err));
-		exit(3);
+		m->plat.started = false;
+		struct m *self = natp_self();
+		rt_panic(self ? self : m, "runtime: failed to create new OS thread: %s", strerror(err));
 	}
 }
 
@@ -301,80 +313,287 @@ static void natp_gmain(void *arg)
  * A G gets a stack when it first runs, not when it is made, and gives it
  * back when it exits: a million Gs spawned and queued take a million small
  * structs, and only the Gs that have started and not finished hold a
- * stack.  Stacks freed by exiting Gs stay with the M (no lock), up to
- * STACK_CACHE; beyond that half go to a pool shared under a mutex, from
- * which Ms refill before mapping new ones.  New stacks are mapped
- * STACK_SLAB at a time, each with its own guard page, which costs a
- * memory mapping per stack and one per guard: Linux's vm.max_map_count
- * bounds how many can exist at once. */
+ * stack.
+ *
+ * Stacks are carved from arenas: one mapping each, of ARENA_SLOTS slots
+ * of NATP_G_STACK bytes, reserved with MAP_NORESERVE so that a stack's
+ * pages cost memory only once touched (a blocked G's stack is usually one
+ * page).  Each arena is two of the process's memory mappings (its lowest
+ * page is a guard), whatever the number of Gs: Linux allows 65,530 by
+ * default (vm.max_map_count), and a guard page under every stack, which
+ * splits the mapping at each one, made every started G two of them.
+ *
+ * Overflow is caught by a canary instead: the top STACK_CANARY bytes of
+ * each slot hold a pattern (the address it guards, scrambled) under the
+ * low end of the stack in the slot above, which is checked each time a G
+ * switches out, its exit included.  A G that grew past its stack's end
+ * has overwritten it, and the process aborts with a message.  The canary
+ * shares a page with the top of the stack below it, touched anyway, so
+ * it costs no memory.  What it gives up against a guard page: the
+ * overflow is found at the G's next switch, not at the faulting store, so
+ * the top of the stack below (another G's frames) may already be
+ * corrupt, and a frame larger than the canary that writes nothing where
+ * it lies goes unseen.  The lowest slot of an arena still has the guard
+ * page beneath it.
+ *
+ * Freed stacks stay with the M (no lock), up to STACK_CACHE; beyond that
+ * half go back to their arenas under a mutex, and an M with none takes
+ * STACK_BATCH from the first arena that has any, carving new slots only
+ * when none has.  Reusing the first arenas first keeps the live stacks
+ * packed, so that after a burst the later arenas empty: an arena whose
+ * slots are all back gives its pages to the OS (MADV_DONTNEED) in one
+ * call, the first arena excepted, which stays ready for the next burst.
+ *
+ * Limits end the run with a panic, "runtime: out of memory: ...": more
+ * stacks than max_stacks (by default, as many as would fill half of the
+ * machine's memory at one page each), too little memory left available
+ * on the machine to map another arena (so that the kernel's OOM killer
+ * is never what ends a run), or a failed mapping (address space). */
 #define STACK_CACHE NATP_STACK_CACHE
-#define STACK_SLAB 16
+#define STACK_BATCH (STACK_CACHE / 2)
+#define STACK_CANARY 64u
+#define STACK_USABLE (NATP_G_STACK - STACK_CANARY)
+#define ARENA_SLOTS 1024u
+#define CANARY_KEY 0x5a17c0debadc0ffeULL
 
+struct natp_arena {
+	char *map;               /* the mapping: guard page, a page for slot 0's canary, slots */
+	size_t map_bytes;
+	char *slots;
+	size_t index;            /* in plat_rt.arenas */
+	uint32_t carved;         /* slots handed out at least once */
+	uint32_t nfree;          /* of them, back in free[] */
+	bool resident;           /* pages may be in memory: not given back since last taken */
+	bool dropping;           /* its pages are being given back: not to be taken meanwhile */
+	char *free[ARENA_SLOTS];
+};
 
-static void stack_fail(const char *what)
+struct natp_faults natp_faults = { .threads = -1 };
+
+#ifdef CTX_ASAN
+#include <sanitizer/asan_interface.h>
+#define unpoison(p, n) __asan_unpoison_memory_region(p, n)
+#else
+#define unpoison(p, n) ((void)(p), (void)(n))
+#endif
+
+static inline uint64_t canary_of(const char *stack)
 {
-	int err = errno;
-	long limit = -1;
-	FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
-	if (f) {
-		if (fscanf(f, "%ld", &limit) != 1)
-			limit = -1;
-		fclose(f);
-	}
+	return CANARY_KEY ^ (uint64_t)(uintptr_t)stack;
+}
+
+static void canary_set(char *stack)
+{
+	uint64_t *c = (uint64_t *)(stack - STACK_CANARY), v = canary_of(stack);
+	for (unsigned i = 0; i < STACK_CANARY / 8; i++)
+		c[i] = v;
+}
+
+static inline bool canary_ok(const char *stack)
+{
+	const uint64_t *c = (const uint64_t *)(stack - STACK_CANARY);
+	uint64_t v = canary_of(stack), diff = 0;
+	for (unsigned i = 0; i < STACK_CANARY / 8; i++)
+		diff |= c[i] ^ v;
+	return diff == 0;
+}
+
+__attribute__((noinline, noreturn, cold)) static void stack_overflowed(const struct g *g)
+{
 	fprintf(stderr,
-		"schedlab: cannot %s a goroutine stack: %s\n"
-		"schedlab: each started goroutine's stack takes two memory mappings (the stack and "
-		"its guard page) and vm.max_map_count is %ld; raise it, e.g. "
-		"sysctl -w vm.max_map_count=1048576\n",
-		what, strerror(err), limit);
-	exit(3);
+		"fatal error: stack overflow\n\n"
+		"goroutine %llu grew past the end of its %u KiB stack (the canary under it at %p "
+		"was overwritten); the memory under it, another goroutine's stack, may be "
+		"corrupt\n",
+		(unsigned long long)g->goid, NATP_G_STACK / 1024, (char *)g->plat.stack - STACK_CANARY);
+	abort();
 }
 
-/* Maps STACK_SLAB stacks into m's cache. */
-static void stack_map_slab(struct m *m)
+/* The machine's available memory, if under the floor below which no
+ * arena is mapped.  sysinfo's free RAM (one system call) is a lower
+ * bound of it: /proc/meminfo's MemAvailable, which counts the page cache
+ * that could be reclaimed too, is read only when that is low. */
+static bool memory_low(const struct plat_rt *pr, uint64_t *avail)
 {
-	size_t one = m->rt->plat.stack_map, page = one - NATP_G_STACK;
-	char *map = mmap(NULL, one * STACK_SLAB, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (map == MAP_FAILED)
-		stack_fail("map");
-	for (int i = 0; i < STACK_SLAB; i++) {
-		/* the guard is the lowest page: a stack grows down into it */
-		if (mprotect(map + (size_t)i * one, page, PROT_NONE) != 0)
-			stack_fail("guard");
-		m->plat.stacks[m->plat.nstacks++] = map + (size_t)i * one;
+	struct sysinfo si;
+	*avail = UINT64_MAX;
+	if (sysinfo(&si) == 0) {
+		*avail = ((uint64_t)si.freeram + si.bufferram) * si.mem_unit;
+		FILE *f = *avail < pr->mem_floor ? fopen("/proc/meminfo", "r") : NULL;
+		char line[128];
+		unsigned long long kb;
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+				*avail = (uint64_t)kb * 1024;
+		if (f)
+			fclose(f);
 	}
+	if (natp_faults.memory_low)
+		*avail = 0;
+	return *avail < pr->mem_floor;
 }
 
-static void *stack_get(struct m *m)
+/* A new arena, last of pr->arenas (stack_lock held); NULL with why set
+ * if a limit stops it. */
+static struct natp_arena *arena_new(struct plat_rt *pr, char *why, size_t whysize)
+{
+	uint64_t avail;
+	if (memory_low(pr, &avail)) {
+		snprintf(why, whysize,
+			 "runtime: out of memory: %zu goroutine stacks made and %llu MiB of memory "
+			 "left available",
+			 pr->nstacks, (unsigned long long)(avail >> 20));
+		return NULL;
+	}
+	size_t bytes = 2 * pr->page + (size_t)ARENA_SLOTS * NATP_G_STACK;
+	struct natp_arena *a = NULL;
+	char *map = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (map == MAP_FAILED || mprotect(map, pr->page, PROT_NONE) != 0)
+		goto fail;
+	if (pr->narenas == pr->caparenas) {
+		size_t cap = pr->caparenas ? 2 * pr->caparenas : 16;
+		struct natp_arena **arenas = realloc(pr->arenas, cap * sizeof(*arenas));
+		if (arenas)
+			pr->arenas = arenas;
+		struct natp_arena **by_addr = realloc(pr->by_addr, cap * sizeof(*by_addr));
+		if (by_addr)
+			pr->by_addr = by_addr;
+		if (!arenas || !by_addr)
+			goto fail;
+		pr->caparenas = cap;
+	}
+	a = malloc(sizeof(*a));
+	if (!a)
+		goto fail;
+	/* Huge pages would make each touched stack page 2 MiB of memory. */
+	madvise(map + pr->page, bytes - pr->page, MADV_NOHUGEPAGE);
+	/* Under ASan: the range may have been memory whose shadow someone
+	 * left poisoned (released at this size, not written). */
+	unpoison(map + pr->page, bytes - pr->page);
+	*a = (struct natp_arena){ .map = map, .map_bytes = bytes, .slots = map + 2 * pr->page,
+				  .index = pr->narenas };
+	pr->arenas[pr->narenas] = a;
+	size_t at = pr->narenas++;
+	while (at > 0 && pr->by_addr[at - 1]->map > map) {
+		pr->by_addr[at] = pr->by_addr[at - 1];
+		at--;
+	}
+	pr->by_addr[at] = a;
+	return a;
+fail:
+	snprintf(why, whysize, "runtime: out of memory: %zu goroutine stacks made, and mapping %zu MiB "
+		 "more failed: %s", pr->nstacks, bytes >> 20, strerror(errno));
+	if (map != MAP_FAILED)
+		munmap(map, bytes);
+	return NULL;
+}
+
+static struct natp_arena *arena_of(const struct plat_rt *pr, const char *stack)
+{
+	size_t lo = 0, hi = pr->narenas;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (pr->by_addr[mid]->map <= stack)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return pr->by_addr[lo];
+}
+
+/* Fills m's empty cache: pooled stacks of the first arenas that have
+ * any, then new slots.  With none to be had, the run panics (false). */
+__attribute__((noinline)) static bool stack_refill(struct m *m)
 {
 	struct plat_rt *pr = &m->rt->plat;
-	if (m->plat.nstacks == 0) {
-		pthread_mutex_lock(&pr->stack_lock);
-		while (pr->nstacks > 0 && m->plat.nstacks < STACK_CACHE / 2)
-			m->plat.stacks[m->plat.nstacks++] = pr->stacks[--pr->nstacks];
-		pthread_mutex_unlock(&pr->stack_lock);
-		if (m->plat.nstacks == 0)
-			stack_map_slab(m);
+	char why[sizeof(m->rt->panic_msg)] = "";
+	pthread_mutex_lock(&pr->stack_lock);
+	for (size_t i = pr->free_hint;
+	     i < pr->narenas && pr->npooled > 0 && m->plat.nstacks < STACK_BATCH; i++) {
+		struct natp_arena *a = pr->arenas[i];
+		if (a->dropping || a->nfree == 0)
+			continue;
+		a->resident = true;
+		while (a->nfree > 0 && m->plat.nstacks < STACK_BATCH) {
+			char *s = a->free[--a->nfree];
+			pr->npooled--;
+			canary_set(s);   /* its page may have been given back */
+			m->plat.stacks[m->plat.nstacks++] = s;
+		}
 	}
-	return m->plat.stacks[--m->plat.nstacks];
+	while (pr->free_hint < pr->narenas && pr->arenas[pr->free_hint]->nfree == 0)
+		pr->free_hint++;
+	while (m->plat.nstacks < STACK_BATCH) {
+		if (pr->nstacks >= pr->max_stacks) {
+			if (m->plat.nstacks == 0)
+				snprintf(why, sizeof(why),
+					 "runtime: out of memory: %zu goroutine stacks made, the most "
+					 "allowed (max_stacks)", pr->nstacks);
+			break;
+		}
+		struct natp_arena *a = pr->narenas ? pr->arenas[pr->narenas - 1] : NULL;
+		if (!a || a->carved == ARENA_SLOTS) {
+			if (m->plat.nstacks > 0)
+				break;   /* enough to go on with: the next refill maps */
+			a = arena_new(pr, why, sizeof(why));
+			if (!a)
+				break;
+		}
+		char *s = a->slots + (size_t)a->carved++ * NATP_G_STACK;
+		a->resident = true;
+		canary_set(s);
+		pr->nstacks++;
+		m->plat.stacks[m->plat.nstacks++] = s;
+	}
+	pthread_mutex_unlock(&pr->stack_lock);
+	if (m->plat.nstacks > 0)
+		return true;
+	rt_panic(m, "%s", why);
+	return false;
 }
 
-/* stack_put with m's cache full: half of it goes to the shared pool. */
+/* stack_put with m's cache full: half of it goes back to the arenas, and
+ * arenas that are whole again give their pages back. */
 __attribute__((noinline)) static void stack_spill(struct m *m)
 {
 	struct plat_rt *pr = &m->rt->plat;
+	struct natp_arena *drop[STACK_BATCH];
+	int ndrop = 0;
 	pthread_mutex_lock(&pr->stack_lock);
-	if (pr->nstacks + STACK_CACHE / 2 > pr->capstacks) {
-		pr->capstacks = pr->capstacks ? 2 * pr->capstacks : 256;
-		pr->stacks = xrealloc(pr->stacks, pr->capstacks * sizeof(*pr->stacks));
+	while (m->plat.nstacks > STACK_BATCH) {
+		char *s = m->plat.stacks[--m->plat.nstacks];
+		struct natp_arena *a = arena_of(pr, s);
+		a->free[a->nfree++] = s;
+		pr->npooled++;
+		if (a->index < pr->free_hint)
+			pr->free_hint = a->index;
+		if (a->nfree == ARENA_SLOTS && a->index > 0 && a->resident) {
+			a->resident = false;
+			a->dropping = true;
+			drop[ndrop++] = a;
+		}
 	}
-	while (m->plat.nstacks > STACK_CACHE / 2)
-		pr->stacks[pr->nstacks++] = m->plat.stacks[--m->plat.nstacks];
+	pthread_mutex_unlock(&pr->stack_lock);
+	if (ndrop == 0)
+		return;
+	for (int i = 0; i < ndrop; i++)
+		madvise(drop[i]->slots - pr->page, (size_t)ARENA_SLOTS * NATP_G_STACK + pr->page,
+			MADV_DONTNEED);
+	pthread_mutex_lock(&pr->stack_lock);
+	for (int i = 0; i < ndrop; i++)
+		drop[i]->dropping = false;
 	pthread_mutex_unlock(&pr->stack_lock);
 }
 
-static inline void stack_put(struct m *m, void *stack)
+static inline char *stack_get(struct m *m)
+{
+	if (m->plat.nstacks == 0 && !stack_refill(m))
+		return NULL;
+	return m->plat.stacks[--m->plat.nstacks];
+}
+
+static inline void stack_put(struct m *m, char *stack)
 {
 	m->plat.stacks[m->plat.nstacks++] = stack;
 	if (m->plat.nstacks == STACK_CACHE)
@@ -387,24 +606,29 @@ void natp_g_init(struct rt *rt, struct g *g)
 	assert(!g->plat.stack && "a G gives its stack back when it exits");
 }
 
+/* A G dropped with the run: its stack goes with its arena. */
 void natp_g_free(struct rt *rt, struct g *g)
 {
+	(void)rt;
 	if (!g->plat.stack)
 		return;
 	ctx_destroy(&g->plat.ctx);
-	munmap(g->plat.stack, rt->plat.stack_map);
 	g->plat.stack = NULL;
 }
 
-/* A G's first run: its stack, and a context that starts natp_gmain. */
-void natp_g_first_run(struct m *m, struct g *g)
+/* A G's first run: its stack, and a context that starts natp_gmain.
+ * False if there was no stack for it: the run has panicked. */
+bool natp_g_first_run(struct m *m, struct g *g)
 {
-	g->plat.stack = stack_get(m);
-	size_t guard = m->rt->plat.stack_map - NATP_G_STACK;
-	ctx_make(&g->plat.ctx, (char *)g->plat.stack + guard, NATP_G_STACK, natp_gmain, g);
+	char *stack = stack_get(m);
+	if (!stack)
+		return false;
+	g->plat.stack = stack;
+	ctx_make(&g->plat.ctx, stack, STACK_USABLE, natp_gmain, g);
+	return true;
 }
 
-/* A G's exit: its stack goes back to m. */
+/* A G's exit: its stack goes back to m (natp_g_leave checked its canary). */
 void natp_g_exited(struct m *m, struct g *g)
 {
 	ctx_destroy(&g->plat.ctx);
@@ -414,6 +638,8 @@ void natp_g_exited(struct m *m, struct g *g)
 
 void natp_g_leave(struct g *g, enum g_why why)
 {
+	if (__builtin_expect(!canary_ok(g->plat.stack), 0))
+		stack_overflowed(g);
 	struct m *m = g->m;
 	g->plat.why = why;
 	if (why == G_EXIT)
@@ -434,34 +660,59 @@ void natp_g_leave(struct g *g, enum g_why why)
  * a timer or a workload arrival due (a missed wake-up; every other M
  * parked behind it). */
 
+/* For calls on descriptors that natp_rt_init made and checked: a failure
+ * is a bug, not a condition to report. */
 static void must(bool ok, const char *what)
 {
 	if (!ok) {
-		fprintf(stderr, "schedlab: %s: %s\n", what, strerror(errno));
-		exit(3);
+		fprintf(stderr, "schedlab: internal error: %s: %s\n", what, strerror(errno));
+		abort();
 	}
 }
 
-static void natp_epoll_add(int epfd, int fd, void *tag)
+static bool epoll_add(int epfd, int fd, void *tag)
 {
 	struct epoll_event e = { .events = EPOLLIN, .data.ptr = tag };
-	must(epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &e) == 0, "epoll_ctl");
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &e) == 0;
 }
 
+/* Its descriptors are made by natp_rt_init, which can report failure. */
 void natp_netpoll_init(struct rt *rt)
 {
-	struct plat_rt *pr = &rt->plat;
+	(void)rt;
+}
+
+static bool netpoll_open_fds(struct plat_rt *pr, struct err *e)
+{
+	const char *what = "epoll_create1";
+	pr->waitfd = pr->breakfd = pr->timerfd = -1;
 	pr->epfd = epoll_create1(EPOLL_CLOEXEC);
-	must(pr->epfd >= 0, "epoll_create1");
+	if (pr->epfd < 0)
+		goto fail;
 	pr->waitfd = epoll_create1(EPOLL_CLOEXEC);
-	must(pr->waitfd >= 0, "epoll_create1");
+	if (pr->waitfd < 0)
+		goto fail;
+	what = "eventfd";
 	pr->breakfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	must(pr->breakfd >= 0, "eventfd");
+	if (pr->breakfd < 0)
+		goto fail;
+	what = "timerfd_create";
 	pr->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	must(pr->timerfd >= 0, "timerfd_create");
-	natp_epoll_add(pr->waitfd, pr->epfd, &pr->epfd);
-	natp_epoll_add(pr->waitfd, pr->breakfd, &pr->breakfd);
-	natp_epoll_add(pr->waitfd, pr->timerfd, &pr->timerfd);
+	if (pr->timerfd < 0)
+		goto fail;
+	what = "epoll_ctl";
+	if (!epoll_add(pr->waitfd, pr->epfd, &pr->epfd) ||
+	    !epoll_add(pr->waitfd, pr->breakfd, &pr->breakfd) ||
+	    !epoll_add(pr->waitfd, pr->timerfd, &pr->timerfd))
+		goto fail;
+	return true;
+fail:
+	err_set(e, "the network poller cannot be set up: %s: %s", what, strerror(errno));
+	int fds[4] = { pr->epfd, pr->waitfd, pr->breakfd, pr->timerfd };
+	for (int i = 0; i < 4; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return false;
 }
 
 void natp_netpoll_fini(struct rt *rt)
@@ -562,14 +813,27 @@ void natp_netpoll_break(struct rt *rt)
 
 bool natp_rt_init(struct rt *rt, struct err *e)
 {
-	(void)e;
+	if (!host_hwloc()) {
+		err_set(e, "hwloc cannot read this machine's topology");
+		return false;
+	}
+	if (!netpoll_open_fds(&rt->plat, e))
+		return false;
 	const struct topo *t = rt->topo;
 	unsigned n = 0;
 	for (int i = 0; i < t->npus; i++)
 		if (t->pus[i].os_index + 1 > n)
 			n = t->pus[i].os_index + 1;
 	pthread_mutex_init(&rt->plat.stack_lock, NULL);
-	rt->plat.stack_map = NATP_G_STACK + (size_t)sysconf(_SC_PAGESIZE);
+	rt->plat.page = (size_t)sysconf(_SC_PAGESIZE);
+	/* Half of the memory at one page a stack; the floor, 1/16 of it. */
+	uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * rt->plat.page;
+	rt->plat.max_stacks = (size_t)(ram / 2 / rt->plat.page);
+	rt->plat.mem_floor = ram / 16;
+	if (rt->plat.mem_floor < (128u << 20))
+		rt->plat.mem_floor = 128u << 20;
+	if (rt->plat.mem_floor > (2ull << 30))
+		rt->plat.mem_floor = 2ull << 30;
 	rt->plat.npu_of_os = n;
 	rt->plat.pu_of_os = xmalloc((n ? n : 1) * sizeof(int));
 	for (unsigned i = 0; i < n; i++)
@@ -602,20 +866,24 @@ void natp_rt_run(struct rt *rt)
 	assert(n == 0);
 	rt_unlock(&rt->sched.lock);
 	for (int i = 0; i < rt->sched.mcount; i++)
-		if (!ms[i]->plat.is_caller)
+		if (!ms[i]->plat.is_caller && ms[i]->plat.started)
 			pthread_join(ms[i]->plat.thread, NULL);
 	free(ms);
 }
 
+/* Every stack goes with its arena, those of Gs dropped with the run too. */
 void natp_rt_fini(struct rt *rt)
 {
-	size_t one = rt->plat.stack_map;
-	for (struct m *m = rt->allm; m; m = m->alllink)
-		while (m->plat.nstacks > 0)
-			munmap(m->plat.stacks[--m->plat.nstacks], one);
-	while (rt->plat.nstacks > 0)
-		munmap(rt->plat.stacks[--rt->plat.nstacks], one);
-	free(rt->plat.stacks);
-	pthread_mutex_destroy(&rt->plat.stack_lock);
+	struct plat_rt *pr = &rt->plat;
+	for (size_t i = 0; i < pr->narenas; i++) {
+		struct natp_arena *a = pr->arenas[i];
+		/* dropped Gs' frames left their redzones poisoned */
+		unpoison(a->slots, (size_t)ARENA_SLOTS * NATP_G_STACK);
+		munmap(a->map, a->map_bytes);
+		free(a);
+	}
+	free(pr->arenas);
+	free(pr->by_addr);
+	pthread_mutex_destroy(&pr->stack_lock);
 	free(rt->plat.pu_of_os);
 }

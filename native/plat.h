@@ -2,7 +2,8 @@
  * Included only through policies/platform.h.
  *
  * Ms are pthreads; atomics are C11 atomics with the orders the core asks
- * for; futexes are futex(2); a G has its own mmap'ed stack and is entered
+ * for; futexes are futex(2); a G has its own stack, carved from an mmap'ed
+ * arena (native/plat.c: Stacks), and is entered
  * and left with the register-only switch of arch/ctx.h, each M keeping
  * its thread's own stack as the scheduler's context (Go's g0).  Lines do
  * not exist here: plat_line_t is accepted and ignored. */
@@ -15,10 +16,14 @@
 #include <unistd.h>
 
 #include "arch/ctx.h"
+#include "native/faults.h"
 
 typedef uint32_t plat_line_t;
 
 #define NATP_STACK_CACHE 64      /* G stacks an M keeps for reuse (native/plat.c: Stacks) */
+#define NATP_G_STACK (256u * 1024u)  /* a G stack's slot: the stack and the next one's canary */
+
+struct natp_arena;
 
 typedef struct { _Atomic uint32_t v; } plat_u32;
 typedef struct { _Atomic uint64_t v; } plat_u64;
@@ -35,15 +40,22 @@ struct plat_rt {
 	int timerfd;             /* ends it at its timeout, to the nanosecond */
 	int *pu_of_os;           /* OS CPU number -> topology PU (-1: not in it) */
 	unsigned npu_of_os;
-	size_t stack_map;        /* a G stack's mapping: NATP_G_STACK and a guard page */
-	pthread_mutex_t stack_lock;  /* guards the shared pool of G stacks */
-	void **stacks;
-	size_t nstacks, capstacks;
+	pthread_mutex_t stack_lock;  /* guards the arenas and the stacks pooled in them */
+	struct natp_arena **arenas;  /* in the order made: stacks are taken from the first */
+	struct natp_arena **by_addr; /* the same, by address: a stack's arena */
+	size_t narenas, caparenas;
+	size_t free_hint;        /* no arena before it has a pooled stack */
+	size_t npooled;          /* stacks back in the arenas' free lists */
+	size_t nstacks;          /* stacks carved so far: in use, cached or pooled */
+	size_t max_stacks;       /* the most that may be carved (sl_options.max_stacks) */
+	uint64_t mem_floor;      /* no arena is mapped with less memory available */
+	size_t page;
 };
 
 struct plat_m {
 	pthread_t thread;
 	bool is_caller;          /* M0 runs on the thread that called rt_run */
+	bool started;            /* its thread was made (natp_newm can fail) */
 	struct ctx g0;           /* the thread's own stack: the scheduler's context */
 	void *stacks[NATP_STACK_CACHE]; /* G stacks this M may reuse without a lock */
 	int nstacks;
@@ -51,7 +63,7 @@ struct plat_m {
 
 struct plat_g {
 	struct ctx ctx;
-	void *stack;             /* mapping, guard page included; NULL until it first runs */
+	void *stack;             /* its stack's low end; NULL until it first runs */
 	enum g_why why;          /* set by plat_g_leave for plat_execute */
 };
 
@@ -68,7 +80,7 @@ struct m *natp_self(void);
 void natp_newm(struct rt *rt, struct m *m);
 void natp_g_init(struct rt *rt, struct g *g);
 void natp_g_free(struct rt *rt, struct g *g);
-void natp_g_first_run(struct m *m, struct g *g);
+bool natp_g_first_run(struct m *m, struct g *g);
 void natp_g_exited(struct m *m, struct g *g);
 void natp_g_leave(struct g *g, enum g_why why);
 void *natp_alloc(size_t size, int node);
@@ -180,17 +192,21 @@ static inline void plat_g_free(struct rt *rt, struct g *g) { natp_g_free(rt, g);
  * struct g (not yet defined here): the switch into g has to be inline in
  * the scheduler loop itself, since each return between the loop and the
  * point where a switch back lands is mispredicted (the return-stack buffer
- * holds the G's calls by then).  A G's first run and its exit are calls. */
+ * holds the G's calls by then).  A G's first run and its exit are calls.
+ * A G that gets no stack (natp_g_first_run has ended the run with a
+ * panic) never runs: it stays parked, dropped with the run. */
 #define plat_execute(m, g)                                                     \
 	({                                                                     \
 		struct m *m_ = (m);                                            \
 		struct g *g_ = (g);                                            \
-		if (__builtin_expect(!g_->plat.stack, 0))                      \
-			natp_g_first_run(m_, g_);                              \
-		ctx_switch(&m_->plat.g0, &g_->plat.ctx);                       \
-		enum g_why why_ = g_->plat.why;                                \
-		if (why_ == G_EXIT)                                            \
-			natp_g_exited(m_, g_);                                 \
+		enum g_why why_ = G_PARK;                                      \
+		if (__builtin_expect(g_->plat.stack != NULL, 1) ||             \
+		    natp_g_first_run(m_, g_)) {                                \
+			ctx_switch(&m_->plat.g0, &g_->plat.ctx);               \
+			why_ = g_->plat.why;                                   \
+			if (why_ == G_EXIT)                                    \
+				natp_g_exited(m_, g_);                         \
+		}                                                              \
 		why_;                                                          \
 	})
 static inline void plat_g_leave(struct g *g, enum g_why why) { natp_g_leave(g, why); }

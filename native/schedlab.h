@@ -19,13 +19,17 @@
  * else they abort with a message.
  *
  * What a goroutine may do.  A goroutine is a C function on its own stack
- * (256 KiB of address space with a guard page below it; only the pages it
- * touches cost memory).  It gives its thread back to the scheduler at the
- * calls below that may wait, and is preempted -- made to give its P to
- * other goroutines after running preempt_ms (10 ms) -- only at the calls
- * that start goroutines, use channels, WaitGroups or mutexes: C code is
- * not interrupted in the middle of a loop, so a goroutine that computes
- * for long without such calls should call sl_gosched() now and then.  Blocking the thread behind the runtime's back
+ * of 256 KiB (address space: only the pages it touches cost memory, one
+ * for most goroutines).  A goroutine that outgrows it overwrites a canary
+ * under it, found the next time it parks, yields or returns: the process
+ * then prints "fatal error: stack overflow" and aborts, since the stack
+ * under it (another goroutine's) may be corrupt.  A goroutine gives its
+ * thread back to the scheduler at the calls below that may wait, and is
+ * preempted -- made to give its P to other goroutines after running
+ * preempt_ms (10 ms) -- only at the calls that start goroutines, use
+ * channels, WaitGroups or mutexes: C code is not interrupted in the
+ * middle of a loop, so a goroutine that computes for long without such
+ * calls should call sl_gosched() now and then.  Blocking the thread behind the runtime's back
  * (read() on a slow pipe, a pthread mutex held for long) costs a whole P;
  * wrap such calls in sl_syscall_enter()/sl_syscall_exit() so the P can be
  * handed to another thread meanwhile, or use the sl_net_* calls, which park
@@ -35,20 +39,33 @@
  * back to the scheduler: goroutines still parked are dropped (their stacks
  * freed, nothing run), as a Go program drops them at exit.
  *
- * Errors.  What Go reports with a panic -- a send on a closed channel,
- * closing a closed channel, unlocking an unlocked mutex, a negative
- * WaitGroup counter -- ends the run: the goroutine that did it stops there,
- * the others are dropped, and sl_run prints "panic: ..." and returns 2.  If
- * every goroutine is blocked with nothing that could wake one, sl_run
- * prints Go's "all goroutines are asleep - deadlock!" with the list of
- * blocked goroutines and returns 1.
+ * Errors.  sl_run never exits the process: it returns a status, and the
+ * reason (sl_error) is printed on stderr unless options.quiet.  What Go
+ * reports with a panic -- a send on a closed channel, closing a closed
+ * channel, unlocking an unlocked mutex, a negative WaitGroup counter --
+ * ends the run: the goroutine that did it stops there, the others are
+ * dropped, and sl_run returns 2 with "panic: ...".  So do the runtime's
+ * own limits, as "panic: runtime: ...": a thread that cannot be made
+ * ("failed to create new OS thread"), and goroutine stacks ("out of
+ * memory", below).  Bad options return 2 with "schedlab: sl_run: ...".
+ * If every goroutine is blocked with nothing that could wake one, sl_run
+ * returns 1 with Go's "all goroutines are asleep - deadlock!" and the
+ * list of blocked goroutines.  Calling the goroutine calls below from
+ * outside a goroutine aborts (a bug in the caller), as does a stack
+ * overflow.  The one exit left is malloc failing, which Linux's
+ * overcommit leaves to address-space limits (ulimit -v): the process
+ * exits with status 3 and "schedlab: out of memory (asked for N bytes)".
  *
- * Threads.  Each live goroutine's stack is two memory mappings (the stack
- * and its guard); Linux's default vm.max_map_count (65530) thus allows
- * about 32,000 goroutines that have started and not finished at once.
- * Goroutines that have not started yet take no stack.  For more, raise the
- * limit (sysctl -w vm.max_map_count=1048576); running out ends the process
- * with a message saying so. */
+ * Memory.  Stacks are carved 1,024 at a time from one mapping, so a
+ * million goroutines blocked at once need no change to Linux's settings
+ * (vm.max_map_count); each costs about 4.5 KiB (its stack's one touched
+ * page, the page table entries and its 256-byte G; docs/native-api.md).
+ * Goroutines that have not started yet take no stack.  A run panics
+ * with "runtime: out of memory: ..." rather than go on when it would
+ * make more than options.max_stacks stacks (default: as many as would
+ * fill half of this machine's memory at one page each), when the machine
+ * has less than 1/16 of its memory (at most 2 GiB) left available, or
+ * when the address space runs out. */
 #ifndef SCHEDLAB_H
 #define SCHEDLAB_H
 
@@ -79,11 +96,24 @@ struct sl_options {
 	const char *const *set;   /* "knob=value" strings, NULL-terminated; may be NULL */
 	uint64_t seed;            /* the scheduler's random choices */
 	struct sl_stats *stats;   /* filled in by sl_run if not NULL */
+	/* The most goroutine stacks the run may make: one per goroutine that
+	 * has started and not finished, and up to 64 per thread kept for
+	 * reuse.  0: as many as would fill half of the machine's memory at
+	 * one page each. */
+	size_t max_stacks;
+	bool quiet;               /* print nothing: the reason is left to sl_error() */
 };
 
 /* Runs fn(arg) as the main goroutine; returns 0 when it returns, 1 on a
- * deadlock, 2 on a panic or bad options (the reason printed on stderr). */
+ * deadlock, 2 on a panic (the runtime's limits included) or bad options.
+ * The reason is printed on stderr unless opt->quiet, and kept for
+ * sl_error().  opt may be NULL (the defaults). */
 int sl_run(const struct sl_options *opt, void (*fn)(void *), void *arg);
+
+/* Why the last sl_run called on this thread returned non-zero, as it was
+ * printed (one or more lines); "" if it returned 0.  Valid until the next
+ * sl_run on this thread. */
+const char *sl_error(void);
 
 /* ---- Goroutines ---- */
 

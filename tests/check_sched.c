@@ -380,6 +380,34 @@ static struct test_outcome run_one_p(int mode, struct workload *w, const char *c
 			w, 1, 1, sets);
 }
 
+/* Natively, a host busy with other work can hold up sysmon, or the M it
+ * wakes, past a latency bound.  What the run's threads waited for a CPU
+ * is measured (test_wait_probe: their schedstat run_delay): a native run
+ * that misses the bound while they waited less than TIMING_WAIT is a
+ * failure; one that misses it while they waited more shows nothing, and
+ * is tried again, up to TIMING_TRIES times, after which the test says it
+ * was inconclusive. */
+#define TIMING_TRIES 10
+#define TIMING_WAIT 10000000
+
+/* Runs w on one P in mode _i, and how long the run's threads waited for
+ * a CPU natively (0 simulated, -1 unknown). */
+static struct test_outcome run_one_p_waited(int mode, struct workload *w,
+					    const char *const *sets, int64_t *waited)
+{
+	struct test_wait_probe *p = mode == 0 ? NULL : test_wait_probe_start();
+	struct test_outcome o = run_one_p(mode, w, sets);
+	*waited = p ? test_wait_probe_stop(p) : 0;
+	return o;
+}
+
+static void inconclusive(const char *test, int64_t waited)
+{
+	fprintf(stderr, "%s: inconclusive: the host kept the run's threads off the CPU for "
+		"%d ms or more in each of %d runs (%lld ms in the last)\n", test,
+		TIMING_WAIT / 1000000, TIMING_TRIES, (long long)waited / 1000000);
+}
+
 /* One P, a G computing for 50 ms, and main sleeping 100 us behind it:
  * sysmon preempts the hog after ~10 ms (its slice), so main runs ~10-20 ms
  * after its timer was due, not after the hog's 50 ms; with preemption off
@@ -397,23 +425,32 @@ START_TEST(long_computation_is_preempted)
 	wl_emit(w, w->main, PROG_SLEEP, 0, 100000);
 	wl_emit(w, w->main, PROG_COMPUTE, 0, 1000);
 	wl_emit(w, hog, PROG_COMPUTE, 0, 50000000);
-	struct test_outcome on = run_one_p(_i, w, NULL);
-	assert_clean(&on, 2);
-	ck_assert_uint_eq(on.r.user_ns, 50000000 + 1000);  /* the cut computation is finished later */
-	if (!timing_holds(_i)) {
-		wl_free(w);
-		return;
-	}
-	ck_assert_uint_ge(on.r.preemptions, 1);
 	/* sysmon's first look after its 1 ms of 20 us rounds and doublings
 	 * is at ~11 ms simulated; natively, timer slack stretches its sleeps */
-	ck_assert_msg(on.r.sched_latency.max < (_i == 0 ? 15000000u : 30000000u),
-		      "main waited %llu ns", (unsigned long long)on.r.sched_latency.max);
-	static const char *const off[] = { "preempt_ms=0", NULL };
-	struct test_outcome o = run_one_p(_i, w, off);
-	assert_clean(&o, 2);
-	ck_assert_uint_eq(o.r.preemptions, 0);
-	ck_assert_uint_ge(o.r.sched_latency.max, 45000000);
+	const uint64_t bound = _i == 0 ? 15000000u : 30000000u;
+	for (int tries = 1; tries <= TIMING_TRIES; tries++) {
+		int64_t waited;
+		struct test_outcome on = run_one_p_waited(_i, w, NULL, &waited);
+		assert_clean(&on, 2);
+		ck_assert_uint_eq(on.r.user_ns, 50000000 + 1000);  /* the cut computation is finished later */
+		if (!timing_holds(_i))
+			break;
+		bool held = on.r.preemptions >= 1 && on.r.sched_latency.max < bound;
+		if (!held && waited >= TIMING_WAIT) {
+			if (tries == TIMING_TRIES)
+				inconclusive("long_computation_is_preempted", waited);
+			continue;
+		}
+		ck_assert_msg(held, "main waited %llu ns, %llu preemptions, the run's threads having "
+			      "waited %lld us for a CPU", (unsigned long long)on.r.sched_latency.max,
+			      (unsigned long long)on.r.preemptions, (long long)waited / 1000);
+		static const char *const off[] = { "preempt_ms=0", NULL };
+		struct test_outcome o = run_one_p(_i, w, off);
+		assert_clean(&o, 2);
+		ck_assert_uint_eq(o.r.preemptions, 0);
+		ck_assert_uint_ge(o.r.sched_latency.max, 45000000);
+		break;
+	}
 	wl_free(w);
 }
 END_TEST
@@ -433,23 +470,32 @@ START_TEST(syscall_hands_off_the_p)
 	w->progs[w->main].ops[1] = (struct prog_op){ .code = PROG_SLEEP, .x = PV_C(100000),
 						     .dst = PROG_NO_SLOT, .b = PROG_NO_SLOT };
 	wl_emit(w, blocker, PROG_COMPUTE, 0, 1000);
-	struct test_outcome on = run_one_p(_i, w, NULL);
-	assert_clean(&on, 2);
-	if (!timing_holds(_i)) {
-		wl_free(w);
-		return;
+	/* natively, the woken M's own start-up (7 ms seen with other suites
+	 * running): half the 50 ms still tells */
+	const uint64_t bound = _i == 0 ? 5000000u : 25000000u;
+	for (int tries = 1; tries <= TIMING_TRIES; tries++) {
+		int64_t waited;
+		struct test_outcome on = run_one_p_waited(_i, w, NULL, &waited);
+		assert_clean(&on, 2);
+		if (!timing_holds(_i))
+			break;
+		bool held = on.r.retakes >= 1 && on.r.sched_latency.max < bound;
+		if (!held && waited >= TIMING_WAIT) {
+			if (tries == TIMING_TRIES)
+				inconclusive("syscall_hands_off_the_p", waited);
+			continue;
+		}
+		ck_assert_msg(held, "main waited %llu ns, %llu retakes, the run's threads having "
+			      "waited %lld us for a CPU", (unsigned long long)on.r.sched_latency.max,
+			      (unsigned long long)on.r.retakes, (long long)waited / 1000);
+		ck_assert_uint_ge(on.r.syscall_ns, 50000000);
+		static const char *const off[] = { "syscall_retake_us=1000000", "preempt_ms=0", NULL };
+		struct test_outcome o = run_one_p(_i, w, off);
+		assert_clean(&o, 2);
+		ck_assert_uint_eq(o.r.retakes, 0);
+		ck_assert_uint_ge(o.r.sched_latency.max, 45000000);
+		break;
 	}
-	ck_assert_uint_ge(on.r.retakes, 1);
-	ck_assert_uint_ge(on.r.syscall_ns, 50000000);
-	/* natively, a loaded machine delays sysmon's sleeps and the woken M
-	 * (7 ms seen with other suites running): half the 50 ms still tells */
-	ck_assert_msg(on.r.sched_latency.max < (_i == 0 ? 5000000u : 25000000u),
-		      "main waited %llu ns", (unsigned long long)on.r.sched_latency.max);
-	static const char *const off[] = { "syscall_retake_us=1000000", "preempt_ms=0", NULL };
-	struct test_outcome o = run_one_p(_i, w, off);
-	assert_clean(&o, 2);
-	ck_assert_uint_eq(o.r.retakes, 0);
-	ck_assert_uint_ge(o.r.sched_latency.max, 45000000);
 	wl_free(w);
 }
 END_TEST
@@ -459,7 +505,16 @@ END_TEST
  * P to its partner through runnext, inheriting one time slice; only
  * preemption at the slice's end lets the other pair run.  After 100 ms the
  * two pairs' work must be within 20x of each other (without preemption
- * the light pair would get almost nothing). */
+ * the light pair would get almost nothing).
+ *
+ * Natively, a busy host takes the CPU from both pairs, but only the light
+ * pair loses work by it: a computation spins on the clock, so time taken
+ * from the hog's 1 ms still counts as its work, while time taken from the
+ * light pair's slices is lost (a run given 7% of a CPU was seen to leave
+ * the light pair 4 us of work).  So a run whose threads waited more than
+ * TIMING_WAIT for a CPU is tried again, and in a run that counts the
+ * hog's lead may still grow by the inverse of the share of a CPU it got
+ * (its process's CPU time over its wall time). */
 START_TEST(ping_pong_hog_is_fair)
 {
 	struct workload *w = wl_new("pingpong-hog", "");
@@ -486,12 +541,28 @@ START_TEST(ping_pong_hog_is_fair)
 	wl_emit(w, w->main, PROG_CLOSE, done, 0);
 	wl_emit(w, w->main, PROG_RECV, hogc, 0);
 	wl_emit(w, w->main, PROG_RECV, lightc, 0);
-	struct test_outcome o = run_one_p(_i, w, NULL);
-	assert_clean(&o, 5);
-	uint64_t h = o.r.prog_user_ns[hog], li = o.r.prog_user_ns[light];
-	if (timing_holds(_i))
-		ck_assert_msg(h / 20 <= li && li / 20 <= h, "hog %llu ns, light %llu ns of work",
-		      (unsigned long long)h, (unsigned long long)li);
+	for (int tries = 1; tries <= TIMING_TRIES; tries++) {
+		int64_t waited, cpu0 = test_cpu_ns();
+		struct test_outcome o = run_one_p_waited(_i, w, NULL, &waited);
+		double share = _i == 0 ? 1.0
+				       : (double)(test_cpu_ns() - cpu0) / (double)o.r.makespan_ns;
+		assert_clean(&o, 5);
+		if (!timing_holds(_i))
+			break;
+		uint64_t h = o.r.prog_user_ns[hog], li = o.r.prog_user_ns[light];
+		if (share > 1)
+			share = 1;
+		bool held = (double)h <= 20.0 / share * (double)li && li / 20 <= h;
+		if (!held && waited >= TIMING_WAIT) {
+			if (tries == TIMING_TRIES)
+				inconclusive("ping_pong_hog_is_fair", waited);
+			continue;
+		}
+		ck_assert_msg(held, "hog %llu ns, light %llu ns of work, given %.0f%% of a CPU, the "
+			      "run's threads having waited %lld us for one", (unsigned long long)h,
+			      (unsigned long long)li, 100.0 * share, (long long)waited / 1000);
+		break;
+	}
 	wl_free(w);
 }
 END_TEST

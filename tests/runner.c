@@ -2,6 +2,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,6 +41,130 @@ bool test_under_valgrind(void)
 {
 	const char *v = getenv("SCHEDLAB_VALGRIND");
 	return v && *v && strcmp(v, "0") != 0;
+}
+
+int64_t test_cpu_ns(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+	       ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}
+
+int64_t test_threads_wait_ns(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return -1;
+	int64_t sum = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/self/task/%.20s/schedstat", e->d_name);
+		FILE *f = fopen(path, "r");
+		long long run = 0, wait = 0;
+		if (f && fscanf(f, "%lld %lld", &run, &wait) == 2)
+			sum += wait;
+		else
+			sum = -1;
+		if (f)
+			fclose(f);
+		if (sum < 0)
+			break;
+	}
+	closedir(d);
+	return sum;
+}
+
+#define PROBE_TIDS 256
+
+struct test_wait_probe {
+	pthread_t thread;
+	_Atomic bool stop;
+	bool started, failed;
+	pid_t self;
+	int n;
+	struct {
+		pid_t tid;
+		int64_t base, last;
+	} t[PROBE_TIDS];
+};
+
+/* Reads every thread's run_delay into p; those not seen before start at
+ * base (the probe's first look) or at 0 (made since). */
+static void probe_sample(struct test_wait_probe *p, bool first)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (!d) {
+		p->failed = true;
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+		if (tid <= 0 || tid == p->self)
+			continue;
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
+		FILE *f = fopen(path, "r");
+		long long run, wait;
+		bool ok = f && fscanf(f, "%lld %lld", &run, &wait) == 2;
+		if (f)
+			fclose(f);
+		if (!ok)
+			continue;   /* it ended meanwhile */
+		int i = 0;
+		while (i < p->n && p->t[i].tid != tid)
+			i++;
+		if (i == p->n) {
+			if (p->n == PROBE_TIDS)
+				continue;
+			p->n++;
+			p->t[i].tid = tid;
+			p->t[i].base = first ? wait : 0;
+		}
+		p->t[i].last = wait;
+	}
+	closedir(d);
+}
+
+static void *probe_main(void *arg)
+{
+	struct test_wait_probe *p = arg;
+	p->self = (pid_t)syscall(SYS_gettid);
+	while (!atomic_load(&p->stop)) {
+		struct timespec ts = { 0, 2000000 };
+		nanosleep(&ts, NULL);
+		probe_sample(p, false);
+	}
+	return NULL;
+}
+
+struct test_wait_probe *test_wait_probe_start(void)
+{
+	struct test_wait_probe *p = calloc(1, sizeof(*p));
+	p->self = -1;
+	probe_sample(p, true);
+	p->started = pthread_create(&p->thread, NULL, probe_main, p) == 0;
+	p->failed |= !p->started;
+	return p;
+}
+
+int64_t test_wait_probe_stop(struct test_wait_probe *p)
+{
+	atomic_store(&p->stop, true);
+	if (p->started)
+		pthread_join(p->thread, NULL);
+	probe_sample(p, false);
+	int64_t sum = 0;
+	for (int i = 0; i < p->n; i++)
+		if (p->t[i].tid != p->self)
+			sum += p->t[i].last - p->t[i].base;
+	bool failed = p->failed;
+	free(p);
+	return failed ? -1 : sum;
 }
 
 int test_modes(void)

@@ -36,6 +36,24 @@ const char *test_schedlab_bin(void);
  * stderr (caller frees). */
 int test_run(const char *cmdline, char **out, char **err);
 
+/* CPU time the process has used, its threads' (those ended too), in ns:
+ * with a run's wall time, the share of the CPU the host gave it. */
+int64_t test_cpu_ns(void);
+/* Time the process's live threads have spent runnable but waiting for a
+ * CPU (the sum of their schedstat run_delay), in ns; -1 if the kernel
+ * does not say.  Read from inside a native run (its threads are alive
+ * until it ends), the difference of two readings is how long the host
+ * kept the run's threads off the CPU meanwhile. */
+int64_t test_threads_wait_ns(void);
+/* The same for a run whose threads end before it returns (a workload run
+ * through rt_api): a thread samples every thread's run_delay every 2 ms
+ * from start to stop, and stop returns how long those other than itself
+ * waited for a CPU meanwhile (a thread's last 2 ms may be missed), or -1
+ * if the kernel does not say. */
+struct test_wait_probe;
+struct test_wait_probe *test_wait_probe_start(void);
+int64_t test_wait_probe_stop(struct test_wait_probe *p);
+
 /* Whether the suite runs under valgrind (SCHEDLAB_VALGRIND, set by meson's
  * valgrind setup), where the heavy runs are cut short. */
 bool test_under_valgrind(void);

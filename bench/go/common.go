@@ -20,11 +20,12 @@ var programs = map[string]func(){
 	"fib":      fibMain,
 	"yield":    yieldMain,
 	"echo":     echoMain,
+	"blocked":  blockedMain,
 }
 
 func main() {
 	if len(os.Args) < 2 || programs[os.Args[1]] == nil {
-		fmt.Fprintf(os.Stderr, "usage: %s skynet|pingpong|spawn|fib|yield|echo [PROCS [N]]\n", os.Args[0])
+		fmt.Fprintf(os.Stderr, "usage: %s skynet|pingpong|spawn|fib|yield|echo|blocked [PROCS [N]]\n", os.Args[0])
 		os.Exit(2)
 	}
 	programs[os.Args[1]]()
