@@ -950,14 +950,22 @@ START_TEST(sim_time_limit_cuts_the_run_and_reports_it)
 	ck_assert_double_eq(num(m, "makespan_ns"), 2e9);
 	ck_assert_double_eq(num(m, "completed"), 0);
 	ck_assert(!cJSON_IsTrue(cJSON_GetObjectItem(m, "deadlock")));
-	/* one G computes on one P of four the whole time: a quarter is user
-	 * time (its share in flight at the cut included), and the six add up */
+	/* one G computes on one P of four the whole time: its M was on a CPU
+	 * for all of the 2 s (the computation in flight at the cut included),
+	 * nearly all of it user time, one PU busy; each set adds up to 1 */
 	cJSON *cpu = cJSON_GetObjectItem(m, "cpu");
-	double user = num(cpu, "user"), sum = 0;
-	ck_assert_msg(user > 0.2499 && user <= 0.25, "user %g", user);
-	for (cJSON *f = cpu->child; f; f = f->next)
-		sum += f->valuedouble;
-	ck_assert_msg(fabs(sum - 1) < 1e-6, "cpu adds up to %g", sum);
+	double on_ns = num(cpu, "on_cpu_ns"), busy = num(cpu, "busy_pus");
+	ck_assert_msg(on_ns > 0.999 * 2e9 && on_ns < 1.001 * 2e9, "on cpu %g ns", on_ns);
+	ck_assert_msg(busy > 0.999 && busy < 1.001, "busy PUs %g", busy);
+	cJSON *on = cJSON_GetObjectItem(cpu, "on_cpu");
+	double user = num(on, "user");
+	ck_assert_msg(user > 0.999 && user <= 1, "user %g", user);
+	for (const char *set = "on_cpu"; set; set = strcmp(set, "on_cpu") ? NULL : "off_cpu") {
+		double sum = 0;
+		for (cJSON *f = cJSON_GetObjectItem(cpu, set)->child; f; f = f->next)
+			sum += f->valuedouble;
+		ck_assert_msg(fabs(sum - 1) < 1e-6, "%s adds up to %g", set, sum);
+	}
 	cJSON_Delete(o);
 	free(out);
 	free(err);
