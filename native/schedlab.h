@@ -58,8 +58,9 @@
  *
  * Memory.  Stacks are carved 1,024 at a time from one mapping, so a
  * million goroutines blocked at once need no change to Linux's settings
- * (vm.max_map_count); each costs about 4.5 KiB (its stack's one touched
- * page, the page table entries and its 256-byte G; docs/native-api.md).
+ * (vm.max_map_count); each costs about 4.3 KiB of memory (its stack's
+ * one touched page and its 256-byte G) and 0.5 KiB of the kernel's page
+ * tables (docs/native-api.md).
  * Goroutines that have not started yet take no stack.  A run panics
  * with "runtime: out of memory: ..." rather than go on when it would
  * make more than options.max_stacks stacks (default: as many as would
