@@ -597,7 +597,7 @@ static void blocked_main(void *arg)
 	 * the arenas they leave whole to give their pages back (a bound on
 	 * waiting, not on time: the check is on the memory) */
 	long want = bk.rss_blocked - (bk.rss_blocked - bk.rss_before) / 4;
-	for (int i = 0; i < 200 && (bk.rss_after = rss_bytes()) > want; i++)
+	for (int i = 0; i < 2000 && (bk.rss_after = rss_bytes()) > want; i++)
 		sl_sleep(10000000);
 	sl_chan_free(bk.gate);
 	sl_wg_free(bk.started);
