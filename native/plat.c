@@ -389,6 +389,9 @@ static void canary_set(char *stack)
 		c[i] = v;
 }
 
+/* Under ASan, an overflowing G's frames may have left the canary's bytes
+ * as they were (a redzone is only marked in the shadow): reading it then
+ * is what reports the overflow, as a stack-buffer-overflow. */
 static inline bool canary_ok(const char *stack)
 {
 	const uint64_t *c = (const uint64_t *)(stack - STACK_CANARY);

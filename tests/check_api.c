@@ -597,7 +597,7 @@ static void blocked_main(void *arg)
 	 * the arenas they leave whole to give their pages back (a bound on
 	 * waiting, not on time: the check is on the memory) */
 	long want = bk.rss_blocked - (bk.rss_blocked - bk.rss_before) / 4;
-	for (int i = 0; i < 200 && (bk.rss_after = rss_bytes()) > want; i++)
+	for (int i = 0; i < 2000 && (bk.rss_after = rss_bytes()) > want; i++)
 		sl_sleep(10000000);
 	sl_chan_free(bk.gate);
 	sl_wg_free(bk.started);
@@ -640,9 +640,12 @@ START_TEST(million_blocked_goroutines)
 	}
 	ck_assert_msg(rc == 0, "%s", sl_error());
 	ck_assert_uint_eq(st.goroutines, (uint64_t)bk.n + 1);
+	/* (ThreadSanitizer maps state of its own for each fiber: ~4 each) */
+#if !defined(CTX_TSAN)
 	long maps = bk.maps_blocked - bk.maps_before;
 	ck_assert_msg(maps < bk.n / 100 + 16, "%ld goroutines blocked took %ld more mappings", bk.n,
 		      maps);
+#endif
 #if !defined(CTX_ASAN) && !defined(CTX_TSAN)
 	if (!test_under_valgrind()) {
 		double per_g = (double)(bk.rss_blocked - bk.rss_before) / (double)bk.n;
