@@ -1,5 +1,7 @@
 #!/bin/sh
 # Installs every Debian package schedlab's build, tests and scripts use.
+# (libclang-rt-dev: clang's libFuzzer and sanitizer runtimes, for scripts/fuzz;
+# only a recommendation of clang, which --no-install-recommends skips.)
 # Idempotent and non-interactive: safe to run on every CI start.
 #   scripts/install-deps.sh           what building and testing need
 #   scripts/install-deps.sh --bench   and Go, the anchor of scripts/bench-native
@@ -8,6 +10,7 @@ set -eu
 PACKAGES="
   build-essential
   clang
+  libclang-rt-dev
   meson
   ninja-build
   pkg-config
