@@ -618,7 +618,7 @@ static const struct {
 	const char *message;
 	const char *args;    /* more options for run, if any */
 	const char *where;   /* a run-time budget's: the file's, program's and op's part */
-	bool heavy;          /* left out under valgrind (10,000 Ms) */
+	bool heavy;          /* left out under valgrind and TSan (10,000 Ms) */
 } panics[] = {
 	{ "divide by zero",
 	  "{\"name\": \"t\", \"programs\": {\"main\": {\"vars\": {\"z\": \"int\", \"x\": \"int\"},\n"
@@ -703,7 +703,7 @@ static const struct {
 
 START_TEST(panic_exits_2_with_go_message)
 {
-	if (panics[_i].heavy && test_under_valgrind())
+	if (panics[_i].heavy && (test_under_valgrind() || test_under_tsan()))
 		return;
 	char *path = write_file("panic.json", panics[_i].json);
 	char *out, *err;

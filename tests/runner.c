@@ -43,6 +43,25 @@ bool test_under_valgrind(void)
 	return v && *v && strcmp(v, "0") != 0;
 }
 
+/* ThreadSanitizer gives every simulated M a fiber with its own thread
+ * state, and gives up past about 8,000 of them ("can not mmap thread
+ * trace"): tests that make Go's 10,000 threads leave that to the other
+ * builds. */
+bool test_under_tsan(void)
+{
+#if defined(__SANITIZE_THREAD__)
+	return true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+	return true;
+#else
+	return false;
+#endif
+#else
+	return false;
+#endif
+}
+
 int64_t test_cpu_ns(void)
 {
 	struct rusage ru;

@@ -57,6 +57,7 @@ int64_t test_wait_probe_stop(struct test_wait_probe *p);
 /* Whether the suite runs under valgrind (SCHEDLAB_VALGRIND, set by meson's
  * valgrind setup), where the heavy runs are cut short. */
 bool test_under_valgrind(void);
+bool test_under_tsan(void);
 /* How many modes a both-modes loop test runs: 2 (0 simulated, 1 native),
  * or under valgrind only the simulated one.  Native runs are ASan's and
  * TSan's to check: under valgrind, which runs one thread at a time, the
