@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "policies/policy.h"
+#include "core/policy.h"
 
 #define CLI_DEFAULT_TOPOLOGY "numa4"
 #define CLI_DEFAULT_WORKLOAD "rpc-server"

@@ -9,7 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/run.h"
-#include "policies/policy.h"
+#include "core/policy.h"
 #include "topologies/topo.h"
 #include "workloads/json.h"
 #include "workloads/program.h"

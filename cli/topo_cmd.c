@@ -6,7 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cli.h"
-#include "sim/mlc.h"
+#include "hw/mlc.h"
 #include "topologies/topo.h"
 
 static const char *human_size(char *buf, size_t n, uint64_t bytes)

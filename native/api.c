@@ -3,7 +3,7 @@
  * when the core says it must wait.  A parked G resumes on whichever M ran
  * it next, so the M is looked up again after every park. */
 #include "native/schedlab.h"
-#include "policies/runtime.h"
+#include "core/runtime.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* Native platform: the out-of-line half of native/plat.h. */
-#include "policies/runtime.h"
+#include "core/runtime.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
-/* Native platform: the contract of policies/platform.h on this machine.
- * Included only through policies/platform.h.
+/* Native platform: the contract of core/platform.h on this machine.
+ * Included only through core/platform.h.
  *
  * Ms are pthreads; atomics are C11 atomics with the orders the core asks
  * for; futexes are futex(2); a G has its own stack, carved from an mmap'ed

@@ -29,7 +29,7 @@
  * M with nothing to do waits for the earliest of all of them (the core's
  * poller, as in steal).  So does the network: Gs the netpoller readies go
  * through the queue like every other. */
-#include "policies/runtime.h"
+#include "core/runtime.h"
 
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 /* Policy knobs: defaults, look-up by name, and --set's "key=value". */
-#include "policies/policy.h"
+#include "core/policy.h"
 
 #include <errno.h>
 #include <stdio.h>

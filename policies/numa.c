@@ -48,8 +48,8 @@
  *                   before it runs (simulated workloads with "stacks").
  *
  * Ps are partitioned between nodes by the core's placement: P i runs on
- * the PU the OS model gives it, round-robin over nodes (policies/proc.c). */
-#include "policies/runtime.h"
+ * the PU the OS model gives it, round-robin over nodes (core/proc.c). */
+#include "core/runtime.h"
 
 #include <stdlib.h>
 

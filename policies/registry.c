@@ -1,5 +1,5 @@
 /* The policies, found by name, and this compilation's entry points. */
-#include "policies/runtime.h"
+#include "core/runtime.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* steal: the P-based work-stealing scheduler, as Go runs it today.
  *
- * Each P has a local ring and a runnext slot (policies/runq.c); new and
+ * Each P has a local ring and a runnext slot (core/runq.c); new and
  * woken Gs go to the running P's runnext, pushing the previous runnext
  * into the ring; a full ring spills half to the global queue.  An M looks
  * for work in this order:
@@ -14,9 +14,9 @@
  *      victim's ring, its runnext only on the last pass;
  *   6. dropping its P: a last look at the global queue under the lock, then
  *      -- if it was the last spinner -- at every P's queue, then parking.
- * Spinning and waking follow the protocol in policies/proc.c [proc:
+ * Spinning and waking follow the protocol in core/proc.c [proc:
  * Spinning].  Every constant of the above is a knob. */
-#include "policies/runtime.h"
+#include "core/runtime.h"
 
 #include <stdlib.h>
 

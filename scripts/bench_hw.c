@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "sim/hw.h"
+#include "hw/hw.h"
 
 static double wall(void)
 {

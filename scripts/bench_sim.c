@@ -10,7 +10,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "policies/runtime.h"
+#include "core/runtime.h"
 #include "workloads/json.h"
 
 static double wall(void)

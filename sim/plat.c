@@ -19,7 +19,7 @@
  *   osyield                          syscall (nobody else wants the CPU:
  *                                    one M per P, one P per PU)
  *   usleep(us)                       syscall, us, then wakeup */
-#include "policies/runtime.h"
+#include "core/runtime.h"
 
 #include <assert.h>
 #include <errno.h>

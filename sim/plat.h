@@ -1,5 +1,5 @@
-/* Simulated platform: the contract of policies/platform.h on the engine and
- * the hardware model.  Included only through policies/platform.h.
+/* Simulated platform: the contract of core/platform.h on the engine and
+ * the hardware model.  Included only through core/platform.h.
  *
  * An M is an engine actor with its own clock, m->plat.clock (ns, as a
  * double: the hardware model prices in fractions of a nanosecond), which
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 
 #include "sim/engine.h"
-#include "sim/hw.h"
+#include "hw/hw.h"
 
 typedef hw_line_t plat_line_t;
 

@@ -8,7 +8,7 @@ nm=$1
 shift
 bad=$("$nm" -g --defined-only "$@" | awk 'NF == 3 { print $3 }' | sed 's/^__odr_asan\.//' | grep -v -e '^sim__' -e '^simp_' -e '^nat__' -e '^natp_' -e '^sl_')
 if [ -n "$bad" ]; then
-  echo "external names without a platform prefix (add them to policies/names.h):"
+  echo "external names without a platform prefix (add them to core/names.h):"
   echo "$bad"
   exit 1
 fi

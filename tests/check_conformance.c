@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policies/policy.h"
+#include "core/policy.h"
 #include "tests/tests.h"
 #include "workloads/json.h"
 
@@ -82,7 +82,7 @@ START_TEST(catalog_completes)
 END_TEST
 
 /* numa's owner pops its ring from the tail while thieves take halves from
- * the head; before runqhead counted those pops (policies/runq.c), a thief
+ * the head; before runqhead counted those pops (core/runq.c), a thief
  * could take Gs the owner had already taken: skynet on numa4 at 8 Ps ran a
  * G twice with these seeds (rt_g_deq's assert; natively, a crash). */
 START_TEST(numa_lifo_ring_survives_thieves)

@@ -4,7 +4,7 @@
  * (proc_test.go's TestSchedLocalQueue, TestSchedLocalQueueSteal,
  * TestSchedLocalQueueEmpty, and TestStealOrder via export_test.go), with
  * the same loops and assertions; the sequential ones run against both
- * compilations of policies/runq.c, the one that needs real threads
+ * compilations of core/runq.c, the one that needs real threads
  * natively.  Then Gs running C functions, which only native Gs can. */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policies/runtime.h"
+#include "core/runtime.h"
 #include "tests/tests.h"
 #ifdef SCHEDLAB_NATIVE
 #include "native/schedlab.h"

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "sim/engine.h"
-#include "sim/hw.h"
-#include "sim/mlc.h"
+#include "hw/hw.h"
+#include "hw/mlc.h"
 #include "tests/tests.h"
 
 static struct topo *load(const char *spec)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policies/policy.h"
+#include "core/policy.h"
 #include "tests/tests.h"
 #include "workloads/dist.h"
 #include "workloads/json.h"

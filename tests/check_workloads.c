@@ -14,7 +14,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "policies/policy.h"
+#include "core/policy.h"
 #include "tests/tests.h"
 #include "workloads/json.h"
 
@@ -648,7 +648,7 @@ static const struct {
 	  "panic: runtime: out of memory: alloc of 1465657589760 bytes (357826560 page records) would "
 	  "take the run past its 4 GiB memory budget",
 	  NULL, "panic.json: program main, op 1: alloc)", false },
-	/* Run-time budgets [policies/interp.c: Budgets]: what the compiler
+	/* Run-time budgets [workloads/interp.c: Budgets]: what the compiler
 	 * cannot count ends in a panic naming file, program and op, never in
 	 * the kernel's OOM killer or exit 3.  A lowered budget keeps them
 	 * cheap; the 4 GiB default ends them the same way. */

@@ -7,7 +7,7 @@
 #include <check.h>
 #include <stdbool.h>
 
-#include "policies/policy.h"
+#include "core/policy.h"
 
 Suite *make_topology_suite(void);
 Suite *make_engine_suite(void);

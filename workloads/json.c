@@ -1428,7 +1428,7 @@ static bool check_budget(struct cc *c, const struct spawn_graph *g)
 	double bytes = total * WL_BYTES_PER_G;
 	for (uint32_t i = 0; i < w->nregions; i++)
 		bytes += ceil((double)w->regions[i].bytes / 4096) * WL_BYTES_PER_PAGE;
-	/* the named objects, as the run counts them [policies/interp.c: Budgets] */
+	/* the named objects, as the run counts them [workloads/interp.c: Budgets] */
 	bytes += (double)(w->nchans + w->nmutexes + w->nwaitgroups) * WL_BYTES_PER_OBJ;
 	for (uint32_t i = 0; i < w->nchans; i++)
 		bytes += (double)w->chans[i].cap * 8;

@@ -18,7 +18,7 @@
  * groups (WL_BYTES_PER_OBJ each, with their simulated line, and a
  * channel's buffer, 8 bytes a slot).  Compiling checks what can be
  * counted beforehand; the run counts the rest as it is made, against the
- * same budget or a lower one [policies/interp.c: Budgets]. */
+ * same budget or a lower one [workloads/interp.c: Budgets]. */
 #define WL_MEMORY_BUDGET (4ull << 30)
 #define WL_BYTES_PER_G 512u
 #define WL_BYTES_PER_PAGE 12u

@@ -1,7 +1,7 @@
 /* A run's result as it is told: the fractions the report derives from its
  * counters, and Go's own words for a panic and a deadlock, shared by
  * `schedlab run' and the C API's sl_run. */
-#include "policies/policy.h"
+#include "core/policy.h"
 
 #include <stdio.h>
 

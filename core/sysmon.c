@@ -19,7 +19,7 @@
  *     there is other work for it (its own queue, or no idle P or spinning
  *     M to take new work), and after 10 ms in any case.
  * Its per-P records (sm_*) are its own; what it reads of the Ps is atomic. */
-#include "policies/runtime.h"
+#include "core/runtime.h"
 
 #include <assert.h>
 

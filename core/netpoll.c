@@ -28,7 +28,7 @@
  * non-zero the last idle M polls instead of parking, and a G waiting on a
  * descriptor with nothing more scheduled to arrive is not counted -- nothing can
  * wake it, and the deadlock check sees it. */
-#include "policies/runtime.h"
+#include "core/runtime.h"
 
 #include "workloads/dist.h"
 

@@ -1,5 +1,5 @@
 /* Runtime core: G, M and P, the scheduler's shared state, and the policy
- * interface.  The essay on how they fit together opens policies/proc.c;
+ * interface.  The essay on how they fit together opens core/proc.c;
  * fields below point back to its sections as [proc: Section].
  *
  * Locking, written down once:
@@ -10,11 +10,11 @@
  *   a G belongs to exactly one place at a time: running on one M, on one
  *   run queue (a ring slot, a runnext, or the global queue), parked on one
  *   wait queue, or free.  Its fields are that place's owner's. */
-#ifndef SCHEDLAB_POLICIES_RUNTIME_H
-#define SCHEDLAB_POLICIES_RUNTIME_H
+#ifndef SCHEDLAB_CORE_RUNTIME_H
+#define SCHEDLAB_CORE_RUNTIME_H
 
-#include "policies/platform.h"
-#include "policies/policy.h"
+#include "core/platform.h"
+#include "core/policy.h"
 #include "topologies/topo.h"
 #include "util/hist.h"
 #include "workloads/program.h"
@@ -23,7 +23,7 @@
 
 #include <gsl/gsl_rng.h>
 
-/* ---- Locks and notes (policies/lock.c) ---- */
+/* ---- Locks and notes (core/lock.c) ---- */
 
 /* A futex mutex; the key is unlocked, locked, or locked with sleepers. */
 struct rt_mutex {
@@ -87,7 +87,7 @@ static inline int64_t rt_time_after(int64_t now, int64_t ns)
 	return ns >= RT_TIME_NEVER - now ? RT_TIME_NEVER : now + ns;
 }
 
-/* ---- Timers (policies/time.c) ---- */
+/* ---- Timers (core/time.c) ---- */
 
 struct timer {
 	int64_t when;            /* when it fires (plat_nanotime) */
@@ -110,7 +110,7 @@ struct rt_stream {
 	uint32_t used;
 };
 
-/* ---- The netpoller (policies/netpoll.c) ---- */
+/* ---- The netpoller (core/netpoll.c) ---- */
 
 /* Something the netpoller watches (Go's pollDesc): a workload's listener
  * or connection, whose data arrives at times the workload says, or
@@ -607,7 +607,7 @@ void rt_run(struct rt *rt);
 void rt_collect(struct rt *rt, struct rt_result *out);
 void rt_free(struct rt *rt);
 
-/* ---- The scheduler core, for policies and platforms (policies/proc.c) ---- */
+/* ---- The scheduler core, for policies and platforms (core/proc.c) ---- */
 
 /* The body of every M: acquires its nextp and runs the scheduler loop. */
 void rt_mstart(struct m *m);
@@ -720,7 +720,7 @@ void rt_sleep(int64_t ns);
  * G_PARK). */
 void rt_sleep_park(struct m *m, struct g *g, int64_t ns);
 
-/* ---- Programs (policies/interp.c) ---- */
+/* ---- Programs (workloads/interp.c) ---- */
 
 /* A memory region of the workload: the hardware model's, or real memory. */
 struct rt_region {
@@ -761,14 +761,14 @@ void rt_objs_add(struct m *m, enum prog_type t, void *obj);
 void rt_stream_init(struct rt *rt, struct rt_stream *s, uint64_t key);
 size_t rt_draws(struct rt *rt, const struct wl_draw **out);
 
-/* ---- System calls and sysmon (policies/sysmon.c) ---- */
+/* ---- System calls and sysmon (core/sysmon.c) ---- */
 
 void rt_entersyscall(struct m *m, struct g *g);
 bool rt_exitsyscall(struct m *m, struct g *g);
 void rt_sysmon(struct m *m);
 void rt_sysmon_wake(struct rt *rt);
 
-/* ---- Timers (policies/time.c) ---- */
+/* ---- Timers (core/time.c) ---- */
 
 void rt_timers_init(struct rt *rt, struct p *pp);
 void rt_timers_free(struct p *pp);
@@ -790,7 +790,7 @@ void rt_wake_netpoller(struct m *m, int64_t when);
 int rt_poll_block(struct m *m, int64_t until, struct netpoll_event *ev, int max);
 void rt_idle(struct m *m);
 
-/* ---- The netpoller (policies/netpoll.c) ---- */
+/* ---- The netpoller (core/netpoll.c) ---- */
 
 void rt_netpoll_init(struct rt *rt);
 void rt_netpoll_start(struct rt *rt);
@@ -824,7 +824,7 @@ void rt_netpoll_close(struct m *m, struct pollfd_desc *pd);
 enum fd_wait { FD_READY, FD_PARK, FD_CLOSED, FD_BUSY };
 enum fd_wait rt_netpoll_fd_wait(struct m *m, struct pollfd_desc *pd, uint32_t mode);
 
-/* ---- Local run queues (policies/runq.c) [proc: Run queues] ---- */
+/* ---- Local run queues (core/runq.c) [proc: Run queues] ---- */
 
 void rt_runq_init(struct rt *rt, struct p *pp);
 bool rt_runqputslow(struct rt *rt, struct p *pp, struct g *g, uint64_t head, uint32_t t);
@@ -940,7 +940,7 @@ static inline void rt_steal_enum_next(struct rt_steal_enum *e)
 	e->pos = (e->pos + e->inc) % e->count;
 }
 
-/* ---- Channels (policies/chan.c) ---- */
+/* ---- Channels (core/chan.c) ---- */
 
 struct hchan *rt_chan_new(struct rt *rt, uint32_t cap, int node);
 void rt_chan_free(struct hchan *c);
@@ -959,7 +959,7 @@ int rt_select(struct m *m, const struct select_case *cases, uint32_t n, bool has
 	      uint64_t *v, bool *ok);
 int rt_select_resume(struct m *m, uint64_t *v, bool *ok);
 
-/* ---- sync.Mutex and sync.WaitGroup (policies/sync.c) ---- */
+/* ---- sync.Mutex and sync.WaitGroup (core/sync.c) ---- */
 
 struct gmutex {
 	plat_u32 state;          /* locked and waiters bits */

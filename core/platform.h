@@ -1,10 +1,10 @@
 /* Platform contract: everything the scheduler core needs from the world.
  *
- * The runtime core and every policy under policies/ are compiled twice from
- * the same files: once with -DSCHEDLAB_SIM against the simulated platform
- * (sim/plat.h), once with -DSCHEDLAB_NATIVE against the native one
- * (native/plat.h).  This header is the only file under policies/ that names
- * a platform.  Both platform headers define the same function set, listed
+ * The runtime core (core/), every policy (policies/) and the programs'
+ * interpreter (workloads/interp.c) are compiled twice from the same files:
+ * once with -DSCHEDLAB_SIM against the simulated platform (sim/plat.h),
+ * once with -DSCHEDLAB_NATIVE against the native one (native/plat.h).
+ * This header is the only one of theirs that names a platform.  Both platform headers define the same function set, listed
  * here with its meaning; a caller never knows which one it got.
  *
  *   Simulated                               Native
@@ -58,7 +58,7 @@
  *     void plat_shared_access(plat_line_t, bool write)
  *         a plain access to lock-protected data on that line
  *
- *   Futex (for the locks and notes of policies/lock.c):
+ *   Futex (for the locks and notes of core/lock.c):
  *     void plat_futex_wait(plat_u32 *, uint32_t val, int64_t timeout_ns)
  *         sleeps while *addr == val, until woken or timeout_ns (< 0: none)
  *     void plat_futex_wake(plat_u32 *, int n)   wakes up to n sleepers
@@ -103,7 +103,7 @@
  *         M's m->stats.futex_ns, cut at the run's end (simulated: their
  *         price; natively no: a wait's CPU is not told from its sleep)
  *
- *   The netpoller's readiness source (policies/netpoll.c; the workload's
+ *   The netpoller's readiness source (core/netpoll.c; the workload's
  *   own arrivals are the core's, timed by the timeouts it passes here):
  *     void plat_netpoll_init(struct rt *), plat_netpoll_fini(struct rt *)
  *     int plat_netpoll(struct rt *, int64_t timeout_ns, struct netpoll_event *, int max)
@@ -151,8 +151,8 @@
  *   Per-M random numbers (common to both platforms, below):
  *     uint32_t plat_fastrand(struct m *), plat_fastrandn(struct m *, uint32_t n)
  */
-#ifndef SCHEDLAB_POLICIES_PLATFORM_H
-#define SCHEDLAB_POLICIES_PLATFORM_H
+#ifndef SCHEDLAB_CORE_PLATFORM_H
+#define SCHEDLAB_CORE_PLATFORM_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -179,16 +179,16 @@ enum g_why {
 };
 
 /* Every external name of the core is given a per-platform prefix, so that
- * both compilations link into one program (see policies/names.h). */
+ * both compilations link into one program (see core/names.h). */
 #if defined(SCHEDLAB_SIM)
 #define PLAT_NAME "sim"
 #define PLAT_SYM(x) sim__##x
-#include "policies/names.h"
+#include "core/names.h"
 #include "sim/plat.h"
 #elif defined(SCHEDLAB_NATIVE)
 #define PLAT_NAME "native"
 #define PLAT_SYM(x) nat__##x
-#include "policies/names.h"
+#include "core/names.h"
 #include "native/plat.h"
 #else
 #error "compile the scheduler core with -DSCHEDLAB_SIM or -DSCHEDLAB_NATIVE"

@@ -46,8 +46,8 @@
  * caller owns the conversion to simulated integer time.  The `now' passed in
  * orders queueing at lines and memory controllers; callers pass
  * non-decreasing times per actor, as the engine guarantees. */
-#ifndef SCHEDLAB_SIM_HW_H
-#define SCHEDLAB_SIM_HW_H
+#ifndef SCHEDLAB_HW_HW_H
+#define SCHEDLAB_HW_HW_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -20,7 +20,7 @@
  * non-zero, and parks with the lock released once it is off its M; the
  * Add that reaches zero with waiters takes the lock (so it waits for the
  * last of them to be parked), clears the word and readies them all. */
-#include "policies/runtime.h"
+#include "core/runtime.h"
 
 #include <assert.h>
 #include <stdlib.h>

@@ -21,7 +21,7 @@
  * every policy and machine: comparing policies compares them on the same
  * sampled workload.  `workload expand' records every draw by key; a
  * replayed trace hands them back in order. */
-#include "policies/runtime.h"
+#include "core/runtime.h"
 
 #include <assert.h>
 #include <stdarg.h>

@@ -20,7 +20,7 @@
  * A thief that read head before such a pop then fails its CAS; one that
  * read head after it also reads the lowered tail (both seq_cst), so its
  * batch stops below the popped slot. */
-#include "policies/runtime.h"
+#include "core/runtime.h"
 
 #include <assert.h>
 #include <stdlib.h>

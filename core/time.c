@@ -22,7 +22,7 @@
  * so timers due at the same nanosecond fire in the order they were set.
  * A P's heap is guarded by its timers_lock; timer0 (the earliest when, 0
  * if none) is an atomic that others read without the lock. */
-#include "policies/runtime.h"
+#include "core/runtime.h"
 
 #include <assert.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  *
  * Goroutine scheduler
  *
- * Three kinds of object (policies/runtime.h):
+ * Three kinds of object (core/runtime.h):
  *   G  a goroutine: a program to run and where it has got to;
  *   M  a worker thread: an OS thread natively, an engine actor in
  *      simulation; it runs Gs one at a time;
@@ -38,7 +38,7 @@
  * which keeps a producer-consumer pair on one P.  A full ring moves half
  * of itself and the new G to its node's global queue (a FIFO ring of G
  * pointers under sched.lock; one in all unless the policy partitions
- * them by node).  See policies/runq.c.
+ * them by node).  See core/runq.c.
  *
  * Spinning (worker thread parking and unparking)
  *
@@ -145,7 +145,7 @@
  * report gives each set's parts as fractions of that set's total (each
  * set adds up to 1), and the OS's view: PUs busy on average (on-CPU time
  * over the span) and the futex calls' share of the on-CPU time. */
-#include "policies/runtime.h"
+#include "core/runtime.h"
 
 #include "workloads/json.h"
 

@@ -2,8 +2,8 @@
  * knobs, what a run is given and what it measured.  Platform-independent:
  * both compilations of the core (sim and native) share these types, and
  * policies/rt_api.h puts the two side by side. */
-#ifndef SCHEDLAB_POLICIES_POLICY_H
-#define SCHEDLAB_POLICIES_POLICY_H
+#ifndef SCHEDLAB_CORE_POLICY_H
+#define SCHEDLAB_CORE_POLICY_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* Hardware model: caches, coherence of shared lines, NUMA memory with
  * bandwidth, OS costs.  The model is described in hw.h. */
-#include "sim/hw.h"
+#include "hw/hw.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,14 +2,14 @@
  *
  * The core is compiled once per platform and both compilations are linked
  * into one program, so each external name gets the platform's prefix
- * (PLAT_SYM, from policies/platform.h): rt_new becomes sim__rt_new or
+ * (PLAT_SYM, from core/platform.h): rt_new becomes sim__rt_new or
  * nat__rt_new.  Code is written with the plain names.  A name missing here
  * is caught at link time (a duplicate symbol) and by the `names' test,
  * which checks that the policy libraries export nothing unprefixed. */
-#ifndef SCHEDLAB_POLICIES_NAMES_H
-#define SCHEDLAB_POLICIES_NAMES_H
+#ifndef SCHEDLAB_CORE_NAMES_H
+#define SCHEDLAB_CORE_NAMES_H
 
-/* policies/lock.c */
+/* core/lock.c */
 #define rt_mutex_init PLAT_SYM(rt_mutex_init)
 #define rt_lock_slow PLAT_SYM(rt_lock_slow)
 #define rt_mutex_held PLAT_SYM(rt_mutex_held)
@@ -18,7 +18,7 @@
 #define rt_note_sleep PLAT_SYM(rt_note_sleep)
 #define rt_note_wakeup PLAT_SYM(rt_note_wakeup)
 
-/* policies/proc.c */
+/* core/proc.c */
 #define rt_new PLAT_SYM(rt_new)
 #define rt_run PLAT_SYM(rt_run)
 #define rt_collect PLAT_SYM(rt_collect)
@@ -51,13 +51,13 @@
 #define rt_ready PLAT_SYM(rt_ready)
 #define rt_park_commit PLAT_SYM(rt_park_commit)
 
-/* policies/sysmon.c */
+/* core/sysmon.c */
 #define rt_entersyscall PLAT_SYM(rt_entersyscall)
 #define rt_exitsyscall PLAT_SYM(rt_exitsyscall)
 #define rt_sysmon PLAT_SYM(rt_sysmon)
 #define rt_sysmon_wake PLAT_SYM(rt_sysmon_wake)
 
-/* policies/time.c */
+/* core/time.c */
 #define rt_sleep PLAT_SYM(rt_sleep)
 #define rt_timers_init PLAT_SYM(rt_timers_init)
 #define rt_timers_free PLAT_SYM(rt_timers_free)
@@ -69,7 +69,7 @@
 #define rt_poll_block PLAT_SYM(rt_poll_block)
 #define rt_idle PLAT_SYM(rt_idle)
 
-/* policies/netpoll.c */
+/* core/netpoll.c */
 #define rt_netpoll_init PLAT_SYM(rt_netpoll_init)
 #define rt_netpoll_start PLAT_SYM(rt_netpoll_start)
 #define rt_netpoll_fini PLAT_SYM(rt_netpoll_fini)
@@ -82,7 +82,7 @@
 #define rt_netpoll_close PLAT_SYM(rt_netpoll_close)
 #define rt_netpoll_fd_wait PLAT_SYM(rt_netpoll_fd_wait)
 
-/* policies/runq.c */
+/* core/runq.c */
 #define rt_runq_init PLAT_SYM(rt_runq_init)
 #define rt_runqputslow PLAT_SYM(rt_runqputslow)
 #define rt_runqget_lifo PLAT_SYM(rt_runqget_lifo)
@@ -99,7 +99,7 @@
 #define rt_steal_order_free PLAT_SYM(rt_steal_order_free)
 #define rt_steal_order_start PLAT_SYM(rt_steal_order_start)
 
-/* policies/chan.c */
+/* core/chan.c */
 #define rt_chan_new PLAT_SYM(rt_chan_new)
 #define rt_chan_free PLAT_SYM(rt_chan_free)
 #define rt_chansend PLAT_SYM(rt_chansend)
@@ -108,7 +108,7 @@
 #define rt_select PLAT_SYM(rt_select)
 #define rt_select_resume PLAT_SYM(rt_select_resume)
 
-/* policies/sync.c */
+/* core/sync.c */
 #define rt_gmutex_new PLAT_SYM(rt_gmutex_new)
 #define rt_gmutex_lock PLAT_SYM(rt_gmutex_lock)
 #define rt_gmutex_unlock PLAT_SYM(rt_gmutex_unlock)

@@ -10,7 +10,7 @@
  * "sleeping", so that unlock() knows to wake someone.  A waiter that got
  * the lock after sleeping keeps the key at "sleeping": others may still be
  * asleep, and a spurious wake-up costs less than a lost one. */
-#include "policies/runtime.h"
+#include "core/runtime.h"
 
 #include <assert.h>
 

@@ -9,7 +9,7 @@
  * moves the sender's value to the tail (for cap 0, takes the value from
  * the sender).  Either way the partner is readied after the lock is
  * released, so the readied G's M never waits on this channel's lock. */
-#include "policies/runtime.h"
+#include "core/runtime.h"
 
 #include <assert.h>
 #include <stdlib.h>

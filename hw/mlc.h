@@ -1,7 +1,7 @@
 /* Simulated measurements through the hardware model, in the spirit of
  * Intel's Memory Latency Checker: what `schedlab topo --mlc` prints. */
-#ifndef SCHEDLAB_SIM_MLC_H
-#define SCHEDLAB_SIM_MLC_H
+#ifndef SCHEDLAB_HW_MLC_H
+#define SCHEDLAB_HW_MLC_H
 
 #include <stdbool.h>
 

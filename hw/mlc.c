@@ -1,6 +1,6 @@
 /* Simulated Memory Latency Checker: latency matrices from single touches,
  * bandwidth from every core streaming at once in the event engine. */
-#include "sim/mlc.h"
+#include "hw/mlc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "sim/engine.h"
-#include "sim/hw.h"
+#include "hw/hw.h"
 #include "util/util.h"
 
 /* Long enough that the chase never revisits a page: every access is cold. */
