@@ -1143,6 +1143,7 @@ Suite *make_cli_suite(void)
 {
 	Suite *s = suite_create("cli");
 	TCase *tc = tcase_create("topo");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, topo_defaults_to_numa4_and_prints_its_matrices);
 	tcase_add_test(tc, topo_json_has_the_model);
 	tcase_add_test(tc, topo_reads_hwloc_xml_from_shared);
@@ -1164,6 +1165,7 @@ Suite *make_cli_suite(void)
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("compare");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, compare_table_has_a_row_per_metric_and_a_change_column);
 	tcase_add_test(tc, compare_table_has_request_and_memory_rows_when_measured);
 	tcase_add_test(tc, compare_column_knobs_make_the_columns_differ);
@@ -1176,6 +1178,7 @@ Suite *make_cli_suite(void)
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("limits");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, sim_time_limit_cuts_the_run_and_reports_it);
 	tcase_add_test(tc, wall_time_limit_cuts_the_run);
 	tcase_add_test(tc, saturated_sleeps_wait_until_the_cut);

@@ -518,6 +518,7 @@ Suite *make_dist_suite(void)
 {
 	Suite *s = suite_create("workloads");
 	TCase *tc = tcase_create("dist");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, constants_and_units);
 	tcase_add_test(tc, each_kind_parses);
 	tcase_add_test(tc, bad_negative_mean);

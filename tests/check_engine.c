@@ -496,6 +496,7 @@ Suite *make_engine_suite(void)
 {
 	Suite *s = suite_create("sim");
 	TCase *tc = tcase_create("engine");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, events_fire_in_time_then_schedule_order);
 	tcase_add_test(tc, event_scheduled_now_fires_after_those_already_due);

@@ -71,6 +71,7 @@ Suite *make_hist_suite(void)
 {
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("hist");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, small_values_are_exact);
 	tcase_add_test(tc, large_values_within_bound);
 	tcase_add_test(tc, merge_adds_counts);

@@ -336,6 +336,7 @@ Suite *make_hw_suite(void)
 {
 	Suite *s = suite_create("sim");
 	TCase *tc = tcase_create("hw");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_loop_test(tc, pointer_chase_matrix_reproduces_dram_latencies, 0,
 			    (int)(sizeof(chase_topologies) / sizeof(chase_topologies[0])));
 	tcase_add_test(tc, line_written_on_core0_read_two_hops_away_costs_the_2hop_transfer);

@@ -653,6 +653,7 @@ Suite *make_inputs_suite(void)
 {
 	Suite *s = suite_create("inputs");
 	TCase *tc = tcase_create("files");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, dev_zero_is_not_read_forever);
 	tcase_add_test(tc, endless_pipe_stops_at_the_limit);
 	if (!test_under_valgrind())   /* 64 MiB read under valgrind: minutes */
@@ -661,6 +662,7 @@ Suite *make_inputs_suite(void)
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("messages");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, long_path_keeps_the_reason);
 	tcase_add_test(tc, long_path_keeps_json_path_and_problem);
 	tcase_add_test(tc, control_bytes_and_bad_utf8_in_arguments_are_escaped);
@@ -671,11 +673,13 @@ Suite *make_inputs_suite(void)
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("outputs");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, json_to_a_missing_folder_fails_before_the_run);
 	tcase_add_test(tc, failed_run_leaves_no_half_file);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hwloc");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, xml_that_crashes_hwloc_is_bad_input);
 	tcase_add_loop_test(tc, bad_xml_is_refused_with_a_reason, 0,
 			    (int)(sizeof(bad_xml) / sizeof(bad_xml[0])));
@@ -683,6 +687,7 @@ Suite *make_inputs_suite(void)
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("compile");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_loop_test(tc, compile_cost_grows_linearly, 0, 3);
 	tcase_add_test(tc, spawn_cycles_are_found_through_several_programs);
 	tcase_add_test(tc, trace_seed_past_2_53_round_trips);

@@ -940,20 +940,20 @@ Suite *make_sched_suite(void)
 		if (!test_under_valgrind())
 			tcase_add_test(tc, spawn_tree_runs_each_g_once_native);
 		tcase_add_test(tc, same_seed_same_schedule);
-		tcase_add_loop_test(tc, ping_pong_completes, 0, test_modes());
-		tcase_add_loop_test(tc, cpu_breakdown_adds_up, 0, test_modes());
+		tcase_add_loop_test(tc, ping_pong_completes, test_first_mode(), test_modes());
+		tcase_add_loop_test(tc, cpu_breakdown_adds_up, test_first_mode(), test_modes());
 		tcase_add_test(tc, every_run_ends_with_its_cpu_breakdown);
-		tcase_add_loop_test(tc, requests_and_memory_reach_the_result, 0, test_modes());
-		tcase_add_loop_test(tc, deadlock_is_reported, 0, test_modes());
-		tcase_add_loop_test(tc, yield_storm_completes_both_modes, 0, test_modes());
-		tcase_add_loop_test(tc, sleeping_gs_cost_no_m, 0, test_modes());
-		tcase_add_loop_test(tc, close_drains_then_wakes_receivers, 0, test_modes());
-		tcase_add_loop_test(tc, misuse_panics, 0, test_modes());
-		tcase_add_loop_test(tc, select_takes_whichever_is_ready, 0, test_modes());
-		tcase_add_loop_test(tc, select_under_contention, 0, test_modes());
-		tcase_add_loop_test(tc, waitgroup_and_mutex_under_contention, 0, test_modes());
-		tcase_add_loop_test(tc, netpoller_serves_connections, 0, test_modes());
-		tcase_add_loop_test(tc, unanswered_connection_deadlocks, 0, test_modes());
+		tcase_add_loop_test(tc, requests_and_memory_reach_the_result, test_first_mode(), test_modes());
+		tcase_add_loop_test(tc, deadlock_is_reported, test_first_mode(), test_modes());
+		tcase_add_loop_test(tc, yield_storm_completes_both_modes, test_first_mode(), test_modes());
+		tcase_add_loop_test(tc, sleeping_gs_cost_no_m, test_first_mode(), test_modes());
+		tcase_add_loop_test(tc, close_drains_then_wakes_receivers, test_first_mode(), test_modes());
+		tcase_add_loop_test(tc, misuse_panics, test_first_mode(), test_modes());
+		tcase_add_loop_test(tc, select_takes_whichever_is_ready, test_first_mode(), test_modes());
+		tcase_add_loop_test(tc, select_under_contention, test_first_mode(), test_modes());
+		tcase_add_loop_test(tc, waitgroup_and_mutex_under_contention, test_first_mode(), test_modes());
+		tcase_add_loop_test(tc, netpoller_serves_connections, test_first_mode(), test_modes());
+		tcase_add_loop_test(tc, unanswered_connection_deadlocks, test_first_mode(), test_modes());
 		suite_add_tcase(s, tc);
 	}
 	/* steal's own: its knobs, its sysmon (global has none).  The fixture
@@ -963,9 +963,9 @@ Suite *make_sched_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_checked_fixture(tc, use_steal, NULL);
 	tcase_add_loop_test(tc, knobs_take_other_paths, 0, 4);
-	tcase_add_loop_test(tc, long_computation_is_preempted, 0, test_modes());
-	tcase_add_loop_test(tc, syscall_hands_off_the_p, 0, test_modes());
-	tcase_add_loop_test(tc, ping_pong_hog_is_fair, 0, test_modes());
+	tcase_add_loop_test(tc, long_computation_is_preempted, test_first_mode(), test_modes());
+	tcase_add_loop_test(tc, syscall_hands_off_the_p, test_first_mode(), test_modes());
+	tcase_add_loop_test(tc, ping_pong_hog_is_fair, test_first_mode(), test_modes());
 	tcase_add_test(tc, knob_errors_name_the_problem);
 	tcase_add_test(tc, bad_program_is_refused);
 	suite_add_tcase(s, tc);

@@ -1264,6 +1264,7 @@ Suite *make_topology_suite(void)
 	list_xml_files();
 
 	tc = tcase_create("bundled");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, test_bundled_names_are_sorted_and_include_numa1_2_4_8);
 	tcase_add_loop_test(tc, test_bundled_machine_loads_with_sane_counts, 0, topo_bundled_count());
 	tcase_add_test(tc, test_numa4_hop_matrix_is_a_square);
@@ -1272,11 +1273,13 @@ Suite *make_topology_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("hwloc_xml");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, test_shared_dir_has_hwloc_xml_files);
 	tcase_add_loop_test(tc, test_xml_counts_match_hwloc_calc, 0, n_xml_files);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("json_vs_hwloc");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_loop_test(tc, test_json_twin_is_same_machine_as_hwloc_xml, 0, N_TWINS);
 	tcase_add_test(tc, test_json_cores_are_numbered_package_major);
 	tcase_add_test(tc, test_same_machine_is_reflexive_for_bundled_text);
@@ -1285,16 +1288,19 @@ Suite *make_topology_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("host");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, test_host_is_same_machine_as_its_lstopo_xml_export);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("json_hwloc_ref");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, test_json_hwloc_xml_applies_latency_override);
 	tcase_add_test(tc, test_json_hwloc_xml_relative_path_is_relative_to_the_json_file);
 	tcase_add_test(tc, test_json_hwloc_xml_rejects_structural_keys);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("latency");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, test_slit_rule_prices_distance_20_at_1_5x_local);
 	tcase_add_test(tc, test_hop_lists_extend_to_the_machine_hop_count);
 	tcase_add_test(tc, test_hops_rank_distinct_remote_distances);
@@ -1303,6 +1309,7 @@ Suite *make_topology_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("bad_input");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, test_missing_file_cannot_open);
 	tcase_add_test(tc, test_unknown_name_is_neither_bundled_nor_a_file);
 	tcase_add_test(tc, test_json_syntax_error_gives_line_and_column);
@@ -1323,6 +1330,7 @@ Suite *make_topology_suite(void)
 
 	/* Regressions: each of these once failed. */
 	tc = tcase_create("regressions");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, test_regression_missing_hwloc_xml_target_names_json_file_and_path);
 	tcase_add_test(tc, test_regression_trailing_comma_is_reported_at_the_brace);
 	tcase_add_test(tc, test_regression_json_text_with_hwloc_xml_loads_without_leaking);

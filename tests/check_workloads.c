@@ -1024,16 +1024,16 @@ Suite *make_workloads_suite(void)
 	/* the language's constructs: _i 0 simulated, 1 native */
 	tc = tcase_create("language");
 	tcase_add_unchecked_fixture(tc, tmpdir_setup, tmpdir_teardown);
-	tcase_add_loop_test(tc, loop_var_counts_from_zero, 0, test_modes());
-	tcase_add_loop_test(tc, if_else_takes_one_branch, 0, test_modes());
-	tcase_add_loop_test(tc, expressions_compute_as_go, 0, test_modes());
-	tcase_add_loop_test(tc, spawn_args_and_recv_into, 0, test_modes());
-	tcase_add_loop_test(tc, select_cases_bodies_and_break, 0, test_modes());
-	tcase_add_loop_test(tc, set_assigns_variables_and_parameters, 0, test_modes());
-	tcase_add_loop_test(tc, recursion_within_max_depth_completes, 0, test_modes());
+	tcase_add_loop_test(tc, loop_var_counts_from_zero, test_first_mode(), test_modes());
+	tcase_add_loop_test(tc, if_else_takes_one_branch, test_first_mode(), test_modes());
+	tcase_add_loop_test(tc, expressions_compute_as_go, test_first_mode(), test_modes());
+	tcase_add_loop_test(tc, spawn_args_and_recv_into, test_first_mode(), test_modes());
+	tcase_add_loop_test(tc, select_cases_bodies_and_break, test_first_mode(), test_modes());
+	tcase_add_loop_test(tc, set_assigns_variables_and_parameters, test_first_mode(), test_modes());
+	tcase_add_loop_test(tc, recursion_within_max_depth_completes, test_first_mode(), test_modes());
 	tcase_add_test(tc, closed_loop_server_reports_request_latency);
-	tcase_add_loop_test(tc, closed_loop_server_completes, 0, test_modes());
-	tcase_add_loop_test(tc, open_loop_handler_exits_at_eof, 0, test_modes());
+	tcase_add_loop_test(tc, closed_loop_server_completes, test_first_mode(), test_modes());
+	tcase_add_loop_test(tc, open_loop_handler_exits_at_eof, test_first_mode(), test_modes());
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;

@@ -186,6 +186,11 @@ int64_t test_wait_probe_stop(struct test_wait_probe *p)
 	return failed ? -1 : sum;
 }
 
+int test_first_mode(void)
+{
+	return test_under_tsan() ? 1 : 0;
+}
+
 int test_modes(void)
 {
 	return test_under_valgrind() ? 1 : 2;

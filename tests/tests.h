@@ -58,6 +58,13 @@ int64_t test_wait_probe_stop(struct test_wait_probe *p);
  * valgrind setup), where the heavy runs are cut short. */
 bool test_under_valgrind(void);
 bool test_under_tsan(void);
+/* Test cases that run no native thread: ThreadSanitizer's run
+ * (scripts/run-tests --tsan) leaves them out through CK_EXCLUDE_TAGS, as
+ * a simulation runs on one thread and TSan has nothing there to see. */
+#define TEST_SIM_ONLY "sim-only"
+/* The first mode of a loop over test_modes(): 0 (simulated) but under
+ * ThreadSanitizer, where only the native mode (1) runs. */
+int test_first_mode(void);
 /* How many modes a both-modes loop test runs: 2 (0 simulated, 1 native),
  * or under valgrind only the simulated one.  Native runs are ASan's and
  * TSan's to check: under valgrind, which runs one thread at a time, the
