@@ -107,13 +107,10 @@ const char *jv_idx(char *buf, size_t n, const char *parent, int i)
 
 bool jv_fail(const struct jv *j, const char *path, const char *fmt, ...)
 {
-	char *what = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vasprintf(&what, fmt, ap);
+	char *what = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		die_oom(0);
 	/* err_set shortens the whole, keeping its end: the reason */
 	err_set(j->e, "%s: %s: %s", j->file, path, what);
 	free(what);
