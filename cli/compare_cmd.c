@@ -22,7 +22,6 @@
 
 #define CMD "compare"
 #define MAX_SEEDS 10000
-#define MAX_SETS 64
 
 void cli_help_compare(FILE *f)
 {
@@ -683,113 +682,87 @@ static int run_all(struct compare *c, struct cli_run *run, const char *json)
 	return 0;
 }
 
+/* compare's own options beside the shared ones: --seeds, --json, --csv;
+ * --native is refused. */
+struct compare_own {
+	const char *json, *csv;
+	uint64_t nseeds;
+};
+
+static int compare_own_kind(void *ctx, const char *a)
+{
+	(void)ctx;
+	if (strcmp(a, "--native") == 0)
+		return cli_usage_error(CMD, "--native: compare runs simulations only "
+				       "(`schedlab run --native` runs one policy natively)");
+	if (strcmp(a, "--json") == 0 || strcmp(a, "--csv") == 0 || strcmp(a, "--seeds") == 0)
+		return CLI_OWN_VALUE;
+	return CLI_OWN_NONE;
+}
+
+static int compare_own_value(void *ctx, const char *a, const char *v)
+{
+	struct compare_own *c = ctx;
+	if (strcmp(a, "--json") == 0) {
+		c->json = v;
+	} else if (strcmp(a, "--csv") == 0) {
+		c->csv = v;
+	} else if (!cli_parse_u64(v, MAX_SEEDS, &c->nseeds) || c->nseeds == 0) {
+		return cli_usage_error(CMD, "--seeds %s: expected a number from 1 to %d", v,
+				       MAX_SEEDS);
+	}
+	return 0;
+}
+
 int cmd_compare(int argc, char **argv)
 {
-	const char *policies = NULL, *topology = NULL, *workload = NULL, *json = NULL, *csv = NULL;
-	const char *sets[MAX_SETS];
-	int nsets = 0;
-	uint64_t seed = 1, procs = 0, nseeds = 1;
-	bool seed_given = false;
 	struct cli_run limits = { .seed = 0 };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char **val = NULL;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			cli_help_compare(stdout);
-			return 0;
-		} else if (strcmp(a, "--native") == 0) {
-			return cli_usage_error(CMD, "--native: compare runs simulations only "
-					       "(`schedlab run --native` runs one policy natively)");
-		} else if (strcmp(a, "-p") == 0 || strcmp(a, "--policy") == 0) {
-			val = &policies;
-		} else if (strcmp(a, "-t") == 0 || strcmp(a, "--topology") == 0) {
-			val = &topology;
-		} else if (strcmp(a, "-w") == 0 || strcmp(a, "--workload") == 0) {
-			val = &workload;
-		} else if (strcmp(a, "--json") == 0) {
-			val = &json;
-		} else if (strcmp(a, "--csv") == 0) {
-			val = &csv;
-		} else if (strcmp(a, "--procs") != 0 && strcmp(a, "--seed") != 0 &&
-			   strcmp(a, "--seeds") != 0 && strcmp(a, "--set") != 0 &&
-			   !cli_is_limit_option(a)) {
-			return cli_usage_error(CMD, "unknown option '%s'", a);
-		}
-		if (++i == argc)
-			return cli_usage_error(CMD, "option %s needs a value", a);
-		const char *v = argv[i];
-		if (val) {
-			*val = v;
-		} else if (cli_is_limit_option(a)) {
-			int rc = cli_parse_limit(CMD, a, v, &limits);
-			if (rc)
-				return rc;
-		} else if (strcmp(a, "--procs") == 0) {
-			if (!cli_parse_u64(v, 4096, &procs) || procs == 0)
-				return cli_usage_error(CMD, "--procs %s: expected a number from 1 to 4096",
-						       v);
-		} else if (strcmp(a, "--seeds") == 0) {
-			if (!cli_parse_u64(v, MAX_SEEDS, &nseeds) || nseeds == 0)
-				return cli_usage_error(CMD, "--seeds %s: expected a number from 1 to %d", v,
-						       MAX_SEEDS);
-		} else if (strcmp(a, "--seed") == 0) {
-			seed_given = true;
-			if (!cli_parse_u64(v, UINT64_MAX, &seed))
-				return cli_usage_error(CMD, "--seed %s: expected a non-negative integer",
-						       v);
-		} else {
-			if (nsets == MAX_SETS)
-				return cli_usage_error(CMD, "at most %d --set options", MAX_SETS);
-			sets[nsets++] = v;
-		}
-	}
-	if (!policies)
+	struct cli_opts o = { .cmd = CMD, .limits = &limits };
+	struct compare_own own = { .nseeds = 1 };
+	const struct cli_own own_ops = { cli_help_compare, compare_own_kind, compare_own_value, &own };
+	int rc = cli_parse_options(&o, argc, argv, &own_ops);
+	if (rc || o.help)
+		return rc;
+	const char *json = own.json, *csv = own.csv;
+	uint64_t seed = o.seed, nseeds = own.nseeds;
+	if (!o.policy)
 		return cli_usage_error(CMD, "missing -p P1,P2,...");
 	if (json && csv)
 		return cli_usage_error(CMD, "--json and --csv: choose one");
 	if (seed > UINT64_MAX - (nseeds - 1))
 		return cli_usage_error(CMD, "--seeds %llu: the seeds from %llu would pass 2^64 - 1",
 				       (unsigned long long)nseeds, (unsigned long long)seed);
-	if (!workload)
-		workload = CLI_DEFAULT_WORKLOAD;
 	int claim = json ? cli_out_claim(CMD, "--json", json) : csv ? cli_out_claim(CMD, "--csv", csv) : 0;
 	if (claim)
 		return claim;
 
 	struct compare c = { .seed = seed, .nseeds = (int)nseeds };
-	int rc = columns_parse(&c, policies, sets, nsets);
-	if (rc) {
-		columns_free(&c);
-		return rc;
-	}
 	struct topo *topo = NULL;
 	struct workload *wl = NULL;
+	struct cli_run *run = NULL;
+	rc = columns_parse(&c, o.policy, o.sets, o.nsets);
+	if (rc)
+		goto out;
 	bool is_trace;
 	uint64_t trace_seed;
-	rc = cli_load_inputs(topology, workload, &topo, &wl, &is_trace, &trace_seed);
+	rc = cli_load_inputs(o.topology, o.workload, &topo, &wl, &is_trace, &trace_seed);
 	if (rc == 0 && is_trace) {
 		/* a trace replays the draws of the seed it was expanded with */
 		if (nseeds > 1)
 			rc = cli_usage_error(CMD, "--seeds %llu: the trace %s replays the draws of one "
-					     "seed, %llu", (unsigned long long)nseeds, workload,
+					     "seed, %llu", (unsigned long long)nseeds, o.workload,
 					     (unsigned long long)trace_seed);
-		else if (seed_given && seed != trace_seed)
-			rc = cli_usage_error(CMD, "--seed %llu: the trace %s was expanded with seed %llu",
-					     (unsigned long long)seed, workload,
-					     (unsigned long long)trace_seed);
+		else
+			rc = cli_check_trace_seed(&o, trace_seed);
 		c.seed = trace_seed;
 	}
-	if (rc) {
-		wl_free(wl);
-		topo_free(topo);
-		columns_free(&c);
-		return rc;
-	}
-	struct cli_run *run = xcalloc(1, sizeof(*run));
+	if (rc)
+		goto out;
+	run = xcalloc(1, sizeof(*run));
 	run->api = &sim__rt_api;
 	run->topo = topo;
 	run->wl = wl;
-	run->procs = procs ? (int)procs : topo->npus;
+	run->procs = o.procs ? (int)o.procs : topo->npus;
 	run->max_sim_ns = limits.max_sim_ns;
 	run->max_wall_ns = limits.max_wall_ns;
 	run->max_memory = limits.max_memory;
@@ -806,17 +779,18 @@ int cmd_compare(int argc, char **argv)
 			}
 		}
 		if (json) {
-			cJSON *o = compare_json(&c, run, stats);
-			rc = cli_write_json(CMD, json, o);
-			cJSON_Delete(o);
+			cJSON *report = compare_json(&c, run, stats);
+			rc = cli_write_json(CMD, json, report);
+			cJSON_Delete(report);
 		} else if (csv) {
 			rc = write_csv(csv, &c, stats);
 		}
-		const char *out = json ? json : csv;
-		if (rc == 0 && (!out || strcmp(out, "-") != 0))
+		const char *file = json ? json : csv;
+		if (rc == 0 && (!file || strcmp(file, "-") != 0))
 			print_table(&c, run, shown, stats);
 		free(stats);
 	}
+out:
 	cJSON_Delete(c.runs);
 	free(run);
 	wl_free(wl);

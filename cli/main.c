@@ -66,11 +66,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *raw = NULL;
-	int n = vasprintf(&raw, fmt, ap);
+	char *raw = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		die_oom(0);
 	/* options echo what was typed: one line of text, reason kept */
 	char *shown = str_shown(raw, 1024);
 	fprintf(stderr, "schedlab %s: %s (see schedlab %s --help)\n", cmd, shown, cmd);

@@ -1,11 +1,13 @@
 /* One run as the command line makes it -- its set-up from the options'
  * values and its report, text or JSON -- shared by `schedlab run` and
- * `schedlab compare`.  Internal to cli/; implemented in run_cmd.c. */
+ * `schedlab compare`, and the options they share.  Internal to cli/;
+ * implemented in run_cmd.c and options.c. */
 #ifndef SCHEDLAB_CLI_RUN_H
 #define SCHEDLAB_CLI_RUN_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -30,6 +32,52 @@ struct cli_run {
 };
 
 /* ---- Set-up ---- */
+
+/* ---- Options (options.c) ---- */
+
+#define CLI_MAX_SETS 64
+
+/* The options run, compare and workload expand share: -p, -t, -w, --procs,
+ * --seed, --set and the limits. */
+struct cli_opts {
+	const char *cmd;               /* for messages: "run", "compare"... */
+	const char *policy;            /* -p; set before parsing to a default, or NULL */
+	const char *topology;          /* -t, or NULL: the default */
+	const char *workload;          /* -w, or CLI_DEFAULT_WORKLOAD */
+	const char *sets[CLI_MAX_SETS];   /* --set KEY=VALUE, in order */
+	int nsets;
+	uint64_t seed, procs;          /* --seed (default 1), --procs (0: not given) */
+	bool seed_given;
+	const char *time_limit;        /* the first time limit given, or NULL */
+	struct cli_run *limits;        /* set before parsing: where the limits go */
+	bool help;                     /* -h or --help: the help was printed */
+};
+
+/* What an argument is to a command beside the shared options. */
+enum {
+	CLI_OWN_NONE = -1,             /* not one of its own */
+	CLI_OWN_FLAG = -2,             /* its own, taken, with no value */
+	CLI_OWN_VALUE = -3,            /* its own, and it takes the next argument */
+};
+
+/* A command's own options.  kind(ctx, a) returns a CLI_OWN_ value, or an
+ * exit status after a message (an option the command refuses); value(ctx,
+ * a, v) takes the value of a CLI_OWN_VALUE option: 0 or an exit status
+ * after a message. */
+struct cli_own {
+	void (*help)(FILE *f);
+	int (*kind)(void *ctx, const char *a);
+	int (*value)(void *ctx, const char *a, const char *v);
+	void *ctx;
+};
+
+/* Parses argv[1..] into o and the command's own options: 0, with o->help
+ * set if the help was printed; or an exit status after a usage message (an
+ * unknown option, a missing value, a bad shared value). */
+int cli_parse_options(struct cli_opts *o, int argc, char **argv, const struct cli_own *own);
+/* A trace replays the draws of the seed it was expanded with: 0 if --seed
+ * agrees (or was not given), else a usage error's exit status. */
+int cli_check_trace_seed(const struct cli_opts *o, uint64_t trace_seed);
 
 /* A decimal integer from 0 to max, nothing else. */
 bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out);

@@ -487,8 +487,6 @@ int cli_write_json(const char *cmd, const char *path, const cJSON *o)
 	return rc;
 }
 
-#define MAX_SETS 64
-
 static int run_main(int argc, char **argv, const char *cmd, const char *expand);
 
 static int write_trace(const char *cmd, const char *path, const struct workload *wl, uint64_t seed,
@@ -567,144 +565,116 @@ void cli_help_workload(FILE *f)
 		"4), and the recorded draws count against --max-memory.\n");
 }
 
+/* run's own options beside the shared ones: --native and --json; expand's,
+ * -o. */
+struct run_own {
+	const char *expand;            /* -o (workload expand), or NULL for run */
+	bool native;
+	const char *json;
+};
+
+static int run_own_kind(void *ctx, const char *a)
+{
+	struct run_own *r = ctx;
+	if (strcmp(a, "--native") == 0 && !r->expand) {
+		r->native = true;
+		return CLI_OWN_FLAG;
+	}
+	if (strcmp(a, "--json") == 0 && !r->expand)
+		return CLI_OWN_VALUE;
+	if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && r->expand)
+		return CLI_OWN_VALUE;
+	return CLI_OWN_NONE;
+}
+
+static int run_own_value(void *ctx, const char *a, const char *v)
+{
+	struct run_own *r = ctx;
+	if (strcmp(a, "--json") == 0)
+		r->json = v;
+	else
+		r->expand = v;
+	return 0;
+}
+
 /* `run', and `workload expand' (expand: where the trace goes; the run is
  * simulated and reports nothing else). */
 static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 {
-	const char *policy = expand ? "steal" : NULL, *topology = NULL, *workload = NULL,
-		   *json = NULL;
-	const char *sets[MAX_SETS];
-	int nsets = 0;
-	uint64_t seed = 1, procs = 0;
-	bool native = false, seed_given = false;
 	struct cli_run run = { .seed = 0 };
-	const char *time_limit = NULL;   /* the first time limit given (for --native's error) */
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char **val = NULL;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			if (expand)
-				cli_help_workload(stdout);
-			else
-				cli_help_run(stdout);
-			return 0;
-		} else if (strcmp(a, "--native") == 0 && !expand) {
-			native = true;
-			continue;
-		} else if (strcmp(a, "-p") == 0 || strcmp(a, "--policy") == 0) {
-			val = &policy;
-		} else if (strcmp(a, "-t") == 0 || strcmp(a, "--topology") == 0) {
-			val = &topology;
-		} else if (strcmp(a, "-w") == 0 || strcmp(a, "--workload") == 0) {
-			val = &workload;
-		} else if (strcmp(a, "--json") == 0 && !expand) {
-			val = &json;
-		} else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && expand) {
-			val = &expand;
-		} else if (strcmp(a, "--procs") != 0 && strcmp(a, "--seed") != 0 &&
-			   strcmp(a, "--set") != 0 && !cli_is_limit_option(a)) {
-			return cli_usage_error(cmd, "unknown option '%s'", a);
-		}
-		if (++i == argc)
-			return cli_usage_error(cmd, "option %s needs a value", a);
-		const char *v = argv[i];
-		if (val) {
-			*val = v;
-		} else if (cli_is_limit_option(a)) {
-			int rc = cli_parse_limit(cmd, a, v, &run);
-			if (rc)
-				return rc;
-			if (!time_limit && strcmp(a, "--max-memory") != 0)
-				time_limit = a;
-		} else if (strcmp(a, "--procs") == 0) {
-			if (!cli_parse_u64(v, 4096, &procs) || procs == 0)
-				return cli_usage_error(cmd, "--procs %s: expected a number from 1 to 4096",
-						       v);
-		} else if (strcmp(a, "--seed") == 0) {
-			seed_given = true;
-			if (!cli_parse_u64(v, UINT64_MAX, &seed))
-				return cli_usage_error(cmd, "--seed %s: expected a non-negative integer",
-						       v);
-		} else {
-			if (nsets == MAX_SETS)
-				return cli_usage_error(cmd, "at most %d --set options", MAX_SETS);
-			sets[nsets++] = v;
-		}
-	}
-	if (!policy)
+	struct cli_opts o = { .cmd = cmd, .policy = expand ? "steal" : NULL, .limits = &run };
+	struct run_own own = { .expand = expand };
+	const struct cli_own own_ops = {
+		expand ? cli_help_workload : cli_help_run, run_own_kind, run_own_value, &own,
+	};
+	int rc = cli_parse_options(&o, argc, argv, &own_ops);
+	if (rc || o.help)
+		return rc;
+	bool native = own.native;
+	const char *json = own.json;
+	expand = own.expand;
+	if (!o.policy)
 		return cli_usage_error(cmd, "missing -p POLICY");
-	if (!workload)
-		workload = CLI_DEFAULT_WORKLOAD;
-	if (native && topology && strcmp(topology, "host") != 0)
+	if (native && o.topology && strcmp(o.topology, "host") != 0)
 		return cli_usage_error(cmd, "--native runs on this machine: -t must be host, not '%s'",
-				       topology);
-	if (native && time_limit)
+				       o.topology);
+	if (native && o.time_limit)
 		return cli_usage_error(cmd, "%s: only a simulated run is cut at a time limit, not a "
-				       "--native one", time_limit);
+				       "--native one", o.time_limit);
 	int claim = json ? cli_out_claim(cmd, "--json", json)
 		  : expand ? cli_out_claim(cmd, "-o", expand) : 0;
 	if (claim)
 		return claim;
 
 	run.api = native ? &nat__rt_api : &sim__rt_api;
-	run.seed = seed;
-	run.pol = run.api->pol_find(policy);
+	run.seed = o.seed;
+	run.pol = run.api->pol_find(o.policy);
 	if (!run.pol) {
 		char names[256];
 		cli_policy_names(run.api, names, sizeof(names));
-		return cli_usage_error(cmd, "-p %s: no such policy (policies: %s)", policy, names);
+		return cli_usage_error(cmd, "-p %s: no such policy (policies: %s)", o.policy, names);
 	}
 	int64_t *knobs = cli_knobs_new(run.pol);
+	struct topo *topo = NULL;
+	struct workload *wl = NULL;
+	struct rt *rt = NULL;
 	struct err e = { "" };
-	for (int i = 0; i < nsets; i++) {
-		if (!pol_set_knob(run.pol, knobs, sets[i], &e)) {
-			free(knobs);
-			return cli_usage_error(cmd, "%s", e.msg);
+	for (int i = 0; i < o.nsets; i++) {
+		if (!pol_set_knob(run.pol, knobs, o.sets[i], &e)) {
+			rc = cli_usage_error(cmd, "%s", e.msg);
+			goto out;
 		}
 	}
 	run.knobs = knobs;
 
-	struct topo *topo;
-	struct workload *wl;
 	bool is_trace;
 	uint64_t trace_seed;
-	int rc = cli_load_inputs(native ? "host" : topology, workload, &topo, &wl, &is_trace,
-				 &trace_seed);
-	if (rc) {
-		free(knobs);
-		return rc;
-	}
+	rc = cli_load_inputs(native ? "host" : o.topology, o.workload, &topo, &wl, &is_trace,
+			     &trace_seed);
+	if (rc)
+		goto out;
 	if (is_trace) {
 		/* the trace's draws are its seed's: a replay under another seed
 		 * would mix them with other scheduling choices */
-		if (seed_given && seed != trace_seed) {
-			wl_free(wl);
-			topo_free(topo);
-			free(knobs);
-			return cli_usage_error(cmd, "--seed %llu: the trace %s was expanded with seed %llu",
-					       (unsigned long long)seed, workload,
-					       (unsigned long long)trace_seed);
-		}
-		seed = run.seed = trace_seed;
+		rc = cli_check_trace_seed(&o, trace_seed);
+		if (rc)
+			goto out;
+		run.seed = trace_seed;
 		if (expand) {
-			wl_free(wl);
-			topo_free(topo);
-			free(knobs);
-			return cli_usage_error(cmd, "%s is already a trace", workload);
+			rc = cli_usage_error(cmd, "%s is already a trace", o.workload);
+			goto out;
 		}
 	}
 	if (expand && !wl->source_json) {
-		wl_free(wl);
-		topo_free(topo);
-		free(knobs);
-		return cli_usage_error(cmd, "%s is built in C, not written in the workload language: "
-				       "it has nothing to expand", workload);
+		rc = cli_usage_error(cmd, "%s is built in C, not written in the workload language: "
+				     "it has nothing to expand", o.workload);
+		goto out;
 	}
 	run.topo = topo;
 	run.wl = wl;
-	run.procs = procs ? (int)procs : topo->npus;
+	run.procs = o.procs ? (int)o.procs : topo->npus;
 
-	struct rt *rt = cli_run_exec(&run, expand != NULL, &e);
+	rt = cli_run_exec(&run, expand != NULL, &e);
 	if (!rt) {
 		rc = cli_input_error(&e);
 	} else if (expand) {
@@ -713,14 +683,12 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 		if (rc == 0)
 			rc = cli_report_cut(cmd, &run, stderr);
 		if (rc == 0)
-			rc = write_trace(cmd, expand, wl, seed, run.api, rt);
-		run.api->destroy(rt);
+			rc = write_trace(cmd, expand, wl, run.seed, run.api, rt);
 	} else {
-		run.api->destroy(rt);
 		if (json) {
-			cJSON *o = cli_report_json(&run);
-			rc = cli_write_json(cmd, json, o);
-			cJSON_Delete(o);
+			cJSON *report = cli_report_json(&run);
+			rc = cli_write_json(cmd, json, report);
+			cJSON_Delete(report);
 		}
 		if (!json || strcmp(json, "-") != 0)
 			cli_report_text(&run);
@@ -729,6 +697,9 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 		if (rc == 0)
 			rc = cli_report_cut(cmd, &run, stderr);
 	}
+out:
+	if (rt)
+		run.api->destroy(rt);
 	wl_free(wl);
 	topo_free(topo);
 	free(knobs);

@@ -265,7 +265,7 @@ int rt_select(struct m *m, const struct select_case *cases, uint32_t n, bool has
 	uint32_t perm[RT_SELECT_MAX];
 	for (uint32_t i = 0; i < n; i++) {
 		/* Fisher-Yates, swapping i with a random earlier-or-same slot */
-		uint32_t j = plat_fastrandn(m, i + 1);
+		uint32_t j = rt_fastrandn(m, i + 1);
 		perm[i] = i;
 		uint32_t t = perm[j];
 		perm[j] = perm[i];

@@ -24,7 +24,6 @@
 #define rt_collect PLAT_SYM(rt_collect)
 #define rt_free PLAT_SYM(rt_free)
 #define rt_mstart PLAT_SYM(rt_mstart)
-#define rt_g_run PLAT_SYM(rt_g_run)
 #define rt_startm PLAT_SYM(rt_startm)
 #define rt_startm_locked PLAT_SYM(rt_startm_locked)
 #define rt_startm_finish PLAT_SYM(rt_startm_finish)
@@ -50,37 +49,13 @@
 #define rt_newproc PLAT_SYM(rt_newproc)
 #define rt_ready PLAT_SYM(rt_ready)
 #define rt_park_commit PLAT_SYM(rt_park_commit)
-
-/* core/sysmon.c */
-#define rt_entersyscall PLAT_SYM(rt_entersyscall)
-#define rt_exitsyscall PLAT_SYM(rt_exitsyscall)
-#define rt_sysmon PLAT_SYM(rt_sysmon)
-#define rt_sysmon_wake PLAT_SYM(rt_sysmon_wake)
-
-/* core/time.c */
 #define rt_sleep PLAT_SYM(rt_sleep)
-#define rt_timers_init PLAT_SYM(rt_timers_init)
-#define rt_timers_free PLAT_SYM(rt_timers_free)
-#define rt_timer_add PLAT_SYM(rt_timer_add)
-#define rt_run_timers PLAT_SYM(rt_run_timers)
-#define rt_check_all_timers PLAT_SYM(rt_check_all_timers)
-#define rt_timers_next PLAT_SYM(rt_timers_next)
-#define rt_wake_netpoller PLAT_SYM(rt_wake_netpoller)
-#define rt_poll_block PLAT_SYM(rt_poll_block)
-#define rt_idle PLAT_SYM(rt_idle)
-
-/* core/netpoll.c */
-#define rt_netpoll_init PLAT_SYM(rt_netpoll_init)
-#define rt_netpoll_start PLAT_SYM(rt_netpoll_start)
-#define rt_netpoll_fini PLAT_SYM(rt_netpoll_fini)
-#define rt_netpoll_any_waiters PLAT_SYM(rt_netpoll_any_waiters)
-#define rt_netpoll_read PLAT_SYM(rt_netpoll_read)
-#define rt_netpoll_now PLAT_SYM(rt_netpoll_now)
-#define rt_netpoll_wait PLAT_SYM(rt_netpoll_wait)
-#define rt_netpoll_inject PLAT_SYM(rt_netpoll_inject)
-#define rt_netpoll_open PLAT_SYM(rt_netpoll_open)
-#define rt_netpoll_close PLAT_SYM(rt_netpoll_close)
-#define rt_netpoll_fd_wait PLAT_SYM(rt_netpoll_fd_wait)
+#define rt_panic PLAT_SYM(rt_panic)
+#define rt_cut PLAT_SYM(rt_cut)
+#define rt_newg PLAT_SYM(rt_newg)
+#define rt_startg PLAT_SYM(rt_startg)
+#define rt_sleep_park PLAT_SYM(rt_sleep_park)
+#define rt_mem_charge PLAT_SYM(rt_mem_charge)
 
 /* core/runq.c */
 #define rt_runq_init PLAT_SYM(rt_runq_init)
@@ -88,7 +63,6 @@
 #define rt_runqget_lifo PLAT_SYM(rt_runqget_lifo)
 #define rt_sharedq_put PLAT_SYM(rt_sharedq_put)
 #define rt_sharedq_get PLAT_SYM(rt_sharedq_get)
-#define rt_g_stack_move PLAT_SYM(rt_g_stack_move)
 #define rt_sharedq_putlist PLAT_SYM(rt_sharedq_putlist)
 #define rt_sharedq_get_ready_by PLAT_SYM(rt_sharedq_get_ready_by)
 #define rt_p_has_work PLAT_SYM(rt_p_has_work)
@@ -115,35 +89,66 @@
 #define rt_waitgroup_new PLAT_SYM(rt_waitgroup_new)
 #define rt_waitgroup_add PLAT_SYM(rt_waitgroup_add)
 #define rt_waitgroup_wait PLAT_SYM(rt_waitgroup_wait)
-#define rt_panic PLAT_SYM(rt_panic)
-#define rt_cut PLAT_SYM(rt_cut)
 
-/* policies/registry.c and the policies */
-#define pol_count PLAT_SYM(pol_count)
-#define pol_at PLAT_SYM(pol_at)
-#define pol_find PLAT_SYM(pol_find)
-#define rt_api_impl PLAT_SYM(rt_api)
-#define pol_steal PLAT_SYM(pol_steal)
-#define pol_global PLAT_SYM(pol_global)
-#define pol_numa PLAT_SYM(pol_numa)
+/* core/time.c */
+#define rt_timers_init PLAT_SYM(rt_timers_init)
+#define rt_timers_free PLAT_SYM(rt_timers_free)
+#define rt_timer_add PLAT_SYM(rt_timer_add)
+#define rt_run_timers PLAT_SYM(rt_run_timers)
+#define rt_check_all_timers PLAT_SYM(rt_check_all_timers)
+#define rt_timers_next PLAT_SYM(rt_timers_next)
+#define rt_wake_netpoller PLAT_SYM(rt_wake_netpoller)
+#define rt_poll_block PLAT_SYM(rt_poll_block)
+#define rt_idle PLAT_SYM(rt_idle)
 
+/* core/sysmon.c */
+#define rt_entersyscall PLAT_SYM(rt_entersyscall)
+#define rt_exitsyscall PLAT_SYM(rt_exitsyscall)
+#define rt_sysmon PLAT_SYM(rt_sysmon)
+#define rt_sysmon_wake PLAT_SYM(rt_sysmon_wake)
+
+/* core/netpoll.c */
+#define rt_netpoll_init PLAT_SYM(rt_netpoll_init)
+#define rt_netpoll_start PLAT_SYM(rt_netpoll_start)
+#define rt_netpoll_fini PLAT_SYM(rt_netpoll_fini)
+#define rt_netpoll_any_waiters PLAT_SYM(rt_netpoll_any_waiters)
+#define rt_netpoll_now PLAT_SYM(rt_netpoll_now)
+#define rt_netpoll_wait PLAT_SYM(rt_netpoll_wait)
+#define rt_netpoll_inject PLAT_SYM(rt_netpoll_inject)
+#define rt_netpoll_open PLAT_SYM(rt_netpoll_open)
+#define rt_netpoll_close PLAT_SYM(rt_netpoll_close)
+#define rt_netpoll_fd_wait PLAT_SYM(rt_netpoll_fd_wait)
 #define rt_arrivals_next PLAT_SYM(rt_arrivals_next)
 #define rt_netpoll_take PLAT_SYM(rt_netpoll_take)
 #define rt_netpoll_accept PLAT_SYM(rt_netpoll_accept)
 #define rt_netpoll_respond PLAT_SYM(rt_netpoll_respond)
-#define rt_newg PLAT_SYM(rt_newg)
-#define rt_startg PLAT_SYM(rt_startg)
-#define rt_sleep_park PLAT_SYM(rt_sleep_park)
+
+/* workloads/interp.c */
+#define rt_g_run PLAT_SYM(rt_g_run)
+#define rt_g_stack_move PLAT_SYM(rt_g_stack_move)
 #define rt_stream_init PLAT_SYM(rt_stream_init)
 #define rt_draw PLAT_SYM(rt_draw)
 #define rt_objs_add PLAT_SYM(rt_objs_add)
-#define rt_mem_charge PLAT_SYM(rt_mem_charge)
 #define rt_budget_panic PLAT_SYM(rt_budget_panic)
 #define rt_account_user PLAT_SYM(rt_account_user)
 #define rt_interp_init PLAT_SYM(rt_interp_init)
 #define rt_interp_free PLAT_SYM(rt_interp_free)
 #define rt_prog_init_g PLAT_SYM(rt_prog_init_g)
-
 #define rt_draws PLAT_SYM(rt_draws)
+
+/* policies/registry.c */
+#define pol_count PLAT_SYM(pol_count)
+#define pol_at PLAT_SYM(pol_at)
+#define pol_find PLAT_SYM(pol_find)
+#define rt_api_impl PLAT_SYM(rt_api)
+
+/* policies/global.c */
+#define pol_global PLAT_SYM(pol_global)
+
+/* policies/steal.c */
+#define pol_steal PLAT_SYM(pol_steal)
+
+/* policies/numa.c */
+#define pol_numa PLAT_SYM(pol_numa)
 
 #endif

@@ -147,9 +147,6 @@
  *     bool plat_rt_init(struct rt *, struct err *)   after the core's own set-up
  *     void plat_rt_run(struct rt *)   runs M0 (and everything it starts) to the end
  *     void plat_rt_fini(struct rt *)
- *
- *   Per-M random numbers (common to both platforms, below):
- *     uint32_t plat_fastrand(struct m *), plat_fastrandn(struct m *, uint32_t n)
  */
 #ifndef SCHEDLAB_CORE_PLATFORM_H
 #define SCHEDLAB_CORE_PLATFORM_H
@@ -193,23 +190,5 @@ enum g_why {
 #else
 #error "compile the scheduler core with -DSCHEDLAB_SIM or -DSCHEDLAB_NATIVE"
 #endif
-
-/* ---- Common to both platforms ---- */
-
-/* wyrand (Wang Yi's generator, as Go's runtime uses): one 64-bit add and a
- * 128-bit multiply per number.  The state is the M's own, so no line is
- * shared and simulated runs stay deterministic. */
-static inline uint32_t plat_fastrand_state(uint64_t *state)
-{
-	*state += 0xa0761d6478bd642fULL;
-	__uint128_t r = (__uint128_t)*state * (*state ^ 0xe7037ed1a0b428dbULL);
-	return (uint32_t)((uint64_t)(r >> 64) ^ (uint64_t)r);
-}
-
-/* A number in [0, n) without division (Lemire's multiply-shift). */
-static inline uint32_t plat_fastrandn_state(uint64_t *state, uint32_t n)
-{
-	return (uint32_t)(((uint64_t)plat_fastrand_state(state) * n) >> 32);
-}
 
 #endif

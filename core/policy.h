@@ -1,7 +1,8 @@
 /* Policies and runs as the command line sees them: the policy table and its
  * knobs, what a run is given and what it measured.  Platform-independent:
  * both compilations of the core (sim and native) share these types, and
- * policies/rt_api.h puts the two side by side. */
+ * struct rt_api below puts the two side by side (each filled in by its
+ * compilation's policies/registry.c). */
 #ifndef SCHEDLAB_CORE_POLICY_H
 #define SCHEDLAB_CORE_POLICY_H
 

@@ -453,7 +453,7 @@ struct m {
 	struct rt_note park;     /* sleeps here when idle */
 	struct m *schedlink;     /* next on the idle list (sched.lock) */
 	struct m *alllink;       /* every M, newest first (set under sched.lock) */
-	uint64_t rand;           /* plat_fastrand state */
+	uint64_t rand;           /* rt_fastrand state */
 	void (*park_unlock)(void *); /* after G_PARK: run on the M once the G is off it */
 	void *park_arg;
 	struct m_stats stats;
@@ -462,8 +462,21 @@ struct m {
 	struct plat_m plat;
 };
 
-#define plat_fastrand(m) plat_fastrand_state(&(m)->rand)
-#define plat_fastrandn(m, n) plat_fastrandn_state(&(m)->rand, (n))
+/* wyrand (Wang Yi's generator, as Go's runtime uses): one 64-bit add and a
+ * 128-bit multiply per number.  The state is the M's own, so no line is
+ * shared and simulated runs stay deterministic. */
+static inline uint32_t rt_fastrand(struct m *m)
+{
+	m->rand += 0xa0761d6478bd642fULL;
+	__uint128_t r = (__uint128_t)m->rand * (m->rand ^ 0xe7037ed1a0b428dbULL);
+	return (uint32_t)((uint64_t)(r >> 64) ^ (uint64_t)r);
+}
+
+/* A number in [0, n) without division (Lemire's multiply-shift). */
+static inline uint32_t rt_fastrandn(struct m *m, uint32_t n)
+{
+	return (uint32_t)(((uint64_t)rt_fastrand(m) * n) >> 32);
+}
 
 struct sched {
 	struct rt_mutex lock;

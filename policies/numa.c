@@ -521,7 +521,7 @@ static struct g *steal_node_ps(struct m *m, struct numa *nu, int node, bool last
 	struct rt *rt = m->rt;
 	if (!nu->node_nps[node])
 		return NULL;
-	for (struct rt_steal_enum e = rt_steal_order_start(&nu->node_order[node], plat_fastrand(m));
+	for (struct rt_steal_enum e = rt_steal_order_start(&nu->node_order[node], rt_fastrand(m));
 	     !rt_steal_enum_done(&e); rt_steal_enum_next(&e)) {
 		struct g *g = steal_from(m, nu, rt->allp[nu->node_ps[node][e.pos]], last);
 		if (g)
@@ -538,7 +538,7 @@ static struct g *steal_work(struct m *m, struct numa *nu)
 	for (int i = 0; i < nu->steal_tries; i++) {
 		bool last = i == nu->steal_tries - 1;
 		if (!nu->hier) {
-			for (struct rt_steal_enum e = rt_steal_order_start(&nu->order, plat_fastrand(m));
+			for (struct rt_steal_enum e = rt_steal_order_start(&nu->order, rt_fastrand(m));
 			     !rt_steal_enum_done(&e); rt_steal_enum_next(&e)) {
 				struct g *g = steal_from(m, nu, rt->allp[e.pos], last);
 				if (g)

@@ -129,7 +129,7 @@ static struct g *steal_work(struct m *m, struct steal *st)
 	struct p *pp = m->p;
 	for (int i = 0; i < st->steal_tries; i++) {
 		bool last = i == st->steal_tries - 1;
-		for (struct rt_steal_enum e = rt_steal_order_start(&st->order, plat_fastrand(m));
+		for (struct rt_steal_enum e = rt_steal_order_start(&st->order, rt_fastrand(m));
 		     !rt_steal_enum_done(&e); rt_steal_enum_next(&e)) {
 			struct p *p2 = rt->allp[e.pos];
 			if (p2 == pp)

@@ -132,18 +132,15 @@ static struct topo *from_hwloc(hwloc_topology_t h, const char *label, struct err
 	int npus = count_type(h, HWLOC_OBJ_PU, label, e);
 	int npkg = count_type(h, HWLOC_OBJ_PACKAGE, label, e);
 	int nnodes = count_type(h, HWLOC_OBJ_NUMANODE, label, e);
-	if (ncores < 0 || npus < 0 || npkg < 0 || nnodes < 0) {
-		topo_free(t);
-		return NULL;
-	}
+	if (ncores < 0 || npus < 0 || npkg < 0 || nnodes < 0)
+		goto fail;
 	/* Some files have PUs without Core objects: each PU is then a core. */
 	hwloc_obj_type_t core_type = ncores > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
 	if (ncores == 0)
 		ncores = npus;
 	if (ncores <= 0 || npus <= 0) {
 		err_set(e, "%s: hwloc found no processing units", label);
-		topo_free(t);
-		return NULL;
+		goto fail;
 	}
 	t->ncores = ncores;
 	t->npus = npus;
@@ -188,11 +185,12 @@ static struct topo *from_hwloc(hwloc_topology_t h, const char *label, struct err
 	}
 	bool ok = read_caches(h, t, core_objs, label, e);
 	free(core_objs);
-	if (!ok || !read_distances(h, t, label, e)) {
-		topo_free(t);
-		return NULL;
-	}
+	if (!ok || !read_distances(h, t, label, e))
+		goto fail;
 	return t;
+fail:
+	topo_free(t);
+	return NULL;
 }
 
 static hwloc_topology_t open_hwloc(void)
@@ -449,23 +447,23 @@ struct topo *topo__load_xml_text(const char *text, size_t len, const char *label
 	char *canon = xml_contained(text, len, label, &n, e);
 	if (!canon)
 		return NULL;
+	struct topo *t = NULL;
 	hwloc_topology_t h = open_hwloc();
 	if (!h) {
-		free(canon);
 		err_set(e, "%s: hwloc could not initialise", label);
-		return NULL;
+		goto out;
 	}
 	/* hwloc's own export: a failure here is hwloc's, still reported */
 	if (hwloc_topology_set_xmlbuffer(h, canon, (int)n + 1) != 0 || hwloc_topology_load(h) != 0) {
 		err_set(e, "%s: hwloc cannot load its own export of this file (%s)", label,
 			errno ? strerror(errno) : "invalid content");
-		hwloc_topology_destroy(h);
-		free(canon);
-		return NULL;
+		goto out;
 	}
+	t = from_hwloc(h, label, e);
+out:
+	if (h)
+		hwloc_topology_destroy(h);
 	free(canon);
-	struct topo *t = from_hwloc(h, label, e);
-	hwloc_topology_destroy(h);
 	return t;
 }
 

@@ -328,25 +328,22 @@ static struct topo *load_doc(const struct jv *j, const cJSON *root, const char *
 		}
 	} else {
 		t = topo__new();
-		if (!parse_structure(j, root, t)) {
-			topo_free(t);
-			return NULL;
-		}
+		if (!parse_structure(j, root, t))
+			goto fail;
 	}
 	const cJSON *lat = cJSON_GetObjectItemCaseSensitive(root, "latency");
-	if (lat && !parse_latency(j, lat, t)) {
-		topo_free(t);
-		return NULL;
-	}
+	if (lat && !parse_latency(j, lat, t))
+		goto fail;
 	free(t->name);
 	free(t->description);
 	t->name = name ? xstrdup(name) : NULL;
 	t->description = desc ? xstrdup(desc) : NULL;
-	if (!topo__finish(t, j->file, j->e)) {
-		topo_free(t);
-		return NULL;
-	}
+	if (!topo__finish(t, j->file, j->e))
+		goto fail;
 	return t;
+fail:
+	topo_free(t);
+	return NULL;
 }
 
 static struct topo *load_text(const char *text, const char *label, const char *dir,

@@ -107,20 +107,17 @@ const char *jv_idx(char *buf, size_t n, const char *parent, int i)
 
 bool jv_fail(const struct jv *j, const char *path, const char *fmt, ...)
 {
-	char *what = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vasprintf(&what, fmt, ap);
+	char *what = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		die_oom(0);
 	/* err_set shortens the whole, keeping its end: the reason */
 	err_set(j->e, "%s: %s: %s", j->file, path, what);
 	free(what);
 	return false;
 }
 
-static const char *type_name(const cJSON *v)
+const char *jv_type_name(const cJSON *v)
 {
 	if (!v)
 		return "nothing";
@@ -143,7 +140,7 @@ bool jv_object(const struct jv *j, const cJSON *node, const char *path,
 	       const char *const *allowed)
 {
 	if (!cJSON_IsObject(node))
-		return jv_fail(j, path, "expected an object, got %s", type_name(node));
+		return jv_fail(j, path, "expected an object, got %s", jv_type_name(node));
 	for (const cJSON *it = node->child; it; it = it->next) {
 		bool ok = false;
 		for (const char *const *a = allowed; *a && !ok; a++)
@@ -171,7 +168,7 @@ bool jv_object(const struct jv *j, const cJSON *node, const char *path,
 bool jv_array(const struct jv *j, const cJSON *node, const char *path)
 {
 	if (!cJSON_IsArray(node))
-		return jv_fail(j, path, "expected an array, got %s", type_name(node));
+		return jv_fail(j, path, "expected an array, got %s", jv_type_name(node));
 	return true;
 }
 
@@ -197,7 +194,7 @@ bool jv_get_string(const struct jv *j, const cJSON *obj, const char *path, const
 	if (!cJSON_IsString(v)) {
 		char p[JV_PATH];
 		return jv_fail(j, jv_key(p, sizeof(p), path, key), "expected a string, got %s",
-			       type_name(v));
+			       jv_type_name(v));
 	}
 	/* Strings end up in messages, listings and reports, one per line. */
 	if (str_has_control(v->valuestring)) {
@@ -214,7 +211,7 @@ bool jv_as_int(const struct jv *j, const cJSON *v, const char *path, long min, l
 	       long *out)
 {
 	if (!cJSON_IsNumber(v))
-		return jv_fail(j, path, "expected an integer, got %s", type_name(v));
+		return jv_fail(j, path, "expected an integer, got %s", jv_type_name(v));
 	double d = v->valuedouble;
 	if (!isfinite(d) || d != floor(d))
 		return jv_fail(j, path, "expected an integer, got %g", d);
@@ -238,7 +235,7 @@ bool jv_get_int(const struct jv *j, const cJSON *obj, const char *path, const ch
 bool jv_as_positive(const struct jv *j, const cJSON *v, const char *path, double *out)
 {
 	if (!cJSON_IsNumber(v))
-		return jv_fail(j, path, "expected a number, got %s", type_name(v));
+		return jv_fail(j, path, "expected a number, got %s", jv_type_name(v));
 	double d = v->valuedouble;
 	if (!isfinite(d) || d <= 0)
 		return jv_fail(j, path, "must be a positive number, got %g", d);
@@ -269,7 +266,7 @@ bool jv_as_size(const struct jv *j, const cJSON *v, const char *path, uint64_t *
 	}
 	if (!cJSON_IsString(v))
 		return jv_fail(j, path, "expected a size (bytes, or a string like \"32KiB\"), got %s",
-			       type_name(v));
+			       jv_type_name(v));
 	const char *s = v->valuestring;
 	char *end;
 	errno = 0;

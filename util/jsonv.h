@@ -29,6 +29,9 @@ const char *jv_key(char *buf, size_t n, const char *parent, const char *key);
 const char *jv_idx(char *buf, size_t n, const char *parent, int i);
 #define JV_PATH 256
 
+/* What v is, for messages: "an object", "a number", "nothing" (NULL)... */
+const char *jv_type_name(const cJSON *v);
+
 bool jv_fail(const struct jv *j, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -41,15 +41,20 @@ char *xstrdup(const char *s)
 	return memcpy(xmalloc(n), s, n);
 }
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		die_oom(0);
+	return s;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = NULL;
-	int n = vasprintf(&s, fmt, ap);
+	char *s = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		die_oom(0);
 	return s;
 }
 
@@ -71,11 +76,8 @@ void err_set(struct err *e, const char *fmt, ...)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	char *raw = NULL;
-	int n = vasprintf(&raw, fmt, ap);
+	char *raw = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		die_oom(0);
 	char *esc = str_escape(raw);
 	str_fit(e->msg, sizeof(e->msg), esc);
 	free(esc);

@@ -3,6 +3,7 @@
 #ifndef SCHEDLAB_UTIL_H
 #define SCHEDLAB_UTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -14,6 +15,8 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same over a va_list (the caller's va_end stays the caller's). */
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /* "dir/numa4.json" -> "numa4": a file's base name without its extension. */
 char *path_stem(const char *path);
 

@@ -87,25 +87,6 @@ struct dist *dist_const(int64_t v)
 
 /* ---- parsing ---- */
 
-static const char *type_name(const cJSON *v)
-{
-	if (!v)
-		return "nothing";
-	if (cJSON_IsObject(v))
-		return "an object";
-	if (cJSON_IsArray(v))
-		return "an array";
-	if (cJSON_IsString(v))
-		return "a string";
-	if (cJSON_IsNumber(v))
-		return "a number";
-	if (cJSON_IsBool(v))
-		return "a boolean";
-	if (cJSON_IsNull(v))
-		return "null";
-	return "an unknown value";
-}
-
 static const char *unit_expected(enum dist_unit unit)
 {
 	switch (unit) {
@@ -199,7 +180,7 @@ static bool constant(const struct jv *j, const cJSON *v, const char *path, enum 
 			return false;
 		snprintf(got, sizeof(got), "\"%.80s\"", v->valuestring);
 	} else {
-		return jv_fail(j, path, "expected %s, got %s", unit_expected(unit), type_name(v));
+		return jv_fail(j, path, "expected %s, got %s", unit_expected(unit), jv_type_name(v));
 	}
 	if (!isfinite(x))
 		return jv_fail(j, path, "must be a finite number (got %s)", got);
@@ -216,7 +197,7 @@ static bool constant(const struct jv *j, const cJSON *v, const char *path, enum 
 static bool plain(const struct jv *j, const cJSON *v, const char *path, double *out)
 {
 	if (!cJSON_IsNumber(v))
-		return jv_fail(j, path, "expected a plain number, got %s", type_name(v));
+		return jv_fail(j, path, "expected a plain number, got %s", jv_type_name(v));
 	if (!isfinite(v->valuedouble))
 		return jv_fail(j, path, "must be a finite number (got %g)", v->valuedouble);
 	*out = v->valuedouble;
@@ -391,7 +372,7 @@ static struct dist *parse(const struct jv *j, const cJSON *v, const char *path,
 	}
 	if (!cJSON_IsObject(v)) {
 		jv_fail(j, path, "expected %s or a distribution like {\"exponential\": {\"mean\": ...}}, got %s",
-			unit_expected(unit), type_name(v));
+			unit_expected(unit), jv_type_name(v));
 		return NULL;
 	}
 	char list[256] = "";

@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "workloads/dist.h"
-#include "workloads/json.h"
+#include "workloads/program.h"
 
 #define MAIN_KEY 0x6d61696e2d67ULL
 

@@ -57,13 +57,10 @@ static bool fail(struct cc *c, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static bool fail(struct cc *c, const char *path, const char *fmt, ...)
 {
-	char *msg = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vasprintf(&msg, fmt, ap);
+	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		die_oom(0);
 	c->ok = false;
 	jv_fail(&c->j, path, "%s", msg);
 	free(msg);
