@@ -319,7 +319,10 @@ static void *global_obj(const struct rt *rt, enum prog_type t, uint32_t i)
 
 static int64_t eval(struct m *m, struct g *g, const struct prog_val *v);
 
-static int64_t eval_expr(struct m *m, struct g *g, const struct prog_expr *x)
+/* Kept out of eval: inlined there, GCC makes every operand's evaluation
+ * dearer (callgrind: +0.9% of a skynet run's instructions). */
+static __attribute__((noinline)) int64_t eval_expr(struct m *m, struct g *g,
+						   const struct prog_expr *x)
 {
 	int64_t a = eval(m, g, &x->a);
 	/* && and || do not evaluate what they do not need (a draw is not free) */
