@@ -50,7 +50,7 @@ struct body_ops {
 	/* Before the run is made: the configuration is one this body can
 	 * run (false: e says why). */
 	bool (*check)(const struct rt_config *cfg, struct err *e);
-	/* Makes the body's state of the run (rt->body_run) and sets rt->wl,
+	/* Makes the body's state of the run (rt->body_run) and sets rt->name,
 	 * after the core's state and the Ps; false: e says why, and
 	 * run_free is still called. */
 	bool (*run_new)(struct rt *rt, const struct rt_config *cfg, struct err *e);
