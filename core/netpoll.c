@@ -1,36 +1,33 @@
 /* The netpoller: network readiness making parked Gs runnable.
  *
- * A G that reads a workload's listener (accept) or connection (a request)
- * with nothing ready parks on its descriptor (pd->rg) instead of blocking
- * its M.  When data arrives is the workload's: a listener's connections
- * come at sampled gaps from the start of the run (or all at once for a
- * closed loop of clients), and a connection's next request comes a think
- * time after the answer to the last one is written.  The core keeps these
- * arrivals in one heap ordered by (time, sequence), so both platforms see
- * the same instants; a poll takes those that are due, as if the kernel
- * had reported them, and waits no later than the next one.  Each event
- * adds a unit of readable data to its descriptor and readies the parked
- * reader.  Ms poll in three places, as Go's do:
+ * Two kinds of source make data readable.  Natively the C API registers
+ * real file descriptors (sockets): a G tries the call, and only when it
+ * would block parks on the descriptor (pd->rg, pd->wg) until its next
+ * readiness edge, as Go's pollDesc does.  And a body may have sources of
+ * its own, whose data arrives at instants it decides: a workload's
+ * listeners and connections (workloads/net.c), with their arrivals in one
+ * heap ordered by (time, sequence), so both platforms see the same
+ * instants.  The core sees those through the body's net_ hooks
+ * [core/body.h]: when the next arrival is due, the arrivals due by now (a
+ * poll takes them as if the kernel had reported them, and waits no later
+ * than the next one), and applying one, which readies its parked reader.
+ * Ms poll in three places, as Go's do:
  *   - without waiting, in findrunnable after the run queues and before
  *     stealing, when some G waits on the network;
  *   - waiting, as the poller [time.c]: the one M that sleeps until the next
  *     timer also waits for readiness, so one M covers both;
  *   - and the Gs a poll readies are injected: some on the global queue
  *     with an M started for each idle P, the rest on the poller's P.
- * Natively the C API also registers real file descriptors (sockets): a G
- * tries the call, and only when it would block waits for the descriptor's
- * next readiness edge, as Go's pollDesc does.  Descriptors are never freed
- * while the run lasts, only reused: an event already fetched by one M may
- * name a descriptor another M has just closed, and must find memory that
- * is still a descriptor (a stale edge on a reused one costs one retry).
- * A descriptor's fields are guarded by its lock.  rt->sched.netpoll_waiters
- * counts Gs parked on descriptors that still expect data: while it is
- * non-zero the last idle M polls instead of parking, and a G waiting on a
- * descriptor with nothing more scheduled to arrive is not counted -- nothing can
- * wake it, and the deadlock check sees it. */
+ * Descriptors are never freed while the run lasts, only reused: an event
+ * already fetched by one M may name a descriptor another M has just
+ * closed, and must find memory that is still a descriptor (a stale edge
+ * on a reused one costs one retry).  A descriptor's fields are guarded by
+ * its lock.  rt->sched.netpoll_waiters counts Gs parked on sources that
+ * still expect data (rt_netpoll_waiters_add): while it is non-zero the
+ * last idle M polls instead of parking, and a G waiting on a source with
+ * nothing more scheduled to arrive is not counted -- nothing can wake it,
+ * and the deadlock check sees it. */
 #include "core/runtime.h"
-
-#include "workloads/dist.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -38,154 +35,23 @@
 
 #define NETPOLL_BATCH 64
 
-/* Stream keys of listeners (their connections are their children). */
-#define LISTENER_KEY 0x6c697374656e6572ULL
-
-static struct pollfd_desc *desc_new(struct rt *rt)
-{
-	struct pollfd_desc *pd = xcalloc(1, sizeof(*pd));
-	pd->line = plat_line_new(rt, 0);
-	rt_mutex_init(rt, &pd->lock, pd->line, RT_LOCK_NET);
-	return pd;
-}
-
 void rt_netpoll_init(struct rt *rt)
 {
-	const struct workload *w = rt->wl;
-	rt->arrivals_line = plat_line_model(rt);
-	rt_mutex_init(rt, &rt->arrivals_lock, rt->arrivals_line, RT_LOCK_NET);
-	plat_u64_init(&rt->arrival0, 0, rt->arrivals_line);
-	rt->listeners = xcalloc(w->nlisteners + 1, sizeof(*rt->listeners));
 	plat_netpoll_init(rt);
-	for (uint32_t i = 0; i < w->nlisteners; i++) {
-		struct pollfd_desc *pd = desc_new(rt);
-		pd->is_listener = true;
-		pd->lis = &w->listeners[i];
-		pd->index = i;
-		pd->remaining = pd->lis->count;
-		rt_stream_init(rt, &pd->rs, dist_key_child(LISTENER_KEY, i));
-		rt->listeners[i] = pd;
-	}
 }
 
-/* ---- Arrivals: a heap by (when, seq) ---- */
-
-static bool arrival_before(const struct arrival *a, const struct arrival *b)
-{
-	return a->when < b->when || (a->when == b->when && a->seq < b->seq);
-}
-
-/* arrivals_lock held */
-static void arrival_push(struct rt *rt, int64_t when, struct pollfd_desc *pd)
-{
-	if (rt->narrivals == rt->caparrivals) {
-		rt->caparrivals = rt->caparrivals ? 2 * rt->caparrivals : 64;
-		rt->arrivals = xrealloc(rt->arrivals, rt->caparrivals * sizeof(*rt->arrivals));
-	}
-	struct arrival x = { when, rt->arrivalseq++, pd };
-	uint32_t i = rt->narrivals++;
-	while (i > 0) {
-		uint32_t up = (i - 1) / 2;
-		if (!arrival_before(&x, &rt->arrivals[up]))
-			break;
-		rt->arrivals[i] = rt->arrivals[up];
-		i = up;
-	}
-	rt->arrivals[i] = x;
-}
-
-static struct arrival arrival_pop(struct rt *rt)
-{
-	struct arrival top = rt->arrivals[0], x = rt->arrivals[--rt->narrivals];
-	uint32_t i = 0, n = rt->narrivals;
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && arrival_before(&rt->arrivals[c + 1], &rt->arrivals[c]))
-			c++;
-		if (!arrival_before(&rt->arrivals[c], &x))
-			break;
-		rt->arrivals[i] = rt->arrivals[c];
-		i = c;
-	}
-	if (n)
-		rt->arrivals[i] = x;
-	return top;
-}
-
-/* arrival0 holds when + 1, so that an arrival at time 0 (a simulated
- * run's start) is not taken for none. */
-static void arrival0_update(struct rt *rt)
-{
-	/* seq_cst against the poller's flag, as a timer's [time.c: update_timer0] */
-	plat_store_u64(&rt->arrival0, rt->narrivals ? (uint64_t)rt->arrivals[0].when + 1 : 0,
-		       memory_order_seq_cst);
-}
-
-int64_t rt_arrivals_next(struct rt *rt)
-{
-	uint64_t v = plat_load_u64(&rt->arrival0, memory_order_seq_cst);
-	return v ? (int64_t)v - 1 : -1;
-}
-
-/* A listener's next connection, a sampled gap after the last (arrivals_lock
- * held: the listener's stream is the lock holder's). */
-static void listener_next(struct m *m, struct rt *rt, struct pollfd_desc *pd, int64_t last)
-{
-	const struct prog_listener *l = pd->lis;
-	if (pd->made == l->count)
-		return;
-	pd->made++;
-	arrival_push(rt, rt_time_after(last, l->closed ? 0 : rt_draw(m, &pd->rs, l->interval)), pd);
-}
-
-/* Sources of connections start with the run: an open loop's first
- * connection a gap after the start, a closed loop's clients all at once. */
+/* The body's sources of connections start with the run. */
 void rt_netpoll_start(struct rt *rt)
 {
-	struct m *m = rt->m0;
-	rt_lock(&rt->arrivals_lock);
-	for (uint32_t i = 0; i < rt->wl->nlisteners; i++) {
-		struct pollfd_desc *pd = rt->listeners[i];
-		uint64_t n = pd->lis->closed ? pd->lis->count : 1;
-		for (uint64_t k = 0; k < n; k++)
-			listener_next(m, rt, pd, rt->start_ns);
-	}
-	arrival0_update(rt);
-	rt_unlock(&rt->arrivals_lock);
+	if (rt->body->net_start)
+		rt->body->net_start(rt, rt->m0);
 }
 
-/* The arrivals due by now, as events.  A poll that must not wait (!wait)
- * gives up if another M holds the lock: that M is taking the due arrivals
- * right now, as one epoll_wait drains the ready list another then finds
- * empty.  Waiting instead would sleep on the futex behind every M that
- * spins into a poll at once -- the kernel's ready-list lock is a spinlock
- * held for a few list operations, and costs nothing like a sleep. */
+/* The body's arrivals due by now, as events [body_ops.net_due]. */
 static int arrivals_due(struct m *m, struct netpoll_event *ev, int max, bool wait)
 {
 	struct rt *rt = m->rt;
-	int64_t first = rt_arrivals_next(rt);
-	if (first < 0 || max <= 0)
-		return 0;
-	int64_t now = plat_nanotime();
-	if (first > now)
-		return 0;
-	int n = 0;
-	if (wait)
-		rt_lock(&rt->arrivals_lock);
-	else if (!rt_trylock(&rt->arrivals_lock))
-		return 0;
-	plat_shared_access(rt->arrivals_line, true);
-	while (n < max && rt->narrivals && rt->arrivals[0].when <= now) {
-		struct arrival a = arrival_pop(rt);
-		ev[n++] = (struct netpoll_event){ .pd = a.pd, .units = 1, .when = a.when };
-		if (a.pd->is_listener && !a.pd->lis->closed)
-			listener_next(m, rt, a.pd, a.when);
-	}
-	arrival0_update(rt);
-	rt_unlock(&rt->arrivals_lock);
-	return n;
+	return rt->body->net_due ? rt->body->net_due(m, ev, max, wait) : 0;
 }
 
 void rt_netpoll_fini(struct rt *rt)
@@ -197,12 +63,6 @@ void rt_netpoll_fini(struct rt *rt)
 		free(pd);
 	}
 	plat_netpoll_fini(rt);
-	for (uint32_t i = 0; i < rt->wl->nlisteners; i++) {
-		free(rt->listeners[i]->times);
-		free(rt->listeners[i]);
-	}
-	free(rt->listeners);
-	free(rt->arrivals);
 }
 
 bool rt_netpoll_any_waiters(struct rt *rt)
@@ -213,108 +73,6 @@ bool rt_netpoll_any_waiters(struct rt *rt)
 static void pd_unlock(void *arg)
 {
 	rt_unlock(&((struct pollfd_desc *)arg)->lock);
-}
-
-/* A listener's ring of arrival times, one per pending connection (its
- * lock held): units more arrived at when, already counted in pending. */
-static void times_push(struct pollfd_desc *pd, int64_t when, uint64_t units)
-{
-	uint64_t held = pd->pending - units;
-	if (pd->pending > pd->times_cap) {
-		uint64_t cap = pd->times_cap ? 2 * pd->times_cap : 16;
-		while (cap < pd->pending)
-			cap *= 2;
-		int64_t *t = xmalloc(cap * sizeof(*t));
-		for (uint64_t k = 0; k < held; k++)
-			t[k] = pd->times[(pd->times_head + k) % pd->times_cap];
-		free(pd->times);
-		pd->times = t;
-		pd->times_cap = cap;
-		pd->times_head = 0;
-	}
-	for (uint64_t k = 0; k < units; k++)
-		pd->times[(pd->times_head + held + k) % pd->times_cap] = when;
-}
-
-/* Takes a pending unit's arrival time (its lock held). */
-static int64_t take_unit(struct pollfd_desc *pd)
-{
-	pd->pending--;
-	if (!pd->is_listener)
-		return pd->arrived_at;
-	return pd->times[pd->times_head++ % pd->times_cap];
-}
-
-enum nr rt_netpoll_take(struct m *m, struct pollfd_desc *pd)
-{
-	struct g *g = m->curg;
-	rt_lock(&pd->lock);
-	plat_shared_access(pd->line, true);
-	if (pd->pending) {
-		g_frame(g)->last_arrival = take_unit(pd);
-		rt_unlock(&pd->lock);
-		return NR_TOOK;
-	}
-	if (pd->remaining == 0 && (pd->is_listener || pd->to_send == 0)) {
-		/* a listener with no more connections; a connection whose
-		 * client has sent its last request and had it answered */
-		rt_unlock(&pd->lock);
-		return NR_DONE;
-	}
-	if (pd->rg) {
-		rt_unlock(&pd->lock);
-		rt_panic(m, "two goroutines read %s at once",
-			 pd->is_listener ? pd->lis->name : "a connection");
-		return NR_TOOK;
-	}
-	pd->rg = g;
-	g->waitreason = pd->remaining ? "IO wait" : "IO wait (nothing more will arrive)";
-	if (pd->remaining)
-		plat_add_u32(&m->rt->sched.netpoll_waiters, 1, memory_order_release);
-	rt_park_commit(m, pd_unlock, pd);
-	return NR_PARK;
-}
-
-struct pollfd_desc *rt_netpoll_accept(struct m *m, struct pollfd_desc *lis)
-{
-	struct rt *rt = m->rt;
-	int64_t when = g_frame(m->curg)->last_arrival;
-	rt_lock(&lis->lock);
-	uint64_t index = lis->accepted++;
-	rt_unlock(&lis->lock);
-	struct pollfd_desc *c = desc_new(rt);
-	rt_stream_init(rt, &c->rs, dist_key_child(lis->rs.key, index));
-	int64_t requests = rt_draw(m, &c->rs, lis->lis->requests);
-	c->pending = requests > 0;
-	c->to_send = requests > 0 ? (uint64_t)requests - 1 : 0;
-	c->arrived_at = when;
-	c->lis = lis->lis;
-	rt_objs_add(m, PT_CONN, c);
-	return c;
-}
-
-void rt_netpoll_respond(struct m *m, struct pollfd_desc *c)
-{
-	struct rt *rt = m->rt;
-	rt_lock(&c->lock);
-	plat_shared_access(c->line, true);
-	if (!c->to_send) {
-		rt_unlock(&c->lock);
-		return;
-	}
-	c->to_send--;
-	int64_t when = rt_time_after(plat_nanotime(), rt_draw(m, &c->rs, c->lis->think));
-	if (c->remaining++ == 0 && c->rg) {
-		c->rg->waitreason = "IO wait";
-		plat_add_u32(&rt->sched.netpoll_waiters, 1, memory_order_release);
-	}
-	rt_unlock(&c->lock);
-	rt_lock(&rt->arrivals_lock);
-	plat_shared_access(rt->arrivals_line, true);
-	arrival_push(rt, when, c);
-	arrival0_update(rt);
-	rt_unlock(&rt->arrivals_lock);
-	rt_wake_netpoller(m, when);
 }
 
 /* A real descriptor's waiter and pending edge for one direction. */
@@ -343,7 +101,7 @@ static int fd_deliver(struct rt *rt, struct pollfd_desc *pd, uint32_t mode, stru
 			(*waiter)->wake = dirs[i] == NETPOLL_R ? RT_WAKE_NET_READ : RT_WAKE_NET_WRITE;
 			w[k++] = *waiter;
 			*waiter = NULL;
-			plat_add_u32(&rt->sched.netpoll_waiters, (uint32_t)-1, memory_order_release);
+			rt_netpoll_waiters_add(rt, -1);
 		} else {
 			*fd_edge(pd, dirs[i]) = true;
 		}
@@ -361,7 +119,7 @@ static struct g *deliver(struct rt *rt, const struct netpoll_event *ev, int n, u
 	*count = 0;
 	for (int i = 0; i < n; i++) {
 		struct pollfd_desc *pd = ev[i].pd;
-		if (pd->is_fd) {
+		if (pd) {
 			struct g *w[2];
 			int k = fd_deliver(rt, pd, ev[i].mode, w);
 			for (int j = 0; j < k; j++) {
@@ -374,31 +132,9 @@ static struct g *deliver(struct rt *rt, const struct netpoll_event *ev, int n, u
 			}
 			continue;
 		}
-		rt_lock(&pd->lock);
-		plat_shared_access(pd->line, true);
-		uint64_t units = ev[i].units < pd->remaining ? ev[i].units : pd->remaining;
-		pd->remaining -= units;
-		pd->pending += units;
-		if (pd->is_listener) {
-			times_push(pd, ev[i].when, units);
-		} else {
-			pd->arrived_at = ev[i].when;
-		}
-		struct g *g = NULL;
-		if (pd->rg && pd->pending) {
-			g = pd->rg;
-			pd->rg = NULL;
-			g_frame(g)->last_arrival = take_unit(pd);
-			plat_add_u32(&rt->sched.netpoll_waiters, (uint32_t)-1, memory_order_release);
-		} else if (pd->rg && pd->remaining == 0) {
-			/* its reader will now wait forever: no longer a waiter */
-			plat_add_u32(&rt->sched.netpoll_waiters, (uint32_t)-1, memory_order_release);
-			pd->rg->waitreason = "IO wait (nothing more will arrive)";
-		}
-		rt_unlock(&pd->lock);
+		struct g *g = rt->body->net_deliver(rt, &ev[i]);
 		if (g) {
 			assert(g->status == G_WAITING);
-			g->wake = pd->is_listener ? RT_WAKE_NET_ACCEPT : RT_WAKE_NET_READ;
 			g->status = G_RUNNABLE;
 			g->runnable_since = now;
 			g->schedlink = NULL;
@@ -526,7 +262,6 @@ struct pollfd_desc *rt_netpoll_open(struct m *m, int fd)
 		pd = xcalloc(1, sizeof(*pd));
 		pd->line = plat_line_new(rt, 0);
 		rt_mutex_init(rt, &pd->lock, pd->line, RT_LOCK_NET);
-		pd->is_fd = true;
 		pd->all_link = rt->fdall;
 		rt->fdall = pd;
 	}
@@ -562,7 +297,7 @@ void rt_netpoll_close(struct m *m, struct pollfd_desc *pd)
 	plat_netpoll_close(rt, pd);
 	for (int i = 0; i < 2; i++) {
 		if (w[i]) {
-			plat_add_u32(&rt->sched.netpoll_waiters, (uint32_t)-1, memory_order_release);
+			rt_netpoll_waiters_add(rt, -1);
 			rt_ready(m, w[i]);
 		}
 	}
@@ -588,7 +323,7 @@ enum fd_wait rt_netpoll_fd_wait(struct m *m, struct pollfd_desc *pd, uint32_t mo
 	}
 	*slot = m->curg;
 	m->curg->waitreason = mode == NETPOLL_R ? "IO wait" : "IO wait (write)";
-	plat_add_u32(&m->rt->sched.netpoll_waiters, 1, memory_order_release);
+	rt_netpoll_waiters_add(m->rt, 1);
 	rt_park_commit(m, pd_unlock, pd);
 	return FD_PARK;
 }

@@ -18,6 +18,7 @@
 struct rt;
 struct m;
 struct g;
+struct body_ops;
 
 /* ---- Policies ---- */
 
@@ -76,9 +77,12 @@ struct rt_config {
 	int procs;                     /* Ps; 0: one per PU of the topology */
 	uint64_t seed;
 	const struct topo *topo;       /* simulated machine, or the host natively */
-	const struct workload *workload; /* may be NULL with main_fn */
-	/* Natively, the main G may run a C function instead of the workload's
-	 * main program (the C API of native/schedlab.h). */
+	/* What the Gs run [core/body.h]; NULL: the workload's programs
+	 * (wlr_body), with workload. */
+	const struct body_ops *body;
+	const struct workload *workload; /* the programs' */
+	/* Natively, the main G may run a C function instead (the C API of
+	 * native/schedlab.h: its body, with this function and argument). */
 	void (*main_fn)(void *);
 	void *main_arg;
 	/* Record every value drawn from the workload's distributions

@@ -3,7 +3,7 @@
  * Goroutine scheduler
  *
  * Three kinds of object (core/runtime.h):
- *   G  a goroutine: a program to run and where it has got to;
+ *   G  a goroutine: a body to run and where it has got to;
  *   M  a worker thread: an OS thread natively, an engine actor in
  *      simulation; it runs Gs one at a time;
  *   P  a processor: the token an M must hold to run Gs, and the owner of
@@ -16,17 +16,20 @@
  * structures, the M protocol below, the global run queue, G lifetimes and
  * channels.
  *
- * Programs
+ * Bodies
  *
- * A G's body is a program (workloads/program.h) interpreted by rt_g_run(),
- * which returns whenever the G gives control back.  Simulated Gs have no
- * stack: a G is its program counter and loop counters, and the M calls
- * rt_g_run() on its own stack.  Native Gs have a stack each; the native
- * platform calls the same rt_g_run() on it and switches to the M when it
- * returns.  An operation that must wait (a channel send with no receiver)
- * queues the G, sets g->in_op and returns G_PARK; when the G runs again
- * the interpreter finds in_op set and completes the operation, whose peer
- * has done the work (handed over the value) in the meantime.
+ * What a G runs is its body [core/body.h], opaque to the core: a run's
+ * body table says how to run a G (rt_g_exec: one indirect call), which
+ * returns whenever the G gives control back.  The body is a workload's
+ * program (workloads/wlr.h) or, natively, a C function (native/api.c).
+ * Simulated Gs have no stack: a G is its program counter and loop
+ * counters, and the M runs the body on its own stack.  Native Gs have a
+ * stack each; the native platform runs the body on it and switches to
+ * the M when it returns.  An operation that must wait (a channel send
+ * with no receiver) queues the G, sets g->in_op and returns G_PARK; when
+ * the G runs again the interpreter finds in_op set and completes the
+ * operation, whose peer has done the work (handed over the value) in the
+ * meantime.
  *
  * Run queues
  *
@@ -171,11 +174,11 @@ static struct m *allocm(struct rt *rt)
 	if (rt->sched.mcount == RT_MAX_THREADS)
 		panic_locked(rt, "runtime: program exceeds %d-thread limit (an M for each goroutine "
 			     "blocked in a system call; %s)", RT_MAX_THREADS,
-			     rt->wl->file ? rt->wl->file : rt->wl->name);
+			     rt->name);
 	else if (!rt_mem_charge(rt, RT_BYTES_PER_M))
 		panic_locked(rt, "runtime: out of memory: M %d would take the run past its %.0f MiB "
 			     "memory budget (%s)", rt->sched.mcount, (double)rt->mem_budget / (1 << 20),
-			     rt->wl->file ? rt->wl->file : rt->wl->name);
+			     rt->name);
 	struct m *m = xcalloc(1, sizeof(*m));
 	m->id = rt->sched.mcount++;
 	m->rt = rt;
@@ -802,13 +805,13 @@ static uint64_t newgoid(struct rt *rt, struct p *pp)
 
 /* Gs are made GSLAB at a time, each on a cache-line boundary (the first
  * line of a G is the one another CPU reads when it runs it), and
- * registered in allg under one lock.  In a run of programs each G's frame
- * follows it in the slab; a run of C functions has none. */
+ * registered in allg under one lock.  Each G's body state (body_ops.g_bytes
+ * of it: a program's frame; a C function's call) follows it in the slab. */
 #define GSLAB 64
 
 static size_t gstride(const struct rt *rt)
 {
-	return (sizeof(struct g) + (rt->main_fn ? 0 : sizeof(struct gframe)) + 63) / 64 * 64;
+	return (sizeof(struct g) + rt->body->g_bytes + 63) / 64 * 64;
 }
 
 /* false: the slab would take the run past its memory budget, which
@@ -840,8 +843,7 @@ static bool gslab_new(struct rt *rt, struct p *pp)
 	return true;
 }
 
-static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
-		      void (*fn)(void *), void *arg)
+static struct g *gnew(struct rt *rt, struct p *pp)
 {
 	struct g *g = gfget(rt, pp);
 	bool fresh = !g;
@@ -853,9 +855,8 @@ static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
 		pp->gnew_left--;
 	}
 	assert(g->status == G_IDLE || g->status == G_DEAD);
-	assert(!prog || !rt->main_fn);   /* only a run of programs has frames */
-	/* Only the run's and the policies' fields are written (and for a
-	 * program, its frame): the rest is set by whatever uses it -- a wait
+	/* Only the run's and the policies' fields are written (the body
+	 * writes its own state): the rest is set by whatever uses it -- a wait
 	 * its sudog, waitreason and timer, a select its gselect -- and a
 	 * reused G is often cold here, freed by another CPU. */
 	g->goid = newgoid(rt, pp);
@@ -866,7 +867,6 @@ static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
 	g->panicking = false;
 	g->onq = RT_Q_NONE;
 	g->wake = RT_WAKE_OTHER;
-	g->root_spawn = false;
 	g->burst = 0;
 	g->home_p = -1;
 	g->remote_runs = 0;   /* a reused G keeps its stack, and the stack its node */
@@ -876,44 +876,24 @@ static struct g *gnew(struct rt *rt, struct p *pp, const struct program *prog,
 		plat_u32_init(&g->preempt, 0, rt->gflag_line);
 	else
 		plat_store_u32(&g->preempt, 0, memory_order_relaxed);
-	g->fn = fn;
-	g->arg = arg;
-	if (prog) {
-		struct gframe *f = g_frame(g);
-		f->prog = prog;
-		f->pc = 0;
-		f->compute_left = 0;
-	}
 	plat_g_init(rt, g);
 	g->status = G_RUNNABLE;
 	g->runnable_since = runnable_now(rt);
 	return g;
 }
 
-struct g *rt_newg(struct m *m, const struct program *prog, void (*fn)(void *), void *arg)
+struct g *rt_newg(struct m *m)
 {
-	return gnew(m->rt, m->p, prog, fn, arg);
+	return gnew(m->rt, m->p);
 }
 
 void rt_startg(struct m *m, struct g *g)
 {
 	m->stats.gs_created++;
 	m->rt->pol->newproc(m, g);
-	/* the parent's spawn counts for burst detection; its mark of a root
-	 * spawn (it just accepted a connection) is used up */
-	if (m->curg) {
+	/* the parent's spawn counts for burst detection */
+	if (m->curg)
 		m->curg->burst++;
-		m->curg->root_spawn = false;
-	}
-}
-
-struct g *rt_newproc(struct m *m, const struct program *prog, void (*fn)(void *), void *arg)
-{
-	struct g *g = rt_newg(m, prog, fn, arg);
-	if (prog)
-		rt_prog_init_g(m->rt, m->curg, g);
-	rt_startg(m, g);
-	return g;
 }
 
 /* Makes a parked G runnable, counting its wait for a P from since (-1:
@@ -1196,10 +1176,7 @@ static void place_ps(struct rt *rt)
 	free(order);
 }
 
-/* The workload of a run whose main G runs a C function. */
-static const struct workload no_workload = { .name = "(C function)" };
-
-static struct rt *rt_alloc(const struct rt_config *cfg)
+static struct rt *rt_alloc(const struct rt_config *cfg, const struct body_ops *body)
 {
 	struct rt *rt = xcalloc(1, sizeof(*rt));
 	rt->pol = cfg->policy;
@@ -1212,14 +1189,11 @@ static struct rt *rt_alloc(const struct rt_config *cfg)
 	rt->topo = cfg->topo;
 	rt->procs = cfg->procs > 0 ? cfg->procs : cfg->topo->npus;
 	rt->seed = cfg->seed;
-	rt->wl = cfg->workload ? cfg->workload : &no_workload;
-	rt->main_fn = cfg->main_fn;
-	rt->main_arg = cfg->main_arg;
-	rt->timed = !cfg->main_fn;
-	rt->recording = cfg->record_draws;
-	/* A C function's run (the C API) has no budget but Go's thread limit:
+	rt->body = body;
+	rt->timed = body->timed;
+	/* An untimed run (the C API's) has no budget but Go's thread limit:
 	 * what it makes is its own business, as in Go. */
-	rt->mem_budget = cfg->main_fn ? UINT64_MAX : cfg->max_memory ? cfg->max_memory : WL_MEMORY_BUDGET;
+	rt->mem_budget = !body->timed ? UINT64_MAX : cfg->max_memory ? cfg->max_memory : WL_MEMORY_BUDGET;
 	rt->max_sim_ns = cfg->max_sim_ns ? cfg->max_sim_ns : RT_DEFAULT_MAX_SIM_NS;
 	rt->max_wall_ns = cfg->max_wall_ns ? cfg->max_wall_ns : RT_DEFAULT_MAX_WALL_NS;
 	rt->runq_size = 256;
@@ -1229,24 +1203,18 @@ static struct rt *rt_alloc(const struct rt_config *cfg)
 
 struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 {
+	const struct body_ops *body = cfg->body ? cfg->body : &wlr_body;
 	if (cfg->policy->version != POL_VERSION) {
 		err_set(e, "policy %s: table version %u, this runtime speaks %u", cfg->policy->name,
 			cfg->policy->version, POL_VERSION);
 		return NULL;
 	}
-	if (cfg->record_draws && plat_g_has_stack()) {
-		err_set(e, "draws are recorded in simulation only");
+	if (body->needs_stack && !plat_g_has_stack()) {
+		err_set(e, "a %s G has no stack to run a %s on", PLAT_NAME, body->name);
 		return NULL;
 	}
-	if (cfg->main_fn && !plat_g_has_stack()) {
-		err_set(e, "a %s G has no stack to run a C function on", PLAT_NAME);
+	if (!body->check(cfg, e))
 		return NULL;
-	}
-	if (!cfg->main_fn && (!cfg->workload || !wl_validate(cfg->workload, e))) {
-		if (!cfg->workload)
-			err_set(e, "no workload to run");
-		return NULL;
-	}
 	if (cfg->max_sim_ns < 0 || cfg->max_sim_ns > RT_MAX_SIM_NS || cfg->max_wall_ns < 0 ||
 	    cfg->max_memory > WL_MEMORY_BUDGET) {
 		err_set(e, "limits out of range: at most %lld ns of simulated time, and a memory "
@@ -1254,27 +1222,17 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 			(long long)RT_MAX_SIM_NS, (unsigned long long)WL_MEMORY_BUDGET);
 		return NULL;
 	}
-	struct rt *rt = rt_alloc(cfg);
-	/* The workload's own objects count against the budget first, as the
-	 * compiler's check counts them (a lowered budget may not fit them). */
-	const struct workload *w = rt->wl;
-	uint64_t named = (uint64_t)(w->nchans + w->nmutexes + w->nwaitgroups) * WL_BYTES_PER_OBJ;
-	for (uint32_t i = 0; i < w->nchans; i++)
-		named += (uint64_t)w->chans[i].cap * sizeof(uint64_t);
-	if (!rt_mem_charge(rt, named)) {
-		err_set(e, "%s: the workload's channels, mutexes and wait groups need %.1f MiB, past "
-			   "the run's memory budget of %.1f MiB",
-			w->file ? w->file : w->name, (double)named / (1 << 20),
-			(double)rt->mem_budget / (1 << 20));
-		free(rt->knobs);
-		free(rt);
-		return NULL;
-	}
-	if (!rt->pol->init(rt, e) || !plat_rt_init(rt, e)) {
-		free(rt->knobs);
-		free(rt);
-		return NULL;
-	}
+	/* One unwind for every failure below (as Redis's aeCreateEventLoop):
+	 * what was made so far is undone in reverse, each part's free
+	 * accepting what its init left half made. */
+	struct rt *rt = rt_alloc(cfg, body);
+	bool pol_made = false, plat_made = false, core_made = false;
+	if (!rt->pol->init(rt, e))
+		goto err;
+	pol_made = true;
+	if (!plat_rt_init(rt, e))
+		goto err;
+	plat_made = true;
 	assert(rt->runq_size >= 2 && (rt->runq_size & (rt->runq_size - 1)) == 0);
 
 	/* Scheduler state on the lines Go's layout would give it: the lock and
@@ -1329,21 +1287,25 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 		rt_runq_init(rt, pp);
 		rt_timers_init(rt, pp);
 	}
-	rt->chans = xcalloc(rt->wl->nchans + 1, sizeof(*rt->chans));
-	for (uint32_t i = 0; i < rt->wl->nchans; i++)
-		rt->chans[i] = rt_chan_new(rt, rt->wl->chans[i].cap, 0);
-	rt->mutexes = xcalloc(rt->wl->nmutexes + 1, sizeof(*rt->mutexes));
-	for (uint32_t i = 0; i < rt->wl->nmutexes; i++)
-		rt->mutexes[i] = rt_gmutex_new(rt, 0);
-	rt->waitgroups = xcalloc(rt->wl->nwaitgroups + 1, sizeof(*rt->waitgroups));
-	for (uint32_t i = 0; i < rt->wl->nwaitgroups; i++)
-		rt->waitgroups[i] = rt_waitgroup_new(rt, 0);
 	rt_netpoll_init(rt);
-	if (!rt_interp_init(rt, e)) {
+	/* From here rt_free undoes it all, the body's half-made state too. */
+	core_made = true;
+	if (!body->run_new(rt, cfg, e))
+		goto err;
+	return rt;
+
+err:
+	if (core_made) {
 		rt_free(rt);
 		return NULL;
 	}
-	return rt;
+	if (plat_made)
+		plat_rt_fini(rt);
+	if (pol_made)
+		rt->pol->fini(rt);
+	free(rt->knobs);
+	free(rt);
+	return NULL;
 }
 
 /* Runs the workload's main program to the end of the run: M0 starts with
@@ -1356,13 +1318,11 @@ void rt_run(struct rt *rt)
 		rt_pidleput(rt, rt->allp[i]);
 	struct m *m0 = allocm(rt);
 	rt_unlock(&s->lock);
-	struct g *main_g = rt->main_fn ? gnew(rt, rt->allp[0], NULL, rt->main_fn, rt->main_arg)
-				       : gnew(rt, rt->allp[0], &rt->wl->progs[rt->wl->main], NULL, NULL);
+	struct g *main_g = gnew(rt, rt->allp[0]);
 	assert(main_g && "the least budget has room for the main G");
-	if (rt->main_fn)
+	rt->body->main_init(rt, main_g);
+	if (rt->body->main_ends_run)
 		rt->main_g = main_g;
-	else
-		rt_prog_init_g(rt, NULL, main_g);
 	if (rt->no_local_runq) {
 		rt_g_enq(main_g, RT_Q_NEXTG);
 		m0->nextg = main_g;
@@ -1454,7 +1414,8 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 	collect_cpu(rt, r);
 	if (plat_mem_counters(rt, &r->locality.mem))
 		r->locality.mem.measured = r->locality.mem.touches > 0;
-	r->locality.stacks = rt->wl && rt->wl->stack_bytes && !plat_g_has_stack();
+	if (rt->body->collect)
+		rt->body->collect(rt, r);
 	r->deadlock = rt->deadlock;
 	r->panicked = rt->panicked;
 	if (rt->panicked && rt->panic_goid)
@@ -1470,17 +1431,10 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 		r->nblocked++;
 		if (used >= sizeof(r->blocked))
 			continue;
-		int n;
-		const struct gframe *f = rt->main_fn ? NULL : g_frame(rt->allg[i]);
-		if (f)
-			n = snprintf(r->blocked + used, sizeof(r->blocked) - used,
-				     "goroutine %llu [%s]: program %s, op %u (%s)\n",
-				     (unsigned long long)g->goid, g->waitreason ? g->waitreason : "?",
-				     f->prog->name, f->pc, wl_op_name(f->prog->ops[f->pc].code));
-		else
-			n = snprintf(r->blocked + used, sizeof(r->blocked) - used,
-				     "goroutine %llu [%s]: a C function\n", (unsigned long long)g->goid,
-				     g->waitreason ? g->waitreason : "?");
+		char where[sizeof(r->blocked)];
+		rt->body->g_describe(rt, g, where, sizeof(where));
+		int n = snprintf(r->blocked + used, sizeof(r->blocked) - used, "goroutine %llu [%s]: %s\n",
+				 (unsigned long long)g->goid, g->waitreason ? g->waitreason : "?", where);
 		used += n > 0 ? (size_t)n : 0;
 	}
 	r->threads.created = rt->threads_created;
@@ -1488,11 +1442,21 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 	r->threads.wakeups = rt->wakeups;
 }
 
+size_t rt_draws(struct rt *rt, const struct wl_draw **out)
+{
+	if (!rt->body->draws) {
+		*out = NULL;
+		return 0;
+	}
+	return rt->body->draws(rt, out);
+}
+
 void rt_free(struct rt *rt)
 {
 	if (!rt)
 		return;
-	rt_interp_free(rt);
+	if (rt->body_run)
+		rt->body->run_free(rt);
 	rt_netpoll_fini(rt);
 	plat_rt_fini(rt);
 	rt->pol->fini(rt);
@@ -1504,16 +1468,7 @@ void rt_free(struct rt *rt)
 	for (size_t i = 0; i < rt->ngslabs; i++)
 		free(rt->gslabs[i]);
 	free(rt->gslabs);
-	for (uint32_t i = 0; i < rt->wl->nmutexes; i++)
-		free(rt->mutexes[i]);
-	for (uint32_t i = 0; i < rt->wl->nwaitgroups; i++)
-		free(rt->waitgroups[i]);
-	free(rt->mutexes);
-	free(rt->waitgroups);
 	free(rt->allg);
-	for (uint32_t i = 0; i < rt->wl->nchans; i++)
-		rt_chan_free(rt->chans[i]);
-	free(rt->chans);
 	for (int i = 0; i < rt->procs; i++) {
 		plat_free(rt->allp[i]->runq, rt->runq_size * sizeof(plat_ptr));
 		free(rt->allp[i]->runqbatch);

@@ -14,14 +14,13 @@
 #define SCHEDLAB_CORE_RUNTIME_H
 
 #include "core/platform.h"
+#include "core/body.h"
 #include "core/policy.h"
 #include "topologies/topo.h"
 #include "util/hist.h"
 #include "workloads/program.h"
 
 #include <assert.h>
-
-#include <gsl/gsl_rng.h>
 
 /* ---- Locks and notes (core/lock.c) ---- */
 
@@ -99,43 +98,18 @@ struct timer {
 	struct timer *next;      /* while being run */
 };
 
-/* A random stream of the workload's distributions: a G's, a listener's
- * or a connection's, keyed by its place in the workload (not by when it
- * was made), so sampled values do not depend on scheduling.  A replayed
- * trace gives its draws instead [interp.c]. */
-struct rt_stream {
-	uint64_t key;
-	uint64_t state;
-	const struct trace_g *replay;
-	uint32_t used;
-};
-
 /* ---- The netpoller (core/netpoll.c) ---- */
 
-/* Something the netpoller watches (Go's pollDesc): a workload's listener
- * or connection, whose data arrives at times the workload says, or
- * natively a real file descriptor opened through the C API.  Guarded by
- * its lock. */
+/* A real file descriptor the netpoller watches (Go's pollDesc), opened
+ * natively through the C API.  (A body's own sources of data, such as a
+ * workload's listeners, are the body's: body_ops' net_ hooks.)  Guarded
+ * by its lock. */
 struct pollfd_desc {
 	struct rt_mutex lock;
 	plat_line_t line;
-	bool is_fd;              /* a real descriptor, not the workload's */
-	bool is_listener;        /* units are connections, not requests */
 	struct g *rg;            /* the G parked reading it */
-	uint64_t pending;        /* units arrived and not yet read */
-	uint64_t remaining;      /* units scheduled to arrive and not yet arrived */
-	/* The workload's: its random stream, and what arrived when. */
-	struct rt_stream rs;
-	const struct prog_listener *lis;
-	uint32_t index;          /* a listener: in the workload's listeners */
-	uint64_t made;           /* a listener: connections scheduled so far */
-	uint64_t accepted;       /* a listener: connections taken */
-	int64_t *times;          /* a listener: arrival times of the pending, FIFO */
-	uint64_t times_head, times_cap;
-	int64_t arrived_at;      /* a connection: when its pending request arrived */
-	uint64_t to_send;        /* a connection: requests its client sends after that one */
-	/* A real descriptor: readiness seen and not yet consumed by a waiter
-	 * (readiness comes as edges: one with no waiter must be kept). */
+	/* Readiness seen and not yet consumed by a waiter (readiness comes
+	 * as edges: one with no waiter must be kept). */
 	int fd;
 	bool open;
 	bool rready, wready;
@@ -147,8 +121,9 @@ struct pollfd_desc {
 
 enum { NETPOLL_R = 1, NETPOLL_W = 2 };
 struct netpoll_event {
-	struct pollfd_desc *pd;
-	uint64_t units;          /* the workload's: units of data that became readable */
+	struct pollfd_desc *pd;  /* a descriptor's, or NULL: */
+	void *src;               /* ... the body's source's [body_ops.net_deliver] */
+	uint64_t units;          /* the body's: units of data that became readable */
 	int64_t when;            /* ... and when they arrived */
 	uint32_t mode;           /* a descriptor: NETPOLL_R and/or NETPOLL_W */
 };
@@ -237,39 +212,22 @@ struct select_case {
 	uint64_t v;         /* the value to send */
 };
 
-/* A program's place [interp.c]: in a run of workload programs each G
- * struct has one, right after it in its slab (g_frame); in a run of C
- * functions no G has one. */
-struct gframe {
-	const struct program *prog;
-	uint32_t pc;
-	uint32_t nspawned;       /* children made: their random streams' keys */
-	uint32_t depth;          /* how deep in its own program's recursion */
-	int64_t compute_left;    /* of a computation cut by preemption */
-	int64_t req_start;       /* the request it serves began (request_begin) */
-	int64_t last_arrival;    /* when the data it last read arrived */
-	struct rt_stream rs;
-	uint8_t sel_idx[PROG_SELECT_MAX];  /* a select's live cases, by program case */
-	struct rt_region *stack; /* its modelled stack (workload "stacks"), kept on reuse */
-	int64_t locals[PROG_MAX_LOCALS];
-};
-
 /* Laid out by who touches what: the first line holds what the M that
  * takes a G from a queue and runs it reads and writes (the G was usually
  * made or readied on another CPU, so each line touched is a cache miss),
  * the second the platform's context, the third what a channel wait uses,
  * the fourth what is set when the G is made and read only in a timed run,
  * by a policy that uses it, or by a less common wait.  Natively that is
- * 256 bytes; making a G writes its first and fourth lines, running it the
- * first two.  Gs are allocated on cache-line boundaries (gslab_new). */
+ * 216 bytes, and the body's state follows in the fourth line (a C
+ * function's call: 256 bytes a G); making a G writes its first and fourth
+ * lines, running it the first two.  Gs are allocated on cache-line
+ * boundaries (gslab_new). */
 struct g {
 	struct g *schedlink;     /* next on a free list or a shared queue, or readied together */
 	enum g_status status;
 	int last_cpu;            /* PU it last ran on, -1 before its first run */
 	struct m *m;             /* the M running it, while running */
 	int64_t runnable_since;  /* when it last became runnable (scheduling latency); -1: untimed */
-	void (*fn)(void *);      /* its body natively: a C function, or NULL for a program */
-	void *arg;
 	plat_u32 preempt;        /* atomic: sysmon asks it to give up the P [sysmon.c] */
 	uint32_t burst;          /* Gs it made in its current time slice */
 	bool panicking;          /* it panicked: it ends at its next op boundary */
@@ -280,7 +238,6 @@ struct g {
 	 * with asserts only (rt_g_enq). */
 	uint8_t onq;
 	uint8_t wake;            /* why it was last readied (enum rt_wake) */
-	bool root_spawn;         /* what it spawns now is a root goroutine (it accepted) */
 	struct plat_g plat;
 
 	/* While it waits (a channel's wait touches this line only); each
@@ -300,11 +257,11 @@ struct g {
 	struct timer *timer;     /* its sleep */
 };
 
-/* A G's program's place, right after it in its slab: only in a run of
- * workload programs (a run of C functions makes its Gs without one). */
-static inline struct gframe *g_frame(struct g *g)
+/* Its body's own state (body_ops.g_bytes of it), right after it in its
+ * slab. */
+static inline void *rt_g_body(struct g *g)
 {
-	return (struct gframe *)(g + 1);
+	return g + 1;
 }
 
 /* The places a runnable G can be [proc: Every G in one place]. */
@@ -457,8 +414,7 @@ struct m {
 	void (*park_unlock)(void *); /* after G_PARK: run on the M once the G is off it */
 	void *park_arg;
 	struct m_stats stats;
-	gsl_rng *gsl;            /* draws from the stream of the G it runs [interp.c] */
-	struct rt_objs { void **v; size_t n, cap; } made[PT__COUNT];  /* objects its Gs made */
+	void *body_m;            /* its Gs' body's state of this M [core/body.h] */
 	struct plat_m plat;
 };
 
@@ -532,7 +488,7 @@ struct rt {
 	int procs;
 	uint64_t seed;
 	const struct topo *topo;
-	const struct workload *wl;
+	const char *name;              /* the run's, for messages (its body sets it) */
 	uint32_t runq_size;            /* local ring slots, set by the policy's init */
 	bool sysmon;                   /* run sysmon (set by the policy's init) */
 	int64_t preempt_ns;            /* 0: never preempt */
@@ -556,37 +512,21 @@ struct rt {
 	struct g **allg;               /* every G struct ever made (sched.lock) */
 	void **gslabs;                 /* the blocks they were made in (sched.lock) */
 	size_t ngslabs, capgslabs;
-	void (*main_fn)(void *);
-	void *main_arg;
-	struct g *main_g;              /* with main_fn: the G whose return ends the run */
+	/* What its Gs run [core/body.h]: the table, and the body's state of
+	 * the run, opaque here. */
+	const struct body_ops *body;
+	void *body_run;
+	struct g *main_g;              /* the G whose return ends the run (body->main_ends_run) */
 	/* Scheduling latency and each G's exit are timed (the report needs
 	 * them); a C API run measures only how long it took, with no clock
 	 * reads in the scheduler's fast paths. */
 	bool timed;
 	size_t nallg, capallg;
-	struct hchan **chans;          /* the workload's channels */
-	struct gmutex **mutexes;       /* ... mutexes */
-	struct waitgroup **waitgroups; /* ... wait groups */
-	struct rt_region **regions;    /* ... memory regions */
-	uint64_t region_pages;         /* 4 KiB pages of every region made in the run */
 	/* The memory budget [interp.c: Budgets]: what the run has made, in
 	 * bytes of simulator memory, never given back; atomic (any M). */
 	uint64_t mem_budget, mem_used;
 	int64_t max_sim_ns, max_wall_ns;   /* the simulated run's limits [rt_config] */
 	enum rt_ended ended;           /* cut by a limit (rt_cut) */
-	struct pollfd_desc **listeners;/* ... listeners [netpoll.c] */
-	/* Workload network arrivals not yet due, a heap by (when, seq)
-	 * guarded by arrivals_lock [netpoll.c]. */
-	struct rt_mutex arrivals_lock;
-	plat_line_t arrivals_line;
-	struct arrival { int64_t when; uint64_t seq; struct pollfd_desc *pd; } *arrivals;
-	uint32_t narrivals, caparrivals;
-	uint64_t arrivalseq;
-	plat_u64 arrival0;             /* atomic: when of the earliest + 1, 0 if none */
-	/* `workload expand': every draw, in order (simulation only). */
-	struct wl_draw *rec;
-	size_t nrec, caprec;
-	bool recording;
 	struct pollfd_desc *fdfree;    /* closed descriptors for reuse (sched.lock) */
 	struct pollfd_desc *fdall;     /* every descriptor made, by all_link (sched.lock) */
 	bool panicked;                 /* (sched.lock) */
@@ -618,14 +558,14 @@ extern const struct rt_api rt_api_impl;
 struct rt *rt_new(const struct rt_config *cfg, struct err *e);
 void rt_run(struct rt *rt);
 void rt_collect(struct rt *rt, struct rt_result *out);
+/* The run's recorded draws (rt_config.record_draws), through its body. */
+size_t rt_draws(struct rt *rt, const struct wl_draw **out);
 void rt_free(struct rt *rt);
 
 /* ---- The scheduler core, for policies and platforms (core/proc.c) ---- */
 
 /* The body of every M: acquires its nextp and runs the scheduler loop. */
 void rt_mstart(struct m *m);
-/* Runs g's program until it gives control back (both platforms call it). */
-enum g_why rt_g_run(struct m *m, struct g *g);
 
 /* Ms: starting, stopping, waking [proc: Spinning]. */
 void rt_startm(struct m *m, struct p *pp, bool spinning);
@@ -716,10 +656,11 @@ static inline bool rt_done(struct rt *rt)
 	return plat_load_u32(&rt->sched.done, memory_order_acquire) != 0;
 }
 
-/* Gs: the runtime calls a program or a C function can make. */
-struct g *rt_newproc(struct m *m, const struct program *prog, void (*fn)(void *), void *arg);
-/* rt_newproc in two steps, for a caller that fills in the G in between. */
-struct g *rt_newg(struct m *m, const struct program *prog, void (*fn)(void *), void *arg);
+/* Gs: the runtime calls a body can make.  A G is made in two steps: made
+ * (NULL: past the run's memory budget), its body's state (rt_g_body)
+ * filled in by the body, then started -- given to the policy, where
+ * another M may run it. */
+struct g *rt_newg(struct m *m);
 void rt_startg(struct m *m, struct g *g);
 void rt_ready(struct m *m, struct g *g);
 /* From a running G: gives control back to the scheduler with why; for
@@ -733,16 +674,17 @@ void rt_sleep(int64_t ns);
  * G_PARK). */
 void rt_sleep_park(struct m *m, struct g *g, int64_t ns);
 
-/* ---- Programs (workloads/interp.c) ---- */
+/* ---- Bodies' memory and time [core/body.h] ---- */
 
-/* A memory region of the workload: the hardware model's, or real memory. */
+/* A memory region a body models: the hardware model's, or real memory. */
 struct rt_region {
 	uint64_t bytes;
 	struct plat_region plat;
 };
 
-/* Budgets [interp.c: Budgets]: the estimates a workload's run counts
- * against its memory budget, as the compiler's check does (json.h). */
+/* Budgets [workloads/interp.c: Budgets]: the estimates a timed run counts
+ * against its memory budget, as the workload compiler's check does
+ * (json.h). */
 #define RT_BYTES_PER_M (sizeof(struct m) + 64u * 1024u)  /* with its stack and actor */
 /* Ms at once, as Go's default debug.SetMaxThreads: past it the run fails
  * as Go's does ("program exceeds 10000-thread limit").  Every simulated
@@ -751,28 +693,24 @@ struct rt_region {
 /* Counts bytes against the run's budget; false, counting nothing, if that
  * would take it past.  Any M, or before the run. */
 bool rt_mem_charge(struct rt *rt, uint64_t bytes);
-/* Panics with a budget's message, naming where the workload asked for it
- * (its file, g's program and op). */
-void rt_budget_panic(struct m *m, struct g *g, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* A G's own computation, counted as its program's user time. */
-void rt_account_user(struct m *m, struct g *g, int64_t ns);
-
-/* Gives a new G its frame: its stream is the parent's next child's (NULL
- * parent: main), args evaluated by the parent. */
-void rt_prog_init_g(struct rt *rt, struct g *parent, struct g *g);
-/* Moves g's modelled stack to node, paying for the copy; false if it has
- * none or it is there already [interp.c: Modelled stacks]. */
-bool rt_g_stack_move(struct m *m, struct g *g, int node);
-/* Sets up and frees what the interpreter made (the workload's objects,
- * and those its programs made). */
-bool rt_interp_init(struct rt *rt, struct err *e);
-void rt_interp_free(struct rt *rt);
-int64_t rt_draw(struct m *m, struct rt_stream *s, const struct dist *d);
-/* Records an object made during the run, freed with the run. */
-void rt_objs_add(struct m *m, enum prog_type t, void *obj);
-void rt_stream_init(struct rt *rt, struct rt_stream *s, uint64_t key);
-size_t rt_draws(struct rt *rt, const struct wl_draw **out);
+/* ns of g's own work, counted as its body's user time (the platform's
+ * call, closing a computation the run cut). */
+static inline void rt_account_user(struct m *m, struct g *g, int64_t ns)
+{
+	m->rt->body->g_account_user(m, g, ns);
+}
+/* g has a modelled stack [body_ops.g_stack_modelled]: a policy may move
+ * it (body_ops.g_stack_move). */
+static inline bool rt_g_stack_modelled(const struct rt *rt, const struct g *g)
+{
+	return rt->body->g_stack_modelled && rt->body->g_stack_modelled(g);
+}
+/* Runs g's body until it gives control back: the platforms' one way in
+ * to what a G runs (one indirect call a run). */
+static inline enum g_why rt_g_exec(struct m *m, struct g *g)
+{
+	return m->rt->body->g_run(m, g);
+}
 
 /* ---- System calls and sysmon (core/sysmon.c) ---- */
 
@@ -809,20 +747,17 @@ void rt_netpoll_init(struct rt *rt);
 void rt_netpoll_start(struct rt *rt);
 void rt_netpoll_fini(struct rt *rt);
 bool rt_netpoll_any_waiters(struct rt *rt);
-/* From the running G: takes a unit of a workload descriptor (NR_TOOK), or
- * commits the G to park until one arrives (NR_PARK); NR_DONE when it has
- * nothing pending and nothing more to come (a listener out of connections,
- * a connection its client has finished with: end of file). */
-enum nr { NR_TOOK, NR_PARK, NR_DONE };
-enum nr rt_netpoll_take(struct m *m, struct pollfd_desc *pd);
-/* After a read of a listener: the connection taken, its first request
- * pending, arrived when the connection did. */
-struct pollfd_desc *rt_netpoll_accept(struct m *m, struct pollfd_desc *lis);
-/* An answer written on a connection: its client sends its next request,
- * if any, a think time later. */
-void rt_netpoll_respond(struct m *m, struct pollfd_desc *conn);
-/* When the earliest workload arrival is due, -1 if none. */
-int64_t rt_arrivals_next(struct rt *rt);
+/* Gs parked on sources still expecting data, counted by whoever parks or
+ * wakes them (a body's sources too) [netpoll.c]. */
+static inline void rt_netpoll_waiters_add(struct rt *rt, int32_t delta)
+{
+	plat_add_u32(&rt->sched.netpoll_waiters, (uint32_t)delta, memory_order_release);
+}
+/* When the body's next network arrival is due, -1 if none. */
+static inline int64_t rt_arrivals_next(struct rt *rt)
+{
+	return rt->body->net_next ? rt->body->net_next(rt) : -1;
+}
 struct g *rt_netpoll_now(struct m *m);
 int rt_netpoll_wait(struct m *m, int64_t until, struct netpoll_event *ev, int max);
 void rt_netpoll_inject(struct m *m, const struct netpoll_event *ev, int n);

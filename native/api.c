@@ -49,6 +49,107 @@ static void panic_now(struct m *m, const char *msg)
 	plat_g_leave(m->curg, G_EXIT);
 }
 
+/* ---- The body of a run of C functions [core/body.h] ---- */
+
+/* A G's call, right after it in its slab (rt_g_body). */
+struct capi_g {
+	void (*fn)(void *);
+	void *arg;
+	bool root_spawn;         /* what it spawns now is a root goroutine (it accepted) */
+};
+
+static struct capi_g *capi_g(struct g *g)
+{
+	return rt_g_body(g);
+}
+
+/* The run's: its main function. */
+struct capi_run {
+	void (*fn)(void *);
+	void *arg;
+};
+
+static bool capi_check(const struct rt_config *cfg, struct err *e)
+{
+	if (!cfg->main_fn) {
+		err_set(e, "no C function to run");
+		return false;
+	}
+	return true;
+}
+
+static bool capi_run_new(struct rt *rt, const struct rt_config *cfg, struct err *e)
+{
+	struct capi_run *r = xcalloc(1, sizeof(*r));
+	r->fn = cfg->main_fn;
+	r->arg = cfg->main_arg;
+	rt->body_run = r;
+	rt->name = "(C function)";
+	return true;
+}
+
+static void capi_run_free(struct rt *rt)
+{
+	free(rt->body_run);
+	rt->body_run = NULL;
+}
+
+static void capi_g_set(struct g *g, void (*fn)(void *), void *arg)
+{
+	struct capi_g *c = capi_g(g);
+	c->fn = fn;
+	c->arg = arg;
+	c->root_spawn = false;
+}
+
+static void capi_main_init(struct rt *rt, struct g *g)
+{
+	const struct capi_run *r = rt->body_run;
+	capi_g_set(g, r->fn, r->arg);
+}
+
+/* On the G's own stack: the function runs to its end, parking and
+ * yielding inside the C API's calls as it goes. */
+static enum g_why capi_g_run(struct m *m, struct g *g)
+{
+	struct capi_g *c = capi_g(g);
+	c->fn(c->arg);
+	return G_EXIT;
+}
+
+static void capi_g_describe(const struct rt *rt, const struct g *g, char *buf, size_t n)
+{
+	snprintf(buf, n, "a C function");
+}
+
+static void capi_g_account_user(struct m *m, struct g *g, int64_t ns)
+{
+	m->stats.user_ns += (uint64_t)ns;
+}
+
+static bool capi_g_spawns_root(const struct g *g)
+{
+	return capi_g((struct g *)g)->root_spawn;
+}
+
+/* Untimed and unbudgeted; its Gs have stacks, and no modelled ones; its
+ * network is real descriptors only. */
+const struct body_ops natp_c_body = {
+	.name = "C function",
+	.g_bytes = sizeof(struct capi_g),
+	.needs_stack = true,
+	.timed = false,
+	.main_ends_run = true,
+	.check = capi_check,
+	.run_new = capi_run_new,
+	.run_free = capi_run_free,
+	.main_init = capi_main_init,
+	.g_run = capi_g_run,
+	.g_describe = capi_g_describe,
+	.g_account_user = capi_g_account_user,
+	.g_spawns_root = capi_g_spawns_root,
+};
+
 /* ---- The runtime ---- */
 
 /* Why the last sl_run on this thread did not return 0 (sl_error). */
@@ -122,6 +223,7 @@ int sl_run(const struct sl_options *opt, void (*fn)(void *), void *arg)
 		.procs = opt->procs,
 		.seed = opt->seed,
 		.topo = topo,
+		.body = &natp_c_body,
 		.main_fn = fn,
 		.main_arg = arg,
 	};
@@ -167,7 +269,12 @@ int sl_run(const struct sl_options *opt, void (*fn)(void *), void *arg)
 void sl_go(void (*fn)(void *), void *arg)
 {
 	struct m *m = self("sl_go");
-	rt_newproc(m, NULL, fn, arg);
+	struct g *g = rt_newg(m);
+	assert(g && "a run of C functions has no memory budget");
+	capi_g_set(g, fn, arg);
+	rt_startg(m, g);
+	/* a root spawn's mark (it just accepted a connection) is used up */
+	capi_g(m->curg)->root_spawn = false;
 	(void)preempt_point(m);
 }
 
@@ -478,7 +585,7 @@ sl_netfd *sl_net_accept(sl_netfd *listener)
 			if (!c)
 				close(fd);
 			else
-				plat_self()->curg->root_spawn = true;   /* its next spawn is a root */
+				capi_g(plat_self()->curg)->root_spawn = true;   /* its next spawn is a root */
 			return c;
 		}
 		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)

@@ -291,21 +291,13 @@ void natp_newm(struct rt *rt, struct m *m)
 /* ---- Gs ---- */
 
 /* A G's own stack starts here, and comes back here each time the G is run
- * again after rt_g_run returned (a yield): the interpreter resumes at the
- * G's program counter. */
+ * again after its body returned (a program's yield: it resumes where it
+ * was; a C function returns only at its end). */
 static void natp_gmain(void *arg)
 {
 	struct g *g = arg;
-	for (;;) {
-		enum g_why why;
-		if (g->fn) {
-			g->fn(g->arg);
-			why = G_EXIT;
-		} else {
-			why = rt_g_run(g->m, g);
-		}
-		natp_g_leave(g, why);
-	}
+	for (;;)
+		natp_g_leave(g, rt_g_exec(g->m, g));
 }
 
 /* ---- Stacks ----

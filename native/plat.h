@@ -262,4 +262,8 @@ static inline bool plat_rt_init(struct rt *rt, struct err *e) { return natp_rt_i
 static inline void plat_rt_run(struct rt *rt) { natp_rt_run(rt); }
 static inline void plat_rt_fini(struct rt *rt) { natp_rt_fini(rt); }
 
+/* The body of a run of C functions (native/api.c) [core/body.h]: the C
+ * API's runs, with rt_config's main_fn and main_arg. */
+extern const struct body_ops natp_c_body;
+
 #endif

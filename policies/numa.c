@@ -366,7 +366,7 @@ static void numa_newproc(struct m *m, struct g *g)
 	struct g *parent = m->curg;
 	if (!nu->rr)
 		numa_tables(rt, nu);
-	if (nu->root_rr && parent && parent->root_spawn) {
+	if (nu->root_rr && parent && rt->body->g_spawns_root(parent)) {
 		place_on(m, nu, next_root_p(rt, nu), g);
 		return;
 	}
@@ -667,12 +667,11 @@ static struct g *numa_find_runnable(struct m *m, bool *inherit)
 	/* The proposal's stack migration, right before the G runs: after
 	 * stack_after runs in a row on a node other than its stack's. */
 	struct numa *nu = m->rt->pol_state;
-	/* (a C function's G has no frame, and no modelled stack) */
-	if (g && nu->stack_after && !g->fn && g_frame(g)->stack) {
+	if (g && nu->stack_after && rt_g_stack_modelled(m->rt, g)) {
 		if (g->stack_node == m->p->node)
 			g->remote_runs = 0;
 		else if (++g->remote_runs >= nu->stack_after)
-			rt_g_stack_move(m, g, m->p->node);
+			m->rt->body->g_stack_move(m, g, m->p->node);
 	}
 	return g;
 }

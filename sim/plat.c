@@ -361,7 +361,7 @@ enum g_why simp_execute(struct m *m, struct g *g)
 {
 	double sw = m->rt->topo->lat.g_switch_ns;
 	m->plat.clock += sw;
-	enum g_why why = rt_g_run(m, g);
+	enum g_why why = rt_g_exec(m, g);
 	m->plat.clock += sw;
 	return why;
 }

@@ -404,11 +404,18 @@ END_TEST
 /* A simulated G is only a program counter: it cannot run a C function,
  * and the runtime says so (natively, tests/check_api.c runs them). */
 #ifndef SCHEDLAB_NATIVE
-static void never_run(void *arg)
+static bool never_check(const struct rt_config *cfg, struct err *e)
 {
-	(void)arg;
+	(void)cfg, (void)e;
 	abort();
 }
+
+/* A body whose Gs need stacks, as the C API's (natp_c_body, native only). */
+static const struct body_ops stack_body = {
+	.name = "C function",
+	.needs_stack = true,
+	.check = never_check,
+};
 
 START_TEST(c_function_refused)
 {
@@ -416,7 +423,7 @@ START_TEST(c_function_refused)
 	struct topo *topo = topo_load("numa1", &e);
 	ck_assert_msg(topo, "%s", e.msg);
 	struct rt_config cfg = { .policy = pol_find("steal"), .procs = 2, .seed = 1, .topo = topo,
-				 .main_fn = never_run };
+				 .body = &stack_body };
 	ck_assert_ptr_null(rt_new(&cfg, &e));
 	ck_assert_str_eq(e.msg, "a sim G has no stack to run a C function on");
 	topo_free(topo);
@@ -449,7 +456,7 @@ START_TEST(untimed_run_has_no_clock_figures)
 	struct topo *t = topo_load("host", &e);
 	ck_assert_msg(t, "%s", e.msg);
 	struct rt_config cfg = { .policy = pol_find("steal"), .procs = 2, .seed = 1, .topo = t,
-				 .main_fn = untimed_main };
+				 .body = &natp_c_body, .main_fn = untimed_main };
 	struct rt *rt = rt_new(&cfg, &e);
 	ck_assert_msg(rt, "%s", e.msg);
 	rt_run(rt);

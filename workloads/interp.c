@@ -1,9 +1,10 @@
-/* The program interpreter: what a workload's G does when it runs.
+/* The program interpreter: what a workload's G does when it runs, and the
+ * workload run's side of the body interface [core/body.h, wlr_body].
  *
- * rt_g_run() executes the G's program from its pc until the G gives
+ * wlr_g_run() executes the G's program from its pc until the G gives
  * control back (it yields, parks, exits or is preempted).  A G is its pc,
  * its frame of typed slots and its random stream, so a simulated G needs
- * no stack: the M calls rt_g_run() on its own.  Natively the same function
+ * no stack: the M calls wlr_g_run() on its own.  Natively the same function
  * runs on the G's stack.  An operation that must wait (a receive with no
  * sender) queues the G, sets g->in_op and returns G_PARK; when the G runs
  * again, in_op says the operation was completed by its partner meanwhile
@@ -21,7 +22,7 @@
  * every policy and machine: comparing policies compares them on the same
  * sampled workload.  `workload expand' records every draw by key; a
  * replayed trace hands them back in order. */
-#include "core/runtime.h"
+#include "workloads/wlr.h"
 
 #include <assert.h>
 #include <stdarg.h>
@@ -65,16 +66,20 @@ static const char *budget_str(const struct rt *rt)
 	return buf;
 }
 
-void rt_budget_panic(struct m *m, struct g *g, const char *fmt, ...)
+/* Panics with a budget's message, naming where the workload asked for it
+ * (its file, g's program and op). */
+static void budget_panic(struct m *m, struct g *g, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void budget_panic(struct m *m, struct g *g, const char *fmt, ...)
 {
 	char msg[300];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	const struct workload *w = m->rt->wl;
+	const struct workload *w = wlr(m->rt)->wl;
 	const char *file = w->file ? w->file : w->name;
-	const struct gframe *f = g && !g->fn ? g_frame(g) : NULL;
+	const struct gframe *f = g ? g_frame(g) : NULL;
 	if (f)
 		rt_panic(m, "%s (%s: program %s, op %u: %s)", msg, file, f->prog->name, f->pc,
 			 wl_op_name(f->prog->ops[f->pc].code));
@@ -84,35 +89,44 @@ void rt_budget_panic(struct m *m, struct g *g, const char *fmt, ...)
 
 /* ---- Streams ---- */
 
-void rt_stream_init(struct rt *rt, struct rt_stream *s, uint64_t key)
+void wlr_stream_init(struct rt *rt, struct wlr_stream *s, uint64_t key)
 {
 	s->key = key;
 	s->state = dist_stream_seed(rt->seed, key);
 	s->used = 0;
-	s->replay = rt->wl->trace ? wl_trace_find(rt->wl, key) : NULL;
+	s->replay = wlr(rt)->wl->trace ? wl_trace_find(wlr(rt)->wl, key) : NULL;
 }
 
 /* false: no room in the budget to keep the draw */
 static bool record(struct rt *rt, uint64_t key, int64_t v)
 {
-	if (rt->nrec == rt->caprec) {
-		size_t cap = rt->caprec ? 2 * rt->caprec : 1024;
-		if (!rt_mem_charge(rt, (cap - rt->caprec) * sizeof(*rt->rec)))
+	struct wlr_run *w = wlr(rt);
+	if (w->nrec == w->caprec) {
+		size_t cap = w->caprec ? 2 * w->caprec : 1024;
+		if (!rt_mem_charge(rt, (cap - w->caprec) * sizeof(*w->rec)))
 			return false;
-		rt->caprec = cap;
-		rt->rec = xrealloc(rt->rec, rt->caprec * sizeof(*rt->rec));
+		w->caprec = cap;
+		w->rec = xrealloc(w->rec, w->caprec * sizeof(*w->rec));
 	}
-	rt->rec[rt->nrec++] = (struct wl_draw){ key, v };
+	w->rec[w->nrec++] = (struct wl_draw){ key, v };
 	return true;
 }
 
-int64_t rt_draw(struct m *m, struct rt_stream *s, const struct dist *d)
+/* m's state of the run, made at its first need. */
+static struct wlr_m *wlr_m(struct m *m)
+{
+	if (!m->body_m)
+		m->body_m = xcalloc(1, sizeof(struct wlr_m));
+	return m->body_m;
+}
+
+int64_t wlr_draw(struct m *m, struct wlr_stream *s, const struct dist *d)
 {
 	int64_t v;
 	if (dist_is_const(d, &v))
 		return v;
 	struct rt *rt = m->rt;
-	if (rt->wl->trace) {
+	if (wlr(rt)->wl->trace) {
 		if (!s->replay || s->used >= s->replay->ndraws) {
 			rt_panic(m, "trace: no more values for stream %016llx (%u used): the trace "
 				    "does not match this workload's control flow",
@@ -121,29 +135,30 @@ int64_t rt_draw(struct m *m, struct rt_stream *s, const struct dist *d)
 		}
 		return (int64_t)s->replay->draws[s->used++];
 	}
-	if (!m->gsl)
-		m->gsl = dist_rng_new();
-	dist_rng_use(m->gsl, &s->state);
-	v = dist_sample(d, m->gsl);
+	struct wlr_m *wm = wlr_m(m);
+	if (!wm->gsl)
+		wm->gsl = dist_rng_new();
+	dist_rng_use(wm->gsl, &s->state);
+	v = dist_sample(d, wm->gsl);
 	s->used++;
-	if (rt->recording && !record(rt, s->key, v))
-		rt_budget_panic(m, m->curg, "runtime: out of memory: the trace's draw %zu would take "
+	if (wlr(rt)->recording && !record(rt, s->key, v))
+		budget_panic(m, m->curg, "runtime: out of memory: the trace's draw %zu would take "
 					    "the run past %s",
-				rt->nrec + 1, budget_str(rt));
+				wlr(rt)->nrec + 1, budget_str(rt));
 	return v;
 }
 
-size_t rt_draws(struct rt *rt, const struct wl_draw **out)
+size_t wlr_draws(struct rt *rt, const struct wl_draw **out)
 {
-	*out = rt->rec;
-	return rt->nrec;
+	*out = wlr(rt)->rec;
+	return wlr(rt)->nrec;
 }
 
 /* ---- Objects ---- */
 
-void rt_objs_add(struct m *m, enum prog_type t, void *obj)
+void wlr_objs_add(struct m *m, enum prog_type t, void *obj)
 {
-	struct rt_objs *o = &m->made[t];
+	struct wlr_objs *o = &wlr_m(m)->made[t];
 	if (o->n == o->cap) {
 		o->cap = o->cap ? 2 * o->cap : 16;
 		o->v = xrealloc(o->v, o->cap * sizeof(*o->v));
@@ -163,7 +178,7 @@ static struct rt_region *region_new(struct rt *rt, uint64_t bytes, int place, in
 {
 	if (!rt_mem_charge(rt, region_pages(bytes) * WL_BYTES_PER_PAGE))
 		return NULL;
-	__atomic_add_fetch(&rt->region_pages, region_pages(bytes), __ATOMIC_RELAXED);
+	__atomic_add_fetch(&wlr(rt)->region_pages, region_pages(bytes), __ATOMIC_RELAXED);
 	struct rt_region *r = xcalloc(1, sizeof(*r));
 	r->bytes = bytes;
 	/* a workload written for more nodes than the machine has wraps */
@@ -181,17 +196,59 @@ static void region_free(struct rt *rt, struct rt_region *r)
 	free(r);
 }
 
-bool rt_interp_init(struct rt *rt, struct err *e)
+/* ---- The run [core/body.h] ---- */
+
+static bool run_check(const struct rt_config *cfg, struct err *e)
 {
-	const struct workload *w = rt->wl;
-	rt->regions = xcalloc(w->nregions + 1, sizeof(*rt->regions));
+	if (cfg->record_draws && plat_g_has_stack()) {
+		err_set(e, "draws are recorded in simulation only");
+		return false;
+	}
+	if (!cfg->workload) {
+		err_set(e, "no workload to run");
+		return false;
+	}
+	return wl_validate(cfg->workload, e);
+}
+
+/* The workload's named objects, made with the run, in the order the
+ * platform sees them: channels, mutexes, wait groups, listeners, regions. */
+static bool run_new(struct rt *rt, const struct rt_config *cfg, struct err *e)
+{
+	struct wlr_run *r = xcalloc(1, sizeof(*r));
+	rt->body_run = r;
+	const struct workload *w = r->wl = cfg->workload;
+	r->recording = cfg->record_draws;
+	rt->name = w->file ? w->file : w->name;
+	/* The workload's own objects count against the budget first, as the
+	 * compiler's check counts them (a lowered budget may not fit them). */
+	uint64_t named = (uint64_t)(w->nchans + w->nmutexes + w->nwaitgroups) * WL_BYTES_PER_OBJ;
+	for (uint32_t i = 0; i < w->nchans; i++)
+		named += (uint64_t)w->chans[i].cap * sizeof(uint64_t);
+	if (!rt_mem_charge(rt, named)) {
+		err_set(e, "%s: the workload's channels, mutexes and wait groups need %.1f MiB, past "
+			   "the run's memory budget of %.1f MiB",
+			rt->name, (double)named / (1 << 20), (double)rt->mem_budget / (1 << 20));
+		return false;
+	}
+	r->chans = xcalloc(w->nchans + 1, sizeof(*r->chans));
+	for (uint32_t i = 0; i < w->nchans; i++)
+		r->chans[i] = rt_chan_new(rt, w->chans[i].cap, 0);
+	r->mutexes = xcalloc(w->nmutexes + 1, sizeof(*r->mutexes));
+	for (uint32_t i = 0; i < w->nmutexes; i++)
+		r->mutexes[i] = rt_gmutex_new(rt, 0);
+	r->waitgroups = xcalloc(w->nwaitgroups + 1, sizeof(*r->waitgroups));
+	for (uint32_t i = 0; i < w->nwaitgroups; i++)
+		r->waitgroups[i] = rt_waitgroup_new(rt, 0);
+	wlr_net_init(rt);
+	r->regions = xcalloc(w->nregions + 1, sizeof(*r->regions));
 	for (uint32_t i = 0; i < w->nregions; i++) {
 		const struct prog_region *pr = &w->regions[i];
-		rt->regions[i] = region_new(rt, pr->bytes, pr->place, pr->node);
-		if (!rt->regions[i]) {
+		r->regions[i] = region_new(rt, pr->bytes, pr->place, pr->node);
+		if (!r->regions[i]) {
 			/* the compiler's check fits them in the largest budget */
-			err_set(e, "%s: region %s would take the run past %s", w->file ? w->file : w->name,
-				pr->name, budget_str(rt));
+			err_set(e, "%s: region %s would take the run past %s", rt->name, pr->name,
+				budget_str(rt));
 			return false;
 		}
 	}
@@ -208,22 +265,42 @@ static void free_made(struct rt *rt, enum prog_type t, void *obj)
 	}
 }
 
-void rt_interp_free(struct rt *rt)
+/* Accepts a run_new that stopped half way. */
+static void run_free(struct rt *rt)
 {
+	struct wlr_run *r = wlr(rt);
+	const struct workload *w = r->wl;
 	for (struct m *m = rt->allm; m; m = m->alllink) {
+		struct wlr_m *wm = m->body_m;
+		if (!wm)
+			continue;
 		for (int t = 0; t < PT__COUNT; t++) {
-			for (size_t i = 0; i < m->made[t].n; i++)
-				free_made(rt, (enum prog_type)t, m->made[t].v[i]);
-			free(m->made[t].v);
+			for (size_t i = 0; i < wm->made[t].n; i++)
+				free_made(rt, (enum prog_type)t, wm->made[t].v[i]);
+			free(wm->made[t].v);
 		}
-		if (m->gsl)
-			gsl_rng_free(m->gsl);
+		if (wm->gsl)
+			gsl_rng_free(wm->gsl);
+		free(wm);
+		m->body_m = NULL;
 	}
-	for (uint32_t i = 0; rt->regions && i < rt->wl->nregions; i++)
-		if (rt->regions[i])
-			region_free(rt, rt->regions[i]);
-	free(rt->regions);
-	free(rt->rec);
+	for (uint32_t i = 0; r->regions && i < w->nregions; i++)
+		if (r->regions[i])
+			region_free(rt, r->regions[i]);
+	free(r->regions);
+	free(r->rec);
+	wlr_net_free(rt);
+	for (uint32_t i = 0; r->mutexes && i < w->nmutexes; i++)
+		free(r->mutexes[i]);
+	for (uint32_t i = 0; r->waitgroups && i < w->nwaitgroups; i++)
+		free(r->waitgroups[i]);
+	free(r->mutexes);
+	free(r->waitgroups);
+	for (uint32_t i = 0; r->chans && i < w->nchans; i++)
+		rt_chan_free(r->chans[i]);
+	free(r->chans);
+	free(r);
+	rt->body_run = NULL;
 }
 
 /* ---- Values ---- */
@@ -231,18 +308,21 @@ void rt_interp_free(struct rt *rt)
 static void *global_obj(const struct rt *rt, enum prog_type t, uint32_t i)
 {
 	switch (t) {
-	case PT_CHAN: return rt->chans[i];
-	case PT_WG: return rt->waitgroups[i];
-	case PT_MUTEX: return rt->mutexes[i];
-	case PT_REGION: return rt->regions[i];
-	case PT_LISTENER: return rt->listeners[i];
+	case PT_CHAN: return wlr(rt)->chans[i];
+	case PT_WG: return wlr(rt)->waitgroups[i];
+	case PT_MUTEX: return wlr(rt)->mutexes[i];
+	case PT_REGION: return wlr(rt)->regions[i];
+	case PT_LISTENER: return wlr(rt)->listeners[i];
 	default: return NULL;
 	}
 }
 
 static int64_t eval(struct m *m, struct g *g, const struct prog_val *v);
 
-static int64_t eval_expr(struct m *m, struct g *g, const struct prog_expr *x)
+/* Kept out of eval: inlined there, GCC makes every operand's evaluation
+ * dearer (callgrind: +0.9% of a skynet run's instructions). */
+static __attribute__((noinline)) int64_t eval_expr(struct m *m, struct g *g,
+						   const struct prog_expr *x)
 {
 	int64_t a = eval(m, g, &x->a);
 	/* && and || do not evaluate what they do not need (a draw is not free) */
@@ -285,8 +365,8 @@ static int64_t eval(struct m *m, struct g *g, const struct prog_val *v)
 	switch ((enum prog_val_kind)v->kind) {
 	case PV_CONST: return v->c;
 	case PV_LOCAL: return g_frame(g)->locals[v->i];
-	case PV_DIST: return rt_draw(m, &g_frame(g)->rs, m->rt->wl->dists[v->i]);
-	case PV_EXPR: return eval_expr(m, g, &m->rt->wl->exprs[v->i]);
+	case PV_DIST: return wlr_draw(m, &g_frame(g)->rs, wlr(m->rt)->wl->dists[v->i]);
+	case PV_EXPR: return eval_expr(m, g, &wlr(m->rt)->wl->exprs[v->i]);
 	case PV_GLOBAL: break;   /* an object: see obj() */
 	}
 	return 0;
@@ -311,15 +391,21 @@ static int64_t value(struct m *m, struct g *g, const struct prog_val *v, enum pr
 
 /* ---- Gs ---- */
 
-void rt_prog_init_g(struct rt *rt, struct g *parent, struct g *g)
+/* Gives a new G running prog its frame: its stream is the parent's next
+ * child's (NULL parent: main); its args are the parent's to set. */
+static void g_init(struct rt *rt, struct g *parent, struct g *g, const struct program *prog)
 {
 	struct gframe *f = g_frame(g), *pf = parent ? g_frame(parent) : NULL;
+	f->prog = prog;
+	f->pc = 0;
+	f->compute_left = 0;
+	f->root_spawn = false;
 	memset(f->locals, 0, f->prog->nlocals * sizeof(f->locals[0]));
 	f->nspawned = 0;
 	f->depth = pf ? pf->depth + 1 : 0;
 	f->req_start = -1;
 	f->last_arrival = 0;
-	rt_stream_init(rt, &f->rs, pf ? dist_key_child(pf->rs.key, pf->nspawned++) : MAIN_KEY);
+	wlr_stream_init(rt, &f->rs, pf ? dist_key_child(pf->rs.key, pf->nspawned++) : MAIN_KEY);
 	/* Go's newproc takes the stack from its maker's P and writes the
 	 * first frame there: the stack is on the maker's node */
 	if (!f->stack)
@@ -339,32 +425,34 @@ static bool spawn(struct m *m, struct g *g, const struct program *prog, const st
 	}
 	int64_t args[PROG_MAX_LOCALS];
 	for (uint32_t k = 0; k < op->aux; k++) {
-		const struct prog_arg *arg = &rt->wl->args[op->dst + k];
+		const struct prog_arg *arg = &wlr(rt)->wl->args[op->dst + k];
 		args[k] = value(m, g, &arg->v, (enum prog_type)prog->local_types[arg->slot]);
 	}
 	if (g->panicking)
 		return false;
 	/* made, given its frame, and only then queued where another M may run it */
-	struct g *c = rt_newg(m, prog, NULL, NULL);
+	struct g *c = rt_newg(m);
 	if (!c) {
-		rt_budget_panic(m, g, "runtime: out of memory: a goroutine of program %s would take "
+		budget_panic(m, g, "runtime: out of memory: a goroutine of program %s would take "
 				      "the run past %s",
 				prog->name, budget_str(rt));
 		return false;
 	}
-	rt_prog_init_g(rt, g, c);
+	g_init(rt, g, c, prog);
 	for (uint32_t k = 0; k < op->aux; k++)
-		g_frame(c)->locals[rt->wl->args[op->dst + k].slot] = args[k];
+		g_frame(c)->locals[wlr(rt)->wl->args[op->dst + k].slot] = args[k];
 	if (conn_slot != PROG_NO_SLOT)
 		g_frame(c)->locals[conn_slot] = (int64_t)(intptr_t)conn;
 	rt_startg(m, c);
+	/* a root spawn's mark (it just accepted a connection) is used up */
+	g_frame(g)->root_spawn = false;
 	return true;
 }
 
 /* The per-program figure a program's work counts in. */
 static unsigned prog_slot(const struct rt *rt, const struct program *pr)
 {
-	size_t i = (size_t)(pr - rt->wl->progs);
+	size_t i = (size_t)(pr - wlr(rt)->wl->progs);
 	return i < PROG_MAX_PROGRAMS_REPORTED ? (unsigned)i : PROG_MAX_PROGRAMS_REPORTED - 1;
 }
 
@@ -374,12 +462,9 @@ static void account_user(struct m *m, const struct program *pr, int64_t ns)
 	m->stats.prog_user_ns[prog_slot(m->rt, pr)] += (uint64_t)ns;
 }
 
-void rt_account_user(struct m *m, struct g *g, int64_t ns)
+static void g_account_user(struct m *m, struct g *g, int64_t ns)
 {
-	if (g->fn)
-		m->stats.user_ns += (uint64_t)ns;
-	else
-		account_user(m, g_frame(g)->prog, ns);
+	account_user(m, g_frame(g)->prog, ns);
 }
 
 /* ---- Modelled stacks [workload "stacks"] ----
@@ -393,37 +478,42 @@ void rt_account_user(struct m *m, struct g *g, int64_t ns)
 static void stack_enter(struct m *m, struct g *g)
 {
 	struct rt *rt = m->rt;
-	const struct workload *w = rt->wl;
+	const struct workload *w = wlr(rt)->wl;
 	struct gframe *f = g_frame(g);
 	if (!f->stack) {
 		f->stack = region_new(rt, w->stack_bytes, PROG_PLACE_NODE, g->stack_node);
 		if (!f->stack) {
-			rt_budget_panic(m, g, "runtime: out of memory: the modelled stack of a goroutine "
+			budget_panic(m, g, "runtime: out of memory: the modelled stack of a goroutine "
 					      "would take the run past %s", budget_str(rt));
 			return;
 		}
-		rt_objs_add(m, PT_REGION, f->stack);
+		wlr_objs_add(m, PT_REGION, f->stack);
 	}
 	int64_t ns = plat_touch(f->stack, w->stack_bytes - w->stack_frame, w->stack_frame,
 				PROG_SEQUENTIAL, true, 0);
 	account_user(m, f->prog, ns);
 }
 
-bool rt_g_stack_move(struct m *m, struct g *g, int node)
+static bool g_stack_modelled(const struct g *g)
+{
+	return g_frame((struct g *)g)->stack != NULL;
+}
+
+static bool g_stack_move(struct m *m, struct g *g, int node)
 {
 	struct rt *rt = m->rt;
-	struct gframe *f = g->fn ? NULL : g_frame(g);
-	if (!f || !f->stack || g->stack_node == node)
+	struct gframe *f = g_frame(g);
+	if (!f->stack || g->stack_node == node)
 		return false;
-	uint64_t bytes = rt->wl->stack_bytes;
+	uint64_t bytes = wlr(rt)->wl->stack_bytes;
 	struct rt_region *to = region_new(rt, bytes, PROG_PLACE_NODE, node);
 	if (!to) {
-		rt_budget_panic(m, g, "runtime: out of memory: moving a goroutine's modelled stack "
+		budget_panic(m, g, "runtime: out of memory: moving a goroutine's modelled stack "
 				      "would take the run past %s", budget_str(rt));
 		g->panicking = true;   /* it is about to run, not running */
 		return false;
 	}
-	rt_objs_add(m, PT_REGION, to);
+	wlr_objs_add(m, PT_REGION, to);
 	/* copystack: read where it was, write where it goes (the runtime's
 	 * work, so not the G's user time) */
 	plat_touch(f->stack, 0, bytes, PROG_SEQUENTIAL, false, 0);
@@ -438,12 +528,12 @@ bool rt_g_stack_move(struct m *m, struct g *g, int node)
 /* A parked op whose partner completed it: finish it and move on. */
 #define RESUMED(g) ((g)->in_op ? ((g)->in_op = false, true) : false)
 
-enum g_why rt_g_run(struct m *m, struct g *g)
+enum g_why wlr_g_run(struct m *m, struct g *g)
 {
 	struct rt *rt = m->rt;
 	struct gframe *f = g_frame(g);
 	const struct program *pr = f->prog;
-	if (rt->wl->stack_bytes && !plat_g_has_stack())
+	if (wlr(rt)->wl->stack_bytes && !plat_g_has_stack())
 		stack_enter(m, g);
 	for (;;) {
 		if (g->panicking)
@@ -486,7 +576,7 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 		case PROG_SPAWN: {
 			int64_t n = eval(m, g, &op->x);
 			for (int64_t i = 0; i < n && !g->panicking; i++)
-				spawn(m, g, &rt->wl->progs[op->a], op, PROG_NO_SLOT, NULL);
+				spawn(m, g, &wlr(rt)->wl->progs[op->a], op, PROG_NO_SLOT, NULL);
 			f->pc++;
 			break;
 		}
@@ -702,12 +792,12 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 				f->pc++;   /* the netpoller handed it a unit */
 				break;
 			}
-			struct pollfd_desc *c = obj(m, g, &op->x, PT_CONN);
+			struct wlr_src *c = obj(m, g, &op->x, PT_CONN);
 			if (!c) {
 				rt_panic(m, "net_read on a nil connection");
 				return G_EXIT;
 			}
-			enum nr r = rt_netpoll_take(m, c);
+			enum nr r = wlr_net_take(m, c);
 			if (g->panicking)
 				return G_EXIT;
 			if (r == NR_PARK) {
@@ -725,21 +815,21 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			break;
 		}
 		case PROG_NET_WRITE: {
-			struct pollfd_desc *c = obj(m, g, &op->x, PT_CONN);
+			struct wlr_src *c = obj(m, g, &op->x, PT_CONN);
 			if (!c) {
 				rt_panic(m, "net_write on a nil connection");
 				return G_EXIT;
 			}
-			rt_netpoll_respond(m, c);
+			wlr_net_respond(m, c);
 			f->pc++;
 			break;
 		}
 		case PROG_ACCEPT: {
 			/* A loop in one op: take a connection, start its handler,
 			 * again, until the listener has no more to give. */
-			struct pollfd_desc *lis = rt->listeners[op->x.i];
+			struct wlr_src *lis = wlr(rt)->listeners[op->x.i];
 			if (!RESUMED(g)) {
-				enum nr r = rt_netpoll_take(m, lis);
+				enum nr r = wlr_net_take(m, lis);
 				if (r == NR_DONE) {
 					f->pc++;
 					break;
@@ -751,10 +841,10 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 					return G_PARK;
 				}
 			}
-			struct pollfd_desc *conn = rt_netpoll_accept(m, lis);
+			struct wlr_src *conn = wlr_net_accept(m, lis);
 			/* a connection's handler is a root goroutine [the numa policy] */
-			g->root_spawn = true;
-			if (!spawn(m, g, &rt->wl->progs[op->a], op, op->b, conn))
+			f->root_spawn = true;
+			if (!spawn(m, g, &wlr(rt)->wl->progs[op->a], op, op->b, conn))
 				return G_EXIT;
 			break;
 		}
@@ -783,12 +873,12 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			}
 			if (!rt_mem_charge(rt, bytes)) {
 				if (op->a == PT_CHAN)
-					rt_budget_panic(m, g, "runtime: out of memory: a channel of capacity "
+					budget_panic(m, g, "runtime: out of memory: a channel of capacity "
 							      "%lld (%.1f MiB) would take the run past %s",
 							(long long)cap, (double)bytes / (1u << 20),
 							budget_str(rt));
 				else
-					rt_budget_panic(m, g, "runtime: out of memory: a new %s would take "
+					budget_panic(m, g, "runtime: out of memory: a new %s would take "
 							      "the run past %s",
 							wl_type_name((enum prog_type)op->a), budget_str(rt));
 				return G_EXIT;
@@ -799,7 +889,7 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 				o = rt_waitgroup_new(rt, node);
 			else
 				o = rt_gmutex_new(rt, node);
-			rt_objs_add(m, (enum prog_type)op->a, o);
+			wlr_objs_add(m, (enum prog_type)op->a, o);
 			f->locals[op->dst] = (int64_t)(intptr_t)o;
 			f->pc++;
 			break;
@@ -816,14 +906,14 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			}
 			struct rt_region *r = region_new(rt, (uint64_t)bytes, place, node);
 			if (!r) {
-				rt_budget_panic(m, g, "runtime: out of memory: alloc of %lld bytes (%llu "
+				budget_panic(m, g, "runtime: out of memory: alloc of %lld bytes (%llu "
 						      "page records) would take the run past %s",
 						(long long)bytes,
 						(unsigned long long)region_pages((uint64_t)bytes),
 						budget_str(rt));
 				return G_EXIT;
 			}
-			rt_objs_add(m, PT_REGION, r);
+			wlr_objs_add(m, PT_REGION, r);
 			f->locals[op->dst] = (int64_t)(intptr_t)r;
 			f->pc++;
 			break;
@@ -863,7 +953,7 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 			break;
 		case PROG_ASSERT:
 			if (!eval(m, g, &op->x)) {
-				const char *msg = rt->wl->strs[op->a];
+				const char *msg = wlr(rt)->wl->strs[op->a];
 				rt_panic(m, "assertion failed%s%s (program %s, op %u)", *msg ? ": " : "",
 					 msg, pr->name, f->pc);
 				return G_EXIT;
@@ -876,3 +966,52 @@ enum g_why rt_g_run(struct m *m, struct g *g)
 		}
 	}
 }
+
+/* ---- The body's table [core/body.h] ---- */
+
+static void main_init(struct rt *rt, struct g *g)
+{
+	const struct workload *w = wlr(rt)->wl;
+	g_init(rt, NULL, g, &w->progs[w->main]);
+}
+
+static void g_describe(const struct rt *rt, const struct g *g, char *buf, size_t n)
+{
+	const struct gframe *f = g_frame((struct g *)g);
+	snprintf(buf, n, "program %s, op %u (%s)", f->prog->name, f->pc,
+		 wl_op_name(f->prog->ops[f->pc].code));
+}
+
+static bool g_spawns_root(const struct g *g)
+{
+	return g_frame((struct g *)g)->root_spawn;
+}
+
+static void collect(const struct rt *rt, struct rt_result *r)
+{
+	r->locality.stacks = wlr(rt)->wl->stack_bytes && !plat_g_has_stack();
+}
+
+const struct body_ops wlr_body = {
+	.name = "workload program",
+	.g_bytes = sizeof(struct gframe),
+	.needs_stack = false,
+	.timed = true,
+	.main_ends_run = false,
+	.check = run_check,
+	.run_new = run_new,
+	.run_free = run_free,
+	.main_init = main_init,
+	.g_run = wlr_g_run,
+	.g_describe = g_describe,
+	.g_account_user = g_account_user,
+	.g_spawns_root = g_spawns_root,
+	.g_stack_modelled = g_stack_modelled,
+	.g_stack_move = g_stack_move,
+	.collect = collect,
+	.draws = wlr_draws,
+	.net_start = wlr_net_start,
+	.net_next = wlr_net_next,
+	.net_due = wlr_net_due,
+	.net_deliver = wlr_net_deliver,
+};
