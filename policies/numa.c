@@ -203,10 +203,11 @@ static bool numa_init(struct rt *rt, struct err *e)
 	return true;
 }
 
-/* The per-node tables need the Ps' nodes, known once the Ps are made:
- * built at the first look for work (by M0, before any other M runs). */
-static void numa_tables(struct rt *rt, struct numa *nu)
+/* The per-node tables need the Ps' nodes: built once the core has made
+ * and placed the Ps, before the run. */
+static void numa_placed(struct rt *rt)
 {
+	struct numa *nu = rt->pol_state;
 	const struct topo *t = rt->topo;
 	int nn = nu->nnodes;
 	nu->near = xcalloc((size_t)nn * (size_t)nn, sizeof(*nu->near));
@@ -285,15 +286,7 @@ static void kick(struct m *m, struct p *target)
 	if (!rt_p_is_idle(rt, target->id))
 		return;
 	rt_lock(&rt->sched.lock);
-	struct p *pp = rt_pidleget_this(rt, target);
-	if (pp) {
-		bool fresh;
-		struct m *nm = rt_startm_locked(rt, pp, false, NULL, &fresh);
-		rt_unlock(&rt->sched.lock);
-		rt_startm_finish(rt, nm, fresh);
-		return;
-	}
-	rt_unlock(&rt->sched.lock);
+	rt_startm_unlock(rt, rt_pidleget_this(rt, target), false, NULL);
 }
 
 /* n Gs (head to tail through schedlink) go to target: the caller's own
@@ -322,15 +315,7 @@ static void place_list(struct m *m, struct numa *nu, struct p *target, struct g 
 		next = g->schedlink;
 		rt_globrunqputbatch(rt, qi, &g, 1);
 	}
-	struct p *pp = rt_pidleget_near(rt, target->node);
-	if (pp) {
-		bool fresh;
-		struct m *nm = rt_startm_locked(rt, pp, false, NULL, &fresh);
-		rt_unlock(&rt->sched.lock);
-		rt_startm_finish(rt, nm, fresh);
-		return;
-	}
-	rt_unlock(&rt->sched.lock);
+	rt_startm_unlock(rt, rt_pidleget_near(rt, target->node), false, NULL);
 }
 
 static void place_on(struct m *m, struct numa *nu, struct p *target, struct g *g)
@@ -364,8 +349,6 @@ static void numa_newproc(struct m *m, struct g *g)
 	struct rt *rt = m->rt;
 	struct numa *nu = rt->pol_state;
 	struct g *parent = m->curg;
-	if (!nu->rr)
-		numa_tables(rt, nu);
 	if (nu->root_rr && parent && parent->root_spawn) {
 		place_on(m, nu, next_root_p(rt, nu), g);
 		return;
@@ -561,25 +544,12 @@ static struct g *steal_work(struct m *m, struct numa *nu)
 	return NULL;
 }
 
-/* Any queue with work, seen without a P. */
-static bool any_work(struct rt *rt)
-{
-	if (plat_load_u32(&rt->sched.runqsize, memory_order_relaxed))
-		return true;
-	for (int i = 0; i < rt->procs; i++)
-		if (rt_p_has_work(rt->allp[i]))
-			return true;
-	return false;
-}
-
 static struct g *numa_find(struct m *m, bool *inherit)
 {
 	struct rt *rt = m->rt;
 	struct sched *s = &rt->sched;
 	struct numa *nu = rt->pol_state;
 	struct g *g;
-	if (!nu->rr)
-		numa_tables(rt, nu);
 	deal_batch(m, nu);
 top:
 	if (rt_done(rt))
@@ -601,57 +571,14 @@ top:
 		if ((g = local_get(nu, pp, inherit)))
 			return g;
 	}
-	uint32_t busy = (uint32_t)rt->procs - plat_load_u32(&s->npidle, memory_order_relaxed);
-	if (m->spinning ||
-	    100 * plat_load_u32(&s->nmspinning, memory_order_relaxed) < nu->spinning_pct * busy) {
-		if (!m->spinning)
-			rt_becomespinning(m);
-		if ((g = steal_work(m, nu)))
-			return g;
-	}
+	if (rt_trybecomespinning(m, nu->spinning_pct) && (g = steal_work(m, nu)))
+		return g;
 
-	/* Drop the P.  Under the lock that puts to the global queues and
-	 * kicks of idle Ps take, so nothing put meanwhile is missed: any
-	 * global queue with work, or this P's shared queue, and it goes on. */
-	rt_lock(&s->lock);
-	if (plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
-		const int *near = &nu->near[pp->node * nu->nnodes];
-		for (int k = 0; k < nu->nnodes && !g; k++)
-			g = rt_globrunqget_from(rt, pp, rt_gq_of_node(rt, near[k]), 0);
-		rt_unlock(&s->lock);
-		if (g)
-			return g;
-		goto top;
-	}
-	if (pp->sharedq_used && plat_load_u32(&pp->sharedq_size, memory_order_acquire)) {
-		rt_unlock(&s->lock);
-		goto top;
-	}
-	rt_pidleput(rt, rt_releasep(m));
-	/* a put to the shared queue that did not see this P idle yet [kick] */
-	if (pp->sharedq_used && plat_add_u32(&pp->sharedq_size, 0, memory_order_seq_cst) &&
-	    rt_pidleget_this(rt, pp)) {
-		rt_unlock(&s->lock);
-		rt_acquirep(m, pp);
-		goto top;
-	}
-	rt_unlock(&s->lock);
-
-	if (m->spinning) {
-		m->spinning = false;
-		plat_add_u32(&s->nmspinning, (uint32_t)-1, memory_order_acq_rel);
-		if (any_work(rt)) {
-			rt_lock(&s->lock);
-			pp = rt_pidleget_near(rt, pp->node);
-			rt_unlock(&s->lock);
-			if (pp) {
-				rt_acquirep(m, pp);
-				rt_becomespinning(m);
-				goto top;
-			}
-		}
-	}
-	rt_idle(m);
+	/* Drop the P, after a last look at every node's queue, nearest
+	 * first, and at this P's shared queue; as the last spinner, look at
+	 * the global queues before the Ps'. */
+	if ((g = rt_dropp(m, &nu->near[pp->node * nu->nnodes], true)))
+		return g;
 	goto top;
 }
 
@@ -684,6 +611,7 @@ const struct pol_ops pol_numa = {
 		   "hierarchical stealing, mostly-LIFO, home Ps, round-robin roots",
 	.knobs = numa_knobs,
 	.init = numa_init,
+	.placed = numa_placed,
 	.fini = numa_fini,
 	.newproc = numa_newproc,
 	.ready = numa_ready,

@@ -13,9 +13,11 @@
  *      passes over the other Ps in random coprime order, taking half a
  *      victim's ring, its runnext only on the last pass;
  *   6. dropping its P: a last look at the global queue under the lock, then
- *      -- if it was the last spinner -- at every P's queue, then parking.
- * Spinning and waking follow the protocol in core/proc.c [proc:
- * Spinning].  Every constant of the above is a knob. */
+ *      -- if it was the last spinner -- at every P's queue and the global
+ *      queue, then parking.
+ * Spinning, waking and dropping the P are the core's protocol
+ * (core/proc.c [proc: Spinning]: rt_trybecomespinning, rt_dropp); this
+ * file is the search order.  Every constant of the above is a knob. */
 #include "core/runtime.h"
 
 #include <stdlib.h>
@@ -159,15 +161,6 @@ static struct g *steal_work(struct m *m, struct steal *st)
 	return NULL;
 }
 
-/* The first non-empty P's queue, seen without a P (step 6). */
-static bool any_runq_nonempty(struct rt *rt)
-{
-	for (int i = 0; i < rt->procs; i++)
-		if (!rt_runqempty(rt->allp[i]))
-			return true;
-	return false;
-}
-
 /* Steps 1 to 3: what an M finds without looking beyond its P and the
  * global queue, the common case; inline in both callers below.  NULL with
  * *over set if the run is over. */
@@ -228,8 +221,6 @@ __attribute__((noinline)) static struct g *find_slow(struct m *m, struct steal *
 	bool over;
 
 	for (;;) {
-		struct p *pp = m->p;
-
 		/* 4: the network, without waiting, if some G waits on it and no
 		 * M is blocked polling it already */
 		if (rt_netpoll_any_waiters(rt) &&
@@ -240,48 +231,17 @@ __attribute__((noinline)) static struct g *find_slow(struct m *m, struct steal *
 		}
 
 		/* 5: steal, unless enough Ms are spinning already */
-		uint32_t busy = (uint32_t)rt->procs - plat_load_u32(&s->npidle, memory_order_relaxed);
-		if (m->spinning ||
-		    100 * plat_load_u32(&s->nmspinning, memory_order_relaxed) <
-			    st->spinning_pct * busy) {
-			if (!m->spinning)
-				rt_becomespinning(m);
+		if (rt_trybecomespinning(m, st->spinning_pct)) {
 			g = steal_work(m, st);
 			if (g)
 				return g;
 		}
 
-		/* 6: drop the P.  The global queue is checked once more under
-		 * the lock that any put to it takes, so nothing put there is
-		 * missed. */
-		rt_lock(&s->lock);
-		if (plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
-			g = rt_globrunqget(rt, pp, 0);
-			rt_unlock(&s->lock);
+		/* 6: drop the P (after a last look at the global queue), and
+		 * as the last spinner look at the Ps' queues first */
+		g = rt_dropp(m, NULL, false);
+		if (g)
 			return g;
-		}
-		rt_pidleput(rt, rt_releasep(m));
-		rt_unlock(&s->lock);
-
-		if (m->spinning) {
-			m->spinning = false;
-			plat_add_u32(&s->nmspinning, (uint32_t)-1, memory_order_acq_rel);
-			/* [proc: Spinning, step 3]: a G made before the decrement
-			 * may have seen this M spinning and woken nobody. */
-			if (any_runq_nonempty(rt) ||
-			    plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
-				rt_lock(&s->lock);
-				pp = rt_pidleget(rt);
-				rt_unlock(&s->lock);
-				if (pp) {
-					rt_acquirep(m, pp);
-					rt_becomespinning(m);
-					goto again;
-				}
-			}
-		}
-		rt_idle(m);
-	again:
 		g = find_quick(m, st, inherit, &over);
 		if (g || over)
 			return g;
