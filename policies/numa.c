@@ -50,6 +50,7 @@
  * Ps are partitioned between nodes by the core's placement: P i runs on
  * the PU the OS model gives it, round-robin over nodes (core/proc.c). */
 #include "core/runtime.h"
+#include "policies/knobs_shared.h"
 
 #include <stdlib.h>
 
@@ -80,26 +81,19 @@ enum {
 };
 
 static const struct pol_knob numa_knobs[] = {
-	[K_RUNQ_SIZE] = { "runq_size", 256, 2, 65536, POL_KNOB_POW2,
-			  "slots in each P's private ring; a full ring moves half of itself to "
-			  "its node's global queue" },
-	[K_GLOBAL_CHECK] = { "global_check_interval", 61, 0, 1000000, 0,
-			     "every Nth schedule on a P takes from its node's global queue first "
-			     "(0: never first)" },
-	[K_STEAL_TRIES] = { "steal_tries", 4, 1, 64, 0,
-			    "passes over the other Ps and queues before an M drops its P" },
-	[K_RUNNEXT_DELAY] = { "runnext_steal_delay_us", 3, 0, 1000000, 0,
-			      "a thief sleeps this long before taking a running P's runnext "
-			      "(last pass only)" },
-	[K_SPINNING_PCT] = { "spinning_max_pct", 50, 0, 100, 0,
-			     "Ms may start spinning while spinning Ms are fewer than this "
-			     "percentage of busy Ps" },
-	[K_RUNNEXT] = { "runnext", 1, 0, 1, POL_KNOB_BOOL,
-			"a G spawned or readied by a running G goes to its P's runnext slot" },
-	[K_PREEMPT] = { "preempt_ms", 10, 0, 1000000, 0,
-			"sysmon preempts a G that has run this long on one time slice (0: never)" },
-	[K_RETAKE] = { "syscall_retake_us", 20, 0, 1000000000, 0,
-		       "sysmon takes the P of a G blocked this long in a system call" },
+	[K_RUNQ_SIZE] = SHARED_KNOB_RUNQ_SIZE("slots in each P's private ring; a full ring moves half "
+					      "of itself to its node's global queue"),
+	[K_GLOBAL_CHECK] = SHARED_KNOB_GLOBAL_CHECK("every Nth schedule on a P takes from its node's "
+						    "global queue first (0: never first)"),
+	[K_STEAL_TRIES] = SHARED_KNOB_STEAL_TRIES("passes over the other Ps and queues before an M "
+						  "drops its P"),
+	[K_RUNNEXT_DELAY] = SHARED_KNOB_RUNNEXT_DELAY,
+	[K_SPINNING_PCT] = SHARED_KNOB_SPINNING_PCT,
+	[K_RUNNEXT] = SHARED_KNOB_RUNNEXT("a G spawned or readied by a running G goes to its P's "
+					  "runnext slot"),
+	[K_PREEMPT] = SHARED_KNOB_PREEMPT,
+	[K_RETAKE] = SHARED_KNOB_RETAKE("sysmon takes the P of a G blocked this long in a system "
+					"call"),
 	[K_NODE_QUEUES] = { "node_queues", 1, 0, 1, POL_KNOB_BOOL,
 			    "a global run queue and G free list per NUMA node (0: one of each)" },
 	[K_NODE_MPOOLS] = { "node_mpools", 1, 0, 1, POL_KNOB_BOOL,

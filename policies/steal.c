@@ -19,6 +19,7 @@
  * (core/proc.c [proc: Spinning]: rt_trybecomespinning, rt_dropp); this
  * file is the search order.  Every constant of the above is a knob. */
 #include "core/runtime.h"
+#include "policies/knobs_shared.h"
 
 #include <stdlib.h>
 
@@ -35,32 +36,22 @@ enum {
 };
 
 static const struct pol_knob steal_knobs[] = {
-	[K_RUNQ_SIZE] = { "runq_size", 256, 2, 65536, POL_KNOB_POW2,
-			  "slots in each P's local ring; a full ring moves half of itself to the "
-			  "global queue" },
-	[K_GLOBAL_CHECK] = { "global_check_interval", 61, 0, 1000000, 0,
-			     "every Nth schedule on a P takes from the global queue first, for "
-			     "fairness (0: never first)" },
-	[K_STEAL_TRIES] = { "steal_tries", 4, 1, 64, 0,
-			    "passes over all Ps, in random coprime order, before an M drops its P" },
-	[K_RUNNEXT_DELAY] = { "runnext_steal_delay_us", 3, 0, 1000000, 0,
-			      "a thief sleeps this long before taking a running P's runnext "
-			      "(last pass only)" },
-	[K_SPINNING_PCT] = { "spinning_max_pct", 50, 0, 100, 0,
-			     "Ms may start spinning while spinning Ms are fewer than this "
-			     "percentage of busy Ps" },
-	[K_RUNNEXT] = { "runnext", 1, 0, 1, POL_KNOB_BOOL,
-			"a G spawned or readied by a running G goes to its P's runnext slot "
-			"(else the ring's tail)" },
+	[K_RUNQ_SIZE] = SHARED_KNOB_RUNQ_SIZE("slots in each P's local ring; a full ring moves half "
+					      "of itself to the global queue"),
+	[K_GLOBAL_CHECK] = SHARED_KNOB_GLOBAL_CHECK("every Nth schedule on a P takes from the global "
+						    "queue first, for fairness (0: never first)"),
+	[K_STEAL_TRIES] = SHARED_KNOB_STEAL_TRIES("passes over all Ps, in random coprime order, "
+						  "before an M drops its P"),
+	[K_RUNNEXT_DELAY] = SHARED_KNOB_RUNNEXT_DELAY,
+	[K_SPINNING_PCT] = SHARED_KNOB_SPINNING_PCT,
+	[K_RUNNEXT] = SHARED_KNOB_RUNNEXT("a G spawned or readied by a running G goes to its P's "
+					  "runnext slot (else the ring's tail)"),
 	[K_INHERIT] = { "inherit_time_slice", 1, 0, 1, POL_KNOB_BOOL,
 			"a G taken from runnext continues the current time slice (does not "
 			"count as a new schedule)" },
-	[K_PREEMPT] = { "preempt_ms", 10, 0, 1000000, 0,
-			"sysmon preempts a G that has run this long on one time slice "
-			"(0: never)" },
-	[K_RETAKE] = { "syscall_retake_us", 20, 0, 1000000000, 0,
-		       "sysmon takes the P of a G blocked this long in a system call and "
-		       "hands it to another M, when there is other work" },
+	[K_PREEMPT] = SHARED_KNOB_PREEMPT,
+	[K_RETAKE] = SHARED_KNOB_RETAKE("sysmon takes the P of a G blocked this long in a system "
+					"call and hands it to another M, when there is other work"),
 	{ NULL, 0, 0, 0, 0, NULL },
 };
 
