@@ -615,7 +615,7 @@ void rt_resetspinning(struct m *m)
 	rt_wakep(m);
 }
 
-/* [proc: Spinning, the gate] */
+/* [proc: Spinning] */
 bool rt_trybecomespinning(struct m *m, uint32_t max_pct)
 {
 	struct sched *s = &m->rt->sched;
@@ -651,8 +651,9 @@ struct g *rt_dropp(struct m *m, const int *node_order, bool recheck_global_first
 	struct g *g = NULL;
 
 	/* The last look, under the lock that every put to a global queue
-	 * takes, so nothing put there is missed.  A queue's count may be
-	 * another node's: then m looks again with its P. */
+	 * takes, so nothing put there is missed.  Without a node order only
+	 * the P's node's queue is taken from: if the count is another
+	 * node's, m looks again, holding its P. */
 	rt_lock(&s->lock);
 	if (plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
 		if (!node_order)

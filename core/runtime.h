@@ -640,7 +640,7 @@ void rt_wakep(struct m *m);
 void rt_becomespinning(struct m *m);
 void rt_resetspinning(struct m *m);
 void rt_resetspinning_quiet(struct m *m);
-/* The spinning gate [proc: Spinning, step 3]: true if m, holding a P, is
+/* The spinning gate [proc: Spinning]: true if m, holding a P, is
  * spinning -- already, or from now on because spinning Ms are fewer than
  * max_pct percent of the busy Ps. */
 bool rt_trybecomespinning(struct m *m, uint32_t max_pct);
