@@ -45,6 +45,11 @@ struct pol_ops {
 	const struct pol_knob *knobs; /* ends with a NULL name */
 	/* Reads rt->knobs; may set rt->runq_size before the Ps are made. */
 	bool (*init)(struct rt *rt, struct err *e);
+	/* Optional second stage, called once the Ps are made and placed
+	 * (rt->allp[i]->node and ->cpu are set) and before any M runs: the
+	 * place for tables built from the Ps' layout.  fini frees what init
+	 * and placed made (placed has not run if rt_new failed before it). */
+	void (*placed)(struct rt *rt);
 	void (*fini)(struct rt *rt);
 	/* A G became runnable: newly spawned, woken from a wait (g->wake says
 	 * by what), or yielding. */

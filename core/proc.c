@@ -65,6 +65,29 @@
  * nmspinning is the one counter both sides use: CAS from 0 to 1 claims the
  * right to start a spinner.
  *
+ * The protocol is written once, here; a policy that spins (steal, numa)
+ * keeps only its search order and calls:
+ *   rt_trybecomespinning  the gate before stealing: an M may start to
+ *      spin only while spinning Ms are fewer than max_pct percent of the
+ *      busy Ps (Go's 2 * nmspinning < busy is 50), so that when work runs
+ *      short the idle Ms do not all hammer the few busy Ps' queues;
+ *   rt_dropp  step 3 in order: a last look at the global queues under
+ *      sched.lock, which every put to them takes, so none is missed
+ *      (nearest node's queue first, given the policy's order); the P's
+ *      shared queue, if the policy gives Ps one, before and after the P
+ *      goes idle; the P released; then, as the last spinner, the
+ *      decrement and the recheck of the global queues and every P's
+ *      queues, taking an idle P (of the old P's node first) and spinning
+ *      on if any has work; then rt_idle, which looks after timers and the
+ *      network: the M waits for them as the poller, or parks.  Whether the
+ *      recheck reads the global queues before the Ps' or after is the
+ *      policy's (a parameter): in simulation the order of shared accesses
+ *      is part of the timing, and steal and numa have always differed;
+ *   rt_startm_unlock  every start of an M (a P handed to an idle or new
+ *      M), policies' included: the M is picked under sched.lock and woken
+ *      or made after the lock is released.
+ * global does not spin for work; its idle_spin only polls its one queue.
+ *
  * Stealing
  *
  * A thief takes half (rounded up) of a victim's ring in one CAS of the
@@ -360,9 +383,9 @@ struct p *rt_releasep(struct m *m)
 
 /* The locked half of starting an M for pp (sched.lock held): picks an
  * idle M, or makes one (*fresh), and gives it pp, spinning and g to run
- * first (NULL: none; Go 1.0's hand-off).  rt_startm_finish wakes or starts
+ * first (NULL: none; Go 1.0's hand-off).  startm_finish wakes or starts
  * it once the lock is released.  NULL once the run is over. */
-struct m *rt_startm_locked(struct rt *rt, struct p *pp, bool spinning, struct g *g, bool *fresh)
+static struct m *startm_locked(struct rt *rt, struct p *pp, bool spinning, struct g *g, bool *fresh)
 {
 	assert(rt_mutex_held(&rt->sched.lock));
 	*fresh = false;
@@ -387,7 +410,7 @@ struct m *rt_startm_locked(struct rt *rt, struct p *pp, bool spinning, struct g 
 	return nmp;
 }
 
-void rt_startm_finish(struct rt *rt, struct m *nmp, bool fresh)
+static void startm_finish(struct rt *rt, struct m *nmp, bool fresh)
 {
 	if (!nmp)
 		return;
@@ -395,6 +418,22 @@ void rt_startm_finish(struct rt *rt, struct m *nmp, bool fresh)
 		plat_newm(rt, nmp);
 	else
 		rt_note_wakeup(&nmp->park);   /* its release/acquire hands over nextp, nextg, spinning */
+}
+
+/* Every start of an M goes through here: the M is picked (or counted as
+ * made) under the lock, and woken or made outside it, since making a
+ * thread or a futex wake under sched.lock would hold up every M. */
+bool rt_startm_unlock(struct rt *rt, struct p *pp, bool spinning, struct g *g)
+{
+	if (!pp) {
+		rt_unlock(&rt->sched.lock);
+		return false;
+	}
+	bool fresh;
+	struct m *nmp = startm_locked(rt, pp, spinning, g, &fresh);
+	rt_unlock(&rt->sched.lock);
+	startm_finish(rt, nmp, fresh);
+	return nmp != NULL;
 }
 
 /* Starts an M to run pp (an idle P if NULL, one of the caller's node
@@ -414,12 +453,8 @@ void rt_startm(struct m *m, struct p *pp, bool spinning)
 			return;
 		}
 	}
-	bool fresh;
-	struct m *nmp = rt_startm_locked(rt, pp, spinning, NULL, &fresh);
-	rt_unlock(&rt->sched.lock);
-	if (!nmp && spinning)
+	if (!rt_startm_unlock(rt, pp, spinning, NULL) && spinning)
 		plat_add_u32(&rt->sched.nmspinning, (uint32_t)-1, memory_order_relaxed);
-	rt_startm_finish(rt, nmp, fresh);
 }
 
 /* Parks m (which holds no P) until startm gives it one, or the run ends. */
@@ -581,6 +616,92 @@ void rt_resetspinning(struct m *m)
 {
 	rt_resetspinning_quiet(m);
 	rt_wakep(m);
+}
+
+/* [proc: Spinning] */
+bool rt_trybecomespinning(struct m *m, uint32_t max_pct)
+{
+	struct sched *s = &m->rt->sched;
+	uint32_t busy = (uint32_t)m->rt->procs - plat_load_u32(&s->npidle, memory_order_relaxed);
+	if (m->spinning)
+		return true;
+	if (100 * plat_load_u32(&s->nmspinning, memory_order_relaxed) >= max_pct * busy)
+		return false;
+	rt_becomespinning(m);
+	return true;
+}
+
+/* Some queue has work, seen without a P: the global queues (their total),
+ * every P's ring and runnext, and its shared queue if it has one.  The
+ * order is the policy's; in simulation it is part of the timing. */
+static bool any_work_nop(struct rt *rt, bool global_first)
+{
+	struct sched *s = &rt->sched;
+	if (global_first && plat_load_u32(&s->runqsize, memory_order_relaxed))
+		return true;
+	for (int i = 0; i < rt->procs; i++)
+		if (rt_p_has_work(rt->allp[i]))
+			return true;
+	return !global_first && plat_load_u32(&s->runqsize, memory_order_relaxed) > 0;
+}
+
+/* [proc: Spinning, step 3] */
+struct g *rt_dropp(struct m *m, const int *node_order, bool recheck_global_first)
+{
+	struct rt *rt = m->rt;
+	struct sched *s = &rt->sched;
+	struct p *pp = m->p;
+	struct g *g = NULL;
+
+	/* The last look, under the lock that every put to a global queue
+	 * takes, so nothing put there is missed.  Without a node order only
+	 * the P's node's queue is taken from: if the count is another
+	 * node's, m looks again, holding its P. */
+	rt_lock(&s->lock);
+	if (plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
+		if (!node_order)
+			g = rt_globrunqget(rt, pp, 0);
+		for (int k = 0; node_order && k < rt->topo->nnodes && !g; k++)
+			g = rt_globrunqget_from(rt, pp, rt_gq_of_node(rt, node_order[k]), 0);
+		rt_unlock(&s->lock);
+		return g;
+	}
+	/* A P's shared queue, if the policy gives Ps one: any M puts to it
+	 * without sched.lock and then starts the P if it sees it idle.  So
+	 * it is looked at twice, before the P goes idle and after, behind a
+	 * full barrier that pairs with the put's: a put that saw the P still
+	 * busy is seen by the second look, which takes the P back. */
+	if (pp->sharedq_used && plat_load_u32(&pp->sharedq_size, memory_order_acquire)) {
+		rt_unlock(&s->lock);
+		return NULL;
+	}
+	rt_pidleput(rt, rt_releasep(m));
+	if (pp->sharedq_used && plat_add_u32(&pp->sharedq_size, 0, memory_order_seq_cst) &&
+	    rt_pidleget_this(rt, pp)) {
+		rt_unlock(&s->lock);
+		rt_acquirep(m, pp);
+		return NULL;
+	}
+	rt_unlock(&s->lock);
+
+	if (m->spinning) {
+		m->spinning = false;
+		plat_add_u32(&s->nmspinning, (uint32_t)-1, memory_order_acq_rel);
+		/* A G made before the decrement may have seen this M spinning
+		 * and woken nobody: if any queue has work, m spins on. */
+		if (any_work_nop(rt, recheck_global_first)) {
+			rt_lock(&s->lock);
+			struct p *p2 = rt_pidleget_near(rt, pp->node);
+			rt_unlock(&s->lock);
+			if (p2) {
+				rt_acquirep(m, p2);
+				rt_becomespinning(m);
+				return NULL;
+			}
+		}
+	}
+	rt_idle(m);
+	return NULL;
 }
 
 /* ---- Idle Ps (sched.lock held) ---- */
@@ -1287,6 +1408,8 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 		rt_runq_init(rt, pp);
 		rt_timers_init(rt, pp);
 	}
+	if (rt->pol->placed)
+		rt->pol->placed(rt);
 	rt_netpoll_init(rt);
 	/* From here rt_free undoes it all, the body's half-made state too. */
 	core_made = true;

@@ -569,8 +569,11 @@ void rt_mstart(struct m *m);
 
 /* Ms: starting, stopping, waking [proc: Spinning]. */
 void rt_startm(struct m *m, struct p *pp, bool spinning);
-struct m *rt_startm_locked(struct rt *rt, struct p *pp, bool spinning, struct g *g, bool *fresh);
-void rt_startm_finish(struct rt *rt, struct m *nmp, bool fresh);
+/* With sched.lock held: starts an M for pp (NULL: none), spinning, with g
+ * to run first (NULL: none; Go 1.0's hand-off), and releases the lock,
+ * before the M is woken or made.  False if no M was started: no pp, or
+ * the run is over (pp and g then stay where they are). */
+bool rt_startm_unlock(struct rt *rt, struct p *pp, bool spinning, struct g *g);
 /* The G handed to m to run first, if any (Go 1.0's m->nextg); inline,
  * as the scheduler loop asks before every schedule. */
 static inline struct g *rt_take_nextg(struct m *m)
@@ -590,6 +593,18 @@ void rt_wakep(struct m *m);
 void rt_becomespinning(struct m *m);
 void rt_resetspinning(struct m *m);
 void rt_resetspinning_quiet(struct m *m);
+/* The spinning gate [proc: Spinning]: true if m, holding a P, is
+ * spinning -- already, or from now on because spinning Ms are fewer than
+ * max_pct percent of the busy Ps. */
+bool rt_trybecomespinning(struct m *m, uint32_t max_pct);
+/* m found nothing: the last look under sched.lock, then m drops its P and
+ * parks [proc: Spinning, step 3].  The last look takes a batch from the
+ * global queues, nearest first in node_order (nnodes entries; NULL: the
+ * P's node's queue only).  The last spinner's recheck looks at the global
+ * queues before the Ps' with recheck_global_first.  Returns a G to run
+ * (m keeps its P), or NULL: look again, m holding a P -- kept, retaken or
+ * given -- unless the run is over. */
+struct g *rt_dropp(struct m *m, const int *node_order, bool recheck_global_first);
 /* Where the time goes [proc: Where the time goes]: m just took a P
  * without rt_acquirep, or lets go of it without rt_releasep (system calls). */
 void rt_time_held(struct m *m);

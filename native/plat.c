@@ -839,7 +839,7 @@ bool natp_rt_init(struct rt *rt, struct err *e)
 }
 
 /* M0 is the calling thread; the others are joined once the run is over.
- * No M is made after that (rt_startm_locked), so allm, read under the
+ * No M is made after that (rt_startm_unlock), so allm, read under the
  * lock it is written under, is every thread there will be.  They are
  * joined oldest first: an M's thread was created by an older M (or
  * sysmon, or M0), and until that creator is joined its pthread_create

@@ -90,21 +90,11 @@ static void global_put(struct m *m, struct g *g)
 	rt_lock(&rt->sched.lock);
 	struct p *pp = rt_pidleget(rt);
 	if (pp && gl->handoff) {
-		bool fresh;
-		struct m *nm = rt_startm_locked(rt, pp, false, g, &fresh);
-		rt_unlock(&rt->sched.lock);
-		rt_startm_finish(rt, nm, fresh);
+		rt_startm_unlock(rt, pp, false, g);
 		return;
 	}
 	rt_globrunqput(rt, g);
-	if (pp) {
-		bool fresh;
-		struct m *nm = rt_startm_locked(rt, pp, false, NULL, &fresh);
-		rt_unlock(&rt->sched.lock);
-		rt_startm_finish(rt, nm, fresh);
-		return;
-	}
-	rt_unlock(&rt->sched.lock);
+	rt_startm_unlock(rt, pp, false, NULL);
 }
 
 /* idle_spin_us: polls the queue's length (a hint read without the lock)

@@ -50,6 +50,7 @@
  * Ps are partitioned between nodes by the core's placement: P i runs on
  * the PU the OS model gives it, round-robin over nodes (core/proc.c). */
 #include "core/runtime.h"
+#include "policies/knobs_shared.h"
 
 #include <stdlib.h>
 
@@ -80,26 +81,19 @@ enum {
 };
 
 static const struct pol_knob numa_knobs[] = {
-	[K_RUNQ_SIZE] = { "runq_size", 256, 2, 65536, POL_KNOB_POW2,
-			  "slots in each P's private ring; a full ring moves half of itself to "
-			  "its node's global queue" },
-	[K_GLOBAL_CHECK] = { "global_check_interval", 61, 0, 1000000, 0,
-			     "every Nth schedule on a P takes from its node's global queue first "
-			     "(0: never first)" },
-	[K_STEAL_TRIES] = { "steal_tries", 4, 1, 64, 0,
-			    "passes over the other Ps and queues before an M drops its P" },
-	[K_RUNNEXT_DELAY] = { "runnext_steal_delay_us", 3, 0, 1000000, 0,
-			      "a thief sleeps this long before taking a running P's runnext "
-			      "(last pass only)" },
-	[K_SPINNING_PCT] = { "spinning_max_pct", 50, 0, 100, 0,
-			     "Ms may start spinning while spinning Ms are fewer than this "
-			     "percentage of busy Ps" },
-	[K_RUNNEXT] = { "runnext", 1, 0, 1, POL_KNOB_BOOL,
-			"a G spawned or readied by a running G goes to its P's runnext slot" },
-	[K_PREEMPT] = { "preempt_ms", 10, 0, 1000000, 0,
-			"sysmon preempts a G that has run this long on one time slice (0: never)" },
-	[K_RETAKE] = { "syscall_retake_us", 20, 0, 1000000000, 0,
-		       "sysmon takes the P of a G blocked this long in a system call" },
+	[K_RUNQ_SIZE] = SHARED_KNOB_RUNQ_SIZE("slots in each P's private ring; a full ring moves half "
+					      "of itself to its node's global queue"),
+	[K_GLOBAL_CHECK] = SHARED_KNOB_GLOBAL_CHECK("every Nth schedule on a P takes from its node's "
+						    "global queue first (0: never first)"),
+	[K_STEAL_TRIES] = SHARED_KNOB_STEAL_TRIES("passes over the other Ps and queues before an M "
+						  "drops its P"),
+	[K_RUNNEXT_DELAY] = SHARED_KNOB_RUNNEXT_DELAY,
+	[K_SPINNING_PCT] = SHARED_KNOB_SPINNING_PCT,
+	[K_RUNNEXT] = SHARED_KNOB_RUNNEXT("a G spawned or readied by a running G goes to its P's "
+					  "runnext slot"),
+	[K_PREEMPT] = SHARED_KNOB_PREEMPT,
+	[K_RETAKE] = SHARED_KNOB_RETAKE("sysmon takes the P of a G blocked this long in a system "
+					"call"),
 	[K_NODE_QUEUES] = { "node_queues", 1, 0, 1, POL_KNOB_BOOL,
 			    "a global run queue and G free list per NUMA node (0: one of each)" },
 	[K_NODE_MPOOLS] = { "node_mpools", 1, 0, 1, POL_KNOB_BOOL,
@@ -203,10 +197,11 @@ static bool numa_init(struct rt *rt, struct err *e)
 	return true;
 }
 
-/* The per-node tables need the Ps' nodes, known once the Ps are made:
- * built at the first look for work (by M0, before any other M runs). */
-static void numa_tables(struct rt *rt, struct numa *nu)
+/* The per-node tables need the Ps' nodes: built once the core has made
+ * and placed the Ps, before the run. */
+static void numa_placed(struct rt *rt)
 {
+	struct numa *nu = rt->pol_state;
 	const struct topo *t = rt->topo;
 	int nn = nu->nnodes;
 	nu->near = xcalloc((size_t)nn * (size_t)nn, sizeof(*nu->near));
@@ -285,15 +280,7 @@ static void kick(struct m *m, struct p *target)
 	if (!rt_p_is_idle(rt, target->id))
 		return;
 	rt_lock(&rt->sched.lock);
-	struct p *pp = rt_pidleget_this(rt, target);
-	if (pp) {
-		bool fresh;
-		struct m *nm = rt_startm_locked(rt, pp, false, NULL, &fresh);
-		rt_unlock(&rt->sched.lock);
-		rt_startm_finish(rt, nm, fresh);
-		return;
-	}
-	rt_unlock(&rt->sched.lock);
+	rt_startm_unlock(rt, rt_pidleget_this(rt, target), false, NULL);
 }
 
 /* n Gs (head to tail through schedlink) go to target: the caller's own
@@ -322,15 +309,7 @@ static void place_list(struct m *m, struct numa *nu, struct p *target, struct g 
 		next = g->schedlink;
 		rt_globrunqputbatch(rt, qi, &g, 1);
 	}
-	struct p *pp = rt_pidleget_near(rt, target->node);
-	if (pp) {
-		bool fresh;
-		struct m *nm = rt_startm_locked(rt, pp, false, NULL, &fresh);
-		rt_unlock(&rt->sched.lock);
-		rt_startm_finish(rt, nm, fresh);
-		return;
-	}
-	rt_unlock(&rt->sched.lock);
+	rt_startm_unlock(rt, rt_pidleget_near(rt, target->node), false, NULL);
 }
 
 static void place_on(struct m *m, struct numa *nu, struct p *target, struct g *g)
@@ -364,8 +343,6 @@ static void numa_newproc(struct m *m, struct g *g)
 	struct rt *rt = m->rt;
 	struct numa *nu = rt->pol_state;
 	struct g *parent = m->curg;
-	if (!nu->rr)
-		numa_tables(rt, nu);
 	if (nu->root_rr && parent && rt->body->g_spawns_root(parent)) {
 		place_on(m, nu, next_root_p(rt, nu), g);
 		return;
@@ -561,25 +538,12 @@ static struct g *steal_work(struct m *m, struct numa *nu)
 	return NULL;
 }
 
-/* Any queue with work, seen without a P. */
-static bool any_work(struct rt *rt)
-{
-	if (plat_load_u32(&rt->sched.runqsize, memory_order_relaxed))
-		return true;
-	for (int i = 0; i < rt->procs; i++)
-		if (rt_p_has_work(rt->allp[i]))
-			return true;
-	return false;
-}
-
 static struct g *numa_find(struct m *m, bool *inherit)
 {
 	struct rt *rt = m->rt;
 	struct sched *s = &rt->sched;
 	struct numa *nu = rt->pol_state;
 	struct g *g;
-	if (!nu->rr)
-		numa_tables(rt, nu);
 	deal_batch(m, nu);
 top:
 	if (rt_done(rt))
@@ -601,57 +565,14 @@ top:
 		if ((g = local_get(nu, pp, inherit)))
 			return g;
 	}
-	uint32_t busy = (uint32_t)rt->procs - plat_load_u32(&s->npidle, memory_order_relaxed);
-	if (m->spinning ||
-	    100 * plat_load_u32(&s->nmspinning, memory_order_relaxed) < nu->spinning_pct * busy) {
-		if (!m->spinning)
-			rt_becomespinning(m);
-		if ((g = steal_work(m, nu)))
-			return g;
-	}
+	if (rt_trybecomespinning(m, nu->spinning_pct) && (g = steal_work(m, nu)))
+		return g;
 
-	/* Drop the P.  Under the lock that puts to the global queues and
-	 * kicks of idle Ps take, so nothing put meanwhile is missed: any
-	 * global queue with work, or this P's shared queue, and it goes on. */
-	rt_lock(&s->lock);
-	if (plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
-		const int *near = &nu->near[pp->node * nu->nnodes];
-		for (int k = 0; k < nu->nnodes && !g; k++)
-			g = rt_globrunqget_from(rt, pp, rt_gq_of_node(rt, near[k]), 0);
-		rt_unlock(&s->lock);
-		if (g)
-			return g;
-		goto top;
-	}
-	if (pp->sharedq_used && plat_load_u32(&pp->sharedq_size, memory_order_acquire)) {
-		rt_unlock(&s->lock);
-		goto top;
-	}
-	rt_pidleput(rt, rt_releasep(m));
-	/* a put to the shared queue that did not see this P idle yet [kick] */
-	if (pp->sharedq_used && plat_add_u32(&pp->sharedq_size, 0, memory_order_seq_cst) &&
-	    rt_pidleget_this(rt, pp)) {
-		rt_unlock(&s->lock);
-		rt_acquirep(m, pp);
-		goto top;
-	}
-	rt_unlock(&s->lock);
-
-	if (m->spinning) {
-		m->spinning = false;
-		plat_add_u32(&s->nmspinning, (uint32_t)-1, memory_order_acq_rel);
-		if (any_work(rt)) {
-			rt_lock(&s->lock);
-			pp = rt_pidleget_near(rt, pp->node);
-			rt_unlock(&s->lock);
-			if (pp) {
-				rt_acquirep(m, pp);
-				rt_becomespinning(m);
-				goto top;
-			}
-		}
-	}
-	rt_idle(m);
+	/* Drop the P, after a last look at every node's queue, nearest
+	 * first, and at this P's shared queue; as the last spinner, look at
+	 * the global queues before the Ps'. */
+	if ((g = rt_dropp(m, &nu->near[pp->node * nu->nnodes], true)))
+		return g;
 	goto top;
 }
 
@@ -683,6 +604,7 @@ const struct pol_ops pol_numa = {
 		   "hierarchical stealing, mostly-LIFO, home Ps, round-robin roots",
 	.knobs = numa_knobs,
 	.init = numa_init,
+	.placed = numa_placed,
 	.fini = numa_fini,
 	.newproc = numa_newproc,
 	.ready = numa_ready,

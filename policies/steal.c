@@ -13,10 +13,13 @@
  *      passes over the other Ps in random coprime order, taking half a
  *      victim's ring, its runnext only on the last pass;
  *   6. dropping its P: a last look at the global queue under the lock, then
- *      -- if it was the last spinner -- at every P's queue, then parking.
- * Spinning and waking follow the protocol in core/proc.c [proc:
- * Spinning].  Every constant of the above is a knob. */
+ *      -- if it was the last spinner -- at every P's queue and the global
+ *      queue, then parking.
+ * Spinning, waking and dropping the P are the core's protocol
+ * (core/proc.c [proc: Spinning]: rt_trybecomespinning, rt_dropp); this
+ * file is the search order.  Every constant of the above is a knob. */
 #include "core/runtime.h"
+#include "policies/knobs_shared.h"
 
 #include <stdlib.h>
 
@@ -33,32 +36,22 @@ enum {
 };
 
 static const struct pol_knob steal_knobs[] = {
-	[K_RUNQ_SIZE] = { "runq_size", 256, 2, 65536, POL_KNOB_POW2,
-			  "slots in each P's local ring; a full ring moves half of itself to the "
-			  "global queue" },
-	[K_GLOBAL_CHECK] = { "global_check_interval", 61, 0, 1000000, 0,
-			     "every Nth schedule on a P takes from the global queue first, for "
-			     "fairness (0: never first)" },
-	[K_STEAL_TRIES] = { "steal_tries", 4, 1, 64, 0,
-			    "passes over all Ps, in random coprime order, before an M drops its P" },
-	[K_RUNNEXT_DELAY] = { "runnext_steal_delay_us", 3, 0, 1000000, 0,
-			      "a thief sleeps this long before taking a running P's runnext "
-			      "(last pass only)" },
-	[K_SPINNING_PCT] = { "spinning_max_pct", 50, 0, 100, 0,
-			     "Ms may start spinning while spinning Ms are fewer than this "
-			     "percentage of busy Ps" },
-	[K_RUNNEXT] = { "runnext", 1, 0, 1, POL_KNOB_BOOL,
-			"a G spawned or readied by a running G goes to its P's runnext slot "
-			"(else the ring's tail)" },
+	[K_RUNQ_SIZE] = SHARED_KNOB_RUNQ_SIZE("slots in each P's local ring; a full ring moves half "
+					      "of itself to the global queue"),
+	[K_GLOBAL_CHECK] = SHARED_KNOB_GLOBAL_CHECK("every Nth schedule on a P takes from the global "
+						    "queue first, for fairness (0: never first)"),
+	[K_STEAL_TRIES] = SHARED_KNOB_STEAL_TRIES("passes over all Ps, in random coprime order, "
+						  "before an M drops its P"),
+	[K_RUNNEXT_DELAY] = SHARED_KNOB_RUNNEXT_DELAY,
+	[K_SPINNING_PCT] = SHARED_KNOB_SPINNING_PCT,
+	[K_RUNNEXT] = SHARED_KNOB_RUNNEXT("a G spawned or readied by a running G goes to its P's "
+					  "runnext slot (else the ring's tail)"),
 	[K_INHERIT] = { "inherit_time_slice", 1, 0, 1, POL_KNOB_BOOL,
 			"a G taken from runnext continues the current time slice (does not "
 			"count as a new schedule)" },
-	[K_PREEMPT] = { "preempt_ms", 10, 0, 1000000, 0,
-			"sysmon preempts a G that has run this long on one time slice "
-			"(0: never)" },
-	[K_RETAKE] = { "syscall_retake_us", 20, 0, 1000000000, 0,
-		       "sysmon takes the P of a G blocked this long in a system call and "
-		       "hands it to another M, when there is other work" },
+	[K_PREEMPT] = SHARED_KNOB_PREEMPT,
+	[K_RETAKE] = SHARED_KNOB_RETAKE("sysmon takes the P of a G blocked this long in a system "
+					"call and hands it to another M, when there is other work"),
 	{ NULL, 0, 0, 0, 0, NULL },
 };
 
@@ -159,15 +152,6 @@ static struct g *steal_work(struct m *m, struct steal *st)
 	return NULL;
 }
 
-/* The first non-empty P's queue, seen without a P (step 6). */
-static bool any_runq_nonempty(struct rt *rt)
-{
-	for (int i = 0; i < rt->procs; i++)
-		if (!rt_runqempty(rt->allp[i]))
-			return true;
-	return false;
-}
-
 /* Steps 1 to 3: what an M finds without looking beyond its P and the
  * global queue, the common case; inline in both callers below.  NULL with
  * *over set if the run is over. */
@@ -228,8 +212,6 @@ __attribute__((noinline)) static struct g *find_slow(struct m *m, struct steal *
 	bool over;
 
 	for (;;) {
-		struct p *pp = m->p;
-
 		/* 4: the network, without waiting, if some G waits on it and no
 		 * M is blocked polling it already */
 		if (rt_netpoll_any_waiters(rt) &&
@@ -240,48 +222,17 @@ __attribute__((noinline)) static struct g *find_slow(struct m *m, struct steal *
 		}
 
 		/* 5: steal, unless enough Ms are spinning already */
-		uint32_t busy = (uint32_t)rt->procs - plat_load_u32(&s->npidle, memory_order_relaxed);
-		if (m->spinning ||
-		    100 * plat_load_u32(&s->nmspinning, memory_order_relaxed) <
-			    st->spinning_pct * busy) {
-			if (!m->spinning)
-				rt_becomespinning(m);
+		if (rt_trybecomespinning(m, st->spinning_pct)) {
 			g = steal_work(m, st);
 			if (g)
 				return g;
 		}
 
-		/* 6: drop the P.  The global queue is checked once more under
-		 * the lock that any put to it takes, so nothing put there is
-		 * missed. */
-		rt_lock(&s->lock);
-		if (plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
-			g = rt_globrunqget(rt, pp, 0);
-			rt_unlock(&s->lock);
+		/* 6: drop the P (after a last look at the global queue), and
+		 * as the last spinner look at the Ps' queues first */
+		g = rt_dropp(m, NULL, false);
+		if (g)
 			return g;
-		}
-		rt_pidleput(rt, rt_releasep(m));
-		rt_unlock(&s->lock);
-
-		if (m->spinning) {
-			m->spinning = false;
-			plat_add_u32(&s->nmspinning, (uint32_t)-1, memory_order_acq_rel);
-			/* [proc: Spinning, step 3]: a G made before the decrement
-			 * may have seen this M spinning and woken nobody. */
-			if (any_runq_nonempty(rt) ||
-			    plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
-				rt_lock(&s->lock);
-				pp = rt_pidleget(rt);
-				rt_unlock(&s->lock);
-				if (pp) {
-					rt_acquirep(m, pp);
-					rt_becomespinning(m);
-					goto again;
-				}
-			}
-		}
-		rt_idle(m);
-	again:
 		g = find_quick(m, st, inherit, &over);
 		if (g || over)
 			return g;
