@@ -159,8 +159,20 @@ static void finish(struct m *m, enum chan_try t, struct sudog *woken)
 		rt_ready(m, woken->g);
 }
 
+/* Go: a send or receive on a nil channel blocks forever -- committed to
+ * park on no queue, so nothing readies it and a run left with only such
+ * Gs ends in a deadlock naming why. */
+static bool block_forever(struct m *m, const char *why)
+{
+	m->curg->waitreason = why;
+	rt_park_commit(m, NULL, NULL);
+	return false;
+}
+
 bool rt_chansend(struct m *m, struct hchan *c, uint64_t v)
 {
+	if (!c)
+		return block_forever(m, "chan send (nil chan)");
 	rt_lock(&c->lock);
 	plat_shared_access(c->line, true);
 	struct sudog *woken;
@@ -176,6 +188,8 @@ bool rt_chansend(struct m *m, struct hchan *c, uint64_t v)
 
 bool rt_chanrecv(struct m *m, struct hchan *c, uint64_t *v, bool *ok)
 {
+	if (!c)
+		return block_forever(m, "chan receive (nil chan)");
 	rt_lock(&c->lock);
 	plat_shared_access(c->line, true);
 	struct sudog *woken;
@@ -189,10 +203,33 @@ bool rt_chanrecv(struct m *m, struct hchan *c, uint64_t *v, bool *ok)
 	return true;
 }
 
+/* The second half of a send that parked, once its G runs again: a
+ * receiver took the value, or a close woke it, which a sender does not
+ * survive (Go's chansend after gopark). */
+void rt_chansend_resume(struct m *m)
+{
+	if (!m->curg->sud.success)
+		rt_panic(m, "send on closed channel");
+}
+
+/* The second half of a receive that parked: what the sender handed over,
+ * or (0, false) from a close. */
+void rt_chanrecv_resume(struct m *m, uint64_t *v, bool *ok)
+{
+	const struct sudog *s = &m->curg->sud;
+	*ok = s->success;
+	*v = s->success ? s->elem : 0;
+}
+
 /* Closes c: every waiting receiver gets (0, ok = false), every waiting
- * sender panics when it runs.  Closing twice panics. */
+ * sender panics when it runs.  Closing a nil channel, or one closed
+ * already, panics. */
 void rt_chanclose(struct m *m, struct hchan *c)
 {
+	if (!c) {
+		rt_panic(m, "close of nil channel");
+		return;
+	}
 	rt_lock(&c->lock);
 	plat_shared_access(c->line, true);
 	if (c->closed) {

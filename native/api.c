@@ -1,6 +1,8 @@
 /* The C API of native/schedlab.h: thin wrappers that find the running G
  * and its M, call the scheduler core, and park the G (switch to its M)
- * when the core says it must wait.  A parked G resumes on whichever M ran
+ * when the core says it must wait.  Go's rules (nil channels, closed
+ * ones, a negative WaitGroup, an unlocked mutex) are the core's: a call
+ * here only ends the G if the core has made it panic.  A parked G resumes on whichever M ran
  * it next, so the M is looked up again after every park. */
 #include "native/schedlab.h"
 #include "core/runtime.h"
@@ -207,15 +209,10 @@ void sl_chan_send(sl_chan *c, uint64_t v)
 	struct m *m = self("sl_chan_send");
 	struct g *g = m->curg;
 	m = preempt_point(m);
-	if (!c) {
-		/* Go: a send on a nil channel blocks forever */
-		g->waitreason = "chan send (nil chan)";
-		plat_g_leave(g, G_PARK);
-	}
+	/* the core decides Go's cases: nil blocks forever, closed panics */
 	if (!rt_chansend(m, c, v)) {
 		plat_g_leave(g, G_PARK);      /* a receiver, or close, completes it */
-		if (!g->sud.success)
-			panic_now(plat_self(), "send on closed channel");
+		rt_chansend_resume(plat_self());
 	}
 	exit_if_panicking(g);
 }
@@ -225,16 +222,11 @@ uint64_t sl_chan_recv2(sl_chan *c, bool *ok)
 	struct m *m = self("sl_chan_recv");
 	struct g *g = m->curg;
 	m = preempt_point(m);
-	if (!c) {
-		g->waitreason = "chan receive (nil chan)";
-		plat_g_leave(g, G_PARK);
-	}
 	uint64_t v = 0;
 	bool got = true;
 	if (!rt_chanrecv(m, c, &v, &got)) {
 		plat_g_leave(g, G_PARK);      /* a sender, or close, completes it */
-		got = g->sud.success;
-		v = got ? g->sud.elem : 0;
+		rt_chanrecv_resume(plat_self(), &v, &got);
 	}
 	if (ok)
 		*ok = got;
@@ -249,8 +241,6 @@ uint64_t sl_chan_recv(sl_chan *c)
 void sl_chan_close(sl_chan *c)
 {
 	struct m *m = self("sl_chan_close");
-	if (!c)
-		panic_now(m, "close of nil channel");
 	rt_chanclose(m, c);
 	exit_if_panicking(m->curg);
 }
@@ -311,8 +301,8 @@ void sl_wg_free(sl_wg *wg)
 void sl_wg_add(sl_wg *wg, int64_t delta)
 {
 	struct m *m = preempt_point(self("sl_wg_add"));
-	if (!rt_waitgroup_add(m, wg, delta))
-		panic_now(m, "sync: negative WaitGroup counter");
+	rt_waitgroup_add(m, wg, delta);
+	exit_if_panicking(m->curg);
 }
 
 void sl_wg_done(sl_wg *wg)
@@ -353,8 +343,8 @@ void sl_mutex_lock(sl_mutex *mu)
 void sl_mutex_unlock(sl_mutex *mu)
 {
 	struct m *m = self("sl_mutex_unlock");
-	if (!rt_gmutex_unlock(m, mu))
-		panic_now(m, "sync: unlock of unlocked mutex");
+	rt_gmutex_unlock(m, mu);
+	exit_if_panicking(m->curg);
 }
 
 /* ---- System calls ---- */
