@@ -249,7 +249,6 @@ struct gframe {
 	int64_t req_start;       /* the request it serves began (request_begin) */
 	int64_t last_arrival;    /* when the data it last read arrived */
 	struct rt_stream rs;
-	uint8_t sel_idx[PROG_SELECT_MAX];  /* a select's live cases, by program case */
 	struct rt_region *stack; /* its modelled stack (workload "stacks"), kept on reuse */
 	int64_t locals[PROG_MAX_LOCALS];
 };
@@ -962,7 +961,9 @@ void rt_chanclose(struct m *m, struct hchan *c);
 /* Completes one ready case (chosen at random among the ready ones) and
  * returns its index; RT_SELECT_DEFAULT if none is ready and has_default;
  * else RT_SELECT_PARKED, the G committed to park on every case, and
- * rt_select_resume says which fired once it runs again. */
+ * rt_select_resume says which fired once it runs again.  A case whose
+ * channel is nil never fires; with no other case and no default the G
+ * blocks forever ("select (no cases)"). */
 int rt_select(struct m *m, const struct select_case *cases, uint32_t n, bool has_default,
 	      uint64_t *v, bool *ok);
 int rt_select_resume(struct m *m, uint64_t *v, bool *ok);

@@ -251,38 +251,26 @@ int sl_select(struct sl_case *cases, int n, bool nonblocking)
 	struct g *g = m->curg;
 	if (n < 0 || n > SL_SELECT_MAX)
 		panic_now(m, "select: more cases than SL_SELECT_MAX");
-	/* nil channels' cases are left out, as Go leaves them out */
+	/* nil channels' cases are the core's to leave out, as Go's are */
 	struct select_case sc[SL_SELECT_MAX];
-	int index[SL_SELECT_MAX];
-	uint32_t k = 0;
-	for (int i = 0; i < n; i++) {
-		if (!cases[i].c)
-			continue;
-		sc[k] = (struct select_case){ cases[i].c, cases[i].dir == SL_SEND, cases[i].v };
-		index[k++] = i;
-	}
-	if (k == 0) {
-		if (nonblocking)
-			return -1;
-		g->waitreason = "select (no cases)";
-		plat_g_leave(g, G_PARK);      /* forever */
-	}
+	for (int i = 0; i < n; i++)
+		sc[i] = (struct select_case){ cases[i].c, cases[i].dir == SL_SEND, cases[i].v };
 	uint64_t v = 0;
 	bool ok = false;
-	int fired = rt_select(m, sc, k, nonblocking, &v, &ok);
+	int fired = rt_select(m, sc, (uint32_t)n, nonblocking, &v, &ok);
 	if (fired == RT_SELECT_PARKED) {
-		plat_g_leave(g, G_PARK);
+		plat_g_leave(g, G_PARK);      /* forever, if no case has a channel */
 		fired = rt_select_resume(plat_self(), &v, &ok);
 	}
 	exit_if_panicking(g);
 	if (fired == RT_SELECT_DEFAULT)
 		return -1;
-	struct sl_case *c = &cases[index[fired]];
+	struct sl_case *c = &cases[fired];
 	if (c->dir == SL_RECV) {
 		c->v = v;
 		c->ok = ok;
 	}
-	return index[fired];
+	return fired;
 }
 
 /* ---- sync ---- */

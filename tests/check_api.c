@@ -543,6 +543,13 @@ static void nil_chans_main(void *arg)
 	sl_chan_send(NULL, 1);
 }
 
+static void select_nil_main(void *arg)
+{
+	(void)arg;
+	struct sl_case c[1] = { { NULL, SL_RECV, 0, false } };
+	sl_select(c, 1, false);   /* no case can ever fire */
+}
+
 START_TEST(go_rules_from_the_core)
 {
 	static const struct {
@@ -553,6 +560,7 @@ START_TEST(go_rules_from_the_core)
 		{ close_nil_main, 2, { "panic: close of nil channel", NULL } },
 		{ send_woken_main, 2, { "panic: send on closed channel [goroutine 2]", NULL } },
 		{ nil_chans_main, 1, { "chan send (nil chan)", "chan receive (nil chan)" } },
+		{ select_nil_main, 1, { "select (no cases)", NULL } },
 	};
 	char printed[4096];
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {

@@ -612,8 +612,8 @@ START_TEST(deadlock_exits_1_and_says_so)
 }
 END_TEST
 
-/* A send or receive on a nil channel blocks forever (core/chan.c), each
- * with Go's wait reason. */
+/* A send or receive on a nil channel, or a select with only nil cases,
+ * blocks forever (core/chan.c), each with Go's wait reason. */
 START_TEST(nil_channels_block_forever)
 {
 	char *path = write_file("nil.json",
@@ -626,6 +626,22 @@ START_TEST(nil_channels_block_forever)
 	ck_assert_msg(strstr(err, "[chan send (nil chan)]: program main, op 1 (send)"), "%s", err);
 	ck_assert_msg(strstr(err, "[chan receive (nil chan)]: program s, op 0 (recv)"), "%s", err);
 	ck_assert_msg(strstr(err, "(2 goroutines blocked)"), "%s", err);
+	free(out);
+	free(err);
+	free(path);
+	/* a select's nil case never fires (its "exit" would end main): the
+	 * ready case is taken, then the default, and a select with only nil
+	 * cases blocks forever */
+	path = write_file("nilsel.json",
+			  "{\"name\": \"nilsel\", \"channels\": {\"c\": 1}, \"programs\": {\"main\": "
+			  "[{\"send\": \"c\"},\n"
+			  " {\"select\": {\"cases\": [{\"recv\": null, \"then\": \"exit\"}, {\"recv\": \"c\"}]}},\n"
+			  " {\"select\": {\"cases\": [{\"recv\": null, \"then\": \"exit\"}], "
+			  "\"default\": [{\"compute\": \"1us\"}]}},\n"
+			  " {\"select\": {\"cases\": [{\"send\": null}]}}]}}\n");
+	ck_assert_int_eq(schedlabf(&out, &err, "run -p steal -t numa4 -w '%s' --json -", path), 1);
+	ck_assert_msg(strstr(err, "goroutine 1 [select (no cases)]: program main, op 7 (select)"),
+		      "%s", err);
 	free(out);
 	free(err);
 	free(path);

@@ -10,7 +10,8 @@
  * (the value handed over), and the G moves on [The fallible protocol].
  * Each op is a short function of its own [Operations]; what Go's rules
  * decide (nil and closed channels, a negative WaitGroup, an unlocked
- * mutex) the core's chan.c and sync.c decide, not the interpreter.
+ * mutex, a select's nil cases) the core's chan.c and sync.c decide,
+ * not the interpreter.
  *
  * Objects: the workload's named channels, wait groups, mutexes, regions
  * and listeners are made with the run; those a program makes (make,
@@ -600,57 +601,39 @@ static int op_close(struct m *m, struct g *g, struct gframe *f, const struct pro
 	return next_unless_panicking(g, f);
 }
 
-/* A select's cases (the ops after it), evaluated in order.  A nil
- * channel's case never fires: the runtime sees only the others, and
- * f->sel_idx maps them back.  Returns how many it sees. */
-static uint32_t select_cases(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op,
-			     struct select_case *cases)
+/* A select's cases (the ops after it), evaluated in order, send values
+ * even for nil channels, whose cases the core leaves out. */
+static void select_cases(struct m *m, struct g *g, const struct prog_op *op,
+			 struct select_case *cases)
 {
-	uint32_t live = 0;
 	for (uint32_t k = 0; k < op->aux; k++) {
 		const struct prog_op *c = op + 1 + k;
 		bool send = c->flags & PROG_F_SEND;
 		struct hchan *ch = obj(m, g, &c->x, PT_CHAN);
-		uint64_t sv = send ? (uint64_t)eval(m, g, &c->y) : 0;
-		if (!ch)
-			continue;
-		f->sel_idx[live] = (uint8_t)k;
-		cases[live++] = (struct select_case){ ch, send, sv };
+		cases[k] = (struct select_case){ ch, send, send ? (uint64_t)eval(m, g, &c->y) : 0 };
 	}
-	return live;
-}
-
-/* The start of a select: the live case that fired, RT_SELECT_DEFAULT,
- * or RT_SELECT_PARKED -- also when evaluating the cases panicked, for
- * park_or_exit to end the G. */
-static int select_start(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op,
-			uint64_t *v, bool *ok)
-{
-	struct select_case cases[PROG_SELECT_MAX];
-	uint32_t live = select_cases(m, g, f, op, cases);
-	bool has_default = op->flags & PROG_F_DEFAULT;
-	if (g->panicking)
-		return RT_SELECT_PARKED;
-	if (live)
-		return rt_select(m, cases, live, has_default, v, ok);
-	if (has_default)
-		return RT_SELECT_DEFAULT;
-	g->waitreason = "select (no cases)";   /* forever */
-	rt_park_commit(m, NULL, NULL);
-	return RT_SELECT_PARKED;
 }
 
 static int op_select(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
 {
 	uint64_t v = 0;
 	bool ok = false;
-	int fired = resumed(g) ? rt_select_resume(m, &v, &ok) : select_start(m, g, f, op, &v, &ok);
+	int fired;
+	if (resumed(g)) {
+		fired = rt_select_resume(m, &v, &ok);
+	} else {
+		struct select_case cases[PROG_SELECT_MAX];
+		select_cases(m, g, op, cases);
+		if (g->panicking)
+			return G_EXIT;
+		fired = rt_select(m, cases, op->aux, op->flags & PROG_F_DEFAULT, &v, &ok);
+	}
 	if (fired == RT_SELECT_PARKED || g->panicking)
 		return park_or_exit(g);
 	uint32_t past = f->pc + 1 + op->aux;
 	if (fired == RT_SELECT_DEFAULT)
 		return jump(f, (op->flags & PROG_F_JUMP) ? op->a : past);
-	const struct prog_op *c = op + 1 + f->sel_idx[fired];
+	const struct prog_op *c = op + 1 + fired;
 	if (!(c->flags & PROG_F_SEND) && c->dst != PROG_NO_SLOT)
 		f->locals[c->dst] = ok ? (int64_t)v : 0;
 	if (c->flags & PROG_F_EXIT)
