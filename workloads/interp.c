@@ -476,7 +476,7 @@ static int nil_deref(struct m *m, const char *what)
 	return G_EXIT;
 }
 
-static int fail(struct m *m, const char *msg)
+static int panic_exit(struct m *m, const char *msg)
 {
 	rt_panic(m, "%s", msg);
 	return G_EXIT;
@@ -555,7 +555,9 @@ static int op_sleep(struct m *m, struct g *g, struct gframe *f, const struct pro
 {
 	if (resumed(g))
 		return next(f);
-	/* in_op before the timer exists: it may fire as soon as it does */
+	/* not through park_or_exit: the sleep is committed whatever the
+	 * duration's evaluation did (a panic there ends the G when it wakes,
+	 * not with its park half made) */
 	g->in_op = true;
 	rt_sleep_park(m, g, eval(m, g, &op->x));
 	return G_PARK;
@@ -574,7 +576,7 @@ static bool chan_send(struct m *m, struct g *g, const struct prog_op *op)
 static int op_send(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
 {
 	if (resumed(g))
-		rt_chansend_resume(m);   /* a close woke it: it panics */
+		rt_chansend_resume(m);   /* panics if a close woke it */
 	else if (!chan_send(m, g, op))
 		return park_or_exit(g);
 	return next_unless_panicking(g, f);
@@ -689,7 +691,7 @@ static int op_net_read(struct m *m, struct g *g, struct gframe *f, const struct 
 		return next(f);   /* the netpoller handed it a unit */
 	struct pollfd_desc *c = obj(m, g, &op->x, PT_CONN);
 	if (!c)
-		return fail(m, "net_read on a nil connection");
+		return panic_exit(m, "net_read on a nil connection");
 	enum nr r = rt_netpoll_take(m, c);
 	if (r == NR_PARK || g->panicking)
 		return park_or_exit(g);
@@ -703,7 +705,7 @@ static int op_net_write(struct m *m, struct g *g, struct gframe *f, const struct
 {
 	struct pollfd_desc *c = obj(m, g, &op->x, PT_CONN);
 	if (!c)
-		return fail(m, "net_write on a nil connection");
+		return panic_exit(m, "net_write on a nil connection");
 	rt_netpoll_respond(m, c);
 	return next(f);
 }
@@ -846,7 +848,7 @@ static int op_touch(struct m *m, struct g *g, struct gframe *f, const struct pro
 	struct rt_region *r = obj(m, g, &op->x, PT_REGION);
 	int64_t bytes = eval(m, g, &op->y), off = eval(m, g, &op->z);
 	if (!r)
-		return fail(m, "touch of a nil region");
+		return panic_exit(m, "touch of a nil region");
 	if (!r->bytes)
 		return next(f);
 	/* an offset wraps; a range stops at the region's end */
