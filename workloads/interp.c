@@ -818,6 +818,15 @@ static int op_make(struct m *m, struct g *g, struct gframe *f, const struct prog
 	return next(f);
 }
 
+static int alloc_oom(struct m *m, struct g *g, int64_t bytes)
+{
+	rt_budget_panic(m, g, "runtime: out of memory: alloc of %lld bytes (%llu page records) "
+			      "would take the run past %s",
+			(long long)bytes, (unsigned long long)region_pages((uint64_t)bytes),
+			budget_str(m->rt));
+	return G_EXIT;
+}
+
 static int op_alloc(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
 {
 	struct rt *rt = m->rt;
@@ -831,13 +840,8 @@ static int op_alloc(struct m *m, struct g *g, struct gframe *f, const struct pro
 		return G_EXIT;
 	}
 	struct rt_region *r = region_new(rt, (uint64_t)bytes, place, node);
-	if (!r) {
-		rt_budget_panic(m, g, "runtime: out of memory: alloc of %lld bytes (%llu page "
-				      "records) would take the run past %s",
-				(long long)bytes, (unsigned long long)region_pages((uint64_t)bytes),
-				budget_str(rt));
-		return G_EXIT;
-	}
+	if (!r)
+		return alloc_oom(m, g, bytes);
 	rt_objs_add(m, PT_REGION, r);
 	f->locals[op->dst] = (int64_t)(intptr_t)r;
 	return next(f);
