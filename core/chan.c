@@ -159,8 +159,20 @@ static void finish(struct m *m, enum chan_try t, struct sudog *woken)
 		rt_ready(m, woken->g);
 }
 
+/* Go: a send or receive on a nil channel blocks forever -- committed to
+ * park on no queue, so nothing readies it and a run left with only such
+ * Gs ends in a deadlock naming why. */
+static bool block_forever(struct m *m, const char *why)
+{
+	m->curg->waitreason = why;
+	rt_park_commit(m, NULL, NULL);
+	return false;
+}
+
 bool rt_chansend(struct m *m, struct hchan *c, uint64_t v)
 {
+	if (!c)
+		return block_forever(m, "chan send (nil chan)");
 	rt_lock(&c->lock);
 	plat_shared_access(c->line, true);
 	struct sudog *woken;
@@ -176,6 +188,8 @@ bool rt_chansend(struct m *m, struct hchan *c, uint64_t v)
 
 bool rt_chanrecv(struct m *m, struct hchan *c, uint64_t *v, bool *ok)
 {
+	if (!c)
+		return block_forever(m, "chan receive (nil chan)");
 	rt_lock(&c->lock);
 	plat_shared_access(c->line, true);
 	struct sudog *woken;
@@ -189,10 +203,33 @@ bool rt_chanrecv(struct m *m, struct hchan *c, uint64_t *v, bool *ok)
 	return true;
 }
 
+/* The second half of a send that parked, once its G runs again: a
+ * receiver took the value, or a close woke it, which a sender does not
+ * survive (Go's chansend after gopark). */
+void rt_chansend_resume(struct m *m)
+{
+	if (!m->curg->sud.success)
+		rt_panic(m, "send on closed channel");
+}
+
+/* The second half of a receive that parked: what the sender handed over,
+ * or (0, false) from a close. */
+void rt_chanrecv_resume(struct m *m, uint64_t *v, bool *ok)
+{
+	const struct sudog *s = &m->curg->sud;
+	*ok = s->success;
+	*v = s->success ? s->elem : 0;
+}
+
 /* Closes c: every waiting receiver gets (0, ok = false), every waiting
- * sender panics when it runs.  Closing twice panics. */
+ * sender panics when it runs.  Closing a nil channel, or one closed
+ * already, panics. */
 void rt_chanclose(struct m *m, struct hchan *c)
 {
+	if (!c) {
+		rt_panic(m, "close of nil channel");
+		return;
+	}
 	rt_lock(&c->lock);
 	plat_shared_access(c->line, true);
 	if (c->closed) {
@@ -243,11 +280,30 @@ static void selunlock_parked(void *arg)
 	selunlock(arg);
 }
 
-int rt_select(struct m *m, const struct select_case *cases, uint32_t n, bool has_default,
+/* Go's selectgo leaves a nil channel's case out: it never fires.  The
+ * cases with a channel, by index into cases; how many. */
+static uint32_t live_cases(const struct select_case *cases, uint32_t n, uint32_t *live)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (cases[i].c)
+			live[k++] = i;
+	return k;
+}
+
+int rt_select(struct m *m, const struct select_case *cases, uint32_t ncases, bool has_default,
 	      uint64_t *v, bool *ok)
 {
 	struct g *g = m->curg;
-	assert(n <= RT_SELECT_MAX);
+	assert(ncases <= RT_SELECT_MAX);
+	uint32_t live[RT_SELECT_MAX];
+	uint32_t n = live_cases(cases, ncases, live);
+	if (n == 0 && has_default)
+		return RT_SELECT_DEFAULT;
+	if (n == 0) {
+		block_forever(m, "select (no cases)");
+		return RT_SELECT_PARKED;
+	}
 	if (!g->sel) {
 		g->sel = xcalloc(1, sizeof(*g->sel));
 		plat_u32_init(&g->sel->done, 0, plat_line_new(m->rt, m->p->node));
@@ -256,11 +312,11 @@ int rt_select(struct m *m, const struct select_case *cases, uint32_t n, bool has
 	for (uint32_t i = 0; i < n; i++) {
 		/* insertion sort by id: n is small */
 		uint32_t j = i;
-		while (j > 0 && g->sel->order[j - 1]->id > cases[i].c->id) {
+		while (j > 0 && g->sel->order[j - 1]->id > cases[live[i]].c->id) {
 			g->sel->order[j] = g->sel->order[j - 1];
 			j--;
 		}
-		g->sel->order[j] = cases[i].c;
+		g->sel->order[j] = cases[live[i]].c;
 	}
 	uint32_t perm[RT_SELECT_MAX];
 	for (uint32_t i = 0; i < n; i++) {
@@ -273,7 +329,7 @@ int rt_select(struct m *m, const struct select_case *cases, uint32_t n, bool has
 	}
 	sellock(g);
 	for (uint32_t k = 0; k < n; k++) {
-		uint32_t i = perm[k];
+		uint32_t i = live[perm[k]];
 		struct hchan *c = cases[i].c;
 		plat_shared_access(c->line, true);
 		struct sudog *woken;
@@ -292,8 +348,9 @@ int rt_select(struct m *m, const struct select_case *cases, uint32_t n, bool has
 	/* Wait on every case at once; the first partner to claim the G wins. */
 	plat_store_u32(&g->sel->done, 0, memory_order_relaxed);
 	g->sel->fired = NULL;
-	for (uint32_t i = 0; i < n; i++) {
-		struct sudog *s = &g->sel->sud[i];
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = live[k];
+		struct sudog *s = &g->sel->sud[k];
 		s->g = g;
 		s->c = cases[i].c;
 		s->is_select = true;

@@ -80,6 +80,8 @@
 #define rt_chansend PLAT_SYM(rt_chansend)
 #define rt_chanrecv PLAT_SYM(rt_chanrecv)
 #define rt_chanclose PLAT_SYM(rt_chanclose)
+#define rt_chansend_resume PLAT_SYM(rt_chansend_resume)
+#define rt_chanrecv_resume PLAT_SYM(rt_chanrecv_resume)
 #define rt_select PLAT_SYM(rt_select)
 #define rt_select_resume PLAT_SYM(rt_select_resume)
 

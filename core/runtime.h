@@ -907,17 +907,27 @@ static inline void rt_steal_enum_next(struct rt_steal_enum *e)
 
 struct hchan *rt_chan_new(struct rt *rt, uint32_t cap, int node);
 void rt_chan_free(struct hchan *c);
-/* From the running G (m->curg): completes the operation and returns true,
+/* Go's semantics are decided here, not by the callers (the interpreter,
+ * native/api.c): a nil channel blocks forever, a send on or close of a
+ * closed channel and a close of nil call rt_panic with Go's message, and
+ * the caller ends the G if it is panicking.
+ *
+ * From the running G (m->curg): completes the operation and returns true,
  * or queues the G on the channel, commits it to park (rt_park_commit, the
  * channel's lock released once the G is off the M) and returns false; the
- * partner completes the operation and readies the G. */
+ * partner completes the operation and readies the G, which then calls
+ * rt_chansend_resume / rt_chanrecv_resume for the outcome. */
 bool rt_chansend(struct m *m, struct hchan *c, uint64_t v);
 bool rt_chanrecv(struct m *m, struct hchan *c, uint64_t *v, bool *ok);
+void rt_chansend_resume(struct m *m);
+void rt_chanrecv_resume(struct m *m, uint64_t *v, bool *ok);
 void rt_chanclose(struct m *m, struct hchan *c);
 /* Completes one ready case (chosen at random among the ready ones) and
  * returns its index; RT_SELECT_DEFAULT if none is ready and has_default;
  * else RT_SELECT_PARKED, the G committed to park on every case, and
- * rt_select_resume says which fired once it runs again. */
+ * rt_select_resume says which fired once it runs again.  A case whose
+ * channel is nil never fires; with no other case and no default the G
+ * blocks forever ("select (no cases)"). */
 int rt_select(struct m *m, const struct select_case *cases, uint32_t n, bool has_default,
 	      uint64_t *v, bool *ok);
 int rt_select_resume(struct m *m, uint64_t *v, bool *ok);
@@ -938,9 +948,11 @@ struct waitgroup {
 struct gmutex *rt_gmutex_new(struct rt *rt, int node);
 /* true: locked; false: the G is committed to park, and tries again when run */
 bool rt_gmutex_lock(struct m *m, struct gmutex *mu);
-bool rt_gmutex_unlock(struct m *m, struct gmutex *mu);
+/* Both panic (rt_panic, Go's message) on misuse: an unlock of an unlocked
+ * mutex, a counter taken below zero; the caller ends the G. */
+void rt_gmutex_unlock(struct m *m, struct gmutex *mu);
 struct waitgroup *rt_waitgroup_new(struct rt *rt, int node);
-bool rt_waitgroup_add(struct m *m, struct waitgroup *wg, int64_t delta);
+void rt_waitgroup_add(struct m *m, struct waitgroup *wg, int64_t delta);
 /* true: the count is zero; false: the G is committed to park until it is */
 bool rt_waitgroup_wait(struct m *m, struct waitgroup *wg);
 

@@ -108,14 +108,17 @@ bool rt_gmutex_lock(struct m *m, struct gmutex *mu)
 	return false;
 }
 
-/* Returns false if mu was not locked (the caller panics). */
-bool rt_gmutex_unlock(struct m *m, struct gmutex *mu)
+/* Unlocking a mutex that is not locked panics (in Go a fatal error, which
+ * no recover catches; here every panic ends the run anyway). */
+void rt_gmutex_unlock(struct m *m, struct gmutex *mu)
 {
 	uint32_t old = plat_xchg_u32(&mu->state, 0, memory_order_release);
-	if (!(old & GM_LOCKED))
-		return false;
+	if (!(old & GM_LOCKED)) {
+		rt_panic(m, "sync: unlock of unlocked mutex");
+		return;
+	}
 	if (!(old & GM_WAITERS))
-		return true;
+		return;
 	rt_lock(&mu->qlock);
 	struct sudog *s = waitq_pop(&mu->q);
 	if (mu->q.first) {
@@ -127,7 +130,6 @@ bool rt_gmutex_unlock(struct m *m, struct gmutex *mu)
 	rt_unlock(&mu->qlock);
 	if (s)
 		rt_ready(m, s->g);
-	return true;
 }
 
 /* ---- WaitGroup ---- */
@@ -144,15 +146,17 @@ struct waitgroup *rt_waitgroup_new(struct rt *rt, int node)
 #define WG_COUNT(s) ((int32_t)((s) >> 32))
 #define WG_WAITERS(s) ((uint32_t)(s))
 
-/* Returns false if the counter went negative (the caller panics). */
-bool rt_waitgroup_add(struct m *m, struct waitgroup *wg, int64_t delta)
+/* A counter taken below zero panics, as Go's Add does. */
+void rt_waitgroup_add(struct m *m, struct waitgroup *wg, int64_t delta)
 {
 	uint64_t st = plat_add_u64(&wg->state, (uint64_t)delta << 32, memory_order_acq_rel) +
 		      ((uint64_t)delta << 32);
-	if (WG_COUNT(st) < 0)
-		return false;
+	if (WG_COUNT(st) < 0) {
+		rt_panic(m, "sync: negative WaitGroup counter");
+		return;
+	}
 	if (WG_COUNT(st) > 0 || WG_WAITERS(st) == 0)
-		return true;
+		return;
 	rt_lock(&wg->lock);
 	plat_shared_access(wg->line, true);
 	plat_store_u64(&wg->state, 0, memory_order_relaxed);
@@ -166,7 +170,6 @@ bool rt_waitgroup_add(struct m *m, struct waitgroup *wg, int64_t delta)
 		s->queued = false;
 		rt_ready(m, s->g);
 	}
-	return true;
 }
 
 static void waitgroup_unlock(void *arg)

@@ -1,6 +1,8 @@
 /* The C API of native/schedlab.h: thin wrappers that find the running G
  * and its M, call the scheduler core, and park the G (switch to its M)
- * when the core says it must wait.  A parked G resumes on whichever M ran
+ * when the core says it must wait.  Go's rules (nil channels, closed
+ * ones, a negative WaitGroup, an unlocked mutex) are the core's: a call
+ * here only ends the G if the core has made it panic.  A parked G resumes on whichever M ran
  * it next, so the M is looked up again after every park. */
 #include "native/schedlab.h"
 #include "core/runtime.h"
@@ -314,15 +316,10 @@ void sl_chan_send(sl_chan *c, uint64_t v)
 	struct m *m = self("sl_chan_send");
 	struct g *g = m->curg;
 	m = preempt_point(m);
-	if (!c) {
-		/* Go: a send on a nil channel blocks forever */
-		g->waitreason = "chan send (nil chan)";
-		plat_g_leave(g, G_PARK);
-	}
+	/* the core decides Go's cases: nil blocks forever, closed panics */
 	if (!rt_chansend(m, c, v)) {
 		plat_g_leave(g, G_PARK);      /* a receiver, or close, completes it */
-		if (!g->sud.success)
-			panic_now(plat_self(), "send on closed channel");
+		rt_chansend_resume(plat_self());
 	}
 	exit_if_panicking(g);
 }
@@ -332,16 +329,11 @@ uint64_t sl_chan_recv2(sl_chan *c, bool *ok)
 	struct m *m = self("sl_chan_recv");
 	struct g *g = m->curg;
 	m = preempt_point(m);
-	if (!c) {
-		g->waitreason = "chan receive (nil chan)";
-		plat_g_leave(g, G_PARK);
-	}
 	uint64_t v = 0;
 	bool got = true;
 	if (!rt_chanrecv(m, c, &v, &got)) {
 		plat_g_leave(g, G_PARK);      /* a sender, or close, completes it */
-		got = g->sud.success;
-		v = got ? g->sud.elem : 0;
+		rt_chanrecv_resume(plat_self(), &v, &got);
 	}
 	if (ok)
 		*ok = got;
@@ -356,8 +348,6 @@ uint64_t sl_chan_recv(sl_chan *c)
 void sl_chan_close(sl_chan *c)
 {
 	struct m *m = self("sl_chan_close");
-	if (!c)
-		panic_now(m, "close of nil channel");
 	rt_chanclose(m, c);
 	exit_if_panicking(m->curg);
 }
@@ -368,38 +358,26 @@ int sl_select(struct sl_case *cases, int n, bool nonblocking)
 	struct g *g = m->curg;
 	if (n < 0 || n > SL_SELECT_MAX)
 		panic_now(m, "select: more cases than SL_SELECT_MAX");
-	/* nil channels' cases are left out, as Go leaves them out */
+	/* nil channels' cases are the core's to leave out, as Go's are */
 	struct select_case sc[SL_SELECT_MAX];
-	int index[SL_SELECT_MAX];
-	uint32_t k = 0;
-	for (int i = 0; i < n; i++) {
-		if (!cases[i].c)
-			continue;
-		sc[k] = (struct select_case){ cases[i].c, cases[i].dir == SL_SEND, cases[i].v };
-		index[k++] = i;
-	}
-	if (k == 0) {
-		if (nonblocking)
-			return -1;
-		g->waitreason = "select (no cases)";
-		plat_g_leave(g, G_PARK);      /* forever */
-	}
+	for (int i = 0; i < n; i++)
+		sc[i] = (struct select_case){ cases[i].c, cases[i].dir == SL_SEND, cases[i].v };
 	uint64_t v = 0;
 	bool ok = false;
-	int fired = rt_select(m, sc, k, nonblocking, &v, &ok);
+	int fired = rt_select(m, sc, (uint32_t)n, nonblocking, &v, &ok);
 	if (fired == RT_SELECT_PARKED) {
-		plat_g_leave(g, G_PARK);
+		plat_g_leave(g, G_PARK);      /* forever, if no case has a channel */
 		fired = rt_select_resume(plat_self(), &v, &ok);
 	}
 	exit_if_panicking(g);
 	if (fired == RT_SELECT_DEFAULT)
 		return -1;
-	struct sl_case *c = &cases[index[fired]];
+	struct sl_case *c = &cases[fired];
 	if (c->dir == SL_RECV) {
 		c->v = v;
 		c->ok = ok;
 	}
-	return index[fired];
+	return fired;
 }
 
 /* ---- sync ---- */
@@ -418,8 +396,8 @@ void sl_wg_free(sl_wg *wg)
 void sl_wg_add(sl_wg *wg, int64_t delta)
 {
 	struct m *m = preempt_point(self("sl_wg_add"));
-	if (!rt_waitgroup_add(m, wg, delta))
-		panic_now(m, "sync: negative WaitGroup counter");
+	rt_waitgroup_add(m, wg, delta);
+	exit_if_panicking(m->curg);
 }
 
 void sl_wg_done(sl_wg *wg)
@@ -460,8 +438,8 @@ void sl_mutex_lock(sl_mutex *mu)
 void sl_mutex_unlock(sl_mutex *mu)
 {
 	struct m *m = self("sl_mutex_unlock");
-	if (!rt_gmutex_unlock(m, mu))
-		panic_now(m, "sync: unlock of unlocked mutex");
+	rt_gmutex_unlock(m, mu);
+	exit_if_panicking(m->curg);
 }
 
 /* ---- System calls ---- */

@@ -498,6 +498,81 @@ static int run_capturing_stderr(const struct sl_options *o, void (*fn)(void *), 
 	return rc;
 }
 
+/* Go's rules, decided by the core (core/chan.c), as the C API shows
+ * them: the run's status and Go's message. */
+static void close_nil_main(void *arg)
+{
+	(void)arg;
+	sl_chan_close(NULL);
+	abort();   /* not reached: the panic ends this G */
+}
+
+static atomic_int sender_sending;
+
+static void send_parks(void *c)
+{
+	atomic_store(&sender_sending, 1);
+	sl_chan_send(c, 1);   /* parks: nobody receives; the close wakes it */
+	abort();
+}
+
+static void send_woken_main(void *arg)
+{
+	(void)arg;
+	atomic_store(&sender_sending, 0);
+	left.c = sl_chan_make(0);
+	sl_go(send_parks, left.c);
+	while (!atomic_load(&sender_sending))
+		sl_gosched();
+	/* it is parked by now, or about to find the channel closed: the
+	 * same panic either way */
+	sl_sleep(5000000);
+	sl_chan_close(left.c);
+	sl_sleep(5000000);
+}
+
+static void recv_nil(void *arg)
+{
+	sl_chan_recv(arg);
+}
+
+static void nil_chans_main(void *arg)
+{
+	(void)arg;
+	sl_go(recv_nil, NULL);
+	sl_chan_send(NULL, 1);
+}
+
+static void select_nil_main(void *arg)
+{
+	(void)arg;
+	struct sl_case c[1] = { { NULL, SL_RECV, 0, false } };
+	sl_select(c, 1, false);   /* no case can ever fire */
+}
+
+START_TEST(go_rules_from_the_core)
+{
+	static const struct {
+		void (*fn)(void *);
+		int rc;
+		const char *said[2];
+	} runs[] = {
+		{ close_nil_main, 2, { "panic: close of nil channel", NULL } },
+		{ send_woken_main, 2, { "panic: send on closed channel [goroutine 2]", NULL } },
+		{ nil_chans_main, 1, { "chan send (nil chan)", "chan receive (nil chan)" } },
+		{ select_nil_main, 1, { "select (no cases)", NULL } },
+	};
+	char printed[4096];
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		int rc = run_capturing_stderr(&two_ps, runs[i].fn, NULL, printed, sizeof(printed));
+		ck_assert_msg(rc == runs[i].rc, "run %zu: %d: %s", i, rc, printed);
+		for (int k = 0; k < 2 && runs[i].said[k]; k++)
+			ck_assert_msg(strstr(printed, runs[i].said[k]), "run %zu: %s", i, printed);
+		free_left();
+	}
+}
+END_TEST
+
 /* Each bad option returns 2 with a message, printed and kept for
  * sl_error (or only kept, quiet), and the process goes on. */
 START_TEST(bad_options)
@@ -893,6 +968,7 @@ Suite *make_api_suite(void)
 	tcase_add_test(tc, sleep_order);
 	tcase_add_test(tc, syscall_handoff);
 	tcase_add_test(tc, end_of_run);
+	tcase_add_test(tc, go_rules_from_the_core);
 	tcase_add_test(tc, bad_options);
 	tcase_add_test(tc, tcp_echo);
 	suite_add_tcase(s, tc);

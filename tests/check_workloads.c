@@ -612,6 +612,42 @@ START_TEST(deadlock_exits_1_and_says_so)
 }
 END_TEST
 
+/* A send or receive on a nil channel, or a select with only nil cases,
+ * blocks forever (core/chan.c), each with Go's wait reason. */
+START_TEST(nil_channels_block_forever)
+{
+	char *path = write_file("nil.json",
+				"{\"name\": \"nil\", \"programs\": {\"main\": [{\"spawn\": \"s\"}, "
+				"{\"send\": {\"chan\": null, \"value\": 1}}],\n"
+				"  \"s\": [{\"recv\": null}]}}\n");
+	char *out, *err;
+	ck_assert_int_eq(schedlabf(&out, &err, "run -p steal -t numa4 -w '%s' --json -", path), 1);
+	ck_assert_msg(strstr(err, "fatal error: all goroutines are asleep - deadlock!"), "%s", err);
+	ck_assert_msg(strstr(err, "[chan send (nil chan)]: program main, op 1 (send)"), "%s", err);
+	ck_assert_msg(strstr(err, "[chan receive (nil chan)]: program s, op 0 (recv)"), "%s", err);
+	ck_assert_msg(strstr(err, "(2 goroutines blocked)"), "%s", err);
+	free(out);
+	free(err);
+	free(path);
+	/* a select's nil case never fires (its "exit" would end main): the
+	 * ready case is taken, then the default, and a select with only nil
+	 * cases blocks forever */
+	path = write_file("nilsel.json",
+			  "{\"name\": \"nilsel\", \"channels\": {\"c\": 1}, \"programs\": {\"main\": "
+			  "[{\"send\": \"c\"},\n"
+			  " {\"select\": {\"cases\": [{\"recv\": null, \"then\": \"exit\"}, {\"recv\": \"c\"}]}},\n"
+			  " {\"select\": {\"cases\": [{\"recv\": null, \"then\": \"exit\"}], "
+			  "\"default\": [{\"compute\": \"1us\"}]}},\n"
+			  " {\"select\": {\"cases\": [{\"send\": null}]}}]}}\n");
+	ck_assert_int_eq(schedlabf(&out, &err, "run -p steal -t numa4 -w '%s' --json -", path), 1);
+	ck_assert_msg(strstr(err, "goroutine 1 [select (no cases)]: program main, op 7 (select)"),
+		      "%s", err);
+	free(out);
+	free(err);
+	free(path);
+}
+END_TEST
+
 static const struct {
 	const char *what;
 	const char *json;
@@ -699,6 +735,15 @@ static const struct {
 	  "{\"name\": \"t\", \"channels\": {\"c\": 1}, \"programs\": {\"main\": "
 	  "[{\"close\": \"c\"}, {\"close\": \"c\"}]}}",
 	  "panic: ", NULL, NULL, false },
+	/* Go's rules, decided in core/chan.c, not the interpreter */
+	{ "close of a nil channel",
+	  "{\"name\": \"t\", \"programs\": {\"main\": [{\"close\": null}]}}",
+	  "panic: close of nil channel [goroutine 1]", NULL, NULL, false },
+	{ "a sender woken by the close of its channel",
+	  "{\"name\": \"t\", \"channels\": {\"c\": 0}, \"programs\": {\"main\": "
+	  "[{\"spawn\": \"s\"}, {\"sleep\": \"1ms\"}, {\"close\": \"c\"}, {\"sleep\": \"1ms\"}],\n"
+	  " \"s\": [{\"send\": \"c\"}]}}",
+	  "panic: send on closed channel [goroutine 2]", NULL, NULL, false },
 };
 
 START_TEST(panic_exits_2_with_go_message)
@@ -1016,6 +1061,7 @@ Suite *make_workloads_suite(void)
 	tcase_add_loop_test(tc, bad_workload_compiles_to_null, 0,
 			    (int)(sizeof(bad_wl) / sizeof(bad_wl[0])));
 	tcase_add_test(tc, deadlock_exits_1_and_says_so);
+	tcase_add_test(tc, nil_channels_block_forever);
 	tcase_add_loop_test(tc, panic_exits_2_with_go_message, 0,
 			    (int)(sizeof(panics) / sizeof(panics[0])));
 	tcase_set_timeout(tc, 120);

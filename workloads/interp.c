@@ -8,7 +8,11 @@
  * runs on the G's stack.  An operation that must wait (a receive with no
  * sender) queues the G, sets g->in_op and returns G_PARK; when the G runs
  * again, in_op says the operation was completed by its partner meanwhile
- * (the value handed over), and the G moves on.
+ * (the value handed over), and the G moves on [The fallible protocol].
+ * Each op is a short function of its own [Operations]; what Go's rules
+ * decide (nil and closed channels, a negative WaitGroup, an unlocked
+ * mutex, a select's nil cases) the core's chan.c and sync.c decide,
+ * not the interpreter.
  *
  * Objects: the workload's named channels, wait groups, mutexes, regions
  * and listeners are made with the run; those a program makes (make,
@@ -525,20 +529,500 @@ static bool g_stack_move(struct m *m, struct g *g, int node)
 	return true;
 }
 
-/* A parked op whose partner completed it: finish it and move on. */
-#define RESUMED(g) ((g)->in_op ? ((g)->in_op = false, true) : false)
+/* ---- Operations ----
+ *
+ * One function per op, each a few lines, as Lua's lvm.c keeps each case
+ * of its loop short; rt_g_run's switch calls them.  They are static and
+ * each is called once, so the compiler inlines them and the loop costs
+ * what one big switch did.  An op runs with the G at its pc and returns
+ * OP_ON to go on with the op f->pc now names, or why the G gives its M
+ * back (enum g_why). */
+enum { OP_ON = -1 };
+
+/* Past this op, to the next. */
+static inline int next(struct gframe *f)
+{
+	f->pc++;
+	return OP_ON;
+}
+
+static inline int jump(struct gframe *f, uint32_t pc)
+{
+	f->pc = pc;
+	return OP_ON;
+}
+
+/* An op that may have panicked (the core decides Go's panics and calls
+ * rt_panic): the G ends there, else goes on. */
+static inline int next_unless_panicking(struct g *g, struct gframe *f)
+{
+	return g->panicking ? G_EXIT : next(f);
+}
+
+/* A nil operand the op would dereference: Go's nil pointer panic. */
+static int nil_deref(struct m *m, const char *what)
+{
+	rt_panic(m, "invalid memory address or nil pointer dereference (%s)", what);
+	return G_EXIT;
+}
+
+static int panic_exit(struct m *m, const char *msg)
+{
+	rt_panic(m, "%s", msg);
+	return G_EXIT;
+}
+
+/* ---- The fallible protocol ----
+ *
+ * An op that may have to wait -- a send, a receive, a select, a sleep, a
+ * wait group's wait, a network read, an accept -- runs in two halves.
+ * Its start asks the core, which either completes it at once or leaves
+ * the G committed to park, queued where its partner (a peer, a close, a
+ * timer, the netpoller) will find it; park_or_exit() then sets g->in_op
+ * and the G gives its M back.  The partner completes the op while the G
+ * is parked, leaving the outcome in the G (g->sud, g->sel), and readies
+ * it; when the G runs again, resumed() says so and the op's second half
+ * takes the outcome (from the core: rt_chanrecv_resume ...) and moves on.
+ * A preemption request is not honoured between the halves.  A start
+ * that panicked ends the G instead.  A mutex's lock is not fallible in
+ * this sense: a woken waiter is not handed the lock, it starts again
+ * (and may lose to a newcomer, as in Go's normal mode). */
+static inline bool resumed(struct g *g)
+{
+	if (!g->in_op)
+		return false;
+	g->in_op = false;
+	return true;
+}
+
+/* The start did not complete the op (or panicked). */
+static inline int park_or_exit(struct g *g)
+{
+	if (g->panicking)
+		return G_EXIT;
+	g->in_op = true;
+	return G_PARK;
+}
+
+/* ---- Computation and system calls ---- */
+
+static int op_compute(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	int64_t want = f->compute_left ? f->compute_left : eval(m, g, &op->x);
+	int64_t done = plat_work(want, &g->preempt);
+	account_user(m, f->prog, done);
+	if (done < want) {
+		/* cut by preemption: the rest when it runs again */
+		f->compute_left = want - done;
+		plat_store_u32(&g->preempt, 0, memory_order_relaxed);
+		return G_PREEMPT;
+	}
+	f->compute_left = 0;
+	return next(f);
+}
+
+static int op_syscall(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	int64_t ns = eval(m, g, &op->x);
+	rt_entersyscall(m, g);
+	unsigned was = rt_mt_switch(m, RT_MT(RT_CPU_SYSCALL, 0));
+	plat_syscall(ns);
+	rt_mt_switch(m, was);
+	f->pc++;
+	/* no P to go back to: queued, and run later by an M with one */
+	return rt_exitsyscall(m, g) ? OP_ON : G_NOP;
+}
+
+static int op_spawn(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	int64_t n = eval(m, g, &op->x);
+	for (int64_t i = 0; i < n && !g->panicking; i++)
+		spawn(m, g, &wlr(m->rt)->wl->progs[op->a], op, PROG_NO_SLOT, NULL);
+	return next(f);
+}
+
+static int op_sleep(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	if (resumed(g))
+		return next(f);
+	/* not through park_or_exit: the sleep is committed whatever the
+	 * duration's evaluation did (a panic there ends the G when it wakes,
+	 * not with its park half made) */
+	g->in_op = true;
+	rt_sleep_park(m, g, eval(m, g, &op->x));
+	return G_PARK;
+}
+
+/* ---- Channels: Go's rules (nil, closed) are the core's [core/chan.c] ---- */
+
+static bool chan_send(struct m *m, struct g *g, const struct prog_op *op)
+{
+	struct hchan *c = obj(m, g, &op->x, PT_CHAN);
+	/* a G that blocks forever on nil does not draw the value it will
+	 * never send */
+	return rt_chansend(m, c, c ? (uint64_t)eval(m, g, &op->y) : 0);
+}
+
+static int op_send(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	if (resumed(g))
+		rt_chansend_resume(m);   /* panics if a close woke it */
+	else if (!chan_send(m, g, op))
+		return park_or_exit(g);
+	return next_unless_panicking(g, f);
+}
+
+static int op_recv(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	uint64_t v = 0;
+	bool ok = false;
+	if (resumed(g))
+		rt_chanrecv_resume(m, &v, &ok);
+	else if (!rt_chanrecv(m, obj(m, g, &op->x, PT_CHAN), &v, &ok) || g->panicking)
+		return park_or_exit(g);
+	if (op->dst != PROG_NO_SLOT)
+		f->locals[op->dst] = ok ? (int64_t)v : 0;
+	if (op->b != PROG_NO_SLOT)
+		f->locals[op->b] = ok;
+	return next(f);
+}
+
+static int op_close(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	rt_chanclose(m, obj(m, g, &op->x, PT_CHAN));
+	return next_unless_panicking(g, f);
+}
+
+/* A select's cases (the ops after it), evaluated in order, send values
+ * even for nil channels, whose cases the core leaves out. */
+static void select_cases(struct m *m, struct g *g, const struct prog_op *op,
+			 struct select_case *cases)
+{
+	for (uint32_t k = 0; k < op->aux; k++) {
+		const struct prog_op *c = op + 1 + k;
+		bool send = c->flags & PROG_F_SEND;
+		struct hchan *ch = obj(m, g, &c->x, PT_CHAN);
+		cases[k] = (struct select_case){ ch, send, send ? (uint64_t)eval(m, g, &c->y) : 0 };
+	}
+}
+
+static int op_select(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	uint64_t v = 0;
+	bool ok = false;
+	int fired;
+	if (resumed(g)) {
+		fired = rt_select_resume(m, &v, &ok);
+	} else {
+		struct select_case cases[PROG_SELECT_MAX];
+		select_cases(m, g, op, cases);
+		if (g->panicking)
+			return G_EXIT;
+		fired = rt_select(m, cases, op->aux, op->flags & PROG_F_DEFAULT, &v, &ok);
+	}
+	if (fired == RT_SELECT_PARKED || g->panicking)
+		return park_or_exit(g);
+	uint32_t past = f->pc + 1 + op->aux;
+	if (fired == RT_SELECT_DEFAULT)
+		return jump(f, (op->flags & PROG_F_JUMP) ? op->a : past);
+	const struct prog_op *c = op + 1 + fired;
+	if (!(c->flags & PROG_F_SEND) && c->dst != PROG_NO_SLOT)
+		f->locals[c->dst] = ok ? (int64_t)v : 0;
+	if (c->flags & PROG_F_EXIT)
+		return G_EXIT;
+	return jump(f, (c->flags & PROG_F_JUMP) ? c->a : past);
+}
+
+/* ---- sync: Go's rules are the core's [core/sync.c] ---- */
+
+static int op_lock(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	struct gmutex *mu = obj(m, g, &op->x, PT_MUTEX);
+	if (!mu)
+		return nil_deref(m, "mutex");
+	/* not fallible: a woken waiter runs this op again [The fallible protocol] */
+	return rt_gmutex_lock(m, mu) ? next(f) : G_PARK;
+}
+
+static int op_unlock(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	struct gmutex *mu = obj(m, g, &op->x, PT_MUTEX);
+	if (!mu)
+		return nil_deref(m, "mutex");
+	rt_gmutex_unlock(m, mu);
+	return next_unless_panicking(g, f);
+}
+
+static int op_wg_add(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	struct waitgroup *wg = obj(m, g, &op->x, PT_WG);
+	int64_t d = eval(m, g, &op->y);
+	if (!wg)
+		return nil_deref(m, "wait group");
+	rt_waitgroup_add(m, wg, d);
+	return next_unless_panicking(g, f);
+}
+
+static int op_wg_wait(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	if (resumed(g))
+		return next(f);
+	struct waitgroup *wg = obj(m, g, &op->x, PT_WG);
+	if (!wg)
+		return nil_deref(m, "wait group");
+	return rt_waitgroup_wait(m, wg) ? next(f) : park_or_exit(g);
+}
+
+/* ---- The network ---- */
+
+static int op_net_read(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	if (resumed(g))
+		return next(f);   /* the netpoller handed it a unit */
+	struct wlr_src *c = obj(m, g, &op->x, PT_CONN);
+	if (!c)
+		return panic_exit(m, "net_read on a nil connection");
+	enum nr r = wlr_net_take(m, c);
+	if (r == NR_PARK || g->panicking)
+		return park_or_exit(g);
+	if (r != NR_DONE)
+		return next(f);
+	/* the client is done: the handler returns, or leaves its loop */
+	return (op->flags & PROG_F_JUMP) ? jump(f, op->a) : G_EXIT;
+}
+
+static int op_net_write(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	struct wlr_src *c = obj(m, g, &op->x, PT_CONN);
+	if (!c)
+		return panic_exit(m, "net_write on a nil connection");
+	wlr_net_respond(m, c);
+	return next(f);
+}
+
+/* A loop in one op: take a connection, start its handler, again, until
+ * the listener has no more to give. */
+static int op_accept(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	struct rt *rt = m->rt;
+	struct wlr_src *lis = wlr(rt)->listeners[op->x.i];
+	if (!resumed(g)) {
+		enum nr r = wlr_net_take(m, lis);
+		if (r == NR_DONE)
+			return next(f);
+		if (r == NR_PARK || g->panicking)
+			return park_or_exit(g);
+	}
+	struct wlr_src *conn = wlr_net_accept(m, lis);
+	/* a connection's handler is a root goroutine [the numa policy] */
+	f->root_spawn = true;
+	return spawn(m, g, &wlr(rt)->wl->progs[op->a], op, op->b, conn) ? OP_ON : G_EXIT;
+}
+
+/* ---- Control flow ---- */
+
+static int op_loop(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	int64_t n = eval(m, g, &op->x);
+	if (n <= 0)
+		return jump(f, op->a + 1);   /* past the matching end */
+	f->locals[op->dst] = n;
+	if (op->b != PROG_NO_SLOT)
+		f->locals[op->b] = 0;
+	return next(f);
+}
+
+static int op_end(struct gframe *f, const struct prog_op *op)
+{
+	const struct prog_op *loop = &f->prog->ops[op->a];
+	if (--f->locals[loop->dst] <= 0)
+		return next(f);
+	if (loop->b != PROG_NO_SLOT)
+		f->locals[loop->b]++;
+	return jump(f, op->a + 1);   /* back to the loop's first op */
+}
+
+static int op_set(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	f->locals[op->dst] = value(m, g, &op->x, (enum prog_type)f->prog->local_types[op->dst]);
+	return next(f);
+}
+
+static int op_assert(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	if (eval(m, g, &op->x))
+		return next(f);
+	const char *msg = wlr(m->rt)->wl->strs[op->a];
+	rt_panic(m, "assertion failed%s%s (program %s, op %u)", *msg ? ": " : "", msg,
+		 f->prog->name, f->pc);
+	return G_EXIT;
+}
+
+/* ---- Objects and memory ---- */
+
+static void make_oom(struct m *m, struct g *g, const struct prog_op *op, int64_t cap,
+		     uint64_t bytes)
+{
+	if (op->a == PT_CHAN)
+		budget_panic(m, g, "runtime: out of memory: a channel of capacity %lld (%.1f MiB) "
+				      "would take the run past %s",
+				(long long)cap, (double)bytes / (1u << 20), budget_str(m->rt));
+	else
+		budget_panic(m, g, "runtime: out of memory: a new %s would take the run past %s",
+				wl_type_name((enum prog_type)op->a), budget_str(m->rt));
+}
+
+/* What make makes, on the maker's node and counted in the budget
+ * [Budgets]; NULL if it panicked. */
+static void *make_obj(struct m *m, struct g *g, const struct prog_op *op)
+{
+	int node = plat_node();
+	uint64_t bytes = WL_BYTES_PER_OBJ;
+	int64_t cap = 0;
+	if (op->a == PT_CHAN) {
+		cap = eval(m, g, &op->x);
+		if (cap < 0 || cap > UINT32_MAX) {
+			rt_panic(m, "makechan: size out of range");
+			return NULL;
+		}
+		bytes += (uint64_t)cap * sizeof(uint64_t);
+	}
+	if (!rt_mem_charge(m->rt, bytes)) {
+		make_oom(m, g, op, cap, bytes);
+		return NULL;
+	}
+	if (op->a == PT_CHAN)
+		return rt_chan_new(m->rt, (uint32_t)cap, node);
+	if (op->a == PT_WG)
+		return rt_waitgroup_new(m->rt, node);
+	return rt_gmutex_new(m->rt, node);
+}
+
+static int op_make(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	void *o = make_obj(m, g, op);
+	if (!o)
+		return G_EXIT;
+	wlr_objs_add(m, (enum prog_type)op->a, o);
+	f->locals[op->dst] = (int64_t)(intptr_t)o;
+	return next(f);
+}
+
+static int alloc_oom(struct m *m, struct g *g, int64_t bytes)
+{
+	budget_panic(m, g, "runtime: out of memory: alloc of %lld bytes (%llu page records) "
+			      "would take the run past %s",
+			(long long)bytes, (unsigned long long)region_pages((uint64_t)bytes),
+			budget_str(m->rt));
+	return G_EXIT;
+}
+
+static int op_alloc(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	struct rt *rt = m->rt;
+	int64_t bytes = eval(m, g, &op->x);
+	uint32_t place = op->a;
+	if (place == PROG_PLACE_HEAP)
+		place = rt->node_heaps ? PROG_PLACE_LOCAL : PROG_PLACE_FIRST_TOUCH;
+	int node = place == PROG_PLACE_LOCAL ? plat_node() : (int)eval(m, g, &op->y);
+	if (bytes < 0) {
+		rt_panic(m, "alloc of %lld bytes failed", (long long)bytes);
+		return G_EXIT;
+	}
+	struct rt_region *r = region_new(rt, (uint64_t)bytes, place, node);
+	if (!r)
+		return alloc_oom(m, g, bytes);
+	wlr_objs_add(m, PT_REGION, r);
+	f->locals[op->dst] = (int64_t)(intptr_t)r;
+	return next(f);
+}
+
+static int op_touch(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	struct rt_region *r = obj(m, g, &op->x, PT_REGION);
+	int64_t bytes = eval(m, g, &op->y), off = eval(m, g, &op->z);
+	if (!r)
+		return panic_exit(m, "touch of a nil region");
+	if (!r->bytes)
+		return next(f);
+	/* an offset wraps; a range stops at the region's end */
+	uint64_t o = off > 0 ? (uint64_t)off % r->bytes : 0;
+	uint64_t b = bytes > 0 ? (uint64_t)bytes : 0;
+	if (b > r->bytes - o)
+		b = r->bytes - o;
+	int64_t ns = plat_touch(r, o, b, op->aux, op->flags & PROG_F_WRITE,
+				f->rs.key ^ ((uint64_t)f->rs.used << 32) ^ f->pc);
+	account_user(m, f->prog, ns);
+	return next(f);
+}
+
+/* ---- Requests ---- */
+
+static int op_req_begin(struct gframe *f, const struct prog_op *op)
+{
+	f->req_start = (op->flags & PROG_F_ARRIVAL) ? f->last_arrival : plat_nanotime();
+	return next(f);
+}
+
+static int op_req_end(struct m *m, struct gframe *f)
+{
+	if (f->req_start >= 0) {
+		int64_t d = plat_nanotime() - f->req_start;
+		hist_record(&m->stats.request_latency, (uint64_t)(d > 0 ? d : 0));
+		m->stats.requests++;
+		f->req_start = -1;
+	}
+	return next(f);
+}
+
+/* ---- The loop ---- */
+
+static inline int op_run(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	switch ((enum prog_opcode)op->code) {
+	case PROG_COMPUTE: return op_compute(m, g, f, op);
+	case PROG_SYSCALL: return op_syscall(m, g, f, op);
+	case PROG_SPAWN: return op_spawn(m, g, f, op);
+	case PROG_SEND: return op_send(m, g, f, op);
+	case PROG_RECV: return op_recv(m, g, f, op);
+	case PROG_YIELD: f->pc++; return G_YIELD;
+	case PROG_SLEEP: return op_sleep(m, g, f, op);
+	case PROG_LOOP: return op_loop(m, g, f, op);
+	case PROG_END: return op_end(f, op);
+	case PROG_EXIT: return G_EXIT;
+	case PROG_CLOSE: return op_close(m, g, f, op);
+	case PROG_SELECT: return op_select(m, g, f, op);
+	case PROG_LOCK: return op_lock(m, g, f, op);
+	case PROG_UNLOCK: return op_unlock(m, g, f, op);
+	case PROG_WG_ADD: return op_wg_add(m, g, f, op);
+	case PROG_WG_WAIT: return op_wg_wait(m, g, f, op);
+	case PROG_NET_READ: return op_net_read(m, g, f, op);
+	case PROG_NET_WRITE: return op_net_write(m, g, f, op);
+	case PROG_ACCEPT: return op_accept(m, g, f, op);
+	case PROG_SET: return op_set(m, g, f, op);
+	case PROG_JUMP: return jump(f, op->a);
+	case PROG_JUMP_IFNOT: return jump(f, eval(m, g, &op->x) ? f->pc + 1 : op->a);
+	case PROG_MAKE: return op_make(m, g, f, op);
+	case PROG_ALLOC: return op_alloc(m, g, f, op);
+	case PROG_TOUCH: return op_touch(m, g, f, op);
+	case PROG_REQ_BEGIN: return op_req_begin(f, op);
+	case PROG_REQ_END: return op_req_end(m, f);
+	case PROG_ASSERT: return op_assert(m, g, f, op);
+	case PROG_CASE: assert(!"a case outside a select"); return G_EXIT;
+	case PROG__COUNT: break;
+	}
+	assert(!"not an operation");
+	return G_EXIT;
+}
 
 enum g_why wlr_g_run(struct m *m, struct g *g)
 {
-	struct rt *rt = m->rt;
 	struct gframe *f = g_frame(g);
 	const struct program *pr = f->prog;
-	if (wlr(rt)->wl->stack_bytes && !plat_g_has_stack())
+	if (wlr(m->rt)->wl->stack_bytes && !plat_g_has_stack())
 		stack_enter(m, g);
 	for (;;) {
-		if (g->panicking)
-			return G_EXIT;
-		if (f->pc >= pr->nops)
+		if (g->panicking || f->pc >= pr->nops)
 			return G_EXIT;
 		/* A preemption request is honoured between operations (an
 		 * unpriced look: it is set rarely, and checked very often). */
@@ -546,424 +1030,9 @@ enum g_why wlr_g_run(struct m *m, struct g *g)
 			plat_store_u32(&g->preempt, 0, memory_order_relaxed);
 			return G_PREEMPT;
 		}
-		const struct prog_op *op = &pr->ops[f->pc];
-		switch ((enum prog_opcode)op->code) {
-		case PROG_COMPUTE: {
-			int64_t want = f->compute_left ? f->compute_left : eval(m, g, &op->x);
-			int64_t done = plat_work(want, &g->preempt);
-			account_user(m, pr, done);
-			if (done < want) {
-				/* cut by preemption: the rest when it runs again */
-				f->compute_left = want - done;
-				plat_store_u32(&g->preempt, 0, memory_order_relaxed);
-				return G_PREEMPT;
-			}
-			f->compute_left = 0;
-			f->pc++;
-			break;
-		}
-		case PROG_SYSCALL: {
-			int64_t ns = eval(m, g, &op->x);
-			rt_entersyscall(m, g);
-			unsigned was = rt_mt_switch(m, RT_MT(RT_CPU_SYSCALL, 0));
-			plat_syscall(ns);
-			rt_mt_switch(m, was);
-			f->pc++;
-			if (!rt_exitsyscall(m, g))
-				return G_NOP;
-			break;
-		}
-		case PROG_SPAWN: {
-			int64_t n = eval(m, g, &op->x);
-			for (int64_t i = 0; i < n && !g->panicking; i++)
-				spawn(m, g, &wlr(rt)->wl->progs[op->a], op, PROG_NO_SLOT, NULL);
-			f->pc++;
-			break;
-		}
-		case PROG_SEND:
-		case PROG_RECV: {
-			if (RESUMED(g)) {
-				/* the peer completed it while we were parked -- or a
-				 * close did, which a sender does not survive */
-				if (op->code == PROG_SEND && !g->sud.success) {
-					rt_panic(m, "send on closed channel");
-					return G_EXIT;
-				}
-				if (op->code == PROG_RECV && op->dst != PROG_NO_SLOT)
-					f->locals[op->dst] = g->sud.success ? (int64_t)g->sud.elem : 0;
-				if (op->code == PROG_RECV && op->b != PROG_NO_SLOT)
-					f->locals[op->b] = g->sud.success;
-				f->pc++;
-				break;
-			}
-			struct hchan *c = obj(m, g, &op->x, PT_CHAN);
-			bool done, ok = false;
-			uint64_t v = 0;
-			if (!c) {
-				/* Go: a nil channel blocks forever */
-				g->waitreason = op->code == PROG_SEND ? "chan send (nil chan)"
-								      : "chan receive (nil chan)";
-				rt_park_commit(m, NULL, NULL);
-				g->in_op = true;
-				return G_PARK;
-			}
-			if (op->code == PROG_SEND)
-				done = rt_chansend(m, c, (uint64_t)eval(m, g, &op->y));
-			else
-				done = rt_chanrecv(m, c, &v, &ok);
-			if (g->panicking)
-				return G_EXIT;
-			if (!done) {
-				g->in_op = true;
-				return G_PARK;
-			}
-			if (op->code == PROG_RECV && op->dst != PROG_NO_SLOT)
-				f->locals[op->dst] = ok ? (int64_t)v : 0;
-			if (op->code == PROG_RECV && op->b != PROG_NO_SLOT)
-				f->locals[op->b] = ok;
-			f->pc++;
-			break;
-		}
-		case PROG_YIELD:
-			f->pc++;
-			return G_YIELD;
-		case PROG_SLEEP:
-			if (RESUMED(g)) {
-				f->pc++;
-				break;
-			}
-			g->in_op = true;
-			rt_sleep_park(m, g, eval(m, g, &op->x));
-			return G_PARK;
-		case PROG_LOOP: {
-			int64_t n = eval(m, g, &op->x);
-			if (n <= 0) {
-				f->pc = op->a + 1;    /* past the matching end */
-				break;
-			}
-			f->locals[op->dst] = n;
-			if (op->b != PROG_NO_SLOT)
-				f->locals[op->b] = 0;
-			f->pc++;
-			break;
-		}
-		case PROG_END: {
-			const struct prog_op *loop = &pr->ops[op->a];
-			if (--f->locals[loop->dst] > 0) {
-				if (loop->b != PROG_NO_SLOT)
-					f->locals[loop->b]++;
-				f->pc = op->a + 1;    /* back to the loop's first op */
-			} else {
-				f->pc++;
-			}
-			break;
-		}
-		case PROG_EXIT:
-			return G_EXIT;
-		case PROG_CLOSE:
-			if (!obj(m, g, &op->x, PT_CHAN)) {
-				rt_panic(m, "close of nil channel");
-				return G_EXIT;
-			}
-			rt_chanclose(m, obj(m, g, &op->x, PT_CHAN));
-			if (g->panicking)
-				return G_EXIT;
-			f->pc++;
-			break;
-		case PROG_SELECT: {
-			uint64_t v = 0;
-			bool ok = false;
-			int fired;
-			uint32_t n = op->aux;
-			/* a nil channel's case never fires: the runtime sees only the
-			 * others, and idx maps them back */
-			uint8_t *idx = f->sel_idx;
-			if (RESUMED(g)) {
-				fired = rt_select_resume(m, &v, &ok);
-			} else {
-				struct select_case cases[PROG_SELECT_MAX];
-				uint32_t live = 0;
-				for (uint32_t k = 0; k < n; k++) {
-					const struct prog_op *c = &pr->ops[f->pc + 1 + k];
-					bool send = c->flags & PROG_F_SEND;
-					struct hchan *ch = obj(m, g, &c->x, PT_CHAN);
-					uint64_t sv = send ? (uint64_t)eval(m, g, &c->y) : 0;
-					if (!ch)
-						continue;
-					idx[live] = (uint8_t)k;
-					cases[live++] = (struct select_case){ ch, send, sv };
-				}
-				if (g->panicking)
-					return G_EXIT;
-				if (live == 0) {
-					if (op->flags & PROG_F_DEFAULT) {
-						fired = RT_SELECT_DEFAULT;
-					} else {
-						g->waitreason = "select (no cases)";
-						rt_park_commit(m, NULL, NULL);
-						g->in_op = true;
-						return G_PARK;
-					}
-				} else {
-					fired = rt_select(m, cases, live, op->flags & PROG_F_DEFAULT, &v, &ok);
-				}
-			}
-			if (fired >= 0)
-				fired = idx[fired];
-			if (g->panicking)
-				return G_EXIT;
-			if (fired == RT_SELECT_PARKED) {
-				g->in_op = true;
-				return G_PARK;
-			}
-			if (fired == RT_SELECT_DEFAULT) {
-				f->pc = (op->flags & PROG_F_JUMP) ? op->a : f->pc + 1 + n;
-				break;
-			}
-			const struct prog_op *c = &pr->ops[f->pc + 1 + (uint32_t)fired];
-			if (!(c->flags & PROG_F_SEND) && c->dst != PROG_NO_SLOT)
-				f->locals[c->dst] = ok ? (int64_t)v : 0;
-			if (c->flags & PROG_F_EXIT)
-				return G_EXIT;
-			f->pc = (c->flags & PROG_F_JUMP) ? c->a : f->pc + 1 + n;
-			break;
-		}
-		case PROG_CASE:
-			assert(!"a case outside a select");
-			return G_EXIT;
-		case PROG_LOCK: {
-			struct gmutex *mu = obj(m, g, &op->x, PT_MUTEX);
-			if (!mu) {
-				rt_panic(m, "invalid memory address or nil pointer dereference (mutex)");
-				return G_EXIT;
-			}
-			/* a woken waiter tries again: it may lose to a newcomer */
-			if (!rt_gmutex_lock(m, mu))
-				return G_PARK;
-			f->pc++;
-			break;
-		}
-		case PROG_UNLOCK: {
-			struct gmutex *mu = obj(m, g, &op->x, PT_MUTEX);
-			if (!mu) {
-				rt_panic(m, "invalid memory address or nil pointer dereference (mutex)");
-				return G_EXIT;
-			}
-			if (!rt_gmutex_unlock(m, mu)) {
-				rt_panic(m, "sync: unlock of unlocked mutex");
-				return G_EXIT;
-			}
-			f->pc++;
-			break;
-		}
-		case PROG_WG_ADD: {
-			struct waitgroup *wg = obj(m, g, &op->x, PT_WG);
-			int64_t d = eval(m, g, &op->y);
-			if (!wg) {
-				rt_panic(m, "invalid memory address or nil pointer dereference (wait group)");
-				return G_EXIT;
-			}
-			if (!rt_waitgroup_add(m, wg, d)) {
-				rt_panic(m, "sync: negative WaitGroup counter");
-				return G_EXIT;
-			}
-			f->pc++;
-			break;
-		}
-		case PROG_WG_WAIT: {
-			if (RESUMED(g)) {
-				f->pc++;
-				break;
-			}
-			struct waitgroup *wg = obj(m, g, &op->x, PT_WG);
-			if (!wg) {
-				rt_panic(m, "invalid memory address or nil pointer dereference (wait group)");
-				return G_EXIT;
-			}
-			if (!rt_waitgroup_wait(m, wg)) {
-				g->in_op = true;
-				return G_PARK;
-			}
-			f->pc++;
-			break;
-		}
-		case PROG_NET_READ: {
-			if (RESUMED(g)) {
-				f->pc++;   /* the netpoller handed it a unit */
-				break;
-			}
-			struct wlr_src *c = obj(m, g, &op->x, PT_CONN);
-			if (!c) {
-				rt_panic(m, "net_read on a nil connection");
-				return G_EXIT;
-			}
-			enum nr r = wlr_net_take(m, c);
-			if (g->panicking)
-				return G_EXIT;
-			if (r == NR_PARK) {
-				g->in_op = true;
-				return G_PARK;
-			}
-			if (r == NR_DONE) {
-				/* the client is done: the handler returns, or leaves its loop */
-				if (!(op->flags & PROG_F_JUMP))
-					return G_EXIT;
-				f->pc = op->a;
-				break;
-			}
-			f->pc++;
-			break;
-		}
-		case PROG_NET_WRITE: {
-			struct wlr_src *c = obj(m, g, &op->x, PT_CONN);
-			if (!c) {
-				rt_panic(m, "net_write on a nil connection");
-				return G_EXIT;
-			}
-			wlr_net_respond(m, c);
-			f->pc++;
-			break;
-		}
-		case PROG_ACCEPT: {
-			/* A loop in one op: take a connection, start its handler,
-			 * again, until the listener has no more to give. */
-			struct wlr_src *lis = wlr(rt)->listeners[op->x.i];
-			if (!RESUMED(g)) {
-				enum nr r = wlr_net_take(m, lis);
-				if (r == NR_DONE) {
-					f->pc++;
-					break;
-				}
-				if (g->panicking)
-					return G_EXIT;
-				if (r == NR_PARK) {
-					g->in_op = true;
-					return G_PARK;
-				}
-			}
-			struct wlr_src *conn = wlr_net_accept(m, lis);
-			/* a connection's handler is a root goroutine [the numa policy] */
-			f->root_spawn = true;
-			if (!spawn(m, g, &wlr(rt)->wl->progs[op->a], op, op->b, conn))
-				return G_EXIT;
-			break;
-		}
-		case PROG_SET:
-			f->locals[op->dst] = value(m, g, &op->x, (enum prog_type)pr->local_types[op->dst]);
-			f->pc++;
-			break;
-		case PROG_JUMP:
-			f->pc = op->a;
-			break;
-		case PROG_JUMP_IFNOT:
-			f->pc = eval(m, g, &op->x) ? f->pc + 1 : op->a;
-			break;
-		case PROG_MAKE: {
-			int node = plat_node();
-			void *o;
-			uint64_t bytes = WL_BYTES_PER_OBJ;
-			int64_t cap = 0;
-			if (op->a == PT_CHAN) {
-				cap = eval(m, g, &op->x);
-				if (cap < 0 || cap > UINT32_MAX) {
-					rt_panic(m, "makechan: size out of range");
-					return G_EXIT;
-				}
-				bytes += (uint64_t)cap * sizeof(uint64_t);
-			}
-			if (!rt_mem_charge(rt, bytes)) {
-				if (op->a == PT_CHAN)
-					budget_panic(m, g, "runtime: out of memory: a channel of capacity "
-							      "%lld (%.1f MiB) would take the run past %s",
-							(long long)cap, (double)bytes / (1u << 20),
-							budget_str(rt));
-				else
-					budget_panic(m, g, "runtime: out of memory: a new %s would take "
-							      "the run past %s",
-							wl_type_name((enum prog_type)op->a), budget_str(rt));
-				return G_EXIT;
-			}
-			if (op->a == PT_CHAN)
-				o = rt_chan_new(rt, (uint32_t)cap, node);
-			else if (op->a == PT_WG)
-				o = rt_waitgroup_new(rt, node);
-			else
-				o = rt_gmutex_new(rt, node);
-			wlr_objs_add(m, (enum prog_type)op->a, o);
-			f->locals[op->dst] = (int64_t)(intptr_t)o;
-			f->pc++;
-			break;
-		}
-		case PROG_ALLOC: {
-			int64_t bytes = eval(m, g, &op->x);
-			uint32_t place = op->a;
-			if (place == PROG_PLACE_HEAP)
-				place = rt->node_heaps ? PROG_PLACE_LOCAL : PROG_PLACE_FIRST_TOUCH;
-			int node = place == PROG_PLACE_LOCAL ? plat_node() : (int)eval(m, g, &op->y);
-			if (bytes < 0) {
-				rt_panic(m, "alloc of %lld bytes failed", (long long)bytes);
-				return G_EXIT;
-			}
-			struct rt_region *r = region_new(rt, (uint64_t)bytes, place, node);
-			if (!r) {
-				budget_panic(m, g, "runtime: out of memory: alloc of %lld bytes (%llu "
-						      "page records) would take the run past %s",
-						(long long)bytes,
-						(unsigned long long)region_pages((uint64_t)bytes),
-						budget_str(rt));
-				return G_EXIT;
-			}
-			wlr_objs_add(m, PT_REGION, r);
-			f->locals[op->dst] = (int64_t)(intptr_t)r;
-			f->pc++;
-			break;
-		}
-		case PROG_TOUCH: {
-			struct rt_region *r = obj(m, g, &op->x, PT_REGION);
-			int64_t bytes = eval(m, g, &op->y), off = eval(m, g, &op->z);
-			if (!r) {
-				rt_panic(m, "touch of a nil region");
-				return G_EXIT;
-			}
-			if (r->bytes) {
-				/* an offset wraps; a range stops at the region's end */
-				uint64_t o = off > 0 ? (uint64_t)off % r->bytes : 0;
-				uint64_t b = bytes > 0 ? (uint64_t)bytes : 0;
-				if (b > r->bytes - o)
-					b = r->bytes - o;
-				int64_t ns = plat_touch(r, o, b, op->aux, op->flags & PROG_F_WRITE,
-							f->rs.key ^ ((uint64_t)f->rs.used << 32) ^ f->pc);
-				account_user(m, pr, ns);
-			}
-			f->pc++;
-			break;
-		}
-		case PROG_REQ_BEGIN:
-			f->req_start = (op->flags & PROG_F_ARRIVAL) ? f->last_arrival : plat_nanotime();
-			f->pc++;
-			break;
-		case PROG_REQ_END:
-			if (f->req_start >= 0) {
-				int64_t d = plat_nanotime() - f->req_start;
-				hist_record(&m->stats.request_latency, (uint64_t)(d > 0 ? d : 0));
-				m->stats.requests++;
-				f->req_start = -1;
-			}
-			f->pc++;
-			break;
-		case PROG_ASSERT:
-			if (!eval(m, g, &op->x)) {
-				const char *msg = wlr(rt)->wl->strs[op->a];
-				rt_panic(m, "assertion failed%s%s (program %s, op %u)", *msg ? ": " : "",
-					 msg, pr->name, f->pc);
-				return G_EXIT;
-			}
-			f->pc++;
-			break;
-		case PROG__COUNT:
-			assert(!"not an operation");
-			return G_EXIT;
-		}
+		int r = op_run(m, g, f, &pr->ops[f->pc]);
+		if (r != OP_ON)
+			return (enum g_why)r;
 	}
 }
 

@@ -87,7 +87,6 @@ struct gframe {
 	int64_t req_start;       /* the request it serves began (request_begin) */
 	int64_t last_arrival;    /* when the data it last read arrived */
 	struct wlr_stream rs;
-	uint8_t sel_idx[PROG_SELECT_MAX];  /* a select's live cases, by program case */
 	struct rt_region *stack; /* its modelled stack (workload "stacks"), kept on reuse */
 	int64_t locals[PROG_MAX_LOCALS];
 };
