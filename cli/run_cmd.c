@@ -136,7 +136,7 @@ int cli_parse_limit(const char *cmd, const char *a, const char *v, struct cli_ru
 					       "8760h, with a unit (ns, us, ms, s, min or h)", v);
 		run->max_wall_ns = (int64_t)x;
 	} else {
-		if (!parse_quantity(v, size_units, MEMORY_MIN, (double)WL_MEMORY_BUDGET, &x))
+		if (!parse_quantity(v, size_units, MEMORY_MIN, (double)RT_MEMORY_BUDGET, &x))
 			return cli_usage_error(cmd, "--max-memory %s: expected a size from 16MiB to "
 					       "4GiB, with a unit (B, KiB, MiB or GiB)", v);
 		run->max_memory = (uint64_t)x;

@@ -95,8 +95,4 @@ struct body_ops {
 	struct g *(*net_deliver)(struct rt *rt, const struct netpoll_event *ev);
 };
 
-/* The default body, a workload's programs (workloads/interp.c): a run
- * configured with no body runs them. */
-extern const struct body_ops wlr_body;
-
 #endif

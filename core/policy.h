@@ -82,8 +82,8 @@ struct rt_config {
 	int procs;                     /* Ps; 0: one per PU of the topology */
 	uint64_t seed;
 	const struct topo *topo;       /* simulated machine, or the host natively */
-	/* What the Gs run [core/body.h]; NULL: the workload's programs
-	 * (wlr_body), with workload. */
+	/* What the Gs run [core/body.h]; NULL through rt_api.create: the
+	 * workload's programs (workloads/wlr.h), with workload. */
 	const struct body_ops *body;
 	const struct workload *workload; /* the programs' */
 	/* Natively, the main G may run a C function instead (the C API of
@@ -98,7 +98,7 @@ struct rt_config {
 	 * RT_MAX_SIM_NS) or where it has taken max_wall_ns of real time; the
 	 * native platform has neither.  max_memory is the run-time memory
 	 * budget of a workload's run (both platforms), at most
-	 * WL_MEMORY_BUDGET: what it makes past it panics. */
+	 * RT_MEMORY_BUDGET: what it makes past it panics. */
 	int64_t max_sim_ns, max_wall_ns;
 	uint64_t max_memory;
 };
@@ -109,6 +109,13 @@ struct rt_config {
  * it still resolves 1/16 ns, so the model's nanosecond-sized costs keep
  * their meaning.  Far below RT_TIME_NEVER, too. */
 #define RT_MAX_SIM_NS (100 * 3600 * (int64_t)1000000000)        /* 100 hours */
+/* The largest memory budget of a timed run (--max-memory), and what the
+ * core counts against it for each G it makes: a bound on what one costs
+ * in simulator memory with its share of queues and histograms.  A body's
+ * own objects count against the same budget (the workload compiler's
+ * check and its run: workloads/program.h). */
+#define RT_MEMORY_BUDGET (4ull << 30)
+#define RT_BYTES_PER_G 512u
 
 /* How a run ended, when not by itself (a run that completes, deadlocks or
  * panics ends by itself). */

@@ -173,8 +173,6 @@
  * over the span) and the futex calls' share of the on-CPU time. */
 #include "core/runtime.h"
 
-#include "workloads/json.h"
-
 #include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -936,10 +934,10 @@ static size_t gstride(const struct rt *rt)
 }
 
 /* false: the slab would take the run past its memory budget, which
- * counts WL_BYTES_PER_G a G as the workload compiler's check does. */
+ * counts RT_BYTES_PER_G a G as the workload compiler's check does. */
 static bool gslab_new(struct rt *rt, struct p *pp)
 {
-	if (!rt_mem_charge(rt, GSLAB * WL_BYTES_PER_G))
+	if (!rt_mem_charge(rt, GSLAB * RT_BYTES_PER_G))
 		return false;
 	size_t stride = gstride(rt), size = GSLAB * stride;
 	char *slab = aligned_alloc(64, size);
@@ -1314,7 +1312,7 @@ static struct rt *rt_alloc(const struct rt_config *cfg, const struct body_ops *b
 	rt->timed = body->timed;
 	/* An untimed run (the C API's) has no budget but Go's thread limit:
 	 * what it makes is its own business, as in Go. */
-	rt->mem_budget = !body->timed ? UINT64_MAX : cfg->max_memory ? cfg->max_memory : WL_MEMORY_BUDGET;
+	rt->mem_budget = !body->timed ? UINT64_MAX : cfg->max_memory ? cfg->max_memory : RT_MEMORY_BUDGET;
 	rt->max_sim_ns = cfg->max_sim_ns ? cfg->max_sim_ns : RT_DEFAULT_MAX_SIM_NS;
 	rt->max_wall_ns = cfg->max_wall_ns ? cfg->max_wall_ns : RT_DEFAULT_MAX_WALL_NS;
 	rt->runq_size = 256;
@@ -1324,7 +1322,8 @@ static struct rt *rt_alloc(const struct rt_config *cfg, const struct body_ops *b
 
 struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 {
-	const struct body_ops *body = cfg->body ? cfg->body : &wlr_body;
+	const struct body_ops *body = cfg->body;
+	assert(body && "a run needs a body: rt_api.create gives the default");
 	if (cfg->policy->version != POL_VERSION) {
 		err_set(e, "policy %s: table version %u, this runtime speaks %u", cfg->policy->name,
 			cfg->policy->version, POL_VERSION);
@@ -1337,10 +1336,10 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	if (!body->check(cfg, e))
 		return NULL;
 	if (cfg->max_sim_ns < 0 || cfg->max_sim_ns > RT_MAX_SIM_NS || cfg->max_wall_ns < 0 ||
-	    cfg->max_memory > WL_MEMORY_BUDGET) {
+	    cfg->max_memory > RT_MEMORY_BUDGET) {
 		err_set(e, "limits out of range: at most %lld ns of simulated time, and a memory "
 			   "budget of at most %llu bytes",
-			(long long)RT_MAX_SIM_NS, (unsigned long long)WL_MEMORY_BUDGET);
+			(long long)RT_MAX_SIM_NS, (unsigned long long)RT_MEMORY_BUDGET);
 		return NULL;
 	}
 	/* One unwind for every failure below (as Redis's aeCreateEventLoop):
@@ -1515,11 +1514,7 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 		if (st->last_exit_ns > last_exit)
 			last_exit = st->last_exit_ns;
 		hist_merge(&r->sched_latency, &st->sched_latency);
-		hist_merge(&r->request_latency, &st->request_latency);
-		r->requests += st->requests;
 		r->user_ns += st->user_ns;
-		for (int k = 0; k < PROG_MAX_PROGRAMS_REPORTED; k++)
-			r->prog_user_ns[k] += st->prog_user_ns[k];
 		r->preemptions += st->preempted;
 		r->schedule_hash += st->sched_hash * (2 * (uint64_t)m->id + 1);
 		r->steals.same_node += st->steals_same_node;

@@ -18,7 +18,6 @@
 #include "core/policy.h"
 #include "topologies/topo.h"
 #include "util/hist.h"
-#include "workloads/program.h"
 
 #include <assert.h>
 
@@ -377,7 +376,6 @@ struct m_stats {
 	uint64_t parks, migrations_core, migrations_node;
 	uint64_t stack_moves;    /* modelled stacks moved to another node */
 	uint64_t user_ns;        /* Gs' own work (compute, touches), within time_ns[RT_CPU_SCHED] */
-	uint64_t prog_user_ns[PROG_MAX_PROGRAMS_REPORTED];
 	/* Timed runs only [proc: Where the time goes]: its time by state
 	 * (RT_CPU_x; user is not one), cut at the end of the run, and the
 	 * lock states' by whose lock ([0] spinning, [1] asleep). */
@@ -387,8 +385,6 @@ struct m_stats {
 	uint64_t preempted;      /* Gs that gave up their P to a preemption request */
 	uint64_t sched_hash;     /* fingerprint of its scheduling decisions */
 	struct hist sched_latency;
-	struct hist request_latency;   /* request_begin to request_end [interp.c] */
-	uint64_t requests;
 };
 
 struct m {

@@ -1,5 +1,7 @@
-/* The policies, found by name, and this compilation's entry points. */
+/* The policies, found by name, and this compilation's entry points: the
+ * product assembled from the core, its policies and its default body. */
 #include "core/runtime.h"
+#include "workloads/wlr.h"
 
 #include <string.h>
 
@@ -30,12 +32,22 @@ const struct pol_ops *pol_find(const char *name)
 	return NULL;
 }
 
+/* A run with no body named runs the workload's programs: the core itself
+ * knows no default. */
+static struct rt *create(const struct rt_config *cfg, struct err *e)
+{
+	struct rt_config c = *cfg;
+	if (!c.body)
+		c.body = &wlr_body;
+	return rt_new(&c, e);
+}
+
 const struct rt_api rt_api_impl = {
 	.mode = PLAT_NAME,
 	.pol_count = pol_count,
 	.pol_at = pol_at,
 	.pol_find = pol_find,
-	.create = rt_new,
+	.create = create,
 	.run = rt_run,
 	.result = rt_collect,
 	.destroy = rt_free,

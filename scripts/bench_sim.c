@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "core/runtime.h"
+#include "workloads/wlr.h"
 #include "workloads/json.h"
 
 static double wall(void)
@@ -37,7 +38,7 @@ int main(int argc, char **argv)
 	}
 	struct rt_config cfg = {
 		.policy = pol_find("steal"), .procs = atoi(argv[3]), .seed = trace ? tseed : seed,
-		.topo = t, .workload = w,
+		.topo = t, .body = &wlr_body, .workload = w,
 	};
 	double t0 = wall();
 	struct rt *rt = rt_new(&cfg, &e);

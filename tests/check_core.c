@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/runtime.h"
+#include "workloads/wlr.h"
 #include "tests/tests.h"
 #ifdef SCHEDLAB_NATIVE
 #include "native/schedlab.h"
@@ -40,7 +41,8 @@ static void fixture_open(struct fixture *f, int procs)
 	ck_assert_msg(f->topo, "%s", e.msg);
 	f->wl = idle_workload();
 	struct rt_config cfg = {
-		.policy = pol_find("steal"), .procs = procs, .seed = 1, .topo = f->topo, .workload = f->wl,
+		.policy = pol_find("steal"), .procs = procs, .seed = 1, .topo = f->topo,
+		.body = &wlr_body, .workload = f->wl,
 	};
 	f->rt = rt_new(&cfg, &e);
 	ck_assert_msg(f->rt, "%s", e.msg);
@@ -325,7 +327,7 @@ START_TEST(mem_counters_become_locality)
 	ck_assert_msg(t, "%s", e.msg);
 	struct workload *wl = idle_workload();
 	struct rt_config cfg = { .policy = pol_find("steal"), .procs = 4, .seed = 1, .topo = t,
-				 .workload = wl };
+				 .body = &wlr_body, .workload = wl };
 	struct rt *rt = rt_new(&cfg, &e);
 	ck_assert_msg(rt, "%s", e.msg);
 	struct rt_result *r = calloc(1, sizeof(*r));

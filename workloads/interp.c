@@ -43,10 +43,10 @@
 /* ---- Budgets ----
  *
  * Valid input must not be able to exhaust the machine: a workload's run
- * counts what it makes against a memory budget (WL_MEMORY_BUDGET, or a
+ * counts what it makes against a memory budget (RT_MEMORY_BUDGET, or a
  * lower one the run was given), in bytes of simulator memory never given
  * back -- what is made lives to the end of the run.  Counted: goroutines
- * (WL_BYTES_PER_G each, a slab at a time, as the compiler's check counts
+ * (RT_BYTES_PER_G each, a slab at a time, as the compiler's check counts
  * them), Ms (RT_BYTES_PER_M), made channels with their buffers, mutexes
  * and wait groups (WL_BYTES_PER_OBJ), regions' page records
  * (WL_BYTES_PER_PAGE a page) and a trace's recorded draws.  What would
@@ -463,7 +463,7 @@ static unsigned prog_slot(const struct rt *rt, const struct program *pr)
 static void account_user(struct m *m, const struct program *pr, int64_t ns)
 {
 	m->stats.user_ns += (uint64_t)ns;
-	m->stats.prog_user_ns[prog_slot(m->rt, pr)] += (uint64_t)ns;
+	wlr_m(m)->prog_user_ns[prog_slot(m->rt, pr)] += (uint64_t)ns;
 }
 
 static void g_account_user(struct m *m, struct g *g, int64_t ns)
@@ -968,8 +968,9 @@ static int op_req_end(struct m *m, struct gframe *f)
 {
 	if (f->req_start >= 0) {
 		int64_t d = plat_nanotime() - f->req_start;
-		hist_record(&m->stats.request_latency, (uint64_t)(d > 0 ? d : 0));
-		m->stats.requests++;
+		struct wlr_m *wm = wlr_m(m);
+		hist_record(&wm->request_latency, (uint64_t)(d > 0 ? d : 0));
+		wm->requests++;
 		f->req_start = -1;
 	}
 	return next(f);
@@ -1058,6 +1059,15 @@ static bool g_spawns_root(const struct g *g)
 
 static void collect(const struct rt *rt, struct rt_result *r)
 {
+	for (struct m *m = rt->allm; m; m = m->alllink) {
+		const struct wlr_m *wm = m->body_m;
+		if (!wm)
+			continue;
+		hist_merge(&r->request_latency, &wm->request_latency);
+		r->requests += wm->requests;
+		for (int k = 0; k < PROG_MAX_PROGRAMS_REPORTED; k++)
+			r->prog_user_ns[k] += wm->prog_user_ns[k];
+	}
 	r->locality.stacks = wlr(rt)->wl->stack_bytes && !plat_g_has_stack();
 }
 

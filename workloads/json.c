@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/policy.h"
 #include "util/jsonv.h"
 #include "workloads/dist.h"
 
@@ -1422,19 +1423,19 @@ static bool check_budget(struct cc *c, const struct spawn_graph *g)
 	for (uint32_t a = 0; a < n; a++)
 		total += isnan(gs[a]) ? 0 : gs[a];
 	free(gs);
-	double bytes = total * WL_BYTES_PER_G;
+	double bytes = total * RT_BYTES_PER_G;
 	for (uint32_t i = 0; i < w->nregions; i++)
 		bytes += ceil((double)w->regions[i].bytes / 4096) * WL_BYTES_PER_PAGE;
 	/* the named objects, as the run counts them [workloads/interp.c: Budgets] */
 	bytes += (double)(w->nchans + w->nmutexes + w->nwaitgroups) * WL_BYTES_PER_OBJ;
 	for (uint32_t i = 0; i < w->nchans; i++)
 		bytes += (double)w->chans[i].cap * 8;
-	if (bytes > (double)WL_MEMORY_BUDGET)
+	if (bytes > (double)RT_MEMORY_BUDGET)
 		return fail(c, "$", "workload %s would need about %.1f GiB of simulator memory "
 				   "(%.3g goroutines at %u bytes, its regions' page tables and its "
 				   "channels' buffers); the budget is %llu GiB",
-			    w->name, bytes / (1u << 30), total, WL_BYTES_PER_G,
-			    (unsigned long long)(WL_MEMORY_BUDGET >> 30));
+			    w->name, bytes / (1u << 30), total, RT_BYTES_PER_G,
+			    (unsigned long long)(RT_MEMORY_BUDGET >> 30));
 	return true;
 }
 

@@ -29,17 +29,14 @@ struct dist;
 #define PROG_NO_SLOT UINT32_MAX
 
 /* What a workload may cost before it is refused: simulator memory for its
- * goroutines (at WL_BYTES_PER_G each, a bound on what one costs with its
- * share of queues and histograms), its regions (WL_BYTES_PER_PAGE for
+ * goroutines (at the core's RT_BYTES_PER_G each, core/policy.h), its regions (WL_BYTES_PER_PAGE for
  * each 4 KiB page: the hardware model keeps a page's home, last writer and
  * version for the rest of the run) and its channels, mutexes and wait
  * groups (WL_BYTES_PER_OBJ each, with their simulated line, and a
  * channel's buffer, 8 bytes a slot).  The compiler (workloads/json.c)
  * checks what can be counted beforehand; the run counts the rest as it is
- * made, against the same budget or a lower one [workloads/interp.c:
- * Budgets]. */
-#define WL_MEMORY_BUDGET (4ull << 30)
-#define WL_BYTES_PER_G 512u
+ * made, against the same budget (at most the core's RT_MEMORY_BUDGET) or a
+ * lower one [workloads/interp.c: Budgets]. */
 #define WL_BYTES_PER_PAGE 12u
 #define WL_BYTES_PER_OBJ 256u
 

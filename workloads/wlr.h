@@ -73,6 +73,10 @@ struct wlr_run {
 struct wlr_m {
 	gsl_rng *gsl;            /* draws from the stream of the G it runs */
 	struct wlr_objs { void **v; size_t n, cap; } made[PT__COUNT];  /* objects its Gs made */
+	/* What its Gs measured, summed into the run's result (collect) */
+	uint64_t prog_user_ns[PROG_MAX_PROGRAMS_REPORTED];
+	struct hist request_latency;   /* request_begin to request_end */
+	uint64_t requests;
 };
 
 /* A G's frame: its program's place, right after the G in its slab
@@ -132,5 +136,10 @@ struct wlr_src *wlr_net_accept(struct m *m, struct wlr_src *lis);
 /* An answer written on a connection: its client sends its next request,
  * if any, a think time later. */
 void wlr_net_respond(struct m *m, struct wlr_src *conn);
+
+/* The body of a workload's Gs: its programs, interpreted.  The run API
+ * (policies/registry.c: rt_api.create) gives it to a run that names no
+ * body. */
+extern const struct body_ops wlr_body;
 
 #endif
