@@ -518,7 +518,7 @@ struct rt {
 	 * reads in the scheduler's fast paths. */
 	bool timed;
 	size_t nallg, capallg;
-	/* The memory budget [interp.c: Budgets]: what the run has made, in
+	/* The memory budget [workloads/interp.c: Budgets]: what the run has made, in
 	 * bytes of simulator memory, never given back; atomic (any M). */
 	uint64_t mem_budget, mem_used;
 	int64_t max_sim_ns, max_wall_ns;   /* the simulated run's limits [rt_config] */

@@ -532,9 +532,9 @@ static bool g_stack_move(struct m *m, struct g *g, int node)
 /* ---- Operations ----
  *
  * One function per op, each a few lines, as Lua's lvm.c keeps each case
- * of its loop short; rt_g_run's switch calls them.  They are static and
- * each is called once, so the compiler inlines them and the loop costs
- * what one big switch did.  An op runs with the G at its pc and returns
+ * of its loop short; wlr_g_run's switch (op_run) calls them.  They are
+ * static and each is called once, so the compiler inlines them and the
+ * loop costs what one big switch did.  An op runs with the G at its pc and returns
  * OP_ON to go on with the op f->pc now names, or why the G gives its M
  * back (enum g_why). */
 enum { OP_ON = -1 };
