@@ -492,7 +492,7 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand);
 static int write_trace(const char *cmd, const char *path, const struct workload *wl, uint64_t seed,
 		       const struct rt_api *api, struct rt *rt)
 {
-	const struct wl_draw *recs;
+	const struct rt_draw *recs;
 	size_t n = api->draws(rt, &recs);
 	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
 	if (!f) {
@@ -741,14 +741,15 @@ int cli_load_inputs(const char *topology, const char *workload, struct topo **to
 
 struct rt *cli_run_exec(struct cli_run *run, bool record_draws, struct err *e)
 {
+	struct wlr_args args = { .workload = run->wl, .record_draws = record_draws };
 	struct rt_config cfg = {
 		.policy = run->pol,
 		.knobs = run->knobs,
 		.procs = run->procs,
 		.seed = run->seed,
 		.topo = run->topo,
-		.workload = run->wl,
-		.record_draws = record_draws,
+		.body = run->api->body,
+		.body_arg = &args,
 		.max_sim_ns = run->max_sim_ns,
 		.max_wall_ns = run->max_wall_ns,
 		.max_memory = run->max_memory,

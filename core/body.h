@@ -30,7 +30,7 @@ struct err;
 struct rt_config;
 struct rt_result;
 struct netpoll_event;
-struct wl_draw;
+struct rt_draw;
 enum g_why;
 
 struct body_ops {
@@ -79,7 +79,7 @@ struct body_ops {
 	void (*collect)(const struct rt *rt, struct rt_result *r);
 	/* The values it drew from random streams, in order, if it recorded
 	 * them (rt_config.record_draws; NULL: it never does). */
-	size_t (*draws)(struct rt *rt, const struct wl_draw **out);
+	size_t (*draws)(struct rt *rt, const struct rt_draw **out);
 
 	/* The body's own sources of network data [core/netpoll.c] (all NULL:
 	 * none), such as a workload's clients: they start with the run

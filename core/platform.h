@@ -127,13 +127,13 @@
  *
  *   The workload's memory (its regions and what its Gs touch):
  *     bool plat_region_init(struct rt *, struct rt_region *, int place, int node)
- *         r->bytes of memory placed as enum prog_place says (node: for
- *         PROG_PLACE_NODE); false if it cannot be had
+ *         r->bytes of memory placed as enum rt_place says (node: for
+ *         RT_PLACE_NODE); false if it cannot be had
  *     void plat_region_fini(struct rt *, struct rt_region *)
  *     int64_t plat_touch(struct rt_region *, uint64_t offset, uint64_t bytes,
  *                        int pattern, bool write, uint64_t seed)
  *         a G reads or writes every line of [offset, offset+bytes) in the
- *         pattern of enum prog_pattern (seed: the order of a random one);
+ *         pattern of enum rt_pattern (seed: the order of a random one);
  *         returns the ns it took (simulated: the hardware model's price)
  *
  *   What the workload's memory cost (the report's locality):

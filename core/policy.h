@@ -13,7 +13,6 @@
 #include "topologies/topo.h"
 #include "util/hist.h"
 #include "util/util.h"
-#include "workloads/program.h"
 
 struct rt;
 struct m;
@@ -76,23 +75,27 @@ bool pol_set_knob(const struct pol_ops *pol, int64_t *knobs, const char *assignm
 
 /* ---- The runtime ---- */
 
+/* A class of the body's Gs whose user time the result keeps apart (a
+ * workload's: its programs), at most this many: the last holds the rest. */
+#define RT_USER_CLASSES 32
+
+/* One value a body drew from a random stream, keyed by the stream. */
+struct rt_draw {
+	uint64_t key;
+	int64_t v;
+};
+
 struct rt_config {
 	const struct pol_ops *policy;
 	const int64_t *knobs;          /* one per policy knob; NULL: the defaults */
 	int procs;                     /* Ps; 0: one per PU of the topology */
 	uint64_t seed;
 	const struct topo *topo;       /* simulated machine, or the host natively */
-	/* What the Gs run [core/body.h]; NULL through rt_api.create: the
-	 * workload's programs (workloads/wlr.h), with workload. */
+	/* What the Gs run [core/body.h], and what that body is given: the
+	 * compilation's own body (rt_api.body: a workload's programs, given
+	 * a struct wlr_args) or the native C API's (a struct natp_c_args). */
 	const struct body_ops *body;
-	const struct workload *workload; /* the programs' */
-	/* Natively, the main G may run a C function instead (the C API of
-	 * native/schedlab.h: its body, with this function and argument). */
-	void (*main_fn)(void *);
-	void *main_arg;
-	/* Record every value drawn from the workload's distributions
-	 * (`workload expand'; simulation only). */
-	bool record_draws;
+	const void *body_arg;
 	/* Limits [docs/runtime.md, "Limits"]; 0 takes the default.  A
 	 * simulated run is cut where its clock would pass max_sim_ns (at most
 	 * RT_MAX_SIM_NS) or where it has taken max_wall_ns of real time; the
@@ -192,6 +195,13 @@ bool rt_cpu_busy_pus(const struct rt_cpu_time *c, double *pus);
 bool rt_cpu_busy_frac(const struct rt_cpu_time *c, double *frac);
 bool rt_cpu_futex_frac(const struct rt_cpu_time *c, double *frac);
 
+/* Memory a body asks the platform for [core/platform.h: regions], and how
+ * its Gs walk it.  HEAP: Go's heap, whose placement is the policy's
+ * (rt->node_heaps: the running P's node; else the OS's first touch). */
+enum rt_place { RT_PLACE_LOCAL, RT_PLACE_NODE, RT_PLACE_INTERLEAVE, RT_PLACE_FIRST_TOUCH,
+		RT_PLACE_HEAP };
+enum rt_pattern { RT_SEQUENTIAL, RT_RANDOM, RT_POINTER_CHASE };
+
 /* The workload's memory as the platform counted it (simulation only): the
  * cache lines its touches read, by where each came from. */
 struct rt_mem {
@@ -231,7 +241,7 @@ struct rt_result {
 	uint64_t runs;                 /* times a G was given a P and run */
 	uint64_t user_ns;              /* Gs' own computation, summed */
 	uint64_t syscall_ns;           /* Ms' time blocked in Gs' system calls (timed runs) */
-	uint64_t prog_user_ns[PROG_MAX_PROGRAMS_REPORTED]; /* user_ns by program (the last: the rest) */
+	uint64_t user_ns_by_class[RT_USER_CLASSES]; /* user_ns by the body's class of G (the last: the rest) */
 	uint64_t preemptions;          /* Gs preempted (each is scheduled once more) */
 	uint64_t retakes;              /* Ps sysmon took from Gs in system calls */
 	struct {
@@ -261,8 +271,12 @@ struct rt_api {
 	void (*run)(struct rt *rt);
 	void (*result)(struct rt *rt, struct rt_result *out);
 	void (*destroy)(struct rt *rt);
-	/* With record_draws: every draw of the run, in the order drawn. */
-	size_t (*draws)(struct rt *rt, const struct wl_draw **out);
+	/* The body this compilation's runs are given by the command: a
+	 * workload's programs, interpreted. */
+	const struct body_ops *body;
+	/* Every value the run's body drew from its random streams, in the
+	 * order drawn, if it was asked to record them. */
+	size_t (*draws)(struct rt *rt, const struct rt_draw **out);
 };
 extern const struct rt_api sim__rt_api, nat__rt_api;
 

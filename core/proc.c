@@ -1323,7 +1323,7 @@ static struct rt *rt_alloc(const struct rt_config *cfg, const struct body_ops *b
 struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 {
 	const struct body_ops *body = cfg->body;
-	assert(body && "a run needs a body: rt_api.create gives the default");
+	assert(body && "a run needs a body (rt_api.body: a workload's programs)");
 	if (cfg->policy->version != POL_VERSION) {
 		err_set(e, "policy %s: table version %u, this runtime speaks %u", cfg->policy->name,
 			cfg->policy->version, POL_VERSION);
@@ -1560,7 +1560,7 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 	r->threads.wakeups = rt->wakeups;
 }
 
-size_t rt_draws(struct rt *rt, const struct wl_draw **out)
+size_t rt_draws(struct rt *rt, const struct rt_draw **out)
 {
 	if (!rt->body->draws) {
 		*out = NULL;

@@ -555,7 +555,7 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e);
 void rt_run(struct rt *rt);
 void rt_collect(struct rt *rt, struct rt_result *out);
 /* The run's recorded draws (rt_config.record_draws), through its body. */
-size_t rt_draws(struct rt *rt, const struct wl_draw **out);
+size_t rt_draws(struct rt *rt, const struct rt_draw **out);
 void rt_free(struct rt *rt);
 
 /* ---- The scheduler core, for policies and platforms (core/proc.c) ---- */

@@ -73,7 +73,8 @@ struct capi_run {
 
 static bool capi_check(const struct rt_config *cfg, struct err *e)
 {
-	if (!cfg->main_fn) {
+	const struct natp_c_args *a = cfg->body_arg;
+	if (!a || !a->fn) {
 		err_set(e, "no C function to run");
 		return false;
 	}
@@ -83,8 +84,9 @@ static bool capi_check(const struct rt_config *cfg, struct err *e)
 static bool capi_run_new(struct rt *rt, const struct rt_config *cfg, struct err *e)
 {
 	struct capi_run *r = xcalloc(1, sizeof(*r));
-	r->fn = cfg->main_fn;
-	r->arg = cfg->main_arg;
+	const struct natp_c_args *a = cfg->body_arg;
+	r->fn = a->fn;
+	r->arg = a->arg;
 	rt->body_run = r;
 	rt->name = "(C function)";
 	return true;
@@ -226,8 +228,7 @@ int sl_run(const struct sl_options *opt, void (*fn)(void *), void *arg)
 		.seed = opt->seed,
 		.topo = topo,
 		.body = &natp_c_body,
-		.main_fn = fn,
-		.main_arg = arg,
+		.body_arg = &(struct natp_c_args){ fn, arg },
 	};
 	int rc;
 	struct rt *rt = rt_new(&cfg, &e);

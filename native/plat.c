@@ -194,12 +194,12 @@ bool natp_region_init(struct rt *rt, struct rt_region *r, int place, int node)
 	hwloc_topology_t topo = host_hwloc();
 	size_t size = r->bytes ? r->bytes : 1;
 	void *p = NULL;
-	if (place == PROG_PLACE_NODE || place == PROG_PLACE_LOCAL) {
+	if (place == RT_PLACE_NODE || place == RT_PLACE_LOCAL) {
 		hwloc_obj_t obj = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)node);
 		if (obj)
 			p = hwloc_alloc_membind(topo, size, obj->nodeset, HWLOC_MEMBIND_BIND,
 						HWLOC_MEMBIND_BYNODESET);
-	} else if (place == PROG_PLACE_INTERLEAVE) {
+	} else if (place == RT_PLACE_INTERLEAVE) {
 		hwloc_const_nodeset_t all = hwloc_topology_get_topology_nodeset(topo);
 		p = hwloc_alloc_membind(topo, size, all, HWLOC_MEMBIND_INTERLEAVE,
 					HWLOC_MEMBIND_BYNODESET);
@@ -241,7 +241,7 @@ int64_t natp_touch(struct rt_region *r, uint64_t offset, uint64_t bytes, int pat
 		return 0;
 	int64_t t0 = natp_nanotime();
 	uint64_t step = 1, at = 0;
-	if (pattern != PROG_SEQUENTIAL && lines > 1) {
+	if (pattern != RT_SEQUENTIAL && lines > 1) {
 		step = (seed | 1) % lines;
 		while (gcd64(step, lines) != 1)
 			step++;
@@ -251,7 +251,7 @@ int64_t natp_touch(struct rt_region *r, uint64_t offset, uint64_t bytes, int pat
 		unsigned v = b[at * 64];
 		if (write)
 			b[at * 64] = 0;
-		if (pattern == PROG_POINTER_CHASE)
+		if (pattern == RT_POINTER_CHASE)
 			__asm__ volatile("" : "+r"(v));
 		else
 			v = 0;

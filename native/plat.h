@@ -263,7 +263,11 @@ static inline void plat_rt_run(struct rt *rt) { natp_rt_run(rt); }
 static inline void plat_rt_fini(struct rt *rt) { natp_rt_fini(rt); }
 
 /* The body of a run of C functions (native/api.c) [core/body.h]: the C
- * API's runs, with rt_config's main_fn and main_arg. */
+ * API's runs, given the main G's function (rt_config.body_arg). */
+struct natp_c_args {
+	void (*fn)(void *);
+	void *arg;
+};
 extern const struct body_ops natp_c_body;
 
 #endif

@@ -32,22 +32,13 @@ const struct pol_ops *pol_find(const char *name)
 	return NULL;
 }
 
-/* A run with no body named runs the workload's programs: the core itself
- * knows no default. */
-static struct rt *create(const struct rt_config *cfg, struct err *e)
-{
-	struct rt_config c = *cfg;
-	if (!c.body)
-		c.body = &wlr_body;
-	return rt_new(&c, e);
-}
-
 const struct rt_api rt_api_impl = {
 	.mode = PLAT_NAME,
 	.pol_count = pol_count,
 	.pol_at = pol_at,
 	.pol_find = pol_find,
-	.create = create,
+	.create = rt_new,
+	.body = &wlr_body,
 	.run = rt_run,
 	.result = rt_collect,
 	.destroy = rt_free,

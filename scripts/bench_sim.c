@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 	}
 	struct rt_config cfg = {
 		.policy = pol_find("steal"), .procs = atoi(argv[3]), .seed = trace ? tseed : seed,
-		.topo = t, .body = &wlr_body, .workload = w,
+		.topo = t, .body = &wlr_body, .body_arg = &(struct wlr_args){ .workload = w },
 	};
 	double t0 = wall();
 	struct rt *rt = rt_new(&cfg, &e);

@@ -128,10 +128,10 @@ void simp_syscall(int64_t ns)
 bool simp_region_init(struct rt *rt, struct rt_region *r, int place, int node)
 {
 	static const enum hw_placement how[] = {
-		[PROG_PLACE_LOCAL] = HW_PLACE_NODE,
-		[PROG_PLACE_NODE] = HW_PLACE_NODE,
-		[PROG_PLACE_INTERLEAVE] = HW_PLACE_INTERLEAVE,
-		[PROG_PLACE_FIRST_TOUCH] = HW_PLACE_FIRST_TOUCH,
+		[RT_PLACE_LOCAL] = HW_PLACE_NODE,
+		[RT_PLACE_NODE] = HW_PLACE_NODE,
+		[RT_PLACE_INTERLEAVE] = HW_PLACE_INTERLEAVE,
+		[RT_PLACE_FIRST_TOUCH] = HW_PLACE_FIRST_TOUCH,
 	};
 	r->plat.id = hw_region_new(rt->plat.hw, r->bytes, how[place], node);
 	return true;
@@ -142,9 +142,9 @@ bool simp_region_init(struct rt *rt, struct rt_region *r, int place, int node)
 int64_t simp_touch(struct rt_region *r, uint64_t offset, uint64_t bytes, int pattern, bool write)
 {
 	static const enum hw_pattern how[] = {
-		[PROG_SEQUENTIAL] = HW_SEQUENTIAL,
-		[PROG_RANDOM] = HW_RANDOM,
-		[PROG_POINTER_CHASE] = HW_POINTER_CHASE,
+		[RT_SEQUENTIAL] = HW_SEQUENTIAL,
+		[RT_RANDOM] = HW_RANDOM,
+		[RT_POINTER_CHASE] = HW_POINTER_CHASE,
 	};
 	struct m *m = cur_m();
 	if (!m || bytes == 0)

@@ -42,7 +42,7 @@ static void fixture_open(struct fixture *f, int procs)
 	f->wl = idle_workload();
 	struct rt_config cfg = {
 		.policy = pol_find("steal"), .procs = procs, .seed = 1, .topo = f->topo,
-		.body = &wlr_body, .workload = f->wl,
+		.body = &wlr_body, .body_arg = &(struct wlr_args){ .workload = f->wl },
 	};
 	f->rt = rt_new(&cfg, &e);
 	ck_assert_msg(f->rt, "%s", e.msg);
@@ -327,7 +327,7 @@ START_TEST(mem_counters_become_locality)
 	ck_assert_msg(t, "%s", e.msg);
 	struct workload *wl = idle_workload();
 	struct rt_config cfg = { .policy = pol_find("steal"), .procs = 4, .seed = 1, .topo = t,
-				 .body = &wlr_body, .workload = wl };
+				 .body = &wlr_body, .body_arg = &(struct wlr_args){ .workload = wl } };
 	struct rt *rt = rt_new(&cfg, &e);
 	ck_assert_msg(rt, "%s", e.msg);
 	struct rt_result *r = calloc(1, sizeof(*r));
@@ -458,7 +458,8 @@ START_TEST(untimed_run_has_no_clock_figures)
 	struct topo *t = topo_load("host", &e);
 	ck_assert_msg(t, "%s", e.msg);
 	struct rt_config cfg = { .policy = pol_find("steal"), .procs = 2, .seed = 1, .topo = t,
-				 .body = &natp_c_body, .main_fn = untimed_main };
+				 .body = &natp_c_body,
+				 .body_arg = &(struct natp_c_args){ untimed_main, NULL } };
 	struct rt *rt = rt_new(&cfg, &e);
 	ck_assert_msg(rt, "%s", e.msg);
 	rt_run(rt);

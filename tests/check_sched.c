@@ -549,7 +549,7 @@ START_TEST(ping_pong_hog_is_fair)
 		assert_clean(&o, 5);
 		if (!timing_holds(_i))
 			break;
-		uint64_t h = o.r.prog_user_ns[hog], li = o.r.prog_user_ns[light];
+		uint64_t h = o.r.user_ns_by_class[hog], li = o.r.user_ns_by_class[light];
 		if (share > 1)
 			share = 1;
 		bool held = (double)h <= 20.0 / share * (double)li && li / 20 <= h;
@@ -794,11 +794,11 @@ END_TEST
 START_TEST(requests_and_memory_reach_the_result)
 {
 	struct workload *w = wl_new("touchy", "");
-	uint32_t buf = wl_add_region(w, "buf", 1 << 20, PROG_PLACE_NODE, 0);
+	uint32_t buf = wl_add_region(w, "buf", 1 << 20, RT_PLACE_NODE, 0);
 	w->main = wl_add_program(w, "main");
 	uint32_t loop = wl_loop(w, w->main, 20);
 	wl_op(w, w->main, (struct prog_op){ .code = PROG_REQ_BEGIN });
-	wl_op(w, w->main, (struct prog_op){ .code = PROG_TOUCH, .aux = PROG_SEQUENTIAL,
+	wl_op(w, w->main, (struct prog_op){ .code = PROG_TOUCH, .aux = RT_SEQUENTIAL,
 					    .x = { PV_GLOBAL, buf, 0 }, .y = PV_C(256 * 1024),
 					    .z = PV_C(0) });
 	wl_emit(w, w->main, PROG_COMPUTE, 0, 1000);

@@ -212,7 +212,8 @@ struct test_outcome test_run_policy(const struct rt_api *api, const char *policy
 	for (; sets && *sets; sets++)
 		ck_assert_msg(pol_set_knob(pol, knobs, *sets, &o.e), "%s", o.e.msg);
 	struct rt_config cfg = {
-		.policy = pol, .knobs = knobs, .procs = procs, .seed = seed, .topo = t, .workload = w,
+		.policy = pol, .knobs = knobs, .procs = procs, .seed = seed, .topo = t,
+		.body = api->body, .body_arg = &(struct wlr_args){ .workload = w },
 	};
 	struct rt *rt = api->create(&cfg, &o.e);
 	if (rt) {

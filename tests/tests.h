@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "core/policy.h"
+#include "workloads/program.h"
 
 Suite *make_topology_suite(void);
 Suite *make_engine_suite(void);

@@ -112,7 +112,7 @@ static bool record(struct rt *rt, uint64_t key, int64_t v)
 		w->caprec = cap;
 		w->rec = xrealloc(w->rec, w->caprec * sizeof(*w->rec));
 	}
-	w->rec[w->nrec++] = (struct wl_draw){ key, v };
+	w->rec[w->nrec++] = (struct rt_draw){ key, v };
 	return true;
 }
 
@@ -152,7 +152,7 @@ int64_t wlr_draw(struct m *m, struct wlr_stream *s, const struct dist *d)
 	return v;
 }
 
-size_t wlr_draws(struct rt *rt, const struct wl_draw **out)
+size_t wlr_draws(struct rt *rt, const struct rt_draw **out)
 {
 	*out = wlr(rt)->rec;
 	return wlr(rt)->nrec;
@@ -204,15 +204,16 @@ static void region_free(struct rt *rt, struct rt_region *r)
 
 static bool run_check(const struct rt_config *cfg, struct err *e)
 {
-	if (cfg->record_draws && plat_g_has_stack()) {
-		err_set(e, "draws are recorded in simulation only");
-		return false;
-	}
-	if (!cfg->workload) {
+	const struct wlr_args *a = cfg->body_arg;
+	if (!a || !a->workload) {
 		err_set(e, "no workload to run");
 		return false;
 	}
-	return wl_validate(cfg->workload, e);
+	if (a->record_draws && plat_g_has_stack()) {
+		err_set(e, "draws are recorded in simulation only");
+		return false;
+	}
+	return wl_validate(a->workload, e);
 }
 
 /* The workload's named objects, made with the run, in the order the
@@ -221,8 +222,9 @@ static bool run_new(struct rt *rt, const struct rt_config *cfg, struct err *e)
 {
 	struct wlr_run *r = xcalloc(1, sizeof(*r));
 	rt->body_run = r;
-	const struct workload *w = r->wl = cfg->workload;
-	r->recording = cfg->record_draws;
+	const struct wlr_args *a = cfg->body_arg;
+	const struct workload *w = r->wl = a->workload;
+	r->recording = a->record_draws;
 	rt->name = w->file ? w->file : w->name;
 	/* The workload's own objects count against the budget first, as the
 	 * compiler's check counts them (a lowered budget may not fit them). */
@@ -457,13 +459,13 @@ static bool spawn(struct m *m, struct g *g, const struct program *prog, const st
 static unsigned prog_slot(const struct rt *rt, const struct program *pr)
 {
 	size_t i = (size_t)(pr - wlr(rt)->wl->progs);
-	return i < PROG_MAX_PROGRAMS_REPORTED ? (unsigned)i : PROG_MAX_PROGRAMS_REPORTED - 1;
+	return i < RT_USER_CLASSES ? (unsigned)i : RT_USER_CLASSES - 1;
 }
 
 static void account_user(struct m *m, const struct program *pr, int64_t ns)
 {
 	m->stats.user_ns += (uint64_t)ns;
-	wlr_m(m)->prog_user_ns[prog_slot(m->rt, pr)] += (uint64_t)ns;
+	wlr_m(m)->user_ns_by_class[prog_slot(m->rt, pr)] += (uint64_t)ns;
 }
 
 static void g_account_user(struct m *m, struct g *g, int64_t ns)
@@ -485,7 +487,7 @@ static void stack_enter(struct m *m, struct g *g)
 	const struct workload *w = wlr(rt)->wl;
 	struct gframe *f = g_frame(g);
 	if (!f->stack) {
-		f->stack = region_new(rt, w->stack_bytes, PROG_PLACE_NODE, g->stack_node);
+		f->stack = region_new(rt, w->stack_bytes, RT_PLACE_NODE, g->stack_node);
 		if (!f->stack) {
 			budget_panic(m, g, "runtime: out of memory: the modelled stack of a goroutine "
 					      "would take the run past %s", budget_str(rt));
@@ -494,7 +496,7 @@ static void stack_enter(struct m *m, struct g *g)
 		wlr_objs_add(m, PT_REGION, f->stack);
 	}
 	int64_t ns = plat_touch(f->stack, w->stack_bytes - w->stack_frame, w->stack_frame,
-				PROG_SEQUENTIAL, true, 0);
+				RT_SEQUENTIAL, true, 0);
 	account_user(m, f->prog, ns);
 }
 
@@ -510,7 +512,7 @@ static bool g_stack_move(struct m *m, struct g *g, int node)
 	if (!f->stack || g->stack_node == node)
 		return false;
 	uint64_t bytes = wlr(rt)->wl->stack_bytes;
-	struct rt_region *to = region_new(rt, bytes, PROG_PLACE_NODE, node);
+	struct rt_region *to = region_new(rt, bytes, RT_PLACE_NODE, node);
 	if (!to) {
 		budget_panic(m, g, "runtime: out of memory: moving a goroutine's modelled stack "
 				      "would take the run past %s", budget_str(rt));
@@ -520,8 +522,8 @@ static bool g_stack_move(struct m *m, struct g *g, int node)
 	wlr_objs_add(m, PT_REGION, to);
 	/* copystack: read where it was, write where it goes (the runtime's
 	 * work, so not the G's user time) */
-	plat_touch(f->stack, 0, bytes, PROG_SEQUENTIAL, false, 0);
-	plat_touch(to, 0, bytes, PROG_SEQUENTIAL, true, 0);
+	plat_touch(f->stack, 0, bytes, RT_SEQUENTIAL, false, 0);
+	plat_touch(to, 0, bytes, RT_SEQUENTIAL, true, 0);
 	f->stack = to;
 	g->stack_node = node;
 	g->remote_runs = 0;
@@ -922,9 +924,9 @@ static int op_alloc(struct m *m, struct g *g, struct gframe *f, const struct pro
 	struct rt *rt = m->rt;
 	int64_t bytes = eval(m, g, &op->x);
 	uint32_t place = op->a;
-	if (place == PROG_PLACE_HEAP)
-		place = rt->node_heaps ? PROG_PLACE_LOCAL : PROG_PLACE_FIRST_TOUCH;
-	int node = place == PROG_PLACE_LOCAL ? plat_node() : (int)eval(m, g, &op->y);
+	if (place == RT_PLACE_HEAP)
+		place = rt->node_heaps ? RT_PLACE_LOCAL : RT_PLACE_FIRST_TOUCH;
+	int node = place == RT_PLACE_LOCAL ? plat_node() : (int)eval(m, g, &op->y);
 	if (bytes < 0) {
 		rt_panic(m, "alloc of %lld bytes failed", (long long)bytes);
 		return G_EXIT;
@@ -1065,8 +1067,8 @@ static void collect(const struct rt *rt, struct rt_result *r)
 			continue;
 		hist_merge(&r->request_latency, &wm->request_latency);
 		r->requests += wm->requests;
-		for (int k = 0; k < PROG_MAX_PROGRAMS_REPORTED; k++)
-			r->prog_user_ns[k] += wm->prog_user_ns[k];
+		for (int k = 0; k < RT_USER_CLASSES; k++)
+			r->user_ns_by_class[k] += wm->user_ns_by_class[k];
 	}
 	r->locality.stacks = wlr(rt)->wl->stack_bytes && !plat_g_has_stack();
 }

@@ -509,16 +509,16 @@ static bool op_wg_add(struct cc *c, const cJSON *v, const char *path, bool done)
 }
 
 static const char *const placements[] = {
-	[PROG_PLACE_LOCAL] = "local",
-	[PROG_PLACE_NODE] = "node",
-	[PROG_PLACE_INTERLEAVE] = "interleave",
-	[PROG_PLACE_FIRST_TOUCH] = "first-touch",
-	[PROG_PLACE_HEAP] = "heap",
+	[RT_PLACE_LOCAL] = "local",
+	[RT_PLACE_NODE] = "node",
+	[RT_PLACE_INTERLEAVE] = "interleave",
+	[RT_PLACE_FIRST_TOUCH] = "first-touch",
+	[RT_PLACE_HEAP] = "heap",
 };
 static const char *const patterns[] = {
-	[PROG_SEQUENTIAL] = "sequential",
-	[PROG_RANDOM] = "random",
-	[PROG_POINTER_CHASE] = "pointer-chase",
+	[RT_SEQUENTIAL] = "sequential",
+	[RT_RANDOM] = "random",
+	[RT_POINTER_CHASE] = "pointer-chase",
 };
 
 static bool parse_enum(struct cc *c, const cJSON *obj, const char *path, const char *key,
@@ -544,7 +544,7 @@ static bool op_alloc(struct cc *c, const cJSON *v, const char *path)
 {
 	static const char *const keys[] = { "into", "size", "placement", "node", NULL };
 	struct prog_op op = blank(PROG_ALLOC);
-	int place = PROG_PLACE_HEAP;
+	int place = RT_PLACE_HEAP;
 	op.y = PV_C(0);
 	char p[JV_PATH];
 	const cJSON *into = cJSON_GetObjectItemCaseSensitive(v, "into");
@@ -556,7 +556,7 @@ static bool op_alloc(struct cc *c, const cJSON *v, const char *path)
 		return fail(c, kp(p, path, "into"), "required key is missing");
 	if (!parse_dst(c, into, kp(p, path, "into"), PT_REGION, &op.dst))
 		return false;
-	if (place == PROG_PLACE_NODE && !cJSON_GetObjectItemCaseSensitive(v, "node"))
+	if (place == RT_PLACE_NODE && !cJSON_GetObjectItemCaseSensitive(v, "node"))
 		return fail(c, kp(p, path, "node"), "required with placement \"node\"");
 	op.a = (uint32_t)place;
 	emit(c, op);
@@ -567,7 +567,7 @@ static bool op_touch(struct cc *c, const cJSON *v, const char *path)
 {
 	static const char *const keys[] = { "region", "bytes", "offset", "pattern", "write", NULL };
 	struct prog_op op = blank(PROG_TOUCH);
-	int pattern = PROG_SEQUENTIAL;
+	int pattern = RT_SEQUENTIAL;
 	op.z = PV_C(0);
 	if (!op_args(c, v, path, keys) || !req_val(c, v, path, "region", DIST_SIZE, PT_REGION, &op.x) ||
 	    !req_val(c, v, path, "bytes", DIST_SIZE, PT_INT, &op.y) ||
@@ -1108,18 +1108,18 @@ static bool declare_regions(struct cc *c, const cJSON *regs, const char *path, i
 		uint64_t size = 0;
 		if (!jv_get_size(&c->j, r, p, "size", true, &size))
 			return c->ok = false;
-		int place = PROG_PLACE_NODE;
+		int place = RT_PLACE_NODE;
 		long node = 0;
 		/* "local" has no running P at the start: a named region is on a node */
 		if (!parse_enum(c, r, p, "placement", placements, 4, &place))
 			return false;
-		if (place == PROG_PLACE_LOCAL)
+		if (place == RT_PLACE_LOCAL)
 			return fail(c, kp(q, p, "placement"),
 				    "a workload's region is made before any G runs: use \"node\", "
 				    "\"interleave\" or \"first-touch\" (\"local\" is for alloc)");
 		if (!jv_get_int(&c->j, r, p, "node", false, 0, 4095, &node))
 			return c->ok = false;
-		uint32_t i = wl_add_region(c->w, r->string, size, (enum prog_place)place, (int)node);
+		uint32_t i = wl_add_region(c->w, r->string, size, (enum rt_place)place, (int)node);
 		ix_add(&c->globals, c->w->regions[i].name, PT_REGION, i);
 	}
 	return true;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/policy.h"
 #include "workloads/program.h"
 
 /* Compiles a workload from JSON text; file labels messages.  NULL with one
@@ -32,7 +33,7 @@ const char *wl_catalog_text(int i);
 /* Writes w as a trace: a header line with the workload and the seed, then
  * one line per random stream with its draws in order.  recs are every
  * draw of a run, in the order drawn. */
-void wl_write_trace(FILE *f, const struct workload *w, uint64_t seed, const struct wl_draw *recs,
+void wl_write_trace(FILE *f, const struct workload *w, uint64_t seed, const struct rt_draw *recs,
 		    size_t n);
 
 #endif

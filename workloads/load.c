@@ -224,19 +224,19 @@ struct workload *wl_load_text(const char *file, const char *text, bool *is_trace
 
 static int cmp_draw(const void *a, const void *b)
 {
-	const struct wl_draw *const *x = a, *const *y = b;
+	const struct rt_draw *const *x = a, *const *y = b;
 	if ((*x)->key != (*y)->key)
 		return (*x)->key < (*y)->key ? -1 : 1;
 	return *x < *y ? -1 : *x > *y;   /* drawn first, first: the order within a stream */
 }
 
-void wl_write_trace(FILE *f, const struct workload *w, uint64_t seed, const struct wl_draw *recs,
+void wl_write_trace(FILE *f, const struct workload *w, uint64_t seed, const struct rt_draw *recs,
 		    size_t n)
 {
 	const char *q = seed > SEED_EXACT ? "\"" : "";
 	fprintf(f, "{\"schedlab_trace\":1,\"seed\":%s%" PRIu64 "%s,\"workload\":%s}\n", q, seed, q,
 		w->source_json ? w->source_json : "null");
-	const struct wl_draw **by = xmalloc((n + 1) * sizeof(*by));
+	const struct rt_draw **by = xmalloc((n + 1) * sizeof(*by));
 	for (size_t i = 0; i < n; i++)
 		by[i] = &recs[i];
 	qsort(by, n, sizeof(*by), cmp_draw);

@@ -56,7 +56,7 @@ uint32_t wl_add_waitgroup(struct workload *w, const char *name)
 }
 
 uint32_t wl_add_region(struct workload *w, const char *name, uint64_t bytes,
-		       enum prog_place place, int node)
+		       enum rt_place place, int node)
 {
 	uint32_t i = grow(&w->regions, &w->nregions, sizeof(*w->regions));
 	w->regions[i] = (struct prog_region){ xstrdup(name), bytes, place, node };
@@ -397,14 +397,14 @@ static const char *check_op(const struct workload *w, const struct program *p, u
 		bad = check_slot(p, op->dst, (enum prog_type)op->a, false);
 		return bad ? bad : check_val(w, p, &op->x, PT_INT, 0);
 	case PROG_ALLOC:
-		if (op->a > PROG_PLACE_HEAP)
+		if (op->a > RT_PLACE_HEAP)
 			return "has an unknown placement";
 		bad = check_slot(p, op->dst, PT_REGION, false);
 		if (!bad)
 			bad = check_val(w, p, &op->x, PT_INT, 0);
 		return bad ? bad : check_val(w, p, &op->y, PT_INT, 0);
 	case PROG_TOUCH:
-		if (op->aux > PROG_POINTER_CHASE)
+		if (op->aux > RT_POINTER_CHASE)
 			return "has an unknown pattern";
 		bad = check_val(w, p, &op->x, PT_REGION, 0);
 		if (!bad)

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/policy.h"
 #include "util/util.h"
 
 struct dist;
@@ -99,14 +100,10 @@ enum {
 	PROG_F_ARRIVAL = 1u << 5,  /* REQ_BEGIN */
 };
 
-enum prog_pattern { PROG_SEQUENTIAL, PROG_RANDOM, PROG_POINTER_CHASE };
-/* HEAP: Go's heap, whose placement is the policy's (rt->node_heaps: the
- * running P's node; else the OS's first touch).  alloc's default. */
-enum prog_place { PROG_PLACE_LOCAL, PROG_PLACE_NODE, PROG_PLACE_INTERLEAVE,
-		  PROG_PLACE_FIRST_TOUCH, PROG_PLACE_HEAP };
+/* A region's placement and a touch's pattern are the platform's memory
+ * contract's (enum rt_place, enum rt_pattern: core/policy.h). */
 
 #define PROG_SELECT_MAX 16   /* cases per select */
-#define PROG_MAX_PROGRAMS_REPORTED 32   /* per-program figures kept for this many */
 
 enum prog_val_kind {
 	PV_CONST,    /* c */
@@ -167,7 +164,7 @@ struct prog_chan {
 struct prog_region {
 	char *name;
 	uint64_t bytes;
-	enum prog_place place;
+	enum rt_place place;
 	int node;
 };
 
@@ -193,12 +190,6 @@ struct trace_g {
 	uint64_t key;
 	uint64_t *draws;
 	uint32_t ndraws;
-};
-
-/* One value drawn from a stream (recorded by `workload expand'). */
-struct wl_draw {
-	uint64_t key;
-	int64_t v;
 };
 
 struct workload {
@@ -244,7 +235,7 @@ uint32_t wl_add_chan(struct workload *w, const char *name, uint32_t cap);
 uint32_t wl_add_mutex(struct workload *w, const char *name);
 uint32_t wl_add_waitgroup(struct workload *w, const char *name);
 uint32_t wl_add_region(struct workload *w, const char *name, uint64_t bytes,
-		       enum prog_place place, int node);
+		       enum rt_place place, int node);
 /* An open-loop listener of count connections every interval_ns, one
  * request each. */
 uint32_t wl_add_listener(struct workload *w, const char *name, uint64_t interval_ns,
@@ -280,5 +271,14 @@ int wl_builtin_count(void);
 const char *wl_builtin_name(int i);
 const char *wl_builtin_summary(int i);
 struct workload *wl_builtin(const char *name, struct err *e);
+
+/* What a run of programs is given (rt_config.body_arg of the body workloads/wlr.h
+ * gives: rt_api.body). */
+struct wlr_args {
+	const struct workload *workload;
+	/* Record every value drawn from the workload's distributions
+	 * (`workload expand'; simulation only). */
+	bool record_draws;
+};
 
 #endif

@@ -64,7 +64,7 @@ struct wlr_run {
 	uint64_t arrivalseq;
 	plat_u64 arrival0;             /* atomic: when of the earliest + 1, 0 if none */
 	/* `workload expand': every draw, in order (simulation only). */
-	struct wl_draw *rec;
+	struct rt_draw *rec;
 	size_t nrec, caprec;
 	bool recording;
 };
@@ -74,7 +74,7 @@ struct wlr_m {
 	gsl_rng *gsl;            /* draws from the stream of the G it runs */
 	struct wlr_objs { void **v; size_t n, cap; } made[PT__COUNT];  /* objects its Gs made */
 	/* What its Gs measured, summed into the run's result (collect) */
-	uint64_t prog_user_ns[PROG_MAX_PROGRAMS_REPORTED];
+	uint64_t user_ns_by_class[RT_USER_CLASSES];
 	struct hist request_latency;   /* request_begin to request_end */
 	uint64_t requests;
 };
@@ -109,7 +109,7 @@ int64_t wlr_draw(struct m *m, struct wlr_stream *s, const struct dist *d);
 void wlr_stream_init(struct rt *rt, struct wlr_stream *s, uint64_t key);
 /* Records an object made during the run, freed with the run. */
 void wlr_objs_add(struct m *m, enum prog_type t, void *obj);
-size_t wlr_draws(struct rt *rt, const struct wl_draw **out);
+size_t wlr_draws(struct rt *rt, const struct rt_draw **out);
 /* The interpreter: runs g's program until it gives control back. */
 enum g_why wlr_g_run(struct m *m, struct g *g);
 
