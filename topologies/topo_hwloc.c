@@ -262,44 +262,49 @@ static _Noreturn void xml_child(int fd, const char *text, size_t len)
 	if (devnull >= 0)
 		dup2(devnull, STDERR_FILENO);
 	errno = 0;
+	/* What the child makes it frees before it exits: under valgrind a
+	 * leak in the child is an error, and changes its exit status. */
+	int status = 1;
+	char *buf = NULL;
+	int buflen = 0;
+	hwloc_topology_t again = NULL;
 	hwloc_topology_t h = open_hwloc();
-	if (h) {
-		char *buf;
-		int buflen;
-		if (hwloc_topology_set_xmlbuffer(h, text, (int)len + 1) == 0 &&
-		    hwloc_topology_load(h) == 0) {
-			hwloc_const_bitmap_t cpus = hwloc_topology_get_complete_cpuset(h);
-			hwloc_const_bitmap_t nodes = hwloc_topology_get_complete_nodeset(h);
-			/* hwloc's ints (last bit, count of words) wrap past 2^31:
-			 * test inclusion in 0..XML_MAX_OS_INDEX instead */
-			hwloc_bitmap_t range = hwloc_bitmap_alloc();
-			hwloc_bitmap_set_range(range, 0, XML_MAX_OS_INDEX);
-			if (!hwloc_bitmap_isincluded(cpus, range) ||
-			    !hwloc_bitmap_isincluded(nodes, range)) {
-				write_all(fd, "2", 1);
-				_exit(1);
-			}
-			hwloc_bitmap_free(range);
-			/* The export is loaded here once too: hwloc reads the same
-			 * bytes the same way, so if it crashes on its own export,
-			 * it does so here and not in the parent. */
-			hwloc_topology_t again;
-			if (hwloc_topology_export_xmlbuffer(h, &buf, &buflen, 0) == 0 &&
-			    (again = open_hwloc())) {
-				if (hwloc_topology_set_xmlbuffer(again, buf, buflen) == 0 &&
-				    hwloc_topology_load(again) == 0) {
-					/* buflen counts hwloc's terminating NUL */
-					bool ok = write_all(fd, "0", 1) &&
-						  write_all(fd, buf, (size_t)buflen - 1);
-					_exit(ok ? 0 : 3);
-				}
-			}
-		}
+	if (!h || hwloc_topology_set_xmlbuffer(h, text, (int)len + 1) != 0 ||
+	    hwloc_topology_load(h) != 0)
+		goto failed;
+	hwloc_const_bitmap_t cpus = hwloc_topology_get_complete_cpuset(h);
+	hwloc_const_bitmap_t nodes = hwloc_topology_get_complete_nodeset(h);
+	/* hwloc's ints (last bit, count of words) wrap past 2^31: test
+	 * inclusion in 0..XML_MAX_OS_INDEX instead */
+	hwloc_bitmap_t range = hwloc_bitmap_alloc();
+	hwloc_bitmap_set_range(range, 0, XML_MAX_OS_INDEX);
+	bool in_range = hwloc_bitmap_isincluded(cpus, range) && hwloc_bitmap_isincluded(nodes, range);
+	hwloc_bitmap_free(range);
+	if (!in_range) {
+		write_all(fd, "2", 1);
+		goto out;
 	}
+	/* The export is loaded here once too: hwloc reads the same bytes the
+	 * same way, so if it crashes on its own export, it does so here and
+	 * not in the parent. */
+	if (hwloc_topology_export_xmlbuffer(h, &buf, &buflen, 0) != 0 || !(again = open_hwloc()) ||
+	    hwloc_topology_set_xmlbuffer(again, buf, buflen) != 0 || hwloc_topology_load(again) != 0)
+		goto failed;
+	/* buflen counts hwloc's terminating NUL */
+	status = write_all(fd, "0", 1) && write_all(fd, buf, (size_t)buflen - 1) ? 0 : 3;
+	goto out;
+failed:;
 	int err = errno;
 	write_all(fd, "1", 1);
 	write_all(fd, &err, sizeof(err));
-	_exit(1);
+out:
+	if (buf)
+		hwloc_free_xmlbuffer(h, buf);
+	if (again)
+		hwloc_topology_destroy(again);
+	if (h)
+		hwloc_topology_destroy(h);
+	_exit(status);
 }
 
 enum child_limit { WITHIN, CPU_LIMIT, RSS_LIMIT, WALL_LIMIT };
