@@ -273,23 +273,13 @@ struct g *rt_sharedq_get_ready_by(struct p *pp, int64_t ready_by)
 
 /* ---- Steal order ---- */
 
-static uint32_t gcd(uint32_t a, uint32_t b)
-{
-	while (b) {
-		uint32_t r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
 void rt_steal_order_reset(struct rt_steal_order *ord, uint32_t count)
 {
 	ord->count = count;
 	ord->ncoprimes = 0;
 	ord->coprimes = xrealloc(ord->coprimes, (count + 1) * sizeof(*ord->coprimes));
 	for (uint32_t i = 1; i <= count; i++)
-		if (gcd(i, count) == 1)
+		if (u64_gcd(i, count) == 1)
 			ord->coprimes[ord->ncoprimes++] = i;
 }
 

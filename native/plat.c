@@ -217,16 +217,6 @@ void natp_region_fini(struct rt *rt, struct rt_region *r)
 		hwloc_free(host_hwloc(), r->plat.base, r->bytes ? r->bytes : 1);
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* Every line of the range once.  A random order is a stride coprime with
  * the line count from a seeded start; a pointer chase is the same walk
  * with each next line depending on the value just loaded, so the loads
@@ -243,7 +233,7 @@ int64_t natp_touch(struct rt_region *r, uint64_t offset, uint64_t bytes, int pat
 	uint64_t step = 1, at = 0;
 	if (pattern != RT_SEQUENTIAL && lines > 1) {
 		step = (seed | 1) % lines;
-		while (gcd64(step, lines) != 1)
+		while (u64_gcd(step, lines) != 1)
 			step++;
 		at = (seed >> 17) % lines;
 	}

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Allocation failure is not an input error: print and abort-style exit 3. */
@@ -69,5 +70,17 @@ char *str_escape(const char *s);
 void str_fit(char *dst, size_t size, const char *s);
 /* str_escape(s), cut to fewer than max bytes by str_fit (malloc'd). */
 char *str_shown(const char *s, size_t max);
+
+/* Greatest common divisor: strides coprime with a count visit every
+ * element once (steal orders, walks of a region's lines). */
+static inline uint64_t u64_gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
 
 #endif
