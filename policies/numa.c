@@ -267,10 +267,17 @@ static void numa_fini(struct rt *rt)
 
 /* ---- Placing Gs ---- */
 
-/* Makes sure someone will run target's work: an idle target is started
- * (on its own node's M); a busy one will find it, and a spinner may steal
- * it meanwhile.  Taking sched.lock orders this against target's owner
- * dropping it, which checks its shared queue under the same lock. */
+/* Makes sure someone will run target's work, as Go's wakep does for work
+ * put anywhere: a busy target will find it; for an idle one, if no M is
+ * spinning, target is started (on its own node's M) with a spinning M,
+ * which finds the work in its own shared queue and, having found work,
+ * passes the search on [proc: Spinning].  With an M already spinning
+ * nothing is started: that M finds the work (its steal pass, or the
+ * last look at every P's shared queue before it drops its P) -- the
+ * wake-up throttle of Go's scheduler.  Starting target's M for every G
+ * placed on it instead cost the placing M sched.lock and a wake-up each
+ * time (docs/runtime.md, "Why numa ..."): at 384 Ps the accept loop
+ * spent 27 us per connection there and the run took 7 times longer. */
 static void kick(struct m *m, struct p *target)
 {
 	struct rt *rt = m->rt;
@@ -279,8 +286,19 @@ static void kick(struct m *m, struct p *target)
 	 * itself idle, mean one of the two sees the other. */
 	if (!rt_p_is_idle(rt, target->id))
 		return;
+	/* Read after the put's full barrier, as rt_wakep reads it after a
+	 * ring put: a spinner that stops after this read looks at every
+	 * shared queue again (rt_dropp). */
+	uint32_t zero = 0;
+	if (plat_load_u32(&rt->sched.nmspinning, memory_order_relaxed) != 0 ||
+	    !plat_cas_u32(&rt->sched.nmspinning, &zero, 1, memory_order_acq_rel))
+		return;
+	/* Taking sched.lock orders this against target's owner dropping it,
+	 * which checks its shared queue under the same lock: if target is
+	 * no longer idle, it sees its queue. */
 	rt_lock(&rt->sched.lock);
-	rt_startm_unlock(rt, rt_pidleget_this(rt, target), false, NULL);
+	if (!rt_startm_unlock(rt, rt_pidleget_this(rt, target), true, NULL))
+		plat_add_u32(&rt->sched.nmspinning, (uint32_t)-1, memory_order_relaxed);
 }
 
 /* n Gs (head to tail through schedlink) go to target: the caller's own
