@@ -278,6 +278,15 @@ static void numa_fini(struct rt *rt)
  * placed on it instead cost the placing M sched.lock and a wake-up each
  * time (docs/runtime.md, "Why numa ..."): at 384 Ps the accept loop
  * spent 27 us per connection there and the run took 7 times longer. */
+/* Counts a spinner about to be started, if none is spinning (rt_wakep's
+ * throttle): false if one is, and it will find the work. */
+static bool become_waker(struct rt *rt)
+{
+	uint32_t zero = 0;
+	return plat_load_u32(&rt->sched.nmspinning, memory_order_relaxed) == 0 &&
+	       plat_cas_u32(&rt->sched.nmspinning, &zero, 1, memory_order_acq_rel);
+}
+
 static void kick(struct m *m, struct p *target)
 {
 	struct rt *rt = m->rt;
@@ -289,9 +298,7 @@ static void kick(struct m *m, struct p *target)
 	/* Read after the put's full barrier, as rt_wakep reads it after a
 	 * ring put: a spinner that stops after this read looks at every
 	 * shared queue again (rt_dropp). */
-	uint32_t zero = 0;
-	if (plat_load_u32(&rt->sched.nmspinning, memory_order_relaxed) != 0 ||
-	    !plat_cas_u32(&rt->sched.nmspinning, &zero, 1, memory_order_acq_rel))
+	if (!become_waker(rt))
 		return;
 	/* Taking sched.lock orders this against target's owner dropping it,
 	 * which checks its shared queue under the same lock: if target is
@@ -327,7 +334,16 @@ static void place_list(struct m *m, struct numa *nu, struct p *target, struct g 
 		next = g->schedlink;
 		rt_globrunqputbatch(rt, qi, &g, 1);
 	}
-	rt_startm_unlock(rt, rt_pidleget_near(rt, target->node), false, NULL);
+	rt_unlock(&rt->sched.lock);
+	/* as in kick: a spinner, if none is spinning, on target's node if
+	 * one of its Ps is idle; the put under sched.lock is seen by a
+	 * spinner's last look, under the same lock */
+	if (!plat_load_u32(&rt->sched.npidle, memory_order_relaxed) ||
+	    !become_waker(rt))
+		return;
+	rt_lock(&rt->sched.lock);
+	if (!rt_startm_unlock(rt, rt_pidleget_near(rt, target->node), true, NULL))
+		plat_add_u32(&rt->sched.nmspinning, (uint32_t)-1, memory_order_relaxed);
 }
 
 static void place_on(struct m *m, struct numa *nu, struct p *target, struct g *g)
