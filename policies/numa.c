@@ -267,6 +267,15 @@ static void numa_fini(struct rt *rt)
 
 /* ---- Placing Gs ---- */
 
+/* Counts a spinner about to be started, if none is spinning (rt_wakep's
+ * throttle): false if one is, and it will find the work. */
+static bool become_waker(struct rt *rt)
+{
+	uint32_t zero = 0;
+	return plat_load_u32(&rt->sched.nmspinning, memory_order_relaxed) == 0 &&
+	       plat_cas_u32(&rt->sched.nmspinning, &zero, 1, memory_order_acq_rel);
+}
+
 /* Makes sure someone will run target's work, as Go's wakep does for work
  * put anywhere: a busy target will find it; for an idle one, if no M is
  * spinning, target is started (on its own node's M) with a spinning M,
@@ -278,15 +287,6 @@ static void numa_fini(struct rt *rt)
  * placed on it instead cost the placing M sched.lock and a wake-up each
  * time (docs/runtime.md, "Why numa ..."): at 384 Ps the accept loop
  * spent 27 us per connection there and the run took 7 times longer. */
-/* Counts a spinner about to be started, if none is spinning (rt_wakep's
- * throttle): false if one is, and it will find the work. */
-static bool become_waker(struct rt *rt)
-{
-	uint32_t zero = 0;
-	return plat_load_u32(&rt->sched.nmspinning, memory_order_relaxed) == 0 &&
-	       plat_cas_u32(&rt->sched.nmspinning, &zero, 1, memory_order_acq_rel);
-}
-
 static void kick(struct m *m, struct p *target)
 {
 	struct rt *rt = m->rt;
