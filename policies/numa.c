@@ -267,10 +267,26 @@ static void numa_fini(struct rt *rt)
 
 /* ---- Placing Gs ---- */
 
-/* Makes sure someone will run target's work: an idle target is started
- * (on its own node's M); a busy one will find it, and a spinner may steal
- * it meanwhile.  Taking sched.lock orders this against target's owner
- * dropping it, which checks its shared queue under the same lock. */
+/* Counts a spinner about to be started, if none is spinning (rt_wakep's
+ * throttle): false if one is, and it will find the work. */
+static bool become_waker(struct rt *rt)
+{
+	uint32_t zero = 0;
+	return plat_load_u32(&rt->sched.nmspinning, memory_order_relaxed) == 0 &&
+	       plat_cas_u32(&rt->sched.nmspinning, &zero, 1, memory_order_acq_rel);
+}
+
+/* Makes sure someone will run target's work, as Go's wakep does for work
+ * put anywhere: a busy target will find it; for an idle one, if no M is
+ * spinning, target is started (on its own node's M) with a spinning M,
+ * which finds the work in its own shared queue and, having found work,
+ * passes the search on [proc: Spinning].  With an M already spinning
+ * nothing is started: that M finds the work (its steal pass, or the
+ * last look at every P's shared queue before it drops its P) -- the
+ * wake-up throttle of Go's scheduler.  Starting target's M for every G
+ * placed on it instead cost the placing M sched.lock and a wake-up each
+ * time (docs/runtime.md, "Why numa ..."): at 384 Ps the accept loop
+ * spent 27 us per connection there and the run took 7 times longer. */
 static void kick(struct m *m, struct p *target)
 {
 	struct rt *rt = m->rt;
@@ -279,8 +295,17 @@ static void kick(struct m *m, struct p *target)
 	 * itself idle, mean one of the two sees the other. */
 	if (!rt_p_is_idle(rt, target->id))
 		return;
+	/* Read after the put's full barrier, as rt_wakep reads it after a
+	 * ring put: a spinner that stops after this read looks at every
+	 * shared queue again (rt_dropp). */
+	if (!become_waker(rt))
+		return;
+	/* Taking sched.lock orders this against target's owner dropping it,
+	 * which checks its shared queue under the same lock: if target is
+	 * no longer idle, it sees its queue. */
 	rt_lock(&rt->sched.lock);
-	rt_startm_unlock(rt, rt_pidleget_this(rt, target), false, NULL);
+	if (!rt_startm_unlock(rt, rt_pidleget_this(rt, target), true, NULL))
+		plat_add_u32(&rt->sched.nmspinning, (uint32_t)-1, memory_order_relaxed);
 }
 
 /* n Gs (head to tail through schedlink) go to target: the caller's own
@@ -309,7 +334,16 @@ static void place_list(struct m *m, struct numa *nu, struct p *target, struct g 
 		next = g->schedlink;
 		rt_globrunqputbatch(rt, qi, &g, 1);
 	}
-	rt_startm_unlock(rt, rt_pidleget_near(rt, target->node), false, NULL);
+	rt_unlock(&rt->sched.lock);
+	/* as in kick: a spinner, if none is spinning, on target's node if
+	 * one of its Ps is idle; the put under sched.lock is seen by a
+	 * spinner's last look, under the same lock */
+	if (!plat_load_u32(&rt->sched.npidle, memory_order_relaxed) ||
+	    !become_waker(rt))
+		return;
+	rt_lock(&rt->sched.lock);
+	if (!rt_startm_unlock(rt, rt_pidleget_near(rt, target->node), true, NULL))
+		plat_add_u32(&rt->sched.nmspinning, (uint32_t)-1, memory_order_relaxed);
 }
 
 static void place_on(struct m *m, struct numa *nu, struct p *target, struct g *g)
