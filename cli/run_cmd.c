@@ -648,16 +648,7 @@ static int write_exec_trace(const char *cmd, const char *path, const struct rt_a
 		rc = EXIT_BADINPUT;
 		goto out;
 	}
-	bool ok;
-	if (getenv("SCHEDLAB_TRACE_DEBUG")) {
-		struct trace_go_stats st;
-		ok = trace_write_go_stats(f, &t, &st, &e);
-		fprintf(stderr, "trace: %llu events, %llu repaired, %llu dropped, %llu reattributed, %llu clamped\n",
-			(unsigned long long)st.events, (unsigned long long)st.repaired, (unsigned long long)st.dropped,
-			(unsigned long long)st.reattributed, (unsigned long long)st.clamped);
-	} else {
-		ok = trace_writer(path)(f, &t, &e);
-	}
+	bool ok = trace_writer(path)(f, &t, &e);
 	if (fclose(f) != 0 && ok) {
 		ok = false;
 		err_set(&e, "%s", strerror(errno));
