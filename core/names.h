@@ -61,6 +61,8 @@
 /* core/trace.c */
 #define rt_trace_rec PLAT_SYM(rt_trace_rec)
 #define rt_trace_init PLAT_SYM(rt_trace_init)
+#define rt_trace_now PLAT_SYM(rt_trace_now)
+#define rt_trace_rec_at PLAT_SYM(rt_trace_rec_at)
 #define rt_trace_block PLAT_SYM(rt_trace_block)
 #define rt_trace_wake PLAT_SYM(rt_trace_wake)
 #define rt_trace_get PLAT_SYM(rt_trace_get)

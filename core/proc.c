@@ -1161,8 +1161,9 @@ again:
 	}
 	count_migration(m, g, pp->cpu);
 	if (rt->tracing) {
-		rt_trace_rec(rt, m, RT_TEV_G_START, g->goid, pp->id, 0, 0);
-		rt_trace_rec(rt, m, RT_TEV_RUNQ, 0, pp->id, rt_trace_runqlen(pp), 0);
+		int64_t ts = rt_trace_now(rt, m);
+		rt_trace_rec_at(rt, m, ts, RT_TEV_G_START, g->goid, pp->id, 0, 0);
+		rt_trace_rec_at(rt, m, ts, RT_TEV_RUNQ, 0, pp->id, rt_trace_runqlen(pp), 0);
 	}
 
 	enum g_why why = plat_execute(m, g);

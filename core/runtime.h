@@ -581,6 +581,10 @@ static inline uint32_t rt_trace_label(const struct rt *rt, const struct g *g, bo
 {
 	return rt->body->g_label ? rt->body->g_label(rt, g, op) : 0;
 }
+/* ... at ts (from rt_trace_now): events of one moment, one clock read. */
+int64_t rt_trace_now(struct rt *rt, struct m *m);
+void rt_trace_rec_at(struct rt *rt, struct m *m, int64_t ts, enum rt_tev_kind kind, uint64_t g,
+		     int p, uint64_t a, uint64_t b);
 void rt_trace_init(struct rt *rt, const struct rt_config *cfg);
 /* At a G's block / wake: the trace's reason. */
 void rt_trace_block(struct m *m, struct g *g);

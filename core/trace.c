@@ -56,8 +56,20 @@ static bool tbuf_grow(struct rt *rt, struct rt_tbuf *b)
 	return true;
 }
 
+int64_t rt_trace_now(struct rt *rt, struct m *m)
+{
+	int64_t now = m ? plat_nanotime() - rt->start_ns : 0;
+	return now > 0 ? now : 0;
+}
+
 void rt_trace_rec(struct rt *rt, struct m *m, enum rt_tev_kind kind, uint64_t g, int p, uint64_t a,
 		  uint64_t b)
+{
+	rt_trace_rec_at(rt, m, rt_trace_now(rt, m), kind, g, p, a, b);
+}
+
+void rt_trace_rec_at(struct rt *rt, struct m *m, int64_t ts, enum rt_tev_kind kind, uint64_t g,
+		     int p, uint64_t a, uint64_t b)
 {
 	if (__atomic_load_n(&rt->trace_over, __ATOMIC_RELAXED))
 		return;
@@ -65,8 +77,7 @@ void rt_trace_rec(struct rt *rt, struct m *m, enum rt_tev_kind kind, uint64_t g,
 	if (tb->n == tb->cap && !tbuf_grow(rt, tb))
 		return;
 	struct rt_tev *e = &tb->ev[tb->n++];
-	int64_t now = m ? plat_nanotime() - rt->start_ns : 0;
-	e->ts = now > 0 ? now : 0;
+	e->ts = ts;
 #ifdef SCHEDLAB_SIM
 	e->seq = rt->trace_seq++;
 #else
