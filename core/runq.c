@@ -215,11 +215,10 @@ struct g *rt_runqget_lifo(struct p *pp)
 
 void rt_sharedq_putlist(struct rt *rt, struct p *pp, struct g *head, struct g *tail, uint32_t n)
 {
-	(void)rt;
 	assert(pp->sharedq_used);
-	tail->schedlink = NULL;
 	for (struct g *g = head; g; g = g->schedlink)
 		rt_g_enq(g, RT_Q_SHARED);
+	tail->schedlink = NULL;
 	if (rt->tracing) {
 		struct m *self = plat_self();
 		for (struct g *g = head; g; g = g->schedlink)
