@@ -298,7 +298,8 @@ START_TEST(tracing_changes_nothing)
 		struct rt_config cfg = {
 			.policy = pol, .procs = 16, .seed = 3, .topo = t, .body = api->body,
 			.body_arg = &(struct wlr_args){ .workload = w },
-			.max_sim_ns = 10000000, .trace = on,
+			/* valgrind runs the simulation itself: shorter */
+			.max_sim_ns = test_under_valgrind() ? 1000000 : 10000000, .trace = on,
 		};
 		struct rt *rt = api->create(&cfg, &e);
 		ck_assert_msg(rt, "%s", e.msg);
