@@ -28,6 +28,10 @@ struct cli_run {
 	/* --max-sim-time, --max-wall-time, --max-memory (0: the default) */
 	int64_t max_sim_ns, max_wall_ns;
 	uint64_t max_memory;
+	/* --trace: record the run's execution trace, at most trace_limit
+	 * events (0: the default) */
+	bool trace;
+	uint64_t trace_limit;
 	struct rt_result r;
 };
 

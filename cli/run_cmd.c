@@ -13,6 +13,7 @@
 #include "topologies/topo.h"
 #include "workloads/json.h"
 #include "workloads/program.h"
+#include "trace/trace.h"
 
 void cli_help_run(FILE *f)
 {
@@ -20,6 +21,7 @@ void cli_help_run(FILE *f)
 		"usage: schedlab run -p POLICY -t TOPOLOGY -w WORKLOAD [--procs N] [--seed N]\n"
 		"                    [--set KEY=VALUE ...] [--json FILE|-] [--native]\n"
 		"                    [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
+		"                    [--trace FILE [--trace-limit N]]\n"
 		"\n"
 		"Runs a workload under a scheduling policy on a simulated machine (or, with\n"
 		"--native, on this one) and prints what it measured.\n"
@@ -35,6 +37,12 @@ void cli_help_run(FILE *f)
 		"  --set KEY=VALUE    set a policy knob (repeatable; see `schedlab list policies`)\n"
 		"  --json FILE|-      write the report as JSON to FILE, or to stdout with -\n"
 		"  --native           run on this machine's threads instead of simulating\n"
+		"  --trace FILE       write the run's execution trace to FILE in Go 1.19's\n"
+		"                     format: open it with `go tool trace FILE` (docs/tracing.md);\n"
+		"                     it never changes a simulated run's report\n"
+		"  --trace-limit N    keep at most N trace events (default 4000000, about 56\n"
+		"                     bytes each, twice while merging); past it the run is\n"
+		"                     reported, no trace is written, and the exit status is 2\n"
 		"%s"
 		"\n"
 		"A simulated run cut at --max-sim-time or --max-wall-time still reports what it\n"
@@ -258,6 +266,8 @@ cJSON *cli_report_json(const struct cli_run *run)
 	cJSON_AddNumberToObject(m, "makespan_ns", (double)r->makespan_ns);
 	cJSON_AddNumberToObject(m, "goroutines", (double)r->goroutines);
 	cJSON_AddNumberToObject(m, "completed", (double)r->completed);
+	cJSON_AddNumberToObject(m, "runs", (double)r->runs);
+	cJSON_AddNumberToObject(m, "blocks", (double)r->blocks);
 	cJSON_AddBoolToObject(m, "deadlock", r->deadlock);
 	if (r->panicked)
 		cJSON_AddStringToObject(m, "panic", r->panic);
@@ -571,6 +581,8 @@ struct run_own {
 	const char *expand;            /* -o (workload expand), or NULL for run */
 	bool native;
 	const char *json;
+	const char *trace;             /* --trace FILE */
+	const char *trace_limit;       /* --trace-limit N */
 };
 
 static int run_own_kind(void *ctx, const char *a)
@@ -580,7 +592,8 @@ static int run_own_kind(void *ctx, const char *a)
 		r->native = true;
 		return CLI_OWN_FLAG;
 	}
-	if (strcmp(a, "--json") == 0 && !r->expand)
+	if ((strcmp(a, "--json") == 0 || strcmp(a, "--trace") == 0 ||
+	     strcmp(a, "--trace-limit") == 0) && !r->expand)
 		return CLI_OWN_VALUE;
 	if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && r->expand)
 		return CLI_OWN_VALUE;
@@ -592,9 +605,68 @@ static int run_own_value(void *ctx, const char *a, const char *v)
 	struct run_own *r = ctx;
 	if (strcmp(a, "--json") == 0)
 		r->json = v;
+	else if (strcmp(a, "--trace") == 0)
+		r->trace = v;
+	else if (strcmp(a, "--trace-limit") == 0)
+		r->trace_limit = v;
 	else
 		r->expand = v;
 	return 0;
+}
+
+/* --trace FILE: Go's format, or Chrome's JSON for a name ending in .json.
+ * The one place that picks the writer. */
+static bool (*trace_writer(const char *path))(FILE *, const struct rt_trace *, struct err *)
+{
+	size_t n = strlen(path);
+	if (n >= 5 && strcmp(path + n - 5, ".json") == 0)
+		return NULL;   /* trace_write_chrome, once trace/chrome.c is in */
+	return trace_write_go;
+}
+
+static int trace_check_name(const char *cmd, const char *path)
+{
+	if (strcmp(path, "-") == 0)
+		return cli_usage_error(cmd, "--trace -: a trace is binary; name a file");
+	if (!trace_writer(path))
+		return cli_usage_error(cmd, "--trace %s: Chrome's JSON trace format is not in this "
+				       "build yet; name a file not ending in .json for Go's format "
+				       "(go tool trace FILE)", path);
+	return 0;
+}
+
+/* Writes the run's trace to path (claimed); 0, or EXIT_BADINPUT with the
+ * reason on stderr (the trace passed its limit, or a write failed). */
+static int write_exec_trace(const char *cmd, const char *path, const struct rt_api *api,
+			    struct rt *rt)
+{
+	struct rt_trace t;
+	struct err e = { "" };
+	char *shown = str_shown(path, 512);
+	int rc = 0;
+	if (!api->trace(rt, &t, &e)) {
+		fprintf(stderr, "schedlab %s: --trace %s: %s\n", cmd, shown, e.msg);
+		rc = EXIT_BADINPUT;
+		goto out;
+	}
+	FILE *f = fopen(path, "wb");
+	if (!f) {
+		fprintf(stderr, "schedlab %s: --trace %s: %s\n", cmd, shown, strerror(errno));
+		rc = EXIT_BADINPUT;
+		goto out;
+	}
+	bool ok = trace_writer(path)(f, &t, &e);
+	if (fclose(f) != 0 && ok) {
+		ok = false;
+		err_set(&e, "%s", strerror(errno));
+	}
+	if (!ok) {
+		fprintf(stderr, "schedlab %s: --trace %s: %s\n", cmd, shown, e.msg);
+		rc = EXIT_BADINPUT;
+	}
+out:
+	free(shown);
+	return rc;
 }
 
 /* `run', and `workload expand' (expand: where the trace goes; the run is
@@ -621,10 +693,30 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	if (native && o.time_limit)
 		return cli_usage_error(cmd, "%s: only a simulated run is cut at a time limit, not a "
 				       "--native one", o.time_limit);
+	uint64_t trace_limit = 0;
+	if (own.trace_limit) {
+		if (!own.trace)
+			return cli_usage_error(cmd, "--trace-limit %s: there is no --trace FILE to limit",
+					       own.trace_limit);
+		if (!cli_parse_u64(own.trace_limit, UINT64_MAX / 2, &trace_limit) || trace_limit == 0)
+			return cli_usage_error(cmd, "--trace-limit %s: not a positive number of events",
+					       own.trace_limit);
+	}
+	if (own.trace) {
+		rc = trace_check_name(cmd, own.trace);
+		if (rc)
+			return rc;
+		if (json && strcmp(json, own.trace) == 0 && strcmp(json, "-") != 0)
+			return cli_usage_error(cmd, "--json and --trace both name %s", json);
+	}
 	int claim = json ? cli_out_claim(cmd, "--json", json)
 		  : expand ? cli_out_claim(cmd, "-o", expand) : 0;
+	if (!claim && own.trace)
+		claim = cli_out_claim(cmd, "--trace", own.trace);
 	if (claim)
 		return claim;
+	run.trace = own.trace != NULL;
+	run.trace_limit = trace_limit;
 
 	run.api = native ? &nat__rt_api : &sim__rt_api;
 	run.seed = o.seed;
@@ -692,6 +784,11 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 		}
 		if (!json || strcmp(json, "-") != 0)
 			cli_report_text(&run);
+		if (own.trace) {
+			int trc = write_exec_trace(cmd, own.trace, run.api, rt);
+			if (rc == 0)
+				rc = trc;
+		}
 		if (rc == 0)
 			rc = rt_result_report_fatal(&run.r, stderr);
 		if (rc == 0)
@@ -753,6 +850,8 @@ struct rt *cli_run_exec(struct cli_run *run, bool record_draws, struct err *e)
 		.max_sim_ns = run->max_sim_ns,
 		.max_wall_ns = run->max_wall_ns,
 		.max_memory = run->max_memory,
+		.trace = run->trace,
+		.trace_limit = run->trace_limit,
 	};
 	struct rt *rt = run->api->create(&cfg, e);
 	if (rt) {

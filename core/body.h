@@ -80,6 +80,13 @@ struct body_ops {
 	/* The values it drew from random streams, in order, if it recorded
 	 * them (rt_config.record_draws; NULL: it never does). */
 	size_t (*draws)(struct rt *rt, const struct rt_draw **out);
+	/* Names for the execution trace [core/trace.h] (both NULL: none):
+	 * the run's labels, label 0 "" (made by run_new when
+	 * cfg->trace), and the label of g's program (op false) or of the
+	 * operation g is at (op true).  Read-only: they never touch the
+	 * platform. */
+	size_t (*trace_labels)(const struct rt *rt, const char *const **out);
+	uint32_t (*g_label)(const struct rt *rt, const struct g *g, bool op);
 
 	/* The body's own sources of network data [core/netpoll.c] (all NULL:
 	 * none), such as a workload's clients: they start with the run

@@ -58,6 +58,17 @@
 #define rt_sleep_park PLAT_SYM(rt_sleep_park)
 #define rt_mem_charge PLAT_SYM(rt_mem_charge)
 
+/* core/trace.c */
+#define rt_trace_rec PLAT_SYM(rt_trace_rec)
+#define rt_trace_init PLAT_SYM(rt_trace_init)
+#define rt_trace_now PLAT_SYM(rt_trace_now)
+#define rt_trace_rec_at PLAT_SYM(rt_trace_rec_at)
+#define rt_trace_block PLAT_SYM(rt_trace_block)
+#define rt_trace_wake PLAT_SYM(rt_trace_wake)
+#define rt_trace_get PLAT_SYM(rt_trace_get)
+#define rt_trace_free PLAT_SYM(rt_trace_free)
+#define rt_trace_runqlen PLAT_SYM(rt_trace_runqlen)
+
 /* core/runq.c */
 #define rt_runq_init PLAT_SYM(rt_runq_init)
 #define rt_runqputslow PLAT_SYM(rt_runqputslow)

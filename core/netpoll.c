@@ -123,6 +123,8 @@ static struct g *deliver(struct rt *rt, const struct netpoll_event *ev, int n, u
 			struct g *w[2];
 			int k = fd_deliver(rt, pd, ev[i].mode, w);
 			for (int j = 0; j < k; j++) {
+				if (rt->tracing)
+					rt_trace_wake(plat_self(), w[j], w[j]->wake);
 				w[j]->status = G_RUNNABLE;
 				w[j]->runnable_since = now;
 				w[j]->schedlink = NULL;
@@ -135,6 +137,8 @@ static struct g *deliver(struct rt *rt, const struct netpoll_event *ev, int n, u
 		struct g *g = rt->body->net_deliver(rt, &ev[i]);
 		if (g) {
 			assert(g->status == G_WAITING);
+			if (rt->tracing)
+				rt_trace_wake(plat_self(), g, g->wake);
 			g->status = G_RUNNABLE;
 			g->runnable_since = now;
 			g->schedlink = NULL;

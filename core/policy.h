@@ -14,6 +14,8 @@
 #include "util/hist.h"
 #include "util/util.h"
 
+struct rt_trace;
+
 struct rt;
 struct m;
 struct g;
@@ -104,7 +106,14 @@ struct rt_config {
 	 * RT_MEMORY_BUDGET: what it makes past it panics. */
 	int64_t max_sim_ns, max_wall_ns;
 	uint64_t max_memory;
+	/* Record the run's execution trace [core/trace.h] (rt_api.trace),
+	 * at most trace_limit events (0: RT_TRACE_LIMIT); past it the run
+	 * goes on and the trace is dropped.  Never changes a simulated run. */
+	bool trace;
+	uint64_t trace_limit;
 };
+/* 56 bytes an event, and a second copy while merging: 448 MB at most. */
+#define RT_TRACE_LIMIT ((uint64_t)4000000)
 
 #define RT_DEFAULT_MAX_SIM_NS (3600 * (int64_t)1000000000)      /* one hour */
 #define RT_DEFAULT_MAX_WALL_NS (600 * (int64_t)1000000000)      /* ten minutes */
@@ -239,6 +248,7 @@ struct rt_result {
 	uint64_t requests;             /* requests the workload's servers answered */
 	struct hist request_latency;   /* from each request's arrival to its answer */
 	uint64_t runs;                 /* times a G was given a P and run */
+	uint64_t blocks;               /* times a G parked (not system calls) */
 	uint64_t user_ns;              /* Gs' own computation, summed */
 	uint64_t syscall_ns;           /* Ms' time blocked in Gs' system calls (timed runs) */
 	uint64_t user_ns_by_class[RT_USER_CLASSES]; /* user_ns by the body's class of G (the last: the rest) */
@@ -277,6 +287,10 @@ struct rt_api {
 	/* Every value the run's body drew from its random streams, in the
 	 * order drawn, if it was asked to record them. */
 	size_t (*draws)(struct rt *rt, const struct rt_draw **out);
+	/* The run's execution trace (rt_config.trace), valid until destroy;
+	 * false with the reason in e if it was not recorded or passed
+	 * its limit. */
+	bool (*trace)(struct rt *rt, struct rt_trace *out, struct err *e);
 };
 extern const struct rt_api sim__rt_api, nat__rt_api;
 

@@ -363,6 +363,7 @@ void rt_acquirep(struct m *m, struct p *pp)
 	m->p = pp;
 	pp->m = m;
 	plat_store_u32(&pp->status, P_RUNNING, memory_order_relaxed);
+	rt_trace(m->rt, m, RT_TEV_P_START, 0, pp->id, 0, 0);
 	plat_set_cpu(pp->cpu, false);
 	rt_sysmon_wake(m->rt);
 }
@@ -371,6 +372,7 @@ struct p *rt_releasep(struct m *m)
 {
 	struct p *pp = m->p;
 	assert(pp && pp->m == m);
+	rt_trace(m->rt, m, RT_TEV_P_STOP, 0, pp->id, 0, 0);
 	pp->lastm = m;
 	pp->m = NULL;
 	m->p = NULL;
@@ -592,6 +594,7 @@ void rt_becomespinning(struct m *m)
 	assert(m->p && !m->spinning);
 	m->spinning = true;
 	plat_add_u32(&m->rt->sched.nmspinning, 1, memory_order_relaxed);
+	rt_trace(m->rt, m, RT_TEV_SPINNING, 0, m->p->id, plat_peek_u32(&m->rt->sched.nmspinning), 0);
 	if (RT_MT_KIND(m->mt) == RT_CPU_SCHED)
 		rt_mt_switch(m, RT_MT(RT_CPU_SPIN, 0));
 }
@@ -606,6 +609,7 @@ void rt_resetspinning_quiet(struct m *m)
 	uint32_t old = plat_add_u32(&m->rt->sched.nmspinning, (uint32_t)-1, memory_order_acq_rel);
 	assert(old > 0);
 	(void)old;
+	rt_trace(m->rt, m, RT_TEV_SPINNING, 0, m->p ? m->p->id : -1, old - 1, 0);
 }
 
 /* m was spinning and found work: it stops spinning and passes the search
@@ -846,6 +850,13 @@ struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max)
 		size = plat_load_u32(&s->runqsize, memory_order_relaxed);
 	}
 	plat_store_u32(&s->runqsize, size - n, memory_order_relaxed);
+	if (rt->tracing) {
+		struct m *self = plat_self();
+		/* a P that takes with work of its own is keeping the queue fair */
+		rt_trace_rec(rt, self, RT_TEV_GLOBAL_TAKE, 0, pp->id,
+			     rt_trace_runqlen(pp) ? RT_TG_FAIRNESS : RT_TG_EMPTY_LOCAL, n);
+		rt_trace_rec(rt, self, RT_TEV_RUNQ, 0, -1, size - n, 0);
+	}
 	struct g *g = globrunqpop(q);
 	while (--n > 0)
 		rt_runqput(rt, pp, globrunqpop(q), false);
@@ -1009,6 +1020,8 @@ struct g *rt_newg(struct m *m)
 void rt_startg(struct m *m, struct g *g)
 {
 	m->stats.gs_created++;
+	rt_trace(m->rt, m, RT_TEV_G_CREATE, g->goid, m->p ? m->p->id : -1,
+		 m->curg ? m->curg->goid : 0, rt_trace_label(m->rt, g, false));
 	m->rt->pol->newproc(m, g);
 	/* the parent's spawn counts for burst detection */
 	if (m->curg)
@@ -1023,6 +1036,8 @@ static void ready_since(struct m *m, struct g *g, int64_t since, enum rt_wake wh
 	g->status = G_RUNNABLE;
 	g->runnable_since = since;
 	g->wake = (uint8_t)why;
+	if (m->rt->tracing)
+		rt_trace_wake(m, g, why);
 	m->rt->pol->ready(m, g);   /* from here on another M may run it */
 }
 
@@ -1145,6 +1160,11 @@ again:
 		m->stats.sched_hash = h;
 	}
 	count_migration(m, g, pp->cpu);
+	if (rt->tracing) {
+		int64_t ts = rt_trace_now(rt, m);
+		rt_trace_rec_at(rt, m, ts, RT_TEV_G_START, g->goid, pp->id, 0, 0);
+		rt_trace_rec_at(rt, m, ts, RT_TEV_RUNQ, 0, pp->id, rt_trace_runqlen(pp), 0);
+	}
 
 	enum g_why why = plat_execute(m, g);
 
@@ -1157,6 +1177,8 @@ again:
 		m->stats.preempted++;
 		/* fall through */
 	case G_YIELD:
+		rt_trace(rt, m, why == G_PREEMPT ? RT_TEV_G_PREEMPT : RT_TEV_G_YIELD, g->goid,
+			 m->p ? m->p->id : -1, 0, 0);
 		/* Go's gopreempt_m is a Gosched: both go to the global queue */
 		g->status = G_RUNNABLE;
 		g->runnable_since = runnable_now(rt);
@@ -1181,6 +1203,9 @@ again:
 	}
 	case G_PARK: {
 		/* Only now, with the G off the M, may others find and ready it. */
+		m->stats.gparks++;
+		if (rt->tracing)
+			rt_trace_block(m, g);
 		g->status = G_WAITING;
 		void (*unlock)(void *) = m->park_unlock;
 		m->park_unlock = NULL;
@@ -1189,6 +1214,7 @@ again:
 		break;
 	}
 	case G_EXIT:
+		rt_trace(rt, m, RT_TEV_G_END, g->goid, m->p ? m->p->id : -1, 0, 0);
 		if (g == rt->main_g) {
 			/* A C program ends when its main does, as a Go program
 			 * does: the Gs still parked are dropped. */
@@ -1317,6 +1343,7 @@ static struct rt *rt_alloc(const struct rt_config *cfg, const struct body_ops *b
 	rt->max_wall_ns = cfg->max_wall_ns ? cfg->max_wall_ns : RT_DEFAULT_MAX_WALL_NS;
 	rt->runq_size = 256;
 	rt->gfree_local_max = GFREE_LOCAL_MAX;
+	rt_trace_init(rt, cfg);
 	return rt;
 }
 
@@ -1454,6 +1481,8 @@ void rt_run(struct rt *rt)
 	m0->nextp = rt->allp[0];
 	rt->m0 = m0;
 	rt->start_ns = plat_nanotime();
+	rt_trace(rt, NULL, RT_TEV_PROCS, 0, -1, (uint64_t)rt->procs, 0);
+	rt_trace(rt, NULL, RT_TEV_G_CREATE, main_g->goid, 0, 0, rt_trace_label(rt, main_g, false));
 	rt_netpoll_start(rt);
 	plat_rt_run(rt);
 }
@@ -1511,6 +1540,7 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 		r->goroutines += st->gs_created;
 		r->completed += st->gs_exited;
 		r->runs += st->runs;
+		r->blocks += st->gparks;
 		if (st->last_exit_ns > last_exit)
 			last_exit = st->last_exit_ns;
 		hist_merge(&r->sched_latency, &st->sched_latency);
@@ -1573,6 +1603,7 @@ void rt_free(struct rt *rt)
 {
 	if (!rt)
 		return;
+	rt_trace_free(rt);
 	if (rt->body_run)
 		rt->body->run_free(rt);
 	rt_netpoll_fini(rt);

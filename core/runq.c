@@ -162,6 +162,8 @@ struct g *rt_runqsteal(struct rt *rt, struct p *pp, struct p *p2, bool steal_run
 		*stolen = n;
 	if (n == 0)
 		return NULL;
+	if (rt->tracing)
+		rt_trace_rec(rt, plat_self(), RT_TEV_STEAL, 0, pp->id, (uint64_t)p2->id, n);
 	n--;
 	struct g *g = plat_load_ptr(&pp->runq[(t + n) & pp->runq_mask], memory_order_relaxed);
 	rt_g_deq(g, RT_Q_LOCAL);
@@ -213,11 +215,17 @@ struct g *rt_runqget_lifo(struct p *pp)
 
 void rt_sharedq_putlist(struct rt *rt, struct p *pp, struct g *head, struct g *tail, uint32_t n)
 {
-	(void)rt;
 	assert(pp->sharedq_used);
 	for (struct g *g = head; g; g = g->schedlink)
 		rt_g_enq(g, RT_Q_SHARED);
 	tail->schedlink = NULL;
+	if (rt->tracing) {
+		struct m *self = plat_self();
+		for (struct g *g = head; g; g = g->schedlink)
+			rt_trace_rec(rt, self, RT_TEV_PLACE, g->goid,
+				     self && self->p ? self->p->id : -1, (uint64_t)pp->id,
+				     (uint64_t)pp->node);
+	}
 	rt_lock(&pp->sharedq_lock);
 	if (pp->sharedq_tail)
 		pp->sharedq_tail->schedlink = head;

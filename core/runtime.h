@@ -18,6 +18,7 @@
 #include "core/policy.h"
 #include "topologies/topo.h"
 #include "util/hist.h"
+#include "core/trace.h"
 
 #include <assert.h>
 
@@ -125,6 +126,13 @@ struct netpoll_event {
 	uint64_t units;          /* the body's: units of data that became readable */
 	int64_t when;            /* ... and when they arrived */
 	uint32_t mode;           /* a descriptor: NETPOLL_R and/or NETPOLL_W */
+};
+
+/* An M's execution-trace events [core/trace.c], its own: no lock. */
+struct rt_tbuf {
+	struct rt_tev *ev;
+	size_t n, cap;
+	uint64_t seq;            /* natively: this M's events so far */
 };
 
 /* ---- G ---- */
@@ -362,6 +370,9 @@ struct p {
 	uint32_t ntimers, captimers;
 	uint64_t timerseq;
 	plat_u64 timer0;         /* atomic: when of the earliest, 0 if none */
+	/* the G in a system call on it, for the trace (published by the
+	 * status store that starts the call) */
+	uint64_t trace_sysg;
 };
 
 /* ---- M ---- */
@@ -370,6 +381,7 @@ struct p {
 struct m_stats {
 	uint64_t gs_created, gs_exited;
 	uint64_t runs;           /* Gs it ran (a G runs again after each yield or park) */
+	uint64_t gparks;         /* Gs that parked on it (blocked: a channel, a lock, a sleep, ...) */
 	int64_t last_exit_ns;    /* when the last G it ended exited */
 	uint64_t futex_calls;    /* counted by the platform */
 	uint64_t steals_same_node, steals_remote_node, gs_stolen;
@@ -411,6 +423,7 @@ struct m {
 	void *park_arg;
 	struct m_stats stats;
 	void *body_m;            /* its Gs' body's state of this M [core/body.h] */
+	struct rt_tbuf tbuf;      /* its execution-trace events [core/trace.c] */
 	struct plat_m plat;
 };
 
@@ -532,6 +545,16 @@ struct rt {
 	int64_t start_ns, end_ns;
 	uint64_t threads_created, wakeups;   /* (sched.lock) */
 	bool deadlock;
+	/* The execution trace [core/trace.c]: recorded if tracing (fixed
+	 * for the run), into each M's tbuf and tbuf0 (outside every M);
+	 * trace_over: the events passed trace_limit, nothing more is kept. */
+	bool tracing;
+	uint32_t trace_over;           /* atomic (__atomic) */
+	uint64_t trace_limit, trace_reserved;  /* trace_reserved: atomic */
+	uint64_t trace_seq;            /* simulated: every event's, in order */
+	struct rt_tbuf tbuf0;
+	struct rt_tev *trace_ev;       /* merged, once the run is over */
+	size_t trace_n;
 	struct plat_rt plat;
 };
 
@@ -542,6 +565,35 @@ static inline int64_t rt_end_ns(const struct rt *rt)
 {
 	return __atomic_load_n(&rt->end_ns, __ATOMIC_RELAXED);
 }
+
+/* The execution trace [core/trace.h, core/trace.c]: one predictable
+ * branch when off.  m: the recording M (NULL: outside every M). */
+void rt_trace_rec(struct rt *rt, struct m *m, enum rt_tev_kind kind, uint64_t g, int p,
+		  uint64_t a, uint64_t b) __attribute__((cold, noinline));
+static inline void rt_trace(struct rt *rt, struct m *m, enum rt_tev_kind kind, uint64_t g, int p,
+			    uint64_t a, uint64_t b)
+{
+	if (__builtin_expect(rt->tracing, 0))
+		rt_trace_rec(rt, m, kind, g, p, a, b);
+}
+/* g's label: its program's (op false) or the operation it is at. */
+static inline uint32_t rt_trace_label(const struct rt *rt, const struct g *g, bool op)
+{
+	return rt->body->g_label ? rt->body->g_label(rt, g, op) : 0;
+}
+/* ... at ts (from rt_trace_now): events of one moment, one clock read. */
+int64_t rt_trace_now(struct rt *rt, struct m *m);
+void rt_trace_rec_at(struct rt *rt, struct m *m, int64_t ts, enum rt_tev_kind kind, uint64_t g,
+		     int p, uint64_t a, uint64_t b);
+void rt_trace_init(struct rt *rt, const struct rt_config *cfg);
+/* At a G's block / wake: the trace's reason. */
+void rt_trace_block(struct m *m, struct g *g);
+void rt_trace_wake(struct m *m, struct g *g, unsigned why);
+/* Once the run is over: the merged trace (false: none, e says why). */
+bool rt_trace_get(struct rt *rt, struct rt_trace *out, struct err *e);
+void rt_trace_free(struct rt *rt);
+/* The local queue's length, read without pricing it in simulation. */
+uint32_t rt_trace_runqlen(const struct p *pp);
 
 /* The policies of this compilation, and its entry points
  * (policies/registry.c). */

@@ -34,6 +34,11 @@ static void handoffp(struct m *m, struct p *pp);
 void rt_entersyscall(struct m *m, struct g *g)
 {
 	struct p *pp = m->p;
+	if (m->rt->tracing) {
+		rt_trace_rec(m->rt, m, RT_TEV_SYSCALL, g->goid, pp->id, 0,
+			     rt_trace_label(m->rt, g, true));
+		pp->trace_sysg = g->goid;
+	}
 	rt_time_released(m);
 	g->status = G_SYSCALL;
 	plat_store_ptr(&pp->curg, NULL, memory_order_relaxed);
@@ -48,6 +53,7 @@ void rt_entersyscall(struct m *m, struct g *g)
 		/* Go 1.0: the M gives up its slot at once, and another M runs
 		 * what is waiting (or the P goes idle) */
 		plat_store_u32(&pp->status, P_IDLE, memory_order_release);
+		rt_trace(m->rt, m, RT_TEV_SYSCALL_BLOCK, g->goid, pp->id, 0, 0);
 		handoffp(m, pp);
 		return;
 	}
@@ -67,6 +73,12 @@ bool rt_exitsyscall(struct m *m, struct g *g)
 		rt_time_held(m);
 		m->p = pp;
 		pp->m = m;
+		if (rt->tracing && pp->trace_sysg != g->goid) {
+			/* pp was retaken and is in another G's system call
+			 * now: this M takes it from that G, as Go's does */
+			rt_trace_rec(rt, m, RT_TEV_SYSCALL_BLOCK, pp->trace_sysg, pp->id, 0, 0);
+			rt_trace_rec(rt, m, RT_TEV_P_START, 0, pp->id, 0, 0);
+		}
 		plat_set_cpu(pp->cpu, false);
 	} else {
 		rt_lock(&rt->sched.lock);
@@ -74,10 +86,12 @@ bool rt_exitsyscall(struct m *m, struct g *g)
 		rt_unlock(&rt->sched.lock);
 		if (!pp) {
 			g->status = G_RUNNABLE;
+			rt_trace(rt, m, RT_TEV_SYSCALL_EXIT, g->goid, -1, 0, 0);
 			return false;
 		}
 		rt_acquirep(m, pp);
 	}
+	rt_trace(rt, m, RT_TEV_SYSCALL_EXIT, g->goid, pp->id, 0, 0);
 	plat_add_u32(&pp->syscalltick, 1, memory_order_relaxed);
 	plat_store_ptr(&pp->curg, g, memory_order_relaxed);
 	g->status = G_RUNNING;
@@ -176,6 +190,7 @@ static int retake(struct m *m, int64_t now)
 		if (plat_cas_u32(&pp->status, &expect, P_IDLE, memory_order_acq_rel)) {
 			n++;
 			rt->retakes++;
+			rt_trace(rt, m, RT_TEV_SYSCALL_BLOCK, pp->trace_sysg, pp->id, 0, 0);
 			plat_add_u32(&pp->syscalltick, 1, memory_order_relaxed);
 			handoffp(m, pp);
 		}

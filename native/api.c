@@ -136,6 +136,23 @@ static bool capi_g_spawns_root(const struct g *g)
 	return capi_g((struct g *)g)->root_spawn;
 }
 
+/* The trace's names: a C function has no name the runtime knows, so Gs
+ * group as the main function and the rest. */
+static const char *const capi_labels[] = { "", "main", "goroutine" };
+
+static size_t capi_trace_labels(const struct rt *rt, const char *const **out)
+{
+	(void)rt;
+	*out = capi_labels;
+	return sizeof(capi_labels) / sizeof(capi_labels[0]);
+}
+
+static uint32_t capi_g_label(const struct rt *rt, const struct g *g, bool op)
+{
+	(void)op;
+	return g == rt->main_g ? 1 : 2;
+}
+
 /* Untimed and unbudgeted; its Gs have stacks, and no modelled ones; its
  * network is real descriptors only. */
 const struct body_ops natp_c_body = {
@@ -152,6 +169,8 @@ const struct body_ops natp_c_body = {
 	.g_describe = capi_g_describe,
 	.g_account_user = capi_g_account_user,
 	.g_spawns_root = capi_g_spawns_root,
+	.trace_labels = capi_trace_labels,
+	.g_label = capi_g_label,
 };
 
 /* ---- The runtime ---- */

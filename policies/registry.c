@@ -43,4 +43,5 @@ const struct rt_api rt_api_impl = {
 	.result = rt_collect,
 	.destroy = rt_free,
 	.draws = rt_draws,
+	.trace = rt_trace_get,
 };

@@ -3,8 +3,10 @@
 # (libclang-rt-dev: clang's libFuzzer and sanitizer runtimes, for scripts/fuzz;
 # only a recommendation of clang, which --no-install-recommends skips.)
 # Idempotent and non-interactive: safe to run on every CI start.
-#   scripts/install-deps.sh           what building and testing need
-#   scripts/install-deps.sh --bench   and Go, the anchor of scripts/bench-native
+#   scripts/install-deps.sh           what building and testing need (Go too:
+#                                     the trace suite checks traces with
+#                                     `go tool trace`)
+#   scripts/install-deps.sh --bench   the same; scripts/bench-native anchors on Go
 set -eu
 
 PACKAGES="
@@ -22,10 +24,8 @@ PACKAGES="
   valgrind
   python3
   time
+  golang-go
 "
-if [ "${1:-}" = "--bench" ]; then
-  PACKAGES="$PACKAGES golang-go"
-fi
 
 missing=""
 for p in $PACKAGES; do

@@ -16,4 +16,16 @@
 bool trace_write_go(FILE *f, const struct rt_trace *t, struct err *e);
 bool trace_write_chrome(FILE *f, const struct rt_trace *t, struct err *e);
 
+/* What trace_write_go wrote: the reader's counts (goroutines created,
+ * starts of the run's Gs, blocks, unblocks, system calls, user logs) and
+ * what it had to repair or leave out to keep the trace consistent for
+ * `go tool trace' (natively, clock reads can race with the work they
+ * order; a simulated trace needs neither). */
+struct trace_go_stats {
+	uint64_t events, goroutines, starts, blocks, unblocks, syscalls, logs;
+	uint64_t repaired, dropped, reattributed, clamped;
+};
+bool trace_write_go_stats(FILE *f, const struct rt_trace *t, struct trace_go_stats *st,
+			  struct err *e);
+
 #endif

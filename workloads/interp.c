@@ -218,6 +218,46 @@ static bool run_check(const struct rt_config *cfg, struct err *e)
 
 /* The workload's named objects, made with the run, in the order the
  * platform sees them: channels, mutexes, wait groups, listeners, regions. */
+/* The trace's names: a G groups by its program, a block names its op. */
+static void make_labels(struct wlr_run *r, const struct workload *w)
+{
+	size_t n = 1 + w->nprogs;
+	r->op_label = xcalloc(w->nprogs + 1, sizeof(*r->op_label));
+	for (uint32_t i = 0; i < w->nprogs; i++) {
+		r->op_label[i] = (uint32_t)n;
+		n += w->progs[i].nops;
+	}
+	r->labels = xcalloc(n, sizeof(*r->labels));
+	r->labels[0] = xstrdup("");
+	for (uint32_t i = 0; i < w->nprogs; i++) {
+		const struct program *pr = &w->progs[i];
+		r->labels[1 + i] = xstrdup(pr->name);
+		for (uint32_t pc = 0; pc < pr->nops; pc++)
+			r->labels[r->op_label[i] + pc] = xasprintf("%s: %s (op %u)", pr->name,
+								   wl_op_name(pr->ops[pc].code), pc);
+	}
+	r->nlabels = n;
+}
+
+static size_t trace_labels(const struct rt *rt, const char *const **out)
+{
+	const struct wlr_run *r = wlr(rt);
+	*out = (const char *const *)r->labels;
+	return r->labels ? r->nlabels : 0;
+}
+
+static uint32_t g_label(const struct rt *rt, const struct g *g, bool op)
+{
+	const struct wlr_run *r = wlr(rt);
+	const struct gframe *f = g_frame((struct g *)g);
+	if (!r->labels || !f->prog)
+		return 0;
+	uint32_t i = (uint32_t)(f->prog - r->wl->progs);
+	if (!op || f->pc >= f->prog->nops)
+		return 1 + i;
+	return r->op_label[i] + f->pc;
+}
+
 static bool run_new(struct rt *rt, const struct rt_config *cfg, struct err *e)
 {
 	struct wlr_run *r = xcalloc(1, sizeof(*r));
@@ -247,6 +287,8 @@ static bool run_new(struct rt *rt, const struct rt_config *cfg, struct err *e)
 	for (uint32_t i = 0; i < w->nwaitgroups; i++)
 		r->waitgroups[i] = rt_waitgroup_new(rt, 0);
 	wlr_net_init(rt);
+	if (cfg->trace)
+		make_labels(r, w);
 	r->regions = xcalloc(w->nregions + 1, sizeof(*r->regions));
 	for (uint32_t i = 0; i < w->nregions; i++) {
 		const struct prog_region *pr = &w->regions[i];
@@ -276,6 +318,10 @@ static void run_free(struct rt *rt)
 {
 	struct wlr_run *r = wlr(rt);
 	const struct workload *w = r->wl;
+	for (size_t i = 0; r->labels && i < r->nlabels; i++)
+		free(r->labels[i]);
+	free(r->labels);
+	free(r->op_label);
 	for (struct m *m = rt->allm; m; m = m->alllink) {
 		struct wlr_m *wm = m->body_m;
 		if (!wm)
@@ -1091,6 +1137,8 @@ const struct body_ops wlr_body = {
 	.g_stack_move = g_stack_move,
 	.collect = collect,
 	.draws = wlr_draws,
+	.trace_labels = trace_labels,
+	.g_label = g_label,
 	.net_start = wlr_net_start,
 	.net_next = wlr_net_next,
 	.net_due = wlr_net_due,

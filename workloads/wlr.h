@@ -67,6 +67,11 @@ struct wlr_run {
 	struct rt_draw *rec;
 	size_t nrec, caprec;
 	bool recording;
+	/* The trace's names [core/body.h trace_labels]: "", then each
+	 * program's, then each op's of each program, from op_label[prog]. */
+	char **labels;
+	size_t nlabels;
+	uint32_t *op_label;
 };
 
 /* An M's state of the body (m->body_m), made at its first need. */

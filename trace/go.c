@@ -1,0 +1,703 @@
+/* A run's trace in Go's own execution-trace format, as Go 1.19 writes it
+ * ("go 1.19 trace"), which `go tool trace` opens.
+ *
+ * The format, in short (Go's src/runtime/trace.go and
+ * src/internal/trace/parser.go are its definition): a 16-byte header;
+ * then events, each a byte (type | n << 6) and unsigned LEB128 values,
+ * where n + 1 values follow when n < 3, and with n == 3 the byte count of
+ * the values follows first.  Events that happen on a P go in that P's
+ * batch (EvBatch [P, ticks], then events whose first value is the ticks
+ * since the previous event of the batch); events off every P go in the
+ * batch of P -1.  Which G an event is about is implicit: the last G
+ * started in that batch (EvGoStart), until it stops.  The reader merges
+ * the batches by timestamp, ordering each G's life by the sequence
+ * numbers its EvGoStart, EvGoUnblock and EvGoSysExit carry, and then
+ * checks every G's and P's state transitions; it rejects the whole trace
+ * at the first inconsistency.
+ *
+ * So this writer replays the run's events (core/trace.h, in (ts, seq)
+ * order) through the same state machine the reader runs -- which G runs
+ * on which P, each G's state and sequence number -- and writes each event
+ * where the reader will find it consistent.  An event that does not fit
+ * (natively, two Ms' clock reads can race with the work they order) is
+ * repaired the least visible way, or left out, and counted
+ * (trace_go_stats): simulated traces need no repair, which a test checks.
+ *
+ * Names: every label the body gave (core/trace.h) is a function name in
+ * a one- or two-frame stack.  A G's creation carries its program's stack,
+ * which is what `go tool trace` groups goroutines by; blocks, system
+ * calls, creations and wake-ups carry their op's and program's, so the
+ * blocking and scheduler-latency profiles name them.  Steals, global
+ * queue takes and placements become user log events (EvUserLog, category
+ * "steal", "globrunq", "place"), shown in the timeline. */
+#include "trace/trace.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	EV_BATCH = 1,
+	EV_FREQUENCY = 2,
+	EV_STACK = 3,
+	EV_GOMAXPROCS = 4,
+	EV_PROC_START = 5,
+	EV_PROC_STOP = 6,
+	EV_GO_CREATE = 13,
+	EV_GO_START = 14,
+	EV_GO_END = 15,
+	EV_GO_SCHED = 17,
+	EV_GO_PREEMPT = 18,
+	EV_GO_SLEEP = 19,
+	EV_GO_BLOCK = 20,
+	EV_GO_UNBLOCK = 21,
+	EV_GO_BLOCK_SEND = 22,
+	EV_GO_BLOCK_RECV = 23,
+	EV_GO_BLOCK_SELECT = 24,
+	EV_GO_BLOCK_SYNC = 25,
+	EV_GO_BLOCK_NET = 27,
+	EV_GO_SYSCALL = 28,
+	EV_GO_SYSEXIT = 29,
+	EV_GO_SYSBLOCK = 30,
+	EV_STRING = 37,
+	EV_GO_START_LABEL = 41,
+	EV_USER_LOG = 48,
+};
+
+/* ---- Byte buffers ---- */
+
+struct bytes {
+	uint8_t *p;
+	size_t n, cap;
+};
+
+static void by_reserve(struct bytes *b, size_t more)
+{
+	if (b->n + more <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap < b->n + more)
+		cap *= 2;
+	b->p = xrealloc(b->p, cap);
+	b->cap = cap;
+}
+
+static void by_byte(struct bytes *b, uint8_t v)
+{
+	by_reserve(b, 1);
+	b->p[b->n++] = v;
+}
+
+static void by_uv(struct bytes *b, uint64_t v)
+{
+	by_reserve(b, 10);
+	while (v >= 0x80) {
+		b->p[b->n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b->p[b->n++] = (uint8_t)v;
+}
+
+static void by_mem(struct bytes *b, const void *p, size_t n)
+{
+	by_reserve(b, n);
+	memcpy(b->p + b->n, p, n);
+	b->n += n;
+}
+
+/* One event: its type and values (the first the time stamp, if it has
+ * one), short or length-prefixed as the reader expects. */
+static void by_event(struct bytes *b, uint8_t type, const uint64_t *v, int n)
+{
+	if (n <= 3) {
+		by_byte(b, (uint8_t)(type | (n - 1) << 6));
+		for (int i = 0; i < n; i++)
+			by_uv(b, v[i]);
+		return;
+	}
+	struct bytes t = { 0 };
+	for (int i = 0; i < n; i++)
+		by_uv(&t, v[i]);
+	by_byte(b, (uint8_t)(type | 3 << 6));
+	by_uv(b, t.n);
+	by_mem(b, t.p, t.n);
+	free(t.p);
+}
+
+/* ---- A hash of uint64 keys (goids, stacks) to small records ---- */
+
+struct gst {
+	uint64_t goid;          /* 0: empty slot */
+	uint64_t seq;           /* the reader's sequence number for it */
+	uint32_t prog;          /* its program's label */
+	uint8_t state;          /* enum gstate */
+	bool insys, sysblocked;
+	int32_t sysp;           /* the P it made its system call on */
+	int32_t p;              /* the P it runs on (GS_RUNNING) */
+};
+
+enum gstate { GS_NONE, GS_RUNNABLE, GS_RUNNING, GS_WAITING, GS_DEAD };
+
+struct gmap {
+	struct gst *v;
+	size_t n, cap;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static struct gst *gmap_get(struct gmap *m, uint64_t goid, bool make)
+{
+	if (make && 2 * (m->n + 1) > m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 1024;
+		struct gst *v = xcalloc(cap, sizeof(*v));
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->v[i].goid)
+				continue;
+			size_t j = mix(m->v[i].goid) & (cap - 1);
+			while (v[j].goid)
+				j = (j + 1) & (cap - 1);
+			v[j] = m->v[i];
+		}
+		free(m->v);
+		m->v = v;
+		m->cap = cap;
+	}
+	if (!m->cap)
+		return NULL;
+	size_t j = mix(goid) & (m->cap - 1);
+	while (m->v[j].goid) {
+		if (m->v[j].goid == goid)
+			return &m->v[j];
+		j = (j + 1) & (m->cap - 1);
+	}
+	if (!make)
+		return NULL;
+	m->n++;
+	m->v[j] = (struct gst){ .goid = goid, .p = -1, .sysp = -1 };
+	return &m->v[j];
+}
+
+/* ---- The writer's state ---- */
+
+struct batch {
+	struct bytes b;
+	bool begun;
+	int64_t last;           /* ts of its last event */
+	bool running;           /* the reader's view of the P: started */
+	uint64_t curg;          /* ... and the G it runs, 0 none */
+};
+
+/* Frames beyond the body's labels: the runtime's own doings. */
+enum {
+	RF_RUNTIME, RF_TIMER, RF_NETPOLL, RF_SYSCALL, RF_WAKE, RF_MAIN, RF__COUNT
+};
+static const char *const rt_frames[RF__COUNT] = {
+	"runtime", "runtime.timer", "runtime.netpoll", "runtime.exitsyscall", "runtime.ready",
+	"runtime.main",
+};
+enum { CAT_STEAL, CAT_GLOBRUNQ, CAT_PLACE, CAT__COUNT };
+static const char *const categories[CAT__COUNT] = { "steal", "globrunq", "place" };
+
+struct w {
+	const struct rt_trace *t;
+	struct batch *b;        /* procs Ps, then the batch off every P */
+	int nop;                /* its index */
+	struct gmap gs;
+	size_t nframes;         /* labels, then rt_frames */
+	uint64_t *str_of_frame; /* string ids, 0: not yet */
+	uint64_t str_next;
+	uint64_t str_file;
+	uint64_t str_cat[CAT__COUNT];
+	uint64_t str_sysexit;
+	struct bytes strings;
+	/* stacks: (top, bottom) frame pairs; bottom == UINT32_MAX: one frame */
+	struct { uint64_t key, id; } *stk;
+	size_t nstk, capstk;
+	struct bytes stacks;
+	uint64_t stk_next;
+	struct trace_go_stats st;
+};
+
+static uint64_t string_id(struct w *w, const char *s, uint64_t *slot)
+{
+	if (*slot)
+		return *slot;
+	size_t len = strlen(s);
+	if (!len) {
+		s = "?";
+		len = 1;
+	}
+	uint64_t id = ++w->str_next;
+	by_byte(&w->strings, EV_STRING);
+	by_uv(&w->strings, id);
+	by_uv(&w->strings, len);
+	by_mem(&w->strings, s, len);
+	*slot = id;
+	return id;
+}
+
+static const char *frame_name(const struct w *w, size_t f)
+{
+	if (f < w->t->nlabels)
+		return w->t->labels[f];
+	return rt_frames[f - w->t->nlabels];
+}
+
+static uint64_t frame_str(struct w *w, size_t f)
+{
+	return string_id(w, frame_name(w, f), &w->str_of_frame[f]);
+}
+
+static size_t rtf(const struct w *w, int which)
+{
+	return w->t->nlabels + (size_t)which;
+}
+
+/* The stack of frames top (innermost) and bottom (SIZE_MAX: none). */
+static uint64_t stack_id(struct w *w, size_t top, size_t bottom)
+{
+	if (top == bottom || (bottom != SIZE_MAX && bottom == 0))
+		bottom = SIZE_MAX;
+	if (top == 0 && bottom != SIZE_MAX) {
+		top = bottom;
+		bottom = SIZE_MAX;
+	}
+	if (top == 0)
+		top = rtf(w, RF_RUNTIME);
+	uint64_t key = (uint64_t)top << 32 | (bottom == SIZE_MAX ? 0xffffffffu : (uint32_t)bottom);
+	if (2 * (w->nstk + 1) > w->capstk) {
+		size_t cap = w->capstk ? w->capstk * 2 : 256;
+		void *v = xcalloc(cap, sizeof(*w->stk));
+		typeof(w->stk) nv = v;
+		for (size_t i = 0; i < w->capstk; i++) {
+			if (!w->stk[i].id)
+				continue;
+			size_t j = mix(w->stk[i].key) & (cap - 1);
+			while (nv[j].id)
+				j = (j + 1) & (cap - 1);
+			nv[j] = w->stk[i];
+		}
+		free(w->stk);
+		w->stk = nv;
+		w->capstk = cap;
+	}
+	size_t j = mix(key) & (w->capstk - 1);
+	while (w->stk[j].id) {
+		if (w->stk[j].key == key)
+			return w->stk[j].id;
+		j = (j + 1) & (w->capstk - 1);
+	}
+	uint64_t id = ++w->stk_next;
+	w->stk[j].key = key;
+	w->stk[j].id = id;
+	w->nstk++;
+	size_t frames[2] = { top, bottom };
+	int nf = bottom == SIZE_MAX ? 1 : 2;
+	uint64_t v[2 + 4 * 2];
+	v[0] = id;
+	v[1] = (uint64_t)nf;
+	for (int i = 0; i < nf; i++) {
+		/* a PC of its own per function: the tools key on PCs */
+		v[2 + 4 * i] = 0x400000 + 0x100 * (uint64_t)frames[i];
+		v[3 + 4 * i] = frame_str(w, frames[i]);
+		v[4 + 4 * i] = w->str_file;
+		v[5 + 4 * i] = 1;
+	}
+	by_event(&w->stacks, EV_STACK, v, 2 + 4 * nf);
+	return id;
+}
+
+/* ---- Events into batches ---- */
+
+static void put(struct w *w, int bi, int64_t ts, uint8_t type, const uint64_t *args, int nargs)
+{
+	struct batch *b = &w->b[bi];
+	if (!b->begun) {
+		uint64_t h[2] = { bi == w->nop ? UINT64_MAX : (uint64_t)bi, (uint64_t)(ts > 0 ? ts : 0) };
+		by_event(&b->b, EV_BATCH, h, 2);
+		b->begun = true;
+		b->last = ts > 0 ? ts : 0;
+	}
+	if (ts < b->last) {
+		ts = b->last;   /* natively, a clock read raced: keep the batch in order */
+		w->st.clamped++;
+	}
+	uint64_t v[8];
+	v[0] = (uint64_t)(ts - b->last);
+	for (int i = 0; i < nargs; i++)
+		v[1 + i] = args[i];
+	by_event(&b->b, type, v, 1 + nargs);
+	b->last = ts;
+	w->st.events++;
+}
+
+static bool is_p(const struct w *w, int p)
+{
+	return p >= 0 && p < w->t->procs;
+}
+
+/* The batch for something G `by' did on P p (0: the runtime did it). */
+static int actor_batch(struct w *w, int p, uint64_t by)
+{
+	if (is_p(w, p) && w->b[p].curg == by)
+		return p;
+	if (by != 0)
+		w->st.reattributed++;
+	return w->nop;
+}
+
+static void proc_start(struct w *w, int p, int64_t ts, int m)
+{
+	uint64_t a[1] = { m >= 0 ? (uint64_t)m : 0 };
+	put(w, p, ts, EV_PROC_START, a, 1);
+	w->b[p].running = true;
+}
+
+static void proc_stop(struct w *w, int p, int64_t ts)
+{
+	put(w, p, ts, EV_PROC_STOP, NULL, 0);
+	w->b[p].running = false;
+}
+
+/* g stops running on its P as ev says (a yield, block, end, ...). */
+static void g_off(struct w *w, struct gst *g, int64_t ts, uint8_t type, uint64_t stk,
+		  enum gstate to)
+{
+	int p = g->p;
+	uint64_t a[1] = { stk };
+	put(w, p, ts, type, a, type == EV_GO_END || type == EV_GO_SYSBLOCK ? 0 : 1);
+	w->b[p].curg = 0;
+	g->state = (uint8_t)to;
+	g->p = -1;
+}
+
+/* label: a string id to show the start with (0: none): a start that
+ * is not one of the run's (a G back from a system call on a new P). */
+static void g_start(struct w *w, struct gst *g, int p, int64_t ts, int m, uint64_t label)
+{
+	struct batch *b = &w->b[p];
+	if (!b->running) {
+		proc_start(w, p, ts, m);
+		w->st.repaired++;
+	}
+	if (b->curg) {
+		/* another G is still running there in the reader's view */
+		struct gst *h = gmap_get(&w->gs, b->curg, false);
+		if (h)
+			g_off(w, h, ts, EV_GO_SCHED, stack_id(w, h->prog, SIZE_MAX), GS_RUNNABLE);
+		else
+			b->curg = 0;
+		w->st.repaired++;
+	}
+	uint64_t a[3] = { g->goid, g->seq, label };
+	put(w, p, ts, label ? EV_GO_START_LABEL : EV_GO_START, a, label ? 3 : 2);
+	g->seq++;
+	g->state = GS_RUNNING;
+	g->p = p;
+	b->curg = g->goid;
+	if (!label)
+		w->st.starts++;
+}
+
+/* g, runnable or about to be: an unblock from batch bi. */
+static void g_unblock(struct w *w, struct gst *g, int bi, int64_t ts, uint64_t stk)
+{
+	uint64_t a[3] = { g->goid, g->seq, stk };
+	put(w, bi, ts, EV_GO_UNBLOCK, a, 3);
+	g->seq++;
+	g->state = GS_RUNNABLE;
+}
+
+static struct gst *g_create(struct w *w, uint64_t goid, uint32_t prog, int bi, int64_t ts,
+			    uint64_t stk)
+{
+	struct gst *g = gmap_get(&w->gs, goid, true);
+	g->prog = prog;
+	uint64_t a[3] = { goid, stack_id(w, prog ? prog : rtf(w, RF_RUNTIME), SIZE_MAX), stk };
+	put(w, bi, ts, EV_GO_CREATE, a, 3);
+	g->state = GS_RUNNABLE;
+	g->seq = 1;
+	w->st.goroutines++;
+	return g;
+}
+
+/* The G ev is about, in a state to do what ev says: running on a P (for
+ * a stop), runnable (for a start).  NULL: leave the event out. */
+static struct gst *running_g(struct w *w, const struct rt_tev *ev)
+{
+	struct gst *g = gmap_get(&w->gs, ev->g, false);
+	if (!g || g->state != GS_RUNNING || !is_p(w, g->p) || w->b[g->p].curg != g->goid) {
+		w->st.dropped++;
+		return NULL;
+	}
+	return g;
+}
+
+static uint8_t block_type(uint64_t why)
+{
+	switch ((enum rt_tblock)why) {
+	case RT_TB_CHAN_SEND: return EV_GO_BLOCK_SEND;
+	case RT_TB_CHAN_RECV: return EV_GO_BLOCK_RECV;
+	case RT_TB_SELECT: return EV_GO_BLOCK_SELECT;
+	case RT_TB_SYNC: return EV_GO_BLOCK_SYNC;
+	case RT_TB_SLEEP: return EV_GO_SLEEP;
+	case RT_TB_NET: return EV_GO_BLOCK_NET;
+	case RT_TB_OTHER: break;
+	}
+	return EV_GO_BLOCK;
+}
+
+static void user_log(struct w *w, int p, int64_t ts, int cat, const char *msg)
+{
+	uint64_t key = string_id(w, categories[cat], &w->str_cat[cat]);
+	uint64_t a[3] = { 0, key, 0 };
+	int bi = is_p(w, p) ? p : w->nop;
+	put(w, bi, ts, EV_USER_LOG, a, 3);
+	size_t len = strlen(msg);
+	by_uv(&w->b[bi].b, len);
+	by_mem(&w->b[bi].b, msg, len);
+	w->st.logs++;
+}
+
+static void one(struct w *w, const struct rt_tev *ev)
+{
+	int64_t ts = ev->ts;
+	int p = ev->p;
+	struct gst *g;
+	char msg[160];
+	switch ((enum rt_tev_kind)ev->kind) {
+	case RT_TEV_PROCS: {
+		uint64_t a[2] = { ev->a, 0 };
+		put(w, w->nop, ts, EV_GOMAXPROCS, a, 2);
+		break;
+	}
+	case RT_TEV_P_START:
+		if (!is_p(w, p) || w->b[p].running) {
+			w->st.dropped++;
+			break;
+		}
+		proc_start(w, p, ts, ev->m);
+		break;
+	case RT_TEV_P_STOP:
+		if (!is_p(w, p) || !w->b[p].running) {
+			w->st.dropped++;
+			break;
+		}
+		if (w->b[p].curg) {
+			struct gst *h = gmap_get(&w->gs, w->b[p].curg, false);
+			if (h)
+				g_off(w, h, ts, EV_GO_SCHED, stack_id(w, h->prog, SIZE_MAX), GS_RUNNABLE);
+			w->b[p].curg = 0;
+			w->st.repaired++;
+		}
+		proc_stop(w, p, ts);
+		break;
+	case RT_TEV_G_CREATE: {
+		if (gmap_get(&w->gs, ev->g, false)) {
+			w->st.dropped++;
+			break;
+		}
+		struct gst *by = ev->a ? gmap_get(&w->gs, ev->a, false) : NULL;
+		int bi = actor_batch(w, p, ev->a);
+		uint64_t stk = by ? stack_id(w, by->prog, SIZE_MAX) : stack_id(w, rtf(w, RF_MAIN), SIZE_MAX);
+		g_create(w, ev->g, (uint32_t)ev->b, bi, ts, stk);
+		break;
+	}
+	case RT_TEV_G_START:
+		if (!is_p(w, p)) {
+			w->st.dropped++;
+			break;
+		}
+		g = gmap_get(&w->gs, ev->g, false);
+		if (!g) {
+			g = g_create(w, ev->g, 0, w->nop, ts, stack_id(w, rtf(w, RF_RUNTIME), SIZE_MAX));
+			w->st.repaired++;
+		}
+		if (g->state == GS_DEAD) {
+			w->st.dropped++;
+			break;
+		}
+		if (g->state == GS_RUNNING && g->p == p)
+			break;   /* already shown running there */
+		if (g->state == GS_RUNNING) {
+			g_off(w, g, ts, EV_GO_SCHED, stack_id(w, g->prog, SIZE_MAX), GS_RUNNABLE);
+			w->st.repaired++;
+		}
+		if (g->state == GS_WAITING) {
+			g_unblock(w, g, w->nop, ts, stack_id(w, rtf(w, RF_WAKE), SIZE_MAX));
+			w->st.repaired++;
+		}
+		g->insys = g->sysblocked = false;
+		g_start(w, g, p, ts, ev->m, 0);
+		break;
+	case RT_TEV_G_END:
+		if ((g = running_g(w, ev)))
+			g_off(w, g, ts, EV_GO_END, 0, GS_DEAD);
+		break;
+	case RT_TEV_G_YIELD:
+	case RT_TEV_G_PREEMPT:
+		if ((g = running_g(w, ev))) {
+			g_off(w, g, ts, ev->kind == RT_TEV_G_YIELD ? EV_GO_SCHED : EV_GO_PREEMPT,
+			      stack_id(w, g->prog, SIZE_MAX), GS_RUNNABLE);
+		}
+		break;
+	case RT_TEV_G_BLOCK:
+		if ((g = running_g(w, ev))) {
+			g_off(w, g, ts, block_type(ev->a), stack_id(w, ev->b, g->prog), GS_WAITING);
+			w->st.blocks++;
+		}
+		break;
+	case RT_TEV_G_UNBLOCK: {
+		g = gmap_get(&w->gs, ev->g, false);
+		if (!g || g->state != GS_WAITING) {
+			w->st.dropped++;
+			break;
+		}
+		struct gst *by = ev->a ? gmap_get(&w->gs, ev->a, false) : NULL;
+		int bi = actor_batch(w, p, ev->a);
+		size_t f = ev->b == RT_TW_TIMER ? rtf(w, RF_TIMER) : ev->b == RT_TW_NET ? rtf(w, RF_NETPOLL)
+			 : ev->b == RT_TW_SYSCALL ? rtf(w, RF_SYSCALL) : rtf(w, RF_WAKE);
+		g_unblock(w, g, bi, ts, by ? stack_id(w, by->prog, SIZE_MAX) : stack_id(w, f, SIZE_MAX));
+		w->st.unblocks++;
+		break;
+	}
+	case RT_TEV_SYSCALL:
+		if ((g = running_g(w, ev))) {
+			uint64_t a[1] = { stack_id(w, ev->b, g->prog) };
+			put(w, g->p, ts, EV_GO_SYSCALL, a, 1);
+			g->insys = true;
+			g->sysblocked = false;
+			g->sysp = g->p;
+			w->st.syscalls++;
+		}
+		break;
+	case RT_TEV_SYSCALL_BLOCK:
+		g = gmap_get(&w->gs, ev->g, false);
+		if (!g || !g->insys || g->sysblocked || g->state != GS_RUNNING || g->p != p) {
+			w->st.dropped++;
+			break;
+		}
+		g_off(w, g, ts, EV_GO_SYSBLOCK, 0, GS_WAITING);
+		g->sysblocked = true;
+		proc_stop(w, p, ts);
+		break;
+	case RT_TEV_SYSCALL_EXIT:
+		g = gmap_get(&w->gs, ev->g, false);
+		if (!g || !g->insys) {
+			w->st.dropped++;
+			break;
+		}
+		if (!g->sysblocked && p == g->sysp && g->state == GS_RUNNING) {
+			g->insys = false;   /* back on its own P, which it never lost */
+			break;
+		}
+		if (!g->sysblocked) {
+			/* it came back to another P before the hand-off of its
+			 * own was recorded (natively, a race of clock reads) */
+			if (g->state != GS_RUNNING)
+				break;
+			int op = g->p;
+			g_off(w, g, ts, EV_GO_SYSBLOCK, 0, GS_WAITING);
+			proc_stop(w, op, ts);
+			w->st.repaired++;
+		}
+		{
+			uint64_t a[3] = { g->goid, g->seq, 0 };
+			put(w, is_p(w, p) ? p : w->nop, ts, EV_GO_SYSEXIT, a, 3);
+			g->seq++;
+			g->state = GS_RUNNABLE;
+		}
+		g->insys = g->sysblocked = false;
+		if (is_p(w, p)) {
+			/* not one of the run's starts: the same run goes on */
+			g_start(w, g, p, ts, ev->m,
+				string_id(w, "back from a system call", &w->str_sysexit));
+		}
+		break;
+	case RT_TEV_STEAL:
+		snprintf(msg, sizeof(msg), "P%d stole %" PRIu64 " Gs from P%" PRIu64, p, ev->b, ev->a);
+		user_log(w, p, ts, CAT_STEAL, msg);
+		break;
+	case RT_TEV_GLOBAL_TAKE:
+		snprintf(msg, sizeof(msg), "P%d took %" PRIu64 " Gs from the global queue (%s)", p, ev->b,
+			 ev->a == RT_TG_FAIRNESS ? "fairness" : ev->a == RT_TG_EMPTY_LOCAL ? "local queue empty"
+			 : "other");
+		user_log(w, p, ts, CAT_GLOBRUNQ, msg);
+		break;
+	case RT_TEV_PLACE:
+		snprintf(msg, sizeof(msg), "G%" PRIu64 " placed on P%" PRIu64 " (node %" PRIu64 ") by P%d",
+			 ev->g, ev->a, ev->b, p);
+		user_log(w, p, ts, CAT_PLACE, msg);
+		break;
+	default:
+		break;   /* run-queue lengths, spinning: nothing of Go's format shows them */
+	}
+}
+
+bool trace_write_go_stats(FILE *f, const struct rt_trace *t, struct trace_go_stats *st,
+			  struct err *e)
+{
+	struct w w = { .t = t };
+	w.nop = t->procs;
+	w.b = xcalloc((size_t)t->procs + 1, sizeof(*w.b));
+	w.nframes = t->nlabels + RF__COUNT;
+	w.str_of_frame = xcalloc(w.nframes, sizeof(*w.str_of_frame));
+	uint64_t slot = 0;
+	char file[64];
+	snprintf(file, sizeof(file), "schedlab (%s)", t->mode ? t->mode : "?");
+	w.str_file = string_id(&w, file, &slot);
+	for (size_t i = 0; i < t->n; i++)
+		one(&w, &t->ev[i]);
+
+	static const char header[16] = "go 1.19 trace\0\0\0";
+	bool ok = fwrite(header, 1, 16, f) == 16;
+	uint64_t freq[1] = { 1000000000 };   /* ticks are ns */
+	struct bytes fb = { 0 };
+	by_event(&fb, EV_FREQUENCY, freq, 1);
+	ok = ok && fwrite(w.strings.p, 1, w.strings.n, f) == w.strings.n;
+	ok = ok && (!w.stacks.n || fwrite(w.stacks.p, 1, w.stacks.n, f) == w.stacks.n);
+	ok = ok && fwrite(fb.p, 1, fb.n, f) == fb.n;
+	bool any = false;
+	for (int i = 0; i <= t->procs; i++) {
+		if (!w.b[i].b.n)
+			continue;
+		any = true;
+		ok = ok && fwrite(w.b[i].b.p, 1, w.b[i].b.n, f) == w.b[i].b.n;
+	}
+	if (!any) {
+		/* the reader refuses a trace without a batch */
+		struct bytes eb = { 0 };
+		uint64_t h[2] = { UINT64_MAX, 0 }, a[2] = { 0, (uint64_t)t->procs };
+		by_event(&eb, EV_BATCH, h, 2);
+		uint64_t v[3] = { 0, a[1], 0 };
+		by_event(&eb, EV_GOMAXPROCS, v, 3);
+		ok = ok && fwrite(eb.p, 1, eb.n, f) == eb.n;
+		free(eb.p);
+	}
+	if (!ok)
+		err_set(e, "%s", strerror(errno ? errno : EIO));
+	if (st)
+		*st = w.st;
+	for (int i = 0; i <= t->procs; i++)
+		free(w.b[i].b.p);
+	free(w.b);
+	free(w.str_of_frame);
+	free(w.strings.p);
+	free(w.stacks.p);
+	free(w.stk);
+	free(w.gs.v);
+	free(fb.p);
+	return ok;
+}
+
+bool trace_write_go(FILE *f, const struct rt_trace *t, struct err *e)
+{
+	return trace_write_go_stats(f, t, NULL, e);
+}
