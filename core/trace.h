@@ -40,6 +40,16 @@ enum rt_tev_kind {
 	RT_TEV_PLACE,         /* the policy put runnable G g on P a's queue (b: its node), from P p */
 	RT_TEV_RUNQ,          /* queue length a: P p's local queue, or the global one if p is -1 */
 	RT_TEV_SPINNING,      /* a Ms are spinning */
+	/* A request a server answered (the report's request latency): it
+	 * began at ts (its arrival, recorded late, by the G that handles it,
+	 * when it starts to: so this event's ts may be earlier than its
+	 * neighbours' in the M's buffer), G g began handling it on P p, and
+	 * answered it.  A G handles one request at a time, but the next can
+	 * arrive before it answers the last: a names the request (the
+	 * body's time it began, the same in its three events). */
+	RT_TEV_REQ_BEGIN,     /* request a of G g arrived (p -1) */
+	RT_TEV_REQ_HANDLE,    /* G g starts handling request a on P p */
+	RT_TEV_REQ_END,       /* G g answered request a on P p */
 	RT_TEV_KINDS
 };
 

@@ -91,7 +91,7 @@ static bool native_heavy(const char *name)
 /* What `go tool trace -d' printed: events by type. */
 struct dcounts {
 	uint64_t create, start, start_label, block, unblock, syscall, sysexit, log, log_steal,
-		log_glob, log_place, lines;
+		log_glob, log_place, task_create, task_end, region, lines;
 };
 
 static struct dcounts parse_dump(const char *path)
@@ -120,6 +120,12 @@ static struct dcounts parse_dump(const char *path)
 			c.syscall++;
 		else if (strcmp(type, "GoSysExit") == 0)
 			c.sysexit++;
+		else if (strcmp(type, "UserTaskCreate") == 0)
+			c.task_create++;
+		else if (strcmp(type, "UserTaskEnd") == 0)
+			c.task_end++;
+		else if (strcmp(type, "UserRegion") == 0)
+			c.region++;
 		else if (strcmp(type, "UserLog") == 0) {
 			c.log++;
 			c.log_steal += strstr(line, "category=steal ") != NULL;
@@ -131,7 +137,9 @@ static struct dcounts parse_dump(const char *path)
 	return c;
 }
 
-static uint64_t json_metric(const char *path, const char *name)
+/* metrics.NAME of the JSON report at path; a missing one fails, unless
+ * optional (then 0: the report leaves out what the run has none of). */
+static uint64_t json_metric_in(const char *path, const char *name, bool optional)
 {
 	FILE *f = fopen(path, "r");
 	ck_assert_ptr_nonnull(f);
@@ -144,10 +152,15 @@ static uint64_t json_metric(const char *path, const char *name)
 	free(text);
 	ck_assert_ptr_nonnull(o);
 	cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "metrics"), name);
-	ck_assert_msg(cJSON_IsNumber(v), "%s: no metrics.%s", path, name);
-	uint64_t x = (uint64_t)v->valuedouble;
+	ck_assert_msg(cJSON_IsNumber(v) || (optional && !v), "%s: no metrics.%s", path, name);
+	uint64_t x = v ? (uint64_t)v->valuedouble : 0;
 	cJSON_Delete(o);
 	return x;
+}
+
+static uint64_t json_metric(const char *path, const char *name)
+{
+	return json_metric_in(path, name, false);
 }
 
 static const char *const policies[] = { "global", "steal", "numa" };
@@ -199,6 +212,16 @@ static void catalog_trace(int i, int mode)
 		      (unsigned long long)c.block, (unsigned long long)gs,
 		      (unsigned long long)runs, (unsigned long long)blocks);
 	ck_assert_uint_gt(c.start, 0);
+	/* every request answered is a user task ended, with its handling a
+	 * region (begun and ended); one cut short by the end of the run is
+	 * only created */
+	uint64_t reqs = json_metric_in(path, "requests", true);
+	ck_assert_msg(c.task_end == reqs && c.task_create >= reqs && c.region >= 2 * reqs &&
+		      c.region <= 2 * c.task_create,
+		      "%s under %s (%s): %llu requests answered; the trace has %llu tasks created, "
+		      "%llu ended, %llu region events", name, pol, mode ? "native" : "sim",
+		      (unsigned long long)reqs, (unsigned long long)c.task_create,
+		      (unsigned long long)c.task_end, (unsigned long long)c.region);
 	/* a G back from a system call on another P is shown started with a
 	 * label, never counted as a run */
 	ck_assert_uint_le(c.start_label, c.sysexit);

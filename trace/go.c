@@ -62,6 +62,9 @@ enum {
 	EV_GO_SYSBLOCK = 30,
 	EV_STRING = 37,
 	EV_GO_START_LABEL = 41,
+	EV_USER_TASK_CREATE = 45,
+	EV_USER_TASK_END = 46,
+	EV_USER_REGION = 47,
 	EV_USER_LOG = 48,
 };
 
@@ -135,6 +138,20 @@ struct gst {
 	bool insys, sysblocked;
 	int32_t sysp;           /* the P it made its system call on */
 	int32_t p;              /* the P it runs on (GS_RUNNING) */
+};
+
+/* Open requests by (goid, when it began): a G's next request can arrive
+ * before it has answered the last.  Slots are not reused: a run's
+ * requests are few next to its events. */
+struct task {
+	uint64_t goid;          /* 0: empty slot */
+	int64_t start;
+	uint64_t id;            /* the user task's, 0 once ended */
+};
+
+struct tasks {
+	struct task *v;
+	size_t n, cap;
 };
 
 enum gstate { GS_NONE, GS_RUNNABLE, GS_RUNNING, GS_WAITING, GS_DEAD };
@@ -216,6 +233,9 @@ struct w {
 	uint64_t str_file;
 	uint64_t str_cat[CAT__COUNT];
 	uint64_t str_sysexit;
+	uint64_t str_request;
+	struct tasks tasks;
+	uint64_t task_next;
 	struct bytes strings;
 	/* stacks: (top, bottom) frame pairs; bottom == UINT32_MAX: one frame */
 	struct { uint64_t key, id; } *stk;
@@ -466,6 +486,76 @@ static void user_log(struct w *w, int p, int64_t ts, int cat, const char *msg)
 	w->st.logs++;
 }
 
+static struct task *task_get(struct tasks *m, uint64_t goid, int64_t start, bool make)
+{
+	if (make && 2 * (m->n + 1) > m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 1024;
+		struct task *v = xcalloc(cap, sizeof(*v));
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->v[i].goid)
+				continue;
+			size_t j = mix(m->v[i].goid ^ mix((uint64_t)m->v[i].start)) & (cap - 1);
+			while (v[j].goid)
+				j = (j + 1) & (cap - 1);
+			v[j] = m->v[i];
+		}
+		free(m->v);
+		m->v = v;
+		m->cap = cap;
+	}
+	if (!m->cap)
+		return NULL;
+	size_t j = mix(goid ^ mix((uint64_t)start)) & (m->cap - 1);
+	while (m->v[j].goid) {
+		if (m->v[j].goid == goid && m->v[j].start == start)
+			return &m->v[j];
+		j = (j + 1) & (m->cap - 1);
+	}
+	if (!make)
+		return NULL;
+	m->n++;
+	m->v[j] = (struct task){ .goid = goid, .start = start };
+	return &m->v[j];
+}
+
+/* A request is a user task ("request", from its arrival to its answer),
+ * created off every P, since no G runs it then; its handling a region of
+ * the handling G.  So `go tool trace`'s user-defined tasks list requests
+ * by latency, and each one's timeline shows where its G waited. */
+static void request(struct w *w, const struct rt_tev *ev)
+{
+	uint64_t name = string_id(w, "request", &w->str_request);
+	bool begin = ev->kind == RT_TEV_REQ_BEGIN;
+	struct task *t = task_get(&w->tasks, ev->g, (int64_t)ev->a, begin);
+	if (!t || (begin ? t->id != 0 : t->id == 0)) {
+		w->st.dropped++;
+		return;
+	}
+	if (begin) {
+		t->id = ++w->task_next;
+		uint64_t a[4] = { t->id, 0, name, stack_id(w, rtf(w, RF_NETPOLL), SIZE_MAX) };
+		put(w, w->nop, ev->ts, EV_USER_TASK_CREATE, a, 4);
+		w->st.tasks++;
+		return;
+	}
+	/* the region must be in the handling G's batch: the reader gives a
+	 * user event to the G running in its batch */
+	struct gst *g = running_g(w, ev);
+	uint64_t id = t->id;
+	if (!g)
+		return;
+	/* go tool trace names a region by its first frame: it needs one */
+	uint64_t stk = stack_id(w, g->prog ? g->prog : rtf(w, RF_RUNTIME), SIZE_MAX);
+	bool end = ev->kind == RT_TEV_REQ_END;
+	uint64_t r[4] = { id, end, name, stk };
+	put(w, g->p, ev->ts, EV_USER_REGION, r, 4);
+	if (end) {
+		uint64_t a[2] = { id, stk };
+		put(w, g->p, ev->ts, EV_USER_TASK_END, a, 2);
+		t->id = 0;
+	}
+}
+
 static void one(struct w *w, const struct rt_tev *ev)
 {
 	int64_t ts = ev->ts;
@@ -636,6 +726,11 @@ static void one(struct w *w, const struct rt_tev *ev)
 			 ev->g, ev->a, ev->b, p);
 		user_log(w, p, ts, CAT_PLACE, msg);
 		break;
+	case RT_TEV_REQ_BEGIN:
+	case RT_TEV_REQ_HANDLE:
+	case RT_TEV_REQ_END:
+		request(w, ev);
+		break;
 	default:
 		break;   /* run-queue lengths, spinning: nothing of Go's format shows them */
 	}
@@ -693,6 +788,7 @@ bool trace_write_go_stats(FILE *f, const struct rt_trace *t, struct trace_go_sta
 	free(w.stacks.p);
 	free(w.stk);
 	free(w.gs.v);
+	free(w.tasks.v);
 	free(fb.p);
 	return ok;
 }

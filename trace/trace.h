@@ -23,6 +23,7 @@ bool trace_write_chrome(FILE *f, const struct rt_trace *t, struct err *e);
  * order; a simulated trace needs neither). */
 struct trace_go_stats {
 	uint64_t events, goroutines, starts, blocks, unblocks, syscalls, logs;
+	uint64_t tasks;         /* requests, as user tasks */
 	uint64_t repaired, dropped, reattributed, clamped;
 };
 bool trace_write_go_stats(FILE *f, const struct rt_trace *t, struct trace_go_stats *st,

@@ -1006,19 +1006,45 @@ static int op_touch(struct m *m, struct g *g, struct gframe *f, const struct pro
 
 /* ---- Requests ---- */
 
-static int op_req_begin(struct gframe *f, const struct prog_op *op)
+/* The trace's request events [core/trace.h]: a request is a user task in
+ * Go's trace, from its arrival to its answer, so `go tool trace` lists the
+ * slowest; its handling is a region of the G. */
+static void __attribute__((noinline)) trace_request(struct m *m, struct g *g, bool begin)
 {
+	struct rt *rt = m->rt;
+	int p = m->p ? m->p->id : -1;
+	int64_t start = g_frame(g)->req_start;
+	if (begin) {
+		int64_t at = start - rt->start_ns;
+		rt_trace_rec_at(rt, m, at > 0 ? at : 0, RT_TEV_REQ_BEGIN, g->goid, -1,
+				(uint64_t)start, 0);
+		rt_trace_rec(rt, m, RT_TEV_REQ_HANDLE, g->goid, p, (uint64_t)start, 0);
+	} else {
+		rt_trace_rec(rt, m, RT_TEV_REQ_END, g->goid, p, (uint64_t)start, 0);
+	}
+}
+
+static int op_req_begin(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	/* a second request_begin restarts the request: the trace ends the
+	 * open one first, unanswered */
+	if (__builtin_expect(m->rt->tracing, 0) && f->req_start >= 0)
+		trace_request(m, g, false);
 	f->req_start = (op->flags & PROG_F_ARRIVAL) ? f->last_arrival : plat_nanotime();
+	if (__builtin_expect(m->rt->tracing, 0))
+		trace_request(m, g, true);
 	return next(f);
 }
 
-static int op_req_end(struct m *m, struct gframe *f)
+static int op_req_end(struct m *m, struct g *g, struct gframe *f)
 {
 	if (f->req_start >= 0) {
 		int64_t d = plat_nanotime() - f->req_start;
 		struct wlr_m *wm = wlr_m(m);
 		hist_record(&wm->request_latency, (uint64_t)(d > 0 ? d : 0));
 		wm->requests++;
+		if (__builtin_expect(m->rt->tracing, 0))
+			trace_request(m, g, false);
 		f->req_start = -1;
 	}
 	return next(f);
@@ -1054,8 +1080,8 @@ static inline int op_run(struct m *m, struct g *g, struct gframe *f, const struc
 	case PROG_MAKE: return op_make(m, g, f, op);
 	case PROG_ALLOC: return op_alloc(m, g, f, op);
 	case PROG_TOUCH: return op_touch(m, g, f, op);
-	case PROG_REQ_BEGIN: return op_req_begin(f, op);
-	case PROG_REQ_END: return op_req_end(m, f);
+	case PROG_REQ_BEGIN: return op_req_begin(m, g, f, op);
+	case PROG_REQ_END: return op_req_end(m, g, f);
 	case PROG_ASSERT: return op_assert(m, g, f, op);
 	case PROG_CASE: assert(!"a case outside a select"); return G_EXIT;
 	case PROG__COUNT: break;
