@@ -125,6 +125,7 @@ static struct g *deliver(struct rt *rt, const struct netpoll_event *ev, int n, u
 			for (int j = 0; j < k; j++) {
 				w[j]->status = G_RUNNABLE;
 				w[j]->runnable_since = now;
+				w[j]->runwhy = RT_RUN_NET;
 				w[j]->schedlink = NULL;
 				*tail = w[j];
 				tail = &w[j]->schedlink;
@@ -137,6 +138,7 @@ static struct g *deliver(struct rt *rt, const struct netpoll_event *ev, int n, u
 			assert(g->status == G_WAITING);
 			g->status = G_RUNNABLE;
 			g->runnable_since = now;
+			g->runwhy = RT_RUN_NET;
 			g->schedlink = NULL;
 			*tail = g;
 			tail = &g->schedlink;

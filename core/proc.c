@@ -172,6 +172,7 @@
  * set adds up to 1), and the OS's view: PUs busy on average (on-CPU time
  * over the span) and the futex calls' share of the on-CPU time. */
 #include "core/runtime.h"
+#include "core/mech.h"
 
 #include <assert.h>
 #include <stdarg.h>
@@ -521,6 +522,8 @@ static void mt_charge(struct m *m, unsigned state, uint64_t ns)
 {
 	enum rt_cpu k = RT_MT_KIND(state);
 	m->stats.time_ns[k] += ns;
+	if (state == RT_MT(RT_CPU_SPIN, 0))
+		m->stats.spinning_ns += ns;   /* not a G's spin for a sync.Mutex (class 1) */
 	if (k == RT_CPU_LOCK_SPIN || k == RT_CPU_LOCK_SLEEP)
 		m->stats.lock_ns[k == RT_CPU_LOCK_SLEEP][state >> 4] += ns;
 }
@@ -591,7 +594,7 @@ void rt_becomespinning(struct m *m)
 {
 	assert(m->p && !m->spinning);
 	m->spinning = true;
-	plat_add_u32(&m->rt->sched.nmspinning, 1, memory_order_relaxed);
+	rt_mech_spinning(m, plat_add_u32(&m->rt->sched.nmspinning, 1, memory_order_relaxed) + 1);
 	if (RT_MT_KIND(m->mt) == RT_CPU_SCHED)
 		rt_mt_switch(m, RT_MT(RT_CPU_SPIN, 0));
 }
@@ -657,6 +660,7 @@ struct g *rt_dropp(struct m *m, const int *node_order, bool recheck_global_first
 	 * node's, m looks again, holding its P. */
 	rt_lock(&s->lock);
 	if (plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
+		rt_mech_gq_why(pp, RT_GQ_IDLE);
 		if (!node_order)
 			g = rt_globrunqget(rt, pp, 0);
 		for (int k = 0; node_order && k < rt->topo->nnodes && !g; k++)
@@ -809,6 +813,7 @@ void rt_globrunqputbatch(struct rt *rt, int qi, struct g *const *gs, uint32_t n)
 			       memory_order_relaxed);
 	plat_store_u32(&s->runqsize, plat_load_u32(&s->runqsize, memory_order_relaxed) + n,
 		       memory_order_relaxed);
+	rt_mech_gq_len(rt);
 }
 
 /* The oldest G of q; the caller accounts for it in the sizes. */
@@ -846,6 +851,7 @@ struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max)
 		size = plat_load_u32(&s->runqsize, memory_order_relaxed);
 	}
 	plat_store_u32(&s->runqsize, size - n, memory_order_relaxed);
+	rt_mech_gq_take(rt, pp, n);
 	struct g *g = globrunqpop(q);
 	while (--n > 0)
 		rt_runqput(rt, pp, globrunqpop(q), false);
@@ -986,6 +992,7 @@ static struct g *gnew(struct rt *rt, struct p *pp)
 	g->panicking = false;
 	g->onq = RT_Q_NONE;
 	g->wake = RT_WAKE_OTHER;
+	g->runwhy = RT_RUN_SPAWN;
 	g->burst = 0;
 	g->home_p = -1;
 	g->remote_runs = 0;   /* a reused G keeps its stack, and the stack its node */
@@ -1010,6 +1017,8 @@ void rt_startg(struct m *m, struct g *g)
 {
 	m->stats.gs_created++;
 	m->rt->pol->newproc(m, g);
+	if (m->p && m->rt->timed)
+		rt_mech_runq(m->rt, m->p, plat_nanotime());
 	/* the parent's spawn counts for burst detection */
 	if (m->curg)
 		m->curg->burst++;
@@ -1023,7 +1032,11 @@ static void ready_since(struct m *m, struct g *g, int64_t since, enum rt_wake wh
 	g->status = G_RUNNABLE;
 	g->runnable_since = since;
 	g->wake = (uint8_t)why;
+	g->runwhy = why == RT_WAKE_TIMER ? RT_RUN_TIMER : why == RT_WAKE_OTHER ? RT_RUN_PARTNER
+									    : RT_RUN_NET;
 	m->rt->pol->ready(m, g);   /* from here on another M may run it */
+	if (m->p && m->rt->timed)
+		rt_mech_runq(m->rt, m->p, plat_nanotime());
 }
 
 /* Makes a parked G runnable.  Called by the M that woke it (a channel
@@ -1136,6 +1149,7 @@ again:
 		if (g->runnable_since >= 0) {
 			now = plat_nanotime();
 			hist_record(&m->stats.sched_latency, (uint64_t)(now - g->runnable_since));
+			rt_mech_run(rt, pp, g, now, (uint64_t)(now - g->runnable_since));
 		}
 		/* FNV-1a over the decision: a different schedule changes the hash */
 		uint64_t h = m->stats.sched_hash ^ 0xcbf29ce484222325ULL;
@@ -1148,6 +1162,8 @@ again:
 
 	enum g_why why = plat_execute(m, g);
 
+	if (m->p)
+		rt_mech_busy_end(rt, m->p);
 	m->curg = NULL;
 	g->m = NULL;
 	if (m->p)
@@ -1159,6 +1175,7 @@ again:
 	case G_YIELD:
 		/* Go's gopreempt_m is a Gosched: both go to the global queue */
 		g->status = G_RUNNABLE;
+		g->runwhy = why == G_PREEMPT ? RT_RUN_PREEMPT : RT_RUN_YIELD;
 		g->runnable_since = runnable_now(rt);
 		rt->pol->yield(m, g);
 		break;
@@ -1167,6 +1184,7 @@ again:
 		 * appeared meanwhile, else queue the G globally; then m parks
 		 * (rt_mstart) and a P's M will run it. */
 		g->runnable_since = runnable_now(rt);
+		g->runwhy = RT_RUN_SYSCALL;
 		rt_lock(&rt->sched.lock);
 		struct p *idle = rt_pidleget_near(rt, plat_node());
 		if (!idle)
@@ -1407,6 +1425,7 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 		rt_runq_init(rt, pp);
 		rt_timers_init(rt, pp);
 	}
+	rt_mech_init(rt);
 	if (rt->pol->placed)
 		rt->pol->placed(rt);
 	rt_netpoll_init(rt);
@@ -1578,6 +1597,7 @@ void rt_free(struct rt *rt)
 	rt_netpoll_fini(rt);
 	plat_rt_fini(rt);
 	rt->pol->fini(rt);
+	rt_mech_fini(rt);
 	for (size_t i = 0; i < rt->nallg; i++) {
 		plat_g_free(rt, rt->allg[i]);
 		free(rt->allg[i]->sel);

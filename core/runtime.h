@@ -139,6 +139,8 @@ enum g_status {
 };
 
 struct hchan;
+struct p_mech;
+struct rt_mechrun;
 
 /* A G waiting on a channel: [proc: Channels]. */
 struct sudog {
@@ -237,6 +239,7 @@ struct g {
 	 * with asserts only (rt_g_enq). */
 	uint8_t onq;
 	uint8_t wake;            /* why it was last readied (enum rt_wake) */
+	uint8_t runwhy;          /* why it last became runnable (enum rt_run_why): the report's */
 	struct plat_g plat;
 
 	/* While it waits (a channel's wait touches this line only); each
@@ -362,6 +365,7 @@ struct p {
 	uint32_t ntimers, captimers;
 	uint64_t timerseq;
 	plat_u64 timer0;         /* atomic: when of the earliest, 0 if none */
+	struct p_mech *mech;     /* the report's counters of it (owner) [core/mech.h] */
 };
 
 /* ---- M ---- */
@@ -384,6 +388,8 @@ struct m_stats {
 	uint64_t futex_ns;       /* CPU its futex calls took, where the platform counts it */
 	uint64_t preempted;      /* Gs that gave up their P to a preemption request */
 	uint64_t sched_hash;     /* fingerprint of its scheduling decisions */
+	uint64_t spinning_ns;    /* spinning for work (time_ns[RT_CPU_SPIN] less sync.Mutex spins) */
+	uint32_t spinning_max;   /* Ms spinning at once, as seen when it started to [core/mech.h] */
 	struct hist sched_latency;
 };
 
@@ -532,6 +538,7 @@ struct rt {
 	int64_t start_ns, end_ns;
 	uint64_t threads_created, wakeups;   /* (sched.lock) */
 	bool deadlock;
+	struct rt_mechrun *mech;       /* the report's mechanism counters [core/mech.h] */
 	struct plat_rt plat;
 };
 
@@ -628,6 +635,7 @@ static inline int rt_gq_of_node(const struct rt *rt, int node)
 	return rt->node_queues ? node : 0;
 }
 void rt_globrunqgrow(struct globrunq *q, uint32_t n) __attribute__((cold));
+void rt_mech_gq_len(struct rt *rt);   /* [core/mech.h] */
 /* Inline, as the local queue's put below: every yield comes here. */
 static inline void rt_globrunqput(struct rt *rt, struct g *g)
 {
@@ -646,6 +654,7 @@ static inline void rt_globrunqput(struct rt *rt, struct g *g)
 			       memory_order_relaxed);
 	plat_store_u32(&s->runqsize, plat_load_u32(&s->runqsize, memory_order_relaxed) + 1,
 		       memory_order_relaxed);
+	rt_mech_gq_len(rt);
 }
 void rt_globrunqputbatch(struct rt *rt, int qi, struct g *const *gs, uint32_t n);
 struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max);
