@@ -792,6 +792,8 @@ int cmd_compare(int argc, char **argv)
 	}
 out:
 	cJSON_Delete(c.runs);
+	if (run)
+		rt_mech_free(&run->mech);
 	free(run);
 	wl_free(wl);
 	topo_free(topo);

@@ -16,6 +16,8 @@ void rt_mech_init(struct rt *rt)
 	for (int i = 0; i < rt->procs; i++) {
 		mr->p[i].busy_since = -1;
 		mr->p[i].rq_t = -1;
+		mr->p[i].sq_t = -1;
+		mr->p[i].timed = rt->timed;
 		rt->allp[i]->mech = &mr->p[i];
 	}
 	mr->gq_t = -1;
@@ -87,6 +89,14 @@ void rt_mech_runq(struct rt *rt, struct p *pp, int64_t now)
 	qlen_move(&pm->rq, &pm->rq_t, &pm->rq_len, now, len);
 }
 
+void rt_mech_sharedq(struct p *pp)
+{
+	struct p_mech *pm = pp->mech;
+	if (!pm || !pm->timed)
+		return;
+	qlen_move(&pm->sq, &pm->sq_t, &pm->sq_len, plat_nanotime(), plat_peek_u32(&pp->sharedq_size));
+}
+
 static struct hist *hist_of(struct hist **slot)
 {
 	if (!*slot)
@@ -150,6 +160,8 @@ void rt_mech_collect(struct rt *rt, struct rt_mech *out)
 		struct p_mech *pm = &mr->p[i];
 		struct rt_mech_p *op = &out->p[i];
 		qlen_move(&pm->rq, &pm->rq_t, &pm->rq_len, end, pm->rq_len);
+		qlen_move(&pm->sq, &pm->sq_t, &pm->sq_len, end, pm->sq_len);
+		op->sharedq = pm->sq;
 		op->node = rt->allp[i]->node;
 		op->runq = pm->rq;
 		op->busy_ns = pm->busy_ns;

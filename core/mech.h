@@ -20,6 +20,12 @@ struct p_mech {
 	int64_t rq_t;                  /* its local queue's length since rq_t */
 	uint32_t rq_len;
 	struct rt_qlen rq;
+	bool timed;                    /* the run's */
+	/* its shared queue's length since sq_t (sharedq_lock: any M), on a
+	 * line of its own */
+	int64_t sq_t __attribute__((aligned(64)));
+	uint32_t sq_len;
+	struct rt_qlen sq;
 } __attribute__((aligned(64)));
 
 struct rt_mechrun {
@@ -48,6 +54,8 @@ void rt_mech_gq_len(struct rt *rt);
 void rt_mech_steal(struct p *pp, uint32_t n);
 /* pp's local queue may have changed length (its owner, at now). */
 void rt_mech_runq(struct rt *rt, struct p *pp, int64_t now);
+/* pp's shared queue changed length (sharedq_lock held). */
+void rt_mech_sharedq(struct p *pp);
 /* g starts on pp at now after waiting lat ns for it. */
 void rt_mech_run(struct rt *rt, struct p *pp, const struct g *g, int64_t now, uint64_t lat);
 /* The G running on pp stops holding it (returns, or enters a system call). */

@@ -30,6 +30,7 @@
 #define rt_mech_busy_end PLAT_SYM(rt_mech_busy_end)
 #define rt_mech_busy_start PLAT_SYM(rt_mech_busy_start)
 #define rt_mech_spinning PLAT_SYM(rt_mech_spinning)
+#define rt_mech_sharedq PLAT_SYM(rt_mech_sharedq)
 
 /* core/proc.c */
 #define rt_new PLAT_SYM(rt_new)

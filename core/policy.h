@@ -306,6 +306,7 @@ struct rt_mech_p {
 	int node;
 	uint64_t busy_ns;              /* Gs ran on it (system calls not counted) */
 	struct rt_qlen runq;           /* its local queue, runnext included */
+	struct rt_qlen sharedq;        /* its shared queue (a policy's placements on it) */
 };
 
 struct rt_mech {

@@ -69,3 +69,8 @@ double hist_mean(const struct hist *h)
 {
 	return h->count ? h->sum / (double)h->count : 0.0;
 }
+
+uint64_t hist_bucket_top(unsigned b)
+{
+	return bucket_top(b);
+}

@@ -28,5 +28,8 @@ void hist_merge(struct hist *into, const struct hist *from);
  * below it (q in [0,1]); 0 for an empty histogram. */
 uint64_t hist_quantile(const struct hist *h, double q);
 double hist_mean(const struct hist *h);
+/* The largest value bucket b holds (b < HIST_BUCKETS): a reported
+ * bucket's bound, as the quantiles report it. */
+uint64_t hist_bucket_top(unsigned b);
 
 #endif
