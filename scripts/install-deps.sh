@@ -22,6 +22,7 @@ PACKAGES="
   valgrind
   python3
   time
+  jq
 "
 if [ "${1:-}" = "--bench" ]; then
   PACKAGES="$PACKAGES golang-go"

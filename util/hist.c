@@ -74,3 +74,14 @@ uint64_t hist_bucket_top(unsigned b)
 {
 	return bucket_top(b);
 }
+
+void hist_add(struct hist *h, uint64_t v, uint64_t n)
+{
+	if (!n)
+		return;
+	h->bucket[bucket_of(v)] += n;
+	h->count += n;
+	h->sum += (double)v * (double)n;
+	if (v > h->max)
+		h->max = v;
+}
