@@ -14,7 +14,6 @@ void rt_mech_init(struct rt *rt)
 		die_oom(size);
 	memset(mr->p, 0, size);
 	for (int i = 0; i < rt->procs; i++) {
-		mr->p[i].busy_since = -1;
 		mr->p[i].rq_t = -1;
 		mr->p[i].sq_t = -1;
 		mr->p[i].timed = rt->timed;
@@ -78,15 +77,19 @@ void rt_mech_steal(struct p *pp, uint32_t n)
 	pp->mech->steal_gs[b] += n;
 }
 
+static uint32_t runq_len(struct p *pp)
+{
+	uint32_t t = plat_peek_u32(&pp->runqtail);
+	uint32_t h = rq_head(plat_peek_u64(&pp->runqhead));
+	return t - h + (plat_peek_ptr(&pp->runnext) != NULL);
+}
+
 void rt_mech_runq(struct rt *rt, struct p *pp, int64_t now)
 {
 	if (!rt->timed)
 		return;
-	uint32_t t = plat_peek_u32(&pp->runqtail);
-	uint32_t h = rq_head(plat_peek_u64(&pp->runqhead));
-	uint32_t len = t - h + (plat_peek_ptr(&pp->runnext) != NULL);
 	struct p_mech *pm = pp->mech;
-	qlen_move(&pm->rq, &pm->rq_t, &pm->rq_len, now, len);
+	qlen_move(&pm->rq, &pm->rq_t, &pm->rq_len, now, runq_len(pp));
 }
 
 void rt_mech_sharedq(struct p *pp)
@@ -95,6 +98,19 @@ void rt_mech_sharedq(struct p *pp)
 	if (!pm || !pm->timed)
 		return;
 	qlen_move(&pm->sq, &pm->sq_t, &pm->sq_len, plat_nanotime(), plat_peek_u32(&pp->sharedq_size));
+}
+
+void rt_mech_put(struct rt *rt, struct p *pp)
+{
+	if (!rt->timed)
+		return;
+#ifdef SCHEDLAB_SIM
+	rt_mech_runq(rt, pp, plat_nanotime());
+#else
+	uint32_t len = runq_len(pp);
+	if (len > pp->mech->rq.max)
+		pp->mech->rq.max = len;
+#endif
 }
 
 static struct hist *hist_of(struct hist **slot)
@@ -113,27 +129,7 @@ void rt_mech_run(struct rt *rt, struct p *pp, const struct g *g, int64_t now, ui
 		hist_record(hist_of(&pm->lat_class[k < RT_USER_CLASSES ? k : RT_USER_CLASSES - 1]),
 			    lat);
 	}
-	pm->busy_since = now;
 	rt_mech_runq(rt, pp, now);
-}
-
-void rt_mech_busy_end(struct rt *rt, struct p *pp)
-{
-	struct p_mech *pm = pp->mech;
-	if (!rt->timed || pm->busy_since < 0)
-		return;
-	int64_t now = plat_nanotime(), end = rt_end_ns(rt);
-	if (end && now > end)
-		now = end;   /* the run's figures stop at its end */
-	if (now > pm->busy_since)
-		pm->busy_ns += (uint64_t)(now - pm->busy_since);
-	pm->busy_since = -1;
-}
-
-void rt_mech_busy_start(struct rt *rt, struct p *pp)
-{
-	if (rt->timed)
-		pp->mech->busy_since = plat_nanotime();
 }
 
 void rt_mech_spinning(struct m *m, uint32_t nspinning)
@@ -165,8 +161,6 @@ void rt_mech_collect(struct rt *rt, struct rt_mech *out)
 		op->node = rt->allp[i]->node;
 		op->runq = pm->rq;
 		op->busy_ns = pm->busy_ns;
-		if (pm->busy_since >= 0 && end > pm->busy_since)
-			op->busy_ns += (uint64_t)(end - pm->busy_since);   /* still running at the end */
 		for (int k = 0; k < RT_GQ__COUNT; k++) {
 			out->gq_takes[k] += pm->gq_takes[k];
 			out->gq_gs[k] += pm->gq_gs[k];

@@ -15,7 +15,6 @@ struct p_mech {
 	uint64_t steal_batches[RT_STEAL_BUCKETS], steal_gs[RT_STEAL_BUCKETS];
 	struct hist *lat_why[RT_RUN__COUNT];       /* made at first use */
 	struct hist *lat_class[RT_USER_CLASSES];
-	int64_t busy_since;            /* a G runs on it since then, -1 if none */
 	uint64_t busy_ns;
 	int64_t rq_t;                  /* its local queue's length since rq_t */
 	uint32_t rq_len;
@@ -54,14 +53,22 @@ void rt_mech_gq_len(struct rt *rt);
 void rt_mech_steal(struct p *pp, uint32_t n);
 /* pp's local queue may have changed length (its owner, at now). */
 void rt_mech_runq(struct rt *rt, struct p *pp, int64_t now);
+/* pp's owner put Gs on it (a spawn, a wake-up): in simulation, where
+ * reading the clock costs nothing, the length is updated now; natively
+ * only its maximum is (the time-weighted length is updated at the P's
+ * next G start, rt_mech_run), sparing a clock read per put. */
+void rt_mech_put(struct rt *rt, struct p *pp);
 /* pp's shared queue changed length (sharedq_lock held). */
 void rt_mech_sharedq(struct p *pp);
 /* g starts on pp at now after waiting lat ns for it. */
 void rt_mech_run(struct rt *rt, struct p *pp, const struct g *g, int64_t now, uint64_t lat);
-/* The G running on pp stops holding it (returns, or enters a system call). */
-void rt_mech_busy_end(struct rt *rt, struct p *pp);
-/* ... starts again (back from a system call on a P). */
-void rt_mech_busy_start(struct rt *rt, struct p *pp);
+/* pp's M worked ns for it (the cpu breakdown's user, sched and lock
+ * states, and a G's spin for a sync.Mutex, while it held pp). */
+static inline void rt_mech_busy(struct p *pp, uint64_t ns)
+{
+	if (pp->mech)
+		pp->mech->busy_ns += ns;
+}
 /* m starts spinning for work; now nspinning do. */
 void rt_mech_spinning(struct m *m, uint32_t nspinning);
 

@@ -26,9 +26,8 @@
 #define rt_mech_gq_len PLAT_SYM(rt_mech_gq_len)
 #define rt_mech_steal PLAT_SYM(rt_mech_steal)
 #define rt_mech_runq PLAT_SYM(rt_mech_runq)
+#define rt_mech_put PLAT_SYM(rt_mech_put)
 #define rt_mech_run PLAT_SYM(rt_mech_run)
-#define rt_mech_busy_end PLAT_SYM(rt_mech_busy_end)
-#define rt_mech_busy_start PLAT_SYM(rt_mech_busy_start)
 #define rt_mech_spinning PLAT_SYM(rt_mech_spinning)
 #define rt_mech_sharedq PLAT_SYM(rt_mech_sharedq)
 
@@ -52,6 +51,7 @@
 #define rt_dropp PLAT_SYM(rt_dropp)
 #define rt_time_held PLAT_SYM(rt_time_held)
 #define rt_time_released PLAT_SYM(rt_time_released)
+#define rt_time_split PLAT_SYM(rt_time_split)
 #define rt_acquirep PLAT_SYM(rt_acquirep)
 #define rt_releasep PLAT_SYM(rt_releasep)
 #define rt_pidleput PLAT_SYM(rt_pidleput)

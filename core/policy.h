@@ -304,7 +304,9 @@ struct rt_qlen {
 
 struct rt_mech_p {
 	int node;
-	uint64_t busy_ns;              /* Gs ran on it (system calls not counted) */
+	uint64_t busy_ns;              /* its M worked for it: the cpu breakdown's user, sched
+					* and lock wait while holding it (not spinning for
+					* work, parked, or in a G's system call) */
 	struct rt_qlen runq;           /* its local queue, runnext included */
 	struct rt_qlen sharedq;        /* its shared queue (a policy's placements on it) */
 };
@@ -353,8 +355,8 @@ struct rt_api {
 	/* Every value the run's body drew from its random streams, in the
 	 * order drawn, if it was asked to record them. */
 	size_t (*draws)(struct rt *rt, const struct rt_draw **out);
-	/* The run's mechanism counters (the caller frees them with
-	 * rt_mech_free). */
+	/* The run's mechanism counters, after result (which closes the Ms'
+	 * time up to the end); the caller frees them with rt_mech_free. */
 	void (*mech)(struct rt *rt, struct rt_mech *out);
 };
 extern const struct rt_api sim__rt_api, nat__rt_api;

@@ -372,6 +372,7 @@ struct p *rt_releasep(struct m *m)
 {
 	struct p *pp = m->p;
 	assert(pp && pp->m == m);
+	rt_time_split(m);   /* its time so far is pp's (the report's busy Ps) */
 	pp->lastm = m;
 	pp->m = NULL;
 	m->p = NULL;
@@ -524,6 +525,8 @@ static void mt_charge(struct m *m, unsigned state, uint64_t ns)
 	m->stats.time_ns[k] += ns;
 	if (state == RT_MT(RT_CPU_SPIN, 0))
 		m->stats.spinning_ns += ns;   /* not a G's spin for a sync.Mutex (class 1) */
+	else if (m->p && k != RT_CPU_PARKED && k != RT_CPU_SYSCALL)
+		rt_mech_busy(m->p, ns);       /* the P's work: its M neither idle nor looking */
 	if (k == RT_CPU_LOCK_SPIN || k == RT_CPU_LOCK_SLEEP)
 		m->stats.lock_ns[k == RT_CPU_LOCK_SLEEP][state >> 4] += ns;
 }
@@ -574,9 +577,17 @@ static void mt_start(struct m *m)
 	m->mt_futex0 = m->stats.futex_ns;
 }
 
+/* Charges m's time so far to its state (and to its P, if it holds one):
+ * before it takes or lets go of a P, so each P's busy time is its own. */
+void rt_time_split(struct m *m)
+{
+	rt_mt_switch(m, m->mt);
+}
+
 /* m takes a P (a spinning M starts spinning with it). */
 void rt_time_held(struct m *m)
 {
+	rt_time_split(m);
 	if (m->spinning && RT_MT_KIND(m->mt) == RT_CPU_SCHED)
 		rt_mt_switch(m, RT_MT(RT_CPU_SPIN, 0));
 }
@@ -1017,8 +1028,8 @@ void rt_startg(struct m *m, struct g *g)
 {
 	m->stats.gs_created++;
 	m->rt->pol->newproc(m, g);
-	if (m->p && m->rt->timed)
-		rt_mech_runq(m->rt, m->p, plat_nanotime());
+	if (m->p)
+		rt_mech_put(m->rt, m->p);
 	/* the parent's spawn counts for burst detection */
 	if (m->curg)
 		m->curg->burst++;
@@ -1035,8 +1046,8 @@ static void ready_since(struct m *m, struct g *g, int64_t since, enum rt_wake wh
 	g->runwhy = why == RT_WAKE_TIMER ? RT_RUN_TIMER : why == RT_WAKE_OTHER ? RT_RUN_PARTNER
 									    : RT_RUN_NET;
 	m->rt->pol->ready(m, g);   /* from here on another M may run it */
-	if (m->p && m->rt->timed)
-		rt_mech_runq(m->rt, m->p, plat_nanotime());
+	if (m->p)
+		rt_mech_put(m->rt, m->p);
 }
 
 /* Makes a parked G runnable.  Called by the M that woke it (a channel
@@ -1162,8 +1173,6 @@ again:
 
 	enum g_why why = plat_execute(m, g);
 
-	if (m->p)
-		rt_mech_busy_end(rt, m->p);
 	m->curg = NULL;
 	g->m = NULL;
 	if (m->p)

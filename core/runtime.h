@@ -612,6 +612,7 @@ struct g *rt_dropp(struct m *m, const int *node_order, bool recheck_global_first
  * without rt_acquirep, or lets go of it without rt_releasep (system calls). */
 void rt_time_held(struct m *m);
 void rt_time_released(struct m *m);
+void rt_time_split(struct m *m);
 /* An M's state for the cpu breakdown: an RT_CPU_x other than user, with
  * the lock's class for the two lock states. */
 #define RT_MT(k, cls) ((unsigned)(k) | (unsigned)(cls) << 4)

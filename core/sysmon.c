@@ -20,7 +20,6 @@
  *     M to take new work), and after 10 ms in any case.
  * Its per-P records (sm_*) are its own; what it reads of the Ps is atomic. */
 #include "core/runtime.h"
-#include "core/mech.h"
 
 #include <assert.h>
 
@@ -36,7 +35,7 @@ void rt_entersyscall(struct m *m, struct g *g)
 {
 	struct p *pp = m->p;
 	rt_time_released(m);
-	rt_mech_busy_end(m->rt, pp);
+	rt_time_split(m);
 	g->status = G_SYSCALL;
 	plat_store_ptr(&pp->curg, NULL, memory_order_relaxed);
 	pp->m = NULL;
@@ -82,7 +81,6 @@ bool rt_exitsyscall(struct m *m, struct g *g)
 	}
 	plat_add_u32(&pp->syscalltick, 1, memory_order_relaxed);
 	plat_store_ptr(&pp->curg, g, memory_order_relaxed);
-	rt_mech_busy_start(rt, pp);
 	g->status = G_RUNNING;
 	return true;
 }
