@@ -191,6 +191,9 @@ void rt_mech_collect(struct rt *rt, struct rt_mech *out)
 	}
 	out->nnodes = rt->topo->nnodes;
 	out->mem_lines = xcalloc((size_t)out->nnodes * (size_t)out->nnodes, sizeof(uint64_t));
-	out->mem_measured = plat_mem_matrix(rt, out->mem_lines, &out->nhops, out->mem_hop_lines,
+	struct rt_mem mem;
+	/* as the report's locality: only if the workload touched memory */
+	out->mem_measured = plat_mem_counters(rt, &mem) && mem.touches > 0 &&
+			    plat_mem_matrix(rt, out->mem_lines, &out->nhops, out->mem_hop_lines,
 					    out->mem_hop_ns);
 }

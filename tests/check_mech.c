@@ -243,9 +243,9 @@ START_TEST(network_wakeups_are_counted)
 }
 END_TEST
 
-/* Busy fractions are fractions; together the Ps ran Gs at least as long
- * as the Gs computed, and at most as long as the Ms were neither parked
- * nor in system calls. */
+/* Busy fractions are fractions; together the Ps were worked for at least
+ * as long as the Gs computed, and at most as long as the Ms were on a CPU
+ * not spinning for work, or asleep on a lock. */
 START_TEST(ps_busy_time_is_bounded_by_the_cpu_breakdown)
 {
 	for (int mode = test_first_mode(); mode < test_modes(); mode++) {
@@ -261,6 +261,9 @@ START_TEST(ps_busy_time_is_bounded_by_the_cpu_breakdown)
 		ck_assert_int_eq(m->nprocs, 4);
 		ck_assert_uint_ge(busy, o->r.user_ns);
 		ck_assert_uint_le(busy, c->lifetime_ns - c->ns[RT_CPU_PARKED] - c->ns[RT_CPU_SYSCALL]);
+		/* the breakdown's states a P's M works in: on a CPU less the
+		 * spinning for work, and asleep on a lock */
+		ck_assert_uint_le(busy, c->on_ns - m->spinning_ns + c->ns[RT_CPU_LOCK_SLEEP]);
 		/* computing hogs: the Ps were busy nearly all the time, and
 		 * (simulated: natively the host's other threads take their
 		 * share of it) running Gs is almost all of it user time */
@@ -307,6 +310,22 @@ START_TEST(memory_matrix_adds_up_to_the_dram_lines)
 }
 END_TEST
 
+/* A G back from a system call that lost its P waits under its own
+ * reason; a workload without memory touches has no memory matrix. */
+START_TEST(syscall_returns_are_counted)
+{
+	struct mech_outcome *o = run_mech(0, "steal", "numa2", "syscall-heavy", 4, NULL);
+	const struct rt_mech *m = &o->mech;
+	ck_assert_uint_gt(o->r.retakes, 0);
+	ck_assert_ptr_nonnull(m->latency_by_why[RT_RUN_SYSCALL]);
+	ck_assert_uint_gt(m->latency_by_why[RT_RUN_SYSCALL]->count, o->r.retakes / 2);
+	ck_assert_uint_le(m->latency_by_why[RT_RUN_SYSCALL]->count, o->r.retakes);
+	ck_assert_uint_eq(wake_total(m), o->r.sched_latency.count);
+	ck_assert(!m->mem_measured);
+	outcome_free(o);
+}
+END_TEST
+
 START_TEST(native_runs_have_no_memory_matrix)
 {
 	if (test_modes() < 2)
@@ -329,9 +348,13 @@ START_TEST(queue_lengths_are_consistent)
 		const struct rt_qlen *q = &m->p[i].runq;
 		ck_assert(q->area_ns <= (double)q->max * (double)m->span_ns);
 		ck_assert_uint_le(q->max, 256 + 1);
-		any = any || q->max > 0;
+		any = any || (q->max > 0 && q->area_ns > 0);
 	}
 	ck_assert(any);
+	/* Ps ran out of work and looked for more */
+	ck_assert_uint_gt(m->spinning_ns, 0);
+	ck_assert_uint_ge(m->spinning_max, 1);
+	ck_assert_uint_le(m->spinning_max, 16);
 	ck_assert(m->globrunq.area_ns <= (double)m->globrunq.max * (double)m->span_ns);
 	ck_assert(m->spinning_ns <= (uint64_t)m->spinning_max * m->span_ns);
 	outcome_free(o);
@@ -533,6 +556,7 @@ Suite *make_mech_suite(void)
 	tcase_add_test(tc, steal_buckets_cover_every_size_once);
 	tcase_add_test(tc, network_wakeups_are_counted);
 	tcase_add_test(tc, memory_matrix_adds_up_to_the_dram_lines);
+	tcase_add_test(tc, syscall_returns_are_counted);
 	tcase_add_test(tc, queue_lengths_are_consistent);
 	tcase_add_test(tc, json_has_buckets_and_mechanisms);
 	tcase_add_test(tc, cdf_csv_is_monotone_and_ends_at_one);
