@@ -102,7 +102,7 @@ void cli_mech_json(cJSON *metrics, const struct rt_mech *mc)
 						      dist_json(mc->latency_by_class[k]));
 	}
 
-	cJSON *sp = cJSON_AddObjectToObject(o, "spinning_ms");
+	cJSON *sp = cJSON_AddObjectToObject(o, "spinning_threads");
 	cJSON_AddNumberToObject(sp, "mean", span > 0 ? (double)mc->spinning_ns / span : 0);
 	cJSON_AddNumberToObject(sp, "max", mc->spinning_max);
 	cJSON_AddNumberToObject(sp, "spinning_ns", (double)mc->spinning_ns);

@@ -412,6 +412,14 @@ START_TEST(json_has_buckets_and_mechanisms)
 	cJSON *takes = cJSON_GetObjectItem(cJSON_GetObjectItem(mc, "global_queue"), "takes");
 	for (int k = 0; k < RT_GQ__COUNT; k++)
 		ck_assert_ptr_nonnull(cJSON_GetObjectItem(takes, rt_gq_why_names[k]));
+	cJSON *sp = cJSON_GetObjectItem(mc, "spinning_threads");
+	ck_assert_ptr_nonnull(sp);
+	ck_assert(cJSON_GetObjectItem(sp, "mean")->valuedouble <=
+		  cJSON_GetObjectItem(sp, "max")->valuedouble);
+	cJSON *gl = cJSON_GetObjectItem(cJSON_GetObjectItem(mc, "global_queue"), "length");
+	ck_assert(cJSON_GetObjectItem(gl, "mean")->valuedouble <=
+		  cJSON_GetObjectItem(gl, "max")->valuedouble);
+	ck_assert_int_gt(cJSON_GetArraySize(cJSON_GetObjectItem(mc, "steal_batches")), 0);
 	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(mc, "procs")), 8);
 	cJSON *p;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(mc, "procs")) {
