@@ -254,7 +254,10 @@ void cli_mech_text(const struct rt_mech *mc)
 				dist_row(label, mc->latency_by_class[k]);
 			}
 	}
-	if (mc->mem_measured) {
+	if (mc->mem_measured && mc->nnodes > 8) {
+		printf("  %-14s%d x %d nodes: in the JSON report (mechanisms.memory)\n", "memory",
+		       mc->nnodes, mc->nnodes);
+	} else if (mc->mem_measured) {
 		printf("  %-14saccessing node x home node, DRAM lines\n", "memory");
 		printf("  %-14s", "");
 		for (int h = 0; h < mc->nnodes; h++)
@@ -266,6 +269,8 @@ void cli_mech_text(const struct rt_mech *mc)
 				printf("%12llu", (unsigned long long)mc->mem_lines[n * mc->nnodes + h]);
 			printf("\n");
 		}
+	}
+	if (mc->mem_measured) {
 		printf("  %-14s", "DRAM latency");
 		for (int h = 0; h < mc->nhops; h++) {
 			char b[16];
