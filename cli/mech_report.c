@@ -246,7 +246,7 @@ void cli_mech_text(const struct rt_mech *mc)
 		if (mc->latency_by_why[k])
 			dist_row(why_labels[k], mc->latency_by_why[k]);
 	if (mc->nclasses) {
-		printf("  %-14s\n", "programs");
+		printf("  programs\n");
 		for (int k = 0; k < mc->nclasses; k++)
 			if (mc->latency_by_class[k]) {
 				char label[16];
