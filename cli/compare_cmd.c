@@ -54,10 +54,12 @@ void cli_help_compare(FILE *f)
 		"  --set KEY=VALUE    set a knob in every column whose policy has it (repeatable);\n"
 		"                     a column's own KEY=VALUE wins; a key that no column's policy\n"
 		"                     has is an error\n"
-		"  --json FILE|-      write {\"compare\", \"runs\", \"summary\"} to FILE, or to stdout\n"
-		"                     with - (then no table): \"runs\" holds every run's report as\n"
-		"                     `schedlab run --json` writes it, column by column, seed by\n"
-		"                     seed; \"summary\" each metric's mean, ci95 and n per column\n"
+		"  --json FILE|-      write {\"compare\", \"distributions\", \"runs\", \"summary\"} to\n"
+		"                     FILE, or to stdout with - (then no table): \"runs\" holds\n"
+		"                     every run's report as `schedlab run --json` writes it,\n"
+		"                     column by column, seed by seed; \"summary\" each metric's\n"
+		"                     mean, ci95 and n per column; \"distributions\" each\n"
+		"                     latency histogram whole per column, its seeds' added up\n"
 		"  --csv FILE|-       instead, write a row per metric and column,\n"
 		"                     metric,column,mean,ci95,n,rel_change,pp_change,unit to\n"
 		"                     FILE, or to stdout with - (then no table)\n"
@@ -271,11 +273,17 @@ static const struct metric {
 	{ "completed", "goroutines completed", UNIT_COUNT, false, NULL },
 	{ "requests", "requests", UNIT_COUNT, true, NULL },
 	{ "sched_latency_ns.p50", "sched latency p50", UNIT_NS, false, NULL },
+	{ "sched_latency_ns.p90", "sched latency p90", UNIT_NS, false, NULL },
 	{ "sched_latency_ns.p99", "sched latency p99", UNIT_NS, false, NULL },
+	{ "sched_latency_ns.p999", "sched latency p99.9", UNIT_NS, false, NULL },
 	{ "sched_latency_ns.max", "sched latency max", UNIT_NS, false, NULL },
 	{ "sched_latency_ns.mean", "sched latency mean", UNIT_NS, false, NULL },
 	{ "request_latency_ns.p50", "request latency p50", UNIT_NS, true, NULL },
+	{ "request_latency_ns.p90", "request latency p90", UNIT_NS, true, NULL },
 	{ "request_latency_ns.p99", "request latency p99", UNIT_NS, true, NULL },
+	{ "request_latency_ns.p999", "request latency p99.9", UNIT_NS, true, NULL },
+	{ "request_latency_ns.max", "request latency max", UNIT_NS, true, NULL },
+	{ "request_latency_ns.mean", "request latency mean", UNIT_NS, true, NULL },
 	{ "cpu.busy_pus", "cpu busy PUs", UNIT_PUS, false, NULL },
 	{ "cpu.busy_frac", "cpu busy, of all PUs", UNIT_FRAC, false, NULL },
 	{ "cpu.futex_frac", "cpu futex, of on-CPU", UNIT_FRAC, false, NULL },
@@ -561,6 +569,40 @@ static const char *format_number(char buf[32], double v)
 	return buf;
 }
 
+/* Each latency distribution whole, a column's seeds' histograms added
+ * up: its non-empty buckets, [bound_ns, count], as each run's report
+ * gives them. */
+static cJSON *distributions_json(const struct compare *c)
+{
+	static const char *const dists[] = { "sched_latency_ns", "request_latency_ns" };
+	cJSON *o = cJSON_CreateObject();
+	struct hist *h = xcalloc(1, sizeof(*h));
+	for (size_t d = 0; d < sizeof(dists) / sizeof(dists[0]); d++) {
+		cJSON *dist = NULL;
+		for (int j = 0; j < c->ncols; j++) {
+			memset(h, 0, sizeof(*h));
+			for (int i = 0; i < c->nseeds; i++) {
+				const cJSON *report = cJSON_GetArrayItem(c->runs, j * c->nseeds + i);
+				const cJSON *b = cJSON_GetObjectItemCaseSensitive(
+					metric_item(report, dists[d]), "buckets");
+				const cJSON *pair;
+				cJSON_ArrayForEach(pair, b)
+				hist_add(h, (uint64_t)cJSON_GetArrayItem(pair, 0)->valuedouble,
+					 (uint64_t)cJSON_GetArrayItem(pair, 1)->valuedouble);
+			}
+			if (!h->count)
+				continue;
+			if (!dist)
+				dist = cJSON_AddObjectToObject(o, dists[d]);
+			cJSON *col = cJSON_AddObjectToObject(dist, c->cols[j].label);
+			cJSON_AddNumberToObject(col, "count", (double)h->count);
+			cJSON_AddItemToObject(col, "buckets", cli_hist_buckets_json(h));
+		}
+	}
+	free(h);
+	return o;
+}
+
 static cJSON *compare_json(struct compare *c, const struct cli_run *run, const struct stat *stats)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -599,6 +641,7 @@ static cJSON *compare_json(struct compare *c, const struct cli_run *run, const s
 			}
 		}
 	}
+	cJSON_AddItemToObject(o, "distributions", distributions_json(c));
 	cJSON_AddItemToObject(o, "runs", c->runs);
 	c->runs = NULL;
 	cJSON_AddItemToObject(o, "summary", sum);
@@ -792,6 +835,8 @@ int cmd_compare(int argc, char **argv)
 	}
 out:
 	cJSON_Delete(c.runs);
+	if (run)
+		rt_mech_free(&run->mech);
 	free(run);
 	wl_free(wl);
 	topo_free(topo);

@@ -33,6 +33,7 @@ struct cli_run {
 	bool trace;
 	uint64_t trace_limit;
 	struct rt_result r;
+	struct rt_mech mech;           /* (cli_run_exec; rt_mech_free frees it) */
 };
 
 /* ---- Set-up ---- */
@@ -120,6 +121,17 @@ void cli_report_text(const struct cli_run *run);
 /* o, printed, to path ("-": stdout); returns 0, or EXIT_BADINPUT with a
  * message naming cmd and --json path. */
 int cli_write_json(const char *cmd, const char *path, const cJSON *o);
+
+/* A latency histogram as the report gives it: its quantiles, max, mean,
+ * and its non-empty buckets whole, [bound_ns, count] each. */
+cJSON *cli_latency_json(const struct hist *h);
+cJSON *cli_hist_buckets_json(const struct hist *h);
+/* The mechanisms (mech_report.c): into the report's metrics, as text,
+ * and every latency distribution as a CDF in CSV to path ("-": stdout;
+ * 0, or EXIT_BADINPUT with a message naming cmd and --cdf path). */
+void cli_mech_json(cJSON *metrics, const struct rt_mech *mech);
+void cli_mech_text(const struct rt_mech *mech);
+int cli_write_cdf(const char *cmd, const char *path, const struct cli_run *run);
 
 /* If the run was cut at a limit, says so on f -- which limit, where, the
  * option that raises it -- and returns EXIT_LIMIT; else 0. */

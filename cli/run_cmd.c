@@ -19,7 +19,7 @@ void cli_help_run(FILE *f)
 {
 	fprintf(f,
 		"usage: schedlab run -p POLICY -t TOPOLOGY -w WORKLOAD [--procs N] [--seed N]\n"
-		"                    [--set KEY=VALUE ...] [--json FILE|-] [--native]\n"
+		"                    [--set KEY=VALUE ...] [--json FILE|-] [--cdf FILE|-] [--native]\n"
 		"                    [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
 		"                    [--trace FILE [--trace-limit N]]\n"
 		"\n"
@@ -36,6 +36,11 @@ void cli_help_run(FILE *f)
 		"                     and seed give the same simulated run, byte for byte\n"
 		"  --set KEY=VALUE    set a policy knob (repeatable; see `schedlab list policies`)\n"
 		"  --json FILE|-      write the report as JSON to FILE, or to stdout with -\n"
+		"                     (each latency histogram whole: its buckets as [bound_ns,\n"
+		"                     count], the mechanisms' counters under \"mechanisms\")\n"
+		"  --cdf FILE|-       write every latency distribution as a CDF in CSV to FILE,\n"
+		"                     or to stdout with -: distribution,le_ns,count,cum_count,\n"
+		"                     cum_frac, a row per non-empty bucket\n"
 		"  --native           run on this machine's threads instead of simulating\n"
 		"  --trace FILE       write the run's execution trace to FILE in Go 1.19's\n"
 		"                     format: open it with `go tool trace FILE` (docs/tracing.md);\n"
@@ -189,7 +194,7 @@ int cli_report_cut(const char *cmd, const struct cli_run *run, FILE *f)
 	return EXIT_LIMIT;
 }
 
-static cJSON *latency_json(const struct hist *h)
+cJSON *cli_latency_json(const struct hist *h)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "p50", (double)hist_quantile(h, 0.50));
@@ -198,6 +203,7 @@ static cJSON *latency_json(const struct hist *h)
 	cJSON_AddNumberToObject(o, "p999", (double)hist_quantile(h, 0.999));
 	cJSON_AddNumberToObject(o, "max", (double)h->max);
 	cJSON_AddNumberToObject(o, "mean", hist_mean(h));
+	cJSON_AddItemToObject(o, "buckets", cli_hist_buckets_json(h));
 	return o;
 }
 
@@ -274,10 +280,10 @@ cJSON *cli_report_json(const struct cli_run *run)
 	if (r->ended != RT_ENDED_ITSELF)
 		cJSON_AddStringToObject(m, "ended", rt_ended_names[r->ended]);
 	if (r->sched_latency.count)
-		cJSON_AddItemToObject(m, "sched_latency_ns", latency_json(&r->sched_latency));
+		cJSON_AddItemToObject(m, "sched_latency_ns", cli_latency_json(&r->sched_latency));
 	if (r->requests) {
 		cJSON_AddNumberToObject(m, "requests", (double)r->requests);
-		cJSON_AddItemToObject(m, "request_latency_ns", latency_json(&r->request_latency));
+		cJSON_AddItemToObject(m, "request_latency_ns", cli_latency_json(&r->request_latency));
 	}
 	double tput;
 	const char *tunit = cli_throughput(r, &tput);
@@ -315,6 +321,7 @@ cJSON *cli_report_json(const struct cli_run *run)
 	cJSON *sm = cJSON_AddObjectToObject(m, "sysmon");
 	cJSON_AddNumberToObject(sm, "preemptions", (double)r->preemptions);
 	cJSON_AddNumberToObject(sm, "retakes", (double)r->retakes);
+	cli_mech_json(m, &run->mech);
 	return o;
 }
 
@@ -478,6 +485,7 @@ void cli_report_text(const struct cli_run *run)
 	printf("\n");
 	printf(LABEL "%llu preemptions, %llu Ps retaken from system calls\n", "sysmon",
 	       (unsigned long long)r->preemptions, (unsigned long long)r->retakes);
+	cli_mech_text(&run->mech);
 }
 
 int cli_write_json(const char *cmd, const char *path, const cJSON *o)
@@ -583,6 +591,7 @@ struct run_own {
 	const char *json;
 	const char *trace;             /* --trace FILE */
 	const char *trace_limit;       /* --trace-limit N */
+	const char *cdf;               /* --cdf */
 };
 
 static int run_own_kind(void *ctx, const char *a)
@@ -592,7 +601,7 @@ static int run_own_kind(void *ctx, const char *a)
 		r->native = true;
 		return CLI_OWN_FLAG;
 	}
-	if ((strcmp(a, "--json") == 0 || strcmp(a, "--trace") == 0 ||
+	if ((strcmp(a, "--json") == 0 || strcmp(a, "--cdf") == 0 || strcmp(a, "--trace") == 0 ||
 	     strcmp(a, "--trace-limit") == 0) && !r->expand)
 		return CLI_OWN_VALUE;
 	if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && r->expand)
@@ -609,6 +618,8 @@ static int run_own_value(void *ctx, const char *a, const char *v)
 		r->trace = v;
 	else if (strcmp(a, "--trace-limit") == 0)
 		r->trace_limit = v;
+	else if (strcmp(a, "--cdf") == 0)
+		r->cdf = v;
 	else
 		r->expand = v;
 	return 0;
@@ -711,6 +722,11 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	}
 	int claim = json ? cli_out_claim(cmd, "--json", json)
 		  : expand ? cli_out_claim(cmd, "-o", expand) : 0;
+	if (!claim && own.cdf) {
+		if (json && strcmp(json, "-") == 0 && strcmp(own.cdf, "-") == 0)
+			return cli_usage_error(cmd, "--cdf -: stdout is --json's already");
+		claim = cli_out_claim(cmd, "--cdf", own.cdf);
+	}
 	if (!claim && own.trace)
 		claim = cli_out_claim(cmd, "--trace", own.trace);
 	if (claim)
@@ -782,7 +798,9 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 			rc = cli_write_json(cmd, json, report);
 			cJSON_Delete(report);
 		}
-		if (!json || strcmp(json, "-") != 0)
+		if (rc == 0 && own.cdf)
+			rc = cli_write_cdf(cmd, own.cdf, &run);
+		if ((!json || strcmp(json, "-") != 0) && (!own.cdf || strcmp(own.cdf, "-") != 0))
 			cli_report_text(&run);
 		if (own.trace) {
 			int trc = write_exec_trace(cmd, own.trace, run.api, rt);
@@ -797,6 +815,7 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 out:
 	if (rt)
 		run.api->destroy(rt);
+	rt_mech_free(&run.mech);
 	wl_free(wl);
 	topo_free(topo);
 	free(knobs);
@@ -857,6 +876,8 @@ struct rt *cli_run_exec(struct cli_run *run, bool record_draws, struct err *e)
 	if (rt) {
 		run->api->run(rt);
 		run->api->result(rt, &run->r);
+		rt_mech_free(&run->mech);
+		run->api->mech(rt, &run->mech);
 	}
 	return rt;
 }

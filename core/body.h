@@ -75,6 +75,11 @@ struct body_ops {
 	 * to node, paying for the copy (false: it did not move). */
 	bool (*g_stack_modelled)(const struct g *g);
 	bool (*g_stack_move)(struct m *m, struct g *g, int node);
+	/* g's class for the report's per-class figures (a workload's: its
+	 * program), below RT_USER_CLASSES, and class k's name (NULL past
+	 * the last); both NULL: the body has no classes. */
+	unsigned (*g_class)(const struct rt *rt, const struct g *g);
+	const char *(*class_name)(const struct rt *rt, unsigned k);
 	/* What the run's report takes from the body (its locality.stacks). */
 	void (*collect)(const struct rt *rt, struct rt_result *r);
 	/* The values it drew from random streams, in order, if it recorded

@@ -18,6 +18,19 @@
 #define rt_note_sleep PLAT_SYM(rt_note_sleep)
 #define rt_note_wakeup PLAT_SYM(rt_note_wakeup)
 
+/* core/mech.c */
+#define rt_mech_init PLAT_SYM(rt_mech_init)
+#define rt_mech_fini PLAT_SYM(rt_mech_fini)
+#define rt_mech_collect PLAT_SYM(rt_mech_collect)
+#define rt_mech_gq_take PLAT_SYM(rt_mech_gq_take)
+#define rt_mech_gq_len PLAT_SYM(rt_mech_gq_len)
+#define rt_mech_steal PLAT_SYM(rt_mech_steal)
+#define rt_mech_runq PLAT_SYM(rt_mech_runq)
+#define rt_mech_put PLAT_SYM(rt_mech_put)
+#define rt_mech_run PLAT_SYM(rt_mech_run)
+#define rt_mech_spinning PLAT_SYM(rt_mech_spinning)
+#define rt_mech_sharedq PLAT_SYM(rt_mech_sharedq)
+
 /* core/proc.c */
 #define rt_new PLAT_SYM(rt_new)
 #define rt_run PLAT_SYM(rt_run)
@@ -38,6 +51,7 @@
 #define rt_dropp PLAT_SYM(rt_dropp)
 #define rt_time_held PLAT_SYM(rt_time_held)
 #define rt_time_released PLAT_SYM(rt_time_released)
+#define rt_time_split PLAT_SYM(rt_time_split)
 #define rt_acquirep PLAT_SYM(rt_acquirep)
 #define rt_releasep PLAT_SYM(rt_releasep)
 #define rt_pidleput PLAT_SYM(rt_pidleput)

@@ -127,6 +127,7 @@ static struct g *deliver(struct rt *rt, const struct netpoll_event *ev, int n, u
 					rt_trace_wake(plat_self(), w[j], w[j]->wake);
 				w[j]->status = G_RUNNABLE;
 				w[j]->runnable_since = now;
+				w[j]->runwhy = RT_RUN_NET;
 				w[j]->schedlink = NULL;
 				*tail = w[j];
 				tail = &w[j]->schedlink;
@@ -141,6 +142,7 @@ static struct g *deliver(struct rt *rt, const struct netpoll_event *ev, int n, u
 				rt_trace_wake(plat_self(), g, g->wake);
 			g->status = G_RUNNABLE;
 			g->runnable_since = now;
+			g->runwhy = RT_RUN_NET;
 			g->schedlink = NULL;
 			*tail = g;
 			tail = &g->schedlink;

@@ -142,6 +142,12 @@
  *         lines by where each came from (a cache, DRAM by hops); false if
  *         the platform keeps no such counters (natively; the struct is
  *         left alone).  Scheduler state is not in them.
+ *     bool plat_mem_matrix(struct rt *, uint64_t *lines, int *nhops,
+ *                          uint64_t *hop_lines, double *hop_ns)
+ *         the DRAM lines of those, by accessing node x home node
+ *         (lines[node * nnodes + home]), and by hops with the sum of the
+ *         model's latency of each line (hop_ns); false natively, where
+ *         no such measure exists (the arrays are left alone)
  *
  *   Runs:
  *     bool plat_rt_init(struct rt *, struct err *)   after the core's own set-up

@@ -269,6 +269,84 @@ struct rt_result {
 	struct rt_cpu_time cpu;
 };
 
+/* ---- The mechanisms behind a run [docs/runtime.md, "The mechanisms"] ----
+ * Counters the core keeps at its decision points, apart from struct
+ * rt_result (what every caller reads) since they take memory in
+ * proportion to Ps and nodes: rt_api.mech fills one, rt_mech_free frees
+ * it.  Timed runs only (an untimed one reads no clock). */
+
+/* Why an M took Gs from a global run queue. */
+enum rt_gq_why {
+	RT_GQ_FAIRNESS,      /* the every-Nth look (Go's schedtick % 61) */
+	RT_GQ_LOCAL_EMPTY,   /* its P's own queue was empty */
+	RT_GQ_ONLY,          /* the policy's one queue (global: no local queues) */
+	RT_GQ_STEAL,         /* looking for work elsewhere: another node's queue */
+	RT_GQ_IDLE,          /* the last look before its P goes idle */
+	RT_GQ__COUNT,
+};
+extern const char *const rt_gq_why_names[RT_GQ__COUNT];   /* the report's keys */
+
+/* Why a G became runnable: its wait for a P is counted under this. */
+enum rt_run_why {
+	RT_RUN_SPAWN,        /* made by go */
+	RT_RUN_PARTNER,      /* readied by a channel, mutex or wait group partner */
+	RT_RUN_TIMER,        /* its sleep ended */
+	RT_RUN_NET,          /* the netpoller: data, a connection, a writable descriptor */
+	RT_RUN_SYSCALL,      /* back from a system call without a P */
+	RT_RUN_PREEMPT,      /* preempted */
+	RT_RUN_YIELD,        /* yielded (Gosched) */
+	RT_RUN__COUNT,
+};
+extern const char *const rt_run_why_names[RT_RUN__COUNT];
+
+/* Steal batch sizes: 1 to 16 exactly, then by powers of two (17-32, ...). */
+#define RT_STEAL_EXACT 16
+#define RT_STEAL_BUCKETS (RT_STEAL_EXACT + 28)
+unsigned rt_steal_bucket(uint32_t n);
+void rt_steal_bucket_range(unsigned b, uint64_t *lo, uint64_t *hi);
+
+/* A run queue's length over time: its integral over the run's span, and
+ * the largest length seen. */
+struct rt_qlen {
+	double area_ns;                /* sum of length x ns */
+	uint32_t max;
+};
+
+struct rt_mech_p {
+	int node;
+	uint64_t busy_ns;              /* its M worked for it: the cpu breakdown's user, sched
+					* and lock wait while holding it (not spinning for
+					* work, parked, or in a G's system call) */
+	struct rt_qlen runq;           /* its local queue, runnext included */
+	struct rt_qlen sharedq;        /* its shared queue (a policy's placements on it) */
+};
+
+struct rt_mech {
+	bool measured;                 /* a timed run's */
+	uint64_t span_ns;              /* the denominators of the time-weighted figures */
+	uint64_t gq_takes[RT_GQ__COUNT], gq_gs[RT_GQ__COUNT];
+	struct rt_qlen globrunq;       /* every global queue together */
+	uint64_t steal_batches[RT_STEAL_BUCKETS], steal_gs[RT_STEAL_BUCKETS];
+	/* scheduling latency by why the G became runnable (NULL: none) */
+	struct hist *latency_by_why[RT_RUN__COUNT];
+	/* ... and by the body's class of G: a workload's programs */
+	int nclasses;
+	char *class_names[RT_USER_CLASSES];
+	struct hist *latency_by_class[RT_USER_CLASSES];
+	uint64_t spinning_ns;          /* Ms spinning for work, summed (its integral) */
+	uint32_t spinning_max;         /* the most seen at once, as an M started spinning */
+	int nprocs;
+	struct rt_mech_p *p;           /* [nprocs] */
+	/* DRAM lines the workload read, by accessing node x home node, and
+	 * the model's latency of them by hops (simulation only) */
+	bool mem_measured;
+	int nnodes, nhops;
+	uint64_t *mem_lines;           /* [node * nnodes + home] */
+	uint64_t mem_hop_lines[TOPO_MAX_HOPS + 1];
+	double mem_hop_ns[TOPO_MAX_HOPS + 1];   /* sum of latency x lines */
+};
+void rt_mech_free(struct rt_mech *mech);
+
 /* One compilation of the runtime: the simulated one or the native one.
  * Both are linked into every program; a run picks one. */
 struct rt_api {
@@ -291,6 +369,9 @@ struct rt_api {
 	 * false with the reason in e if it was not recorded or passed
 	 * its limit. */
 	bool (*trace)(struct rt *rt, struct rt_trace *out, struct err *e);
+	/* The run's mechanism counters, after result (which closes the Ms'
+	 * time up to the end); the caller frees them with rt_mech_free. */
+	void (*mech)(struct rt *rt, struct rt_mech *out);
 };
 extern const struct rt_api sim__rt_api, nat__rt_api;
 

@@ -172,6 +172,7 @@
  * set adds up to 1), and the OS's view: PUs busy on average (on-CPU time
  * over the span) and the futex calls' share of the on-CPU time. */
 #include "core/runtime.h"
+#include "core/mech.h"
 
 #include <assert.h>
 #include <stdarg.h>
@@ -373,6 +374,7 @@ struct p *rt_releasep(struct m *m)
 	struct p *pp = m->p;
 	assert(pp && pp->m == m);
 	rt_trace(m->rt, m, RT_TEV_P_STOP, 0, pp->id, 0, 0);
+	rt_time_split(m);   /* its time so far is pp's (the report's busy Ps) */
 	pp->lastm = m;
 	pp->m = NULL;
 	m->p = NULL;
@@ -523,6 +525,10 @@ static void mt_charge(struct m *m, unsigned state, uint64_t ns)
 {
 	enum rt_cpu k = RT_MT_KIND(state);
 	m->stats.time_ns[k] += ns;
+	if (state == RT_MT(RT_CPU_SPIN, 0))
+		m->stats.spinning_ns += ns;   /* not a G's spin for a sync.Mutex (class 1) */
+	else if (m->p && k != RT_CPU_PARKED && k != RT_CPU_SYSCALL)
+		rt_mech_busy(m->p, ns);       /* the P's work: its M neither idle nor looking */
 	if (k == RT_CPU_LOCK_SPIN || k == RT_CPU_LOCK_SLEEP)
 		m->stats.lock_ns[k == RT_CPU_LOCK_SLEEP][state >> 4] += ns;
 }
@@ -573,9 +579,17 @@ static void mt_start(struct m *m)
 	m->mt_futex0 = m->stats.futex_ns;
 }
 
+/* Charges m's time so far to its state (and to its P, if it holds one):
+ * before it takes or lets go of a P, so each P's busy time is its own. */
+void rt_time_split(struct m *m)
+{
+	rt_mt_switch(m, m->mt);
+}
+
 /* m takes a P (a spinning M starts spinning with it). */
 void rt_time_held(struct m *m)
 {
+	rt_time_split(m);
 	if (m->spinning && RT_MT_KIND(m->mt) == RT_CPU_SCHED)
 		rt_mt_switch(m, RT_MT(RT_CPU_SPIN, 0));
 }
@@ -593,8 +607,9 @@ void rt_becomespinning(struct m *m)
 {
 	assert(m->p && !m->spinning);
 	m->spinning = true;
-	plat_add_u32(&m->rt->sched.nmspinning, 1, memory_order_relaxed);
-	rt_trace(m->rt, m, RT_TEV_SPINNING, 0, m->p->id, plat_peek_u32(&m->rt->sched.nmspinning), 0);
+	uint32_t spinning = plat_add_u32(&m->rt->sched.nmspinning, 1, memory_order_relaxed) + 1;
+	rt_mech_spinning(m, spinning);
+	rt_trace(m->rt, m, RT_TEV_SPINNING, 0, m->p->id, spinning, 0);
 	if (RT_MT_KIND(m->mt) == RT_CPU_SCHED)
 		rt_mt_switch(m, RT_MT(RT_CPU_SPIN, 0));
 }
@@ -661,6 +676,7 @@ struct g *rt_dropp(struct m *m, const int *node_order, bool recheck_global_first
 	 * node's, m looks again, holding its P. */
 	rt_lock(&s->lock);
 	if (plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
+		rt_mech_gq_why(pp, RT_GQ_IDLE);
 		if (!node_order)
 			g = rt_globrunqget(rt, pp, 0);
 		for (int k = 0; node_order && k < rt->topo->nnodes && !g; k++)
@@ -813,6 +829,7 @@ void rt_globrunqputbatch(struct rt *rt, int qi, struct g *const *gs, uint32_t n)
 			       memory_order_relaxed);
 	plat_store_u32(&s->runqsize, plat_load_u32(&s->runqsize, memory_order_relaxed) + n,
 		       memory_order_relaxed);
+	rt_mech_gq_len(rt);
 }
 
 /* The oldest G of q; the caller accounts for it in the sizes. */
@@ -857,6 +874,7 @@ struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max)
 			     rt_trace_runqlen(pp) ? RT_TG_FAIRNESS : RT_TG_EMPTY_LOCAL, n);
 		rt_trace_rec(rt, self, RT_TEV_RUNQ, 0, -1, size - n, 0);
 	}
+	rt_mech_gq_take(rt, pp, n);
 	struct g *g = globrunqpop(q);
 	while (--n > 0)
 		rt_runqput(rt, pp, globrunqpop(q), false);
@@ -997,6 +1015,7 @@ static struct g *gnew(struct rt *rt, struct p *pp)
 	g->panicking = false;
 	g->onq = RT_Q_NONE;
 	g->wake = RT_WAKE_OTHER;
+	g->runwhy = RT_RUN_SPAWN;
 	g->burst = 0;
 	g->home_p = -1;
 	g->remote_runs = 0;   /* a reused G keeps its stack, and the stack its node */
@@ -1023,6 +1042,8 @@ void rt_startg(struct m *m, struct g *g)
 	rt_trace(m->rt, m, RT_TEV_G_CREATE, g->goid, m->p ? m->p->id : -1,
 		 m->curg ? m->curg->goid : 0, rt_trace_label(m->rt, g, false));
 	m->rt->pol->newproc(m, g);
+	if (m->p)
+		rt_mech_put(m->rt, m->p);
 	/* the parent's spawn counts for burst detection */
 	if (m->curg)
 		m->curg->burst++;
@@ -1038,7 +1059,11 @@ static void ready_since(struct m *m, struct g *g, int64_t since, enum rt_wake wh
 	g->wake = (uint8_t)why;
 	if (m->rt->tracing)
 		rt_trace_wake(m, g, why);
+	g->runwhy = why == RT_WAKE_TIMER ? RT_RUN_TIMER : why == RT_WAKE_OTHER ? RT_RUN_PARTNER
+									    : RT_RUN_NET;
 	m->rt->pol->ready(m, g);   /* from here on another M may run it */
+	if (m->p)
+		rt_mech_put(m->rt, m->p);
 }
 
 /* Makes a parked G runnable.  Called by the M that woke it (a channel
@@ -1151,6 +1176,7 @@ again:
 		if (g->runnable_since >= 0) {
 			now = plat_nanotime();
 			hist_record(&m->stats.sched_latency, (uint64_t)(now - g->runnable_since));
+			rt_mech_run(rt, pp, g, now, (uint64_t)(now - g->runnable_since));
 		}
 		/* FNV-1a over the decision: a different schedule changes the hash */
 		uint64_t h = m->stats.sched_hash ^ 0xcbf29ce484222325ULL;
@@ -1181,6 +1207,7 @@ again:
 			 m->p ? m->p->id : -1, 0, 0);
 		/* Go's gopreempt_m is a Gosched: both go to the global queue */
 		g->status = G_RUNNABLE;
+		g->runwhy = why == G_PREEMPT ? RT_RUN_PREEMPT : RT_RUN_YIELD;
 		g->runnable_since = runnable_now(rt);
 		rt->pol->yield(m, g);
 		break;
@@ -1189,6 +1216,7 @@ again:
 		 * appeared meanwhile, else queue the G globally; then m parks
 		 * (rt_mstart) and a P's M will run it. */
 		g->runnable_since = runnable_now(rt);
+		g->runwhy = RT_RUN_SYSCALL;
 		rt_lock(&rt->sched.lock);
 		struct p *idle = rt_pidleget_near(rt, plat_node());
 		if (!idle)
@@ -1434,6 +1462,7 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 		rt_runq_init(rt, pp);
 		rt_timers_init(rt, pp);
 	}
+	rt_mech_init(rt);
 	if (rt->pol->placed)
 		rt->pol->placed(rt);
 	rt_netpoll_init(rt);
@@ -1609,6 +1638,7 @@ void rt_free(struct rt *rt)
 	rt_netpoll_fini(rt);
 	plat_rt_fini(rt);
 	rt->pol->fini(rt);
+	rt_mech_fini(rt);
 	for (size_t i = 0; i < rt->nallg; i++) {
 		plat_g_free(rt, rt->allg[i]);
 		free(rt->allg[i]->sel);

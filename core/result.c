@@ -4,6 +4,8 @@
 #include "core/policy.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* ---- Fractions [docs/runtime.md, "What a run reports"] ---- */
 
@@ -110,4 +112,57 @@ int rt_result_report_fatal(const struct rt_result *r, FILE *f)
 		fprintf(f, "...\n");
 	fprintf(f, "(%llu goroutines blocked)\n", (unsigned long long)r->nblocked);
 	return EXIT_FOUND;
+}
+
+/* ---- The mechanisms [docs/runtime.md, "The mechanisms"] ---- */
+
+const char *const rt_gq_why_names[RT_GQ__COUNT] = {
+	[RT_GQ_FAIRNESS] = "fairness",
+	[RT_GQ_LOCAL_EMPTY] = "local_empty",
+	[RT_GQ_ONLY] = "only_queue",
+	[RT_GQ_STEAL] = "steal",
+	[RT_GQ_IDLE] = "before_idle",
+};
+
+const char *const rt_run_why_names[RT_RUN__COUNT] = {
+	[RT_RUN_SPAWN] = "spawn",
+	[RT_RUN_PARTNER] = "partner",
+	[RT_RUN_TIMER] = "timer",
+	[RT_RUN_NET] = "network",
+	[RT_RUN_SYSCALL] = "syscall_return",
+	[RT_RUN_PREEMPT] = "preemption",
+	[RT_RUN_YIELD] = "yield",
+};
+
+unsigned rt_steal_bucket(uint32_t n)
+{
+	if (n <= RT_STEAL_EXACT)
+		return n ? n - 1 : 0;
+	/* 17..32 -> RT_STEAL_EXACT, 33..64 -> +1, ... */
+	unsigned b = RT_STEAL_EXACT + (unsigned)(32 - __builtin_clz(n - 1)) - 5;
+	return b < RT_STEAL_BUCKETS ? b : RT_STEAL_BUCKETS - 1;
+}
+
+void rt_steal_bucket_range(unsigned b, uint64_t *lo, uint64_t *hi)
+{
+	if (b < RT_STEAL_EXACT) {
+		*lo = *hi = b + 1;
+		return;
+	}
+	unsigned k = b - RT_STEAL_EXACT + 5;   /* (2^(k-1), 2^k] */
+	*lo = ((uint64_t)1 << (k - 1)) + 1;
+	*hi = (uint64_t)1 << k;
+}
+
+void rt_mech_free(struct rt_mech *mech)
+{
+	for (int k = 0; k < RT_RUN__COUNT; k++)
+		free(mech->latency_by_why[k]);
+	for (int k = 0; k < RT_USER_CLASSES; k++) {
+		free(mech->latency_by_class[k]);
+		free(mech->class_names[k]);
+	}
+	free(mech->p);
+	free(mech->mem_lines);
+	memset(mech, 0, sizeof(*mech));
 }

@@ -21,6 +21,7 @@
  * read head after it also reads the lowered tail (both seq_cst), so its
  * batch stops below the popped slot. */
 #include "core/runtime.h"
+#include "core/mech.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -234,6 +235,7 @@ void rt_sharedq_putlist(struct rt *rt, struct p *pp, struct g *head, struct g *t
 	pp->sharedq_tail = tail;
 	/* seq_cst: a full barrier before the caller reads whether pp is idle */
 	plat_add_u32(&pp->sharedq_size, n, memory_order_seq_cst);
+	rt_mech_sharedq(pp);
 	rt_unlock(&pp->sharedq_lock);
 }
 
@@ -274,6 +276,7 @@ struct g *rt_sharedq_get_ready_by(struct p *pp, int64_t ready_by)
 			       plat_load_u32(&pp->sharedq_size, memory_order_relaxed) - 1,
 			       memory_order_relaxed);
 		rt_g_deq(g, RT_Q_SHARED);
+		rt_mech_sharedq(pp);
 	}
 	rt_unlock(&pp->sharedq_lock);
 	return g;

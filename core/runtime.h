@@ -147,6 +147,8 @@ enum g_status {
 };
 
 struct hchan;
+struct p_mech;
+struct rt_mechrun;
 
 /* A G waiting on a channel: [proc: Channels]. */
 struct sudog {
@@ -245,6 +247,7 @@ struct g {
 	 * with asserts only (rt_g_enq). */
 	uint8_t onq;
 	uint8_t wake;            /* why it was last readied (enum rt_wake) */
+	uint8_t runwhy;          /* why it last became runnable (enum rt_run_why): the report's */
 	struct plat_g plat;
 
 	/* While it waits (a channel's wait touches this line only); each
@@ -373,6 +376,7 @@ struct p {
 	/* the G in a system call on it, for the trace (published by the
 	 * status store that starts the call) */
 	uint64_t trace_sysg;
+	struct p_mech *mech;     /* the report's counters of it (owner) [core/mech.h] */
 };
 
 /* ---- M ---- */
@@ -396,6 +400,8 @@ struct m_stats {
 	uint64_t futex_ns;       /* CPU its futex calls took, where the platform counts it */
 	uint64_t preempted;      /* Gs that gave up their P to a preemption request */
 	uint64_t sched_hash;     /* fingerprint of its scheduling decisions */
+	uint64_t spinning_ns;    /* spinning for work (time_ns[RT_CPU_SPIN] less sync.Mutex spins) */
+	uint32_t spinning_max;   /* Ms spinning at once, as seen when it started to [core/mech.h] */
 	struct hist sched_latency;
 };
 
@@ -555,6 +561,7 @@ struct rt {
 	struct rt_tbuf tbuf0;
 	struct rt_tev *trace_ev;       /* merged, once the run is over */
 	size_t trace_n;
+	struct rt_mechrun *mech;       /* the report's mechanism counters [core/mech.h] */
 	struct plat_rt plat;
 };
 
@@ -657,6 +664,7 @@ struct g *rt_dropp(struct m *m, const int *node_order, bool recheck_global_first
  * without rt_acquirep, or lets go of it without rt_releasep (system calls). */
 void rt_time_held(struct m *m);
 void rt_time_released(struct m *m);
+void rt_time_split(struct m *m);
 /* An M's state for the cpu breakdown: an RT_CPU_x other than user, with
  * the lock's class for the two lock states. */
 #define RT_MT(k, cls) ((unsigned)(k) | (unsigned)(cls) << 4)
@@ -680,6 +688,7 @@ static inline int rt_gq_of_node(const struct rt *rt, int node)
 	return rt->node_queues ? node : 0;
 }
 void rt_globrunqgrow(struct globrunq *q, uint32_t n) __attribute__((cold));
+void rt_mech_gq_len(struct rt *rt);   /* [core/mech.h] */
 /* Inline, as the local queue's put below: every yield comes here. */
 static inline void rt_globrunqput(struct rt *rt, struct g *g)
 {
@@ -698,6 +707,7 @@ static inline void rt_globrunqput(struct rt *rt, struct g *g)
 			       memory_order_relaxed);
 	plat_store_u32(&s->runqsize, plat_load_u32(&s->runqsize, memory_order_relaxed) + 1,
 		       memory_order_relaxed);
+	rt_mech_gq_len(rt);
 }
 void rt_globrunqputbatch(struct rt *rt, int qi, struct g *const *gs, uint32_t n);
 struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max);

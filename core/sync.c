@@ -78,7 +78,7 @@ bool rt_gmutex_lock(struct m *m, struct gmutex *mu)
 	unsigned was = 0;
 	for (int round = 0; !got && can_spin(m, round); round++) {
 		if (!spun)
-			was = rt_mt_switch(m, RT_MT(RT_CPU_SPIN, 0));
+			was = rt_mt_switch(m, RT_MT(RT_CPU_SPIN, 1));   /* 1: not an M's spin for work */
 		spun = true;
 		plat_procyield(GM_SPIN_PAUSES);
 		got = try_lock(mu);

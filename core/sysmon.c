@@ -40,6 +40,7 @@ void rt_entersyscall(struct m *m, struct g *g)
 		pp->trace_sysg = g->goid;
 	}
 	rt_time_released(m);
+	rt_time_split(m);
 	g->status = G_SYSCALL;
 	plat_store_ptr(&pp->curg, NULL, memory_order_relaxed);
 	pp->m = NULL;

@@ -179,6 +179,8 @@ struct hw *hw_new(const struct topo *t)
 	hw->dram_bytes = xcalloc((size_t)t->nnodes, sizeof(double));
 	hw->busy_nodes = xcalloc((size_t)t->nnodes, sizeof(int));
 	hw->ctr.dram_by_hops = xcalloc((size_t)t->max_hops + 1, sizeof(uint64_t));
+	hw->ctr.dram_by_node = xcalloc((size_t)t->nnodes * (size_t)t->nnodes, sizeof(uint64_t));
+	hw->ctr.dram_ns_by_hops = xcalloc((size_t)t->max_hops + 1, sizeof(double));
 	return hw;
 }
 
@@ -200,6 +202,8 @@ void hw_free(struct hw *hw)
 	free(hw->dram_bytes);
 	free(hw->busy_nodes);
 	free(hw->ctr.dram_by_hops);
+	free(hw->ctr.dram_by_node);
+	free(hw->ctr.dram_ns_by_hops);
 	free(hw);
 }
 
@@ -208,10 +212,16 @@ const struct hw_counters *hw_counters(const struct hw *hw) { return &hw->ctr; }
 
 void hw_reset_counters(struct hw *hw)
 {
-	uint64_t *by_hops = hw->ctr.dram_by_hops;
+	uint64_t *by_hops = hw->ctr.dram_by_hops, *by_node = hw->ctr.dram_by_node;
+	double *ns_by_hops = hw->ctr.dram_ns_by_hops;
+	size_t nn = (size_t)hw->t->nnodes;
 	memset(by_hops, 0, sizeof(uint64_t) * ((size_t)hw->t->max_hops + 1));
+	memset(by_node, 0, sizeof(uint64_t) * nn * nn);
+	memset(ns_by_hops, 0, sizeof(double) * ((size_t)hw->t->max_hops + 1));
 	memset(&hw->ctr, 0, sizeof(hw->ctr));
 	hw->ctr.dram_by_hops = by_hops;
+	hw->ctr.dram_by_node = by_node;
+	hw->ctr.dram_ns_by_hops = ns_by_hops;
 }
 
 hw_region_t hw_region_new(struct hw *hw, uint64_t bytes, enum hw_placement place, int node)
@@ -336,7 +346,10 @@ double hw_touch(struct hw *hw, int cpu, double now, hw_region_t r, uint64_t offs
 			int home = meta->home;
 			lat = topo_dram_ns(t, node, home);
 			hw->ctr.dram += lines;
-			hw->ctr.dram_by_hops[topo_hops(t, node, home)] += lines;
+			int hops = topo_hops(t, node, home);
+			hw->ctr.dram_by_hops[hops] += lines;
+			hw->ctr.dram_by_node[node * t->nnodes + home] += lines;
+			hw->ctr.dram_ns_by_hops[hops] += lat * (double)lines;
 			if (hw->dram_bytes[home] == 0)
 				hw->busy_nodes[nbusy++] = home;
 			hw->dram_bytes[home] += (double)(lines * HW_LINE);

@@ -88,6 +88,9 @@ struct hw_counters {
 	uint64_t c2c;                       /* lines fetched from another core group's cache */
 	uint64_t dram;                      /* lines fetched from DRAM */
 	uint64_t *dram_by_hops;             /* [h], h = 0..max_hops (0 = local) */
+	uint64_t *dram_by_node;             /* [node * nnodes + home]: DRAM lines by where they
+					     * were read from and where they live */
+	double *dram_ns_by_hops;            /* [h]: their unloaded latency x lines, summed */
 	double bw_stall_ns;                 /* time spent waiting for a memory controller */
 	uint64_t line_accesses;             /* hw_line_access calls */
 	uint64_t line_hits;                 /* ... served by the PU's own copy */

@@ -152,6 +152,10 @@ static inline uint32_t plat_peek_u32(const plat_u32 *a)
 {
 	return atomic_load_explicit((_Atomic uint32_t *)&a->v, memory_order_relaxed);
 }
+static inline uint64_t plat_peek_u64(const plat_u64 *a)
+{
+	return atomic_load_explicit((_Atomic uint64_t *)&a->v, memory_order_relaxed);
+}
 static inline uint32_t plat_add_u32(plat_u32 *a, uint32_t d, memory_order mo)
 {
 	return atomic_fetch_add_explicit(&a->v, d, mo);
@@ -218,6 +222,12 @@ static inline void *plat_alloc(size_t size, int node) { return natp_alloc(size, 
 static inline bool plat_mem_counters(struct rt *rt, struct rt_mem *out)
 {
 	(void)rt, (void)out;
+	return false;
+}
+static inline bool plat_mem_matrix(struct rt *rt, uint64_t *lines, int *nhops,
+				   uint64_t *hop_lines, double *hop_ns)
+{
+	(void)rt, (void)lines, (void)nhops, (void)hop_lines, (void)hop_ns;
 	return false;
 }
 static inline void plat_free(void *p, size_t size) { natp_free(p, size); }

@@ -30,6 +30,7 @@
  * poller, as in steal).  So does the network: Gs the netpoller readies go
  * through the queue like every other. */
 #include "core/runtime.h"
+#include "core/mech.h"
 
 #include <stdlib.h>
 
@@ -142,6 +143,7 @@ top:
 	if (g)
 		return g;
 	rt_lock(&s->lock);
+	rt_mech_gq_why(m->p, RT_GQ_ONLY);
 	g = rt_globrunqget(rt, m->p, 1);
 	if (g) {
 		rt_unlock(&s->lock);
@@ -163,7 +165,8 @@ top:
 		rt_unlock(&s->lock);
 		rt_netpoll_now(m);
 		rt_lock(&s->lock);
-		g = rt_globrunqget(rt, m->p, 1);
+		rt_mech_gq_why(m->p, RT_GQ_ONLY);
+	g = rt_globrunqget(rt, m->p, 1);
 		if (g) {
 			rt_unlock(&s->lock);
 			return g;

@@ -50,6 +50,7 @@
  * Ps are partitioned between nodes by the core's placement: P i runs on
  * the PU the OS model gives it, round-robin over nodes (core/proc.c). */
 #include "core/runtime.h"
+#include "core/mech.h"
 #include "policies/knobs_shared.h"
 
 #include <stdlib.h>
@@ -473,12 +474,14 @@ static struct g *local_get(struct numa *nu, struct p *pp, bool *inherit)
 
 /* A batch (max 0) from node's queue, or one G (max 1: the local ring may
  * be full, and overflowing it would take sched.lock again). */
-static struct g *take_node_queue(struct rt *rt, struct p *pp, int node, uint32_t max)
+static struct g *take_node_queue(struct rt *rt, struct p *pp, int node, uint32_t max,
+				 enum rt_gq_why why)
 {
 	int qi = rt_gq_of_node(rt, node);
 	if (!rt_globrunqsize(rt, qi))
 		return NULL;
 	rt_lock(&rt->sched.lock);
+	rt_mech_gq_why(pp, why);
 	struct g *g = rt_globrunqget_from(rt, pp, qi, max);
 	rt_unlock(&rt->sched.lock);
 	return g;
@@ -491,6 +494,7 @@ static void count_steal(struct m *m, struct p *victim, uint32_t n)
 	else
 		m->stats.steals_remote_node++;
 	m->stats.gs_stolen += n;
+	rt_mech_steal(m->p, n);
 }
 
 /* One victim: half its ring (its runnext on the last pass), else a G of
@@ -563,7 +567,7 @@ static struct g *steal_work(struct m *m, struct numa *nu)
 		const int *near = &nu->near[home * nu->nnodes];
 		for (int k = 0; k < nu->nnodes; k++)
 			if (near[k] != home && rt->node_queues &&
-			    (g = take_node_queue(rt, m->p, near[k], 0)))
+			    (g = take_node_queue(rt, m->p, near[k], 0, RT_GQ_STEAL)))
 				return g;
 		for (int k = 0; k < nu->nnodes; k++)
 			if (near[k] != home && (g = steal_node_ps(m, nu, near[k], last)))
@@ -588,11 +592,11 @@ top:
 
 	/* fairness: the node's queue first, now and then */
 	if (nu->global_check && pp->schedtick % nu->global_check == 0 &&
-	    (g = take_node_queue(rt, pp, pp->node, 1)))
+	    (g = take_node_queue(rt, pp, pp->node, 1, RT_GQ_FAIRNESS)))
 		return g;
 	if ((g = local_get(nu, pp, inherit)))
 		return g;
-	if ((g = take_node_queue(rt, pp, pp->node, 0)))
+	if ((g = take_node_queue(rt, pp, pp->node, 0, RT_GQ_LOCAL_EMPTY)))
 		return g;
 	if (rt_netpoll_any_waiters(rt) && !plat_load_u32(&s->polling, memory_order_relaxed)) {
 		rt_netpoll_now(m);   /* through numa_ready: home Ps, priorities */

@@ -1,6 +1,7 @@
 /* The policies, found by name, and this compilation's entry points: the
  * product assembled from the core, its policies and its default body. */
 #include "core/runtime.h"
+#include "core/mech.h"
 #include "workloads/wlr.h"
 
 #include <string.h>
@@ -44,4 +45,5 @@ const struct rt_api rt_api_impl = {
 	.destroy = rt_free,
 	.draws = rt_draws,
 	.trace = rt_trace_get,
+	.mech = rt_mech_collect,
 };

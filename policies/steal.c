@@ -19,6 +19,7 @@
  * (core/proc.c [proc: Spinning]: rt_trybecomespinning, rt_dropp); this
  * file is the search order.  Every constant of the above is a knob. */
 #include "core/runtime.h"
+#include "core/mech.h"
 #include "policies/knobs_shared.h"
 
 #include <stdlib.h>
@@ -145,6 +146,7 @@ static struct g *steal_work(struct m *m, struct steal *st)
 				else
 					m->stats.steals_remote_node++;
 				m->stats.gs_stolen += n;
+				rt_mech_steal(pp, n);
 				return g;
 			}
 		}
@@ -178,6 +180,7 @@ static inline __attribute__((always_inline)) struct g *find_quick(struct m *m, s
 	    (uint64_t)pp->schedtick * st->global_check_inv <= st->global_check_inv - 1 &&
 	    plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
 		rt_lock(&s->lock);
+		rt_mech_gq_why(pp, RT_GQ_FAIRNESS);
 		g = rt_globrunqget(rt, pp, 1);
 		rt_unlock(&s->lock);
 		if (g)
@@ -194,6 +197,7 @@ static inline __attribute__((always_inline)) struct g *find_quick(struct m *m, s
 	/* 3: global */
 	if (plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
 		rt_lock(&s->lock);
+		rt_mech_gq_why(pp, RT_GQ_LOCAL_EMPTY);
 		g = rt_globrunqget(rt, pp, 0);
 		rt_unlock(&s->lock);
 		if (g)

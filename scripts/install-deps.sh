@@ -25,6 +25,7 @@ PACKAGES="
   python3
   time
   golang-go
+  jq
 "
 
 missing=""

@@ -440,6 +440,20 @@ bool simp_mem_counters(struct rt *rt, struct rt_mem *out)
 	return true;
 }
 
+bool simp_mem_matrix(struct rt *rt, uint64_t *lines, int *nhops, uint64_t *hop_lines,
+		     double *hop_ns)
+{
+	const struct hw_counters *c = hw_counters(rt->plat.hw);
+	size_t nn = (size_t)rt->topo->nnodes;
+	memcpy(lines, c->dram_by_node, nn * nn * sizeof(*lines));
+	*nhops = rt->topo->max_hops + 1;
+	for (int h = 0; h < *nhops; h++) {
+		hop_lines[h] = c->dram_by_hops[h];
+		hop_ns[h] = c->dram_ns_by_hops[h];
+	}
+	return true;
+}
+
 /* ---- Runs ---- */
 
 bool simp_rt_init(struct rt *rt, struct err *e)

@@ -140,6 +140,7 @@ SIMP_ATOMIC_OPS(void *, ptr)
 
 static inline uint32_t plat_peek_u32(const plat_u32 *a) { return a->v; }
 static inline void *plat_peek_ptr(const plat_ptr *a) { return a->v; }
+static inline uint64_t plat_peek_u64(const plat_u64 *a) { return a->v; }
 static inline void plat_prefetch(const void *p, int lines) { (void)p, (void)lines; }
 
 /* fetch-add: integers only */
@@ -196,6 +197,13 @@ static inline void plat_g_leave(struct g *g, enum g_why why)
 }
 
 bool simp_mem_counters(struct rt *rt, struct rt_mem *out);
+bool simp_mem_matrix(struct rt *rt, uint64_t *lines, int *nhops, uint64_t *hop_lines,
+		     double *hop_ns);
+static inline bool plat_mem_matrix(struct rt *rt, uint64_t *lines, int *nhops,
+				   uint64_t *hop_lines, double *hop_ns)
+{
+	return simp_mem_matrix(rt, lines, nhops, hop_lines, hop_ns);
+}
 static inline bool plat_mem_counters(struct rt *rt, struct rt_mem *out)
 {
 	return simp_mem_counters(rt, out);

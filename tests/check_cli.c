@@ -592,7 +592,8 @@ START_TEST(compare_table_has_a_row_per_metric_and_a_change_column)
 	ck_assert_ptr_null(strstr(out, "\xc2\xb1"));
 	static const char *const rows[] = {
 		"makespan", "throughput", "goroutines completed", "sched latency p50",
-		"sched latency p99", "sched latency max", "sched latency mean", "cpu busy PUs",
+		"sched latency p90", "sched latency p99", "sched latency p99.9", "sched latency max",
+		"sched latency mean", "cpu busy PUs",
 		"cpu busy, of all PUs", "cpu futex, of on-CPU", "on-CPU time", "on-CPU user",
 		"on-CPU sched", "on-CPU spin", "on-CPU lock wait", "on-CPU lock wait, scheduler",
 		"off-CPU time", "off-CPU lock wait", "off-CPU lock wait, scheduler", "off-CPU syscall",
@@ -832,8 +833,8 @@ START_TEST(compare_csv_has_a_row_per_metric_and_column)
 		ck_assert_ptr_null(strstr(f[0], "mem_local"));
 	}
 	ck_assert(makespan[0] && makespan[1]);
-	/* 30 metrics measured (no requests, no memory), 2 columns */
-	ck_assert_int_eq(rows, 60);
+	/* 32 metrics measured (no requests, no memory), 2 columns */
+	ck_assert_int_eq(rows, 64);
 	free(out);
 	free(err);
 }

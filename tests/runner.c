@@ -266,6 +266,7 @@ int main(void)
 	srunner_add_suite(sr, nat__make_core_suite());
 	srunner_add_suite(sr, make_sched_suite());
 	srunner_add_suite(sr, make_hist_suite());
+	srunner_add_suite(sr, make_mech_suite());
 	srunner_add_suite(sr, make_api_suite());
 	srunner_add_suite(sr, make_dist_suite());
 	srunner_add_suite(sr, make_workloads_suite());

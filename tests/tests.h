@@ -16,6 +16,7 @@ Suite *make_hw_suite(void);
 Suite *make_cli_suite(void);
 Suite *make_sched_suite(void);
 Suite *make_hist_suite(void);
+Suite *make_mech_suite(void);
 Suite *make_api_suite(void);
 Suite *make_dist_suite(void);
 Suite *make_workloads_suite(void);

@@ -69,3 +69,19 @@ double hist_mean(const struct hist *h)
 {
 	return h->count ? h->sum / (double)h->count : 0.0;
 }
+
+uint64_t hist_bucket_top(unsigned b)
+{
+	return bucket_top(b);
+}
+
+void hist_add(struct hist *h, uint64_t v, uint64_t n)
+{
+	if (!n)
+		return;
+	h->bucket[bucket_of(v)] += n;
+	h->count += n;
+	h->sum += (double)v * (double)n;
+	if (v > h->max)
+		h->max = v;
+}

@@ -24,9 +24,15 @@ struct hist {
 
 void hist_record(struct hist *h, uint64_t v);
 void hist_merge(struct hist *into, const struct hist *from);
+/* n values of v at once (a histogram rebuilt from its buckets: v a
+ * bucket's bound). */
+void hist_add(struct hist *h, uint64_t v, uint64_t n);
 /* The smallest recorded value's bucket bound with at least q of the values at or
  * below it (q in [0,1]); 0 for an empty histogram. */
 uint64_t hist_quantile(const struct hist *h, double q);
 double hist_mean(const struct hist *h);
+/* The largest value bucket b holds (b < HIST_BUCKETS): a reported
+ * bucket's bound, as the quantiles report it. */
+uint64_t hist_bucket_top(unsigned b);
 
 #endif

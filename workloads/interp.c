@@ -508,6 +508,22 @@ static unsigned prog_slot(const struct rt *rt, const struct program *pr)
 	return i < RT_USER_CLASSES ? (unsigned)i : RT_USER_CLASSES - 1;
 }
 
+static unsigned g_class(const struct rt *rt, const struct g *g)
+{
+	return prog_slot(rt, g_frame((struct g *)g)->prog);
+}
+
+/* Programs past the last class share it: it is named "(rest)". */
+static const char *class_name(const struct rt *rt, unsigned k)
+{
+	size_t n = wlr(rt)->wl->nprogs;
+	if (k >= n || k >= RT_USER_CLASSES)
+		return NULL;
+	if (k == RT_USER_CLASSES - 1 && n > RT_USER_CLASSES)
+		return "(rest)";
+	return wlr(rt)->wl->progs[k].name;
+}
+
 static void account_user(struct m *m, const struct program *pr, int64_t ns)
 {
 	m->stats.user_ns += (uint64_t)ns;
@@ -1162,6 +1178,8 @@ const struct body_ops wlr_body = {
 	.g_stack_modelled = g_stack_modelled,
 	.g_stack_move = g_stack_move,
 	.collect = collect,
+	.g_class = g_class,
+	.class_name = class_name,
 	.draws = wlr_draws,
 	.trace_labels = trace_labels,
 	.g_label = g_label,
