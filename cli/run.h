@@ -28,6 +28,9 @@ struct cli_run {
 	/* --max-sim-time, --max-wall-time, --max-memory (0: the default) */
 	int64_t max_sim_ns, max_wall_ns;
 	uint64_t max_memory;
+	/* --schedtrace (0: none), --scheddetail: `run` only */
+	int64_t schedtrace_ns;
+	bool scheddetail;
 	struct rt_result r;
 };
 

@@ -19,6 +19,7 @@ void cli_help_run(FILE *f)
 	fprintf(f,
 		"usage: schedlab run -p POLICY -t TOPOLOGY -w WORKLOAD [--procs N] [--seed N]\n"
 		"                    [--set KEY=VALUE ...] [--json FILE|-] [--native]\n"
+		"                    [--schedtrace DUR [--scheddetail]]\n"
 		"                    [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
 		"\n"
 		"Runs a workload under a scheduling policy on a simulated machine (or, with\n"
@@ -35,6 +36,13 @@ void cli_help_run(FILE *f)
 		"  --set KEY=VALUE    set a policy knob (repeatable; see `schedlab list policies`)\n"
 		"  --json FILE|-      write the report as JSON to FILE, or to stdout with -\n"
 		"  --native           run on this machine's threads instead of simulating\n"
+		"  --schedtrace DUR   print Go's SCHED line (GODEBUG=schedtrace, Go 1.19's\n"
+		"                     format) to stderr every DUR of simulated time (natively:\n"
+		"                     wall time); DUR as Go writes durations (500us, 10ms, 1s;\n"
+		"                     units ns, us, ms, s, m, h) or plain ns, at least 1us; the\n"
+		"                     report is the same with it or without\n"
+		"  --scheddetail      with --schedtrace: also the P, M and G lines\n"
+		"                     (GODEBUG=scheddetail=1)\n"
 		"%s"
 		"\n"
 		"A simulated run cut at --max-sim-time or --max-wall-time still reports what it\n"
@@ -565,13 +573,34 @@ void cli_help_workload(FILE *f)
 		"4), and the recorded draws count against --max-memory.\n");
 }
 
-/* run's own options beside the shared ones: --native and --json; expand's,
- * -o. */
+/* run's own options beside the shared ones: --native, --json,
+ * --schedtrace and --scheddetail; expand's, -o. */
 struct run_own {
 	const char *expand;            /* -o (workload expand), or NULL for run */
 	bool native;
 	const char *json;
+	int64_t schedtrace_ns;
+	bool scheddetail;
 };
+
+/* --schedtrace's DUR: a Go duration of one unit ("500us", "1.5ms", "2s")
+ * or plain ns, from 1us (a snapshot every simulated ns would print more
+ * than the run does) to the longest simulated run. */
+static const struct unit go_time_units[] = {
+	{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "\xc2\xb5s", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	{ "m", 60e9 }, { "h", 3600e9 }, { NULL, 0 },
+};
+
+static int parse_schedtrace(const char *cmd, const char *v, int64_t *out)
+{
+	double x;
+	if (!parse_quantity(v, go_time_units, 1e3, (double)RT_MAX_SIM_NS, &x) || x != (double)(int64_t)x)
+		return cli_usage_error(cmd, "--schedtrace %s: expected a duration from 1us to 100h, "
+				       "as Go writes it (500us, 10ms, 1s; units ns, us, ms, s, m, h) "
+				       "or in whole ns", v);
+	*out = (int64_t)x;
+	return 0;
+}
 
 static int run_own_kind(void *ctx, const char *a)
 {
@@ -582,6 +611,12 @@ static int run_own_kind(void *ctx, const char *a)
 	}
 	if (strcmp(a, "--json") == 0 && !r->expand)
 		return CLI_OWN_VALUE;
+	if (strcmp(a, "--schedtrace") == 0 && !r->expand)
+		return CLI_OWN_VALUE;
+	if (strcmp(a, "--scheddetail") == 0 && !r->expand) {
+		r->scheddetail = true;
+		return CLI_OWN_FLAG;
+	}
 	if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && r->expand)
 		return CLI_OWN_VALUE;
 	return CLI_OWN_NONE;
@@ -592,6 +627,8 @@ static int run_own_value(void *ctx, const char *a, const char *v)
 	struct run_own *r = ctx;
 	if (strcmp(a, "--json") == 0)
 		r->json = v;
+	else if (strcmp(a, "--schedtrace") == 0)
+		return parse_schedtrace("run", v, &r->schedtrace_ns);
 	else
 		r->expand = v;
 	return 0;
@@ -618,6 +655,9 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	if (native && o.topology && strcmp(o.topology, "host") != 0)
 		return cli_usage_error(cmd, "--native runs on this machine: -t must be host, not '%s'",
 				       o.topology);
+	if (own.scheddetail && !own.schedtrace_ns)
+		return cli_usage_error(cmd, "--scheddetail: only with --schedtrace DUR (it adds "
+				       "lines to the SCHED lines)");
 	if (native && o.time_limit)
 		return cli_usage_error(cmd, "%s: only a simulated run is cut at a time limit, not a "
 				       "--native one", o.time_limit);
@@ -628,6 +668,8 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 
 	run.api = native ? &nat__rt_api : &sim__rt_api;
 	run.seed = o.seed;
+	run.schedtrace_ns = own.schedtrace_ns;
+	run.scheddetail = own.scheddetail;
 	run.pol = run.api->pol_find(o.policy);
 	if (!run.pol) {
 		char names[256];
@@ -753,6 +795,8 @@ struct rt *cli_run_exec(struct cli_run *run, bool record_draws, struct err *e)
 		.max_sim_ns = run->max_sim_ns,
 		.max_wall_ns = run->max_wall_ns,
 		.max_memory = run->max_memory,
+		.schedtrace_ns = run->schedtrace_ns,
+		.scheddetail = run->scheddetail,
 	};
 	struct rt *rt = run->api->create(&cfg, e);
 	if (rt) {

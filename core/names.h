@@ -18,6 +18,9 @@
 #define rt_note_sleep PLAT_SYM(rt_note_sleep)
 #define rt_note_wakeup PLAT_SYM(rt_note_wakeup)
 
+/* core/schedtrace.c */
+#define rt_schedtrace PLAT_SYM(rt_schedtrace)
+
 /* core/proc.c */
 #define rt_new PLAT_SYM(rt_new)
 #define rt_run PLAT_SYM(rt_run)

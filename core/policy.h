@@ -104,6 +104,11 @@ struct rt_config {
 	 * RT_MEMORY_BUDGET: what it makes past it panics. */
 	int64_t max_sim_ns, max_wall_ns;
 	uint64_t max_memory;
+	/* Go's schedtrace lines on stderr every schedtrace_ns of the run's
+	 * time (simulated, or wall natively; 0: none), with the P, M and G
+	 * lines if scheddetail [core/schedtrace.c]. */
+	int64_t schedtrace_ns;
+	bool scheddetail;
 };
 
 #define RT_DEFAULT_MAX_SIM_NS (3600 * (int64_t)1000000000)      /* one hour */

@@ -152,6 +152,10 @@ static inline uint32_t plat_peek_u32(const plat_u32 *a)
 {
 	return atomic_load_explicit((_Atomic uint32_t *)&a->v, memory_order_relaxed);
 }
+static inline uint64_t plat_peek_u64(const plat_u64 *a)
+{
+	return atomic_load_explicit((_Atomic uint64_t *)&a->v, memory_order_relaxed);
+}
 static inline uint32_t plat_add_u32(plat_u32 *a, uint32_t d, memory_order mo)
 {
 	return atomic_fetch_add_explicit(&a->v, d, mo);
