@@ -17,8 +17,12 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "tests/tests.h"
+#include "topologies/topo.h"
+#include "workloads/json.h"
 
 enum kind { K_SCHED, K_SCHED_DETAIL, K_P, K_M, K_G, K_COUNT, K_NONE = -1 };
 static const char *const kind_names[] = { "SCHED", "SCHED (detail)", "P", "M", "G" };
@@ -378,6 +382,83 @@ START_TEST(native_lines)
 }
 END_TEST
 
+/* One simulated run through the API, its schedtrace lines (stderr) into
+ * lines_path if schedtrace_ns. */
+static struct rt_result run_api(const char *policy, const struct topo *t,
+				const struct workload *w, int64_t schedtrace_ns, bool detail,
+				const char *lines_path)
+{
+	const struct rt_api *api = &sim__rt_api;
+	const struct pol_ops *pol = api->pol_find(policy);
+	ck_assert_ptr_nonnull(pol);
+	struct rt_config cfg = {
+		.policy = pol, .procs = 16, .seed = 3, .topo = t, .body = api->body,
+		.body_arg = &(struct wlr_args){ .workload = w },
+		.schedtrace_ns = schedtrace_ns, .scheddetail = detail,
+	};
+	int saved = -1;
+	if (lines_path) {
+		fflush(stderr);
+		saved = dup(2);
+		int fd = open(lines_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		ck_assert_int_ge(fd, 0);
+		dup2(fd, 2);
+		close(fd);
+	}
+	struct err e = { "" };
+	struct rt *rt = api->create(&cfg, &e);
+	ck_assert_msg(rt, "%s", e.msg);
+	api->run(rt);
+	struct rt_result r;
+	api->result(rt, &r);
+	api->destroy(rt);
+	if (lines_path) {
+		fflush(stderr);
+		dup2(saved, 2);
+		close(saved);
+	}
+	return r;
+}
+
+/* Under every policy, the whole result -- schedule_hash, every counter
+ * and histogram bucket -- is the same with snapshots taken as without. */
+START_TEST(sim_result_unchanged)
+{
+	struct err e = { "" };
+	struct topo *t = topo_load("numa4", &e);
+	ck_assert_msg(t, "%s", e.msg);
+	bool trace;
+	uint64_t seed;
+	struct workload *w = wl_load("rpc-server", &trace, &seed, &e);
+	ck_assert_msg(w, "%s", e.msg);
+	char path[] = "/tmp/schedlab-schedtrace-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	for (int i = 0; i < sim__rt_api.pol_count(); i++) {
+		const char *policy = sim__rt_api.pol_at(i)->name;
+		struct rt_result a = run_api(policy, t, w, 0, false, NULL);
+		for (int detail = 0; detail < 2; detail++) {
+			struct rt_result b = run_api(policy, t, w, detail ? 20000000 : 1000000, detail, path);
+			ck_assert_msg(a.schedule_hash == b.schedule_hash, "%s: schedule_hash", policy);
+			ck_assert_msg(memcmp(&a, &b, sizeof(a)) == 0, "%s: results differ", policy);
+			char *text = NULL;
+			size_t cap = 0;
+			FILE *f = fopen(path, "r");
+			int sched = 0;
+			while (getline(&text, &cap, f) > 0)
+				sched += strncmp(text, "SCHED ", 6) == 0;
+			fclose(f);
+			free(text);
+			ck_assert_int_eq(sched, (int)(a.makespan_ns / (detail ? 20000000 : 1000000)));
+		}
+	}
+	unlink(path);
+	wl_free(w);
+	topo_free(t);
+}
+END_TEST
+
 /* Bad values: exit 2, naming the option. */
 START_TEST(bad_values)
 {
@@ -410,6 +491,7 @@ Suite *make_schedtrace_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, grammar_is_gos);
 	tcase_add_test(tc, sim_lines_counts_and_report);
+	tcase_add_test(tc, sim_result_unchanged);
 	tcase_add_test(tc, native_lines);
 	tcase_add_test(tc, bad_values);
 	suite_add_tcase(s, tc);
