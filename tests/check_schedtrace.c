@@ -487,13 +487,18 @@ END_TEST
 Suite *make_schedtrace_suite(void)
 {
 	Suite *s = suite_create("schedtrace");
-	TCase *tc = tcase_create("schedtrace");
+	/* one thread each: left out under ThreadSanitizer (run-tests --tsan) */
+	TCase *tc = tcase_create("sim");
 	tcase_set_timeout(tc, 300);
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, grammar_is_gos);
 	tcase_add_test(tc, sim_lines_counts_and_report);
 	tcase_add_test(tc, sim_result_unchanged);
-	tcase_add_test(tc, native_lines);
 	tcase_add_test(tc, bad_values);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("native");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, native_lines);
 	suite_add_tcase(s, tc);
 	return s;
 }

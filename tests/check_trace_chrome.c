@@ -351,6 +351,7 @@ Suite *make_trace_chrome_suite(void)
 {
 	Suite *s = suite_create("trace");
 	TCase *tc = tcase_create("chrome");
+	tcase_set_tags(tc, TEST_SIM_ONLY);   /* one thread: nothing for ThreadSanitizer */
 	tcase_add_test(tc, chrome_tracks_slices_flows_counters);
 	tcase_add_test(tc, chrome_ns_precision);
 	tcase_add_test(tc, chrome_deterministic);
