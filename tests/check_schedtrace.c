@@ -318,6 +318,7 @@ START_TEST(sim_lines_counts_and_report)
 	ck_assert_str_eq(err2, err);
 	free(out2);
 	free(err2);
+	free(ref);
 	free(out);
 	free(err);
 	free(cmd);
