@@ -309,9 +309,10 @@ START_TEST(chrome_many_gs)
 	enum { NG = 20000 };
 	struct rt_tev *ev = calloc(3 * NG, sizeof(*ev));
 	for (int i = 0; i < NG; i++) {
-		ev[3 * i] = (struct rt_tev)EV(10 * i, RT_TEV_G_CREATE, (uint64_t)i + 1, i % 4, -1, 0, L_WORKER);
-		ev[3 * i + 1] = (struct rt_tev)EV(10 * i + 1, RT_TEV_G_START, (uint64_t)i + 1, i % 4, i % 4, 0, 0);
-		ev[3 * i + 2] = (struct rt_tev)EV(10 * i + 5, RT_TEV_G_END, (uint64_t)i + 1, i % 4, -1, 0, 0);
+		uint64_t g = (uint64_t)i + 1;
+		ev[3 * i] = (struct rt_tev)EV(10 * i, RT_TEV_G_CREATE, g, i % 4, -1, 0, L_WORKER);
+		ev[3 * i + 1] = (struct rt_tev)EV(10 * i + 1, RT_TEV_G_START, g, i % 4, i % 4, 0, 0);
+		ev[3 * i + 2] = (struct rt_tev)EV(10 * i + 5, RT_TEV_G_END, g, i % 4, -1, 0, 0);
 	}
 	struct rt_trace t = { .ev = ev, .n = 3 * NG, .labels = labels, .nlabels = 2, .procs = 4,
 			      .ms = 4, .end_ns = 10 * NG, .mode = "sim" };

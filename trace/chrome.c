@@ -396,10 +396,10 @@ static void meta(struct cw *w, int pid, int tid, const char *what, const char *n
 	FILE *f = w->f;
 	fputs(w->first ? "\n" : ",\n", f);
 	w->first = false;
-	fprintf(f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"%s_name\",\"args\":{\"name\":\"%s\"}},\n",
-		pid, tid, what, name);
-	fprintf(f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"%s_sort_index\",\"args\":{\"sort_index\":%d}}",
-		pid, tid, what, sort);
+	fprintf(f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"%s_name\","
+		   "\"args\":{\"name\":\"%s\"}},\n", pid, tid, what, name);
+	fprintf(f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"%s_sort_index\","
+		   "\"args\":{\"sort_index\":%d}}", pid, tid, what, sort);
 }
 
 bool trace_write_chrome(FILE *f, const struct rt_trace *t, struct err *e)
