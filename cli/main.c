@@ -16,6 +16,7 @@ static void help(FILE *f)
 		"  schedlab topo [-t TOPOLOGY] [--mlc] [--json]\n"
 		"  schedlab run -p POLICY -t TOPOLOGY -w WORKLOAD [--procs N] [--seed N]\n"
 		"               [--set KEY=VALUE ...] [--json FILE|-] [--native]\n"
+		"               [--schedtrace DUR [--scheddetail]]\n"
 		"               [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
 		"  schedlab compare -p P1,P2,... [-t TOPOLOGY] [-w WORKLOAD] [--procs N]\n"
 		"               [--seeds N] [--seed S] [--set KEY=VALUE ...]\n"

@@ -32,6 +32,9 @@ struct cli_run {
 	 * events (0: the default) */
 	bool trace;
 	uint64_t trace_limit;
+	/* --schedtrace (0: none), --scheddetail: `run` only */
+	int64_t schedtrace_ns;
+	bool scheddetail;
 	struct rt_result r;
 	struct rt_mech mech;           /* (cli_run_exec; rt_mech_free frees it) */
 };

@@ -20,6 +20,7 @@ void cli_help_run(FILE *f)
 	fprintf(f,
 		"usage: schedlab run -p POLICY -t TOPOLOGY -w WORKLOAD [--procs N] [--seed N]\n"
 		"                    [--set KEY=VALUE ...] [--json FILE|-] [--cdf FILE|-] [--native]\n"
+		"                    [--schedtrace DUR [--scheddetail]]\n"
 		"                    [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
 		"                    [--trace FILE [--trace-limit N]]\n"
 		"\n"
@@ -48,6 +49,13 @@ void cli_help_run(FILE *f)
 		"  --trace-limit N    keep at most N trace events (default 4000000, about 56\n"
 		"                     bytes each, twice while merging); past it the run is\n"
 		"                     reported, no trace is written, and the exit status is 2\n"
+		"  --schedtrace DUR   print Go's SCHED line (GODEBUG=schedtrace, Go 1.19's\n"
+		"                     format) to stderr every DUR of simulated time (natively:\n"
+		"                     wall time); DUR as Go writes durations (500us, 10ms, 1s;\n"
+		"                     units ns, us, ms, s, m, h) or plain ns, at least 1us; the\n"
+		"                     report is the same with it or without\n"
+		"  --scheddetail      with --schedtrace: also the P, M and G lines\n"
+		"                     (GODEBUG=scheddetail=1)\n"
 		"%s"
 		"\n"
 		"A simulated run cut at --max-sim-time or --max-wall-time still reports what it\n"
@@ -583,8 +591,8 @@ void cli_help_workload(FILE *f)
 		"4), and the recorded draws count against --max-memory.\n");
 }
 
-/* run's own options beside the shared ones: --native and --json; expand's,
- * -o. */
+/* run's own options beside the shared ones: --native, --json,
+ * --schedtrace and --scheddetail; expand's, -o. */
 struct run_own {
 	const char *expand;            /* -o (workload expand), or NULL for run */
 	bool native;
@@ -592,7 +600,28 @@ struct run_own {
 	const char *trace;             /* --trace FILE */
 	const char *trace_limit;       /* --trace-limit N */
 	const char *cdf;               /* --cdf */
+	int64_t schedtrace_ns;
+	bool scheddetail;
 };
+
+/* --schedtrace's DUR: a Go duration of one unit ("500us", "1.5ms", "2s")
+ * or plain ns, from 1us (a snapshot every simulated ns would print more
+ * than the run does) to the longest simulated run. */
+static const struct unit go_time_units[] = {
+	{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "\xc2\xb5s", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	{ "m", 60e9 }, { "h", 3600e9 }, { NULL, 0 },
+};
+
+static int parse_schedtrace(const char *cmd, const char *v, int64_t *out)
+{
+	double x;
+	if (!parse_quantity(v, go_time_units, 1e3, (double)RT_MAX_SIM_NS, &x) || x != (double)(int64_t)x)
+		return cli_usage_error(cmd, "--schedtrace %s: expected a duration from 1us to 100h, "
+				       "as Go writes it (500us, 10ms, 1s; units ns, us, ms, s, m, h) "
+				       "or in whole ns", v);
+	*out = (int64_t)x;
+	return 0;
+}
 
 static int run_own_kind(void *ctx, const char *a)
 {
@@ -604,6 +633,12 @@ static int run_own_kind(void *ctx, const char *a)
 	if ((strcmp(a, "--json") == 0 || strcmp(a, "--cdf") == 0 || strcmp(a, "--trace") == 0 ||
 	     strcmp(a, "--trace-limit") == 0) && !r->expand)
 		return CLI_OWN_VALUE;
+	if (strcmp(a, "--schedtrace") == 0 && !r->expand)
+		return CLI_OWN_VALUE;
+	if (strcmp(a, "--scheddetail") == 0 && !r->expand) {
+		r->scheddetail = true;
+		return CLI_OWN_FLAG;
+	}
 	if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && r->expand)
 		return CLI_OWN_VALUE;
 	return CLI_OWN_NONE;
@@ -620,6 +655,8 @@ static int run_own_value(void *ctx, const char *a, const char *v)
 		r->trace_limit = v;
 	else if (strcmp(a, "--cdf") == 0)
 		r->cdf = v;
+	else if (strcmp(a, "--schedtrace") == 0)
+		return parse_schedtrace("run", v, &r->schedtrace_ns);
 	else
 		r->expand = v;
 	return 0;
@@ -631,18 +668,15 @@ static bool (*trace_writer(const char *path))(FILE *, const struct rt_trace *, s
 {
 	size_t n = strlen(path);
 	if (n >= 5 && strcmp(path + n - 5, ".json") == 0)
-		return NULL;   /* trace_write_chrome, once trace/chrome.c is in */
+		return trace_write_chrome;
 	return trace_write_go;
 }
 
 static int trace_check_name(const char *cmd, const char *path)
 {
 	if (strcmp(path, "-") == 0)
-		return cli_usage_error(cmd, "--trace -: a trace is binary; name a file");
-	if (!trace_writer(path))
-		return cli_usage_error(cmd, "--trace %s: Chrome's JSON trace format is not in this "
-				       "build yet; name a file not ending in .json for Go's format "
-				       "(go tool trace FILE)", path);
+		return cli_usage_error(cmd, "--trace -: name a file (its name chooses the format: "
+				       "FILE.json Chrome's JSON trace events, any other Go's)");
 	return 0;
 }
 
@@ -701,6 +735,9 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	if (native && o.topology && strcmp(o.topology, "host") != 0)
 		return cli_usage_error(cmd, "--native runs on this machine: -t must be host, not '%s'",
 				       o.topology);
+	if (own.scheddetail && !own.schedtrace_ns)
+		return cli_usage_error(cmd, "--scheddetail: only with --schedtrace DUR (it adds "
+				       "lines to the SCHED lines)");
 	if (native && o.time_limit)
 		return cli_usage_error(cmd, "%s: only a simulated run is cut at a time limit, not a "
 				       "--native one", o.time_limit);
@@ -736,6 +773,8 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 
 	run.api = native ? &nat__rt_api : &sim__rt_api;
 	run.seed = o.seed;
+	run.schedtrace_ns = own.schedtrace_ns;
+	run.scheddetail = own.scheddetail;
 	run.pol = run.api->pol_find(o.policy);
 	if (!run.pol) {
 		char names[256];
@@ -871,6 +910,8 @@ struct rt *cli_run_exec(struct cli_run *run, bool record_draws, struct err *e)
 		.max_memory = run->max_memory,
 		.trace = run->trace,
 		.trace_limit = run->trace_limit,
+		.schedtrace_ns = run->schedtrace_ns,
+		.scheddetail = run->scheddetail,
 	};
 	struct rt *rt = run->api->create(&cfg, e);
 	if (rt) {

@@ -30,6 +30,8 @@
 #define rt_mech_run PLAT_SYM(rt_mech_run)
 #define rt_mech_spinning PLAT_SYM(rt_mech_spinning)
 #define rt_mech_sharedq PLAT_SYM(rt_mech_sharedq)
+/* core/schedtrace.c */
+#define rt_schedtrace PLAT_SYM(rt_schedtrace)
 
 /* core/proc.c */
 #define rt_new PLAT_SYM(rt_new)

@@ -53,7 +53,8 @@
  *     uint32_t plat_add_u32(plat_u32 *, uint32_t delta, memory_order)   returns the old value
  *     uint32_t plat_xchg_u32(plat_u32 *, uint32_t, memory_order)
  *     uint32_t plat_peek_u32(const plat_u32 *)
- *         a relaxed read that is not priced: for assertions only
+ *         a relaxed read that is not priced: for assertions, and for
+ *         schedtrace's snapshot (core/schedtrace.c)
  *     ... and the same for _u64 and _ptr (void *; no add for pointers)
  *     void plat_shared_access(plat_line_t, bool write)
  *         a plain access to lock-protected data on that line

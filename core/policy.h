@@ -111,6 +111,11 @@ struct rt_config {
 	 * goes on and the trace is dropped.  Never changes a simulated run. */
 	bool trace;
 	uint64_t trace_limit;
+	/* Go's schedtrace lines on stderr every schedtrace_ns of the run's
+	 * time (simulated, or wall natively; 0: none), with the P, M and G
+	 * lines if scheddetail [core/schedtrace.c]. */
+	int64_t schedtrace_ns;
+	bool scheddetail;
 };
 /* 56 bytes an event, and a second copy while merging: 448 MB at most. */
 #define RT_TRACE_LIMIT ((uint64_t)4000000)

@@ -1369,6 +1369,8 @@ static struct rt *rt_alloc(const struct rt_config *cfg, const struct body_ops *b
 	rt->mem_budget = !body->timed ? UINT64_MAX : cfg->max_memory ? cfg->max_memory : RT_MEMORY_BUDGET;
 	rt->max_sim_ns = cfg->max_sim_ns ? cfg->max_sim_ns : RT_DEFAULT_MAX_SIM_NS;
 	rt->max_wall_ns = cfg->max_wall_ns ? cfg->max_wall_ns : RT_DEFAULT_MAX_WALL_NS;
+	rt->schedtrace_ns = cfg->schedtrace_ns;
+	rt->scheddetail = cfg->scheddetail;
 	rt->runq_size = 256;
 	rt->gfree_local_max = GFREE_LOCAL_MAX;
 	rt_trace_init(rt, cfg);
@@ -1395,6 +1397,11 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 		err_set(e, "limits out of range: at most %lld ns of simulated time, and a memory "
 			   "budget of at most %llu bytes",
 			(long long)RT_MAX_SIM_NS, (unsigned long long)RT_MEMORY_BUDGET);
+		return NULL;
+	}
+	if (cfg->schedtrace_ns < 0) {
+		err_set(e, "schedtrace interval %lld ns: must be positive (0: none)",
+			(long long)cfg->schedtrace_ns);
 		return NULL;
 	}
 	/* One unwind for every failure below (as Redis's aeCreateEventLoop):

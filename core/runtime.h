@@ -562,6 +562,10 @@ struct rt {
 	struct rt_tev *trace_ev;       /* merged, once the run is over */
 	size_t trace_n;
 	struct rt_mechrun *mech;       /* the report's mechanism counters [core/mech.h] */
+	/* --schedtrace: a snapshot every schedtrace_ns (0: none), by the
+	 * platform [core/schedtrace.c] */
+	int64_t schedtrace_ns;
+	bool scheddetail;
 	struct plat_rt plat;
 };
 
@@ -1022,5 +1026,10 @@ void rt_panic(struct m *m, const char *fmt, ...) __attribute__((format(printf, 2
  * Ms' open spans of time are closed there.  Outside every M, after the
  * run's last event. */
 void rt_cut(struct rt *rt, int64_t t, enum rt_ended why);
+
+/* Go's schedtrace lines (scheddetail's too if rt->scheddetail) for the
+ * state now, since_ns into the run, in one write to f (core/schedtrace.c:
+ * what the caller must hold). */
+void rt_schedtrace(struct rt *rt, int64_t since_ns, FILE *f);
 
 #endif

@@ -834,14 +834,97 @@ bool natp_rt_init(struct rt *rt, struct err *e)
  * joined oldest first: an M's thread was created by an older M (or
  * sysmon, or M0), and until that creator is joined its pthread_create
  * may not have stored the handle yet. */
+/* --schedtrace [core/schedtrace.c]: a thread of its own, outside the
+ * runtime's Ms, prints a snapshot every rt->schedtrace_ns of wall time
+ * while the run lasts.  Not sysmon: not every policy runs one, and
+ * sysmon's own timing (its retakes) should not depend on the option.  It
+ * holds sched.lock while it reads, as Go's schedtrace does, and writes
+ * after letting go of it. */
+struct natp_schedtrace {
+	struct rt *rt;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool done;
+};
+
+static void *schedtrace_main(void *arg)
+{
+	struct natp_schedtrace *st = arg;
+	struct rt *rt = st->rt;
+	pthread_mutex_lock(&st->mu);
+	for (int64_t next = rt->start_ns + rt->schedtrace_ns; !st->done;
+	     next += rt->schedtrace_ns) {
+		struct timespec at = { (time_t)(next / 1000000000), (long)(next % 1000000000) };
+		while (!st->done && pthread_cond_timedwait(&st->cv, &st->mu, &at) != ETIMEDOUT)
+			;
+		if (st->done || rt_done(rt))
+			break;
+		pthread_mutex_unlock(&st->mu);
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		if (!f)
+			die_oom(0);
+		rt_lock(&rt->sched.lock);
+		rt_schedtrace(rt, natp_nanotime() - rt->start_ns, f);
+		rt_unlock(&rt->sched.lock);
+		if (fclose(f) != 0)
+			die_oom(len);
+		fwrite(buf, 1, len, stderr);
+		fflush(stderr);
+		free(buf);
+		/* a late wake-up skips the snapshots it missed, as Go's does */
+		int64_t now = natp_nanotime();
+		if (next < now - rt->schedtrace_ns)
+			next += (now - next) / rt->schedtrace_ns * rt->schedtrace_ns;
+		pthread_mutex_lock(&st->mu);
+	}
+	pthread_mutex_unlock(&st->mu);
+	return NULL;
+}
+
+static void schedtrace_start(struct natp_schedtrace *st, struct rt *rt)
+{
+	memset(st, 0, sizeof(*st));
+	st->rt = rt;
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&st->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&st->mu, NULL);
+	int rc = pthread_create(&st->thread, NULL, schedtrace_main, st);
+	if (rc != 0) {
+		fprintf(stderr, "schedlab: cannot start the --schedtrace thread: %s\n", strerror(rc));
+		exit(3);
+	}
+}
+
+static void schedtrace_stop(struct natp_schedtrace *st)
+{
+	pthread_mutex_lock(&st->mu);
+	st->done = true;
+	pthread_cond_signal(&st->cv);
+	pthread_mutex_unlock(&st->mu);
+	pthread_join(st->thread, NULL);
+	pthread_cond_destroy(&st->cv);
+	pthread_mutex_destroy(&st->mu);
+}
+
 void natp_rt_run(struct rt *rt)
 {
 	struct m *m0 = rt->m0;
+	struct natp_schedtrace st;
+	if (rt->schedtrace_ns > 0)
+		schedtrace_start(&st, rt);
 	m0->plat.is_caller = true;
 	natp_cur = m0;
 	ctx_init_thread(&m0->plat.g0);
 	rt_mstart(m0);
 	natp_cur = NULL;
+	if (rt->schedtrace_ns > 0)
+		schedtrace_stop(&st);
 	rt_lock(&rt->sched.lock);
 	assert(rt->sched.stopped);
 	int n = rt->sched.mcount;

@@ -548,6 +548,42 @@ static void cut_run(struct rt *rt, sim_time_t t, enum rt_ended why)
 	rt_cut(rt, (int64_t)t, why);
 }
 
+static bool watchdog_fired(struct watchdog *w)
+{
+	pthread_mutex_lock(&w->mu);
+	bool fired = w->fired;
+	pthread_mutex_unlock(&w->mu);
+	return fired;
+}
+
+/* --schedtrace [core/schedtrace.c]: the run is made in legs, each up to
+ * the next snapshot's time, and the snapshot printed between two legs,
+ * with no actor running.  No event is added and no access priced, so the
+ * run's events fire in the same (time, seq) order with the same sequence
+ * numbers as in one leg, and the report is byte-identical; only the
+ * engine's own context-switch count differs (a leg ends on the main
+ * stack).  Snapshots at D, 2D, ... while the run is not over, as Go's
+ * sysmon prints every D while the program runs.  True if the watchdog
+ * cut the run (the caller must not run on). */
+static bool run_schedtrace(struct rt *rt, struct watchdog *wd, sim_time_t limit)
+{
+	struct sim_engine *eng = rt->plat.eng;
+	if (rt->schedtrace_ns <= 0)
+		return false;
+	sim_time_t start = (sim_time_t)rt->start_ns, d = (sim_time_t)rt->schedtrace_ns;
+	for (sim_time_t t = start + d; t < limit; t += d) {
+		sim_run_until(eng, t);
+		if (watchdog_fired(wd))
+			return true;
+		if (plat_peek_u32(&rt->sched.done) || sim_pending(eng) == 0)
+			break;
+		rt_schedtrace(rt, (int64_t)(t - start), stderr);
+		if (limit - t <= d)
+			break;
+	}
+	return false;
+}
+
 void simp_rt_run(struct rt *rt)
 {
 	assert(!simp_rt && "one simulated runtime at a time");
@@ -557,7 +593,8 @@ void simp_rt_run(struct rt *rt)
 	struct watchdog wd;
 	watchdog_start(&wd, eng, rt->max_wall_ns);
 	sim_time_t limit = (sim_time_t)rt->start_ns + (sim_time_t)rt->max_sim_ns;
-	sim_run_until(eng, limit);
+	if (!run_schedtrace(rt, &wd, limit))
+		sim_run_until(eng, limit);
 	bool fired = watchdog_stop(&wd);
 	/* Over by itself (done: completed, deadlocked or panicked), or cut --
 	 * unless nothing is left to fire: every M asleep with nothing to wake

@@ -139,8 +139,8 @@ SIMP_ATOMIC_OPS(void *, ptr)
 #undef SIMP_ATOMIC_OPS
 
 static inline uint32_t plat_peek_u32(const plat_u32 *a) { return a->v; }
-static inline void *plat_peek_ptr(const plat_ptr *a) { return a->v; }
 static inline uint64_t plat_peek_u64(const plat_u64 *a) { return a->v; }
+static inline void *plat_peek_ptr(const plat_ptr *a) { return a->v; }
 static inline void plat_prefetch(const void *p, int lines) { (void)p, (void)lines; }
 
 /* fetch-add: integers only */

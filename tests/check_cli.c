@@ -140,7 +140,7 @@ static const struct {
 	{ "run -p steal -w spawn-tree --native -t numa4", "-t must be host, not 'numa4'" },
 	{ "run -p steal -w spawn-tree --tracing x", "unknown option '--tracing'" },
 	{ "run -p steal -w spawn-tree --trace-limit 5", "--trace-limit 5: there is no --trace FILE" },
-	{ "run -p steal -w spawn-tree --trace -", "--trace -: a trace is binary; name a file" },
+	{ "run -p steal -w spawn-tree --trace -", "--trace -: name a file (its name chooses the format" },
 	{ "compare -t numa1 -w ping-pong", "missing -p P1,P2,..." },
 	{ "compare -p steal,nosuch -w ping-pong",
 	  "-p nosuch (column 2): no such policy 'nosuch' (policies: " },

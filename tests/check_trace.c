@@ -366,6 +366,57 @@ START_TEST(tracing_changes_nothing)
 }
 END_TEST
 
+/* `run --trace FILE.json' writes Chrome's JSON trace events: a slice per
+ * G run on its P's track (as many as the report's runs), each wake-up or
+ * steal flow begun and ended, run-queue counters; simulated and native. */
+START_TEST(chrome_json_from_run)
+{
+	int mode = _i;
+	if (mode == 1 && test_under_valgrind())
+		return;
+	char *out = NULL, *err = NULL;
+	int rc = shf(&out, &err, "'%s' run -p steal -w pipeline %s --trace %s/t.json --json %s/r.json",
+		     test_schedlab_bin(), mode == 0 ? "-t numa4 --procs 4 --max-sim-time 2ms"
+		     : "--native --procs 2", tmpdir, tmpdir);
+	ck_assert_msg(rc == 0 || (mode == 0 && rc == 4), "exit %d: %s", rc, err);
+	free(out);
+	free(err);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/t.json", tmpdir);
+	FILE *f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	char *text = NULL;
+	size_t cap = 0;
+	ck_assert_int_gt(getdelim(&text, &cap, '\0', f), 0);
+	fclose(f);
+	cJSON *o = cJSON_Parse(text);
+	free(text);
+	ck_assert_msg(o != NULL, "%s: not JSON", path);
+	cJSON *evs = cJSON_IsArray(o) ? o : cJSON_GetObjectItem(o, "traceEvents");
+	ck_assert(cJSON_IsArray(evs));
+	uint64_t runs = 0, flow_s = 0, flow_f = 0, counters = 0;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, evs) {
+		const char *ph = cJSON_GetStringValue(cJSON_GetObjectItem(e, "ph"));
+		const char *cat = cJSON_GetStringValue(cJSON_GetObjectItem(e, "cat"));
+		ck_assert_ptr_nonnull(ph);
+		if (strcmp(ph, "X") == 0 && cat && strcmp(cat, "run") == 0)
+			runs++;
+		flow_s += strcmp(ph, "s") == 0;
+		flow_f += strcmp(ph, "f") == 0;
+		counters += strcmp(ph, "C") == 0;
+	}
+	cJSON_Delete(o);
+	snprintf(path, sizeof(path), "%s/r.json", tmpdir);
+	uint64_t want = json_metric(path, "runs");
+	ck_assert_msg(runs == want, "%s: %llu G run slices, the report %llu runs",
+		      mode ? "native" : "sim", (unsigned long long)runs, (unsigned long long)want);
+	ck_assert_uint_gt(flow_s, 0);
+	ck_assert_uint_eq(flow_s, flow_f);
+	ck_assert_uint_gt(counters, 0);
+}
+END_TEST
+
 /* Past --trace-limit the run is reported and the trace refused, with a
  * message naming the option; a bad limit is a usage error. */
 START_TEST(trace_limit_message)
@@ -406,6 +457,7 @@ Suite *make_trace_suite(void)
 	tcase_add_loop_test(tc, pprof_sched_names_programs, 0, 1);
 	tcase_add_loop_test(tc, tracing_changes_nothing, 0, 4);
 	tcase_add_loop_test(tc, trace_limit_message, 0, 1);
+	tcase_add_loop_test(tc, chrome_json_from_run, 0, 1);
 	tcase_set_timeout(tc, 600);
 	tcase_set_tags(tc, TEST_SIM_ONLY);
 	suite_add_tcase(s, tc);
@@ -413,6 +465,7 @@ Suite *make_trace_suite(void)
 	tc = tcase_create("go-native");
 	tcase_add_checked_fixture(tc, tmpdir_setup, tmpdir_teardown);
 	tcase_add_loop_test(tc, catalog_trace_native, 0, nworkloads());
+	tcase_add_loop_test(tc, chrome_json_from_run, 1, 2);
 	tcase_set_timeout(tc, 900);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,0 +1,154 @@
+/* Go's GODEBUG=schedtrace (and scheddetail) lines from the core's state.
+ *
+ * The format is Go 1.19's, field for field (src/runtime/proc.go,
+ * schedtrace): one SCHED line, and with detail a P line per P, an M line
+ * per M (newest first, as allm) and a G line per G ever made.  Go 1.19
+ * has no needspinning (Go 1.21 added it), so neither has this.  Fields
+ * schedlab has no counterpart for (GC, locked threads, malloc state) are
+ * printed as Go prints them when idle: 0, false, -1 or empty.
+ *
+ * Who calls it makes the state still enough to read: the simulated
+ * platform between two engine events (nothing runs then; reads are
+ * unpriced peeks, so the run's accesses keep their prices and the report
+ * stays byte-identical), the native one from its own thread holding
+ * sched.lock, as Go's sysmon does.  Natively most of what is read is
+ * still written meanwhile by the Ms owning it (a P's schedtick, an M's
+ * curg): Go reads those racily, and so does this, with relaxed atomic
+ * loads so that no value is torn or cached; ThreadSanitizer is told not
+ * to watch this file's reads (no_sanitize), since the race is the design.
+ * Gs and Ms are never freed during a run, so a pointer read racily still
+ * points at a G or an M. */
+#include "core/runtime.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define RACY(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+#if defined(__SANITIZE_THREAD__)
+#define SCHEDTRACE_RACY __attribute__((no_sanitize("thread")))
+#else
+#define SCHEDTRACE_RACY
+#endif
+
+/* Go's G status numbers (runtime2.go): _Gdead is 6, 5 being unused
+ * there (_Gmoribund_unused). */
+static int go_gstatus(enum g_status s)
+{
+	switch (s) {
+	case G_IDLE: return 0;
+	case G_RUNNABLE: return 1;
+	case G_RUNNING: return 2;
+	case G_SYSCALL: return 3;
+	case G_WAITING: return 4;
+	case G_DEAD: return 6;
+	}
+	return 0;
+}
+
+/* The Gs queued on pp: its ring, as Go counts (runnext excluded), and its
+ * shared queue, where a policy places Gs from elsewhere (numa's), which
+ * Go has no counterpart of but which is pp's queue all the same. */
+SCHEDTRACE_RACY static uint32_t p_queued(struct p *pp)
+{
+	uint32_t h = rq_head(plat_peek_u64(&pp->runqhead));
+	uint32_t t = plat_peek_u32(&pp->runqtail);
+	uint32_t n = t - h;
+	if (pp->sharedq_used)
+		n += plat_peek_u32(&pp->sharedq_size);
+	return n;
+}
+
+SCHEDTRACE_RACY static void print_ms(struct rt *rt, FILE *f)
+{
+	/* Go's blocked: the M sleeps on a note.  Here: on the idle list. */
+	int mcount = RACY(rt->sched.mcount);
+	bool *idle = xcalloc((size_t)mcount + 1, sizeof(*idle));
+	for (struct m *m = RACY(rt->sched.midle); m; m = RACY(m->schedlink))
+		if (m->id >= 0 && m->id < mcount)
+			idle[m->id] = true;
+	for (struct m *m = RACY(rt->allm); m; m = RACY(m->alllink)) {
+		struct p *pp = RACY(m->p);
+		struct g *g = RACY(m->curg);
+		bool spinning = RACY(m->spinning);
+		fprintf(f,
+			"  M%d: p=%d curg=%lld mallocing=0 throwing=0 preemptoff= locks=0 dying=0 "
+			"spinning=%s blocked=%s lockedg=-1\n",
+			m->id, pp ? pp->id : -1, g ? (long long)RACY(g->goid) : -1LL,
+			spinning ? "true" : "false",
+			m->id >= 0 && m->id < mcount && idle[m->id] ? "true" : "false");
+	}
+	free(idle);
+}
+
+SCHEDTRACE_RACY static void print_gs(struct rt *rt, FILE *f)
+{
+	size_t n = RACY(rt->nallg);
+	struct g **allg = RACY(rt->allg);
+	for (size_t i = 0; i < n; i++) {
+		struct g *g = allg[i];
+		enum g_status st = RACY(g->status);
+		if (st == G_IDLE)
+			continue;   /* made and not yet given a goid */
+		struct m *m = RACY(g->m);
+		/* Go clears a G's wait reason when it exits and keeps it
+		 * otherwise (a readied G shows why it last waited); a G made
+		 * here does not reset it (a reused G's line is cold), so a new
+		 * G may show its struct's last life's reason. */
+		const char *why = st == G_DEAD ? NULL : RACY(g->waitreason);
+		fprintf(f, "  G%llu: status=%d(%s) m=%d lockedm=-1\n",
+			(unsigned long long)RACY(g->goid), go_gstatus(st), why ? why : "",
+			st == G_RUNNING || st == G_SYSCALL ? (m ? m->id : -1) : -1);
+	}
+}
+
+SCHEDTRACE_RACY static void print_snapshot(struct rt *rt, int64_t since_ns, bool detail,
+					   FILE *f)
+{
+	struct sched *s = &rt->sched;
+	fprintf(f,
+		"SCHED %lldms: gomaxprocs=%d idleprocs=%u threads=%d spinningthreads=%u "
+		"idlethreads=%d runqueue=%u",
+		(long long)(since_ns / 1000000), rt->procs, plat_peek_u32(&s->npidle),
+		RACY(s->mcount), plat_peek_u32(&s->nmspinning), RACY(s->nmidle),
+		plat_peek_u32(&s->runqsize));
+	if (detail)
+		fprintf(f, " gcwaiting=0 nmidlelocked=0 stopwait=0 sysmonwait=%u\n",
+			plat_peek_u32(&s->sysmonwait));
+	for (int i = 0; i < rt->procs; i++) {
+		struct p *pp = rt->allp[i];
+		if (detail) {
+			struct m *m = RACY(pp->m);
+			fprintf(f,
+				"  P%d: status=%u schedtick=%u syscalltick=%u m=%d runqsize=%u "
+				"gfreecnt=%d timerslen=%u\n",
+				i, plat_peek_u32(&pp->status), RACY(pp->schedtick),
+				plat_peek_u32(&pp->syscalltick), m ? m->id : -1, p_queued(pp),
+				RACY(pp->ngfree), RACY(pp->ntimers));
+		} else {
+			fprintf(f, "%s%u%s", i == 0 ? " [" : " ", p_queued(pp),
+				i == rt->procs - 1 ? "]\n" : "");
+		}
+	}
+	if (!detail)
+		return;
+	print_ms(rt, f);
+	print_gs(rt, f);
+}
+
+void rt_schedtrace(struct rt *rt, int64_t since_ns, FILE *out)
+{
+	/* One write for the whole snapshot, so that lines of other writers
+	 * to the same stream (a native run's Gs) do not land inside it. */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		die_oom(len);
+	print_snapshot(rt, since_ns, rt->scheddetail, f);
+	if (fclose(f) != 0)
+		die_oom(len);
+	fwrite(buf, 1, len, out);
+	fflush(out);
+	free(buf);
+}

@@ -1,0 +1,505 @@
+/* run --schedtrace (suite "schedtrace"): the SCHED, P, M and G lines
+ * against a grammar derived from lines real Go 1.19 printed
+ * (tests/data/schedtrace/go119-*.txt, from probe.go.txt run with
+ * GODEBUG=schedtrace=10[,scheddetail=1] GOMAXPROCS=4), simulated and
+ * native; how many lines a simulated run prints; and that the report is
+ * the same with them or without.
+ *
+ * The grammar: each line kind's first Go line is turned into a regular
+ * expression -- its header with numbers generalised, then each key in
+ * order with its value's class (a number, a bool, nothing, a G status
+ * with its wait reason, a number and the per-P list) -- and every line
+ * of that kind, Go's and schedlab's, must match it.  A field renamed,
+ * added, dropped or moved on either side fails. */
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "tests/tests.h"
+#include "topologies/topo.h"
+#include "workloads/json.h"
+
+enum kind { K_SCHED, K_SCHED_DETAIL, K_P, K_M, K_G, K_COUNT, K_NONE = -1 };
+static const char *const kind_names[] = { "SCHED", "SCHED (detail)", "P", "M", "G" };
+
+static enum kind kind_of(const char *line)
+{
+	if (strncmp(line, "SCHED ", 6) == 0)
+		return strstr(line, " gcwaiting=") ? K_SCHED_DETAIL : K_SCHED;
+	if (strncmp(line, "  P", 3) == 0)
+		return K_P;
+	if (strncmp(line, "  M", 3) == 0)
+		return K_M;
+	if (strncmp(line, "  G", 3) == 0)
+		return K_G;
+	return K_NONE;
+}
+
+static void append(char **re, size_t *len, const char *s, size_t n)
+{
+	*re = realloc(*re, *len + n + 1);
+	ck_assert_ptr_nonnull(*re);
+	memcpy(*re + *len, s, n);
+	*len += n;
+	(*re)[*len] = '\0';
+}
+
+static void append_s(char **re, size_t *len, const char *s)
+{
+	append(re, len, s, strlen(s));
+}
+
+/* Where the next " key=" starts in s, or its end. */
+static const char *next_key(const char *s)
+{
+	for (const char *p = s; *p; p++) {
+		if (*p != ' ')
+			continue;
+		const char *q = p + 1;
+		while ((*q >= 'a' && *q <= 'z'))
+			q++;
+		if (q > p + 1 && *q == '=')
+			return p;
+	}
+	return s + strlen(s);
+}
+
+static bool all_digits(const char *s, size_t n)
+{
+	size_t i = n > 0 && s[0] == '-' ? 1 : 0;
+	if (i == n)
+		return false;
+	for (; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* The regular expression of a line's kind, from one line of it. */
+static char *derive(const char *line)
+{
+	char *re = NULL;
+	size_t len = 0;
+	append_s(&re, &len, "^");
+	const char *colon = strchr(line, ':');
+	ck_assert_msg(colon, "no header in '%s'", line);
+	/* the header: "SCHED 10ms:", "  P0:", "  M3:", "  G12:" */
+	for (const char *p = line; p <= colon; p++) {
+		if (*p >= '0' && *p <= '9') {
+			while (p[1] >= '0' && p[1] <= '9')
+				p++;
+			append_s(&re, &len, "[0-9]+");
+		} else {
+			append(&re, &len, p, 1);
+		}
+	}
+	const char *p = next_key(colon + 1);
+	while (*p) {
+		const char *eq = strchr(p, '=');
+		append(&re, &len, p, (size_t)(eq + 1 - p));   /* " key=" */
+		const char *v = eq + 1, *end = next_key(v);
+		size_t n = (size_t)(end - v);
+		const char *open = memchr(v, '(', n), *bracket = memchr(v, '[', n);
+		if (n == 0)
+			;
+		else if (all_digits(v, n))
+			append_s(&re, &len, "-?[0-9]+");
+		else if ((n == 4 && memcmp(v, "true", 4) == 0) || (n == 5 && memcmp(v, "false", 5) == 0))
+			append_s(&re, &len, "(true|false)");
+		else if (open && all_digits(v, (size_t)(open - v)) && v[n - 1] == ')')
+			append_s(&re, &len, "[0-9]+\\(.*\\)");
+		else if (bracket && bracket > v && all_digits(v, (size_t)(bracket - 1 - v)) &&
+			 v[n - 1] == ']')
+			append_s(&re, &len, "[0-9]+ \\[[0-9]+( [0-9]+)*\\]");
+		else
+			ck_abort_msg("value of unknown form '%.*s' in '%s'", (int)n, v, line);
+		p = end;
+	}
+	append_s(&re, &len, "$");
+	return re;
+}
+
+struct grammar {
+	regex_t re[K_COUNT];
+	char *text[K_COUNT];
+};
+
+/* Lines of text, split in place. */
+static int split_lines(char *text, char ***out)
+{
+	int n = 0, cap = 16;
+	char **lines = malloc((size_t)cap * sizeof(*lines));
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (n == cap)
+			lines = realloc(lines, (size_t)(cap *= 2) * sizeof(*lines));
+		lines[n++] = l;
+	}
+	*out = lines;
+	return n;
+}
+
+static char *read_data(const char *name)
+{
+	char *path = NULL;
+	ck_assert_int_ge(asprintf(&path, "%s/schedtrace/%s", test_data_dir(), name), 0);
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f, "cannot open %s", path);
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t n = getdelim(&buf, &cap, '\0', f);
+	ck_assert_int_gt(n, 0);
+	fclose(f);
+	free(path);
+	return buf;
+}
+
+/* Every line of what is checked matches its kind's expression; counts
+ * the lines of each kind into seen. */
+static void check_lines(const struct grammar *g, const char *what, char *text, int seen[K_COUNT])
+{
+	char **lines;
+	int n = split_lines(text, &lines);
+	for (int i = 0; i < n; i++) {
+		enum kind k = kind_of(lines[i]);
+		ck_assert_msg(k != K_NONE, "%s: line %d is no schedtrace line: '%s'", what, i + 1, lines[i]);
+		ck_assert_msg(regexec(&g->re[k], lines[i], 0, NULL, 0) == 0,
+			      "%s: line %d, a %s line, does not match Go 1.19's /%s/: '%s'", what, i + 1,
+			      kind_names[k], g->text[k], lines[i]);
+		seen[k]++;
+	}
+	free(lines);
+}
+
+/* The grammar from Go's recorded lines, each of which it is checked
+ * against too. */
+static void grammar_load(struct grammar *g)
+{
+	memset(g, 0, sizeof(*g));
+	const char *files[] = { "go119-plain.txt", "go119-detail.txt" };
+	for (int f = 0; f < 2; f++) {
+		char *text = read_data(files[f]);
+		char **lines;
+		int n = split_lines(text, &lines);
+		for (int i = 0; i < n; i++) {
+			enum kind k = kind_of(lines[i]);
+			ck_assert_msg(k != K_NONE, "%s: '%s'", files[f], lines[i]);
+			if (!g->text[k]) {
+				g->text[k] = derive(lines[i]);
+				ck_assert_int_eq(regcomp(&g->re[k], g->text[k], REG_EXTENDED | REG_NOSUB), 0);
+			}
+		}
+		free(lines);
+		free(text);
+	}
+	for (int k = 0; k < K_COUNT; k++)
+		ck_assert_msg(g->text[k], "Go's lines have no %s line", kind_names[k]);
+	/* Go's own lines match what was derived from them */
+	for (int f = 0; f < 2; f++) {
+		int seen[K_COUNT] = { 0 };
+		char *text = read_data(files[f]);
+		check_lines(g, files[f], text, seen);
+		free(text);
+	}
+}
+
+static void grammar_free(struct grammar *g)
+{
+	for (int k = 0; k < K_COUNT; k++) {
+		regfree(&g->re[k]);
+		free(g->text[k]);
+	}
+}
+
+/* Runs schedlab with args; its stdout and stderr. */
+static int schedlab(const char *args, char **out, char **err)
+{
+	char *cmd = NULL;
+	ck_assert_int_ge(asprintf(&cmd, "'%s' %s", test_schedlab_bin(), args), 0);
+	int rc = test_run(cmd, out, err);
+	free(cmd);
+	return rc;
+}
+
+START_TEST(grammar_is_gos)
+{
+	struct grammar g;
+	grammar_load(&g);
+	/* what the derivation made of Go's lines, spelled out: a change of
+	 * the recorded lines or of the derivation shows here */
+	ck_assert_str_eq(g.text[K_SCHED],
+			 "^SCHED [0-9]+ms: gomaxprocs=-?[0-9]+ idleprocs=-?[0-9]+ threads=-?[0-9]+ "
+			 "spinningthreads=-?[0-9]+ idlethreads=-?[0-9]+ "
+			 "runqueue=[0-9]+ \\[[0-9]+( [0-9]+)*\\]$");
+	ck_assert_str_eq(g.text[K_P],
+			 "^  P[0-9]+: status=-?[0-9]+ schedtick=-?[0-9]+ syscalltick=-?[0-9]+ "
+			 "m=-?[0-9]+ runqsize=-?[0-9]+ gfreecnt=-?[0-9]+ timerslen=-?[0-9]+$");
+	ck_assert_str_eq(g.text[K_G], "^  G[0-9]+: status=[0-9]+\\(.*\\) m=-?[0-9]+ lockedm=-?[0-9]+$");
+	/* Go 1.19 has no needspinning (1.21 added it) */
+	ck_assert_ptr_null(strstr(g.text[K_SCHED], "needspinning"));
+	grammar_free(&g);
+}
+END_TEST
+
+static double makespan_of(const char *json)
+{
+	cJSON *r = cJSON_Parse(json);
+	ck_assert_ptr_nonnull(r);
+	const cJSON *m = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "metrics"), "makespan_ns");
+	ck_assert(cJSON_IsNumber(m));
+	double v = m->valuedouble;
+	cJSON_Delete(r);
+	return v;
+}
+
+/* gomaxprocs= on every SCHED line is procs, and the per-P list or the P
+ * lines have procs entries. */
+static void check_procs(const char *text, int procs, bool detail)
+{
+	char want[32];
+	snprintf(want, sizeof(want), " gomaxprocs=%d ", procs);
+	char *copy = strdup(text);
+	char **lines;
+	int n = split_lines(copy, &lines), ps = -1;
+	for (int i = 0; i < n; i++) {
+		enum kind k = kind_of(lines[i]);
+		if (k == K_SCHED || k == K_SCHED_DETAIL) {
+			ck_assert_msg(strstr(lines[i], want), "'%s': expected%s", lines[i], want);
+			ck_assert(!detail || ps == -1 || ps == procs);
+			ps = 0;
+		}
+		if (k == K_SCHED) {
+			const char *l = strchr(lines[i], '[');
+			int entries = 1;
+			for (; *l; l++)
+				entries += *l == ' ';
+			ck_assert_int_eq(entries, procs);
+		}
+		if (k == K_P)
+			ps++;
+	}
+	if (detail)
+		ck_assert_int_eq(ps, procs);
+	free(lines);
+	free(copy);
+}
+
+/* A simulated run: floor(makespan / D) SCHED lines, each of Go's form,
+ * the same lines every time, and the same report as without them. */
+START_TEST(sim_lines_counts_and_report)
+{
+	struct grammar g;
+	grammar_load(&g);
+	const char *base = "run -p steal -t numa4 -w rpc-server --procs 8 --json -";
+	char *ref, *out, *err, *cmd;
+	ck_assert_int_eq(schedlab(base, &ref, &err), 0);
+	free(err);
+	double makespan = makespan_of(ref);
+	/* 7ms: 326.4 ms / 7 ms is far from a whole number */
+	ck_assert_int_ge(asprintf(&cmd, "%s --schedtrace 7ms", base), 0);
+	ck_assert_int_eq(schedlab(cmd, &out, &err), 0);
+	ck_assert_str_eq(out, ref);   /* the report, byte for byte */
+	int seen[K_COUNT] = { 0 };
+	char *copy = strdup(err);
+	check_lines(&g, "schedlab (sim)", copy, seen);
+	free(copy);
+	ck_assert_int_eq(seen[K_SCHED], (int)(makespan / 7e6));
+	ck_assert_int_gt(seen[K_SCHED], 10);
+	ck_assert_int_eq(seen[K_SCHED_DETAIL] + seen[K_P] + seen[K_M] + seen[K_G], 0);
+	ck_assert_msg(strncmp(err, "SCHED 7ms: gomaxprocs=8 ", 24) == 0, "%.80s", err);
+	check_procs(err, 8, false);
+	/* the same lines again: deterministic */
+	char *out2, *err2;
+	ck_assert_int_eq(schedlab(cmd, &out2, &err2), 0);
+	ck_assert_str_eq(err2, err);
+	free(out2);
+	free(err2);
+	free(ref);
+	free(out);
+	free(err);
+	free(cmd);
+
+	/* plain ns and another unit give the same interval */
+	ck_assert_int_eq(schedlab("run -p steal -t numa4 -w rpc-server --procs 8 --schedtrace 7000000 "
+				  "--json -", &out, &err), 0);
+	int seen2[K_COUNT] = { 0 };
+	check_lines(&g, "schedlab (sim, ns)", err, seen2);
+	ck_assert_int_eq(seen2[K_SCHED], seen[K_SCHED]);
+	free(out);
+	free(err);
+
+	/* --scheddetail: the detailed SCHED line, P, M and G lines */
+	ck_assert_int_eq(schedlab("run -p numa -t numa4 -w rpc-server --procs 4 --schedtrace 50ms "
+				  "--scheddetail --json -", &out, &err), 0);
+	ck_assert_int_eq(makespan_of(out) > 0, 1);
+	check_procs(err, 4, true);
+	int seen3[K_COUNT] = { 0 };
+	copy = strdup(err);
+	check_lines(&g, "schedlab (sim, detail)", copy, seen3);
+	free(copy);
+	ck_assert_int_eq(seen3[K_SCHED], 0);
+	ck_assert_int_eq(seen3[K_SCHED_DETAIL], (int)(makespan_of(out) / 50e6));
+	ck_assert_int_eq(seen3[K_P], 4 * seen3[K_SCHED_DETAIL]);
+	ck_assert_int_gt(seen3[K_M], 0);
+	ck_assert_int_gt(seen3[K_G], 0);
+	free(out);
+	free(err);
+	grammar_free(&g);
+}
+END_TEST
+
+/* Natively, by wall time: the lines' form, and gomaxprocs.  A loaded host
+ * may run the whole workload before the printing thread wakes, so the
+ * run is repeated until it printed (at most five times). */
+START_TEST(native_lines)
+{
+	struct grammar g;
+	grammar_load(&g);
+	for (int detail = 0; detail < 2; detail++) {
+		int seen[K_COUNT] = { 0 };
+		for (int tries = 0; tries < 5 && !seen[K_SCHED] && !seen[K_SCHED_DETAIL]; tries++) {
+			char *cmd, *out, *err;
+			ck_assert_int_ge(asprintf(&cmd, "run -p steal --native -w pingpong --procs 2 "
+						  "--schedtrace 1ms%s", detail ? " --scheddetail" : ""), 0);
+			ck_assert_int_eq(schedlab(cmd, &out, &err), 0);
+			check_procs(err, 2, detail);
+			check_lines(&g, detail ? "schedlab (native, detail)" : "schedlab (native)", err, seen);
+			free(cmd);
+			free(out);
+			free(err);
+		}
+		ck_assert_int_gt(detail ? seen[K_SCHED_DETAIL] : seen[K_SCHED], 0);
+		if (detail) {
+			ck_assert_int_eq(seen[K_P], 2 * seen[K_SCHED_DETAIL]);
+			ck_assert_int_gt(seen[K_M], 0);
+			ck_assert_int_gt(seen[K_G], 0);
+		}
+	}
+	grammar_free(&g);
+}
+END_TEST
+
+/* One simulated run through the API, its schedtrace lines (stderr) into
+ * lines_path if schedtrace_ns. */
+static struct rt_result run_api(const char *policy, const struct topo *t,
+				const struct workload *w, int64_t schedtrace_ns, bool detail,
+				const char *lines_path)
+{
+	const struct rt_api *api = &sim__rt_api;
+	const struct pol_ops *pol = api->pol_find(policy);
+	ck_assert_ptr_nonnull(pol);
+	struct rt_config cfg = {
+		.policy = pol, .procs = 16, .seed = 3, .topo = t, .body = api->body,
+		.body_arg = &(struct wlr_args){ .workload = w },
+		.schedtrace_ns = schedtrace_ns, .scheddetail = detail,
+	};
+	int saved = -1;
+	if (lines_path) {
+		fflush(stderr);
+		saved = dup(2);
+		int fd = open(lines_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		ck_assert_int_ge(fd, 0);
+		dup2(fd, 2);
+		close(fd);
+	}
+	struct err e = { "" };
+	struct rt *rt = api->create(&cfg, &e);
+	ck_assert_msg(rt, "%s", e.msg);
+	api->run(rt);
+	struct rt_result r;
+	api->result(rt, &r);
+	api->destroy(rt);
+	if (lines_path) {
+		fflush(stderr);
+		dup2(saved, 2);
+		close(saved);
+	}
+	return r;
+}
+
+/* Under every policy, the whole result -- schedule_hash, every counter
+ * and histogram bucket -- is the same with snapshots taken as without. */
+START_TEST(sim_result_unchanged)
+{
+	struct err e = { "" };
+	struct topo *t = topo_load("numa4", &e);
+	ck_assert_msg(t, "%s", e.msg);
+	bool trace;
+	uint64_t seed;
+	struct workload *w = wl_load("rpc-server", &trace, &seed, &e);
+	ck_assert_msg(w, "%s", e.msg);
+	char path[] = "/tmp/schedlab-schedtrace-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	for (int i = 0; i < sim__rt_api.pol_count(); i++) {
+		const char *policy = sim__rt_api.pol_at(i)->name;
+		struct rt_result a = run_api(policy, t, w, 0, false, NULL);
+		for (int detail = 0; detail < 2; detail++) {
+			struct rt_result b = run_api(policy, t, w, detail ? 20000000 : 1000000, detail, path);
+			ck_assert_msg(a.schedule_hash == b.schedule_hash, "%s: schedule_hash", policy);
+			ck_assert_msg(memcmp(&a, &b, sizeof(a)) == 0, "%s: results differ", policy);
+			char *text = NULL;
+			size_t cap = 0;
+			FILE *f = fopen(path, "r");
+			int sched = 0;
+			while (getline(&text, &cap, f) > 0)
+				sched += strncmp(text, "SCHED ", 6) == 0;
+			fclose(f);
+			free(text);
+			ck_assert_int_eq(sched, (int)(a.makespan_ns / (detail ? 20000000 : 1000000)));
+		}
+	}
+	unlink(path);
+	wl_free(w);
+	topo_free(t);
+}
+END_TEST
+
+/* Bad values: exit 2, naming the option. */
+START_TEST(bad_values)
+{
+	const char *bad[] = { "0", "-1ms", "1ns", "999", "10x", "1.5", "abc", "ms", "1e400s", "101h", "" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *cmd, *out, *err;
+		ck_assert_int_ge(asprintf(&cmd, "run -p steal -w pingpong --schedtrace '%s'", bad[i]), 0);
+		ck_assert_int_eq(schedlab(cmd, &out, &err), 2);
+		ck_assert_msg(strstr(err, "--schedtrace"), "'%s': %s", bad[i], err);
+		ck_assert_ptr_null(strchr(strchr(err, '\n') + 1, '\n'));   /* one line */
+		free(cmd);
+		free(out);
+		free(err);
+	}
+	char *out, *err;
+	ck_assert_int_eq(schedlab("run -p steal -w pingpong --scheddetail", &out, &err), 2);
+	ck_assert_msg(strstr(err, "--scheddetail"), "%s", err);
+	free(out);
+	free(err);
+	ck_assert_int_eq(schedlab("run -p steal -w pingpong --schedtrace", &out, &err), 2);
+	free(out);
+	free(err);
+}
+END_TEST
+
+Suite *make_schedtrace_suite(void)
+{
+	Suite *s = suite_create("schedtrace");
+	/* one thread each: left out under ThreadSanitizer (run-tests --tsan) */
+	TCase *tc = tcase_create("sim");
+	tcase_set_timeout(tc, 300);
+	tcase_set_tags(tc, TEST_SIM_ONLY);
+	tcase_add_test(tc, grammar_is_gos);
+	tcase_add_test(tc, sim_lines_counts_and_report);
+	tcase_add_test(tc, sim_result_unchanged);
+	tcase_add_test(tc, bad_values);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("native");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, native_lines);
+	suite_add_tcase(s, tc);
+	return s;
+}
