@@ -869,9 +869,12 @@ struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max)
 	plat_store_u32(&s->runqsize, size - n, memory_order_relaxed);
 	if (rt->tracing) {
 		struct m *self = plat_self();
-		/* a P that takes with work of its own is keeping the queue fair */
-		rt_trace_rec(rt, self, RT_TEV_GLOBAL_TAKE, 0, pp->id,
-			     rt_trace_runqlen(pp) ? RT_TG_FAIRNESS : RT_TG_EMPTY_LOCAL, n);
+		/* the reason the policy gave for the report [core/mech.h] */
+		static const uint8_t why[RT_GQ__COUNT] = {
+			[RT_GQ_FAIRNESS] = RT_TG_FAIRNESS, [RT_GQ_LOCAL_EMPTY] = RT_TG_EMPTY_LOCAL,
+			[RT_GQ_ONLY] = RT_TG_ONLY, [RT_GQ_STEAL] = RT_TG_STEAL, [RT_GQ_IDLE] = RT_TG_IDLE,
+		};
+		rt_trace_rec(rt, self, RT_TEV_GLOBAL_TAKE, 0, pp->id, why[pp->mech->gq_why], n);
 		rt_trace_rec(rt, self, RT_TEV_RUNQ, 0, -1, size - n, 0);
 	}
 	rt_mech_gq_take(rt, pp, n);

@@ -78,6 +78,9 @@ enum rt_tglobal {
 	RT_TG_FAIRNESS,       /* the every-61st check */
 	RT_TG_EMPTY_LOCAL,    /* its own queue was empty */
 	RT_TG_OTHER,
+	RT_TG_ONLY,           /* the policy's one queue (global) */
+	RT_TG_STEAL,          /* looking for work elsewhere: another node's queue (numa) */
+	RT_TG_IDLE,           /* the last look before its P goes idle */
 };
 
 struct rt_tev {

@@ -92,6 +92,7 @@ static bool native_heavy(const char *name)
 struct dcounts {
 	uint64_t create, start, start_label, block, unblock, syscall, sysexit, log, log_steal,
 		log_glob, log_place, task_create, task_end, region, lines;
+	uint64_t glob_fair, glob_empty;   /* globrunq logs by reason */
 };
 
 static struct dcounts parse_dump(const char *path)
@@ -130,6 +131,8 @@ static struct dcounts parse_dump(const char *path)
 			c.log++;
 			c.log_steal += strstr(line, "category=steal ") != NULL;
 			c.log_glob += strstr(line, "category=globrunq ") != NULL;
+			c.glob_fair += strstr(line, "global queue (fairness)") != NULL;
+			c.glob_empty += strstr(line, "global queue (local queue empty)") != NULL;
 			c.log_place += strstr(line, "category=place ") != NULL;
 		}
 	}
@@ -417,6 +420,45 @@ START_TEST(chrome_json_from_run)
 }
 END_TEST
 
+/* The trace's global-queue takes are the report's, reason by reason. */
+START_TEST(global_takes_as_in_report)
+{
+	if (!have_go())
+		return;
+	char *out = NULL, *err = NULL;
+	int rc = shf(&out, &err, "'%s' run -p steal -w rpc-server -t numa4 --procs 16 "
+			    "--max-sim-time 5ms --trace %s/t.out --json %s/r.json; "
+			    "go tool trace -d %s/t.out > %s/d.txt", test_schedlab_bin(), tmpdir, tmpdir,
+		     tmpdir, tmpdir);
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+	free(out);
+	free(err);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/d.txt", tmpdir);
+	struct dcounts c = parse_dump(path);
+	snprintf(path, sizeof(path), "%s/r.json", tmpdir);
+	FILE *f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	char *text = NULL;
+	size_t cap = 0;
+	ck_assert_int_gt(getdelim(&text, &cap, '\0', f), 0);
+	fclose(f);
+	cJSON *o = cJSON_Parse(text);
+	free(text);
+	const cJSON *takes = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(o, "metrics"), "mechanisms"), "global_queue"), "takes");
+	double fair = cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(takes, "fairness"),
+							       "takes"));
+	double empty = cJSON_GetNumberValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(takes, "local_empty"), "takes"));
+	cJSON_Delete(o);
+	ck_assert_msg(fair > 0 && empty > 0, "the run made no takes of both reasons");
+	ck_assert_msg(c.glob_fair == (uint64_t)fair && c.glob_empty == (uint64_t)empty,
+		      "trace: %llu fairness, %llu local-empty takes; report %.0f, %.0f",
+		      (unsigned long long)c.glob_fair, (unsigned long long)c.glob_empty, fair, empty);
+}
+END_TEST
+
 /* Past --trace-limit the run is reported and the trace refused, with a
  * message naming the option; a bad limit is a usage error. */
 START_TEST(trace_limit_message)
@@ -458,6 +500,7 @@ Suite *make_trace_suite(void)
 	tcase_add_loop_test(tc, tracing_changes_nothing, 0, 4);
 	tcase_add_loop_test(tc, trace_limit_message, 0, 1);
 	tcase_add_loop_test(tc, chrome_json_from_run, 0, 1);
+	tcase_add_test(tc, global_takes_as_in_report);
 	tcase_set_timeout(tc, 600);
 	tcase_set_tags(tc, TEST_SIM_ONLY);
 	suite_add_tcase(s, tc);

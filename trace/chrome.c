@@ -177,7 +177,8 @@ static const char *const wake_names[] = {
 };
 static const char *const global_names[] = {
 	[RT_TG_FAIRNESS] = "fairness", [RT_TG_EMPTY_LOCAL] = "empty local queue",
-	[RT_TG_OTHER] = "other",
+	[RT_TG_OTHER] = "other", [RT_TG_ONLY] = "the only queue",
+	[RT_TG_STEAL] = "another node's queue", [RT_TG_IDLE] = "last look before idle",
 };
 
 #define NAME_OF(tab, i) ((i) < sizeof(tab) / sizeof(tab[0]) && tab[i] ? tab[i] : "unknown")

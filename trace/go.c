@@ -220,6 +220,11 @@ static const char *const rt_frames[RF__COUNT] = {
 	"runtime.main",
 };
 enum { CAT_STEAL, CAT_GLOBRUNQ, CAT_PLACE, CAT__COUNT };
+static const char *const global_why[] = {
+	[RT_TG_FAIRNESS] = "fairness", [RT_TG_EMPTY_LOCAL] = "local queue empty",
+	[RT_TG_OTHER] = "other", [RT_TG_ONLY] = "the only queue",
+	[RT_TG_STEAL] = "another node's queue", [RT_TG_IDLE] = "last look before idle",
+};
 static const char *const categories[CAT__COUNT] = { "steal", "globrunq", "place" };
 
 struct w {
@@ -717,8 +722,8 @@ static void one(struct w *w, const struct rt_tev *ev)
 		break;
 	case RT_TEV_GLOBAL_TAKE:
 		snprintf(msg, sizeof(msg), "P%d took %" PRIu64 " Gs from the global queue (%s)", p, ev->b,
-			 ev->a == RT_TG_FAIRNESS ? "fairness" : ev->a == RT_TG_EMPTY_LOCAL ? "local queue empty"
-			 : "other");
+			 ev->a < sizeof(global_why) / sizeof(global_why[0]) && global_why[ev->a]
+			 ? global_why[ev->a] : "other");
 		user_log(w, p, ts, CAT_GLOBRUNQ, msg);
 		break;
 	case RT_TEV_PLACE:
