@@ -9,7 +9,7 @@
 #include "trace/trace.h"
 
 enum { L_NONE, L_WORKER, L_MAIN, L_RECV, L_WEIRD };
-static const char *const labels[] = { "", "worker", "main", "recv req", "we\"ird\\la\x01" "bel" };
+static const char *const labels[] = { "", "worker", "main", "recv req", ("we\"ird\\la\x01" "bel") };
 
 #define EV(ts_, kind_, g_, p_, m_, a_, b_) \
 	{ .ts = (ts_), .kind = (kind_), .g = (g_), .p = (p_), .m = (m_), .a = (a_), .b = (b_) }
