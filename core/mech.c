@@ -104,13 +104,13 @@ void rt_mech_put(struct rt *rt, struct p *pp)
 {
 	if (!rt->timed)
 		return;
-#ifdef SCHEDLAB_SIM
-	rt_mech_runq(rt, pp, plat_nanotime());
-#else
+	if (PLAT_SERIAL) {
+		rt_mech_runq(rt, pp, plat_nanotime());
+		return;
+	}
 	uint32_t len = runq_len(pp);
 	if (len > pp->mech->rq.max)
 		pp->mech->rq.max = len;
-#endif
 }
 
 static struct hist *hist_of(struct hist **slot)

@@ -184,13 +184,18 @@ enum g_why {
 
 /* Every external name of the core is given a per-platform prefix, so that
  * both compilations link into one program (see core/names.h). */
+/* PLAT_SERIAL: 1 where Ms run one at a time and reading the clock is free
+ * (simulation): what is recorded in one order needs no tie-break, and a
+ * measure may read the clock wherever it likes; 0 natively. */
 #if defined(SCHEDLAB_SIM)
 #define PLAT_NAME "sim"
+#define PLAT_SERIAL 1
 #define PLAT_SYM(x) sim__##x
 #include "core/names.h"
 #include "sim/plat.h"
 #elif defined(SCHEDLAB_NATIVE)
 #define PLAT_NAME "native"
+#define PLAT_SERIAL 0
 #define PLAT_SYM(x) nat__##x
 #include "core/names.h"
 #include "native/plat.h"

@@ -78,11 +78,7 @@ void rt_trace_rec_at(struct rt *rt, struct m *m, int64_t ts, enum rt_tev_kind ki
 		return;
 	struct rt_tev *e = &tb->ev[tb->n++];
 	e->ts = ts;
-#ifdef SCHEDLAB_SIM
-	e->seq = rt->trace_seq++;
-#else
-	e->seq = tb->seq++;
-#endif
+	e->seq = PLAT_SERIAL ? rt->trace_seq++ : tb->seq++;
 	e->g = g;
 	e->p = p;
 	e->m = m ? m->id : -1;
@@ -147,10 +143,8 @@ static int tev_cmp(const void *x, const void *y)
 	const struct rt_tev *a = x, *b = y;
 	if (a->ts != b->ts)
 		return a->ts < b->ts ? -1 : 1;
-#ifndef SCHEDLAB_SIM
-	if (a->m != b->m)
+	if (!PLAT_SERIAL && a->m != b->m)
 		return a->m < b->m ? -1 : 1;
-#endif
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
