@@ -140,12 +140,11 @@ static struct dcounts parse_dump(const char *path)
 	return c;
 }
 
-/* metrics.NAME of the JSON report at path; a missing one fails, unless
- * optional (then 0: the report leaves out what the run has none of). */
-static uint64_t json_metric_in(const char *path, const char *name, bool optional)
+/* The JSON document in the file at path (the caller deletes it). */
+static cJSON *json_file(const char *path)
 {
 	FILE *f = fopen(path, "r");
-	ck_assert_ptr_nonnull(f);
+	ck_assert_msg(f != NULL, "%s: not written", path);
 	char *text = NULL;
 	size_t cap = 0;
 	ssize_t n = getdelim(&text, &cap, '\0', f);
@@ -153,7 +152,15 @@ static uint64_t json_metric_in(const char *path, const char *name, bool optional
 	ck_assert_int_gt(n, 0);
 	cJSON *o = cJSON_Parse(text);
 	free(text);
-	ck_assert_ptr_nonnull(o);
+	ck_assert_msg(o != NULL, "%s: not JSON", path);
+	return o;
+}
+
+/* metrics.NAME of the JSON report at path; a missing one fails, unless
+ * optional (then 0: the report leaves out what the run has none of). */
+static uint64_t json_metric_in(const char *path, const char *name, bool optional)
+{
+	cJSON *o = json_file(path);
 	cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "metrics"), name);
 	ck_assert_msg(cJSON_IsNumber(v) || (optional && !v), "%s: no metrics.%s", path, name);
 	uint64_t x = v ? (uint64_t)v->valuedouble : 0;
@@ -386,15 +393,7 @@ START_TEST(chrome_json_from_run)
 	free(err);
 	char path[128];
 	snprintf(path, sizeof(path), "%s/t.json", tmpdir);
-	FILE *f = fopen(path, "r");
-	ck_assert_ptr_nonnull(f);
-	char *text = NULL;
-	size_t cap = 0;
-	ck_assert_int_gt(getdelim(&text, &cap, '\0', f), 0);
-	fclose(f);
-	cJSON *o = cJSON_Parse(text);
-	free(text);
-	ck_assert_msg(o != NULL, "%s: not JSON", path);
+	cJSON *o = json_file(path);
 	cJSON *evs = cJSON_IsArray(o) ? o : cJSON_GetObjectItem(o, "traceEvents");
 	ck_assert(cJSON_IsArray(evs));
 	uint64_t runs = 0, flow_s = 0, flow_f = 0, counters = 0;
@@ -437,14 +436,7 @@ START_TEST(global_takes_as_in_report)
 	snprintf(path, sizeof(path), "%s/d.txt", tmpdir);
 	struct dcounts c = parse_dump(path);
 	snprintf(path, sizeof(path), "%s/r.json", tmpdir);
-	FILE *f = fopen(path, "r");
-	ck_assert_ptr_nonnull(f);
-	char *text = NULL;
-	size_t cap = 0;
-	ck_assert_int_gt(getdelim(&text, &cap, '\0', f), 0);
-	fclose(f);
-	cJSON *o = cJSON_Parse(text);
-	free(text);
+	cJSON *o = json_file(path);
 	const cJSON *takes = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
 		cJSON_GetObjectItem(o, "metrics"), "mechanisms"), "global_queue"), "takes");
 	double fair = cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(takes, "fairness"),

@@ -132,26 +132,16 @@ static void by_event(struct bytes *b, uint8_t type, const uint64_t *v, int n)
 
 struct gst {
 	uint64_t goid;          /* 0: empty slot */
+	/* in w->tasks, a request of G goid: when it began (the second half
+	 * of the key) and its user task, 0 once ended; in w->gs, start is 0 */
+	int64_t start;
+	uint64_t task;
 	uint64_t seq;           /* the reader's sequence number for it */
 	uint32_t prog;          /* its program's label */
 	uint8_t state;          /* enum gstate */
 	bool insys, sysblocked;
 	int32_t sysp;           /* the P it made its system call on */
 	int32_t p;              /* the P it runs on (GS_RUNNING) */
-};
-
-/* Open requests by (goid, when it began): a G's next request can arrive
- * before it has answered the last.  Slots are not reused: a run's
- * requests are few next to its events. */
-struct task {
-	uint64_t goid;          /* 0: empty slot */
-	int64_t start;
-	uint64_t id;            /* the user task's, 0 once ended */
-};
-
-struct tasks {
-	struct task *v;
-	size_t n, cap;
 };
 
 enum gstate { GS_NONE, GS_RUNNABLE, GS_RUNNING, GS_WAITING, GS_DEAD };
@@ -169,7 +159,16 @@ static uint64_t mix(uint64_t x)
 	return x;
 }
 
-static struct gst *gmap_get(struct gmap *m, uint64_t goid, bool make)
+/* Records by (goid, start): Gs by goid alone (start 0), and a G's
+ * requests by when each began -- its next can arrive before it has
+ * answered the last.  Request slots are not reused: a run's requests are
+ * few next to its events. */
+static uint64_t gkey(uint64_t goid, int64_t start)
+{
+	return mix(goid ^ mix((uint64_t)start));
+}
+
+static struct gst *gmap_get2(struct gmap *m, uint64_t goid, int64_t start, bool make)
 {
 	if (make && 2 * (m->n + 1) > m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 1024;
@@ -177,7 +176,7 @@ static struct gst *gmap_get(struct gmap *m, uint64_t goid, bool make)
 		for (size_t i = 0; i < m->cap; i++) {
 			if (!m->v[i].goid)
 				continue;
-			size_t j = mix(m->v[i].goid) & (cap - 1);
+			size_t j = gkey(m->v[i].goid, m->v[i].start) & (cap - 1);
 			while (v[j].goid)
 				j = (j + 1) & (cap - 1);
 			v[j] = m->v[i];
@@ -188,17 +187,22 @@ static struct gst *gmap_get(struct gmap *m, uint64_t goid, bool make)
 	}
 	if (!m->cap)
 		return NULL;
-	size_t j = mix(goid) & (m->cap - 1);
+	size_t j = gkey(goid, start) & (m->cap - 1);
 	while (m->v[j].goid) {
-		if (m->v[j].goid == goid)
+		if (m->v[j].goid == goid && m->v[j].start == start)
 			return &m->v[j];
 		j = (j + 1) & (m->cap - 1);
 	}
 	if (!make)
 		return NULL;
 	m->n++;
-	m->v[j] = (struct gst){ .goid = goid, .p = -1, .sysp = -1 };
+	m->v[j] = (struct gst){ .goid = goid, .start = start, .p = -1, .sysp = -1 };
 	return &m->v[j];
+}
+
+static struct gst *gmap_get(struct gmap *m, uint64_t goid, bool make)
+{
+	return gmap_get2(m, goid, 0, make);
 }
 
 /* ---- The writer's state ---- */
@@ -239,7 +243,7 @@ struct w {
 	uint64_t str_cat[CAT__COUNT];
 	uint64_t str_sysexit;
 	uint64_t str_request;
-	struct tasks tasks;
+	struct gmap tasks;      /* requests (gmap_get2) */
 	uint64_t task_next;
 	struct bytes strings;
 	/* stacks: (top, bottom) frame pairs; bottom == UINT32_MAX: one frame */
@@ -491,38 +495,6 @@ static void user_log(struct w *w, int p, int64_t ts, int cat, const char *msg)
 	w->st.logs++;
 }
 
-static struct task *task_get(struct tasks *m, uint64_t goid, int64_t start, bool make)
-{
-	if (make && 2 * (m->n + 1) > m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 1024;
-		struct task *v = xcalloc(cap, sizeof(*v));
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->v[i].goid)
-				continue;
-			size_t j = mix(m->v[i].goid ^ mix((uint64_t)m->v[i].start)) & (cap - 1);
-			while (v[j].goid)
-				j = (j + 1) & (cap - 1);
-			v[j] = m->v[i];
-		}
-		free(m->v);
-		m->v = v;
-		m->cap = cap;
-	}
-	if (!m->cap)
-		return NULL;
-	size_t j = mix(goid ^ mix((uint64_t)start)) & (m->cap - 1);
-	while (m->v[j].goid) {
-		if (m->v[j].goid == goid && m->v[j].start == start)
-			return &m->v[j];
-		j = (j + 1) & (m->cap - 1);
-	}
-	if (!make)
-		return NULL;
-	m->n++;
-	m->v[j] = (struct task){ .goid = goid, .start = start };
-	return &m->v[j];
-}
-
 /* A request is a user task ("request", from its arrival to its answer),
  * created off every P, since no G runs it then; its handling a region of
  * the handling G.  So `go tool trace`'s user-defined tasks list requests
@@ -531,14 +503,14 @@ static void request(struct w *w, const struct rt_tev *ev)
 {
 	uint64_t name = string_id(w, "request", &w->str_request);
 	bool begin = ev->kind == RT_TEV_REQ_BEGIN;
-	struct task *t = task_get(&w->tasks, ev->g, (int64_t)ev->a, begin);
-	if (!t || (begin ? t->id != 0 : t->id == 0)) {
+	struct gst *t = gmap_get2(&w->tasks, ev->g, (int64_t)ev->a, begin);
+	if (!t || (begin ? t->task != 0 : t->task == 0)) {
 		w->st.dropped++;
 		return;
 	}
 	if (begin) {
-		t->id = ++w->task_next;
-		uint64_t a[4] = { t->id, 0, name, stack_id(w, rtf(w, RF_NETPOLL), SIZE_MAX) };
+		t->task = ++w->task_next;
+		uint64_t a[4] = { t->task, 0, name, stack_id(w, rtf(w, RF_NETPOLL), SIZE_MAX) };
 		put(w, w->nop, ev->ts, EV_USER_TASK_CREATE, a, 4);
 		w->st.tasks++;
 		return;
@@ -546,7 +518,7 @@ static void request(struct w *w, const struct rt_tev *ev)
 	/* the region must be in the handling G's batch: the reader gives a
 	 * user event to the G running in its batch */
 	struct gst *g = running_g(w, ev);
-	uint64_t id = t->id;
+	uint64_t id = t->task;
 	if (!g)
 		return;
 	/* go tool trace names a region by its first frame: it needs one */
@@ -557,7 +529,7 @@ static void request(struct w *w, const struct rt_tev *ev)
 	if (end) {
 		uint64_t a[2] = { id, stk };
 		put(w, g->p, ev->ts, EV_USER_TASK_END, a, 2);
-		t->id = 0;
+		t->task = 0;
 	}
 }
 
