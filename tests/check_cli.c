@@ -457,29 +457,13 @@ static const struct {
 };
 #define NLATENCY (int)(sizeof(latency_params) / sizeof(latency_params[0]))
 
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	ck_assert_msg(f, "%s", path);
-	char *text = NULL;
-	size_t size = 0;
-	FILE *mem = open_memstream(&text, &size);
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		fwrite(buf, 1, n, mem);
-	fclose(mem);
-	fclose(f);
-	return text;
-}
-
 /* The probe machine with latency (a JSON object's text) in a temporary
  * file, whose path goes to path. */
 static void probe_machine(const char *latency, char path[64])
 {
 	char *base = NULL;
 	ck_assert_int_ge(asprintf(&base, "%s/probe-machine.json", test_data_dir()), 0);
-	char *text = read_file(base);
+	char *text = test_read_file(base);
 	cJSON *o = cJSON_Parse(text);
 	ck_assert_ptr_nonnull(o);
 	cJSON *lat = cJSON_Parse(latency);

@@ -147,13 +147,8 @@ static char *read_data(const char *name)
 {
 	char *path = NULL;
 	ck_assert_int_ge(asprintf(&path, "%s/schedtrace/%s", test_data_dir(), name), 0);
-	FILE *f = fopen(path, "r");
-	ck_assert_msg(f, "cannot open %s", path);
-	char *buf = NULL;
-	size_t cap = 0;
-	ssize_t n = getdelim(&buf, &cap, '\0', f);
-	ck_assert_int_gt(n, 0);
-	fclose(f);
+	char *buf = test_read_file(path);
+	ck_assert_msg(*buf, "%s is empty", path);
 	free(path);
 	return buf;
 }

@@ -143,13 +143,8 @@ static struct dcounts parse_dump(const char *path)
 /* The JSON document in the file at path (the caller deletes it). */
 static cJSON *json_file(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	ck_assert_msg(f != NULL, "%s: not written", path);
-	char *text = NULL;
-	size_t cap = 0;
-	ssize_t n = getdelim(&text, &cap, '\0', f);
-	fclose(f);
-	ck_assert_int_gt(n, 0);
+	char *text = test_read_file(path);
+	ck_assert_msg(*text, "%s is empty", path);
 	cJSON *o = cJSON_Parse(text);
 	free(text);
 	ck_assert_msg(o != NULL, "%s: not JSON", path);

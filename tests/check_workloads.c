@@ -80,22 +80,6 @@ static char *write_file(const char *name, const char *text)
 	return path;
 }
 
-static char *read_whole(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	ck_assert_msg(f, "cannot open %s", path);
-	size_t cap = 4096, n = 0, got;
-	char *buf = malloc(cap);
-	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-		n += got;
-		if (n + 1 >= cap)
-			buf = realloc(buf, cap *= 2);
-	}
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static bool in_catalog(const char *name)
 {
 	for (int i = 0; i < wl_catalog_count(); i++)
@@ -300,7 +284,7 @@ START_TEST(trace_replays_the_run_exactly)
 	ck_assert_msg(strcmp(err, "") == 0, "%s", err);
 	free(out);
 	free(err);
-	char *trace = read_whole(t);
+	char *trace = test_read_file(t);
 	ck_assert_msg(strncmp(trace, "{\"schedlab_trace\":1,\"seed\":7,", 29) == 0, "%.200s", trace);
 	ck_assert_ptr_nonnull(strstr(trace, "\n{\"stream\":\""));
 	free(trace);
@@ -334,7 +318,7 @@ START_TEST(trace_values_are_used)
 	ck_assert_int_ge(asprintf(&t, "%s/run.trace", tmpdir), 0);
 	ck_assert_int_eq(schedlabf(NULL, NULL, "workload expand '%s' -t numa2 --procs 8 --seed 7 "
 				   "-o '%s'", w, t), 0);
-	char *trace = read_whole(t);
+	char *trace = test_read_file(t);
 	/* rewrite every draw as 1 (one request, no think, 1 ns of work) */
 	size_t n = strlen(trace);
 	char *edit = malloc(n + 1), *q = edit;
@@ -404,7 +388,7 @@ START_TEST(bad_trace_line_exits_2_naming_the_line)
 	ck_assert_int_ge(asprintf(&t, "%s/good.trace", tmpdir), 0);
 	ck_assert_int_eq(schedlabf(NULL, NULL, "workload expand '%s' -t numa1 --procs 2 -o '%s'", w,
 				   t), 0);
-	char *trace = read_whole(t);
+	char *trace = test_read_file(t);
 	char *nl = strchr(trace, '\n');
 	ck_assert_ptr_nonnull(nl);
 	/* header, a good line (the trace's first stream), then the bad one */

@@ -37,6 +37,15 @@ static char *slurp(FILE *f)
 	return buf;
 }
 
+char *test_read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	char *text = slurp(f);
+	fclose(f);
+	return text;
+}
+
 bool test_under_valgrind(void)
 {
 	const char *v = getenv("SCHEDLAB_VALGRIND");

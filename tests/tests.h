@@ -40,6 +40,9 @@ const char *test_schedlab_bin(void);
 /* Runs a shell command line; returns its exit status and its stdout and
  * stderr (caller frees). */
 int test_run(const char *cmdline, char **out, char **err);
+/* The whole file at path, NUL-terminated (the caller frees it); fails the
+ * test if it cannot be opened. */
+char *test_read_file(const char *path);
 
 /* CPU time the process has used, its threads' (those ended too), in ns:
  * with a run's wall time, the share of the CPU the host gave it. */
