@@ -154,11 +154,18 @@ static void print_text(const struct topo *t)
 		printf("  %d hop%s %g", h, h == 1 ? "" : "s", lat->c2c_hop_ns[h - 1]);
 	printf("\nmemory   mlp %g, DRAM %s\n", lat->mlp,
 	       lat->n_dram_hops ? "latency by hops as given" : "remote latency from the SLIT rule");
-	printf("OS (ns)   syscall %g  futex wait %g  futex wake %g  wakeup %g  thread create %g  "
+	printf("OS (ns)   syscall %g  futex wait %g  futex wake %g  thread create %g  "
 	       "context switch %g\n"
-	       "          G switch %g  pause %g\n",
-	       lat->syscall_ns, lat->futex_wait_ns, lat->futex_wake_ns, lat->wakeup_ns,
-	       lat->thread_create_ns, lat->context_switch_ns, lat->g_switch_ns, lat->pause_ns);
+	       "          timer slack %g  G switch %g  pause %g\n",
+	       lat->syscall_ns, lat->futex_wait_ns, lat->futex_wake_ns, lat->thread_create_ns,
+	       lat->context_switch_ns, lat->timer_slack_ns, lat->g_switch_ns, lat->pause_ns);
+	printf("wakeup (ns)   same core %g  same group %g", lat->wakeup_core_ns, lat->wakeup_group_ns);
+	if (t->ngroups > t->npackages)
+		printf("  same package %g", lat->wakeup_package_ns);
+	for (int h = 1; h <= t->max_hops; h++)
+		printf("  %d hop%s %g", h, h == 1 ? "" : "s", lat->wakeup_hop_ns[h - 1]);
+	printf("\nruntime (ns)   G create %g  G exit %g  stack acquire %g\n", lat->g_create_ns,
+	       lat->g_exit_ns, lat->stack_acquire_ns);
 }
 
 static cJSON *matrix_json(const struct topo *t, int kind)
@@ -243,11 +250,22 @@ cJSON *topo_to_json(const struct topo *t)
 	cJSON_AddNumberToObject(os, "syscall", lat->syscall_ns);
 	cJSON_AddNumberToObject(os, "futex_wait", lat->futex_wait_ns);
 	cJSON_AddNumberToObject(os, "futex_wake", lat->futex_wake_ns);
-	cJSON_AddNumberToObject(os, "wakeup", lat->wakeup_ns);
+	cJSON *wk = cJSON_AddObjectToObject(os, "wakeup");
+	cJSON_AddNumberToObject(wk, "core", lat->wakeup_core_ns);
+	cJSON_AddNumberToObject(wk, "group", lat->wakeup_group_ns);
+	cJSON_AddNumberToObject(wk, "package", lat->wakeup_package_ns);
+	cJSON *wh = cJSON_AddArrayToObject(wk, "hops");
+	for (int h = 0; h < t->max_hops; h++)
+		cJSON_AddItemToArray(wh, cJSON_CreateNumber(lat->wakeup_hop_ns[h]));
+	cJSON_AddNumberToObject(os, "timer_slack", lat->timer_slack_ns);
 	cJSON_AddNumberToObject(os, "thread_create", lat->thread_create_ns);
 	cJSON_AddNumberToObject(os, "context_switch", lat->context_switch_ns);
 	cJSON_AddNumberToObject(os, "g_switch", lat->g_switch_ns);
 	cJSON_AddNumberToObject(os, "pause", lat->pause_ns);
+	cJSON *rtc = cJSON_AddObjectToObject(l, "runtime_ns");
+	cJSON_AddNumberToObject(rtc, "g_create", lat->g_create_ns);
+	cJSON_AddNumberToObject(rtc, "g_exit", lat->g_exit_ns);
+	cJSON_AddNumberToObject(rtc, "stack_acquire", lat->stack_acquire_ns);
 	return o;
 }
 

@@ -476,12 +476,3 @@ double hw_line_access(struct hw *hw, int cpu, double now, hw_line_t id, enum hw_
 	hw->ctr.line_stall_ns += stall;
 	return stall + cost;
 }
-
-/* ---- OS costs ----------------------------------------------------------------- */
-
-double hw_cost_syscall(const struct hw *hw) { return hw->t->lat.syscall_ns; }
-double hw_cost_futex_wait(const struct hw *hw) { return hw->t->lat.futex_wait_ns; }
-double hw_cost_futex_wake(const struct hw *hw) { return hw->t->lat.futex_wake_ns; }
-double hw_cost_wakeup(const struct hw *hw) { return hw->t->lat.wakeup_ns; }
-double hw_cost_thread_create(const struct hw *hw) { return hw->t->lat.thread_create_ns; }
-double hw_cost_context_switch(const struct hw *hw) { return hw->t->lat.context_switch_ns; }

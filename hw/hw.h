@@ -121,12 +121,5 @@ double hw_touch(struct hw *hw, int cpu, double now, hw_region_t r, uint64_t offs
 hw_line_t hw_line_new(struct hw *hw, int home_node);
 double hw_line_access(struct hw *hw, int cpu, double now, hw_line_t line, enum hw_access kind);
 
-/* OS costs of the latency model, in ns. */
-double hw_cost_syscall(const struct hw *hw);
-double hw_cost_futex_wait(const struct hw *hw);
-double hw_cost_futex_wake(const struct hw *hw);
-double hw_cost_wakeup(const struct hw *hw);
-double hw_cost_thread_create(const struct hw *hw);
-double hw_cost_context_switch(const struct hw *hw);
 
 #endif

@@ -255,7 +255,6 @@ void simp_futex_wake(plat_u32 *a, int n)
 	sync_m(m);
 	m->stats.futex_calls++;
 	struct simp_waiter **q = futexq(rt, a->line);
-	sim_time_t at = (sim_time_t)(m->plat.clock + lat->wakeup_ns);
 	int woke = 0;
 	while (*q && woke < n) {
 		struct simp_waiter *w = *q;
@@ -264,7 +263,8 @@ void simp_futex_wake(plat_u32 *a, int n)
 			continue;
 		}
 		*q = w->next;
-		sim_wake(w->m->plat.actor, at);
+		double lag = topo_wakeup_ns(rt->topo, m->plat.cpu, w->m->plat.cpu);
+		sim_wake(w->m->plat.actor, (sim_time_t)(m->plat.clock + lag));
 		woke++;
 	}
 	futex_cost(m, woke ? lat->futex_wake_ns : lat->syscall_ns);
@@ -288,7 +288,7 @@ void simp_usleep(int64_t us)
 		return;
 	const struct topo_latency *lat = &m->rt->topo->lat;
 	sync_m(m);
-	m->plat.clock += lat->syscall_ns + (double)us * 1000.0 + lat->wakeup_ns;
+	m->plat.clock += lat->syscall_ns + (double)us * 1000.0 + lat->wakeup_core_ns;
 	sync_m(m);
 }
 

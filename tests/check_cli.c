@@ -450,10 +450,14 @@ static const struct {
 	{ "os_ns", "futex_wait", "5000" },
 	{ "os_ns", "futex_wake", "5000" },
 	{ "os_ns", "wakeup", "20000" },
+	{ "os_ns", "timer_slack", "200000" },
 	{ "os_ns", "thread_create", "100000" },
 	{ "os_ns", "context_switch", "20000" },
 	{ "os_ns", "g_switch", "500" },
 	{ "os_ns", "pause", "100" },
+	{ "runtime_ns", "g_create", "5000" },
+	{ "runtime_ns", "g_exit", "5000" },
+	{ "runtime_ns", "stack_acquire", "5000" },
 };
 #define NLATENCY (int)(sizeof(latency_params) / sizeof(latency_params[0]))
 

@@ -78,11 +78,23 @@ struct topo_latency {
 	double syscall_ns;        /* entry + exit of a trivial system call */
 	double futex_wait_ns;     /* a thread's cost to go to sleep on a futex */
 	double futex_wake_ns;     /* the waker's cost of a futex wake call */
-	double wakeup_ns;         /* from the wake call until the woken thread runs */
+	/* From a futex wake call until the woken thread runs, by the relation
+	 * of the waker's PU to the PU the woken thread runs on (the same PU
+	 * counts as TOPO_REL_CORE).  JSON "os_ns.wakeup": one number for every
+	 * relation, or {"core", "group", "package", "hops"} like "c2c_ns". */
+	double wakeup_core_ns, wakeup_group_ns, wakeup_package_ns;
+	double wakeup_hop_ns[TOPO_MAX_HOPS];  /* [h-1] for h hops */
+	int n_wakeup_hops;
+	double timer_slack_ns;    /* a timed sleep ends this late (Linux timer slack), before its wake-up */
 	double thread_create_ns;
 	double context_switch_ns; /* OS thread switch on one core */
 	double g_switch_ns;       /* runtime switch between Gs on one M (save/restore registers) */
 	double pause_ns;          /* one PAUSE instruction (the spin-wait hint) */
+	/* The runtime's own costs that its memory accesses do not account for
+	 * (allocation, zeroing, set-up), JSON "runtime_ns". */
+	double g_create_ns;       /* newproc: a G made ready to run, paid by the creator */
+	double g_exit_ns;         /* goexit: a G's end and its return to the free list */
+	double stack_acquire_ns;  /* a G's stack taken at its first run (from a cache, or mapped) */
 };
 
 struct topo {
@@ -124,6 +136,8 @@ const char *topo_bundled_json(const char *name);
 enum topo_rel topo_core_rel(const struct topo *t, int core_a, int core_b);
 /* Line transfer latency between two cores, by their relation. */
 double topo_c2c_ns(const struct topo *t, int core_a, int core_b);
+/* Wake-up latency from a waker on PU pu_from to a thread run on pu_to. */
+double topo_wakeup_ns(const struct topo *t, int pu_from, int pu_to);
 static inline unsigned topo_distance(const struct topo *t, int a, int b)
 {
 	return t->distance[a * t->nnodes + b];

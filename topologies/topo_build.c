@@ -45,11 +45,20 @@ void topo__latency_defaults(struct topo_latency *lat)
 	lat->syscall_ns = 100.0;
 	lat->futex_wait_ns = 700.0;
 	lat->futex_wake_ns = 900.0;
-	lat->wakeup_ns = 4000.0;
+	lat->wakeup_core_ns = 4000.0;
+	lat->wakeup_group_ns = 4000.0;
+	lat->wakeup_package_ns = 4000.0;
+	for (int h = 0; h < TOPO_MAX_HOPS; h++)
+		lat->wakeup_hop_ns[h] = 4000.0;
+	lat->n_wakeup_hops = TOPO_MAX_HOPS;
+	lat->timer_slack_ns = 50000.0;
 	lat->thread_create_ns = 15000.0;
 	lat->context_switch_ns = 1000.0;
 	lat->g_switch_ns = 50.0;
 	lat->pause_ns = 10.0;
+	lat->g_create_ns = 0.0;
+	lat->g_exit_ns = 0.0;
+	lat->stack_acquire_ns = 0.0;
 }
 
 struct topo *topo__new(void)
@@ -195,6 +204,7 @@ bool topo__finish(struct topo *t, const char *label, struct err *e)
 
 	struct topo_latency *lat = &t->lat;
 	extend_hops(lat->c2c_hop_ns, lat->n_c2c_hops, t->max_hops);
+	extend_hops(lat->wakeup_hop_ns, lat->n_wakeup_hops, t->max_hops);
 	if (lat->n_dram_hops > 0)
 		extend_hops(lat->dram_hop_ns, lat->n_dram_hops, t->max_hops);
 
@@ -245,6 +255,23 @@ double topo_c2c_ns(const struct topo *t, int a, int b)
 	/* Two packages sharing one NUMA node (a node above packages) are still
 	 * a socket crossing: price them as one hop. */
 	return t->lat.c2c_hop_ns[(h > 0 ? h : 1) - 1];
+}
+
+double topo_wakeup_ns(const struct topo *t, int pu_from, int pu_to)
+{
+	int a = t->pus[pu_from].core, b = t->pus[pu_to].core;
+	switch (topo_core_rel(t, a, b)) {
+	case TOPO_REL_CORE:
+		return t->lat.wakeup_core_ns;
+	case TOPO_REL_GROUP:
+		return t->lat.wakeup_group_ns;
+	case TOPO_REL_PACKAGE:
+		return t->lat.wakeup_package_ns;
+	case TOPO_REL_REMOTE:
+		break;
+	}
+	int h = topo_hops(t, t->cores[a].node, t->cores[b].node);
+	return t->lat.wakeup_hop_ns[(h > 0 ? h : 1) - 1];
 }
 
 /* ---- Comparison ---------------------------------------------------------- */

@@ -37,16 +37,48 @@ static bool parse_hop_list(const struct jv *j, const cJSON *obj, const char *pat
 	return true;
 }
 
+/* "wakeup": one figure for every relation, or one per relation. */
+static bool parse_wakeup(const struct jv *j, const cJSON *os, const char *path,
+			 struct topo_latency *lat)
+{
+	static const char *const rel_keys[] = { "core", "group", "package", "hops", NULL };
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(os, "wakeup");
+	if (!w)
+		return true;
+	char p[JV_PATH];
+	jv_key(p, sizeof(p), path, "wakeup");
+	if (cJSON_IsObject(w)) {
+		int n = lat->n_wakeup_hops;
+		if (!jv_object(j, w, p, rel_keys) ||
+		    !jv_get_positive(j, w, p, "core", false, &lat->wakeup_core_ns) ||
+		    !jv_get_positive(j, w, p, "group", false, &lat->wakeup_group_ns) ||
+		    !jv_get_positive(j, w, p, "package", false, &lat->wakeup_package_ns) ||
+		    !parse_hop_list(j, w, p, lat->wakeup_hop_ns, &n))
+			return false;
+		lat->n_wakeup_hops = n;
+		return true;
+	}
+	double v;
+	if (!jv_as_positive(j, w, p, &v))
+		return false;
+	lat->wakeup_core_ns = lat->wakeup_group_ns = lat->wakeup_package_ns = v;
+	for (int h = 0; h < TOPO_MAX_HOPS; h++)
+		lat->wakeup_hop_ns[h] = v;
+	lat->n_wakeup_hops = TOPO_MAX_HOPS;
+	return true;
+}
+
 static bool parse_latency(const struct jv *j, const cJSON *lat_json, struct topo *t)
 {
 	static const char *const keys[] = { "cache_ns", "c2c_ns", "dram_ns", "slit_scale",
-					    "bandwidth_gbs", "mlp", "os_ns", NULL };
+					    "bandwidth_gbs", "mlp", "os_ns", "runtime_ns", NULL };
 	static const char *const cache_keys[] = { "L1", "L2", "L3", "L4", NULL };
 	static const char *const c2c_keys[] = { "core", "group", "package", "hops", NULL };
 	static const char *const dram_keys[] = { "local", "hops", NULL };
 	static const char *const os_keys[] = { "syscall", "futex_wait", "futex_wake", "wakeup",
-					       "thread_create", "context_switch", "g_switch",
-					       "pause", NULL };
+					       "timer_slack", "thread_create", "context_switch",
+					       "g_switch", "pause", NULL };
+	static const char *const runtime_keys[] = { "g_create", "g_exit", "stack_acquire", NULL };
 	struct topo_latency *lat = &t->lat;
 	const char *path = "$.latency";
 	char p[JV_PATH];
@@ -111,11 +143,21 @@ static bool parse_latency(const struct jv *j, const cJSON *lat_json, struct topo
 		    !jv_get_positive(j, o, p, "syscall", false, &lat->syscall_ns) ||
 		    !jv_get_positive(j, o, p, "futex_wait", false, &lat->futex_wait_ns) ||
 		    !jv_get_positive(j, o, p, "futex_wake", false, &lat->futex_wake_ns) ||
-		    !jv_get_positive(j, o, p, "wakeup", false, &lat->wakeup_ns) ||
+		    !parse_wakeup(j, o, p, lat) ||
+		    !jv_get_nonneg(j, o, p, "timer_slack", false, &lat->timer_slack_ns) ||
 		    !jv_get_positive(j, o, p, "thread_create", false, &lat->thread_create_ns) ||
 		    !jv_get_positive(j, o, p, "context_switch", false, &lat->context_switch_ns) ||
 		    !jv_get_positive(j, o, p, "g_switch", false, &lat->g_switch_ns) ||
 		    !jv_get_positive(j, o, p, "pause", false, &lat->pause_ns))
+			return false;
+	}
+	o = cJSON_GetObjectItemCaseSensitive(lat_json, "runtime_ns");
+	if (o) {
+		jv_key(p, sizeof(p), path, "runtime_ns");
+		if (!jv_object(j, o, p, runtime_keys) ||
+		    !jv_get_nonneg(j, o, p, "g_create", false, &lat->g_create_ns) ||
+		    !jv_get_nonneg(j, o, p, "g_exit", false, &lat->g_exit_ns) ||
+		    !jv_get_nonneg(j, o, p, "stack_acquire", false, &lat->stack_acquire_ns))
 			return false;
 	}
 	return true;

@@ -243,6 +243,28 @@ bool jv_as_positive(const struct jv *j, const cJSON *v, const char *path, double
 	return true;
 }
 
+bool jv_as_nonneg(const struct jv *j, const cJSON *v, const char *path, double *out)
+{
+	if (!cJSON_IsNumber(v))
+		return jv_fail(j, path, "expected a number, got %s", jv_type_name(v));
+	double d = v->valuedouble;
+	if (!isfinite(d) || d < 0)
+		return jv_fail(j, path, "must be a number >= 0, got %g", d);
+	*out = d;
+	return true;
+}
+
+bool jv_get_nonneg(const struct jv *j, const cJSON *obj, const char *path, const char *key,
+		   bool required, double *out)
+{
+	bool ok;
+	const cJSON *v = lookup(j, obj, path, key, required, &ok);
+	if (!v)
+		return ok;
+	char p[JV_PATH];
+	return jv_as_nonneg(j, v, jv_key(p, sizeof(p), path, key), out);
+}
+
 bool jv_get_positive(const struct jv *j, const cJSON *obj, const char *path, const char *key,
 		     bool required, double *out)
 {

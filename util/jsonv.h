@@ -52,6 +52,10 @@ bool jv_get_positive(const struct jv *j, const cJSON *obj, const char *path, con
 bool jv_get_size(const struct jv *j, const cJSON *obj, const char *path, const char *key,
 		 bool required, uint64_t *out);
 bool jv_as_positive(const struct jv *j, const cJSON *v, const char *path, double *out);
+/* A finite number >= 0 (a cost that may be nothing). */
+bool jv_get_nonneg(const struct jv *j, const cJSON *obj, const char *path, const char *key,
+		   bool required, double *out);
+bool jv_as_nonneg(const struct jv *j, const cJSON *v, const char *path, double *out);
 bool jv_as_int(const struct jv *j, const cJSON *v, const char *path, long min, long max,
 	       long *out);
 bool jv_as_size(const struct jv *j, const cJSON *v, const char *path, uint64_t *out);
