@@ -3,7 +3,9 @@
 //	schedlab-go-bench NAME [PROCS [N]]
 //
 // runs the twin of examples/NAME.c with GOMAXPROCS=PROCS (0: Go's default)
-// and prints the same line of figures (examples/common.h).
+// and prints the same line of figures (examples/common.h).  The same binary
+// has the twins of the catalog workloads (`twin`, twin.go) and the probes of
+// Go's own costs (`probe`, probe.go).
 package main
 
 import (
@@ -24,8 +26,18 @@ var programs = map[string]func(){
 }
 
 func main() {
+	if len(os.Args) >= 2 && os.Args[1] == "twin" {
+		twinMain()
+		return
+	}
+	if len(os.Args) >= 2 && os.Args[1] == "probe" {
+		probeMain()
+		return
+	}
 	if len(os.Args) < 2 || programs[os.Args[1]] == nil {
-		fmt.Fprintf(os.Stderr, "usage: %s skynet|pingpong|spawn|fib|yield|echo|blocked [PROCS [N]]\n", os.Args[0])
+		fmt.Fprintf(os.Stderr, "usage: %s skynet|pingpong|spawn|fib|yield|echo|blocked [PROCS [N]]\n"+
+			"       %s twin WORKLOAD PROCS SEED | twin list\n       %s probe\n",
+			os.Args[0], os.Args[0], os.Args[0])
 		os.Exit(2)
 	}
 	programs[os.Args[1]]()

@@ -1,0 +1,4 @@
+package main
+
+// pause is one PAUSE instruction (pause_amd64.s).
+func pause()
