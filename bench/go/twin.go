@@ -115,6 +115,7 @@ func fail(format string, a ...interface{}) {
 const (
 	gapNS         = 5000  // a longer pause between two clock reads is not spinning
 	baselineAbove = 50000 // computes this long check the thread's CPU time at gaps
+	otherRan      = 50000 // CPU time of a thread during a pause that is not interrupts
 )
 
 func threadCPU() int64 {
@@ -131,10 +132,12 @@ func threadCPU() int64 {
 // work is done when the G runs again.  Go preempts a spinning goroutine
 // without telling it, so a pause in the clock reads longer than gapNS is
 // examined: if the goroutine came back on another thread, or its thread
-// spent CPU time meanwhile (another goroutine ran on it), that time is not
-// work; the rest of the pause (the thread off the CPU) is.  Short computes
-// do not take the thread's CPU time (a system call, ~0.3 us): a pause
-// inside one counts as work whole.
+// spent CPU time meanwhile (another goroutine ran on it), none of the pause
+// is work; otherwise (the OS ran another thread) all of it is.  A pause in
+// which both happened counts as none: the OS's share cannot be told apart
+// from the time it took the thread from the other goroutine, which is that
+// one's work.  Short computes do not take the thread's CPU time (a system
+// call, ~0.3 us): a pause inside one counts as work whole.
 func compute(ns int64) {
 	if ns <= 0 {
 		return
@@ -146,7 +149,7 @@ func compute(ns int64) {
 		tid, cpu0 = syscall.Gettid(), threadCPU()
 	}
 	for done < ns {
-		pause()
+		spinTurn()
 		now := nanotime()
 		gap := now - prev
 		prev = now
@@ -157,18 +160,27 @@ func compute(ns int64) {
 		}
 		t := syscall.Gettid()
 		cpu := threadCPU()
-		if t == tid {
-			other := cpu - cpu0 - spun // the thread's CPU spent on something else
-			if other < 0 {
-				other = 0
-			}
-			if other < gap {
-				done += gap - other
-			}
+		// the thread's CPU spent on something else than this spin: more
+		// than interrupts account for means another goroutine ran here
+		other := cpu - cpu0 - spun
+		if t == tid && other <= otherRan+spun/100 {
+			done += gap
 		}
 		tid, cpu0, spun = t, cpu, 0
 		prev = nanotime()
 	}
+}
+
+// spinTurn is one turn's spin hint, and the turn's preemption point: the
+// call's stack check is where Go stops a goroutine it has asked to yield
+// (as natp_work checks its stop flag each turn).  Without it the loop calls
+// only nosplit code (nanotime, pause), and a preemption request waits for
+// a signal to land on one of the loop's few own instructions, tens of
+// milliseconds late.
+//
+//go:noinline
+func spinTurn() {
+	pause()
 }
 
 // syscallFor blocks the thread in the kernel for ns, as natp_syscall: a
