@@ -315,10 +315,10 @@ func lognormal(r *rand.Rand, median, sigma float64) int64 {
 // way (findrunnable, and the netpoller's timeout when all Ps are idle).
 
 type listener struct {
-	closed   bool           // a closed loop: every client at the start
-	count    int            // connections, or clients
-	gap      func() int64   // an open loop's gap between arrivals
-	requests func() int64   // per connection (drawn from its own stream)
+	closed   bool         // a closed loop: every client at the start
+	count    int          // connections, or clients
+	gap      func() int64 // an open loop's gap between arrivals
+	requests func() int64 // per connection (drawn from its own stream)
 	think    func(r *rand.Rand) int64
 	r        *rand.Rand
 	next     int64 // the next connection's arrival
