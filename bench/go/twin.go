@@ -115,15 +115,7 @@ func fail(format string, a ...interface{}) {
 const (
 	gapNS         = 5000  // a longer pause between two clock reads is not spinning
 	baselineAbove = 50000 // computes this long check the thread's CPU time at gaps
-	otherRan      = 50000 // CPU time of a thread during a pause that is not interrupts
 )
-
-func threadCPU() int64 {
-	var ts syscall.Timespec
-	// CLOCK_THREAD_CPUTIME_ID = 3
-	syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, 3, uintptr(unsafe.Pointer(&ts)), 0)
-	return ts.Nano()
-}
 
 // compute spins on the monotonic clock until ns of work are done, as
 // natp_work does (a vDSO clock read and a PAUSE per turn).  Natively, time
@@ -131,12 +123,12 @@ func threadCPU() int64 {
 // the CPU to another goroutine (a preemption) does not: the rest of the
 // work is done when the G runs again.  Go preempts a spinning goroutine
 // without telling it, so a pause in the clock reads longer than gapNS is
-// examined: if the goroutine came back on another thread, or its thread
-// spent CPU time meanwhile (another goroutine ran on it), none of the pause
-// is work; otherwise (the OS ran another thread) all of it is.  A pause in
-// which both happened counts as none: the OS's share cannot be told apart
-// from the time it took the thread from the other goroutine, which is that
-// one's work.  Short computes do not take the thread's CPU time (a system
+// examined.  If the goroutine came back on another thread, none of it is
+// work.  Otherwise the pause less the CPU time its thread spent meanwhile
+// (another goroutine ran, or the runtime's own work) is the OS's, and
+// counts as work -- less what other goroutines' computes on this thread
+// already counted of it as theirs (the OS took the thread while one of
+// them ran).  Short computes do not take the thread's CPU time (a system
 // call, ~0.3 us): a pause inside one counts as work whole.
 func compute(ns int64) {
 	if ns <= 0 {
@@ -144,32 +136,54 @@ func compute(ns int64) {
 	}
 	start := nanotime()
 	prev, done := start, int64(0)
-	tid, cpu0, spun := 0, int64(0), int64(0)
+	tid, cpu0, spun, others0 := 0, int64(0), int64(0), int64(0)
+	var ts syscall.Timespec
 	if ns >= baselineAbove {
-		tid, cpu0 = syscall.Gettid(), threadCPU()
+		tid = rawGettid()
+		rawThreadCPU(&ts)
+		cpu0 = ts.Nano()
+		others0 = atomic.LoadInt64(stolenOn(tid))
 	}
 	for done < ns {
 		spinTurn()
 		now := nanotime()
 		gap := now - prev
 		prev = now
-		if gap <= gapNS || tid == 0 {
+		if gap <= gapNS {
 			done += gap
 			spun += gap
 			continue
 		}
-		t := syscall.Gettid()
-		cpu := threadCPU()
-		// the thread's CPU spent on something else than this spin: more
-		// than interrupts account for means another goroutine ran here
-		other := cpu - cpu0 - spun
-		if t == tid && other <= otherRan+spun/100 {
+		t := rawGettid()
+		if tid == 0 {
 			done += gap
+			atomic.AddInt64(stolenOn(t), gap)
+			continue
 		}
-		tid, cpu0, spun = t, cpu, 0
-		prev = nanotime()
+		rawThreadCPU(&ts)
+		cpu := ts.Nano()
+		others := atomic.LoadInt64(stolenOn(t))
+		credit := int64(0)
+		if t == tid {
+			credit = gap - (cpu - cpu0 - spun) - (others - others0)
+			if credit < 0 {
+				credit = 0
+			}
+			if credit > gap {
+				credit = gap
+			}
+			atomic.AddInt64(stolenOn(t), credit)
+		}
+		done += credit
+		tid, cpu0, spun, others0 = t, cpu, 0, others+credit
 	}
 }
+
+// The OS's time each thread's computes counted as work (by thread id, a
+// slot may be shared by two threads, which only errs on the side of less).
+var stolen [1024]int64
+
+func stolenOn(tid int) *int64 { return &stolen[tid&1023] }
 
 // spinTurn is one turn's spin hint, and the turn's preemption point: the
 // call's stack check is where Go stops a goroutine it has asked to yield
