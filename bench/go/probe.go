@@ -151,7 +151,9 @@ func chanHandoff(n int) []float64 {
 func wakeParkedM(n int) []float64 {
 	prev := runtime.GOMAXPROCS(2)
 	defer runtime.GOMAXPROCS(prev)
-	wake, ack := make(chan int64), make(chan int64)
+	// ack is buffered: the woken goroutine goes straight back to waiting
+	// on wake, on its own P, and does not wait for the sender to take it
+	wake, ack := make(chan int64), make(chan int64, 1)
 	go func() {
 		for t0 := range wake {
 			ack <- nanotime() - t0
