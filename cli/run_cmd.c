@@ -330,6 +330,7 @@ cJSON *cli_report_json(const struct cli_run *run)
 	cJSON_AddNumberToObject(sm, "preemptions", (double)r->preemptions);
 	cJSON_AddNumberToObject(sm, "retakes", (double)r->retakes);
 	cli_mech_json(m, &run->mech);
+	cli_host_json(o, &r->host);
 	return o;
 }
 
@@ -457,6 +458,7 @@ void cli_report_text(const struct cli_run *run)
 
 	if (r->cpu.measured)
 		cpu_text(&r->cpu);
+	cli_host_text(&r->host);
 
 	printf("locality\n");
 	printf("  %-14s%llu between cores, %llu between nodes\n", "migrations",
@@ -841,6 +843,7 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 			rc = cli_write_cdf(cmd, own.cdf, &run);
 		if ((!json || strcmp(json, "-") != 0) && (!own.cdf || strcmp(own.cdf, "-") != 0))
 			cli_report_text(&run);
+		cli_host_warn(stderr, &run.r.host);
 		if (own.trace) {
 			int trc = write_exec_trace(cmd, own.trace, run.api, rt);
 			if (rc == 0)
