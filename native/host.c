@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,7 +47,14 @@ void natp_tstat(struct natp_tstat *out)
 	memset(out, 0, sizeof(*out));
 	char buf[128];
 	unsigned long long cpu, delay, slices;
-	if (read_small("/proc/thread-self/schedstat", buf, sizeof(buf)) &&
+	bool read = read_small("/proc/thread-self/schedstat", buf, sizeof(buf));
+	if (!read) {   /* /proc/thread-self is Linux 3.17's */
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/self/task/%ld/schedstat",
+			 (long)syscall(SYS_gettid));
+		read = read_small(path, buf, sizeof(buf));
+	}
+	if (read &&
 	    sscanf(buf, "%llu %llu %llu", &cpu, &delay, &slices) == 3) {
 		out->schedstat = true;
 		out->cpu_ns = cpu;

@@ -292,6 +292,54 @@ START_TEST(api_stats_have_the_cpu_of_this_run_only)
 }
 END_TEST
 
+/* ---- The rule ---- */
+
+static struct rt_host host_of(uint64_t cpu_ms, uint64_t delay_us, int procs)
+{
+	return (struct rt_host){
+		.measured = true, .schedstat = true, .threads = 3,
+		.wall_ns = cpu_ms * 1000000, .cpu_ns = cpu_ms * 1000000,
+		.run_delay_ns = delay_us * 1000, .pus = 2, .procs = procs,
+		.loadavg_start = 5, .loadavg_end = 5,
+	};
+}
+
+START_TEST(busy_is_a_tenth_of_runnable_time_waiting)
+{
+	char why[160];
+	struct rt_host h = host_of(100, 10500, 2);   /* waited 9.5% */
+	ck_assert(!rt_host_busy(&h, why, sizeof(why)));
+	ck_assert_str_eq(why, "");   /* a load of 5 on 2 PUs is not the rule */
+	h = host_of(100, 11200, 2);                  /* 10.1% */
+	ck_assert(rt_host_busy(&h, why, sizeof(why)));
+	ck_assert_str_eq(why, "the run's threads waited 10% of their runnable time for a CPU");
+	h = host_of(1, 900, 2);                      /* 47%, but under 1 ms */
+	ck_assert(!rt_host_busy(&h, why, sizeof(why)));
+	h = host_of(100, 100000, 4);                 /* more Ps than PUs: said */
+	ck_assert(rt_host_busy(&h, why, sizeof(why)));
+	ck_assert_str_eq(why, "the run's threads waited 50% of their runnable time for a CPU, "
+			      "having 4 Ps for 2 PUs");
+	double share;
+	ck_assert(rt_host_share(&h, &share));
+	ck_assert(fabs(share - 0.5) < 1e-12);
+	/* no run delays: the other processes' CPU beyond the PUs left free */
+	h = host_of(100, 0, 1);
+	h.schedstat = false;
+	h.stat_read = true;
+	h.others_cpu_ns = 120000000;   /* 1.2 PUs, 1 left free */
+	ck_assert(!rt_host_share(&h, &share));
+	ck_assert(!rt_host_busy(&h, why, sizeof(why)));
+	h.others_cpu_ns = 130000000;
+	ck_assert(rt_host_busy(&h, why, sizeof(why)));
+	ck_assert_str_eq(why, "other processes used 1.30 PUs of 2 during the run");
+	h.stat_read = false;
+	ck_assert(!rt_host_busy(&h, why, sizeof(why)));
+	h = (struct rt_host){ .measured = false };
+	ck_assert(!rt_host_busy(&h, why, sizeof(why)));
+	ck_assert(!rt_host_share(&h, &share));
+}
+END_TEST
+
 Suite *make_host_suite(void)
 {
 	Suite *s = suite_create("host");
@@ -304,6 +352,7 @@ Suite *make_host_suite(void)
 	tc = tcase_create("sim");
 	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, simulated_report_has_no_host);
+	tcase_add_test(tc, busy_is_a_tenth_of_runnable_time_waiting);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("starve");
