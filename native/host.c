@@ -74,7 +74,7 @@ void natp_tstat(struct natp_tstat *out)
 	out->ok = true;
 }
 
-void natp_tstat_add(struct natp_tstat *sum, const struct natp_tstat *t)
+static void tstat_add(struct natp_tstat *sum, const struct natp_tstat *t)
 {
 	if (!t->ok)
 		return;
@@ -146,17 +146,17 @@ void natp_host_end(struct rt *rt, const struct natp_tstat *schedtrace)
 		m0.nvcsw = sub0(m0.nvcsw, h->m0_start.nvcsw);
 		m0.nivcsw = sub0(m0.nivcsw, h->m0_start.nivcsw);
 		m0.schedstat = m0.schedstat && h->m0_start.schedstat;
-		natp_tstat_add(&h->sum, &m0);
+		tstat_add(&h->sum, &m0);
 		h->threads++;
 	}
 	for (struct m *m = rt->allm; m; m = m->alllink) {
 		if (m->plat.is_caller || !m->plat.tstat.ok)
 			continue;
-		natp_tstat_add(&h->sum, &m->plat.tstat);
+		tstat_add(&h->sum, &m->plat.tstat);
 		h->threads++;
 	}
 	if (schedtrace && schedtrace->ok) {
-		natp_tstat_add(&h->sum, schedtrace);
+		tstat_add(&h->sum, schedtrace);
 		h->threads++;
 	}
 	h->load_end = loadavg_1m();

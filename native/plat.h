@@ -113,7 +113,6 @@ void natp_netpoll_break(struct rt *rt);
 void natp_rt_run(struct rt *rt);
 void natp_rt_fini(struct rt *rt);
 void natp_tstat(struct natp_tstat *out);
-void natp_tstat_add(struct natp_tstat *sum, const struct natp_tstat *t);
 void natp_host_start(struct rt *rt);
 void natp_host_end(struct rt *rt, const struct natp_tstat *schedtrace);
 void natp_host(struct rt *rt, struct rt_host *out);
