@@ -136,6 +136,13 @@ void cli_mech_json(cJSON *metrics, const struct rt_mech *mech);
 void cli_mech_text(const struct rt_mech *mech);
 int cli_write_cdf(const char *cmd, const char *path, const struct cli_run *run);
 
+/* The CPU a native run got (host_report.c): the report's "host" object
+ * (nothing if the run measured none), its line of the text summary, and
+ * the warning on f if the host was busy (true if it was). */
+void cli_host_json(cJSON *report, const struct rt_host *h);
+void cli_host_text(const struct rt_host *h);
+bool cli_host_warn(FILE *f, const struct rt_host *h);
+
 /* If the run was cut at a limit, says so on f -- which limit, where, the
  * option that raises it -- and returns EXIT_LIMIT; else 0. */
 int cli_report_cut(const char *cmd, const struct cli_run *run, FILE *f);

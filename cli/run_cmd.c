@@ -42,7 +42,9 @@ void cli_help_run(FILE *f)
 		"  --cdf FILE|-       write every latency distribution as a CDF in CSV to FILE,\n"
 		"                     or to stdout with -: distribution,le_ns,count,cum_count,\n"
 		"                     cum_frac, a row per non-empty bucket\n"
-		"  --native           run on this machine's threads instead of simulating\n"
+		"  --native           run on this machine's threads instead of simulating; the\n"
+		"                     report's \"host\" says how much CPU the OS gave them, and\n"
+		"                     a warning on stderr when the host kept them waiting\n"
 		"  --trace FILE       write the run's execution trace to FILE in Go 1.19's\n"
 		"                     format: open it with `go tool trace FILE` (docs/tracing.md);\n"
 		"                     it never changes a simulated run's report\n"
@@ -330,6 +332,7 @@ cJSON *cli_report_json(const struct cli_run *run)
 	cJSON_AddNumberToObject(sm, "preemptions", (double)r->preemptions);
 	cJSON_AddNumberToObject(sm, "retakes", (double)r->retakes);
 	cli_mech_json(m, &run->mech);
+	cli_host_json(o, &r->host);
 	return o;
 }
 
@@ -457,6 +460,7 @@ void cli_report_text(const struct cli_run *run)
 
 	if (r->cpu.measured)
 		cpu_text(&r->cpu);
+	cli_host_text(&r->host);
 
 	printf("locality\n");
 	printf("  %-14s%llu between cores, %llu between nodes\n", "migrations",
@@ -841,6 +845,7 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 			rc = cli_write_cdf(cmd, own.cdf, &run);
 		if ((!json || strcmp(json, "-") != 0) && (!own.cdf || strcmp(own.cdf, "-") != 0))
 			cli_report_text(&run);
+		cli_host_warn(stderr, &run.r.host);
 		if (own.trace) {
 			int trc = write_exec_trace(cmd, own.trace, run.api, rt);
 			if (rc == 0)

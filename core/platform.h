@@ -203,4 +203,11 @@ enum g_why {
 #error "compile the scheduler core with -DSCHEDLAB_SIM or -DSCHEDLAB_NATIVE"
 #endif
 
+/* plat_host(rt, out): the CPU the OS gave the run's threads (struct
+ * rt_host), on a platform whose threads are the OS's (PLAT_HOST).  A
+ * simulated M's PU is never taken from it: there is nothing to report. */
+#ifndef PLAT_HOST
+#define plat_host(rt, out) ((void)(rt), (void)(out))
+#endif
+
 #endif

@@ -209,6 +209,35 @@ bool rt_cpu_busy_pus(const struct rt_cpu_time *c, double *pus);
 bool rt_cpu_busy_frac(const struct rt_cpu_time *c, double *frac);
 bool rt_cpu_futex_frac(const struct rt_cpu_time *c, double *frac);
 
+/* The CPU the OS gave a native run's threads, from their own scheduler
+ * statistics [docs/runtime.md, "The CPU a native run got"]: every thread
+ * the platform made for the run (Ms, sysmon among them, the --schedtrace
+ * thread) read as it ends, and the calling thread's share of the run.
+ * A simulated M's PU is never taken from it: measured stays false. */
+struct rt_host {
+	bool measured;
+	bool schedstat;                /* the kernel keeps run delays (schedstat) */
+	uint64_t threads;              /* threads counted */
+	uint64_t wall_ns;              /* from the run's start to its last thread's end */
+	uint64_t cpu_ns;               /* CPU time they got */
+	uint64_t run_delay_ns;         /* time runnable, waiting for a CPU (schedstat) */
+	uint64_t timeslices;           /* times put on a CPU (schedstat) */
+	uint64_t voluntary_switches, involuntary_switches;
+	int pus;                       /* the machine's PUs (the topology's) */
+	int procs;                     /* the run's Ps */
+	double loadavg_start, loadavg_end;   /* /proc/loadavg, 1 min; < 0: unread */
+	bool stat_read;                /* /proc/stat read at both ends */
+	uint64_t others_cpu_ns;        /* CPU the rest of the machine used meanwhile */
+	uint64_t steal_ns;             /* time a hypervisor took from the machine's vCPUs */
+};
+/* Below this share of their runnable time on a CPU, the host starved the run. */
+#define RT_HOST_BUSY_SHARE 0.9
+/* cpu / (cpu + run delay): false without run delays or CPU. */
+bool rt_host_share(const struct rt_host *h, double *share);
+/* Whether the host starved the run [docs/runtime.md, "The CPU a native
+ * run got"], and why, in a phrase (why: "" if not). */
+bool rt_host_busy(const struct rt_host *h, char *why, size_t size);
+
 /* Memory a body asks the platform for [core/platform.h: regions], and how
  * its Gs walk it.  HEAP: Go's heap, whose placement is the policy's
  * (rt->node_heaps: the running P's node; else the OS's first touch). */
@@ -272,6 +301,7 @@ struct rt_result {
 		struct rt_mem mem;
 	} locality;
 	struct rt_cpu_time cpu;
+	struct rt_host host;            /* natively [struct rt_host] */
 };
 
 /* ---- The mechanisms behind a run [docs/runtime.md, "The mechanisms"] ----

@@ -1599,6 +1599,7 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 	r->makespan_ns = (rt->timed && !rt->ended ? last_exit : rt->end_ns) - rt->start_ns;
 	r->ended = rt->ended;
 	collect_cpu(rt, r);
+	plat_host(rt, &r->host);
 	if (plat_mem_counters(rt, &r->locality.mem))
 		r->locality.mem.measured = r->locality.mem.touches > 0;
 	if (rt->body->collect)

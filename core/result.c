@@ -81,6 +81,54 @@ bool rt_cpu_futex_frac(const struct rt_cpu_time *c, double *frac)
 	return true;
 }
 
+/* ---- The CPU a native run got [docs/runtime.md, "The CPU a native run got"] ---- */
+
+bool rt_host_share(const struct rt_host *h, double *share)
+{
+	if (!h->measured || !h->schedstat || h->cpu_ns == 0)
+		return false;
+	*share = (double)h->cpu_ns / (double)(h->cpu_ns + h->run_delay_ns);
+	return true;
+}
+
+/* Busy: the run's threads waited at least 10% of their runnable time
+ * for a CPU (and 1 ms in all, below which a short run's figure is a
+ * scheduler tick's noise).  The simulator gives a runnable M its PU at
+ * once; a native run kept waiting that long is slower by as much as the
+ * error the fidelity targets allow, so its figures cannot judge the
+ * model.  The load average is not the rule: a minute's average lags a run
+ * of a second, and counts the runs before it (bench-fidelity's, a
+ * compare's).  Without run delays (no schedstat): the other processes'
+ * CPU during the run, where it took PUs the run's Ps would have used. */
+bool rt_host_busy(const struct rt_host *h, char *why, size_t size)
+{
+	why[0] = '\0';
+	if (!h->measured)
+		return false;
+	double share;
+	int len;
+	if (rt_host_share(h, &share)) {
+		if (share >= RT_HOST_BUSY_SHARE || h->run_delay_ns < 1000000)
+			return false;
+		len = snprintf(why, size,
+			       "the run's threads waited %.0f%% of their runnable time for a CPU",
+			       100.0 * (1.0 - share));
+	} else {
+		if (!h->stat_read || h->wall_ns == 0)
+			return false;
+		double others = (double)h->others_cpu_ns / (double)h->wall_ns;
+		double free_pus = h->procs < h->pus ? h->pus - h->procs : 0;
+		if (others < free_pus + 0.25)
+			return false;
+		len = snprintf(why, size, "other processes used %.2f PUs of %d during the run", others,
+			       h->pus);
+	}
+	if (h->procs > h->pus && len > 0 && (size_t)len < size)
+		snprintf(why + len, size - (size_t)len, ", having %d Ps for %d PUs", h->procs,
+			 h->pus);
+	return true;
+}
+
 bool rt_mem_local_frac(const struct rt_mem *mem, double *frac)
 {
 	if (!mem->measured || mem->dram == 0)

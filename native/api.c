@@ -270,6 +270,7 @@ int sl_run(const struct sl_options *opt, void (*fn)(void *), void *arg)
 		if (rc)
 			set_error(opt, msg);
 		free(msg);
+		char why[160];
 		if (opt->stats)
 			*opt->stats = (struct sl_stats){
 				.goroutines = r->goroutines,
@@ -278,6 +279,10 @@ int sl_run(const struct sl_options *opt, void (*fn)(void *), void *arg)
 				.parks = r->threads.parks,
 				.retakes = r->retakes,
 				.elapsed_ns = r->makespan_ns,
+				.cpu_ns = (int64_t)r->host.cpu_ns,
+				.run_delay_ns = r->host.schedstat ? (int64_t)r->host.run_delay_ns : -1,
+				.involuntary_switches = r->host.involuntary_switches,
+				.host_busy = rt_host_busy(&r->host, why, sizeof(why)),
 			};
 		free(r);
 	}

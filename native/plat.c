@@ -259,6 +259,7 @@ static void *natp_mmain(void *arg)
 	ctx_init_thread(&m->plat.g0);
 	rt_mstart(m);
 	natp_cur = NULL;
+	natp_tstat(&m->plat.tstat);
 	return NULL;
 }
 
@@ -846,6 +847,7 @@ struct natp_schedtrace {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool done;
+	struct natp_tstat tstat; /* its thread's, as it ended */
 };
 
 static void *schedtrace_main(void *arg)
@@ -881,6 +883,7 @@ static void *schedtrace_main(void *arg)
 		pthread_mutex_lock(&st->mu);
 	}
 	pthread_mutex_unlock(&st->mu);
+	natp_tstat(&st->tstat);
 	return NULL;
 }
 
@@ -916,6 +919,7 @@ void natp_rt_run(struct rt *rt)
 {
 	struct m *m0 = rt->m0;
 	struct natp_schedtrace st;
+	natp_host_start(rt);
 	if (rt->schedtrace_ns > 0)
 		schedtrace_start(&st, rt);
 	m0->plat.is_caller = true;
@@ -937,6 +941,7 @@ void natp_rt_run(struct rt *rt)
 		if (!ms[i]->plat.is_caller && ms[i]->plat.started)
 			pthread_join(ms[i]->plat.thread, NULL);
 	free(ms);
+	natp_host_end(rt, rt->schedtrace_ns > 0 ? &st.tstat : NULL);
 }
 
 /* Every stack goes with its arena, those of Gs dropped with the run too. */

@@ -24,6 +24,24 @@ typedef uint32_t plat_line_t;
 #define NATP_G_STACK (256u * 1024u)  /* a G stack's slot: the stack and the next one's canary */
 
 struct natp_arena;
+struct rt_host;
+
+/* A thread's own scheduler statistics [native/host.c]. */
+struct natp_tstat {
+	bool ok, schedstat;
+	uint64_t cpu_ns, delay_ns, slices, nvcsw, nivcsw;
+};
+/* The figures struct rt_host is made of [native/host.c]. */
+struct natp_host {
+	int64_t start_ns;
+	struct natp_tstat m0_start;    /* the calling thread's, before the run */
+	struct natp_tstat sum;
+	uint64_t threads;
+	int64_t wall_ns;
+	double load_start, load_end;
+	bool stat_ok;
+	uint64_t busy_start, busy_end, steal_start, steal_end;   /* /proc/stat, ns */
+};
 
 typedef struct { _Atomic uint32_t v; } plat_u32;
 typedef struct { _Atomic uint64_t v; } plat_u64;
@@ -50,6 +68,7 @@ struct plat_rt {
 	size_t max_stacks;       /* the most that may be carved (sl_options.max_stacks) */
 	uint64_t mem_floor;      /* no arena is mapped with less memory available */
 	size_t page;
+	struct natp_host host;   /* the CPU the OS gave the run [native/host.c] */
 };
 
 struct plat_m {
@@ -59,6 +78,7 @@ struct plat_m {
 	struct ctx g0;           /* the thread's own stack: the scheduler's context */
 	void *stacks[NATP_STACK_CACHE]; /* G stacks this M may reuse without a lock */
 	int nstacks;
+	struct natp_tstat tstat; /* its thread's, as it ended (read after the join) */
 };
 
 struct plat_g {
@@ -92,6 +112,10 @@ int natp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, in
 void natp_netpoll_break(struct rt *rt);
 void natp_rt_run(struct rt *rt);
 void natp_rt_fini(struct rt *rt);
+void natp_tstat(struct natp_tstat *out);
+void natp_host_start(struct rt *rt);
+void natp_host_end(struct rt *rt, const struct natp_tstat *schedtrace);
+void natp_host(struct rt *rt, struct rt_host *out);
 
 static inline plat_line_t plat_line_new(struct rt *rt, int node)
 {
@@ -271,6 +295,8 @@ static inline void plat_netpoll_close(struct rt *rt, struct pollfd_desc *pd)
 static inline bool plat_rt_init(struct rt *rt, struct err *e) { return natp_rt_init(rt, e); }
 static inline void plat_rt_run(struct rt *rt) { natp_rt_run(rt); }
 static inline void plat_rt_fini(struct rt *rt) { natp_rt_fini(rt); }
+#define PLAT_HOST 1
+static inline void plat_host(struct rt *rt, struct rt_host *out) { natp_host(rt, out); }
 
 /* The body of a run of C functions (native/api.c) [core/body.h]: the C
  * API's runs, given the main G's function (rt_config.body_arg). */

@@ -89,6 +89,13 @@ struct sl_stats {
 	uint64_t parks;           /* times a thread went to sleep for lack of work */
 	uint64_t retakes;         /* Ps taken from goroutines in system calls */
 	int64_t elapsed_ns;       /* from start to main's return */
+	/* The CPU the OS gave the run's threads, as `schedlab run --native`
+	 * reports it under "host" (docs/runtime.md, "The CPU a native run
+	 * got") */
+	int64_t cpu_ns;           /* CPU time they got */
+	int64_t run_delay_ns;     /* time runnable, waiting for a CPU; -1: not kept */
+	uint64_t involuntary_switches;
+	bool host_busy;           /* they waited 10% or more of it: the host was busy */
 };
 
 struct sl_options {
