@@ -476,12 +476,14 @@ int simp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, in
 void simp_netpoll_break(struct rt *rt)
 {
 	struct m *m = cur_m();
+	if (m)
+		sync_m(m);
+	/* who polls is read after the sync: other Ms ran meanwhile */
 	sim_time_t at = sim_now(rt->plat.eng);
 	struct m *poller = rt->plat.netpoller;
 	if (m) {
 		/* natively a write to the poller's eventfd; the poller runs a
 		 * wake-up later, as a futex sleeper does */
-		sync_m(m);
 		if (poller)
 			at = (sim_time_t)(m->plat.clock +
 					  topo_wakeup_ns(rt->topo, m->plat.cpu, poller->plat.cpu));
