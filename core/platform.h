@@ -90,6 +90,7 @@
  *     void plat_newm(struct rt *, struct m *)
  *         starts an OS thread (or actor) running rt_mstart(m)
  *     void plat_g_init(struct rt *, struct g *)   gives a new G what it needs
+ *         (newproc; in simulation the creating M pays runtime_ns.g_create)
  *     void plat_g_free(struct rt *, struct g *)   ... and takes it back
  *     enum g_why plat_execute(struct m *, struct g *)
  *         switches into g; returns when g gives control back, saying why

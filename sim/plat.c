@@ -5,20 +5,40 @@
  * contract's calls carry no runtime argument, as the native ones need
  * none.
  *
- * What each call costs (all from the topology's latency model):
+ * What each call costs (all from the topology's latency model; "wakeup"
+ * is topo_wakeup_ns by the relation of the waker's PU to the PU the woken
+ * M will run on, "wakeup on its PU" the same-core figure: a timer's
+ * interrupt wakes the thread where it sleeps):
  *   atomic or lock-protected access  hw_line_access on its line
  *   futex wait                       the sleeper: futex_wait, then asleep
  *                                    until woken; the waker: futex_wake,
- *                                    and the sleeper runs wakeup later
+ *                                    and the sleeper runs wakeup later (on
+ *                                    the PU of the P it is handed, if any)
+ *   futex wait with a time-out       ... and if nobody wakes it: the
+ *                                    time-out, timer_slack, then wakeup on
+ *                                    its PU (Linux's hrtimer slack)
  *   starting a thread                the creator: thread_create; the new M
- *                                    starts when that is over
+ *                                    starts wakeup after that
+ *   G creation (newproc)             the creator: g_create
  *   G switch                         g_switch in, g_switch out
+ *   a G's first run                  stack_acquire (natively a G takes its
+ *                                    stack when it first runs)
+ *   a G's exit                       g_exit
  *   an M taking a P whose PU another context_switch: the OS switches that
  *   M ran on last                    PU from one thread to another
  *   procyield(n)                     n * pause
  *   osyield                          syscall (nobody else wants the CPU:
  *                                    one M per P, one P per PU)
- *   usleep(us)                       syscall, us, then wakeup */
+ *   usleep(us)                       syscall, us, timer_slack, then wakeup
+ *                                    on its PU
+ *   a G's system call of ns          syscall, ns, timer_slack, then wakeup
+ *                                    on its PU: natively it is nanosleep(ns)
+ *   netpoll wait with a time-out     syscall, then asleep until a break
+ *                                    (the breaker: syscall; the poller runs
+ *                                    wakeup later) or the time-out, then
+ *                                    wakeup on its PU; no timer slack: the
+ *                                    native poller's time-out is a timerfd,
+ *                                    which Linux does not slacken */
 #include "core/runtime.h"
 
 #include <assert.h>
@@ -37,6 +57,25 @@ struct simp_waiter {
 };
 
 static struct rt *simp_rt;   /* the runtime being simulated */
+
+/* A latency-model figure as a whole number of ns of simulated time: the
+ * model's figures are any non-negative number, and a sleep that is over
+ * later than the run can last waits until the run is cut. */
+static int64_t lat_ns(double ns)
+{
+	return ns < (double)RT_TIME_NEVER ? (int64_t)ns : RT_TIME_NEVER;
+}
+
+/* How late a timed sleep of m ends after its time: Linux's timer slack
+ * (hrtimer_nanosleep and futex time-outs fire up to timer_slack_ns after
+ * the time asked, so that timers can be batched, and a SCHED_OTHER thread
+ * gets 50 us by default: prctl(2) PR_SET_TIMERSLACK), then the wake-up of
+ * the thread on the PU it sleeps on. */
+static int64_t timer_late_ns(const struct m *m)
+{
+	const struct topo_latency *lat = &m->rt->topo->lat;
+	return rt_time_after(lat_ns(lat->timer_slack_ns), lat_ns(lat->wakeup_core_ns));
+}
 
 #define SIMP_M_STACK (256u * 1024u)
 
@@ -118,6 +157,8 @@ void simp_syscall(int64_t ns)
 	if (!m)
 		return;
 	sync_m(m);
+	/* natively the call is nanosleep(ns) (native/plat.c), a timed sleep */
+	ns = rt_time_after(ns, timer_late_ns(m));
 	ns = rt_time_after((int64_t)m->plat.clock, ns) - (int64_t)m->plat.clock;
 	m->plat.clock += m->rt->topo->lat.syscall_ns + (double)ns;
 	sync_m(m);
@@ -237,7 +278,8 @@ void simp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
 		sim_block(m->plat.actor);
 	else
 		woken = sim_block_until(m->plat.actor,
-					(sim_time_t)rt_time_after((int64_t)sim_now(rt->plat.eng), timeout_ns));
+					(sim_time_t)rt_time_after((int64_t)sim_now(rt->plat.eng),
+								  rt_time_after(timeout_ns, timer_late_ns(m))));
 	/* Timed out -- unless a waker had already taken us off the queue: its
 	 * wake is on its way, and must be received here rather than end some
 	 * later block early. */
@@ -263,7 +305,10 @@ void simp_futex_wake(plat_u32 *a, int n)
 			continue;
 		}
 		*q = w->next;
-		double lag = topo_wakeup_ns(rt->topo, m->plat.cpu, w->m->plat.cpu);
+		/* An M handed a P (startm) runs on that P's PU: the wake-up
+		 * is priced there, where the OS will run it. */
+		int to = w->m->nextp ? w->m->nextp->cpu : w->m->plat.cpu;
+		double lag = topo_wakeup_ns(rt->topo, m->plat.cpu, to);
 		sim_wake(w->m->plat.actor, (sim_time_t)(m->plat.clock + lag));
 		woke++;
 	}
@@ -288,7 +333,7 @@ void simp_usleep(int64_t us)
 		return;
 	const struct topo_latency *lat = &m->rt->topo->lat;
 	sync_m(m);
-	m->plat.clock += lat->syscall_ns + (double)us * 1000.0 + lat->wakeup_core_ns;
+	m->plat.clock += lat->syscall_ns + (double)us * 1000.0 + (double)timer_late_ns(m);
 	sync_m(m);
 }
 
@@ -344,25 +389,44 @@ void simp_newm(struct rt *rt, struct m *m)
 {
 	struct m *creator = cur_m();
 	double start = (double)sim_now(rt->plat.eng);
+	m->plat.cpu = m->nextp ? m->nextp->cpu : 0;
 	if (creator) {
 		sync_m(creator);
 		creator->plat.clock += rt->topo->lat.thread_create_ns;
-		start = creator->plat.clock;
+		/* the new thread is woken where it will run, as any other */
+		start = creator->plat.clock + topo_wakeup_ns(rt->topo, creator->plat.cpu, m->plat.cpu);
 	}
 	m->plat.clock = start;
-	m->plat.cpu = m->nextp ? m->nextp->cpu : 0;
 	char name[32];
 	snprintf(name, sizeof(name), "M%d", m->id);
 	m->plat.actor = sim_spawn(rt->plat.eng, name, simp_mmain, m, SIMP_M_STACK);
 	m->plat.actor->user = m;
 }
 
+void simp_g_init(struct g *g)
+{
+	struct m *creator = cur_m();
+	g->plat.stack = false;
+	if (creator)
+		creator->plat.clock += creator->rt->topo->lat.g_create_ns;
+}
+
+/* As the native platform does: a stack at a G's first run, given back at
+ * its exit [native/plat.c, Stacks]. */
 enum g_why simp_execute(struct m *m, struct g *g)
 {
-	double sw = m->rt->topo->lat.g_switch_ns;
-	m->plat.clock += sw;
+	const struct topo_latency *lat = &m->rt->topo->lat;
+	if (!g->plat.stack) {
+		m->plat.clock += lat->stack_acquire_ns;
+		g->plat.stack = true;
+	}
+	m->plat.clock += lat->g_switch_ns;
 	enum g_why why = rt_g_exec(m, g);
-	m->plat.clock += sw;
+	if (why == G_EXIT) {
+		m->plat.clock += lat->g_exit_ns;
+		g->plat.stack = false;
+	}
+	m->plat.clock += lat->g_switch_ns;
 	return why;
 }
 
@@ -392,9 +456,13 @@ int simp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, in
 		rt->plat.break_pending = false;
 		return 0;
 	}
-	sim_time_t wake = timeout_ns > 0 ? (sim_time_t)rt_time_after((int64_t)sim_now(eng), timeout_ns)
+	/* The time-out is a timerfd natively: no slack, only the wake-up. */
+	int64_t late = lat_ns(rt->topo->lat.wakeup_core_ns);
+	sim_time_t wake = timeout_ns > 0 ? (sim_time_t)rt_time_after((int64_t)sim_now(eng),
+								     rt_time_after(timeout_ns, late))
 					 : SIM_TIME_MAX;
 	rt->plat.netpoller = m;
+	rt->plat.netpoll_until = wake;
 	if (wake == SIM_TIME_MAX)
 		sim_block(m->plat.actor);
 	else
@@ -410,11 +478,24 @@ void simp_netpoll_break(struct rt *rt)
 	struct m *m = cur_m();
 	if (m)
 		sync_m(m);
+	/* who polls is read after the sync: other Ms ran meanwhile */
+	sim_time_t at = sim_now(rt->plat.eng);
 	struct m *poller = rt->plat.netpoller;
+	if (m) {
+		/* natively a write to the poller's eventfd; the poller runs a
+		 * wake-up later, as a futex sleeper does */
+		if (poller)
+			at = (sim_time_t)(m->plat.clock +
+					  topo_wakeup_ns(rt->topo, m->plat.cpu, poller->plat.cpu));
+		/* a wake-up due after the wait's own end does not delay it */
+		if (poller && at > rt->plat.netpoll_until)
+			at = rt->plat.netpoll_until;
+		m->plat.clock += rt->topo->lat.syscall_ns;
+	}
 	/* Wake only an actor blocked in the poll: a wake kept for an actor
 	 * that is not blocked would end its next block early, whatever it is. */
 	if (poller && poller->plat.actor->state == SIM_ACTOR_BLOCKED)
-		sim_wake(poller->plat.actor, sim_now(rt->plat.eng));
+		sim_wake(poller->plat.actor, at);
 	else
 		rt->plat.break_pending = true;
 }

@@ -40,6 +40,7 @@ struct plat_rt {
 	struct sim_engine *eng;
 	struct hw *hw;
 	struct m *netpoller;          /* the M blocked in plat_netpoll, if any */
+	sim_time_t netpoll_until;     /* ... until when, if nobody breaks its wait */
 	bool break_pending;           /* a break with nobody polling: the next poll returns */
 	struct simp_waiter **futexq;  /* [line]: sleepers on that line's futexes, FIFO */
 	size_t nfutexq;
@@ -61,7 +62,10 @@ struct plat_region {
 };
 
 struct plat_g {
-	char unused;             /* a simulated G has no stack and no context */
+	/* A simulated G has no stack and no context; this says whether the
+	 * native platform would have given it one by now (taken at its first
+	 * run, given back at its exit), to price stack_acquire as it does. */
+	bool stack;
 };
 
 /* The out-of-line half, in sim/plat.c. */
@@ -78,6 +82,7 @@ int simp_node(void);
 void simp_set_cpu(int cpu);
 struct m *simp_self(void);
 void simp_newm(struct rt *rt, struct m *m);
+void simp_g_init(struct g *g);
 enum g_why simp_execute(struct m *m, struct g *g);
 _Noreturn void simp_g_leave(void);
 double simp_pause_ns(void);
@@ -185,7 +190,8 @@ static inline void plat_set_cpu(int cpu, bool bind)
 
 static inline struct m *plat_self(void) { return simp_self(); }
 static inline void plat_newm(struct rt *rt, struct m *m) { simp_newm(rt, m); }
-static inline void plat_g_init(struct rt *rt, struct g *g) { (void)rt, (void)g; }
+/* The creator pays runtime_ns.g_create here (newproc). */
+static inline void plat_g_init(struct rt *rt, struct g *g) { (void)rt, simp_g_init(g); }
 static inline void plat_g_free(struct rt *rt, struct g *g) { (void)rt, (void)g; }
 static inline enum g_why plat_execute(struct m *m, struct g *g) { return simp_execute(m, g); }
 static inline bool plat_g_has_stack(void) { return false; }

@@ -922,6 +922,78 @@ static double num(cJSON *o, const char *key)
 	return v->valuedouble;
 }
 
+/* The makespan of workload (JSON text) on the probe machine with latency,
+ * one P, so that everything it prices is on one M's clock in a row. */
+static double probe_makespan(const char *workload, const char *latency)
+{
+	char machine[64], *args = NULL, *out, *err;
+	char *w = temp_json(workload);
+	probe_machine(latency, machine);
+	ck_assert_int_ge(asprintf(&args, "run -p steal -t %s -w %s --procs 1 --json -", machine, w), 0);
+	int rc = schedlab(args, &out, &err);
+	ck_assert_msg(rc == 0, "%s: %s", latency, err);
+	cJSON *report = cJSON_Parse(out);
+	ck_assert_ptr_nonnull(report);
+	double ns = num(metrics_of(report), "makespan_ns");
+	cJSON_Delete(report);
+	unlink(machine);
+	unlink(w);
+	free(w);
+	free(args);
+	free(out);
+	free(err);
+	return ns;
+}
+
+/* Each figure of the model's OS and runtime costs is charged where it
+ * says, as many times as the thing it prices happens: a G's system call
+ * (natively nanosleep) ends timer_slack late; 100 Gs made, run and ended
+ * cost 100 g_create (main is made by no M), 101 g_exit and 101
+ * stack_acquire more (main's first run and end too).  Makespans on one P,
+ * where nothing overlaps the M's work. */
+START_TEST(latency_figures_price_what_they_name)
+{
+	const char *sys = "{\"name\": \"sys\", \"programs\": {\"main\": [{\"syscall\": \"30us\"}]}}";
+	double slack0 = probe_makespan(sys, "{\"os_ns\": {\"timer_slack\": 0}}");
+	double slack = probe_makespan(sys, "{\"os_ns\": {\"timer_slack\": 200000}}");
+	ck_assert_double_eq_tol(slack - slack0, 200000, 2);
+
+	const char *spawn = "{\"name\": \"lives\", \"waitgroups\": [\"wg\"], \"programs\": {"
+			    "\"main\": [{\"wg_add\": {\"wg\": \"wg\", \"n\": 100}},"
+			    " {\"spawn\": {\"program\": \"child\", \"count\": 100}}, {\"wg_wait\": \"wg\"}],"
+			    "\"child\": [{\"compute\": \"1us\"}, {\"wg_done\": \"wg\"}]}}";
+	const char *zero = "{\"runtime_ns\": {\"g_create\": 0, \"g_exit\": 0, \"stack_acquire\": 0}}";
+	double base = probe_makespan(spawn, zero);
+	static const struct { const char *key; int times; } figures[] = {
+		{ "g_create", 100 }, { "g_exit", 101 }, { "stack_acquire", 101 },
+	};
+	for (int i = 0; i < 3; i++) {
+		char lat[160];
+		snprintf(lat, sizeof(lat), "{\"runtime_ns\": {\"g_create\": %d, \"g_exit\": %d, "
+			 "\"stack_acquire\": %d}}", 5000 * (i == 0), 5000 * (i == 1), 5000 * (i == 2));
+		double d = probe_makespan(spawn, lat) - base;
+		/* the rest of the run may shift by a line transfer or two */
+		ck_assert_msg(fabs(d - figures[i].times * 5000.0) < 0.01 * figures[i].times * 5000.0,
+			      "%s: the makespan moved by %.0f ns, not %d x 5000", figures[i].key, d,
+			      figures[i].times);
+	}
+
+	/* the wake-up by relation: each relation's figure alone moves the
+	 * probe run, whose Ms wake each other across every relation */
+	cJSON *base_report, *base_m = probe_run("{}", &base_report);
+	static const char *const rel[] = { "\"core\": 20000", "\"group\": 20000",
+					   "\"package\": 20000", "\"hops\": [20000]" };
+	for (int i = 0; i < 4; i++) {
+		char lat[96];
+		snprintf(lat, sizeof(lat), "{\"os_ns\": {\"wakeup\": {%s}}}", rel[i]);
+		cJSON *report, *m = probe_run(lat, &report);
+		ck_assert_msg(!cJSON_Compare(base_m, m, true), "the report does not move with %s", lat);
+		cJSON_Delete(report);
+	}
+	cJSON_Delete(base_report);
+}
+END_TEST
+
 /* Cut at --max-sim-time: exit 4, a message naming the limit and its
  * option, and the report of the run up to the cut -- its makespan the
  * limit, its accounts closed there (the one busy P's time is user time). */
@@ -1153,6 +1225,7 @@ Suite *make_cli_suite(void)
 	tcase_add_test(tc, run_text_summary);
 	tcase_add_test(tc, run_native_completes);
 	tcase_add_test(tc, latency_model_has_no_dead_parameter);
+	tcase_add_test(tc, latency_figures_price_what_they_name);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("compare");

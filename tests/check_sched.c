@@ -616,10 +616,11 @@ START_TEST(netpoller_serves_connections)
 		wl_free(w);
 		return;
 	}
-	/* fewer Ms than readers: the waiting ones hold none (natively an M
-	 * or two more may be on their way in or out of parking) */
+	/* fewer Ms than readers: the waiting ones hold none (an M or two
+	 * more may be on their way in or out of parking: natively, and in
+	 * simulation, where a new M starts a wake-up after its creation) */
 	ck_assert_uint_le(o.r.threads.created,
-			  (_i == 0 ? 4 + 2 : 8) + (policy_has("node_mpools") ? 2 : 0));
+			  (_i == 0 ? 4 + 3 : 8) + (policy_has("node_mpools") ? 2 : 0));
 	if (_i == 0) {
 		/* Go 1.0 hands each wake-up to another M under its lock; a
 		 * home-returning policy sends each reader back to its own P
@@ -627,7 +628,9 @@ START_TEST(netpoller_serves_connections)
 		 * request than steal's injection */
 		int64_t slack = !policy_has("runnext") ? 4000000 : policy_has("home_return") ? 3000000
 											       : 2000000;
-		ck_assert_int_lt(o.r.makespan_ns, 500ll * 205000 + slack);
+		/* and each think time ends in the poller's time-out, which
+		 * ends a wake-up (os_ns.wakeup, 4 us) late */
+		ck_assert_int_lt(o.r.makespan_ns, 500ll * (205000 + 4000) + slack);
 		ck_assert_uint_lt(hist_quantile(&o.r.sched_latency, 0.99), 50000);
 	}
 	wl_free(w);

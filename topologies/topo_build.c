@@ -56,9 +56,14 @@ void topo__latency_defaults(struct topo_latency *lat)
 	lat->context_switch_ns = 1000.0;
 	lat->g_switch_ns = 50.0;
 	lat->pause_ns = 10.0;
-	lat->g_create_ns = 0.0;
-	lat->g_exit_ns = 0.0;
-	lat->stack_acquire_ns = 0.0;
+	/* Go's BenchmarkCreateGoroutines: 302 ns a goroutine's whole life on
+	 * a 2.2 GHz Xeon (CockroachDB RFC 20220602, fine-grained CPU
+	 * attribution); the model prices 149 ns of the same life itself
+	 * (spawn-burst, 1 P, numa1: two G switches, queue and free-list
+	 * lines), so these three take the other ~150 ns (docs/topology.md). */
+	lat->g_create_ns = 100.0;
+	lat->g_exit_ns = 40.0;
+	lat->stack_acquire_ns = 10.0;
 }
 
 struct topo *topo__new(void)
