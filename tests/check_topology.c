@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -1432,6 +1433,174 @@ START_TEST(test_calibration_inline_xml_errors_name_the_path)
 }
 END_TEST
 
+/* A calibration file at path: this machine's XML from lstopo (or the file
+ * at xml), an effective size for its outermost cache level, one OS figure
+ * and its provenance. */
+static void write_calibration(const char *path, const char *xml)
+{
+	char *text = NULL, *err = NULL;
+	if (xml) {
+		text = test_read_file(xml);
+	} else {
+		int rc = test_run("lstopo --of xml -", &text, &err);
+		ck_assert_msg(rc == 0, "lstopo exited %d: %s", rc, err);
+		free(err);
+	}
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "description", "calibrated by a test");
+	cJSON_AddStringToObject(o, "hwloc_xml_inline", text);
+	cJSON_AddItemToObject(o, "latency", cJSON_Parse("{\"os_ns\": {\"syscall\": 123}}"));
+	cJSON_AddItemToObject(o, "provenance", cJSON_Parse(
+		"{\"os_ns.syscall\": {\"kind\": \"measured\", \"p10\": 120, \"p90\": 130,"
+		" \"samples\": 1000, \"method\": \"getppid\"}}"));
+	char *json = cJSON_Print(o);
+	FILE *f = fopen(path, "w");
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	fputs(json, f);
+	fclose(f);
+	cJSON_Delete(o);
+	free(json);
+	free(text);
+}
+
+START_TEST(test_host_uses_a_calibration_of_this_machine)
+{
+	char dir[] = "/tmp/schedlab-cal-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *path = xasprintf("%s/host.json", dir);
+	write_calibration(path, NULL);
+
+	setenv("SCHEDLAB_CALIBRATION", path, 1);
+	struct topo *t = load_ok("host");
+	setenv("SCHEDLAB_CALIBRATION", "off", 1);
+	struct topo *live = load_ok("host");
+	unlink(path);
+	rmdir(dir);
+
+	ck_assert_str_eq(t->name, "host");
+	ck_assert_str_eq(t->source, "hwloc");
+	ck_assert_str_eq(t->calibration, path);
+	ck_assert_str_eq(t->description, "calibrated by a test");
+	ck_assert_double_eq_tol(t->lat.syscall_ns, 123, NS_TOL);
+	assert_kind(t, "os_ns.syscall", TOPO_FIG_MEASURED);
+	struct err e = { "" };
+	ck_assert_msg(topo_same_machine(t, live, &e), "%s", e.msg);
+	/* off: hwloc's discovery with the default figures */
+	ck_assert_ptr_null(live->calibration);
+	ck_assert_double_eq_tol(live->lat.syscall_ns, defaults().syscall_ns, NS_TOL);
+	assert_kind(live, "os_ns.syscall", TOPO_FIG_DEFAULT);
+	topo_free(t);
+	topo_free(live);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_host_ignores_a_calibration_of_another_machine)
+{
+	char dir[] = "/tmp/schedlab-cal-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *path = xasprintf("%s/host.json", dir);
+	char *xml = shared_xml("4s-dell-r910-xeon-e7-4870.xml");
+	write_calibration(path, xml);
+	setenv("SCHEDLAB_CALIBRATION", path, 1);
+	struct topo *t = load_ok("host");
+	setenv("SCHEDLAB_CALIBRATION", "off", 1);
+	unlink(path);
+	rmdir(dir);
+	ck_assert_ptr_null(t->calibration);
+	ck_assert_double_eq_tol(t->lat.syscall_ns, defaults().syscall_ns, NS_TOL);
+	ck_assert_int_eq(t->nprov, 0);
+	topo_free(t);
+	free(xml);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_host_calibration_that_cannot_be_read_is_an_error)
+{
+	char dir[] = "/tmp/schedlab-cal-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *path = xasprintf("%s/host.json", dir);
+	setenv("SCHEDLAB_CALIBRATION", path, 1);
+	struct err e = { "" };
+	struct topo *t = topo_load("host", &e);
+	expect_failure(t, &e, "missing calibration", path, "cannot open", "SCHEDLAB_CALIBRATION=off",
+		       NULL);
+
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("{\"packages\": 1, \"numa_nodes\": 1, \"cores\": 1, \"latency\": {\"os_ns\": {\"syscall\": -1}}}", f);
+	fclose(f);
+	e.msg[0] = '\0';
+	t = topo_load("host", &e);
+	setenv("SCHEDLAB_CALIBRATION", "off", 1);
+	unlink(path);
+	rmdir(dir);
+	expect_failure(t, &e, "bad calibration", path, "$.latency.os_ns.syscall", NULL);
+	free(path);
+}
+END_TEST
+
+/* Without SCHEDLAB_CALIBRATION, the file at topo_calibration_path() if it
+ * exists (XDG_CONFIG_HOME points at a temporary folder: $HOME is left alone). */
+START_TEST(test_host_finds_the_calibration_at_the_default_path)
+{
+	char dir[] = "/tmp/schedlab-xdg-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	unsetenv("SCHEDLAB_CALIBRATION");
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	char *sub = xasprintf("%s/schedlab", dir);
+	char *path = xasprintf("%s/host.json", sub);
+	char *found = topo_calibration_path();
+	ck_assert_str_eq(found, path);
+	struct topo *none = load_ok("host");
+	ck_assert_ptr_null(none->calibration);
+
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	write_calibration(path, NULL);
+	struct topo *t = load_ok("host");
+	setenv("SCHEDLAB_CALIBRATION", "off", 1);
+	struct topo *off = load_ok("host");
+	unlink(path);
+	rmdir(sub);
+	rmdir(dir);
+	ck_assert_str_eq(t->calibration, path);
+	ck_assert_double_eq_tol(t->lat.syscall_ns, 123, NS_TOL);
+	ck_assert_ptr_null(off->calibration);
+	topo_free(none);
+	topo_free(t);
+	topo_free(off);
+	free(found);
+	free(path);
+	free(sub);
+}
+END_TEST
+
+START_TEST(test_calibration_path_is_xdg_config_home_then_home)
+{
+	char *was = getenv("HOME") ? xstrdup(getenv("HOME")) : NULL;
+	setenv("XDG_CONFIG_HOME", "/cfg", 1);
+	setenv("HOME", "/home/u", 1);
+	char *p = topo_calibration_path();
+	ck_assert_str_eq(p, "/cfg/schedlab/host.json");
+	free(p);
+	/* a relative XDG_CONFIG_HOME is invalid (XDG base directory spec) */
+	setenv("XDG_CONFIG_HOME", "cfg", 1);
+	p = topo_calibration_path();
+	ck_assert_str_eq(p, "/home/u/.config/schedlab/host.json");
+	free(p);
+	unsetenv("XDG_CONFIG_HOME");
+	p = topo_calibration_path();
+	ck_assert_str_eq(p, "/home/u/.config/schedlab/host.json");
+	free(p);
+	unsetenv("HOME");
+	ck_assert_ptr_null(topo_calibration_path());
+	if (was)
+		setenv("HOME", was, 1);
+	free(was);
+}
+END_TEST
+
 #define ONE "{\"packages\": 1, \"numa_nodes\": 1, \"cores\": 2, " \
 	"\"caches\": [{\"level\": 1, \"size\": \"32KiB\"}, {\"level\": 2, \"size\": \"1MiB\"}]"
 #define TWO "{\"packages\": 2, \"numa_nodes\": 2, \"cores\": 2, \"distances\": [[10, 20], [20, 10]]"
@@ -1607,6 +1776,16 @@ Suite *make_topology_suite(void)
 	tcase_add_test(tc, test_provenance_on_a_structural_machine);
 	tcase_add_test(tc, test_calibration_inline_xml_errors_name_the_path);
 	tcase_add_test(tc, test_calibration_errors_name_file_and_json_path);
+	tcase_add_test(tc, test_calibration_path_is_xdg_config_home_then_home);
+	suite_add_tcase(s, tc);
+
+	/* -t host with a calibration: lstopo exports this machine */
+	tc = tcase_create("host_calibration");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
+	tcase_add_test(tc, test_host_uses_a_calibration_of_this_machine);
+	tcase_add_test(tc, test_host_ignores_a_calibration_of_another_machine);
+	tcase_add_test(tc, test_host_calibration_that_cannot_be_read_is_an_error);
+	tcase_add_test(tc, test_host_finds_the_calibration_at_the_default_path);
 	suite_add_tcase(s, tc);
 
 	/* Regressions: each of these once failed. */

@@ -174,6 +174,10 @@ struct topo *topo_load_json_text(const char *text, const char *label, struct err
  * crashes the library is reported as bad input. */
 struct topo *topo_load_xml_text(const char *text, size_t len, const char *label,
 				struct err *e);
+/* "host": hwloc's discovery of this machine with its calibration, if any
+ * ($SCHEDLAB_CALIBRATION: a path, or "off"; else topo_calibration_path()
+ * if that file exists).  A calibration of another machine is not used: one
+ * line on stderr says why.  A calibration that cannot be read is an error. */
 struct topo *topo_load_host(struct err *e);
 void topo_free(struct topo *t);
 
@@ -231,6 +235,8 @@ struct topo *topo__load_json_file_text(const char *text, const char *path, struc
 /* A machine's name from its file's path: the base name without its
  * extension, escaped (str_escape) so it is valid in a JSON report. */
 char *topo__name_of_path(const char *path);
+/* hwloc's discovery of this machine, without a calibration. */
+struct topo *topo__discover_host(struct err *e);
 void topo__latency_defaults(struct topo_latency *lat);
 struct topo *topo__new(void);
 /* topo_figures.c: the figure list of a finished machine (all default), and

@@ -49,7 +49,7 @@ static void add_hops(struct topo *t, int *cap, const char *section, const double
 {
 	for (int h = 0; h < t->max_hops; h++) {
 		int before = t->nfigures;
-		add(t, cap, h == 0 ? first_src : SRC_HOP_RULE, "ns", applies, v[h], "%s.hops[%d]",
+		add(t, cap, h < given ? first_src : SRC_HOP_RULE, "ns", applies, v[h], "%s.hops[%d]",
 		    section, h);
 		if (h >= given)
 			t->figures[before].kind = TOPO_FIG_DERIVED;
@@ -98,7 +98,7 @@ void topo__figures_build(struct topo *t)
 	    lat->c2c_group_ns, "c2c_ns.group");
 	add(t, &cap, "EPYC 7R13 across CCXs", "ns", package, lat->c2c_package_ns, "c2c_ns.package");
 	add_hops(t, &cap, "c2c_ns", lat->c2c_hop_ns, lat->n_c2c_hops, true,
-		 "Xeon Gold 6242 136, E5-2695 v4 118");
+		 "Xeon Gold 6242 136, E5-2695 v4 118 (1 hop)");
 
 	bool matrix = t->dram_matrix != NULL;
 	add(t, &cap, "2S Xeon Gold 6140, MLC (89-90)", "ns", !matrix, lat->dram_local_ns,
