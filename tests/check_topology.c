@@ -1696,6 +1696,45 @@ END_TEST
 #undef TWO
 #undef MLP
 
+/* Every figure a bundled file sets says where it comes from (published,
+ * with its source, or an assumption, with why); the rest are defaults. */
+START_TEST(test_bundled_machine_figures_all_have_provenance)
+{
+	const char *name = topo_bundled_name(_i);
+	struct topo *t = load_ok(name);
+	int sourced = 0;
+	for (int i = 0; i < t->nfigures; i++) {
+		const struct topo_figure *f = &t->figures[i];
+		ck_assert_msg(f->kind != TOPO_FIG_GIVEN, "%s: %s has no provenance", name, f->path);
+		if (f->kind == TOPO_FIG_PUBLISHED)
+			ck_assert_ptr_nonnull(t->prov[f->prov].source);
+		if (f->kind == TOPO_FIG_ASSUMPTION)
+			ck_assert_ptr_nonnull(t->prov[f->prov].note);
+		if (f->kind == TOPO_FIG_DEFAULT || f->kind == TOPO_FIG_DERIVED)
+			ck_assert_msg(f->default_source && f->default_source[0], "%s: %s", name, f->path);
+		else
+			sourced++;
+	}
+	ck_assert_int_ge(sourced, 4);
+	topo_free(t);
+}
+END_TEST
+
+/* numa4's DRAM: local and 1 hop measured on a 4S Xeon E7-4800, which has
+ * no 2-hop pair: the diagonal's figure is an assumption. */
+START_TEST(test_numa4_two_hop_figures_are_assumptions)
+{
+	struct topo *t = load_ok("numa4");
+	assert_kind(t, "dram_ns.local", TOPO_FIG_PUBLISHED);
+	assert_kind(t, "dram_ns.hops[0]", TOPO_FIG_PUBLISHED);
+	assert_kind(t, "dram_ns.hops[1]", TOPO_FIG_ASSUMPTION);
+	assert_kind(t, "c2c_ns.hops[1]", TOPO_FIG_ASSUMPTION);
+	ck_assert_ptr_nonnull(strstr(t->prov[figure_of(t, "dram_ns.local")->prov].source,
+				     "E7-4800"));
+	topo_free(t);
+}
+END_TEST
+
 /* ---- The suite ----------------------------------------------------------- */
 
 Suite *make_topology_suite(void)
@@ -1709,6 +1748,9 @@ Suite *make_topology_suite(void)
 	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, test_bundled_names_are_sorted_and_include_numa1_2_4_8);
 	tcase_add_loop_test(tc, test_bundled_machine_loads_with_sane_counts, 0, topo_bundled_count());
+	tcase_add_loop_test(tc, test_bundled_machine_figures_all_have_provenance, 0,
+			    topo_bundled_count());
+	tcase_add_test(tc, test_numa4_two_hop_figures_are_assumptions);
 	tcase_add_test(tc, test_numa4_hop_matrix_is_a_square);
 	tcase_add_test(tc, test_numa4_dram_is_135_local_198_one_hop_261_two_hops);
 	tcase_add_test(tc, test_numa8_hops_are_cube_edges);
