@@ -61,6 +61,7 @@ enum topo_rel {
  * docs/topology.md.  Hop lists hold what the source gave (index 0 = 1 hop);
  * topo__finish() extends them to the machine's hop count. */
 #define TOPO_MAX_HOPS 32
+#define TOPO_MAX_MATRIX_NODES 1024 /* "dram_ns.matrix" */
 struct topo_latency {
 	double cache_ns[TOPO_MAX_LEVEL + 1];  /* hit latency by level; [0] unused */
 	double c2c_core_ns;     /* line transfer between SMT siblings */

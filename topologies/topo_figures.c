@@ -183,10 +183,44 @@ static bool json_sets(const cJSON *node, const char *path)
 	return node != NULL;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+	int c = strcmp(x->string, y->string);
+	/* ties in file order, so the second of a pair is reported */
+	return c ? c : (x < y ? -1 : x > y);
+}
+
+/* The first key of obj given twice, or NULL: sorted, as these objects'
+ * keys are free-form and may be many. */
+static const cJSON *twice(const cJSON *obj)
+{
+	int n = cJSON_GetArraySize(obj), k = 0;
+	if (n < 2)
+		return NULL;
+	const cJSON **keys = xmalloc(sizeof(*keys) * (size_t)n);
+	for (const cJSON *it = obj->child; it; it = it->next)
+		keys[k++] = it;
+	qsort(keys, (size_t)n, sizeof(*keys), cmp_key);
+	const cJSON *dup = NULL;
+	for (int i = 1; i < n && !dup; i++)
+		if (strcmp(keys[i - 1]->string, keys[i]->string) == 0)
+			dup = keys[i];
+	free(keys);
+	return dup;
+}
+
 /* Whether path p names figure f: f itself, or a section or list holding it. */
 static bool names(const char *p, size_t n, const char *f)
 {
 	return strncmp(p, f, n) == 0 && (f[n] == '\0' || f[n] == '.' || f[n] == '[');
+}
+
+static const struct topo_figure *sort_figures;
+
+static int cmp_figure_path(const void *a, const void *b)
+{
+	return strcmp(sort_figures[*(const int *)a].path, sort_figures[*(const int *)b].path);
 }
 
 static const char *const prov_keys[] = { "kind", "p10", "p90", "samples", "method", "source",
@@ -273,24 +307,47 @@ bool topo__figures_mark(struct topo *t, const struct jv *j, const cJSON *latency
 	if (!cJSON_IsObject(provenance))
 		return jv_fail(j, "$.provenance", "expected an object, got %s",
 			       jv_type_name(provenance));
+	const cJSON *dup = twice(provenance);
+	if (dup) {
+		char path[JV_PATH];
+		snprintf(path, sizeof(path), "$.provenance[\"%s\"]", dup->string);
+		return jv_fail(j, path, "key given twice");
+	}
 	int n = cJSON_GetArraySize(provenance);
 	t->prov = xcalloc((size_t)(n ? n : 1), sizeof(*t->prov));
-	for (const cJSON *it = provenance->child; it; it = it->next) {
+	/* figures by path: the figures a key names are the run of those it
+	 * prefixes (a DRAM matrix can make many) */
+	int *by_path = xmalloc(sizeof(int) * (size_t)(t->nfigures ? t->nfigures : 1));
+	for (int i = 0; i < t->nfigures; i++)
+		by_path[i] = i;
+	sort_figures = t->figures;
+	qsort(by_path, (size_t)t->nfigures, sizeof(int), cmp_figure_path);
+	bool ok = true;
+	for (const cJSON *it = provenance->child; it && ok; it = it->next) {
 		char path[JV_PATH];
 		snprintf(path, sizeof(path), "$.provenance[\"%s\"]", it->string);
-		for (int k = 0; k < t->nprov; k++)
-			if (strcmp(t->prov[k].path, it->string) == 0)
-				return jv_fail(j, path, "key given twice");
 		struct topo_prov *pr = &t->prov[t->nprov];
-		if (!parse_prov(j, it, path, pr))
-			return false;
+		if (!parse_prov(j, it, path, pr)) {
+			ok = false;
+			break;
+		}
 		pr->path = xstrdup(it->string);
 		int idx = t->nprov++;
 
 		size_t len = strlen(it->string);
+		int lo = 0, hi = t->nfigures;
+		while (lo < hi) {
+			int mid = lo + (hi - lo) / 2;
+			if (strcmp(t->figures[by_path[mid]].path, it->string) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
 		int named = 0, set = 0;
-		for (int i = 0; i < t->nfigures; i++) {
-			struct topo_figure *f = &t->figures[i];
+		for (int k = lo; k < t->nfigures; k++) {
+			struct topo_figure *f = &t->figures[by_path[k]];
+			if (strncmp(f->path, it->string, len) != 0)
+				break;
 			if (!names(it->string, len, f->path))
 				continue;
 			named++;
@@ -304,17 +361,18 @@ bool topo__figures_mark(struct topo *t, const struct jv *j, const cJSON *latency
 			}
 		}
 		if (!named)
-			return jv_fail(j, path,
-				       "no figure of this machine's latency model is called \"%s\" (figures "
-				       "are named as in `schedlab topo --json`: cache_ns.L2, c2c_ns.hops[0], "
-				       "os_ns.wakeup.core, dram_ns.matrix[0][1], bandwidth_gbs[0], ...)",
-				       it->string);
-		if (!set)
-			return jv_fail(j, path,
-				       "the file does not set %s (its value is the model's default%s)",
-				       it->string, named > 1 ? ", or derived by the hop rule" : "");
+			ok = jv_fail(j, path,
+				     "no figure of this machine's latency model is called \"%s\" (figures "
+				     "are named as in `schedlab topo --json`: cache_ns.L2, c2c_ns.hops[0], "
+				     "os_ns.wakeup.core, dram_ns.matrix[0][1], bandwidth_gbs[0], ...)",
+				     it->string);
+		else if (!set)
+			ok = jv_fail(j, path,
+				     "the file does not set %s (its value is the model's default%s)",
+				     it->string, named > 1 ? ", or derived by the hop rule" : "");
 	}
-	return true;
+	free(by_path);
+	return ok;
 }
 
 /* One summary of samples: median, and optionally p10 <= median <= p90. */
@@ -350,12 +408,14 @@ bool topo__parse_measurements(struct topo *t, const struct jv *j, const cJSON *m
 	const char *path = "$.measurements";
 	if (!cJSON_IsObject(m))
 		return jv_fail(j, path, "expected an object, got %s", jv_type_name(m));
+	const cJSON *dup = twice(m);
+	if (dup) {
+		char p[JV_PATH];
+		return jv_fail(j, jv_key(p, sizeof(p), path, dup->string), "key given twice");
+	}
 	for (const cJSON *it = m->child; it; it = it->next) {
 		char p[JV_PATH];
 		jv_key(p, sizeof(p), path, it->string);
-		for (const cJSON *o = m->child; o != it; o = o->next)
-			if (strcmp(o->string, it->string) == 0)
-				return jv_fail(j, p, "key given twice");
 		if (!jv_object(j, it, p, keys))
 			return false;
 		const cJSON *points = cJSON_GetObjectItemCaseSensitive(it, "points");
@@ -386,13 +446,16 @@ bool topo__parse_measurements(struct topo *t, const struct jv *j, const cJSON *m
 			jv_idx(r, sizeof(r), q, i);
 			if (!cJSON_IsObject(pt))
 				return jv_fail(j, r, "expected an object, got %s", jv_type_name(pt));
+			const cJSON *again = twice(pt);
+			if (again) {
+				char s2[JV_PATH];
+				return jv_fail(j, jv_key(s2, sizeof(s2), r, again->string),
+					       "key given twice");
+			}
 			/* the stats, and the point's parameters ("asked_ns": 1000): numbers */
 			for (const cJSON *f = pt->child; f; f = f->next) {
 				char s2[JV_PATH];
 				jv_key(s2, sizeof(s2), r, f->string);
-				for (const cJSON *o = pt->child; o != f; o = o->next)
-					if (strcmp(o->string, f->string) == 0)
-						return jv_fail(j, s2, "key given twice");
 				bool stat = false;
 				for (const char *const *k = stat_keys; *k && !stat; k++)
 					stat = strcmp(*k, f->string) == 0;

@@ -81,6 +81,10 @@ static bool parse_dram_matrix(const struct jv *j, const cJSON *dram, const char 
 	int n = t->nnodes;
 	if (!jv_array(j, m, p))
 		return false;
+	/* each entry is a figure with its provenance: a million at most */
+	if (n > TOPO_MAX_MATRIX_NODES)
+		return jv_fail(j, p, "a DRAM matrix is supported up to %d NUMA nodes; this machine has %d",
+			       TOPO_MAX_MATRIX_NODES, n);
 	if (cJSON_GetArraySize(m) != n)
 		return jv_fail(j, p, "must be a %dx%d matrix (one row per NUMA node), got %d rows", n, n,
 			       cJSON_GetArraySize(m));
