@@ -2,9 +2,12 @@
  *
  * A description is either structural -- counts of packages, NUMA nodes,
  * cores and PUs per core, the caches and how many cores share each, and the
- * distance matrix -- or a reference to an hwloc XML file ("hwloc_xml"); in
- * both cases an optional "latency" object sets any figure of the latency
- * model.  Cores are numbered package-major, so core c belongs to package
+ * distance matrix -- or hwloc XML, in a file ("hwloc_xml") or in the
+ * description ("hwloc_xml_inline", as a calibration writes it); in every
+ * case "cache_sizes" may set a level's effective size, a "latency" object
+ * any figure of the latency model, "provenance" where figures come from
+ * and "measurements" the raw figures of a calibration (topo_figures.c).
+ * Cores are numbered package-major, so core c belongs to package
  * c / (cores/packages) and to node c / (cores/numa_nodes). */
 #include <libgen.h>
 #include <stdlib.h>
