@@ -1284,6 +1284,7 @@ static char *calibration_text(void)
 		"   \"samples\": 9, \"method\": \"working-set sweep\"}}"));
 	cJSON_AddItemToObject(o, "measurements", cJSON_Parse(
 		"{\"chan_handoff_ns\": {\"median\": 410, \"p10\": 380, \"p90\": 600, \"samples\": 2000,"
+		"   \"min\": 301, \"max\": 9000, \"mean\": 450, \"unit\": \"ns\","
 		"   \"method\": \"unbuffered channel between two Gs\"},"
 		" \"sleep_overshoot_ns\": {\"method\": \"nanosleep\", \"points\": ["
 		"   {\"asked_ns\": 1000, \"median\": 56000, \"p10\": 52000, \"p90\": 70000},"
@@ -1673,6 +1674,8 @@ START_TEST(test_calibration_errors_name_file_and_json_path)
 		   "bad.json: $.measurements.x.p10: 6 is above the median", NULL);
 	text_fails(ONE ", \"measurements\": {\"x\": {\"median\": 5, \"p90\": 4}}}",
 		   "bad.json: $.measurements.x.p90: 4 is below the median", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"median\": 5, \"max\": -1}}}",
+		   "bad.json: $.measurements.x.max", NULL);
 	text_fails(ONE ", \"measurements\": {\"x\": {\"median\": 5, \"color\": 4}}}",
 		   "bad.json: $.measurements.x.color: unknown key", NULL);
 	text_fails(ONE ", \"measurements\": {\"x\": {\"median\": 5, \"method\": 4}}}",

@@ -381,9 +381,13 @@ static bool parse_stats(const struct jv *j, const cJSON *v, const char *path)
 	double median, p10 = -1, p90 = -1;
 	long samples;
 	const char *s;
+	double any;
 	if (!jv_get_nonneg(j, v, path, "median", true, &median) ||
 	    !jv_get_nonneg(j, v, path, "p10", false, &p10) ||
 	    !jv_get_nonneg(j, v, path, "p90", false, &p90) ||
+	    !jv_get_nonneg(j, v, path, "min", false, &any) ||
+	    !jv_get_nonneg(j, v, path, "max", false, &any) ||
+	    !jv_get_nonneg(j, v, path, "mean", false, &any) ||
 	    !jv_get_int(j, v, path, "samples", false, 1, 1L << 50, &samples) ||
 	    !jv_get_string(j, v, path, "method", false, &s) ||
 	    !jv_get_string(j, v, path, "unit", false, &s) ||
@@ -401,10 +405,10 @@ static bool parse_stats(const struct jv *j, const cJSON *v, const char *path)
 
 bool topo__parse_measurements(struct topo *t, const struct jv *j, const cJSON *m)
 {
-	static const char *const keys[] = { "median", "p10", "p90", "samples", "method", "unit",
-					    "note", "points", NULL };
-	static const char *const stat_keys[] = { "median", "p10", "p90", "samples", "method", "unit",
-						 "note", NULL };
+	static const char *const keys[] = { "median", "p10", "p90", "min", "max", "mean", "samples",
+					    "method", "unit", "note", "points", NULL };
+	static const char *const stat_keys[] = { "median", "p10", "p90", "min", "max", "mean",
+						 "samples", "method", "unit", "note", NULL };
 	const char *path = "$.measurements";
 	if (!cJSON_IsObject(m))
 		return jv_fail(j, path, "expected an object, got %s", jv_type_name(m));
