@@ -50,7 +50,13 @@ void cli_help_topo(FILE *f)
 		"usage: schedlab topo [-t TOPOLOGY] [--mlc] [--json]\n"
 		"\n"
 		"Prints a machine's packages, NUMA nodes, core groups, cores, PUs, caches,\n"
-		"the distance, hop and DRAM latency matrices and the latency model.\n"
+		"the distance, hop and DRAM latency matrices and the latency model, then\n"
+		"every figure of the model with where it comes from: measured (with its\n"
+		"p10-p90 spread and samples), published (source), assumption (note), given\n"
+		"by the file, derived by the hop rule, or the model's default (its source),\n"
+		"and a calibration's raw measurements.  -t host uses the calibration in\n"
+		"$SCHEDLAB_CALIBRATION (a path, or \"off\"), else the one `schedlab calibrate`\n"
+		"wrote to ${XDG_CONFIG_HOME:-~/.config}/schedlab/host.json, if any.\n"
 		"\n"
 		"  -t, --topology T  bundled name, \"host\", or a path to hwloc XML or\n"
 		"                    schedlab JSON (default: numa4)\n"
@@ -59,7 +65,8 @@ void cli_help_topo(FILE *f)
 		"                    idle pointer-chase latency node x node, core-to-core\n"
 		"                    transfer latency by relation, and peak bandwidth with\n"
 		"                    every core streaming from one node or interleaved\n"
-		"  --json            print as JSON (with --mlc: keys dram_latency_ns,\n"
+		"  --json            print as JSON (keys calibration, latency, provenance,\n"
+		"                    measurements, ...; with --mlc: keys dram_latency_ns,\n"
 		"                    c2c_latency_ns, bandwidth_gbs)\n");
 }
 

@@ -274,6 +274,8 @@ cJSON *cli_report_json(const struct cli_run *run)
 	for (int i = 0; i < pol_nknobs(run->pol); i++)
 		cJSON_AddNumberToObject(k, run->pol->knobs[i].name, (double)run->knobs[i]);
 	cJSON_AddStringToObject(o, "topology", run->topo->name);
+	cJSON_AddItemToObject(o, "calibration", run->topo->calibration ?
+			      cJSON_CreateString(run->topo->calibration) : cJSON_CreateNull());
 	cJSON_AddStringToObject(o, "workload", run->wl->name);
 	cJSON_AddNumberToObject(o, "seed", (double)run->seed);
 	cJSON_AddNumberToObject(o, "procs", run->procs);

@@ -103,12 +103,136 @@ static void cell_mlc_latency(const void *ctx, int i, int j, char *b, size_t n)
 		snprintf(b, n, "%.1f", v);
 }
 
+/* A figure's value with its unit: "40000 ns", "24 MiB", "0.5". */
+static const char *figure_value(const struct topo_figure *f, char *buf, size_t n)
+{
+	if (strcmp(f->unit, "B") == 0)
+		return human_size(buf, n, (uint64_t)f->value);
+	snprintf(buf, n, "%g%s%s", f->value, f->unit[0] ? " " : "", f->unit);
+	return buf;
+}
+
+/* Where a figure comes from, in a few words: the spread of a measurement
+ * and how it was taken, a source, a note, or the default's source. */
+static void figure_origin(const struct topo *t, const struct topo_figure *f, char *buf, size_t n)
+{
+	const struct topo_prov *p = f->prov >= 0 ? &t->prov[f->prov] : NULL;
+	switch (f->kind) {
+	case TOPO_FIG_MEASURED:
+		snprintf(buf, n, "p10-p90 %g-%g, %ld samples: %s%s%s", p->p10, p->p90, p->samples,
+			 p->method, p->note ? "; " : "", p->note ? p->note : "");
+		break;
+	case TOPO_FIG_PUBLISHED:
+		snprintf(buf, n, "%s%s%s", p->source, p->note ? "; " : "", p->note ? p->note : "");
+		break;
+	case TOPO_FIG_ASSUMPTION:
+		snprintf(buf, n, "%s%s%s%s", p->note, p->source ? " (from: " : "",
+			 p->source ? p->source : "", p->source ? ")" : "");
+		break;
+	case TOPO_FIG_GIVEN:
+		snprintf(buf, n, "set by the file, without provenance");
+		break;
+	case TOPO_FIG_DERIVED:
+	case TOPO_FIG_DEFAULT:
+		snprintf(buf, n, "%s", f->default_source ? f->default_source : "");
+		break;
+	}
+}
+
+/* One line per figure this machine uses, and a count per kind first so
+ * that what is measured and what is not shows at a glance. */
+static void print_figures(const struct topo *t)
+{
+	int count[TOPO_FIG_DERIVED + 1] = { 0 };
+	int width = 0;
+	for (int i = 0; i < t->nfigures; i++) {
+		const struct topo_figure *f = &t->figures[i];
+		if (!f->applies)
+			continue;
+		count[f->kind]++;
+		int w = (int)strlen(f->path);
+		if (w > width)
+			width = w;
+	}
+	static const enum topo_fig_kind order[] = { TOPO_FIG_MEASURED, TOPO_FIG_PUBLISHED,
+						    TOPO_FIG_ASSUMPTION, TOPO_FIG_GIVEN,
+						    TOPO_FIG_DERIVED, TOPO_FIG_DEFAULT };
+	printf("\nfigures:");
+	const char *sep = " ";
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+		if (count[order[k]]) {
+			printf("%s%d %s", sep, count[order[k]], topo_fig_kind_names[order[k]]);
+			sep = ", ";
+		}
+	printf("\n");
+	for (int i = 0; i < t->nfigures; i++) {
+		const struct topo_figure *f = &t->figures[i];
+		if (!f->applies)
+			continue;
+		char v[32], origin[1024];
+		figure_value(f, v, sizeof(v));
+		figure_origin(t, f, origin, sizeof(origin));
+		printf("  %-*s %10s  %-10s  %s\n", width, f->path, v, topo_fig_kind_names[f->kind],
+		       origin);
+	}
+}
+
+/* A measurement's summary: "median 410, p10-p90 380-600, 2000 samples". */
+static void print_stats(const cJSON *m)
+{
+	const cJSON *med = cJSON_GetObjectItemCaseSensitive(m, "median");
+	const cJSON *p10 = cJSON_GetObjectItemCaseSensitive(m, "p10");
+	const cJSON *p90 = cJSON_GetObjectItemCaseSensitive(m, "p90");
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(m, "samples");
+	const cJSON *unit = cJSON_GetObjectItemCaseSensitive(m, "unit");
+	printf("median %g%s%s", med->valuedouble, unit ? " " : "", unit ? unit->valuestring : "");
+	if (p10 && p90)
+		printf(", p10-p90 %g-%g", p10->valuedouble, p90->valuedouble);
+	else if (p10 || p90)
+		printf(", %s %g", p10 ? "p10" : "p90", (p10 ? p10 : p90)->valuedouble);
+	if (n)
+		printf(", %.0f samples", n->valuedouble);
+}
+
+static void print_measurements(const struct topo *t)
+{
+	if (!t->measurements || !t->measurements->child)
+		return;
+	printf("\nmeasurements\n");
+	for (const cJSON *m = t->measurements->child; m; m = m->next) {
+		const cJSON *method = cJSON_GetObjectItemCaseSensitive(m, "method");
+		const cJSON *points = cJSON_GetObjectItemCaseSensitive(m, "points");
+		printf("  %s  ", m->string);
+		if (points) {
+			printf("%d point%s", cJSON_GetArraySize(points),
+			       cJSON_GetArraySize(points) == 1 ? "" : "s");
+		} else {
+			print_stats(m);
+		}
+		if (method)
+			printf(": %s", method->valuestring);
+		printf("\n");
+		for (const cJSON *pt = points ? points->child : NULL; pt; pt = pt->next) {
+			printf("    ");
+			for (const cJSON *k = pt->child; k; k = k->next)
+				if (cJSON_IsNumber(k) && strcmp(k->string, "median") &&
+				    strcmp(k->string, "p10") && strcmp(k->string, "p90") &&
+				    strcmp(k->string, "samples"))
+					printf("%s %g  ", k->string, k->valuedouble);
+			print_stats(pt);
+			printf("\n");
+		}
+	}
+}
+
 static void print_text(const struct topo *t)
 {
 	char a[32];
 	printf("topology %s (%s)\n", t->name, t->source);
 	if (t->description)
 		printf("  %s\n", t->description);
+	if (t->calibration)
+		printf("  calibration %s\n", t->calibration);
 	printf("packages %d, NUMA nodes %d, core groups %d, cores %d, PUs %d\n\n", t->npackages,
 	       t->nnodes, t->ngroups, t->ncores, t->npus);
 
@@ -166,6 +290,8 @@ static void print_text(const struct topo *t)
 		printf("  %d hop%s %g", h, h == 1 ? "" : "s", lat->wakeup_hop_ns[h - 1]);
 	printf("\nruntime (ns)   G create %g  G exit %g  stack acquire %g\n", lat->g_create_ns,
 	       lat->g_exit_ns, lat->stack_acquire_ns);
+	print_figures(t);
+	print_measurements(t);
 }
 
 static cJSON *matrix_json(const struct topo *t, int kind)
@@ -183,11 +309,44 @@ static cJSON *matrix_json(const struct topo *t, int kind)
 	return m;
 }
 
+/* Every figure, keyed by its path as in a file's "provenance": its value,
+ * kind, whether this machine uses it, and the fields of its kind. */
+static cJSON *provenance_json(const struct topo *t)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (int i = 0; i < t->nfigures; i++) {
+		const struct topo_figure *f = &t->figures[i];
+		const struct topo_prov *p = f->prov >= 0 ? &t->prov[f->prov] : NULL;
+		cJSON *e = cJSON_AddObjectToObject(o, f->path);
+		cJSON_AddStringToObject(e, "kind", topo_fig_kind_names[f->kind]);
+		cJSON_AddNumberToObject(e, "value", f->value);
+		cJSON_AddBoolToObject(e, "applies", f->applies);
+		if (p && p->kind == TOPO_FIG_MEASURED) {
+			cJSON_AddNumberToObject(e, "p10", p->p10);
+			cJSON_AddNumberToObject(e, "p90", p->p90);
+			cJSON_AddNumberToObject(e, "samples", (double)p->samples);
+			cJSON_AddStringToObject(e, "method", p->method);
+		}
+		if (p && p->source)
+			cJSON_AddStringToObject(e, "source", p->source);
+		else if (!p && f->default_source &&
+			 (f->kind == TOPO_FIG_DEFAULT || f->kind == TOPO_FIG_DERIVED))
+			cJSON_AddStringToObject(e, "source", f->default_source);
+		if (p && p->note)
+			cJSON_AddStringToObject(e, "note", p->note);
+		if (p && strcmp(p->path, f->path) != 0)
+			cJSON_AddStringToObject(e, "entry", p->path);
+	}
+	return o;
+}
+
 cJSON *topo_to_json(const struct topo *t)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "name", t->name);
 	cJSON_AddStringToObject(o, "source", t->source);
+	cJSON_AddItemToObject(o, "calibration", t->calibration ? cJSON_CreateString(t->calibration)
+			      : cJSON_CreateNull());
 	if (t->description)
 		cJSON_AddStringToObject(o, "description", t->description);
 	cJSON_AddNumberToObject(o, "packages", t->npackages);
@@ -234,7 +393,8 @@ cJSON *topo_to_json(const struct topo *t)
 	cJSON_AddNumberToObject(c2c, "core", lat->c2c_core_ns);
 	cJSON_AddNumberToObject(c2c, "group", lat->c2c_group_ns);
 	cJSON_AddNumberToObject(c2c, "package", lat->c2c_package_ns);
-	cJSON *hops = cJSON_AddArrayToObject(c2c, "hops");
+	/* no hop list on a one-node machine: an empty one is not valid input */
+	cJSON *hops = t->max_hops ? cJSON_AddArrayToObject(c2c, "hops") : NULL;
 	for (int h = 0; h < t->max_hops; h++)
 		cJSON_AddItemToArray(hops, cJSON_CreateNumber(lat->c2c_hop_ns[h]));
 	cJSON *dram = cJSON_AddObjectToObject(l, "dram_ns");
@@ -244,7 +404,27 @@ cJSON *topo_to_json(const struct topo *t)
 		for (int h = 0; h < t->max_hops; h++)
 			cJSON_AddItemToArray(dh, cJSON_CreateNumber(lat->dram_hop_ns[h]));
 	}
+	if (t->dram_matrix) {
+		cJSON *dm = cJSON_AddArrayToObject(dram, "matrix");
+		for (int i = 0; i < t->nnodes; i++) {
+			cJSON *row = cJSON_CreateArray();
+			for (int k = 0; k < t->nnodes; k++)
+				cJSON_AddItemToArray(row, cJSON_CreateNumber(t->dram_matrix[i * t->nnodes + k]));
+			cJSON_AddItemToArray(dm, row);
+		}
+	}
 	cJSON_AddNumberToObject(l, "slit_scale", lat->slit_scale);
+	/* as the input takes it: one number, or one per node */
+	bool same_bw = true;
+	for (int i = 1; i < t->nnodes; i++)
+		same_bw = same_bw && t->nodes[i].bandwidth_gbs == t->nodes[0].bandwidth_gbs;
+	if (same_bw) {
+		cJSON_AddNumberToObject(l, "bandwidth_gbs", t->nodes[0].bandwidth_gbs);
+	} else {
+		cJSON *bw = cJSON_AddArrayToObject(l, "bandwidth_gbs");
+		for (int i = 0; i < t->nnodes; i++)
+			cJSON_AddItemToArray(bw, cJSON_CreateNumber(t->nodes[i].bandwidth_gbs));
+	}
 	cJSON_AddNumberToObject(l, "mlp", lat->mlp);
 	cJSON *os = cJSON_AddObjectToObject(l, "os_ns");
 	cJSON_AddNumberToObject(os, "syscall", lat->syscall_ns);
@@ -254,7 +434,7 @@ cJSON *topo_to_json(const struct topo *t)
 	cJSON_AddNumberToObject(wk, "core", lat->wakeup_core_ns);
 	cJSON_AddNumberToObject(wk, "group", lat->wakeup_group_ns);
 	cJSON_AddNumberToObject(wk, "package", lat->wakeup_package_ns);
-	cJSON *wh = cJSON_AddArrayToObject(wk, "hops");
+	cJSON *wh = t->max_hops ? cJSON_AddArrayToObject(wk, "hops") : NULL;
 	for (int h = 0; h < t->max_hops; h++)
 		cJSON_AddItemToArray(wh, cJSON_CreateNumber(lat->wakeup_hop_ns[h]));
 	cJSON_AddNumberToObject(os, "timer_slack", lat->timer_slack_ns);
@@ -266,6 +446,9 @@ cJSON *topo_to_json(const struct topo *t)
 	cJSON_AddNumberToObject(rtc, "g_create", lat->g_create_ns);
 	cJSON_AddNumberToObject(rtc, "g_exit", lat->g_exit_ns);
 	cJSON_AddNumberToObject(rtc, "stack_acquire", lat->stack_acquire_ns);
+	cJSON_AddItemToObject(o, "provenance", provenance_json(t));
+	cJSON_AddItemToObject(o, "measurements", t->measurements
+			      ? cJSON_Duplicate(t->measurements, true) : cJSON_CreateNull());
 	return o;
 }
 

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "tests/tests.h"
+#include "topologies/topo.h"
 
 static int schedlab(const char *args, char **out, char **err)
 {
@@ -1202,6 +1203,250 @@ START_TEST(expand_draws_count_against_the_budget)
 }
 END_TEST
 
+/* ---- Calibration and provenance (topo, -t host) ---- */
+
+/* schedlab with SCHEDLAB_CALIBRATION=cal (a path or "off"). */
+static int schedlab_cal(const char *cal, const char *args, char **out, char **err)
+{
+	char *cmd = NULL;
+	ck_assert_int_ge(asprintf(&cmd, "SCHEDLAB_CALIBRATION='%s' '%s' %s", cal,
+				  test_schedlab_bin(), args), 0);
+	int rc = test_run(cmd, out, err);
+	free(cmd);
+	return rc;
+}
+
+/* A calibration file with xml (this machine's from lstopo if NULL). */
+static char *calibration_of(const char *xml_path)
+{
+	char *xml = NULL;
+	if (xml_path)
+		xml = test_read_file(xml_path);
+	else
+		ck_assert_int_eq(test_run("lstopo --of xml -", &xml, NULL), 0);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "hwloc_xml_inline", xml);
+	cJSON_AddItemToObject(o, "latency", cJSON_Parse("{\"os_ns\": {\"wakeup\": 40000}}"));
+	cJSON_AddItemToObject(o, "provenance", cJSON_Parse(
+		"{\"os_ns.wakeup\": {\"kind\": \"measured\", \"p10\": 30100, \"p90\": 79000,"
+		" \"samples\": 400, \"method\": \"futex ping-pong\"}}"));
+	char *text = cJSON_Print(o);
+	char *path = temp_json(text);
+	cJSON_Delete(o);
+	free(text);
+	free(xml);
+	return path;
+}
+
+/* A machine whose figures come from everywhere: measured, published, an
+ * assumption, given, default and derived (its second hop). */
+#define SOURCED_MACHINE \
+	"{\"name\": \"sourced\", \"packages\": 3, \"numa_nodes\": 3, \"cores\": 6,\n" \
+	" \"distances\": [[10, 20, 30], [20, 10, 20], [30, 20, 10]],\n" \
+	" \"latency\": {\"c2c_ns\": {\"hops\": [120]}, \"os_ns\": {\"syscall\": 150, \"futex_wake\": 800},\n" \
+	"   \"dram_ns\": {\"matrix\": [[90, 140, 190], [140, 90, 140], [190, 140, 90]]}},\n" \
+	" \"provenance\": {\n" \
+	"   \"os_ns.syscall\": {\"kind\": \"measured\", \"p10\": 140, \"p90\": 170, \"samples\": 5000,\n" \
+	"     \"method\": \"getppid in a loop\"},\n" \
+	"   \"c2c_ns.hops[0]\": {\"kind\": \"published\", \"source\": \"a vendor's manual\"},\n" \
+	"   \"dram_ns.matrix\": {\"kind\": \"assumption\", \"note\": \"local + 50 ns a hop\"}},\n" \
+	" \"measurements\": {\"chan_handoff_ns\": {\"median\": 410, \"p10\": 380, \"p90\": 600,\n" \
+	"   \"samples\": 2000, \"method\": \"unbuffered channel\"}}}"
+
+START_TEST(topo_shows_where_each_figure_comes_from)
+{
+	char *path = temp_json(SOURCED_MACHINE), *args = NULL, *out, *err;
+	ck_assert_int_ge(asprintf(&args, "topo -t %s", path), 0);
+	ck_assert_int_eq(schedlab(args, &out, &err), 0);
+	ck_assert_str_eq(err, "");
+	static const char *const lines[] = {
+		"figures: 1 measured, 1 published, 9 assumption, 1 given, 1 derived, ",
+		"  os_ns.syscall ", " 150 ns  measured    p10-p90 140-170, 5000 samples: getppid in a loop\n",
+		"  c2c_ns.hops[0] ", " 120 ns  published   a vendor's manual\n",
+		"  dram_ns.matrix[0][2] ", " 190 ns  assumption  local + 50 ns a hop\n",
+		"  os_ns.futex_wake ", " 800 ns  given       set by the file, without provenance\n",
+		"  c2c_ns.hops[1] ", " 180 ns  derived     each hop past the list adds its last step",
+		"  os_ns.pause ", " 10 ns  default     estimate",
+		"\nmeasurements\n  chan_handoff_ns  median 410, p10-p90 380-600, 2000 samples: "
+		"unbuffered channel\n",
+	};
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		ck_assert_msg(strstr(out, lines[i]), "no \"%s\" in:\n%s", lines[i], out);
+	/* figures the machine does not use are left out: no SMT, no L4 */
+	ck_assert_ptr_null(strstr(out, "c2c_ns.core"));
+	ck_assert_ptr_null(strstr(out, "cache_ns.L4"));
+	ck_assert_ptr_null(strstr(out, "  dram_ns.local"));
+	free(out);
+	free(err);
+	free(args);
+
+	ck_assert_int_ge(asprintf(&args, "topo -t %s --json", path), 0);
+	ck_assert_int_eq(schedlab(args, &out, NULL), 0);
+	cJSON *o = cJSON_Parse(out);
+	ck_assert_ptr_nonnull(o);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(o, "calibration")));
+	cJSON *prov = cJSON_GetObjectItem(o, "provenance");
+	struct { const char *path, *kind, *field, *text; } want[] = {
+		{ "os_ns.syscall", "measured", "method", "getppid in a loop" },
+		{ "c2c_ns.hops[0]", "published", "source", "a vendor's manual" },
+		{ "dram_ns.matrix[1][0]", "assumption", "note", "local + 50 ns a hop" },
+		{ "os_ns.futex_wake", "given", NULL, NULL },
+		{ "c2c_ns.hops[1]", "derived", "source", NULL },
+		{ "os_ns.context_switch", "default", "source", "\"Scheduling In Go: Part II\" (~1000 ns)" },
+		{ "cache_ns.L4", "default", "source", "a guess" },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		cJSON *f = cJSON_GetObjectItem(prov, want[i].path);
+		ck_assert_msg(f, "no provenance of %s", want[i].path);
+		ck_assert_str_eq(cJSON_GetObjectItem(f, "kind")->valuestring, want[i].kind);
+		ck_assert(cJSON_IsNumber(cJSON_GetObjectItem(f, "value")));
+		if (want[i].field)
+			ck_assert_ptr_nonnull(cJSON_GetObjectItem(f, want[i].field));
+		if (want[i].text)
+			ck_assert_str_eq(cJSON_GetObjectItem(f, want[i].field)->valuestring, want[i].text);
+	}
+	cJSON *m = cJSON_GetObjectItem(prov, "os_ns.syscall");
+	ck_assert_int_eq(cJSON_GetObjectItem(m, "samples")->valueint, 5000);
+	ck_assert_int_eq(cJSON_GetObjectItem(m, "p90")->valueint, 170);
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(prov, "cache_ns.L4"), "applies")));
+	/* every figure of the latency object has its provenance */
+	cJSON *lat = cJSON_GetObjectItem(o, "latency");
+	for (cJSON *sec = lat->child; sec; sec = sec->next) {
+		if (!cJSON_IsObject(sec))
+			continue;
+		for (cJSON *k = sec->child; k; k = k->next) {
+			char key[128];
+			snprintf(key, sizeof(key), "%s.%s%s", sec->string, k->string,
+				 cJSON_IsObject(k) ? ".core" : cJSON_IsArray(k) ? "[0]" : "");
+			if (strcmp(key, "dram_ns.matrix[0]") == 0)
+				snprintf(key, sizeof(key), "dram_ns.matrix[0][0]");
+			ck_assert_msg(cJSON_GetObjectItem(prov, key), "no provenance of %s", key);
+		}
+	}
+	m = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "measurements"), "chan_handoff_ns");
+	ck_assert_int_eq(cJSON_GetObjectItem(m, "median")->valueint, 410);
+	cJSON_Delete(o);
+	unlink(path);
+	free(path);
+	free(out);
+	free(args);
+}
+END_TEST
+
+/* topo --json's latency object, given back as a machine's "latency", gives
+ * the same latency object: for each bundled machine and a DRAM matrix. */
+START_TEST(topo_json_latency_feeds_back_as_latency)
+{
+	const char *texts[] = { topo_bundled_json("numa1"), topo_bundled_json("numa2"),
+				topo_bundled_json("numa4"), topo_bundled_json("numa8"),
+				SOURCED_MACHINE };
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		char *path = temp_json(texts[i]), *args = NULL, *out;
+		ck_assert_int_ge(asprintf(&args, "topo -t %s --json", path), 0);
+		ck_assert_int_eq(schedlab(args, &out, NULL), 0);
+		cJSON *first = cJSON_Parse(out);
+		unlink(path);
+		free(path);
+		free(args);
+		free(out);
+		cJSON *doc = cJSON_Parse(texts[i]);
+		cJSON_DeleteItemFromObject(doc, "provenance");
+		cJSON_ReplaceItemInObject(doc, "latency",
+					  cJSON_Duplicate(cJSON_GetObjectItem(first, "latency"), true));
+		char *text = cJSON_Print(doc);
+		path = temp_json(text);
+		ck_assert_int_ge(asprintf(&args, "topo -t %s --json", path), 0);
+		char *err;
+		ck_assert_msg(schedlab(args, &out, &err) == 0, "%s", err);
+		cJSON *again = cJSON_Parse(out);
+		ck_assert_msg(cJSON_Compare(cJSON_GetObjectItem(first, "latency"),
+					    cJSON_GetObjectItem(again, "latency"), true),
+			      "machine %zu: the latency object changed going through a file", i);
+		ck_assert_msg(cJSON_Compare(cJSON_GetObjectItem(first, "dram_latency_ns"),
+					    cJSON_GetObjectItem(again, "dram_latency_ns"), true),
+			      "machine %zu: DRAM latencies changed", i);
+		unlink(path);
+		cJSON_Delete(first);
+		cJSON_Delete(again);
+		cJSON_Delete(doc);
+		free(text);
+		free(path);
+		free(args);
+		free(out);
+		free(err);
+	}
+}
+END_TEST
+
+/* -t host takes this machine's calibration, says so in the report and in
+ * topo; another machine's is refused on stderr, an unreadable one is bad
+ * input. */
+START_TEST(host_calibration_is_used_and_named_in_the_report)
+{
+	char *cal = calibration_of(NULL), *out, *err;
+	ck_assert_int_eq(schedlab_cal(cal, "run -p steal -t host -w cpu-hogs --json -", &out, &err),
+			 0);
+	ck_assert_str_eq(err, "");
+	cJSON *r = cJSON_Parse(out);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(cJSON_GetObjectItem(r, "calibration")->valuestring, cal);
+	ck_assert_str_eq(cJSON_GetObjectItem(r, "topology")->valuestring, "host");
+	cJSON_Delete(r);
+	free(out);
+	free(err);
+
+	ck_assert_int_eq(schedlab_cal(cal, "topo -t host", &out, &err), 0);
+	ck_assert_msg(strstr(out, "  calibration "), "%s", out);
+	ck_assert_ptr_nonnull(strstr(out, cal));
+	ck_assert_msg(strstr(out, " 40000 ns  measured    p10-p90 30100-79000, 400 samples: "
+			      "futex ping-pong\n"), "%s", out);
+	free(out);
+	free(err);
+
+	/* off, and the bundled machines: null */
+	ck_assert_int_eq(schedlab_cal("off", "run -p steal -t host -w cpu-hogs --json -", &out, NULL),
+			 0);
+	r = cJSON_Parse(out);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(r, "calibration")));
+	cJSON_Delete(r);
+	free(out);
+	ck_assert_int_eq(schedlab_cal(cal, "run -p steal -t numa1 -w cpu-hogs --json -", &out, NULL),
+			 0);
+	r = cJSON_Parse(out);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(r, "calibration")));
+	cJSON_Delete(r);
+	free(out);
+	unlink(cal);
+	free(cal);
+
+	/* another machine's calibration: not used, one line says why */
+	char *xml = NULL;
+	ck_assert_int_ge(asprintf(&xml, "%s/topologies/4s-dell-r910-xeon-e7-4870.xml",
+				  test_shared_dir()), 0);
+	cal = calibration_of(xml);
+	ck_assert_int_eq(schedlab_cal(cal, "run -p steal -t host -w cpu-hogs --json -", &out, &err),
+			 0);
+	ck_assert_msg(strstr(err, "schedlab: calibration ") && strstr(err, cal) &&
+		      strstr(err, " not used: it describes another machine (this one vs the file, "),
+		      "%s", err);
+	ck_assert_ptr_null(strchr(strchr(err, '\n') + 1, '\n'));  /* one line */
+	r = cJSON_Parse(out);
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(r, "calibration")));
+	cJSON_Delete(r);
+	free(out);
+	free(err);
+	unlink(cal);
+
+	/* a calibration that is not there: exit 2 naming it */
+	ck_assert_int_eq(schedlab_cal(cal, "run -p steal -t host -w cpu-hogs", &out, &err), 2);
+	ck_assert_msg(strstr(err, cal) && strstr(err, "SCHEDLAB_CALIBRATION=off"), "%s", err);
+	free(out);
+	free(err);
+	free(cal);
+	free(xml);
+}
+END_TEST
+
 Suite *make_cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -1250,6 +1495,13 @@ Suite *make_cli_suite(void)
 	tcase_add_test(tc, limits_do_not_change_a_run_that_ends);
 	tcase_add_test(tc, lowered_budget_refuses_the_workloads_regions);
 	tcase_add_test(tc, expand_draws_count_against_the_budget);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("calibration");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
+	tcase_add_test(tc, topo_shows_where_each_figure_comes_from);
+	tcase_add_test(tc, topo_json_latency_feeds_back_as_latency);
+	tcase_add_test(tc, host_calibration_is_used_and_named_in_the_report);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;

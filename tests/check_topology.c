@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "tests/tests.h"
 #include "topologies/topo.h"
@@ -972,7 +975,7 @@ START_TEST(test_unknown_key_names_its_json_path)
 		   "bad.json: $.pacakges: unknown key", "packages", NULL);
 	text_fails("{\"packages\": 1, \"numa_nodes\": 1, \"cores\": 4,"
 		   " \"latency\": {\"dram_ns\": {\"lcoal\": 80}}}",
-		   "bad.json: $.latency.dram_ns.lcoal: unknown key (expected one of: local, hops)",
+		   "bad.json: $.latency.dram_ns.lcoal: unknown key (expected one of: local, hops, matrix)",
 		   NULL);
 	text_fails("{\"packages\": 1, \"numa_nodes\": 1, \"cores\": 4, \"latency\": {\"dram\": 80}}",
 		   "bad.json: $.latency.dram: unknown key", NULL);
@@ -1254,6 +1257,487 @@ START_TEST(test_regression_json_text_with_hwloc_xml_loads_without_leaking)
 }
 END_TEST
 
+/* ---- Calibration files: inline XML, cache sizes, DRAM matrix, provenance -- */
+
+/* The calibration file of docs/topology.md on the R910's XML: every key. */
+static char *calibration_text(void)
+{
+	char *path = shared_xml("4s-dell-r910-xeon-e7-4870.xml");
+	char *xml = test_read_file(path);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", "r910-calibrated");
+	cJSON_AddStringToObject(o, "hwloc_xml_inline", xml);
+	cJSON *cs = cJSON_AddObjectToObject(o, "cache_sizes");
+	cJSON_AddStringToObject(cs, "L3", "12MiB");
+	cJSON *lat = cJSON_Parse(
+		"{\"c2c_ns\": {\"hops\": [120]},"
+		" \"dram_ns\": {\"local\": 92, \"matrix\": [[100, 101, 102, 103], [110, 111, 112, 113],"
+		"  [120, 121, 122, 123], [130, 131, 132, 133]]},"
+		" \"os_ns\": {\"wakeup\": {\"core\": 3000, \"group\": 40000, \"hops\": [60000]}}}");
+	cJSON_AddItemToObject(o, "latency", lat);
+	cJSON_AddItemToObject(o, "provenance", cJSON_Parse(
+		"{\"os_ns.wakeup.group\": {\"kind\": \"measured\", \"p10\": 30100, \"p90\": 79000,"
+		"   \"samples\": 400, \"method\": \"futex ping-pong, PUs 0 and 1\"},"
+		" \"os_ns.wakeup\": {\"kind\": \"published\", \"source\": \"somebody's blog\"},"
+		" \"dram_ns.matrix[0][1]\": {\"kind\": \"assumption\", \"note\": \"copied from [1][0]\"},"
+		" \"cache_sizes.L3\": {\"kind\": \"measured\", \"p10\": 11e6, \"p90\": 13e6,"
+		"   \"samples\": 9, \"method\": \"working-set sweep\"}}"));
+	cJSON_AddItemToObject(o, "measurements", cJSON_Parse(
+		"{\"chan_handoff_ns\": {\"median\": 410, \"p10\": 380, \"p90\": 600, \"samples\": 2000,"
+		"   \"min\": 301, \"max\": 9000, \"mean\": 450, \"unit\": \"ns\","
+		"   \"method\": \"unbuffered channel between two Gs\"},"
+		" \"sleep_overshoot_ns\": {\"method\": \"nanosleep\", \"points\": ["
+		"   {\"asked_ns\": 1000, \"median\": 56000, \"p10\": 52000, \"p90\": 70000},"
+		"   {\"asked_ns\": 1000000, \"median\": 1057000}]}}"));
+	char *text = cJSON_Print(o);
+	cJSON_Delete(o);
+	free(xml);
+	free(path);
+	return text;
+}
+
+static const struct topo_figure *figure_of(const struct topo *t, const char *path)
+{
+	const struct topo_figure *f = topo_find_figure(t, path);
+	ck_assert_msg(f != NULL, "%s: no figure %s", t->name, path);
+	return f;
+}
+
+static void assert_kind(const struct topo *t, const char *path, enum topo_fig_kind kind)
+{
+	const struct topo_figure *f = figure_of(t, path);
+	ck_assert_msg(f->kind == kind, "%s: %s is %s, want %s", t->name, path,
+		      topo_fig_kind_names[f->kind], topo_fig_kind_names[kind]);
+}
+
+START_TEST(test_calibration_file_loads_with_every_field)
+{
+	char *text = calibration_text();
+	struct topo *t = text_ok(text);
+	struct topo *x = shared_ok("4s-dell-r910-xeon-e7-4870.xml");
+	struct err e = { "" };
+
+	/* the structure is the XML's; the L3 size is the measured one */
+	ck_assert_str_eq(t->name, "r910-calibrated");
+	ck_assert_msg(topo_same_structure(t, x, &e), "%s", e.msg);
+	ck_assert(!topo_same_machine(t, x, &e));
+	ck_assert_ptr_nonnull(strstr(e.msg, "L3"));
+	int l3 = 0;
+	for (int i = 0; i < t->ncaches; i++)
+		if (t->caches[i].level == 3) {
+			ck_assert_uint_eq(t->caches[i].size, 12u << 20);
+			l3++;
+		}
+	ck_assert_int_eq(l3, 4);
+	/* the matrix prices every pair, whatever "local" and the SLIT say */
+	for (int i = 0; i < 4; i++)
+		for (int k = 0; k < 4; k++)
+			ck_assert_double_eq_tol(topo_dram_ns(t, i, k), 100 + 10 * i + k, NS_TOL);
+	ck_assert_double_eq_tol(topo_wakeup_ns(t, 0, 1), 40000, NS_TOL);
+	ck_assert_double_eq_tol(topo_wakeup_ns(t, 0, 0), 3000, NS_TOL);
+
+	/* where each figure comes from */
+	ck_assert_int_eq(t->nprov, 4);
+	const struct topo_figure *f = figure_of(t, "os_ns.wakeup.group");
+	ck_assert_int_eq(f->kind, TOPO_FIG_MEASURED);
+	ck_assert_double_eq_tol(f->value, 40000, NS_TOL);
+	const struct topo_prov *p = &t->prov[f->prov];
+	ck_assert_str_eq(p->path, "os_ns.wakeup.group");
+	ck_assert_double_eq_tol(p->p10, 30100, NS_TOL);
+	ck_assert_double_eq_tol(p->p90, 79000, NS_TOL);
+	ck_assert_int_eq(p->samples, 400);
+	ck_assert_str_eq(p->method, "futex ping-pong, PUs 0 and 1");
+	/* a section's entry covers the figures under it that the file sets */
+	f = figure_of(t, "os_ns.wakeup.core");
+	ck_assert_int_eq(f->kind, TOPO_FIG_PUBLISHED);
+	ck_assert_str_eq(t->prov[f->prov].source, "somebody's blog");
+	assert_kind(t, "os_ns.wakeup.hops[0]", TOPO_FIG_PUBLISHED);
+	assert_kind(t, "os_ns.wakeup.package", TOPO_FIG_DEFAULT);
+	f = figure_of(t, "dram_ns.matrix[0][1]");
+	ck_assert_int_eq(f->kind, TOPO_FIG_ASSUMPTION);
+	ck_assert_str_eq(t->prov[f->prov].note, "copied from [1][0]");
+	ck_assert_double_eq_tol(f->value, 101, NS_TOL);
+	assert_kind(t, "dram_ns.matrix[1][0]", TOPO_FIG_GIVEN);
+	assert_kind(t, "dram_ns.local", TOPO_FIG_GIVEN);
+	ck_assert(!figure_of(t, "dram_ns.local")->applies);
+	assert_kind(t, "c2c_ns.hops[0]", TOPO_FIG_GIVEN);
+	f = figure_of(t, "cache_sizes.L3");
+	ck_assert_int_eq(f->kind, TOPO_FIG_MEASURED);
+	ck_assert_double_eq_tol(f->value, 12 << 20, NS_TOL);
+	f = figure_of(t, "os_ns.syscall");
+	ck_assert_int_eq(f->kind, TOPO_FIG_DEFAULT);
+	ck_assert_ptr_nonnull(f->default_source);
+	assert_kind(t, "bandwidth_gbs[3]", TOPO_FIG_DEFAULT);
+	ck_assert_ptr_null(topo_find_figure(t, "cache_sizes.L2"));
+
+	/* the measurements, kept as given */
+	ck_assert_ptr_nonnull(t->measurements);
+	cJSON *m = cJSON_GetObjectItem(t->measurements, "chan_handoff_ns");
+	ck_assert_double_eq_tol(cJSON_GetObjectItem(m, "median")->valuedouble, 410, NS_TOL);
+	m = cJSON_GetObjectItem(t->measurements, "sleep_overshoot_ns");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(m, "points")), 2);
+
+	topo_free(t);
+	topo_free(x);
+	free(text);
+}
+END_TEST
+
+/* Structural machines take cache sizes and provenance too; a hop past the
+ * given list is derived, and provenance cannot claim it. */
+START_TEST(test_provenance_on_a_structural_machine)
+{
+	const char *base = "{\"packages\": 3, \"numa_nodes\": 3, \"cores\": 3,"
+			   " \"caches\": [{\"level\": 2, \"size\": \"1MiB\"}],"
+			   " \"cache_sizes\": {\"L2\": \"512KiB\"},"
+			   " \"distances\": [[10, 20, 30], [20, 10, 20], [30, 20, 10]],"
+			   " \"latency\": {\"c2c_ns\": {\"hops\": [100]}, \"bandwidth_gbs\": 40}";
+	char *text = xasprintf("%s, \"provenance\": {\"c2c_ns.hops\": {\"kind\": \"published\","
+			       " \"source\": \"a paper\"}, \"bandwidth_gbs\": {\"kind\": \"assumption\","
+			       " \"note\": \"a guess\", \"source\": \"DDR4 sockets\"}}}", base);
+	struct topo *t = text_ok(text);
+	ck_assert_uint_eq(t->caches[0].size, 512u << 10);
+	ck_assert_int_eq(t->max_hops, 2);
+	assert_kind(t, "c2c_ns.hops[0]", TOPO_FIG_PUBLISHED);
+	assert_kind(t, "c2c_ns.hops[1]", TOPO_FIG_DERIVED);
+	ck_assert_double_eq_tol(figure_of(t, "c2c_ns.hops[1]")->value, 150, NS_TOL);
+	assert_kind(t, "cache_sizes.L2", TOPO_FIG_GIVEN);
+	for (int i = 0; i < 3; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "bandwidth_gbs[%d]", i);
+		assert_kind(t, path, TOPO_FIG_ASSUMPTION);
+		ck_assert_str_eq(t->prov[figure_of(t, path)->prov].source, "DDR4 sockets");
+	}
+	assert_kind(t, "c2c_ns.group", TOPO_FIG_DEFAULT);
+	ck_assert_ptr_null(t->measurements);
+	topo_free(t);
+	free(text);
+
+	text = xasprintf("%s, \"provenance\": {\"c2c_ns.hops[1]\": {\"kind\": \"published\","
+			 " \"source\": \"a paper\"}}}", base);
+	text_fails(text, "bad.json: $.provenance[\"c2c_ns.hops[1]\"]: the file does not set "
+		   "c2c_ns.hops[1]", NULL);
+	free(text);
+}
+END_TEST
+
+START_TEST(test_calibration_inline_xml_errors_name_the_path)
+{
+	text_fails("{\"hwloc_xml_inline\": 5}", "bad.json: $.hwloc_xml_inline: expected a string",
+		   NULL);
+	text_fails("{\"hwloc_xml_inline\": \"<topology><object type=\\\"Machine\\\">\"}",
+		   "bad.json: $.hwloc_xml_inline: the XML: ", "hwloc", NULL);
+	text_fails("{\"hwloc_xml\": \"a.xml\", \"hwloc_xml_inline\": \"<x/>\"}",
+		   "bad.json: $.hwloc_xml_inline: cannot be combined with \"hwloc_xml\"", NULL);
+	text_fails("{\"hwloc_xml_inline\": \"<x/>\", \"packages\": 1}",
+		   "bad.json: $.packages: cannot be combined with \"hwloc_xml_inline\"", NULL);
+}
+END_TEST
+
+/* A calibration file at path: this machine's XML from lstopo (or the file
+ * at xml), an effective size for its outermost cache level, one OS figure
+ * and its provenance. */
+static void write_calibration(const char *path, const char *xml)
+{
+	char *text = NULL, *err = NULL;
+	if (xml) {
+		text = test_read_file(xml);
+	} else {
+		int rc = test_run("lstopo --of xml -", &text, &err);
+		ck_assert_msg(rc == 0, "lstopo exited %d: %s", rc, err);
+		free(err);
+	}
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "description", "calibrated by a test");
+	cJSON_AddStringToObject(o, "hwloc_xml_inline", text);
+	cJSON_AddItemToObject(o, "latency", cJSON_Parse("{\"os_ns\": {\"syscall\": 123}}"));
+	cJSON_AddItemToObject(o, "provenance", cJSON_Parse(
+		"{\"os_ns.syscall\": {\"kind\": \"measured\", \"p10\": 120, \"p90\": 130,"
+		" \"samples\": 1000, \"method\": \"getppid\"}}"));
+	char *json = cJSON_Print(o);
+	FILE *f = fopen(path, "w");
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	fputs(json, f);
+	fclose(f);
+	cJSON_Delete(o);
+	free(json);
+	free(text);
+}
+
+START_TEST(test_host_uses_a_calibration_of_this_machine)
+{
+	char dir[] = "/tmp/schedlab-cal-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *path = xasprintf("%s/host.json", dir);
+	write_calibration(path, NULL);
+
+	setenv("SCHEDLAB_CALIBRATION", path, 1);
+	struct topo *t = load_ok("host");
+	setenv("SCHEDLAB_CALIBRATION", "off", 1);
+	struct topo *live = load_ok("host");
+	unlink(path);
+	rmdir(dir);
+
+	ck_assert_str_eq(t->name, "host");
+	ck_assert_str_eq(t->source, "hwloc");
+	ck_assert_str_eq(t->calibration, path);
+	ck_assert_str_eq(t->description, "calibrated by a test");
+	ck_assert_double_eq_tol(t->lat.syscall_ns, 123, NS_TOL);
+	assert_kind(t, "os_ns.syscall", TOPO_FIG_MEASURED);
+	struct err e = { "" };
+	ck_assert_msg(topo_same_machine(t, live, &e), "%s", e.msg);
+	/* off: hwloc's discovery with the default figures */
+	ck_assert_ptr_null(live->calibration);
+	ck_assert_double_eq_tol(live->lat.syscall_ns, defaults().syscall_ns, NS_TOL);
+	assert_kind(live, "os_ns.syscall", TOPO_FIG_DEFAULT);
+	topo_free(t);
+	topo_free(live);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_host_ignores_a_calibration_of_another_machine)
+{
+	char dir[] = "/tmp/schedlab-cal-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *path = xasprintf("%s/host.json", dir);
+	char *xml = shared_xml("4s-dell-r910-xeon-e7-4870.xml");
+	write_calibration(path, xml);
+	setenv("SCHEDLAB_CALIBRATION", path, 1);
+	struct topo *t = load_ok("host");
+	setenv("SCHEDLAB_CALIBRATION", "off", 1);
+	unlink(path);
+	rmdir(dir);
+	ck_assert_ptr_null(t->calibration);
+	ck_assert_double_eq_tol(t->lat.syscall_ns, defaults().syscall_ns, NS_TOL);
+	ck_assert_int_eq(t->nprov, 0);
+	topo_free(t);
+	free(xml);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_host_calibration_that_cannot_be_read_is_an_error)
+{
+	char dir[] = "/tmp/schedlab-cal-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *path = xasprintf("%s/host.json", dir);
+	setenv("SCHEDLAB_CALIBRATION", path, 1);
+	struct err e = { "" };
+	struct topo *t = topo_load("host", &e);
+	expect_failure(t, &e, "missing calibration", path, "cannot open", "SCHEDLAB_CALIBRATION=off",
+		       NULL);
+
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("{\"packages\": 1, \"numa_nodes\": 1, \"cores\": 1, \"latency\": {\"os_ns\": {\"syscall\": -1}}}", f);
+	fclose(f);
+	e.msg[0] = '\0';
+	t = topo_load("host", &e);
+	setenv("SCHEDLAB_CALIBRATION", "off", 1);
+	unlink(path);
+	rmdir(dir);
+	expect_failure(t, &e, "bad calibration", path, "$.latency.os_ns.syscall", NULL);
+	free(path);
+}
+END_TEST
+
+/* Without SCHEDLAB_CALIBRATION, the file at topo_calibration_path() if it
+ * exists (XDG_CONFIG_HOME points at a temporary folder: $HOME is left alone). */
+START_TEST(test_host_finds_the_calibration_at_the_default_path)
+{
+	char dir[] = "/tmp/schedlab-xdg-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	unsetenv("SCHEDLAB_CALIBRATION");
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	char *sub = xasprintf("%s/schedlab", dir);
+	char *path = xasprintf("%s/host.json", sub);
+	char *found = topo_calibration_path();
+	ck_assert_str_eq(found, path);
+	struct topo *none = load_ok("host");
+	ck_assert_ptr_null(none->calibration);
+
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	write_calibration(path, NULL);
+	struct topo *t = load_ok("host");
+	setenv("SCHEDLAB_CALIBRATION", "off", 1);
+	struct topo *off = load_ok("host");
+	unlink(path);
+	rmdir(sub);
+	rmdir(dir);
+	ck_assert_str_eq(t->calibration, path);
+	ck_assert_double_eq_tol(t->lat.syscall_ns, 123, NS_TOL);
+	ck_assert_ptr_null(off->calibration);
+	topo_free(none);
+	topo_free(t);
+	topo_free(off);
+	free(found);
+	free(path);
+	free(sub);
+}
+END_TEST
+
+START_TEST(test_calibration_path_is_xdg_config_home_then_home)
+{
+	char *was = getenv("HOME") ? xstrdup(getenv("HOME")) : NULL;
+	setenv("XDG_CONFIG_HOME", "/cfg", 1);
+	setenv("HOME", "/home/u", 1);
+	char *p = topo_calibration_path();
+	ck_assert_str_eq(p, "/cfg/schedlab/host.json");
+	free(p);
+	/* a relative XDG_CONFIG_HOME is invalid (XDG base directory spec) */
+	setenv("XDG_CONFIG_HOME", "cfg", 1);
+	p = topo_calibration_path();
+	ck_assert_str_eq(p, "/home/u/.config/schedlab/host.json");
+	free(p);
+	unsetenv("XDG_CONFIG_HOME");
+	p = topo_calibration_path();
+	ck_assert_str_eq(p, "/home/u/.config/schedlab/host.json");
+	free(p);
+	unsetenv("HOME");
+	ck_assert_ptr_null(topo_calibration_path());
+	if (was)
+		setenv("HOME", was, 1);
+	free(was);
+}
+END_TEST
+
+#define ONE "{\"packages\": 1, \"numa_nodes\": 1, \"cores\": 2, " \
+	"\"caches\": [{\"level\": 1, \"size\": \"32KiB\"}, {\"level\": 2, \"size\": \"1MiB\"}]"
+#define TWO "{\"packages\": 2, \"numa_nodes\": 2, \"cores\": 2, \"distances\": [[10, 20], [20, 10]]"
+#define MLP ", \"latency\": {\"mlp\": 8}, \"provenance\": {\"mlp\": "
+
+START_TEST(test_calibration_errors_name_file_and_json_path)
+{
+	/* cache sizes */
+	text_fails(ONE ", \"cache_sizes\": {\"L5\": 1}}", "bad.json: $.cache_sizes.L5: unknown key",
+		   NULL);
+	text_fails(ONE ", \"cache_sizes\": {\"L3\": \"8MiB\"}}",
+		   "bad.json: $.cache_sizes.L3: the machine has no L3 cache", NULL);
+	text_fails(ONE ", \"cache_sizes\": {\"L2\": 0}}",
+		   "bad.json: $.cache_sizes.L2: must be between 1 and", NULL);
+	text_fails(ONE ", \"cache_sizes\": {\"L2\": \"big\"}}", "bad.json: $.cache_sizes.L2", NULL);
+	/* the DRAM matrix */
+	text_fails(TWO ", \"latency\": {\"dram_ns\": {\"matrix\": [[1, 2], [3, 4], [5, 6]]}}}",
+		   "bad.json: $.latency.dram_ns.matrix: must be a 2x2 matrix", NULL);
+	text_fails(TWO ", \"latency\": {\"dram_ns\": {\"matrix\": [[1, 2], [3]]}}}",
+		   "bad.json: $.latency.dram_ns.matrix[1]: matrix is not square", NULL);
+	text_fails(TWO ", \"latency\": {\"dram_ns\": {\"matrix\": [[1, -2], [3, 4]]}}}",
+		   "bad.json: $.latency.dram_ns.matrix[0][1]", NULL);
+	text_fails(TWO ", \"latency\": {\"dram_ns\": {\"matrix\": 5}}}",
+		   "bad.json: $.latency.dram_ns.matrix: expected an array", NULL);
+	/* provenance */
+	text_fails(ONE ", \"provenance\": 5}", "bad.json: $.provenance: expected an object", NULL);
+	text_fails(ONE MLP "{\"kind\": \"guessed\"}}}",
+		   "bad.json: $.provenance[\"mlp\"].kind: unknown kind \"guessed\"", NULL);
+	text_fails(ONE MLP "{\"source\": \"x\"}}}",
+		   "bad.json: $.provenance[\"mlp\"].kind: required key is missing", NULL);
+	text_fails(ONE MLP "{\"kind\": \"measured\", \"p10\": 1, \"samples\": 3, \"method\": \"m\"}}}",
+		   "bad.json: $.provenance[\"mlp\"].p90: required key is missing", NULL);
+	text_fails(ONE MLP "{\"kind\": \"measured\", \"p10\": 1, \"p90\": 2, \"method\": \"m\"}}}",
+		   "bad.json: $.provenance[\"mlp\"].samples: required key is missing", NULL);
+	text_fails(ONE MLP "{\"kind\": \"measured\", \"p10\": 3, \"p90\": 2, \"samples\": 3, "
+		   "\"method\": \"m\"}}}", "bad.json: $.provenance[\"mlp\"].p10: 3 is above p90", NULL);
+	text_fails(ONE MLP "{\"kind\": \"measured\", \"p10\": 1, \"p90\": 2, \"samples\": 0, "
+		   "\"method\": \"m\"}}}", "bad.json: $.provenance[\"mlp\"].samples", NULL);
+	text_fails(ONE MLP "{\"kind\": \"published\"}}}",
+		   "bad.json: $.provenance[\"mlp\"].source: required key is missing", NULL);
+	text_fails(ONE MLP "{\"kind\": \"assumption\", \"source\": \"x\"}}}",
+		   "bad.json: $.provenance[\"mlp\"].note: required key is missing", NULL);
+	text_fails(ONE MLP "{\"kind\": \"published\", \"source\": \"x\", \"samples\": 3}}}",
+		   "bad.json: $.provenance[\"mlp\"].samples: not a field of a published figure", NULL);
+	text_fails(ONE MLP "{\"kind\": \"published\", \"source\": \"x\", \"confidence\": 1}}}",
+		   "bad.json: $.provenance[\"mlp\"].confidence: unknown key", NULL);
+	text_fails(ONE MLP "{\"kind\": \"published\", \"source\": 7}}}",
+		   "bad.json: $.provenance[\"mlp\"].source: expected a string", NULL);
+	text_fails(ONE MLP "{\"kind\": \"published\", \"source\": \"x\"}, \"mlp\": {\"kind\": "
+		   "\"published\", \"source\": \"y\"}}}",
+		   "bad.json: $.provenance[\"mlp\"]: key given twice", NULL);
+	text_fails(ONE ", \"provenance\": {\"os_ns.nosuch\": {\"kind\": \"published\", "
+		   "\"source\": \"x\"}}}", "bad.json: $.provenance[\"os_ns.nosuch\"]: no figure", NULL);
+	text_fails(ONE ", \"provenance\": {\"c2c_ns.hops[0]\": {\"kind\": \"published\", "
+		   "\"source\": \"x\"}}}", "bad.json: $.provenance[\"c2c_ns.hops[0]\"]: no figure", NULL);
+	text_fails(ONE ", \"provenance\": {\"cache_sizes.L1\": {\"kind\": \"published\", "
+		   "\"source\": \"x\"}}}", "bad.json: $.provenance[\"cache_sizes.L1\"]: no figure", NULL);
+	text_fails(ONE ", \"provenance\": {\"os_ns.syscall\": {\"kind\": \"published\", "
+		   "\"source\": \"x\"}}}",
+		   "bad.json: $.provenance[\"os_ns.syscall\"]: the file does not set os_ns.syscall",
+		   NULL);
+	text_fails(ONE MLP "{\"kind\": \"published\", \"source\": \"x\"}}, \"provenance\": {}}",
+		   "bad.json: $.provenance: key given twice", NULL);
+	/* measurements */
+	text_fails(ONE ", \"measurements\": []}", "bad.json: $.measurements: expected an object",
+		   NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"p10\": 1}}}",
+		   "bad.json: $.measurements.x.median: required key is missing", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"median\": 5, \"p10\": 6}}}",
+		   "bad.json: $.measurements.x.p10: 6 is above the median", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"median\": 5, \"p90\": 4}}}",
+		   "bad.json: $.measurements.x.p90: 4 is below the median", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"median\": 5, \"max\": -1}}}",
+		   "bad.json: $.measurements.x.max", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"median\": 5, \"color\": 4}}}",
+		   "bad.json: $.measurements.x.color: unknown key", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"median\": 5, \"method\": 4}}}",
+		   "bad.json: $.measurements.x.method: expected a string", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"points\": []}}}",
+		   "bad.json: $.measurements.x.points: must hold at least one point", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"median\": 1, \"points\": [{\"median\": 1}]}}}",
+		   "bad.json: $.measurements.x.median: goes in each of the points", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"points\": [{\"median\": 1}, "
+		   "{\"asked\": \"1us\", \"median\": 3}]}}}",
+		   "bad.json: $.measurements.x.points[1].asked: a point's parameter is a number", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"points\": [{\"asked\": 1}]}}}",
+		   "bad.json: $.measurements.x.points[0].median: required key is missing", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"points\": [5]}}}",
+		   "bad.json: $.measurements.x.points[0]: expected an object", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": 5}}",
+		   "bad.json: $.measurements.x: expected an object", NULL);
+}
+END_TEST
+#undef ONE
+#undef TWO
+#undef MLP
+
+/* Every figure a bundled file sets says where it comes from (published,
+ * with its source, or an assumption, with why); the rest are defaults. */
+START_TEST(test_bundled_machine_figures_all_have_provenance)
+{
+	const char *name = topo_bundled_name(_i);
+	struct topo *t = load_ok(name);
+	int sourced = 0;
+	for (int i = 0; i < t->nfigures; i++) {
+		const struct topo_figure *f = &t->figures[i];
+		ck_assert_msg(f->kind != TOPO_FIG_GIVEN, "%s: %s has no provenance", name, f->path);
+		if (f->kind == TOPO_FIG_PUBLISHED)
+			ck_assert_ptr_nonnull(t->prov[f->prov].source);
+		if (f->kind == TOPO_FIG_ASSUMPTION)
+			ck_assert_ptr_nonnull(t->prov[f->prov].note);
+		if (f->kind == TOPO_FIG_DEFAULT || f->kind == TOPO_FIG_DERIVED)
+			ck_assert_msg(f->default_source && f->default_source[0], "%s: %s", name, f->path);
+		else
+			sourced++;
+	}
+	ck_assert_int_ge(sourced, 4);
+	topo_free(t);
+}
+END_TEST
+
+/* numa4's DRAM: local and 1 hop measured on a 4S Xeon E7-4800, which has
+ * no 2-hop pair: the diagonal's figure is an assumption. */
+START_TEST(test_numa4_two_hop_figures_are_assumptions)
+{
+	struct topo *t = load_ok("numa4");
+	assert_kind(t, "dram_ns.local", TOPO_FIG_PUBLISHED);
+	assert_kind(t, "dram_ns.hops[0]", TOPO_FIG_PUBLISHED);
+	assert_kind(t, "dram_ns.hops[1]", TOPO_FIG_ASSUMPTION);
+	assert_kind(t, "c2c_ns.hops[1]", TOPO_FIG_ASSUMPTION);
+	ck_assert_ptr_nonnull(strstr(t->prov[figure_of(t, "dram_ns.local")->prov].source,
+				     "E7-4800"));
+	topo_free(t);
+}
+END_TEST
+
 /* ---- The suite ----------------------------------------------------------- */
 
 Suite *make_topology_suite(void)
@@ -1267,6 +1751,9 @@ Suite *make_topology_suite(void)
 	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, test_bundled_names_are_sorted_and_include_numa1_2_4_8);
 	tcase_add_loop_test(tc, test_bundled_machine_loads_with_sane_counts, 0, topo_bundled_count());
+	tcase_add_loop_test(tc, test_bundled_machine_figures_all_have_provenance, 0,
+			    topo_bundled_count());
+	tcase_add_test(tc, test_numa4_two_hop_figures_are_assumptions);
 	tcase_add_test(tc, test_numa4_hop_matrix_is_a_square);
 	tcase_add_test(tc, test_numa4_dram_is_135_local_198_one_hop_261_two_hops);
 	tcase_add_test(tc, test_numa8_hops_are_cube_edges);
@@ -1326,6 +1813,24 @@ Suite *make_topology_suite(void)
 	tcase_add_test(tc, test_hwloc_xml_with_bad_slit_is_rejected);
 	tcase_add_test(tc, test_file_neither_json_nor_xml_is_rejected);
 	tcase_add_test(tc, test_too_many_distance_classes_are_rejected);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("calibration");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
+	tcase_add_test(tc, test_calibration_file_loads_with_every_field);
+	tcase_add_test(tc, test_provenance_on_a_structural_machine);
+	tcase_add_test(tc, test_calibration_inline_xml_errors_name_the_path);
+	tcase_add_test(tc, test_calibration_errors_name_file_and_json_path);
+	tcase_add_test(tc, test_calibration_path_is_xdg_config_home_then_home);
+	suite_add_tcase(s, tc);
+
+	/* -t host with a calibration: lstopo exports this machine */
+	tc = tcase_create("host_calibration");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
+	tcase_add_test(tc, test_host_uses_a_calibration_of_this_machine);
+	tcase_add_test(tc, test_host_ignores_a_calibration_of_another_machine);
+	tcase_add_test(tc, test_host_calibration_that_cannot_be_read_is_an_error);
+	tcase_add_test(tc, test_host_finds_the_calibration_at_the_default_path);
 	suite_add_tcase(s, tc);
 
 	/* Regressions: each of these once failed. */

@@ -512,7 +512,7 @@ struct topo *topo_load_xml_text(const char *text, size_t len, const char *label,
 	return t;
 }
 
-struct topo *topo_load_host(struct err *e)
+struct topo *topo__discover_host(struct err *e)
 {
 	hwloc_topology_t h = open_hwloc();
 	if (!h || hwloc_topology_load(h) != 0) {

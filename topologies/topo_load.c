@@ -1,5 +1,6 @@
 /* Topology loader front door: "host", bundled names, or files (hwloc XML or
  * schedlab JSON, told apart by their first character). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -82,4 +83,67 @@ char *topo__name_of_path(const char *path)
 	char *name = str_escape(stem);
 	free(stem);
 	return name;
+}
+
+char *topo_calibration_path(void)
+{
+	/* XDG: a relative XDG_CONFIG_HOME is invalid and is ignored */
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	if (xdg && xdg[0] == '/')
+		return xasprintf("%s/schedlab/host.json", xdg);
+	const char *home = getenv("HOME");
+	if (home && home[0] == '/')
+		return xasprintf("%s/.config/schedlab/host.json", home);
+	return NULL;
+}
+
+struct topo *topo_load_host(struct err *e)
+{
+	const char *env = getenv("SCHEDLAB_CALIBRATION");
+	char *path = NULL;
+	if (env && env[0]) {
+		if (strcmp(env, "off") == 0)
+			return topo__discover_host(e);
+		path = xstrdup(env);
+	} else {
+		path = topo_calibration_path();
+		if (path && access(path, F_OK) != 0) {
+			free(path);
+			path = NULL;
+		}
+	}
+	struct topo *live = topo__discover_host(e);
+	if (!live || !path) {
+		free(path);
+		return live;
+	}
+	struct err inner = { "" };
+	struct topo *cal = topo_load_json(path, &inner);
+	if (!cal) {
+		err_set(e, "%s (the calibration of -t host; SCHEDLAB_CALIBRATION=off ignores it)",
+			inner.msg);
+		free(path);
+		topo_free(live);
+		return NULL;
+	}
+	struct err why = { "" };
+	if (!topo_same_structure(live, cal, &why)) {
+		char *shown = str_escape(path);
+		fprintf(stderr, "schedlab: calibration %s not used: it describes another machine "
+			"(this one vs the file, %s); -t host has the default figures (run `schedlab "
+			"calibrate` again)\n",
+			shown, why.msg);
+		free(shown);
+		free(path);
+		topo_free(cal);
+		return live;
+	}
+	topo_free(live);
+	free(cal->name);
+	free(cal->source);
+	cal->name = xstrdup("host");
+	cal->source = xstrdup("hwloc");
+	cal->calibration = str_escape(path);
+	free(path);
+	return cal;
 }
