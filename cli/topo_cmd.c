@@ -244,6 +244,15 @@ cJSON *topo_to_json(const struct topo *t)
 		for (int h = 0; h < t->max_hops; h++)
 			cJSON_AddItemToArray(dh, cJSON_CreateNumber(lat->dram_hop_ns[h]));
 	}
+	if (t->dram_matrix) {
+		cJSON *dm = cJSON_AddArrayToObject(dram, "matrix");
+		for (int i = 0; i < t->nnodes; i++) {
+			cJSON *row = cJSON_CreateArray();
+			for (int k = 0; k < t->nnodes; k++)
+				cJSON_AddItemToArray(row, cJSON_CreateNumber(t->dram_matrix[i * t->nnodes + k]));
+			cJSON_AddItemToArray(dm, row);
+		}
+	}
 	cJSON_AddNumberToObject(l, "slit_scale", lat->slit_scale);
 	cJSON_AddNumberToObject(l, "mlp", lat->mlp);
 	cJSON *os = cJSON_AddObjectToObject(l, "os_ns");

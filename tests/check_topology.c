@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "tests/tests.h"
 #include "topologies/topo.h"
 
@@ -972,7 +974,7 @@ START_TEST(test_unknown_key_names_its_json_path)
 		   "bad.json: $.pacakges: unknown key", "packages", NULL);
 	text_fails("{\"packages\": 1, \"numa_nodes\": 1, \"cores\": 4,"
 		   " \"latency\": {\"dram_ns\": {\"lcoal\": 80}}}",
-		   "bad.json: $.latency.dram_ns.lcoal: unknown key (expected one of: local, hops)",
+		   "bad.json: $.latency.dram_ns.lcoal: unknown key (expected one of: local, hops, matrix)",
 		   NULL);
 	text_fails("{\"packages\": 1, \"numa_nodes\": 1, \"cores\": 4, \"latency\": {\"dram\": 80}}",
 		   "bad.json: $.latency.dram: unknown key", NULL);
@@ -1254,6 +1256,277 @@ START_TEST(test_regression_json_text_with_hwloc_xml_loads_without_leaking)
 }
 END_TEST
 
+/* ---- Calibration files: inline XML, cache sizes, DRAM matrix, provenance -- */
+
+/* The calibration file of docs/topology.md on the R910's XML: every key. */
+static char *calibration_text(void)
+{
+	char *path = shared_xml("4s-dell-r910-xeon-e7-4870.xml");
+	char *xml = test_read_file(path);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", "r910-calibrated");
+	cJSON_AddStringToObject(o, "hwloc_xml_inline", xml);
+	cJSON *cs = cJSON_AddObjectToObject(o, "cache_sizes");
+	cJSON_AddStringToObject(cs, "L3", "12MiB");
+	cJSON *lat = cJSON_Parse(
+		"{\"c2c_ns\": {\"hops\": [120]},"
+		" \"dram_ns\": {\"local\": 92, \"matrix\": [[100, 101, 102, 103], [110, 111, 112, 113],"
+		"  [120, 121, 122, 123], [130, 131, 132, 133]]},"
+		" \"os_ns\": {\"wakeup\": {\"core\": 3000, \"group\": 40000, \"hops\": [60000]}}}");
+	cJSON_AddItemToObject(o, "latency", lat);
+	cJSON_AddItemToObject(o, "provenance", cJSON_Parse(
+		"{\"os_ns.wakeup.group\": {\"kind\": \"measured\", \"p10\": 30100, \"p90\": 79000,"
+		"   \"samples\": 400, \"method\": \"futex ping-pong, PUs 0 and 1\"},"
+		" \"os_ns.wakeup\": {\"kind\": \"published\", \"source\": \"somebody's blog\"},"
+		" \"dram_ns.matrix[0][1]\": {\"kind\": \"assumption\", \"note\": \"copied from [1][0]\"},"
+		" \"cache_sizes.L3\": {\"kind\": \"measured\", \"p10\": 11e6, \"p90\": 13e6,"
+		"   \"samples\": 9, \"method\": \"working-set sweep\"}}"));
+	cJSON_AddItemToObject(o, "measurements", cJSON_Parse(
+		"{\"chan_handoff_ns\": {\"median\": 410, \"p10\": 380, \"p90\": 600, \"samples\": 2000,"
+		"   \"method\": \"unbuffered channel between two Gs\"},"
+		" \"sleep_overshoot_ns\": {\"method\": \"nanosleep\", \"points\": ["
+		"   {\"asked_ns\": 1000, \"median\": 56000, \"p10\": 52000, \"p90\": 70000},"
+		"   {\"asked_ns\": 1000000, \"median\": 1057000}]}}"));
+	char *text = cJSON_Print(o);
+	cJSON_Delete(o);
+	free(xml);
+	free(path);
+	return text;
+}
+
+static const struct topo_figure *figure_of(const struct topo *t, const char *path)
+{
+	const struct topo_figure *f = topo_find_figure(t, path);
+	ck_assert_msg(f != NULL, "%s: no figure %s", t->name, path);
+	return f;
+}
+
+static void assert_kind(const struct topo *t, const char *path, enum topo_fig_kind kind)
+{
+	const struct topo_figure *f = figure_of(t, path);
+	ck_assert_msg(f->kind == kind, "%s: %s is %s, want %s", t->name, path,
+		      topo_fig_kind_names[f->kind], topo_fig_kind_names[kind]);
+}
+
+START_TEST(test_calibration_file_loads_with_every_field)
+{
+	char *text = calibration_text();
+	struct topo *t = text_ok(text);
+	struct topo *x = shared_ok("4s-dell-r910-xeon-e7-4870.xml");
+	struct err e = { "" };
+
+	/* the structure is the XML's; the L3 size is the measured one */
+	ck_assert_str_eq(t->name, "r910-calibrated");
+	ck_assert_msg(topo_same_structure(t, x, &e), "%s", e.msg);
+	ck_assert(!topo_same_machine(t, x, &e));
+	ck_assert_ptr_nonnull(strstr(e.msg, "L3"));
+	int l3 = 0;
+	for (int i = 0; i < t->ncaches; i++)
+		if (t->caches[i].level == 3) {
+			ck_assert_uint_eq(t->caches[i].size, 12u << 20);
+			l3++;
+		}
+	ck_assert_int_eq(l3, 4);
+	/* the matrix prices every pair, whatever "local" and the SLIT say */
+	for (int i = 0; i < 4; i++)
+		for (int k = 0; k < 4; k++)
+			ck_assert_double_eq_tol(topo_dram_ns(t, i, k), 100 + 10 * i + k, NS_TOL);
+	ck_assert_double_eq_tol(topo_wakeup_ns(t, 0, 1), 40000, NS_TOL);
+	ck_assert_double_eq_tol(topo_wakeup_ns(t, 0, 0), 3000, NS_TOL);
+
+	/* where each figure comes from */
+	ck_assert_int_eq(t->nprov, 4);
+	const struct topo_figure *f = figure_of(t, "os_ns.wakeup.group");
+	ck_assert_int_eq(f->kind, TOPO_FIG_MEASURED);
+	ck_assert_double_eq_tol(f->value, 40000, NS_TOL);
+	const struct topo_prov *p = &t->prov[f->prov];
+	ck_assert_str_eq(p->path, "os_ns.wakeup.group");
+	ck_assert_double_eq_tol(p->p10, 30100, NS_TOL);
+	ck_assert_double_eq_tol(p->p90, 79000, NS_TOL);
+	ck_assert_int_eq(p->samples, 400);
+	ck_assert_str_eq(p->method, "futex ping-pong, PUs 0 and 1");
+	/* a section's entry covers the figures under it that the file sets */
+	f = figure_of(t, "os_ns.wakeup.core");
+	ck_assert_int_eq(f->kind, TOPO_FIG_PUBLISHED);
+	ck_assert_str_eq(t->prov[f->prov].source, "somebody's blog");
+	assert_kind(t, "os_ns.wakeup.hops[0]", TOPO_FIG_PUBLISHED);
+	assert_kind(t, "os_ns.wakeup.package", TOPO_FIG_DEFAULT);
+	f = figure_of(t, "dram_ns.matrix[0][1]");
+	ck_assert_int_eq(f->kind, TOPO_FIG_ASSUMPTION);
+	ck_assert_str_eq(t->prov[f->prov].note, "copied from [1][0]");
+	ck_assert_double_eq_tol(f->value, 101, NS_TOL);
+	assert_kind(t, "dram_ns.matrix[1][0]", TOPO_FIG_GIVEN);
+	assert_kind(t, "dram_ns.local", TOPO_FIG_GIVEN);
+	ck_assert(!figure_of(t, "dram_ns.local")->applies);
+	assert_kind(t, "c2c_ns.hops[0]", TOPO_FIG_GIVEN);
+	f = figure_of(t, "cache_sizes.L3");
+	ck_assert_int_eq(f->kind, TOPO_FIG_MEASURED);
+	ck_assert_double_eq_tol(f->value, 12 << 20, NS_TOL);
+	f = figure_of(t, "os_ns.syscall");
+	ck_assert_int_eq(f->kind, TOPO_FIG_DEFAULT);
+	ck_assert_ptr_nonnull(f->default_source);
+	assert_kind(t, "bandwidth_gbs[3]", TOPO_FIG_DEFAULT);
+	ck_assert_ptr_null(topo_find_figure(t, "cache_sizes.L2"));
+
+	/* the measurements, kept as given */
+	ck_assert_ptr_nonnull(t->measurements);
+	cJSON *m = cJSON_GetObjectItem(t->measurements, "chan_handoff_ns");
+	ck_assert_double_eq_tol(cJSON_GetObjectItem(m, "median")->valuedouble, 410, NS_TOL);
+	m = cJSON_GetObjectItem(t->measurements, "sleep_overshoot_ns");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(m, "points")), 2);
+
+	topo_free(t);
+	topo_free(x);
+	free(text);
+}
+END_TEST
+
+/* Structural machines take cache sizes and provenance too; a hop past the
+ * given list is derived, and provenance cannot claim it. */
+START_TEST(test_provenance_on_a_structural_machine)
+{
+	const char *base = "{\"packages\": 3, \"numa_nodes\": 3, \"cores\": 3,"
+			   " \"caches\": [{\"level\": 2, \"size\": \"1MiB\"}],"
+			   " \"cache_sizes\": {\"L2\": \"512KiB\"},"
+			   " \"distances\": [[10, 20, 30], [20, 10, 20], [30, 20, 10]],"
+			   " \"latency\": {\"c2c_ns\": {\"hops\": [100]}, \"bandwidth_gbs\": 40}";
+	char *text = xasprintf("%s, \"provenance\": {\"c2c_ns.hops\": {\"kind\": \"published\","
+			       " \"source\": \"a paper\"}, \"bandwidth_gbs\": {\"kind\": \"assumption\","
+			       " \"note\": \"a guess\", \"source\": \"DDR4 sockets\"}}}", base);
+	struct topo *t = text_ok(text);
+	ck_assert_uint_eq(t->caches[0].size, 512u << 10);
+	ck_assert_int_eq(t->max_hops, 2);
+	assert_kind(t, "c2c_ns.hops[0]", TOPO_FIG_PUBLISHED);
+	assert_kind(t, "c2c_ns.hops[1]", TOPO_FIG_DERIVED);
+	ck_assert_double_eq_tol(figure_of(t, "c2c_ns.hops[1]")->value, 150, NS_TOL);
+	assert_kind(t, "cache_sizes.L2", TOPO_FIG_GIVEN);
+	for (int i = 0; i < 3; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "bandwidth_gbs[%d]", i);
+		assert_kind(t, path, TOPO_FIG_ASSUMPTION);
+		ck_assert_str_eq(t->prov[figure_of(t, path)->prov].source, "DDR4 sockets");
+	}
+	assert_kind(t, "c2c_ns.group", TOPO_FIG_DEFAULT);
+	ck_assert_ptr_null(t->measurements);
+	topo_free(t);
+	free(text);
+
+	text = xasprintf("%s, \"provenance\": {\"c2c_ns.hops[1]\": {\"kind\": \"published\","
+			 " \"source\": \"a paper\"}}}", base);
+	text_fails(text, "bad.json: $.provenance[\"c2c_ns.hops[1]\"]: the file does not set "
+		   "c2c_ns.hops[1]", NULL);
+	free(text);
+}
+END_TEST
+
+START_TEST(test_calibration_inline_xml_errors_name_the_path)
+{
+	text_fails("{\"hwloc_xml_inline\": 5}", "bad.json: $.hwloc_xml_inline: expected a string",
+		   NULL);
+	text_fails("{\"hwloc_xml_inline\": \"<topology><object type=\\\"Machine\\\">\"}",
+		   "bad.json: $.hwloc_xml_inline: the XML: ", "hwloc", NULL);
+	text_fails("{\"hwloc_xml\": \"a.xml\", \"hwloc_xml_inline\": \"<x/>\"}",
+		   "bad.json: $.hwloc_xml_inline: cannot be combined with \"hwloc_xml\"", NULL);
+	text_fails("{\"hwloc_xml_inline\": \"<x/>\", \"packages\": 1}",
+		   "bad.json: $.packages: cannot be combined with \"hwloc_xml_inline\"", NULL);
+}
+END_TEST
+
+#define ONE "{\"packages\": 1, \"numa_nodes\": 1, \"cores\": 2, " \
+	"\"caches\": [{\"level\": 1, \"size\": \"32KiB\"}, {\"level\": 2, \"size\": \"1MiB\"}]"
+#define TWO "{\"packages\": 2, \"numa_nodes\": 2, \"cores\": 2, \"distances\": [[10, 20], [20, 10]]"
+#define MLP ", \"latency\": {\"mlp\": 8}, \"provenance\": {\"mlp\": "
+
+START_TEST(test_calibration_errors_name_file_and_json_path)
+{
+	/* cache sizes */
+	text_fails(ONE ", \"cache_sizes\": {\"L5\": 1}}", "bad.json: $.cache_sizes.L5: unknown key",
+		   NULL);
+	text_fails(ONE ", \"cache_sizes\": {\"L3\": \"8MiB\"}}",
+		   "bad.json: $.cache_sizes.L3: the machine has no L3 cache", NULL);
+	text_fails(ONE ", \"cache_sizes\": {\"L2\": 0}}",
+		   "bad.json: $.cache_sizes.L2: must be between 1 and", NULL);
+	text_fails(ONE ", \"cache_sizes\": {\"L2\": \"big\"}}", "bad.json: $.cache_sizes.L2", NULL);
+	/* the DRAM matrix */
+	text_fails(TWO ", \"latency\": {\"dram_ns\": {\"matrix\": [[1, 2], [3, 4], [5, 6]]}}}",
+		   "bad.json: $.latency.dram_ns.matrix: must be a 2x2 matrix", NULL);
+	text_fails(TWO ", \"latency\": {\"dram_ns\": {\"matrix\": [[1, 2], [3]]}}}",
+		   "bad.json: $.latency.dram_ns.matrix[1]: matrix is not square", NULL);
+	text_fails(TWO ", \"latency\": {\"dram_ns\": {\"matrix\": [[1, -2], [3, 4]]}}}",
+		   "bad.json: $.latency.dram_ns.matrix[0][1]", NULL);
+	text_fails(TWO ", \"latency\": {\"dram_ns\": {\"matrix\": 5}}}",
+		   "bad.json: $.latency.dram_ns.matrix: expected an array", NULL);
+	/* provenance */
+	text_fails(ONE ", \"provenance\": 5}", "bad.json: $.provenance: expected an object", NULL);
+	text_fails(ONE MLP "{\"kind\": \"guessed\"}}}",
+		   "bad.json: $.provenance[\"mlp\"].kind: unknown kind \"guessed\"", NULL);
+	text_fails(ONE MLP "{\"source\": \"x\"}}}",
+		   "bad.json: $.provenance[\"mlp\"].kind: required key is missing", NULL);
+	text_fails(ONE MLP "{\"kind\": \"measured\", \"p10\": 1, \"samples\": 3, \"method\": \"m\"}}}",
+		   "bad.json: $.provenance[\"mlp\"].p90: required key is missing", NULL);
+	text_fails(ONE MLP "{\"kind\": \"measured\", \"p10\": 1, \"p90\": 2, \"method\": \"m\"}}}",
+		   "bad.json: $.provenance[\"mlp\"].samples: required key is missing", NULL);
+	text_fails(ONE MLP "{\"kind\": \"measured\", \"p10\": 3, \"p90\": 2, \"samples\": 3, "
+		   "\"method\": \"m\"}}}", "bad.json: $.provenance[\"mlp\"].p10: 3 is above p90", NULL);
+	text_fails(ONE MLP "{\"kind\": \"measured\", \"p10\": 1, \"p90\": 2, \"samples\": 0, "
+		   "\"method\": \"m\"}}}", "bad.json: $.provenance[\"mlp\"].samples", NULL);
+	text_fails(ONE MLP "{\"kind\": \"published\"}}}",
+		   "bad.json: $.provenance[\"mlp\"].source: required key is missing", NULL);
+	text_fails(ONE MLP "{\"kind\": \"assumption\", \"source\": \"x\"}}}",
+		   "bad.json: $.provenance[\"mlp\"].note: required key is missing", NULL);
+	text_fails(ONE MLP "{\"kind\": \"published\", \"source\": \"x\", \"samples\": 3}}}",
+		   "bad.json: $.provenance[\"mlp\"].samples: not a field of a published figure", NULL);
+	text_fails(ONE MLP "{\"kind\": \"published\", \"source\": \"x\", \"confidence\": 1}}}",
+		   "bad.json: $.provenance[\"mlp\"].confidence: unknown key", NULL);
+	text_fails(ONE MLP "{\"kind\": \"published\", \"source\": 7}}}",
+		   "bad.json: $.provenance[\"mlp\"].source: expected a string", NULL);
+	text_fails(ONE MLP "{\"kind\": \"published\", \"source\": \"x\"}, \"mlp\": {\"kind\": "
+		   "\"published\", \"source\": \"y\"}}}",
+		   "bad.json: $.provenance[\"mlp\"]: key given twice", NULL);
+	text_fails(ONE ", \"provenance\": {\"os_ns.nosuch\": {\"kind\": \"published\", "
+		   "\"source\": \"x\"}}}", "bad.json: $.provenance[\"os_ns.nosuch\"]: no figure", NULL);
+	text_fails(ONE ", \"provenance\": {\"c2c_ns.hops[0]\": {\"kind\": \"published\", "
+		   "\"source\": \"x\"}}}", "bad.json: $.provenance[\"c2c_ns.hops[0]\"]: no figure", NULL);
+	text_fails(ONE ", \"provenance\": {\"cache_sizes.L1\": {\"kind\": \"published\", "
+		   "\"source\": \"x\"}}}", "bad.json: $.provenance[\"cache_sizes.L1\"]: no figure", NULL);
+	text_fails(ONE ", \"provenance\": {\"os_ns.syscall\": {\"kind\": \"published\", "
+		   "\"source\": \"x\"}}}",
+		   "bad.json: $.provenance[\"os_ns.syscall\"]: the file does not set os_ns.syscall",
+		   NULL);
+	text_fails(ONE MLP "{\"kind\": \"published\", \"source\": \"x\"}}, \"provenance\": {}}",
+		   "bad.json: $.provenance: key given twice", NULL);
+	/* measurements */
+	text_fails(ONE ", \"measurements\": []}", "bad.json: $.measurements: expected an object",
+		   NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"p10\": 1}}}",
+		   "bad.json: $.measurements.x.median: required key is missing", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"median\": 5, \"p10\": 6}}}",
+		   "bad.json: $.measurements.x.p10: 6 is above the median", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"median\": 5, \"p90\": 4}}}",
+		   "bad.json: $.measurements.x.p90: 4 is below the median", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"median\": 5, \"color\": 4}}}",
+		   "bad.json: $.measurements.x.color: unknown key", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"median\": 5, \"method\": 4}}}",
+		   "bad.json: $.measurements.x.method: expected a string", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"points\": []}}}",
+		   "bad.json: $.measurements.x.points: must hold at least one point", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"median\": 1, \"points\": [{\"median\": 1}]}}}",
+		   "bad.json: $.measurements.x.median: goes in each of the points", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"points\": [{\"median\": 1}, "
+		   "{\"asked\": \"1us\", \"median\": 3}]}}}",
+		   "bad.json: $.measurements.x.points[1].asked: a point's parameter is a number", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"points\": [{\"asked\": 1}]}}}",
+		   "bad.json: $.measurements.x.points[0].median: required key is missing", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": {\"points\": [5]}}}",
+		   "bad.json: $.measurements.x.points[0]: expected an object", NULL);
+	text_fails(ONE ", \"measurements\": {\"x\": 5}}",
+		   "bad.json: $.measurements.x: expected an object", NULL);
+}
+END_TEST
+#undef ONE
+#undef TWO
+#undef MLP
+
 /* ---- The suite ----------------------------------------------------------- */
 
 Suite *make_topology_suite(void)
@@ -1326,6 +1599,14 @@ Suite *make_topology_suite(void)
 	tcase_add_test(tc, test_hwloc_xml_with_bad_slit_is_rejected);
 	tcase_add_test(tc, test_file_neither_json_nor_xml_is_rejected);
 	tcase_add_test(tc, test_too_many_distance_classes_are_rejected);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("calibration");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
+	tcase_add_test(tc, test_calibration_file_loads_with_every_field);
+	tcase_add_test(tc, test_provenance_on_a_structural_machine);
+	tcase_add_test(tc, test_calibration_inline_xml_errors_name_the_path);
+	tcase_add_test(tc, test_calibration_errors_name_file_and_json_path);
 	suite_add_tcase(s, tc);
 
 	/* Regressions: each of these once failed. */

@@ -97,6 +97,47 @@ struct topo_latency {
 	double stack_acquire_ns;  /* a G's stack taken at its first run (from a cache, or mapped) */
 };
 
+/* Where a figure of the latency model comes from (docs/topology.md,
+ * "Provenance").  A file's "provenance" object says measured, published or
+ * assumption; a figure the file sets without an entry is given, one it does
+ * not set is the model's default, or derived from the given hops. */
+enum topo_fig_kind {
+	TOPO_FIG_DEFAULT,
+	TOPO_FIG_GIVEN,
+	TOPO_FIG_MEASURED,
+	TOPO_FIG_PUBLISHED,
+	TOPO_FIG_ASSUMPTION,
+	TOPO_FIG_DERIVED,   /* a hop past the given list, extended by the hop rule */
+};
+extern const char *const topo_fig_kind_names[]; /* "default", "given", ... */
+
+/* One entry of a file's "provenance" object.  Its path names one figure
+ * ("c2c_ns.hops[0]") or every figure under it ("os_ns.wakeup"). */
+struct topo_prov {
+	char *path;
+	enum topo_fig_kind kind;  /* measured, published or assumption */
+	double p10, p90;          /* measured: the spread of the samples */
+	long samples;             /* measured */
+	char *method;             /* measured: how */
+	char *source;             /* published (required), assumption (optional) */
+	char *note;               /* assumption (required), others (optional) */
+};
+
+/* Every figure of the latency model for this machine, with its value and
+ * where it comes from.  Paths are those of `topo --json`'s latency object
+ * ("cache_ns.L3", "c2c_ns.hops[0]", "os_ns.wakeup.core"), plus
+ * "bandwidth_gbs[i]" per node, "dram_ns.matrix[i][j]" and "cache_sizes.Ln"
+ * when the file gives them. */
+struct topo_figure {
+	char *path;
+	double value;
+	const char *unit;         /* "ns", "GB/s", "B" or "" */
+	bool applies;             /* false where this machine does not use it (no L4, ...) */
+	enum topo_fig_kind kind;
+	int prov;                 /* index in topo.prov, or -1 */
+	const char *default_source; /* TOPO_FIG_DEFAULT: where the default comes from */
+};
+
 struct topo {
 	char *name;              /* bundled name, or the file's base name, or "host" */
 	char *source;            /* where it came from: "bundled", a path, "hwloc", "inline" */
@@ -110,7 +151,15 @@ struct topo {
 	int *hops;               /* nnodes x nnodes */
 	int max_hops;
 	double *dram_ns;         /* nnodes x nnodes: accessor node x home node */
+	double *dram_matrix;     /* "dram_ns.matrix" as given (nnodes x nnodes), or NULL */
+	uint64_t cache_sizes[TOPO_MAX_LEVEL + 1]; /* "cache_sizes" as given, 0 where not */
 	struct topo_latency lat;
+	struct topo_figure *figures; /* set by topo__finish, kinds by the JSON loader */
+	int nfigures;
+	struct topo_prov *prov;  /* the file's "provenance", in file order */
+	int nprov;
+	struct cJSON *measurements; /* the file's "measurements" (a copy), or NULL */
+	char *calibration;       /* -t host: the calibration file used, or NULL */
 };
 
 /* Loads a topology: "host", a bundled name, or a path to hwloc XML or
@@ -155,6 +204,16 @@ static inline double topo_dram_ns(const struct topo *t, int from, int home)
  * caches (level, size, sharing), same distances.  Latencies are not
  * compared.  On a difference, says what differs in e. */
 bool topo_same_machine(const struct topo *a, const struct topo *b, struct err *e);
+/* The same with cache sizes aside (a calibration measures effective sizes). */
+bool topo_same_structure(const struct topo *a, const struct topo *b, struct err *e);
+
+/* The figure at path, or NULL. */
+const struct topo_figure *topo_find_figure(const struct topo *t, const char *path);
+
+/* Where `schedlab calibrate` writes by default and `-t host` looks:
+ * ${XDG_CONFIG_HOME:-$HOME/.config}/schedlab/host.json (malloc'd), or NULL
+ * when neither variable gives an absolute folder. */
+char *topo_calibration_path(void);
 
 /* ---- Internal: shared by the loaders (topo_build.c) ---- */
 
@@ -174,5 +233,14 @@ struct topo *topo__load_json_file_text(const char *text, const char *path, struc
 char *topo__name_of_path(const char *path);
 void topo__latency_defaults(struct topo_latency *lat);
 struct topo *topo__new(void);
+/* topo_figures.c: the figure list of a finished machine (all default), and
+ * the JSON loader's marking of it from the file's "latency" (given) and
+ * "provenance" objects, which it validates against the list. */
+void topo__figures_build(struct topo *t);
+void topo__figures_free(struct topo *t);
+struct jv;
+bool topo__figures_mark(struct topo *t, const struct jv *j, const struct cJSON *latency,
+			const struct cJSON *provenance);
+bool topo__parse_measurements(struct topo *t, const struct jv *j, const struct cJSON *m);
 
 #endif

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "topologies/topo.h"
 
 /* ---- Latency defaults ----------------------------------------------------
@@ -82,6 +84,17 @@ void topo_free(struct topo *t)
 	free(t->distance);
 	free(t->hops);
 	free(t->dram_ns);
+	free(t->dram_matrix);
+	topo__figures_free(t);
+	for (int i = 0; i < t->nprov; i++) {
+		free(t->prov[i].path);
+		free(t->prov[i].method);
+		free(t->prov[i].source);
+		free(t->prov[i].note);
+	}
+	free(t->prov);
+	cJSON_Delete(t->measurements);
+	free(t->calibration);
 	free(t);
 }
 
@@ -213,7 +226,9 @@ bool topo__finish(struct topo *t, const char *label, struct err *e)
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++) {
 			double v;
-			if (i == j)
+			if (t->dram_matrix)
+				v = t->dram_matrix[i * n + j];
+			else if (i == j)
 				v = lat->dram_local_ns;
 			else if (lat->n_dram_hops > 0)
 				v = lat->dram_hop_ns[topo_hops(t, i, j) - 1];
@@ -222,6 +237,7 @@ bool topo__finish(struct topo *t, const char *label, struct err *e)
 				    (1.0 + lat->slit_scale * ((double)topo_distance(t, i, j) - 10.0) / 10.0);
 			t->dram_ns[i * n + j] = v;
 		}
+	topo__figures_build(t);
 	return true;
 }
 
@@ -276,7 +292,7 @@ double topo_wakeup_ns(const struct topo *t, int pu_from, int pu_to)
 
 /* ---- Comparison ---------------------------------------------------------- */
 
-bool topo_same_machine(const struct topo *a, const struct topo *b, struct err *e)
+static bool same(const struct topo *a, const struct topo *b, bool sizes, struct err *e)
 {
 #define DIFF(...) do { err_set(e, __VA_ARGS__); return false; } while (0)
 	if (a->npackages != b->npackages)
@@ -302,7 +318,8 @@ bool topo_same_machine(const struct topo *a, const struct topo *b, struct err *e
 			if (x->cache[l] < 0)
 				continue;
 			const struct topo_cache *p = &a->caches[x->cache[l]], *q = &b->caches[y->cache[l]];
-			if (p->size != q->size || p->ncores != q->ncores || p->first_core != q->first_core)
+			if ((sizes && p->size != q->size) || p->ncores != q->ncores ||
+			    p->first_core != q->first_core)
 				DIFF("core %d: L%d %llu bytes shared by %d cores from core %d vs %llu bytes "
 				     "shared by %d from core %d", c, l, (unsigned long long)p->size,
 				     p->ncores, p->first_core, (unsigned long long)q->size, q->ncores,
@@ -316,4 +333,14 @@ bool topo_same_machine(const struct topo *a, const struct topo *b, struct err *e
 				     topo_distance(b, i, j));
 	return true;
 #undef DIFF
+}
+
+bool topo_same_machine(const struct topo *a, const struct topo *b, struct err *e)
+{
+	return same(a, b, true, e);
+}
+
+bool topo_same_structure(const struct topo *a, const struct topo *b, struct err *e)
+{
+	return same(a, b, false, e);
 }

@@ -68,13 +68,50 @@ static bool parse_wakeup(const struct jv *j, const cJSON *os, const char *path,
 	return true;
 }
 
+/* "matrix": DRAM latency measured for every (accessing node, home node)
+ * pair; it prices every access, whatever "local", "hops" and the SLIT say. */
+static bool parse_dram_matrix(const struct jv *j, const cJSON *dram, const char *path,
+			      struct topo *t)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(dram, "matrix");
+	if (!m)
+		return true;
+	char p[JV_PATH];
+	jv_key(p, sizeof(p), path, "matrix");
+	int n = t->nnodes;
+	if (!jv_array(j, m, p))
+		return false;
+	if (cJSON_GetArraySize(m) != n)
+		return jv_fail(j, p, "must be a %dx%d matrix (one row per NUMA node), got %d rows", n, n,
+			       cJSON_GetArraySize(m));
+	free(t->dram_matrix);
+	t->dram_matrix = xcalloc((size_t)n * (size_t)n, sizeof(double));
+	int i = 0;
+	for (const cJSON *row = m->child; row; row = row->next, i++) {
+		char q[JV_PATH];
+		jv_idx(q, sizeof(q), p, i);
+		if (!jv_array(j, row, q))
+			return false;
+		if (cJSON_GetArraySize(row) != n)
+			return jv_fail(j, q, "matrix is not square: row has %d entries, expected %d",
+				       cJSON_GetArraySize(row), n);
+		int k = 0;
+		for (const cJSON *v = row->child; v; v = v->next, k++) {
+			char r[JV_PATH];
+			if (!jv_as_positive(j, v, jv_idx(r, sizeof(r), q, k), &t->dram_matrix[i * n + k]))
+				return false;
+		}
+	}
+	return true;
+}
+
 static bool parse_latency(const struct jv *j, const cJSON *lat_json, struct topo *t)
 {
 	static const char *const keys[] = { "cache_ns", "c2c_ns", "dram_ns", "slit_scale",
 					    "bandwidth_gbs", "mlp", "os_ns", "runtime_ns", NULL };
 	static const char *const cache_keys[] = { "L1", "L2", "L3", "L4", NULL };
 	static const char *const c2c_keys[] = { "core", "group", "package", "hops", NULL };
-	static const char *const dram_keys[] = { "local", "hops", NULL };
+	static const char *const dram_keys[] = { "local", "hops", "matrix", NULL };
 	static const char *const os_keys[] = { "syscall", "futex_wait", "futex_wake", "wakeup",
 					       "timer_slack", "thread_create", "context_switch",
 					       "g_switch", "pause", NULL };
@@ -110,7 +147,8 @@ static bool parse_latency(const struct jv *j, const cJSON *lat_json, struct topo
 		jv_key(p, sizeof(p), path, "dram_ns");
 		if (!jv_object(j, o, p, dram_keys) ||
 		    !jv_get_positive(j, o, p, "local", false, &lat->dram_local_ns) ||
-		    !parse_hop_list(j, o, p, lat->dram_hop_ns, &lat->n_dram_hops))
+		    !parse_hop_list(j, o, p, lat->dram_hop_ns, &lat->n_dram_hops) ||
+		    !parse_dram_matrix(j, o, p, t))
 			return false;
 	}
 	if (!jv_get_positive(j, lat_json, path, "slit_scale", false, &lat->slit_scale) ||
@@ -335,11 +373,60 @@ static bool parse_structure(const struct jv *j, const cJSON *root, struct topo *
 	return parse_distances(j, cJSON_GetObjectItemCaseSensitive(root, "distances"), t);
 }
 
+/* "cache_sizes": the effective size of a level (a calibration measures it;
+ * a VM may report a shared cache far larger than the guest can use)
+ * replaces every instance's size at that level. */
+static bool parse_cache_sizes(const struct jv *j, const cJSON *cs, struct topo *t)
+{
+	static const char *const keys[] = { "L1", "L2", "L3", "L4", NULL };
+	const char *path = "$.cache_sizes";
+	if (!jv_object(j, cs, path, keys))
+		return false;
+	for (int l = 1; l <= TOPO_MAX_LEVEL; l++) {
+		uint64_t size = 0;
+		char p[JV_PATH];
+		jv_key(p, sizeof(p), path, keys[l - 1]);
+		if (!jv_get_size(j, cs, path, keys[l - 1], false, &size))
+			return false;
+		if (!cJSON_GetObjectItemCaseSensitive(cs, keys[l - 1]))
+			continue;
+		int found = 0;
+		for (int i = 0; i < t->ncaches; i++)
+			if (t->caches[i].level == l) {
+				t->caches[i].size = size;
+				found++;
+			}
+		if (!found)
+			return jv_fail(j, p, "the machine has no L%d cache", l);
+		t->cache_sizes[l] = size;
+	}
+	return true;
+}
+
+/* "hwloc_xml_inline": hwloc's export of the machine, in the file. */
+static struct topo *load_inline_xml(const struct jv *j, const cJSON *root)
+{
+	const char *path = "$.hwloc_xml_inline";
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "hwloc_xml_inline");
+	/* not jv_get_string: XML has line breaks */
+	if (!cJSON_IsString(v)) {
+		jv_fail(j, path, "expected a string (hwloc XML), got %s", jv_type_name(v));
+		return NULL;
+	}
+	struct err inner = { "" };
+	struct topo *t = topo__load_xml_text(v->valuestring, strlen(v->valuestring), "the XML",
+					     &inner);
+	if (!t)
+		jv_fail(j, path, "%s", inner.msg);
+	return t;
+}
+
 static struct topo *load_doc(const struct jv *j, const cJSON *root, const char *dir)
 {
 	static const char *const keys[] = { "name", "description", "packages", "numa_nodes",
 					    "cores", "pus_per_core", "caches", "cache_line",
-					    "node_memory", "distances", "hwloc_xml", "latency", NULL };
+					    "node_memory", "distances", "hwloc_xml", "hwloc_xml_inline",
+					    "cache_sizes", "latency", "provenance", "measurements", NULL };
 	static const char *const structural[] = { "packages", "numa_nodes", "cores", "pus_per_core",
 						  "caches", "cache_line", "node_memory", "distances",
 						  NULL };
@@ -352,14 +439,26 @@ static struct topo *load_doc(const struct jv *j, const cJSON *root, const char *
 		return NULL;
 
 	struct topo *t;
-	if (xml) {
+	bool inline_xml = cJSON_GetObjectItemCaseSensitive(root, "hwloc_xml_inline") != NULL;
+	if (xml && inline_xml) {
+		jv_fail(j, "$.hwloc_xml_inline", "cannot be combined with \"hwloc_xml\" (give one)");
+		return NULL;
+	}
+	if (xml || inline_xml) {
+		const char *key = xml ? "hwloc_xml" : "hwloc_xml_inline";
 		for (const char *const *k = structural; *k; k++)
 			if (cJSON_GetObjectItemCaseSensitive(root, *k)) {
 				char p[JV_PATH];
 				jv_fail(j, jv_key(p, sizeof(p), "$", *k),
-					"cannot be combined with \"hwloc_xml\" (the XML describes the machine)");
+					"cannot be combined with \"%s\" (the XML describes the machine)", key);
 				return NULL;
 			}
+	}
+	if (inline_xml) {
+		t = load_inline_xml(j, root);
+		if (!t)
+			return NULL;
+	} else if (xml) {
 		char *xml_path = (xml[0] == '/' || !dir) ? xstrdup(xml) : xasprintf("%s/%s", dir, xml);
 		struct err inner = { "" };
 		t = topo__load_xml_raw(xml_path, &inner);
@@ -373,6 +472,9 @@ static struct topo *load_doc(const struct jv *j, const cJSON *root, const char *
 		if (!parse_structure(j, root, t))
 			goto fail;
 	}
+	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(root, "cache_sizes");
+	if (cs && !parse_cache_sizes(j, cs, t))
+		goto fail;
 	const cJSON *lat = cJSON_GetObjectItemCaseSensitive(root, "latency");
 	if (lat && !parse_latency(j, lat, t))
 		goto fail;
@@ -381,6 +483,11 @@ static struct topo *load_doc(const struct jv *j, const cJSON *root, const char *
 	t->name = name ? xstrdup(name) : NULL;
 	t->description = desc ? xstrdup(desc) : NULL;
 	if (!topo__finish(t, j->file, j->e))
+		goto fail;
+	/* after topo__finish: provenance names the figures of the whole machine */
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "measurements");
+	if (!topo__figures_mark(t, j, lat, cJSON_GetObjectItemCaseSensitive(root, "provenance")) ||
+	    (m && !topo__parse_measurements(t, j, m)))
 		goto fail;
 	return t;
 fail:

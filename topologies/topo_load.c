@@ -83,3 +83,15 @@ char *topo__name_of_path(const char *path)
 	free(stem);
 	return name;
 }
+
+char *topo_calibration_path(void)
+{
+	/* XDG: a relative XDG_CONFIG_HOME is invalid and is ignored */
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	if (xdg && xdg[0] == '/')
+		return xasprintf("%s/schedlab/host.json", xdg);
+	const char *home = getenv("HOME");
+	if (home && home[0] == '/')
+		return xasprintf("%s/.config/schedlab/host.json", home);
+	return NULL;
+}

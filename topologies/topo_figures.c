@@ -1,0 +1,411 @@
+/* Where each figure of the latency model comes from: the list of a
+ * machine's figures (topo__finish builds it, every one a default), the JSON
+ * loader's marking of the figures a file sets ("given") and of those its
+ * "provenance" object describes (measured, published, assumption), and the
+ * file's free-form "measurements" (docs/topology.md, "Provenance"). */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topologies/topo.h"
+#include "util/jsonv.h"
+
+const char *const topo_fig_kind_names[] = {
+	[TOPO_FIG_DEFAULT] = "default",
+	[TOPO_FIG_GIVEN] = "given",
+	[TOPO_FIG_MEASURED] = "measured",
+	[TOPO_FIG_PUBLISHED] = "published",
+	[TOPO_FIG_ASSUMPTION] = "assumption",
+	[TOPO_FIG_DERIVED] = "derived",
+};
+
+/* Sources of the defaults, as in docs/topology.md's latency table. */
+static const char SRC_HOP_RULE[] = "each hop past the list adds its last step (half the first figure when it has one)";
+static const char SRC_DOC[] = "the model's default: docs/topology.md, latency table";
+
+static void add(struct topo *t, int *cap, const char *src, const char *unit, bool applies,
+		double value, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static void add(struct topo *t, int *cap, const char *src, const char *unit, bool applies,
+		double value, const char *fmt, ...)
+{
+	if (t->nfigures == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		t->figures = xrealloc(t->figures, sizeof(*t->figures) * (size_t)*cap);
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	char *path = xvasprintf(fmt, ap);
+	va_end(ap);
+	t->figures[t->nfigures++] = (struct topo_figure){
+		.path = path, .value = value, .unit = unit, .applies = applies,
+		.kind = TOPO_FIG_DEFAULT, .prov = -1, .default_source = src,
+	};
+}
+
+/* A hop list: entries past the given ones are derived by the hop rule. */
+static void add_hops(struct topo *t, int *cap, const char *section, const double *v, int given,
+		     bool applies, const char *first_src)
+{
+	for (int h = 0; h < t->max_hops; h++) {
+		int before = t->nfigures;
+		add(t, cap, h == 0 ? first_src : SRC_HOP_RULE, "ns", applies, v[h], "%s.hops[%d]",
+		    section, h);
+		if (h >= given)
+			t->figures[before].kind = TOPO_FIG_DERIVED;
+	}
+}
+
+void topo__figures_free(struct topo *t)
+{
+	for (int i = 0; i < t->nfigures; i++)
+		free(t->figures[i].path);
+	free(t->figures);
+	t->figures = NULL;
+	t->nfigures = 0;
+}
+
+void topo__figures_build(struct topo *t)
+{
+	static const char *const cache_src[TOPO_MAX_LEVEL + 1] = {
+		NULL,
+		"4 cycles at 3 GHz (AnandTech: Xeon 8280, EPYC 7742)",
+		"13 cycles at 3 GHz (AnandTech: Xeon 8280, EPYC 7742)",
+		"about 48 cycles of a Xeon at 3 GHz",
+		"a guess",
+	};
+	const struct topo_latency *lat = &t->lat;
+	int cap = 0;
+	topo__figures_free(t);
+
+	bool has_level[TOPO_MAX_LEVEL + 1] = { false };
+	for (int i = 0; i < t->ncaches; i++)
+		has_level[t->caches[i].level] = true;
+	for (int l = 1; l <= TOPO_MAX_LEVEL; l++)
+		add(t, &cap, cache_src[l], "ns", has_level[l], lat->cache_ns[l], "cache_ns.L%d", l);
+	for (int l = 1; l <= TOPO_MAX_LEVEL; l++)
+		if (t->cache_sizes[l])
+			add(t, &cap, NULL, "B", true, (double)t->cache_sizes[l], "cache_sizes.L%d", l);
+
+	bool smt = false;
+	for (int c = 0; c < t->ncores && !smt; c++)
+		smt = t->cores[c].npus > 1;
+	bool groups = t->ngroups < t->ncores;  /* some group holds two cores */
+	bool package = t->ngroups > t->npackages;
+	add(t, &cap, "SMT siblings share L1 and L2 (estimate)", "ns", smt, lat->c2c_core_ns,
+	    "c2c_ns.core");
+	add(t, &cap, "CAS round trip, Xeon Gold 6242 median (core-to-core-latency)", "ns", groups,
+	    lat->c2c_group_ns, "c2c_ns.group");
+	add(t, &cap, "EPYC 7R13 across CCXs", "ns", package, lat->c2c_package_ns, "c2c_ns.package");
+	add_hops(t, &cap, "c2c_ns", lat->c2c_hop_ns, lat->n_c2c_hops, true,
+		 "Xeon Gold 6242 136, E5-2695 v4 118");
+
+	bool matrix = t->dram_matrix != NULL;
+	add(t, &cap, "2S Xeon Gold 6140, MLC (89-90)", "ns", !matrix, lat->dram_local_ns,
+	    "dram_ns.local");
+	if (lat->n_dram_hops)
+		add_hops(t, &cap, "dram_ns", lat->dram_hop_ns, lat->n_dram_hops, !matrix, NULL);
+	if (matrix)
+		for (int i = 0; i < t->nnodes; i++)
+			for (int k = 0; k < t->nnodes; k++)
+				add(t, &cap, NULL, "ns", true, t->dram_matrix[i * t->nnodes + k],
+				    "dram_ns.matrix[%d][%d]", i, k);
+	add(t, &cap, "SLIT 20 at 1.5x local (4S Xeon E7-4800, MLC: 1.45x)", "",
+	    !matrix && !lat->n_dram_hops && t->max_hops > 0, lat->slit_scale, "slit_scale");
+	for (int i = 0; i < t->nnodes; i++)
+		add(t, &cap, "a sustained 4-6 channel DDR4 socket", "GB/s", true,
+		    t->nodes[i].bandwidth_gbs, "bandwidth_gbs[%d]", i);
+	add(t, &cap, "10-12 fill buffers plus the L2 streamer (single-core STREAM 9.5 GB/s)", "",
+	    true, lat->mlp, "mlp");
+
+	add(t, &cap, "typical Linux x86-64", "ns", true, lat->syscall_ns, "os_ns.syscall");
+	add(t, &cap, "estimate", "ns", true, lat->futex_wait_ns, "os_ns.futex_wait");
+	add(t, &cap, "estimate", "ns", true, lat->futex_wake_ns, "os_ns.futex_wake");
+	add(t, &cap, SRC_DOC, "ns", smt, lat->wakeup_core_ns, "os_ns.wakeup.core");
+	add(t, &cap, SRC_DOC, "ns", groups, lat->wakeup_group_ns, "os_ns.wakeup.group");
+	add(t, &cap, SRC_DOC, "ns", package, lat->wakeup_package_ns, "os_ns.wakeup.package");
+	add_hops(t, &cap, "os_ns.wakeup", lat->wakeup_hop_ns, lat->n_wakeup_hops, true, SRC_DOC);
+	add(t, &cap, "Linux's default timer slack (prctl PR_SET_TIMERSLACK)", "ns", true,
+	    lat->timer_slack_ns, "os_ns.timer_slack");
+	add(t, &cap, "estimate", "ns", true, lat->thread_create_ns, "os_ns.thread_create");
+	add(t, &cap, "\"Scheduling In Go: Part II\" (~1000 ns)", "ns", true, lat->context_switch_ns,
+	    "os_ns.context_switch");
+	add(t, &cap, "estimate (\"Scheduling In Go: Part II\": ~200 ns for a whole goroutine switch)",
+	    "ns", true, lat->g_switch_ns, "os_ns.g_switch");
+	add(t, &cap, "estimate: ~10 cycles before Skylake (Intel optimization manual)", "ns", true,
+	    lat->pause_ns, "os_ns.pause");
+	add(t, &cap, SRC_DOC, "ns", true, lat->g_create_ns, "runtime_ns.g_create");
+	add(t, &cap, SRC_DOC, "ns", true, lat->g_exit_ns, "runtime_ns.g_exit");
+	add(t, &cap, SRC_DOC, "ns", true, lat->stack_acquire_ns, "runtime_ns.stack_acquire");
+}
+
+const struct topo_figure *topo_find_figure(const struct topo *t, const char *path)
+{
+	for (int i = 0; i < t->nfigures; i++)
+		if (strcmp(t->figures[i].path, path) == 0)
+			return &t->figures[i];
+	return NULL;
+}
+
+/* Whether the "latency" object sets the figure at path: walks its names
+ * and indices; a number met before the end covers everything below it
+ * ("os_ns.wakeup": 4000 sets os_ns.wakeup.core, "bandwidth_gbs": 30 sets
+ * bandwidth_gbs[2]). */
+static bool json_sets(const cJSON *node, const char *path)
+{
+	const char *p = path;
+	while (node && *p) {
+		if (cJSON_IsNumber(node))
+			return true;
+		if (*p == '.') {
+			p++;
+			continue;
+		}
+		if (*p == '[') {
+			char *end;
+			long i = strtol(p + 1, &end, 10);
+			if (*end != ']' || !cJSON_IsArray(node))
+				return false;
+			node = cJSON_GetArrayItem(node, (int)i);
+			p = end + 1;
+			continue;
+		}
+		size_t n = strcspn(p, ".[");
+		if (!cJSON_IsObject(node))
+			return false;
+		const cJSON *next = NULL;
+		for (const cJSON *c = node->child; c && !next; c = c->next)
+			if (strlen(c->string) == n && strncmp(c->string, p, n) == 0)
+				next = c;
+		node = next;
+		p += n;
+	}
+	return node != NULL;
+}
+
+/* Whether path p names figure f: f itself, or a section or list holding it. */
+static bool names(const char *p, size_t n, const char *f)
+{
+	return strncmp(p, f, n) == 0 && (f[n] == '\0' || f[n] == '.' || f[n] == '[');
+}
+
+static const char *const prov_keys[] = { "kind", "p10", "p90", "samples", "method", "source",
+					 "note", NULL };
+
+/* One entry of "provenance": its kind and the fields that kind takes. */
+static bool parse_prov(const struct jv *j, const cJSON *v, const char *path, struct topo_prov *pr)
+{
+	/* the fields each kind takes; "note" goes with any */
+	static const char *const measured[] = { "kind", "p10", "p90", "samples", "method", "note", NULL };
+	static const char *const published[] = { "kind", "source", "note", NULL };
+	static const char *const assumption[] = { "kind", "note", "source", NULL };
+	const char *kind, *method = NULL, *source = NULL, *note = NULL;
+	char p[JV_PATH];
+
+	if (!jv_object(j, v, path, prov_keys) || !jv_get_string(j, v, path, "kind", true, &kind))
+		return false;
+	const char *const *allowed;
+	if (strcmp(kind, "measured") == 0) {
+		pr->kind = TOPO_FIG_MEASURED;
+		allowed = measured;
+	} else if (strcmp(kind, "published") == 0) {
+		pr->kind = TOPO_FIG_PUBLISHED;
+		allowed = published;
+	} else if (strcmp(kind, "assumption") == 0) {
+		pr->kind = TOPO_FIG_ASSUMPTION;
+		allowed = assumption;
+	} else {
+		return jv_fail(j, jv_key(p, sizeof(p), path, "kind"),
+			       "unknown kind \"%s\" (expected one of: measured, published, assumption)",
+			       kind);
+	}
+	for (const cJSON *it = v->child; it; it = it->next) {
+		bool ok = false;
+		for (const char *const *a = allowed; *a && !ok; a++)
+			ok = strcmp(*a, it->string) == 0;
+		if (!ok)
+			return jv_fail(j, jv_key(p, sizeof(p), path, it->string),
+				       "not a field of a %s figure (%s takes %s)", kind, kind,
+				       pr->kind == TOPO_FIG_MEASURED ? "p10, p90, samples, method, note"
+				       : pr->kind == TOPO_FIG_PUBLISHED ? "source, note" : "note, source");
+	}
+	switch (pr->kind) {
+	case TOPO_FIG_MEASURED:
+		if (!jv_get_nonneg(j, v, path, "p10", true, &pr->p10) ||
+		    !jv_get_nonneg(j, v, path, "p90", true, &pr->p90) ||
+		    !jv_get_int(j, v, path, "samples", true, 1, 1L << 50, &pr->samples) ||
+		    !jv_get_string(j, v, path, "method", true, &method))
+			return false;
+		if (pr->p10 > pr->p90)
+			return jv_fail(j, jv_key(p, sizeof(p), path, "p10"),
+				       "%g is above p90 (%g)", pr->p10, pr->p90);
+		break;
+	case TOPO_FIG_PUBLISHED:
+		if (!jv_get_string(j, v, path, "source", true, &source))
+			return false;
+		break;
+	default:
+		if (!jv_get_string(j, v, path, "note", true, &note) ||
+		    !jv_get_string(j, v, path, "source", false, &source))
+			return false;
+		break;
+	}
+	if (!jv_get_string(j, v, path, "note", false, &note))
+		return false;
+	pr->method = method ? xstrdup(method) : NULL;
+	pr->source = source ? xstrdup(source) : NULL;
+	pr->note = note ? xstrdup(note) : NULL;
+	return true;
+}
+
+bool topo__figures_mark(struct topo *t, const struct jv *j, const cJSON *latency,
+			const cJSON *provenance)
+{
+	for (int i = 0; i < t->nfigures; i++) {
+		struct topo_figure *f = &t->figures[i];
+		if (f->kind == TOPO_FIG_DERIVED)
+			continue;
+		if (strncmp(f->path, "cache_sizes.", 12) == 0 || (latency && json_sets(latency, f->path)))
+			f->kind = TOPO_FIG_GIVEN;
+	}
+	if (!provenance)
+		return true;
+	if (!cJSON_IsObject(provenance))
+		return jv_fail(j, "$.provenance", "expected an object, got %s",
+			       jv_type_name(provenance));
+	int n = cJSON_GetArraySize(provenance);
+	t->prov = xcalloc((size_t)(n ? n : 1), sizeof(*t->prov));
+	for (const cJSON *it = provenance->child; it; it = it->next) {
+		char path[JV_PATH];
+		snprintf(path, sizeof(path), "$.provenance[\"%s\"]", it->string);
+		for (int k = 0; k < t->nprov; k++)
+			if (strcmp(t->prov[k].path, it->string) == 0)
+				return jv_fail(j, path, "key given twice");
+		struct topo_prov *pr = &t->prov[t->nprov];
+		if (!parse_prov(j, it, path, pr))
+			return false;
+		pr->path = xstrdup(it->string);
+		int idx = t->nprov++;
+
+		size_t len = strlen(it->string);
+		int named = 0, set = 0;
+		for (int i = 0; i < t->nfigures; i++) {
+			struct topo_figure *f = &t->figures[i];
+			if (!names(it->string, len, f->path))
+				continue;
+			named++;
+			if (f->kind == TOPO_FIG_DEFAULT || f->kind == TOPO_FIG_DERIVED)
+				continue;
+			set++;
+			/* the entry naming the figure most precisely wins */
+			if (f->prov < 0 || strlen(t->prov[f->prov].path) < len) {
+				f->prov = idx;
+				f->kind = pr->kind;
+			}
+		}
+		if (!named)
+			return jv_fail(j, path,
+				       "no figure of this machine's latency model is called \"%s\" (figures "
+				       "are named as in `schedlab topo --json`: cache_ns.L2, c2c_ns.hops[0], "
+				       "os_ns.wakeup.core, dram_ns.matrix[0][1], bandwidth_gbs[0], ...)",
+				       it->string);
+		if (!set)
+			return jv_fail(j, path,
+				       "the file does not set %s (its value is the model's default%s)",
+				       it->string, named > 1 ? ", or derived by the hop rule" : "");
+	}
+	return true;
+}
+
+/* One summary of samples: median, and optionally p10 <= median <= p90. */
+static bool parse_stats(const struct jv *j, const cJSON *v, const char *path)
+{
+	double median, p10 = -1, p90 = -1;
+	long samples;
+	const char *s;
+	if (!jv_get_nonneg(j, v, path, "median", true, &median) ||
+	    !jv_get_nonneg(j, v, path, "p10", false, &p10) ||
+	    !jv_get_nonneg(j, v, path, "p90", false, &p90) ||
+	    !jv_get_int(j, v, path, "samples", false, 1, 1L << 50, &samples) ||
+	    !jv_get_string(j, v, path, "method", false, &s) ||
+	    !jv_get_string(j, v, path, "unit", false, &s) ||
+	    !jv_get_string(j, v, path, "note", false, &s))
+		return false;
+	char p[JV_PATH];
+	if (p10 >= 0 && p10 > median)
+		return jv_fail(j, jv_key(p, sizeof(p), path, "p10"), "%g is above the median (%g)", p10,
+			       median);
+	if (p90 >= 0 && p90 < median)
+		return jv_fail(j, jv_key(p, sizeof(p), path, "p90"), "%g is below the median (%g)", p90,
+			       median);
+	return true;
+}
+
+bool topo__parse_measurements(struct topo *t, const struct jv *j, const cJSON *m)
+{
+	static const char *const keys[] = { "median", "p10", "p90", "samples", "method", "unit",
+					    "note", "points", NULL };
+	static const char *const stat_keys[] = { "median", "p10", "p90", "samples", "method", "unit",
+						 "note", NULL };
+	const char *path = "$.measurements";
+	if (!cJSON_IsObject(m))
+		return jv_fail(j, path, "expected an object, got %s", jv_type_name(m));
+	for (const cJSON *it = m->child; it; it = it->next) {
+		char p[JV_PATH];
+		jv_key(p, sizeof(p), path, it->string);
+		for (const cJSON *o = m->child; o != it; o = o->next)
+			if (strcmp(o->string, it->string) == 0)
+				return jv_fail(j, p, "key given twice");
+		if (!jv_object(j, it, p, keys))
+			return false;
+		const cJSON *points = cJSON_GetObjectItemCaseSensitive(it, "points");
+		if (!points) {
+			if (!parse_stats(j, it, p))
+				return false;
+			continue;
+		}
+		char q[JV_PATH];
+		jv_key(q, sizeof(q), p, "points");
+		for (const char *const *k = stat_keys; *k; k++)
+			if (strcmp(*k, "method") && strcmp(*k, "unit") && strcmp(*k, "note") &&
+			    cJSON_GetObjectItemCaseSensitive(it, *k)) {
+				char r[JV_PATH];
+				return jv_fail(j, jv_key(r, sizeof(r), p, *k),
+					       "goes in each of the points, not beside them");
+			}
+		const char *s;
+		if (!jv_get_string(j, it, p, "method", false, &s) ||
+		    !jv_get_string(j, it, p, "unit", false, &s) ||
+		    !jv_get_string(j, it, p, "note", false, &s) || !jv_array(j, points, q))
+			return false;
+		if (cJSON_GetArraySize(points) < 1)
+			return jv_fail(j, q, "must hold at least one point");
+		int i = 0;
+		for (const cJSON *pt = points->child; pt; pt = pt->next, i++) {
+			char r[JV_PATH];
+			jv_idx(r, sizeof(r), q, i);
+			if (!cJSON_IsObject(pt))
+				return jv_fail(j, r, "expected an object, got %s", jv_type_name(pt));
+			/* the stats, and the point's parameters ("asked_ns": 1000): numbers */
+			for (const cJSON *f = pt->child; f; f = f->next) {
+				char s2[JV_PATH];
+				jv_key(s2, sizeof(s2), r, f->string);
+				for (const cJSON *o = pt->child; o != f; o = o->next)
+					if (strcmp(o->string, f->string) == 0)
+						return jv_fail(j, s2, "key given twice");
+				bool stat = false;
+				for (const char *const *k = stat_keys; *k && !stat; k++)
+					stat = strcmp(*k, f->string) == 0;
+				if (!stat && !cJSON_IsNumber(f))
+					return jv_fail(j, s2, "a point's parameter is a number, got %s",
+						       jv_type_name(f));
+			}
+			if (!parse_stats(j, pt, r))
+				return false;
+		}
+	}
+	t->measurements = cJSON_Duplicate(m, true);
+	if (!t->measurements)
+		die_oom(0);
+	return true;
+}
