@@ -28,6 +28,8 @@ static const bool phase_cpu_bound[NPHASES] = { true, false, true, true, true, fa
 struct host_note {
 	double load1;
 	double spin_share[2];
+	double max_wait;          /* the largest wait share of a CPU-bound phase */
+	char wait_phases[160];    /* the CPU-bound phases that waited */
 	char why[512];
 	size_t why_len;
 	bool busy;
@@ -91,13 +93,24 @@ static void fill_unmeasured(struct cal_ctx *c)
 					  "model's default" },
 		{ "slit_scale", "not used: dram_ns.matrix gives every node pair's measured latency" },
 	};
+	static const char *const every[] = {
+		"c2c_ns.core", "c2c_ns.group", "c2c_ns.package", "dram_ns.local", "slit_scale", "mlp",
+		"os_ns.syscall", "os_ns.futex_wait", "os_ns.futex_wake", "os_ns.wakeup.core",
+		"os_ns.wakeup.group", "os_ns.wakeup.package", "os_ns.timer_slack",
+		"os_ns.thread_create", "os_ns.context_switch", "os_ns.g_switch", "os_ns.pause",
+		"runtime_ns.g_create", "runtime_ns.g_exit", "runtime_ns.stack_acquire", NULL,
+	};
 	struct topo_latency d;
 	topo__latency_defaults(&d);
-	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++) {
-		if (cJSON_GetObjectItemCaseSensitive(c->provenance, rest[i].path))
+	for (int i = 0; every[i]; i++) {
+		if (cJSON_GetObjectItemCaseSensitive(c->provenance, every[i]))
 			continue;
-		cJSON *v = topo_default_value(&d, rest[i].path);
-		cal_assumed(c, rest[i].path, cJSON_GetNumberValue(v), rest[i].note);
+		const char *note = "no sample could be taken on this host: the model's default";
+		for (size_t k = 0; k < sizeof(rest) / sizeof(rest[0]); k++)
+			if (strcmp(rest[k].path, every[i]) == 0)
+				note = rest[k].note;
+		cJSON *v = topo_default_value(&d, every[i]);
+		cal_assumed(c, every[i], cJSON_GetNumberValue(v), note);
 		cJSON_Delete(v);
 	}
 }
@@ -167,9 +180,6 @@ static bool run_phase(struct cal_ctx *c, int ph, struct host_note *h, cJSON *pha
 		h->spin_share[ph == PH_HOST1] = s;
 		snprintf(c->summary, sizeof(c->summary), "a spinning thread per PU got %.0f%% of its PU",
 			 s * 100);
-		if (s < BUSY_SPIN_SHARE)
-			busy_because(h, "a thread spinning on each PU got %.0f%% of it (%s)", s * 100,
-				     ph == PH_HOST0 ? "at the start" : "at the end");
 		break;
 	}
 	case PH_OS:
@@ -216,16 +226,18 @@ static bool run_phase(struct cal_ctx *c, int ph, struct host_note *h, cJSON *pha
 	double cpu = (double)(u1.cpu_ns - u0.cpu_ns), wait = (double)(u1.wait_ns - u0.wait_ns);
 	double wall = (double)(u1.wall_ns - u0.wall_ns);
 	double share = cpu + wait > 0 ? cpu / (cpu + wait) : 1;
-	cJSON *p = cJSON_CreateObject();
-	cJSON_AddStringToObject(p, "phase", phase_names[ph]);
+	struct cal_stat st = { share, share, share, 1, "" };
+	cJSON *p = cal_point(phases, &st, "phase", ph);
 	cJSON_AddNumberToObject(p, "wall_ns", round(wall));
 	cJSON_AddNumberToObject(p, "cpu_ns", round(cpu));
 	cJSON_AddNumberToObject(p, "run_delay_ns", round(wait));
-	cJSON_AddNumberToObject(p, "cpu_share", round(share * 1000) / 1000);
-	cJSON_AddItemToArray(phases, p);
-	if (phase_cpu_bound[ph] && cpu + wait > 0 && wait / (cpu + wait) > BUSY_WAIT_SHARE)
-		busy_because(h, "the %s threads waited runnable for %.0f%% of their time", phase_names[ph],
-			     100 * wait / (cpu + wait));
+	if (phase_cpu_bound[ph] && cpu + wait > 0 && wait / (cpu + wait) > BUSY_WAIT_SHARE) {
+		size_t n = strlen(h->wait_phases);
+		snprintf(h->wait_phases + n, sizeof(h->wait_phases) - n, "%s%s", n ? ", " : "",
+			 phase_names[ph]);
+		if (wait / (cpu + wait) > h->max_wait)
+			h->max_wait = wait / (cpu + wait);
+	}
 	cal_progress_end_phase(&c->prog, c->summary);
 	return true;
 }
@@ -272,13 +284,33 @@ cJSON *cal_run(const struct cal_options *o, struct err *e)
 	if (h.load1 >= c.t->npus)
 		busy_because(&h, "the load average was %.2f on %d PUs when calibrate started", h.load1,
 			     c.t->npus);
-	cJSON *host = cJSON_AddObjectToObject(c.measurements, "host");
-	cJSON *phases = cJSON_CreateArray();
+	if (h.load1 >= 0) {
+		struct cal_stat ls = { h.load1, h.load1, h.load1, 1, "" };
+		cal_method(&ls, "getloadavg(3) when calibrate started, on %d PUs", c.t->npus);
+		cal_measurement(&c, "loadavg_1m_start", &ls);
+	}
+	char phase_list[256];
+	size_t pl = 0;
+	for (int ph = 0; ph < NPHASES; ph++)
+		pl += (size_t)snprintf(phase_list + pl, sizeof(phase_list) - pl, "%s%d %s",
+				       ph ? ", " : "", ph, phase_names[ph]);
+	char *pm = xasprintf("CPU time / (CPU time + run delay) of the process's threads in each "
+			     "phase (%s), from /proc/self/task/*/schedstat; in phases 1 and 5 the "
+			     "wake-ups measured are run delay themselves", phase_list);
+	cJSON *phases = cal_points(&c, "host_cpu_share", pm);
+	free(pm);
 	int64_t t0 = cal_now();
 	bool ok = true;
 	for (int ph = 0; ph < NPHASES && ok; ph++)
 		ok = run_phase(&c, ph, &h, phases, e);
 	cal_progress_done(&c.prog);
+	double spin_min = fmin(h.spin_share[0], h.spin_share[1]);
+	if (ok && spin_min < BUSY_SPIN_SHARE)
+		busy_because(&h, "a thread spinning on each PU got %.0f%% of it before the probes and "
+			     "%.0f%% after", h.spin_share[0] * 100, h.spin_share[1] * 100);
+	if (ok && h.max_wait > 0)
+		busy_because(&h, "the probes' threads waited runnable for up to %.0f%% of their time (%s)",
+			     h.max_wait * 100, h.wait_phases);
 	if (!ok) {
 		cJSON_Delete(phases);
 		cJSON_Delete(c.latency);
@@ -293,17 +325,22 @@ cJSON *cal_run(const struct cal_options *o, struct err *e)
 	fill_unmeasured(&c);
 	order_latency(c.latency);
 
-	cJSON_AddNumberToObject(host, "loadavg_1m_start", h.load1 >= 0 ? round(h.load1 * 100) / 100 : -1);
-	cJSON_AddNumberToObject(host, "pus", c.t->npus);
-	cJSON_AddNumberToObject(host, "spin_share_start", round(h.spin_share[0] * 1000) / 1000);
-	cJSON_AddNumberToObject(host, "spin_share_end", round(h.spin_share[1] * 1000) / 1000);
-	cJSON_AddNumberToObject(host, "wall_ns", (double)(cal_now() - t0));
-	cJSON_AddBoolToObject(host, "busy", h.busy);
-	if (h.busy)
-		cJSON_AddStringToObject(host, "busy_why", h.why);
-	else
-		cJSON_AddNullToObject(host, "busy_why");
-	cJSON_AddItemToObject(host, "phases", phases);
+	cJSON *spin = cal_points(&c, "host_spin_share",
+				 "a thread spinning on each PU: the share of its PU it got (1 on an idle "
+				 "host); at 0 before the probes, 1 after them");
+	for (int i = 0; i < 2; i++) {
+		struct cal_stat st = { h.spin_share[i], h.spin_share[i], h.spin_share[i], 1, "" };
+		cal_point(spin, &st, "at", i);
+	}
+	char *note = h.busy ? xasprintf("busy: %s", h.why)
+			    : xasprintf("not busy: every check passed");
+	cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(c.measurements, "host_cpu_share"),
+				"note", note);
+	free(note);
+	struct cal_stat wall = { (double)(cal_now() - t0), 0, 0, 1, "" };
+	wall.p10 = wall.p90 = wall.median;
+	cal_method(&wall, "the calibration's wall time");
+	cal_measurement(&c, "calibrate_wall_ns", &wall);
 
 	char hostname[256] = "this host";
 	gethostname(hostname, sizeof(hostname));

@@ -106,7 +106,8 @@ struct cal_ctx {
  * with --quick). */
 struct cal_budget cal_budget(const struct cal_ctx *c, int min, int max);
 /* Records a measured figure: its value under latency at path (section.key,
- * as "os_ns.wakeup.group") and its provenance entry. */
+ * as "os_ns.wakeup.group") and its provenance entry; nothing if it has no
+ * sample (the model's default is then filled in as an assumption). */
 void cal_figure(struct cal_ctx *c, const char *path, const struct cal_stat *st);
 /* A figure this machine cannot measure: the model's value, marked as an
  * assumption with note. */
@@ -115,6 +116,11 @@ void cal_assumed(struct cal_ctx *c, const char *path, double v, const char *note
  * samples, method}). */
 cJSON *cal_measurement(struct cal_ctx *c, const char *name, const struct cal_stat *st);
 cJSON *cal_stat_json(const struct cal_stat *st);
+/* A measurement of several points (name: {method, points: []}); returns
+ * the array for cal_point, which adds st with its parameter (a number:
+ * "asked_ns", "bytes", "node") and returns the point. */
+cJSON *cal_points(struct cal_ctx *c, const char *name, const char *method);
+cJSON *cal_point(cJSON *points, const struct cal_stat *st, const char *param, double value);
 
 /* os.c */
 bool cal_os_probes(struct cal_ctx *c, struct err *e);

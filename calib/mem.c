@@ -110,14 +110,15 @@ bool cal_c2c_probes(struct cal_ctx *c, struct err *e)
 {
 	struct cal_pair pairs[CAL_MAX_PAIRS];
 	int n = cal_pairs(c->t, pairs, false);
-	cJSON *m = cJSON_AddObjectToObject(c->measurements, "c2c_ns");
 	cJSON *hops = NULL;
 	bool smt = false, package = false, group = false;
 	for (int i = 0; i < n; i++) {
 		struct cal_stat st;
 		if (!c2c_pair(c, &pairs[i], n - i, &st, e))
 			return false;
-		cJSON_AddItemToObject(m, pairs[i].name, cal_stat_json(&st));
+		char mname[96];
+		snprintf(mname, sizeof(mname), "c2c_%.23s_ns", pairs[i].name);
+		cal_measurement(c, mname, &st);
 		char path[64];
 		switch (pairs[i].rel) {
 		case CAL_SAME_PU:
@@ -400,17 +401,12 @@ bool cal_cache_probes(struct cal_ctx *c, struct err *e)
 		return false;
 	}
 
-	cJSON *sw = cJSON_AddObjectToObject(c->measurements, "working_set_sweep");
-	cJSON_AddStringToObject(sw, "method",
-				"pointer chase through a random cycle of 64-byte lines, one thread "
-				"bound to the first PU, huge pages asked for (MADV_HUGEPAGE); ns per load");
-	cJSON *pts = cJSON_AddArrayToObject(sw, "points");
-	for (int i = 0; i < s->n; i++) {
-		cJSON *pt = cal_stat_json(&s->st[i]);
-		cJSON_DeleteItemFromObjectCaseSensitive(pt, "method");
-		cJSON_AddNumberToObject(pt, "bytes", (double)s->ws[i]);
-		cJSON_AddItemToArray(pts, pt);
-	}
+	cJSON *pts = cal_points(c, "working_set_sweep_ns",
+				"pointer chase through a random cycle of 64-byte lines over a working set "
+				"of bytes, one thread bound to the first PU, huge pages asked for "
+				"(MADV_HUGEPAGE): ns per load");
+	for (int i = 0; i < s->n; i++)
+		cal_point(pts, &s->st[i], "bytes", (double)s->ws[i]);
 	double sm[SWEEP_MAX];
 	struct plateau pl[SWEEP_MAX];
 	/* as many steps as hwloc has cache levels (it may lie about their
@@ -418,14 +414,14 @@ bool cal_cache_probes(struct cal_ctx *c, struct err *e)
 	 * step is left out */
 	int np = find_plateaus(s, sm, pl, levels > 0 ? levels : 3);
 	int ncache = np - 1;
-	cJSON *found = cJSON_AddArrayToObject(sw, "plateaus");
+	cJSON *found = cal_points(c, "working_set_steps_ns",
+				  "the sweep's plateaus between its largest rises (3-point median): "
+				  "level 1.. a cache level, the last one memory; ns per load");
 	for (int i = 0; i < np; i++) {
-		cJSON *o = cJSON_CreateObject();
+		struct cal_stat st = { pl[i].ns, pl[i].ns, pl[i].ns, pl[i].last - pl[i].first + 1, "" };
+		cJSON *o = cal_point(found, &st, "level", i + 1);
 		cJSON_AddNumberToObject(o, "from_bytes", (double)s->ws[pl[i].first]);
 		cJSON_AddNumberToObject(o, "to_bytes", (double)s->ws[pl[i].last]);
-		cJSON_AddNumberToObject(o, "ns", round(pl[i].ns * 100) / 100);
-		cJSON_AddStringToObject(o, "is", i < ncache ? "cache" : "memory");
-		cJSON_AddItemToArray(found, o);
 	}
 
 	cJSON *sizes = cJSON_CreateObject();
@@ -758,13 +754,15 @@ bool cal_dram_probes(struct cal_ctx *c, struct err *e)
 	if (bw_left < 0)
 		bw_left = 0;
 	cJSON *bwa = cJSON_AddArrayToObject(c->latency, "bandwidth_gbs");
-	cJSON *bwm = cJSON_AddArrayToObject(c->measurements, "bandwidth_gbs");
+	cJSON *bwm = cal_points(c, "bandwidth_node_gbs",
+				"streaming read (64-bit loads) of memory bound to the node by a thread on "
+				"each of its PUs: GB/s per pass");
 	for (int j = 0; j < nn; j++) {
 		struct cal_stat st;
 		if (!bandwidth(c, j, 0, bytes, bw_left / (nn + 1), &st, e))
 			return false;
 		cJSON_AddItemToArray(bwa, cJSON_CreateNumber(round(st.median * 10) / 10));
-		cJSON_AddItemToArray(bwm, cal_stat_json(&st));
+		cal_point(bwm, &st, "node", j);
 		char path[32];
 		snprintf(path, sizeof(path), "bandwidth_gbs[%d]", j);
 		cal_figure(c, path, &st);

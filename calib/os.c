@@ -514,7 +514,6 @@ bool cal_os_probes(struct cal_ctx *c, struct err *e)
 	cal_progress_step(&c->prog, 0.05);
 
 	/* wake-up by relation */
-	cJSON *wm = cJSON_AddObjectToObject(c->measurements, "wakeup_ns");
 	struct pp_result same = { 0 }, nearest = { 0 };
 	bool have_nearest = false, have_smt = false;
 	cJSON *hops = NULL;
@@ -525,7 +524,9 @@ bool cal_os_probes(struct cal_ctx *c, struct err *e)
 		struct cal_stat st = r.lat;
 		cal_method(&st, "futex ping-pong, threads bound to PUs %u and %u (%s)%s", pairs[i].pu_a,
 			   pairs[i].pu_b, pairs[i].what, r.bound ? "" : " (binding refused: unbound)");
-		cJSON_AddItemToObject(wm, pairs[i].name, cal_stat_json(&st));
+		char mname[96];
+		snprintf(mname, sizeof(mname), "wakeup_%.23s_ns", pairs[i].name);
+		cal_measurement(c, mname, &st);
 		if (pairs[i].rel == CAL_SAME_PU) {
 			same = r;
 		} else if (!have_nearest) {
@@ -589,16 +590,13 @@ bool cal_os_probes(struct cal_ctx *c, struct err *e)
 		free(sc);
 		return false;
 	}
-	cJSON *so = cJSON_AddObjectToObject(c->measurements, "sleep_overshoot_ns");
-	cJSON *pn = cJSON_AddArrayToObject(so, "nanosleep");
-	cJSON *pf = cJSON_AddArrayToObject(so, "futex_timeout");
+	cJSON *pn = cal_points(c, "sleep_overshoot_nanosleep_ns",
+			       "nanosleep(2) on a thread bound to the first PU: elapsed less asked");
+	cJSON *pf = cal_points(c, "sleep_overshoot_futex_ns",
+			       "FUTEX_WAIT timing out, on a thread bound to the first PU: elapsed less asked");
 	for (int i = 0; i < NASKED; i++) {
-		cJSON *a = cal_stat_json(&sc->nano[i]);
-		cJSON_AddNumberToObject(a, "asked_ns", (double)asked_ns[i]);
-		cJSON_AddItemToArray(pn, a);
-		cJSON *f = cal_stat_json(&sc->fut[i]);
-		cJSON_AddNumberToObject(f, "asked_ns", (double)asked_ns[i]);
-		cJSON_AddItemToArray(pf, f);
+		cal_point(pn, &sc->nano[i], "asked_ns", (double)asked_ns[i]);
+		cal_point(pf, &sc->fut[i], "asked_ns", (double)asked_ns[i]);
 	}
 	struct cal_stat slack;
 	cal_summarize(&sc->over, &slack);
@@ -615,8 +613,11 @@ bool cal_os_probes(struct cal_ctx *c, struct err *e)
 		   "(pooled), less os_ns.wakeup.core (%.0f ns)", c->wakeup_core_ns);
 	cal_figure(c, "os_ns.timer_slack", &slack);
 	int slack_set = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-	if (slack_set >= 0)
-		cJSON_AddNumberToObject(c->measurements, "timer_slack_setting_ns", slack_set);
+	if (slack_set >= 0) {
+		struct cal_stat set = { slack_set, slack_set, slack_set, 1, "" };
+		cal_method(&set, "prctl(PR_GET_TIMERSLACK): the kernel's timer slack for this thread");
+		cal_measurement(c, "timer_slack_setting_ns", &set);
+	}
 	cal_samples_free(&sc->over);
 	free(sc);
 	cal_progress_step(&c->prog, 0.8);

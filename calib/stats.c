@@ -313,6 +313,8 @@ static void set_value(cJSON *root, const char *path, double v)
 
 void cal_figure(struct cal_ctx *c, const char *path, const struct cal_stat *st)
 {
+	if (st->samples < 1 || !isfinite(st->median))
+		return;
 	if (!strchr(path, '['))
 		set_value(c->latency, path, st->median);
 	cJSON *p = cJSON_CreateObject();
@@ -338,9 +340,33 @@ void cal_assumed(struct cal_ctx *c, const char *path, double v, const char *note
 
 cJSON *cal_measurement(struct cal_ctx *c, const char *name, const struct cal_stat *st)
 {
+	if (st->samples < 1 || !isfinite(st->median))
+		return NULL;
 	cJSON *o = cal_stat_json(st);
 	cJSON_DeleteItemFromObjectCaseSensitive(c->measurements, name);
 	cJSON_AddItemToObject(c->measurements, name, o);
+	return o;
+}
+
+cJSON *cal_points(struct cal_ctx *c, const char *name, const char *method)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "method", method);
+	cJSON *pts = cJSON_AddArrayToObject(o, "points");
+	cJSON_DeleteItemFromObjectCaseSensitive(c->measurements, name);
+	cJSON_AddItemToObject(c->measurements, name, o);
+	return pts;
+}
+
+cJSON *cal_point(cJSON *points, const struct cal_stat *st, const char *param, double value)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, param, value);
+	cJSON_AddNumberToObject(o, "median", rounded(st->median));
+	cJSON_AddNumberToObject(o, "p10", rounded(st->p10));
+	cJSON_AddNumberToObject(o, "p90", rounded(st->p90));
+	cJSON_AddNumberToObject(o, "samples", st->samples);
+	cJSON_AddItemToArray(points, o);
 	return o;
 }
 
