@@ -240,7 +240,9 @@ static void *sweep_main(void *p)
 	uint64_t rng = 0x9e3779b97f4a7c15ULL;
 	s->n = 0;
 	int samples = c->o->quick ? 3 : 7;
-	long loads = c->o->quick ? 40000 : 100000;
+	long loads = c->o->quick ? 20000 : 100000;
+	/* a warm-up pass fills the caches; past them it only costs time */
+	size_t warm_max = c->o->quick ? 262144 : 2000000;
 	for (int oct = 12; s->n < SWEEP_MAX; oct++) {
 		for (int q = 0; q < 4 && s->n < SWEEP_MAX; q++) {
 			uint64_t ws = ((uint64_t)1 << oct) / 4 * (uint64_t)(4 + q);
@@ -249,7 +251,7 @@ static void *sweep_main(void *p)
 			size_t lines = ws / 64;
 			build_chase(buf, lines, idx, &rng);
 			void *cur = buf;
-			long warm = (long)(lines < 2000000 ? lines : 2000000);
+			long warm = (long)(lines < warm_max ? lines : warm_max);
 			chase(&cur, warm < 16 ? 16 : warm);
 			struct cal_samples sm = { 0 };
 			for (int k = 0; k < samples; k++)

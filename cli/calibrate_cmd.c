@@ -8,6 +8,7 @@
 
 #include "calib/calib.h"
 #include "cli/cli.h"
+#include "topologies/topo.h"
 
 void cli_help_calibrate(FILE *f)
 {
@@ -33,43 +34,31 @@ void cli_help_calibrate(FILE *f)
 		"a warning if the host was busy meanwhile (the file says so too).\n");
 }
 
-/* ${XDG_CONFIG_HOME:-$HOME/.config}/schedlab/host.json, its folder made;
- * NULL with a message if neither variable is set or the folder cannot be
- * made. */
+/* The default calibration path (topo_calibration_path, where -t host
+ * looks), its folder made; NULL with a message if there is none or the
+ * folder cannot be made. */
 static char *default_path(void)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	char *base;
-	if (xdg && xdg[0] == '/')
-		base = xstrdup(xdg);
-	else if (home && home[0])
-		base = xasprintf("%s/.config", home);
-	else {
+	char *path = topo_calibration_path();
+	if (!path) {
 		fprintf(stderr, "schedlab calibrate: no -o given and neither XDG_CONFIG_HOME nor HOME "
-			"is set: nowhere to keep the calibration\n");
+			"is an absolute folder: nowhere to keep the calibration\n");
 		return NULL;
 	}
-	char *dir = xasprintf("%s/schedlab", base);
-	for (char *p = dir + 1;; p++) {
-		if (*p != '/' && *p)
-			continue;
-		char c = *p;
+	/* every folder above the file, from the top */
+	for (char *p = path + 1; (p = strchr(p, '/')); p++) {
 		*p = 0;
-		if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-			char *shown = str_shown(dir, 512);
-			fprintf(stderr, "schedlab calibrate: cannot make %s: %s\n", shown, strerror(errno));
+		int rc = mkdir(path, 0777), err = errno;
+		*p = '/';
+		if (rc != 0 && err != EEXIST) {
+			*p = 0;
+			char *shown = str_shown(path, 512);
+			fprintf(stderr, "schedlab calibrate: cannot make %s: %s\n", shown, strerror(err));
 			free(shown);
-			free(dir);
-			free(base);
+			free(path);
 			return NULL;
 		}
-		*p = c;
-		if (!c)
-			break;
 	}
-	char *path = xasprintf("%s/host.json", dir);
-	free(dir);
-	free(base);
 	return path;
 }
 
