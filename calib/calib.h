@@ -56,6 +56,10 @@ struct cal_budget {
 };
 bool cal_more(const struct cal_budget *b, int n);
 
+/* Bytes of the process's memory in transparent huge pages (smaps_rollup):
+ * whether MADV_HUGEPAGE was granted. */
+uint64_t cal_anon_huge_bytes(void);
+
 /* Binds the calling thread to the PU with OS index os_pu; false if hwloc
  * cannot. */
 bool cal_bind_pu(hwloc_topology_t hw, unsigned os_pu);

@@ -221,6 +221,7 @@ struct sweep_arg {
 	struct cal_ctx *c;
 	struct sweep *s;
 	uint64_t max_ws;
+	uint64_t huge;    /* bytes in huge pages once the buffer was all touched */
 	bool ok;
 };
 
@@ -250,6 +251,7 @@ static void *sweep_main(void *p)
 				goto done;
 			size_t lines = ws / 64;
 			build_chase(buf, lines, idx, &rng);
+			a->huge = cal_anon_huge_bytes();
 			void *cur = buf;
 			long warm = (long)(lines < warm_max ? lines : warm_max);
 			chase(&cur, warm < 16 ? 16 : warm);
@@ -261,7 +263,7 @@ static void *sweep_main(void *p)
 			s->lat[s->n] = s->st[s->n].median;
 			cal_samples_free(&sm);
 			s->n++;
-			cal_progress_step(&c->prog, log2((double)ws) / log2((double)a->max_ws));
+			cal_progress_step(&c->prog, (log2((double)ws) - 12) / (log2((double)a->max_ws) - 12));
 		}
 	}
 done:
@@ -388,7 +390,7 @@ bool cal_cache_probes(struct cal_ctx *c, struct err *e)
 		max_ws = 1ull << 30;
 
 	struct sweep *s = xcalloc(1, sizeof(*s));
-	struct sweep_arg a = { c, s, max_ws, false };
+	struct sweep_arg a = { .c = c, .s = s, .max_ws = max_ws };
 	pthread_t th;
 	if (pthread_create(&th, NULL, sweep_main, &a) != 0) {
 		free(s);
@@ -403,10 +405,13 @@ bool cal_cache_probes(struct cal_ctx *c, struct err *e)
 		return false;
 	}
 
-	cJSON *pts = cal_points(c, "working_set_sweep_ns",
-				"pointer chase through a random cycle of 64-byte lines over a working set "
-				"of bytes, one thread bound to the first PU, huge pages asked for "
-				"(MADV_HUGEPAGE): ns per load");
+	char *sm_method = xasprintf("pointer chase through a random cycle of 64-byte lines over a "
+				    "working set of bytes, one thread bound to the first PU, huge pages "
+				    "asked for (MADV_HUGEPAGE; %llu of %llu MiB granted): ns per load",
+				    (unsigned long long)(a.huge >> 20),
+				    (unsigned long long)(max_ws >> 20));
+	cJSON *pts = cal_points(c, "working_set_sweep_ns", sm_method);
+	free(sm_method);
 	for (int i = 0; i < s->n; i++)
 		cal_point(pts, &s->st[i], "bytes", (double)s->ws[i]);
 	double sm[SWEEP_MAX];
@@ -528,6 +533,7 @@ struct dram_arg {
 	struct cal_budget b;
 	struct cal_stat st;
 	bool ok, bound;
+	uint64_t huge;
 };
 
 static void *dram_main(void *p)
@@ -541,6 +547,7 @@ static void *dram_main(void *p)
 	if (buf) {
 		uint64_t rng = 0x2545f4914f6cdd1dULL ^ (uint64_t)(a->from * 131 + a->home);
 		build_chase(buf, lines, idx, &rng);
+		a->huge = cal_anon_huge_bytes();
 		void *cur = buf;
 		chase(&cur, 200000);
 		struct cal_samples s = { 0 };
@@ -720,7 +727,9 @@ bool cal_dram_probes(struct cal_ctx *c, struct err *e)
 			}
 			cal_method(&a.st, "pointer chase through a random cycle of 64-byte lines over %zu "
 				   "MiB %s node %d (hwloc_alloc_membind), thread bound to node %d's "
-				   "first PU", bytes >> 20, a.bound ? "bound to" : "(unbound) on", j, i);
+				   "first PU; %s", bytes >> 20, a.bound ? "bound to" : "(unbound) on", j, i,
+				   a.huge >= bytes / 2 ? "in huge pages"
+						       : "huge pages refused: TLB misses included");
 			cJSON_AddItemToArray(row, cJSON_CreateNumber(round(a.st.median * 10) / 10));
 			char path[64];
 			snprintf(path, sizeof(path), "dram_ns.matrix[%d][%d]", i, j);

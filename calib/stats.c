@@ -101,6 +101,20 @@ bool cal_bind_pu(hwloc_topology_t hw, unsigned os_pu)
 	return rc == 0;
 }
 
+uint64_t cal_anon_huge_bytes(void)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	if (!f)
+		return 0;
+	char line[256];
+	unsigned long long kb = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb << 10;
+}
+
 /* ---- The CPU the host gave us ---- */
 
 /* Totals of the probe threads that have ended (their schedstat is gone
@@ -249,8 +263,6 @@ void cal_progress_end_phase(struct cal_progress *p, const char *summary)
 		fflush(p->f);
 	}
 	p->phase++;
-	if (p->f && p->tty && p->phase < p->nphases)
-		draw(p, 0);
 }
 
 void cal_progress_done(struct cal_progress *p)
