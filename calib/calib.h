@@ -113,6 +113,8 @@ struct cal_budget cal_budget(const struct cal_ctx *c, int min, int max);
  * as "os_ns.wakeup.group") and its provenance entry; nothing if it has no
  * sample (the model's default is then filled in as an assumption). */
 void cal_figure(struct cal_ctx *c, const char *path, const struct cal_stat *st);
+/* Only the provenance entry, for a figure set elsewhere. */
+void cal_provenance(struct cal_ctx *c, const char *path, const struct cal_stat *st);
 /* A figure this machine cannot measure: the model's value, marked as an
  * assumption with note. */
 void cal_assumed(struct cal_ctx *c, const char *path, double v, const char *note);

@@ -460,6 +460,20 @@ bool cal_cache_probes(struct cal_ctx *c, struct err *e)
 		char sz[32];
 		size_string(sz, sizeof(sz), eff);
 		cJSON_AddStringToObject(sizes, key, sz);
+		{
+			/* its bracket is the sweep's resolution: the next working set
+			 * already ran past the knee */
+			char spath[32];
+			snprintf(spath, sizeof(spath), "cache_sizes.L%d", lv);
+			struct cal_stat ss = { (double)eff, (double)eff,
+					       (double)(k + 1 < s->n ? s->ws[k + 1] : eff),
+					       s->st[k].samples, "" };
+			cal_method(&ss, "working-set sweep: the largest working set whose latency stays "
+				   "below %.1f ns, the geometric mean of L%d's plateau and the next; p90 is "
+				   "the next working set swept (hwloc reports %llu KiB)", knee, lv,
+				   (unsigned long long)(reported[lv] >> 10));
+			cal_provenance(c, spath, &ss);
+		}
 		if (eff > c->largest_cache)
 			c->largest_cache = eff;
 		/* hit latency: the plateau's points */

@@ -329,6 +329,11 @@ void cal_figure(struct cal_ctx *c, const char *path, const struct cal_stat *st)
 		return;
 	if (!strchr(path, '['))
 		set_value(c->latency, path, st->median);
+	cal_provenance(c, path, st);
+}
+
+void cal_provenance(struct cal_ctx *c, const char *path, const struct cal_stat *st)
+{
 	cJSON *p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "kind", "measured");
 	cJSON_AddNumberToObject(p, "p10", rounded(st->p10));
