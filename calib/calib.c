@@ -187,12 +187,13 @@ static bool run_phase(struct cal_ctx *c, int ph, struct host_note *h, cJSON *pha
 		if (ok) {
 			cJSON *os = cJSON_GetObjectItemCaseSensitive(c->latency, "os_ns");
 			cJSON *wk = cJSON_GetObjectItemCaseSensitive(os, "wakeup");
+			char *w = cJSON_PrintUnformatted(wk);
 			snprintf(c->summary, sizeof(c->summary),
-				 "syscall %.0f ns, wake-up %.0f ns (core) / %.0f ns (group), timer slack %.0f ns",
+				 "syscall %.0f ns, wake-up %s ns, timer slack %.0f ns",
 				 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(os, "syscall")),
-				 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(wk, "core")),
-				 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(wk, "group")),
+				 w ? w : "?",
 				 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(os, "timer_slack")));
+			free(w);
 		}
 		break;
 	case PH_C2C:

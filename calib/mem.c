@@ -260,7 +260,10 @@ static void *sweep_main(void *p)
 				cal_add(&sm, chase(&cur, loads));
 			s->ws[s->n] = ws;
 			cal_summarize(&sm, &s->st[s->n]);
-			s->lat[s->n] = s->st[s->n].median;
+			/* the curve the steps are found on: each point's least
+			 * disturbed samples (a preemption or a neighbour's eviction
+			 * only adds time) */
+			s->lat[s->n] = s->st[s->n].p10;
 			cal_samples_free(&sm);
 			s->n++;
 			cal_progress_step(&c->prog, (log2((double)ws) - 12) / (log2((double)a->max_ws) - 12));
@@ -388,6 +391,11 @@ bool cal_cache_probes(struct cal_ctx *c, struct err *e)
 		max_ws = 128ull << 20;
 	if (max_ws > (1ull << 30))
 		max_ws = 1ull << 30;
+	uint64_t mem = 0;
+	for (int i = 0; i < c->t->nnodes; i++)
+		mem += c->t->nodes[i].memory;
+	while (mem && max_ws > mem / 4 && max_ws > (16ull << 20))
+		max_ws /= 2;
 
 	struct sweep *s = xcalloc(1, sizeof(*s));
 	struct sweep_arg a = { .c = c, .s = s, .max_ws = max_ws };
@@ -422,7 +430,7 @@ bool cal_cache_probes(struct cal_ctx *c, struct err *e)
 	int np = find_plateaus(s, sm, pl, levels > 0 ? levels : 3);
 	int ncache = np - 1;
 	cJSON *found = cal_points(c, "working_set_steps_ns",
-				  "the sweep's plateaus between its largest rises (3-point median): "
+				  "the sweep's plateaus between its largest rises, on each point's p10 (3-point median): "
 				  "level 1.. a cache level, the last one memory; ns per load");
 	for (int i = 0; i < np; i++) {
 		struct cal_stat st = { pl[i].ns, pl[i].ns, pl[i].ns, pl[i].last - pl[i].first + 1, "" };
@@ -479,7 +487,7 @@ bool cal_cache_probes(struct cal_ctx *c, struct err *e)
 		/* hit latency: the plateau's points */
 		struct cal_samples hs = { 0 };
 		for (int i = p->first; i <= p->last; i++)
-			cal_add(&hs, s->lat[i]);
+			cal_add(&hs, s->st[i].median);
 		struct cal_stat st;
 		cal_summarize(&hs, &st);
 		st.samples = 0;
@@ -490,7 +498,8 @@ bool cal_cache_probes(struct cal_ctx *c, struct err *e)
 		size_string(lo, sizeof(lo), s->ws[p->first]);
 		size_string(hi, sizeof(hi), s->ws[p->last]);
 		cal_method(&st, "pointer chase over working sets of %s to %s (the sweep's plateau for "
-			   "L%d; hwloc reports %llu KiB, effective %s)", lo, hi, lv,
+			   "L%d, found on each point's p10): the points' medians; hwloc reports %llu KiB, "
+			   "effective %s", lo, hi, lv,
 			   (unsigned long long)(reported[lv] >> 10), sz);
 		cal_figure(c, path, &st);
 		used += (size_t)snprintf(summary + used, used < sizeof(summary) ? sizeof(summary) - used : 0,
@@ -542,12 +551,10 @@ static unsigned first_pu_of_node(const struct topo *t, int node)
 
 struct dram_arg {
 	struct cal_ctx *c;
-	int from, home;
-	size_t bytes;
+	int from;
+	char *buf;           /* the chase, built on the home node */
 	struct cal_budget b;
 	struct cal_stat st;
-	bool ok, bound;
-	uint64_t huge;
 };
 
 static void *dram_main(void *p)
@@ -555,24 +562,13 @@ static void *dram_main(void *p)
 	struct dram_arg *a = p;
 	struct cal_ctx *c = a->c;
 	cal_bind_pu(c->hw, first_pu_of_node(c->t, a->from));
-	char *buf = node_alloc(c->hw, c->t, a->home, a->bytes, &a->bound);
-	size_t lines = a->bytes / 64;
-	uint32_t *idx = xmalloc(lines * sizeof(*idx));
-	if (buf) {
-		uint64_t rng = 0x2545f4914f6cdd1dULL ^ (uint64_t)(a->from * 131 + a->home);
-		build_chase(buf, lines, idx, &rng);
-		a->huge = cal_anon_huge_bytes();
-		void *cur = buf;
-		chase(&cur, 200000);
-		struct cal_samples s = { 0 };
-		for (int n = 0; cal_more(&a->b, n); n++)
-			cal_add(&s, chase(&cur, 20000));
-		cal_summarize(&s, &a->st);
-		cal_samples_free(&s);
-		hwloc_free(c->hw, buf, a->bytes);
-		a->ok = true;
-	}
-	free(idx);
+	void *cur = a->buf;
+	chase(&cur, 200000);
+	struct cal_samples s = { 0 };
+	for (int n = 0; cal_more(&a->b, n); n++)
+		cal_add(&s, chase(&cur, 20000));
+	cal_summarize(&s, &a->st);
+	cal_samples_free(&s);
 	cal_thread_done();
 	return NULL;
 }
@@ -716,35 +712,47 @@ bool cal_dram_probes(struct cal_ctx *c, struct err *e)
 	if (!dram)
 		dram = cJSON_AddObjectToObject(c->latency, "dram_ns");
 	cJSON *matrix = cJSON_CreateArray();
+	for (int i = 0; i < nn; i++)
+		cJSON_AddItemToArray(matrix, cJSON_CreateArray());
 	struct cal_samples diag = { 0 };
 	int diag_samples = 0;
-	for (int i = 0; i < nn; i++) {
-		cJSON *row = cJSON_CreateArray();
-		cJSON_AddItemToArray(matrix, row);
-		for (int j = 0; j < nn; j++) {
-			struct dram_arg a = { .c = c, .from = i, .home = j, .bytes = bytes };
+	size_t lines = bytes / 64;
+	uint32_t *idx = xmalloc(lines * sizeof(*idx));
+	/* one chase per home node, built once (memory bound to the node holds
+	 * its pages there whoever touches them), then followed from each node */
+	for (int j = 0; j < nn; j++) {
+		bool bound;
+		char *buf = node_alloc(c->hw, t, j, bytes, &bound);
+		if (!buf) {
+			free(idx);
+			cJSON_Delete(matrix);
+			cal_samples_free(&diag);
+			err_set(e, "calibrate: cannot allocate %zu MiB on node %d", bytes >> 20, j);
+			return false;
+		}
+		uint64_t rng = 0x2545f4914f6cdd1dULL ^ (uint64_t)j;
+		build_chase(buf, lines, idx, &rng);
+		bool huge = cal_anon_huge_bytes() >= bytes / 2;
+		for (int i = 0; i < nn; i++) {
+			struct dram_arg a = { .c = c, .from = i, .buf = buf };
 			a.b = cal_budget(c, 30, 1000);
 			a.b.deadline = cal_now() + left / 2 / (nn * nn);
 			pthread_t th;
 			if (pthread_create(&th, NULL, dram_main, &a) != 0) {
+				hwloc_free(c->hw, buf, bytes);
+				free(idx);
 				cJSON_Delete(matrix);
 				cal_samples_free(&diag);
 				err_set(e, "calibrate: cannot start a thread: %s", strerror(errno));
 				return false;
 			}
 			pthread_join(th, NULL);
-			if (!a.ok) {
-				cJSON_Delete(matrix);
-				cal_samples_free(&diag);
-				err_set(e, "calibrate: cannot allocate %zu MiB on node %d", bytes >> 20, j);
-				return false;
-			}
 			cal_method(&a.st, "pointer chase through a random cycle of 64-byte lines over %zu "
 				   "MiB %s node %d (hwloc_alloc_membind), thread bound to node %d's "
-				   "first PU; %s", bytes >> 20, a.bound ? "bound to" : "(unbound) on", j, i,
-				   a.huge >= bytes / 2 ? "in huge pages"
-						       : "huge pages refused: TLB misses included");
-			cJSON_AddItemToArray(row, cJSON_CreateNumber(round(a.st.median * 10) / 10));
+				   "first PU; %s", bytes >> 20, bound ? "bound to" : "(unbound) on", j, i,
+				   huge ? "in huge pages" : "huge pages refused: TLB misses included");
+			cJSON_AddItemToArray(cJSON_GetArrayItem(matrix, i),
+					     cJSON_CreateNumber(round(a.st.median * 10) / 10));
 			char path[64];
 			snprintf(path, sizeof(path), "dram_ns.matrix[%d][%d]", i, j);
 			cal_figure(c, path, &a.st);
@@ -752,9 +760,11 @@ bool cal_dram_probes(struct cal_ctx *c, struct err *e)
 				cal_add(&diag, a.st.median);
 				diag_samples += a.st.samples;
 			}
-			cal_progress_step(&c->prog, 0.5 * (i * nn + j + 1) / (nn * nn));
+			cal_progress_step(&c->prog, 0.5 * (j * nn + i + 1) / (nn * nn));
 		}
+		hwloc_free(c->hw, buf, bytes);
 	}
+	free(idx);
 	struct cal_stat local;
 	cal_summarize(&diag, &local);
 	local.samples = diag_samples;
