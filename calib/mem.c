@@ -447,7 +447,7 @@ bool cal_cache_probes(struct cal_ctx *c, struct err *e)
 	char summary[256] = "";
 	size_t used = 0;
 	for (int lv = 1; lv <= levels; lv++) {
-		char key[8], path[32];
+		char key[16], path[32];
 		snprintf(key, sizeof(key), "L%d", lv);
 		snprintf(path, sizeof(path), "cache_ns.L%d", lv);
 		if (lv > ncache) {
