@@ -593,9 +593,8 @@ struct bw_arg {
 	struct bw_shared *sh;
 	unsigned pu;
 	int me;
+	volatile uint64_t sink;   /* the sums, so the loads are not optimised out */
 };
-
-static volatile uint64_t bw_sink;
 
 static void *bw_main(void *p)
 {
@@ -620,7 +619,7 @@ static void *bw_main(void *p)
 			s2 += w[i + 2] + w[i + 6];
 			s3 += w[i + 3] + w[i + 7];
 		}
-		bw_sink = s0 + s1 + s2 + s3;
+		a->sink = s0 + s1 + s2 + s3;
 		pthread_barrier_wait(&sh->bar);
 		if (a->me == 0) {
 			double ns = (double)(cal_now() - sh->t0);
@@ -667,7 +666,7 @@ static bool bandwidth(struct cal_ctx *c, int home, int nthreads, size_t bytes, i
 	bool ok = true;
 	int started = 0;
 	for (int i = 0; i < nthreads; i++, started++) {
-		args[i] = (struct bw_arg){ &sh, pus[i], i };
+		args[i] = (struct bw_arg){ &sh, pus[i], i, 0 };
 		if (pthread_create(&th[i], NULL, bw_main, &args[i]) != 0) {
 			err_set(e, "calibrate: cannot start a thread: %s", strerror(errno));
 			ok = false;
