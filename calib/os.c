@@ -560,8 +560,18 @@ bool cal_os_probes(struct cal_ctx *c, struct err *e)
 				}
 				hops = cJSON_AddArrayToObject(wk, "hops");
 			}
-			cJSON_AddItemToArray(hops, cJSON_CreateNumber(round(r.lat.median)));
-			wake_figure(c, path, &r, &pairs[i]);
+			if (r.lat.samples > 0) {
+				cJSON_AddItemToArray(hops, cJSON_CreateNumber(round(r.lat.median)));
+				wake_figure(c, path, &r, &pairs[i]);
+			} else {
+				/* no wake found its thread asleep: keep the list's place */
+				struct topo_latency d;
+				topo__latency_defaults(&d);
+				cJSON_AddItemToArray(hops, cJSON_CreateNumber(d.wakeup_core_ns));
+				cal_assumed(c, path, d.wakeup_core_ns,
+					    "no wake-up between these packages found its thread asleep: "
+					    "the model's default");
+			}
 			break;
 		}
 		}
