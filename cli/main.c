@@ -24,6 +24,7 @@ static void help(FILE *f)
 		"               [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
 		"  schedlab workload expand WORKLOAD [--seed N] [-o FILE|-]\n"
 		"  schedlab workload show NAME\n"
+		"  schedlab calibrate [-o FILE|-] [--quick] [--seconds N]\n"
 		"  schedlab --version\n"
 		"\n"
 		"TOPOLOGY is a bundled name (see `schedlab list topologies`; default numa4),\n"
@@ -35,6 +36,8 @@ static void help(FILE *f)
 		"compare runs each policy of -p (POLICY:KEY=VALUE gives it knobs of its own)\n"
 		"with the same seeds, in simulation only, and prints one table of metrics with\n"
 		"each column's change relative to the first.\n"
+		"calibrate measures this machine and writes its topology file, which\n"
+		"-t host uses (docs/calibration.md).\n"
 		"`schedlab COMMAND --help` describes each command's options.\n"
 		"\n"
 		"Exit status: 0 success, 1 the run found what it was asked to find,\n"
@@ -150,6 +153,8 @@ static int dispatch(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(cmd, "compare") == 0)
 		return cmd_compare(argc - 1, argv + 1);
+	if (strcmp(cmd, "calibrate") == 0)
+		return cmd_calibrate(argc - 1, argv + 1);
 	char *shown = str_shown(cmd, 256);
 	fprintf(stderr, "schedlab: unknown command '%s' (see schedlab --help)\n", shown);
 	free(shown);

@@ -1,0 +1,821 @@
+/* Calibration of the memory hierarchy: core-to-core line transfer by
+ * relation, the working-set sweep (effective cache sizes and hit
+ * latencies), DRAM latency for every pair of nodes and streaming
+ * bandwidth per node. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <sys/mman.h>
+
+#include "calib/calib.h"
+#include "calib/pairs.h"
+
+/* ---- Core-to-core transfer: a counter passed between two spinning
+ * threads; each step moves the line from one core's cache to the
+ * other's. */
+
+#define C2C_ROUNDS 100
+
+struct c2c {
+	hwloc_topology_t hw;
+	unsigned pu[2];
+	struct cal_budget b;
+	_Alignas(64) _Atomic uint64_t line;
+	_Alignas(64) _Atomic int stop;
+	struct cal_samples s;
+};
+
+struct c2c_arg {
+	struct c2c *x;
+	int me;
+};
+
+static void *c2c_main(void *p)
+{
+	struct c2c_arg *a = p;
+	struct c2c *x = a->x;
+	cal_bind_pu(x->hw, x->pu[a->me]);
+	uint64_t v = (uint64_t)a->me;
+	if (a->me == 1) {
+		for (;;) {
+			uint64_t got;
+			while ((got = atomic_load_explicit(&x->line, memory_order_acquire)) != v &&
+			       !atomic_load_explicit(&x->stop, memory_order_relaxed))
+				__builtin_ia32_pause();
+			if (got != v)
+				break;
+			atomic_store_explicit(&x->line, v + 1, memory_order_release);
+			v += 2;
+		}
+	} else {
+		for (int n = 0; cal_more(&x->b, n); n++) {
+			int64_t t0 = cal_now();
+			for (int r = 0; r < C2C_ROUNDS; r++) {
+				atomic_store_explicit(&x->line, v + 1, memory_order_release);
+				v += 2;
+				while (atomic_load_explicit(&x->line, memory_order_acquire) != v)
+					__builtin_ia32_pause();
+			}
+			cal_add(&x->s, (double)(cal_now() - t0) / (2 * C2C_ROUNDS));
+		}
+		atomic_store(&x->stop, 1);
+	}
+	cal_thread_done();
+	return NULL;
+}
+
+static bool c2c_pair(struct cal_ctx *c, const struct cal_pair *pr, int share, struct cal_stat *out,
+		     struct err *e)
+{
+	struct c2c *x = aligned_alloc(64, sizeof(*x));
+	if (!x)
+		die_oom(sizeof(*x));
+	memset(x, 0, sizeof(*x));
+	x->hw = c->hw;
+	x->pu[0] = pr->pu_a;
+	x->pu[1] = pr->pu_b;
+	x->b = cal_budget(c, 50, 2000);
+	int64_t left = x->b.deadline - cal_now();
+	x->b.deadline = cal_now() + (left > 0 ? left / share : 0);
+	pthread_t th[2];
+	struct c2c_arg args[2] = { { x, 0 }, { x, 1 } };
+	if (pthread_create(&th[1], NULL, c2c_main, &args[1]) != 0) {
+		free(x);
+		err_set(e, "calibrate: cannot start a thread: %s", strerror(errno));
+		return false;
+	}
+	if (pthread_create(&th[0], NULL, c2c_main, &args[0]) != 0) {
+		atomic_store(&x->stop, 1);
+		pthread_join(th[1], NULL);
+		free(x);
+		err_set(e, "calibrate: cannot start a thread: %s", strerror(errno));
+		return false;
+	}
+	pthread_join(th[0], NULL);
+	pthread_join(th[1], NULL);
+	cal_summarize(&x->s, out);
+	cal_method(out, "a counter handed back and forth by two threads spinning on PUs %u and %u "
+		   "(%s): one hand-off, in batches of %d round trips", pr->pu_a, pr->pu_b, pr->what,
+		   C2C_ROUNDS);
+	cal_samples_free(&x->s);
+	free(x);
+	return true;
+}
+
+bool cal_c2c_probes(struct cal_ctx *c, struct err *e)
+{
+	struct cal_pair pairs[CAL_MAX_PAIRS];
+	int n = cal_pairs(c->t, pairs, false);
+	cJSON *hops = NULL;
+	bool smt = false, package = false, group = false;
+	for (int i = 0; i < n; i++) {
+		struct cal_stat st;
+		if (!c2c_pair(c, &pairs[i], n - i, &st, e))
+			return false;
+		char mname[96];
+		snprintf(mname, sizeof(mname), "c2c_%.23s_ns", pairs[i].name);
+		cal_measurement(c, mname, &st);
+		char path[64];
+		switch (pairs[i].rel) {
+		case CAL_SAME_PU:
+			break;
+		case CAL_SMT:
+			smt = true;
+			cal_figure(c, "c2c_ns.core", &st);
+			break;
+		case CAL_GROUP:
+			group = true;
+			cal_figure(c, "c2c_ns.group", &st);
+			break;
+		case CAL_PACKAGE:
+			package = true;
+			cal_figure(c, "c2c_ns.package", &st);
+			break;
+		case CAL_HOPS:
+			if (!hops) {
+				cJSON *o = cJSON_GetObjectItemCaseSensitive(c->latency, "c2c_ns");
+				if (!o)
+					o = cJSON_AddObjectToObject(c->latency, "c2c_ns");
+				hops = cJSON_AddArrayToObject(o, "hops");
+			}
+			cJSON_AddItemToArray(hops, cJSON_CreateNumber(round(st.median)));
+			snprintf(path, sizeof(path), "c2c_ns.hops[%d]", pairs[i].hops - 1);
+			cal_figure(c, path, &st);
+			break;
+		}
+		cal_progress_step(&c->prog, (double)(i + 1) / n);
+	}
+	(void)smt;
+	(void)group;
+	(void)package;
+	return true;
+}
+
+/* ---- Pointer chase ---- */
+
+/* A random cycle through the first lines of buf, one pointer per 64-byte
+ * line (Sattolo's shuffle: one cycle through all of them). */
+static void build_chase(char *buf, size_t lines, uint32_t *idx, uint64_t *rng)
+{
+	for (size_t i = 0; i < lines; i++)
+		idx[i] = (uint32_t)i;
+	for (size_t i = lines - 1; i > 0; i--) {
+		*rng ^= *rng << 13;
+		*rng ^= *rng >> 7;
+		*rng ^= *rng << 17;
+		size_t j = *rng % i;
+		uint32_t t = idx[i];
+		idx[i] = idx[j];
+		idx[j] = t;
+	}
+	for (size_t i = 0; i < lines; i++) {
+		size_t from = idx[i], to = idx[(i + 1) % lines];
+		*(void **)(buf + from * 64) = buf + to * 64;
+	}
+}
+
+static void *volatile chase_sink;
+
+/* Follows n pointers from *p; returns ns per load. */
+static double chase(void **p, long n)
+{
+	void *q = *p;
+	int64_t t0 = cal_now();
+	for (long i = 0; i < n; i += 16) {
+#define STEP q = *(void **)q;
+		STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP
+#undef STEP
+	}
+	int64_t t1 = cal_now();
+	*p = q;
+	chase_sink = q;
+	return (double)(t1 - t0) / (double)n;
+}
+
+static void *map_buffer(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	/* huge pages keep the TLB out of the latencies */
+	madvise(p, bytes, MADV_HUGEPAGE);
+	return p;
+}
+
+/* ---- The working-set sweep ---- */
+
+#define SWEEP_MAX 128
+
+struct sweep {
+	int n;
+	uint64_t ws[SWEEP_MAX];
+	double lat[SWEEP_MAX];
+	struct cal_stat st[SWEEP_MAX];
+};
+
+struct sweep_arg {
+	struct cal_ctx *c;
+	struct sweep *s;
+	uint64_t max_ws;
+	uint64_t huge;    /* bytes in huge pages once the buffer was all touched */
+	bool ok;
+};
+
+static void *sweep_main(void *p)
+{
+	struct sweep_arg *a = p;
+	struct cal_ctx *c = a->c;
+	struct sweep *s = a->s;
+	cal_bind_pu(c->hw, c->t->pus[0].os_index);
+	char *buf = map_buffer(a->max_ws);
+	uint32_t *idx = xmalloc((a->max_ws / 64) * sizeof(*idx));
+	if (!buf) {
+		free(idx);
+		cal_thread_done();
+		return NULL;
+	}
+	uint64_t rng = 0x9e3779b97f4a7c15ULL;
+	s->n = 0;
+	int samples = c->o->quick ? 3 : 7;
+	long loads = c->o->quick ? 20000 : 100000;
+	/* a warm-up pass fills the caches; past them it only costs time */
+	size_t warm_max = c->o->quick ? 262144 : 2000000;
+	for (int oct = 12; s->n < SWEEP_MAX; oct++) {
+		for (int q = 0; q < 4 && s->n < SWEEP_MAX; q++) {
+			uint64_t ws = ((uint64_t)1 << oct) / 4 * (uint64_t)(4 + q);
+			if (ws > a->max_ws)
+				goto done;
+			size_t lines = ws / 64;
+			build_chase(buf, lines, idx, &rng);
+			a->huge = cal_anon_huge_bytes();
+			void *cur = buf;
+			long warm = (long)(lines < warm_max ? lines : warm_max);
+			chase(&cur, warm < 16 ? 16 : warm);
+			struct cal_samples sm = { 0 };
+			/* past the phase's time (a busy host), the fewest samples
+			 * that still give a median */
+			bool late = cal_now() > c->phase_deadline;
+			for (int k = 0; k < (late ? 3 : samples); k++)
+				cal_add(&sm, chase(&cur, late ? loads / 2 : loads));
+			s->ws[s->n] = ws;
+			cal_summarize(&sm, &s->st[s->n]);
+			/* the curve the steps are found on: each point's least
+			 * disturbed samples (a preemption or a neighbour's eviction
+			 * only adds time) */
+			s->lat[s->n] = s->st[s->n].p10;
+			cal_samples_free(&sm);
+			s->n++;
+			cal_progress_step(&c->prog, (log2((double)ws) - 12) / (log2((double)a->max_ws) - 12));
+		}
+	}
+done:
+	munmap(buf, a->max_ws);
+	free(idx);
+	a->ok = s->n > 0;
+	cal_thread_done();
+	return NULL;
+}
+
+static double median3(double a, double b, double c)
+{
+	if (a > b) {
+		double t = a;
+		a = b;
+		b = t;
+	}
+	if (b > c)
+		b = c;
+	return a > b ? a : b;
+}
+
+struct plateau {
+	int first, last;
+	double ns;
+};
+
+static double median_of(const double *v, int first, int last)
+{
+	double tmp[SWEEP_MAX];
+	int m = 0;
+	for (int i = first; i <= last; i++)
+		tmp[m++] = v[i];
+	for (int i = 1; i < m; i++)
+		for (int j = i; j > 0 && tmp[j] < tmp[j - 1]; j--) {
+			double t = tmp[j];
+			tmp[j] = tmp[j - 1];
+			tmp[j - 1] = t;
+		}
+	return tmp[m / 2];
+}
+
+/* The steps of the latency curve.  After a 3-point median (one noisy
+ * point is not a step), a step is where latency rises most over half an
+ * octave (RISE_W points); the largest rises, at least RISE_MIN and an
+ * octave apart, are taken, at most maxsteps of them, in order of size
+ * then put in order of working set.  Between them lie the plateaus: one
+ * per cache level, and memory after the last step.  Returns the number
+ * of plateaus. */
+#define RISE_W 2
+#define RISE_MIN 1.3
+static int find_plateaus(const struct sweep *s, double *sm, struct plateau *pl, int maxsteps)
+{
+	int n = s->n;
+	for (int k = 0; k < n; k++)
+		sm[k] = (k == 0 || k == n - 1) ? s->lat[k] : median3(s->lat[k - 1], s->lat[k], s->lat[k + 1]);
+	int steps[SWEEP_MAX], ns = 0;
+	bool taken[SWEEP_MAX] = { false };
+	while (ns < maxsteps) {
+		int best = -1;
+		double rise = RISE_MIN;
+		for (int k = 0; k + RISE_W < n; k++) {
+			bool near = false;
+			for (int i = 0; i < ns; i++)
+				if (abs(steps[i] - k) < 4)
+					near = true;
+			if (near || taken[k])
+				continue;
+			double r = sm[k + RISE_W] / sm[k];
+			if (r > rise) {
+				rise = r;
+				best = k;
+			}
+		}
+		if (best < 0)
+			break;
+		taken[best] = true;
+		steps[ns++] = best;
+	}
+	for (int i = 1; i < ns; i++)
+		for (int j = i; j > 0 && steps[j] < steps[j - 1]; j--) {
+			int t = steps[j];
+			steps[j] = steps[j - 1];
+			steps[j - 1] = t;
+		}
+	int np = 0, first = 0;
+	for (int i = 0; i < ns; i++) {
+		/* a rise's first point may already be on its way up */
+		int last = steps[i] >= first ? steps[i] : first;
+		pl[np++] = (struct plateau){ first, last, median_of(sm, first, last) };
+		first = steps[i] + RISE_W;
+	}
+	if (first < n)
+		pl[np++] = (struct plateau){ first, n - 1, median_of(sm, first, n - 1) };
+	return np;
+}
+
+static void size_string(char *b, size_t n, uint64_t bytes)
+{
+	if (bytes % (1 << 20) == 0)
+		snprintf(b, n, "%lluMiB", (unsigned long long)(bytes >> 20));
+	else
+		snprintf(b, n, "%lluKiB", (unsigned long long)(bytes >> 10));
+}
+
+static const double default_cache_ns[TOPO_MAX_LEVEL + 1] = { 0, 1.3, 4.3, 16, 40 };
+
+bool cal_cache_probes(struct cal_ctx *c, struct err *e)
+{
+	int levels = 0;
+	uint64_t reported[TOPO_MAX_LEVEL + 1] = { 0 };
+	for (int i = 0; i < c->t->ncaches; i++) {
+		int lv = c->t->caches[i].level;
+		if (lv > levels)
+			levels = lv;
+		if (c->t->caches[i].size > reported[lv])
+			reported[lv] = c->t->caches[i].size;
+	}
+	uint64_t largest = levels ? reported[levels] : (32u << 20);
+	uint64_t max_ws = c->o->quick ? 64ull << 20 : 4 * largest;
+	if (!c->o->quick && max_ws < (128ull << 20))
+		max_ws = 128ull << 20;
+	if (max_ws > (1ull << 30))
+		max_ws = 1ull << 30;
+	uint64_t mem = 0;
+	for (int i = 0; i < c->t->nnodes; i++)
+		mem += c->t->nodes[i].memory;
+	while (mem && max_ws > mem / 4 && max_ws > (16ull << 20))
+		max_ws /= 2;
+
+	struct sweep *s = xcalloc(1, sizeof(*s));
+	struct sweep_arg a = { .c = c, .s = s, .max_ws = max_ws };
+	pthread_t th;
+	if (pthread_create(&th, NULL, sweep_main, &a) != 0) {
+		free(s);
+		err_set(e, "calibrate: cannot start a thread: %s", strerror(errno));
+		return false;
+	}
+	pthread_join(th, NULL);
+	if (!a.ok) {
+		free(s);
+		err_set(e, "calibrate: cannot map %llu MiB for the working-set sweep",
+			(unsigned long long)(max_ws >> 20));
+		return false;
+	}
+
+	char *sm_method = xasprintf("pointer chase through a random cycle of 64-byte lines over a "
+				    "working set of bytes, one thread bound to the first PU, huge pages "
+				    "asked for (MADV_HUGEPAGE; %llu of %llu MiB granted): ns per load",
+				    (unsigned long long)(a.huge >> 20),
+				    (unsigned long long)(max_ws >> 20));
+	cJSON *pts = cal_points(c, "working_set_sweep_ns", sm_method);
+	free(sm_method);
+	for (int i = 0; i < s->n; i++)
+		cal_point(pts, &s->st[i], "bytes", (double)s->ws[i]);
+	double sm[SWEEP_MAX];
+	struct plateau pl[SWEEP_MAX];
+	/* as many steps as hwloc has cache levels (it may lie about their
+	 * sizes, not about their number): a TLB's or a victim cache's smaller
+	 * step is left out */
+	int np = find_plateaus(s, sm, pl, levels > 0 ? levels : 3);
+	int ncache = np - 1;
+	cJSON *found = cal_points(c, "working_set_steps_ns",
+				  "the sweep's plateaus between its largest rises, on each point's p10 (3-point median): "
+				  "level 1.. a cache level, the last one memory; ns per load");
+	for (int i = 0; i < np; i++) {
+		struct cal_stat st = { pl[i].ns, pl[i].ns, pl[i].ns, pl[i].last - pl[i].first + 1, "" };
+		cJSON *o = cal_point(found, &st, "level", i + 1);
+		cJSON_AddNumberToObject(o, "from_bytes", (double)s->ws[pl[i].first]);
+		cJSON_AddNumberToObject(o, "to_bytes", (double)s->ws[pl[i].last]);
+	}
+
+	cJSON *sizes = cJSON_CreateObject();
+	c->largest_cache = 0;
+	char summary[256] = "";
+	size_t used = 0;
+	for (int lv = 1; lv <= levels; lv++) {
+		char key[16], path[32];
+		snprintf(key, sizeof(key), "L%d", lv);
+		snprintf(path, sizeof(path), "cache_ns.L%d", lv);
+		if (lv > ncache) {
+			char note[256];
+			snprintf(note, sizeof(note),
+				 "the working-set sweep up to %llu MiB found no step for L%d; the model's "
+				 "default hit latency and hwloc's size are kept",
+				 (unsigned long long)(max_ws >> 20), lv);
+			cal_assumed(c, path, default_cache_ns[lv], note);
+			continue;
+		}
+		const struct plateau *p = &pl[lv - 1];
+		/* effective size: the last working set below the geometric mean
+		 * of this level's latency and the next's */
+		double next = lv < np ? pl[lv].ns : p->ns * 2;
+		double knee = sqrt(p->ns * next);
+		int k = p->last;
+		while (k + 1 < s->n && sm[k + 1] <= knee)
+			k++;
+		uint64_t eff = s->ws[k];
+		char sz[32];
+		size_string(sz, sizeof(sz), eff);
+		cJSON_AddStringToObject(sizes, key, sz);
+		{
+			/* its bracket is the sweep's resolution: the next working set
+			 * already ran past the knee */
+			char spath[32];
+			snprintf(spath, sizeof(spath), "cache_sizes.L%d", lv);
+			struct cal_stat ss = { (double)eff, (double)eff,
+					       (double)(k + 1 < s->n ? s->ws[k + 1] : eff),
+					       s->st[k].samples, "" };
+			cal_method(&ss, "working-set sweep: the largest working set whose latency stays "
+				   "below %.1f ns, the geometric mean of L%d's plateau and the next; p90 is "
+				   "the next working set swept (hwloc reports %llu KiB)", knee, lv,
+				   (unsigned long long)(reported[lv] >> 10));
+			cal_provenance(c, spath, &ss);
+		}
+		if (eff > c->largest_cache)
+			c->largest_cache = eff;
+		/* hit latency: the plateau's points */
+		struct cal_samples hs = { 0 };
+		for (int i = p->first; i <= p->last; i++)
+			cal_add(&hs, s->st[i].median);
+		struct cal_stat st;
+		cal_summarize(&hs, &st);
+		st.samples = 0;
+		for (int i = p->first; i <= p->last; i++)
+			st.samples += s->st[i].samples;
+		cal_samples_free(&hs);
+		char lo[32], hi[32];
+		size_string(lo, sizeof(lo), s->ws[p->first]);
+		size_string(hi, sizeof(hi), s->ws[p->last]);
+		cal_method(&st, "pointer chase over working sets of %s to %s (the sweep's plateau for "
+			   "L%d, found on each point's p10): the points' medians; hwloc reports %llu KiB, "
+			   "effective %s", lo, hi, lv,
+			   (unsigned long long)(reported[lv] >> 10), sz);
+		cal_figure(c, path, &st);
+		used += (size_t)snprintf(summary + used, used < sizeof(summary) ? sizeof(summary) - used : 0,
+					 "%sL%d %s %.1f ns", lv > 1 ? ", " : "", lv, sz, st.median);
+	}
+	c->cache_sizes = sizes;
+	snprintf(c->summary, sizeof(c->summary), "%s", summary[0] ? summary : "no cache steps found");
+	free(s);
+	return true;
+}
+
+/* ---- DRAM latency for every pair of nodes, bandwidth per node ---- */
+
+static hwloc_obj_t node_obj(hwloc_topology_t hw, unsigned os_index)
+{
+	hwloc_obj_t o = NULL;
+	while ((o = hwloc_get_next_obj_by_type(hw, HWLOC_OBJ_NUMANODE, o)))
+		if (o->os_index == os_index)
+			return o;
+	return NULL;
+}
+
+/* Memory of bytes bound to node home (NULL if it cannot be had). */
+static void *node_alloc(hwloc_topology_t hw, const struct topo *t, int home, size_t bytes,
+			bool *bound)
+{
+	hwloc_obj_t n = node_obj(hw, t->nodes[home].os_index);
+	void *p = NULL;
+	*bound = false;
+	if (n) {
+		p = hwloc_alloc_membind(hw, bytes, n->nodeset, HWLOC_MEMBIND_BIND,
+					HWLOC_MEMBIND_BYNODESET);
+		*bound = p != NULL;
+	}
+	if (!p && t->nnodes == 1)
+		p = hwloc_alloc(hw, bytes);
+	if (p)
+		madvise(p, bytes, MADV_HUGEPAGE);
+	return p;
+}
+
+static unsigned first_pu_of_node(const struct topo *t, int node)
+{
+	for (int c = 0; c < t->ncores; c++)
+		if (t->cores[c].node == node)
+			return t->pus[t->cores[c].first_pu].os_index;
+	return t->pus[0].os_index;
+}
+
+struct dram_arg {
+	struct cal_ctx *c;
+	int from;
+	char *buf;           /* the chase, built on the home node */
+	struct cal_budget b;
+	struct cal_stat st;
+};
+
+static void *dram_main(void *p)
+{
+	struct dram_arg *a = p;
+	struct cal_ctx *c = a->c;
+	cal_bind_pu(c->hw, first_pu_of_node(c->t, a->from));
+	void *cur = a->buf;
+	chase(&cur, 200000);
+	struct cal_samples s = { 0 };
+	for (int n = 0; cal_more(&a->b, n); n++)
+		cal_add(&s, chase(&cur, 20000));
+	cal_summarize(&s, &a->st);
+	cal_samples_free(&s);
+	cal_thread_done();
+	return NULL;
+}
+
+struct bw_shared {
+	struct cal_ctx *c;
+	pthread_barrier_t bar;
+	const char *buf;
+	size_t slice;
+	int nthreads;
+	struct cal_budget b;
+	_Atomic int stop;
+	_Atomic int go;       /* 0: wait, 1: run, -1: the start failed */
+	struct cal_samples s;
+	int64_t t0;
+};
+
+struct bw_arg {
+	struct bw_shared *sh;
+	unsigned pu;
+	int me;
+	volatile uint64_t sink;   /* the sums, so the loads are not optimised out */
+};
+
+static void *bw_main(void *p)
+{
+	struct bw_arg *a = p;
+	struct bw_shared *sh = a->sh;
+	cal_bind_pu(sh->c->hw, a->pu);
+	const uint64_t *w = (const uint64_t *)(sh->buf + (size_t)a->me * sh->slice);
+	size_t nw = sh->slice / 8;
+	int go;
+	while ((go = atomic_load(&sh->go)) == 0)
+		sched_yield();
+	for (int n = 0; go > 0; n++) {
+		pthread_barrier_wait(&sh->bar);
+		if (atomic_load(&sh->stop))
+			break;
+		if (a->me == 0)
+			sh->t0 = cal_now();
+		uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+		for (size_t i = 0; i + 8 <= nw; i += 8) {
+			s0 += w[i] + w[i + 4];
+			s1 += w[i + 1] + w[i + 5];
+			s2 += w[i + 2] + w[i + 6];
+			s3 += w[i + 3] + w[i + 7];
+		}
+		a->sink = s0 + s1 + s2 + s3;
+		pthread_barrier_wait(&sh->bar);
+		if (a->me == 0) {
+			double ns = (double)(cal_now() - sh->t0);
+			/* bytes per ns = GB/s; the first pass faults pages in */
+			if (n > 0)
+				cal_add(&sh->s, (double)(sh->slice * (size_t)sh->nthreads) / ns);
+			if (!cal_more(&sh->b, sh->s.n))
+				atomic_store(&sh->stop, 1);
+		}
+	}
+	cal_thread_done();
+	return NULL;
+}
+
+/* Streaming read of bytes on node home by nthreads threads on node home's
+ * PUs (1: its first PU). */
+static bool bandwidth(struct cal_ctx *c, int home, int nthreads, size_t bytes, int64_t budget_ns,
+		      struct cal_stat *out, struct err *e)
+{
+	unsigned *pus = xcalloc((size_t)c->t->npus, sizeof(*pus));
+	int npu = 0;
+	for (int k = 0; k < c->t->ncores; k++)
+		if (c->t->cores[k].node == home)
+			for (int i = 0; i < c->t->cores[k].npus; i++)
+				pus[npu++] = c->t->pus[c->t->cores[k].first_pu + i].os_index;
+	if (npu == 0)
+		pus[npu++] = c->t->pus[0].os_index;
+	if (nthreads <= 0 || nthreads > npu)
+		nthreads = npu;
+	bool bound;
+	char *buf = node_alloc(c->hw, c->t, home, bytes, &bound);
+	if (!buf) {
+		free(pus);
+		err_set(e, "calibrate: cannot allocate %zu MiB on node %d", bytes >> 20, home);
+		return false;
+	}
+	memset(buf, 1, bytes);
+	struct bw_shared sh = { .c = c, .buf = buf, .nthreads = nthreads };
+	sh.slice = (bytes / (size_t)nthreads) & ~(size_t)63;
+	sh.b = cal_budget(c, 5, 40);
+	sh.b.deadline = cal_now() + budget_ns;
+	pthread_t *th = xcalloc((size_t)nthreads, sizeof(*th));
+	struct bw_arg *args = xcalloc((size_t)nthreads, sizeof(*args));
+	bool ok = true;
+	int started = 0;
+	for (int i = 0; i < nthreads; i++, started++) {
+		args[i] = (struct bw_arg){ &sh, pus[i], i, 0 };
+		if (pthread_create(&th[i], NULL, bw_main, &args[i]) != 0) {
+			err_set(e, "calibrate: cannot start a thread: %s", strerror(errno));
+			ok = false;
+			break;
+		}
+	}
+	/* the barrier counts every thread: it is made once all have started */
+	if (ok)
+		pthread_barrier_init(&sh.bar, NULL, (unsigned)nthreads);
+	atomic_store(&sh.go, ok ? 1 : -1);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	if (ok)
+		pthread_barrier_destroy(&sh.bar);
+	cal_summarize(&sh.s, out);
+	cal_method(out, "streaming read (64-bit loads) of %zu MiB bound to node %d by %d thread%s on "
+		   "its PUs; GB/s per pass", bytes >> 20, home, nthreads, nthreads > 1 ? "s" : "");
+	cal_samples_free(&sh.s);
+	hwloc_free(c->hw, buf, bytes);
+	free(th);
+	free(args);
+	free(pus);
+	return ok;
+}
+
+bool cal_dram_probes(struct cal_ctx *c, struct err *e)
+{
+	const struct topo *t = c->t;
+	int nn = t->nnodes;
+	size_t bytes = c->o->quick ? 64ull << 20 : 256ull << 20;
+	if (c->largest_cache * 8 > bytes)
+		bytes = c->largest_cache * 8;
+	if (bytes > (1ull << 30))
+		bytes = 1ull << 30;
+	for (int i = 0; i < nn; i++)
+		if (t->nodes[i].memory && bytes > t->nodes[i].memory / 4)
+			bytes = (size_t)(t->nodes[i].memory / 4) & ~(size_t)((1 << 20) - 1);
+	if (bytes < (16u << 20))
+		bytes = 16u << 20;
+
+	int64_t left = c->phase_deadline - cal_now();
+	if (left < 0)
+		left = 0;
+	cJSON *dram = cJSON_GetObjectItemCaseSensitive(c->latency, "dram_ns");
+	if (!dram)
+		dram = cJSON_AddObjectToObject(c->latency, "dram_ns");
+	cJSON *matrix = cJSON_CreateArray();
+	for (int i = 0; i < nn; i++)
+		cJSON_AddItemToArray(matrix, cJSON_CreateArray());
+	struct cal_samples diag = { 0 };
+	int diag_samples = 0;
+	size_t lines = bytes / 64;
+	uint32_t *idx = xmalloc(lines * sizeof(*idx));
+	/* one chase per home node, built once (memory bound to the node holds
+	 * its pages there whoever touches them), then followed from each node */
+	for (int j = 0; j < nn; j++) {
+		bool bound;
+		char *buf = node_alloc(c->hw, t, j, bytes, &bound);
+		if (!buf) {
+			free(idx);
+			cJSON_Delete(matrix);
+			cal_samples_free(&diag);
+			err_set(e, "calibrate: cannot allocate %zu MiB on node %d", bytes >> 20, j);
+			return false;
+		}
+		uint64_t rng = 0x2545f4914f6cdd1dULL ^ (uint64_t)j;
+		build_chase(buf, lines, idx, &rng);
+		bool huge = cal_anon_huge_bytes() >= bytes / 2;
+		for (int i = 0; i < nn; i++) {
+			struct dram_arg a = { .c = c, .from = i, .buf = buf };
+			a.b = cal_budget(c, 30, 1000);
+			a.b.deadline = cal_now() + left / 2 / (nn * nn);
+			pthread_t th;
+			if (pthread_create(&th, NULL, dram_main, &a) != 0) {
+				hwloc_free(c->hw, buf, bytes);
+				free(idx);
+				cJSON_Delete(matrix);
+				cal_samples_free(&diag);
+				err_set(e, "calibrate: cannot start a thread: %s", strerror(errno));
+				return false;
+			}
+			pthread_join(th, NULL);
+			cal_method(&a.st, "pointer chase through a random cycle of 64-byte lines over %zu "
+				   "MiB %s node %d (hwloc_alloc_membind), thread bound to node %d's "
+				   "first PU; %s", bytes >> 20, bound ? "bound to" : "(unbound) on", j, i,
+				   huge ? "in huge pages" : "huge pages refused: TLB misses included");
+			cJSON_AddItemToArray(cJSON_GetArrayItem(matrix, i),
+					     cJSON_CreateNumber(round(a.st.median * 10) / 10));
+			char path[64];
+			snprintf(path, sizeof(path), "dram_ns.matrix[%d][%d]", i, j);
+			cal_figure(c, path, &a.st);
+			if (i == j) {
+				cal_add(&diag, a.st.median);
+				diag_samples += a.st.samples;
+			}
+			cal_progress_step(&c->prog, 0.5 * (j * nn + i + 1) / (nn * nn));
+		}
+		hwloc_free(c->hw, buf, bytes);
+	}
+	free(idx);
+	struct cal_stat local;
+	cal_summarize(&diag, &local);
+	local.samples = diag_samples;
+	cal_samples_free(&diag);
+	cal_method(&local, "median of the matrix's diagonal (each a pointer chase over %zu MiB of "
+		   "the thread's own node)", bytes >> 20);
+	if (nn == 1) {
+		/* one node: the diagonal's own spread */
+		struct cal_stat d;
+		cJSON *pv = cJSON_GetObjectItemCaseSensitive(c->provenance, "dram_ns.matrix[0][0]");
+		d = local;
+		d.p10 = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pv, "p10"));
+		d.p90 = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pv, "p90"));
+		local = d;
+	}
+	cal_figure(c, "dram_ns.local", &local);
+	cJSON_AddItemToObject(dram, "matrix", matrix);
+	c->dram_local_ns = local.median;
+
+	/* bandwidth: every PU of a node, then one, for mlp */
+	int64_t bw_left = c->phase_deadline - cal_now();
+	if (bw_left < 0)
+		bw_left = 0;
+	cJSON *bwa = cJSON_AddArrayToObject(c->latency, "bandwidth_gbs");
+	cJSON *bwm = cal_points(c, "bandwidth_node_gbs",
+				"streaming read (64-bit loads) of memory bound to the node by a thread on "
+				"each of its PUs: GB/s per pass");
+	for (int j = 0; j < nn; j++) {
+		struct cal_stat st;
+		if (!bandwidth(c, j, 0, bytes, bw_left / (nn + 1), &st, e))
+			return false;
+		cJSON_AddItemToArray(bwa, cJSON_CreateNumber(round(st.median * 10) / 10));
+		cal_point(bwm, &st, "node", j);
+		char path[32];
+		snprintf(path, sizeof(path), "bandwidth_gbs[%d]", j);
+		cal_figure(c, path, &st);
+		cal_progress_step(&c->prog, 0.5 + 0.4 * (j + 1) / nn);
+	}
+	struct cal_stat one;
+	if (!bandwidth(c, 0, 1, bytes, bw_left / (nn + 1), &one, e))
+		return false;
+	cal_measurement(c, "bandwidth_one_thread_gbs", &one);
+	/* lines in flight = bytes per ns x ns per line / 64 bytes */
+	struct cal_stat mlp = one;
+	mlp.median = one.median * c->dram_local_ns / 64;
+	mlp.p10 = one.p10 * c->dram_local_ns / 64;
+	mlp.p90 = one.p90 * c->dram_local_ns / 64;
+	cal_method(&mlp, "one thread's streaming bandwidth (%.2f GB/s) x dram_ns.local (%.1f ns) / 64 "
+		   "bytes: the lines a sequential stream keeps in flight", one.median, c->dram_local_ns);
+	cal_figure(c, "mlp", &mlp);
+	return true;
+}

@@ -1,0 +1,146 @@
+/* schedlab calibrate: measures this machine and writes its calibrated
+ * topology file (calib/, docs/calibration.md). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "calib/calib.h"
+#include "cli/cli.h"
+#include "topologies/topo.h"
+
+void cli_help_calibrate(FILE *f)
+{
+	fprintf(f,
+		"usage: schedlab calibrate [-o FILE|-] [--quick] [--seconds N]\n"
+		"\n"
+		"Measures this machine with microbenchmarks -- futex wake-up latency by the\n"
+		"relation of the two PUs, system call, futex, thread and sleep costs, the\n"
+		"thread context switch, core-to-core line transfer, the effective size and hit\n"
+		"latency of each cache level, DRAM latency for every pair of NUMA nodes,\n"
+		"bandwidth per node, and the native runtime's own costs -- and writes a\n"
+		"topology file: hwloc's structure of this machine, every figure of the latency\n"
+		"model, each measured one with its spread (docs/calibration.md).  `-t host`\n"
+		"uses that file when it is at the default path.\n"
+		"\n"
+		"  -o, --output FILE  where to write it (- for stdout); default\n"
+		"                     ${XDG_CONFIG_HOME:-$HOME/.config}/schedlab/host.json\n"
+		"  --quick            a few seconds: fewer samples, smaller buffers (tests, CI)\n"
+		"  --seconds N        the time budget, 1 to 3600 s (default 40, --quick 3);\n"
+		"                     the working-set sweep takes the time its sizes need\n"
+		"\n"
+		"Progress goes to stderr (a bar on a terminal, else one line per phase), and\n"
+		"a warning if the host was busy meanwhile (the file says so too).\n");
+}
+
+/* The default calibration path (topo_calibration_path, where -t host
+ * looks), its folder made; NULL with a message if there is none or the
+ * folder cannot be made. */
+static char *default_path(void)
+{
+	char *path = topo_calibration_path();
+	if (!path) {
+		fprintf(stderr, "schedlab calibrate: no -o given and neither XDG_CONFIG_HOME nor HOME "
+			"is an absolute folder: nowhere to keep the calibration\n");
+		return NULL;
+	}
+	/* every folder above the file, from the top */
+	for (char *p = path + 1; (p = strchr(p, '/')); p++) {
+		*p = 0;
+		int rc = mkdir(path, 0777), err = errno;
+		*p = '/';
+		if (rc != 0 && err != EEXIST) {
+			*p = 0;
+			char *shown = str_shown(path, 512);
+			fprintf(stderr, "schedlab calibrate: cannot make %s: %s\n", shown, strerror(err));
+			free(shown);
+			free(path);
+			return NULL;
+		}
+	}
+	return path;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	const char *out = NULL;
+	bool quick = false;
+	double seconds = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+			if (++i == argc)
+				return cli_usage_error("calibrate", "option %s needs a file", a);
+			out = argv[i];
+			if (!out[0])
+				return cli_usage_error("calibrate", "option %s needs a file, got ''", a);
+		} else if (strcmp(a, "--quick") == 0) {
+			quick = true;
+		} else if (strcmp(a, "--seconds") == 0 || strncmp(a, "--seconds=", 10) == 0) {
+			const char *v;
+			if (a[9] == '=')
+				v = a + 10;
+			else if (++i == argc)
+				return cli_usage_error("calibrate", "option --seconds needs a number");
+			else
+				v = argv[i];
+			char *end;
+			errno = 0;
+			double s = strtod(v, &end);
+			if (end == v || *end || errno || !isfinite(s) || s < 1 || s > 3600)
+				return cli_usage_error("calibrate",
+						       "--seconds '%s': expected a number of seconds from 1 to 3600",
+						       v);
+			seconds = s;
+		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			cli_help_calibrate(stdout);
+			return 0;
+		} else {
+			return cli_usage_error("calibrate", "unknown option '%s'", a);
+		}
+	}
+	if (seconds == 0)
+		seconds = quick ? 3 : 40;
+	char *path = out ? xstrdup(out) : default_path();
+	if (!path)
+		return EXIT_BADINPUT;
+	int rc = cli_out_claim("calibrate", out ? "-o" : "the calibration file", path);
+	if (rc) {
+		free(path);
+		return rc;
+	}
+	struct cal_options o = { .quick = quick, .seconds = seconds, .progress = stderr };
+	struct err e = { "" };
+	int64_t t0 = cal_now();
+	cJSON *doc = cal_run(&o, &e);
+	if (!doc) {
+		free(path);
+		fprintf(stderr, "schedlab %s\n", e.msg);
+		return EXIT_BADINPUT;
+	}
+	char *text = cJSON_Print(doc);
+	cJSON_Delete(doc);
+	bool ok;
+	if (strcmp(path, "-") == 0) {
+		ok = printf("%s\n", text) >= 0 && fflush(stdout) == 0;
+	} else {
+		FILE *f = fopen(path, "w");
+		ok = f && fprintf(f, "%s\n", text) >= 0;
+		if (f && fclose(f) != 0)
+			ok = false;
+	}
+	free(text);
+	char *shown = str_shown(path, 512);
+	if (!ok) {
+		fprintf(stderr, "schedlab calibrate: cannot write %s: %s\n", shown, strerror(errno));
+		free(shown);
+		free(path);
+		return EXIT_BADINPUT;
+	}
+	if (strcmp(path, "-") != 0)
+		fprintf(stderr, "calibrate: wrote %s in %.1f s\n", shown, (double)(cal_now() - t0) / 1e9);
+	free(shown);
+	free(path);
+	return 0;
+}
