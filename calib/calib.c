@@ -313,7 +313,7 @@ cJSON *cal_run(const struct cal_options *o, struct err *e)
 		busy_because(&h, "the probes' threads waited runnable for up to %.0f%% of their time (%s)",
 			     h.max_wait * 100, h.wait_phases);
 	if (!ok) {
-		cJSON_Delete(phases);
+		/* phases belongs to c.measurements */
 		cJSON_Delete(c.latency);
 		cJSON_Delete(c.provenance);
 		cJSON_Delete(c.measurements);

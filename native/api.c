@@ -235,7 +235,7 @@ int sl_run(const struct sl_options *opt, void (*fn)(void *), void *arg)
 			return bad_options(opt, "set: %s", e.msg);
 		}
 	}
-	struct topo *topo = topo_load_host(&e);
+	struct topo *topo = topo_discover_host(&e);
 	if (!topo) {
 		free(knobs);
 		return bad_options(opt, "%s", e.msg);

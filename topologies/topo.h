@@ -180,6 +180,10 @@ struct topo *topo_load_xml_text(const char *text, size_t len, const char *label,
  * if that file exists).  A calibration of another machine is not used: one
  * line on stderr says why.  A calibration that cannot be read is an error. */
 struct topo *topo_load_host(struct err *e);
+/* hwloc's discovery of this machine with the default figures, whatever
+ * calibration there is: the native runtime needs only the structure, and
+ * `schedlab calibrate` must not measure through a previous calibration. */
+struct topo *topo_discover_host(struct err *e);
 void topo_free(struct topo *t);
 
 /* Bundled machines: names (sorted), and their JSON text. */

@@ -97,6 +97,11 @@ char *topo_calibration_path(void)
 	return NULL;
 }
 
+struct topo *topo_discover_host(struct err *e)
+{
+	return topo__discover_host(e);
+}
+
 struct topo *topo_load_host(struct err *e)
 {
 	const char *env = getenv("SCHEDLAB_CALIBRATION");
