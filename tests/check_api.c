@@ -605,6 +605,31 @@ START_TEST(bad_options)
 }
 END_TEST
 
+/* The runtime takes the machine's structure from hwloc and never reads a
+ * calibration (docs/calibration.md): one that cannot be read made every
+ * sl_run fail, and with it calibrate's own runtime probes. */
+START_TEST(calibration_is_not_read)
+{
+	char path[] = "/tmp/schedlab-cal-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "{\"no\": ", 8), 8);
+	close(fd);
+	const char *was = getenv("SCHEDLAB_CALIBRATION");
+	char *keep = was ? strdup(was) : NULL;
+	setenv("SCHEDLAB_CALIBRATION", path, 1);
+	struct sl_options o = { .procs = 1, .quiet = true };
+	int rc = sl_run(&o, nothing, NULL);
+	if (keep)
+		setenv("SCHEDLAB_CALIBRATION", keep, 1);
+	else
+		unsetenv("SCHEDLAB_CALIBRATION");
+	free(keep);
+	unlink(path);
+	ck_assert_msg(rc == 0, "%s", sl_error());
+}
+END_TEST
+
 /* ---- Goroutines by the million, and the runtime's limits ---- */
 
 static long maps_count(void)
@@ -962,6 +987,7 @@ Suite *make_api_suite(void)
 	TCase *tc = tcase_create("api");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, goroutines);
+	tcase_add_test(tc, calibration_is_not_read);
 	tcase_add_test(tc, channel_semantics);
 	tcase_add_test(tc, select_contention);
 	tcase_add_test(tc, mutex_waitgroup);
