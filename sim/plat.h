@@ -46,6 +46,8 @@ struct plat_rt {
 	size_t nfutexq;
 	uint64_t futex_calls;
 	struct m **pu_m;              /* [PU]: the M that ran there last (context switches) */
+	uint64_t stacks_live;         /* Gs holding a stack now */
+	uint64_t stacks_made;         /* the most that ever did: stacks carved so far */
 };
 
 /* Where an M's time went, in ns (the report's cpu breakdown). */

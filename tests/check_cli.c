@@ -949,8 +949,10 @@ static double probe_makespan(const char *workload, const char *latency)
 /* Each figure of the model's OS and runtime costs is charged where it
  * says, as many times as the thing it prices happens: a G's system call
  * (natively nanosleep) ends timer_slack late; 100 Gs made, run and ended
- * cost 100 g_create (main is made by no M), 101 g_exit and 101
- * stack_acquire more (main's first run and end too).  Makespans on one P,
+ * cost 100 g_create (main is made by no M) and 101 g_exit (main's end
+ * too); a new stack is paid only when no stack is free, so 100 Gs that
+ * run one after the other on one P take 2 (main's and the one they pass
+ * on), and 100 that all wait at a gate take 101.  Makespans on one P,
  * where nothing overlaps the M's work. */
 START_TEST(latency_figures_price_what_they_name)
 {
@@ -959,24 +961,38 @@ START_TEST(latency_figures_price_what_they_name)
 	double slack = probe_makespan(sys, "{\"os_ns\": {\"timer_slack\": 200000}}");
 	ck_assert_double_eq_tol(slack - slack0, 200000, 2);
 
-	const char *spawn = "{\"name\": \"lives\", \"waitgroups\": [\"wg\"], \"programs\": {"
-			    "\"main\": [{\"wg_add\": {\"wg\": \"wg\", \"n\": 100}},"
-			    " {\"spawn\": {\"program\": \"child\", \"count\": 100}}, {\"wg_wait\": \"wg\"}],"
-			    "\"child\": [{\"compute\": \"1us\"}, {\"wg_done\": \"wg\"}]}}";
+	const char *in_turn =
+		"{\"name\": \"lives\", \"waitgroups\": [\"wg\"], \"programs\": {"
+		"\"main\": [{\"wg_add\": {\"wg\": \"wg\", \"n\": 100}},"
+		" {\"spawn\": {\"program\": \"child\", \"count\": 100}}, {\"wg_wait\": \"wg\"}],"
+		"\"child\": [{\"compute\": \"1us\"}, {\"wg_done\": \"wg\"}]}}";
+	const char *at_gate =
+		"{\"name\": \"gate\", \"waitgroups\": [\"wg\", \"out\"], \"channels\": {\"gate\": 0},"
+		" \"programs\": {"
+		"\"main\": [{\"wg_add\": {\"wg\": \"wg\", \"n\": 100}}, {\"wg_add\": {\"wg\": \"out\", \"n\": 100}},"
+		" {\"spawn\": {\"program\": \"child\", \"count\": 100}}, {\"wg_wait\": \"wg\"},"
+		" {\"close\": \"gate\"}, {\"wg_wait\": \"out\"}],"
+		"\"child\": [{\"compute\": \"1us\"}, {\"wg_done\": \"wg\"}, {\"recv\": \"gate\"},"
+		" {\"wg_done\": \"out\"}]}}";
 	const char *zero = "{\"runtime_ns\": {\"g_create\": 0, \"g_exit\": 0, \"stack_acquire\": 0}}";
-	double base = probe_makespan(spawn, zero);
-	static const struct { const char *key; int times; } figures[] = {
-		{ "g_create", 100 }, { "g_exit", 101 }, { "stack_acquire", 101 },
+	static const struct { const char *key; int in_turn, at_gate; } figures[] = {
+		{ "g_create", 100, 100 }, { "g_exit", 101, 101 }, { "stack_acquire", 2, 101 },
 	};
-	for (int i = 0; i < 3; i++) {
-		char lat[160];
-		snprintf(lat, sizeof(lat), "{\"runtime_ns\": {\"g_create\": %d, \"g_exit\": %d, "
-			 "\"stack_acquire\": %d}}", 5000 * (i == 0), 5000 * (i == 1), 5000 * (i == 2));
-		double d = probe_makespan(spawn, lat) - base;
-		/* the rest of the run may shift by a line transfer or two */
-		ck_assert_msg(fabs(d - figures[i].times * 5000.0) < 0.01 * figures[i].times * 5000.0,
-			      "%s: the makespan moved by %.0f ns, not %d x 5000", figures[i].key, d,
-			      figures[i].times);
+	for (int w = 0; w < 2; w++) {
+		const char *spawn = w ? at_gate : in_turn;
+		double base = probe_makespan(spawn, zero);
+		for (int i = 0; i < 3; i++) {
+			char lat[160];
+			snprintf(lat, sizeof(lat), "{\"runtime_ns\": {\"g_create\": %d, \"g_exit\": %d, "
+				 "\"stack_acquire\": %d}}", 5000 * (i == 0), 5000 * (i == 1),
+				 5000 * (i == 2));
+			double d = probe_makespan(spawn, lat) - base;
+			int times = w ? figures[i].at_gate : figures[i].in_turn;
+			/* the rest of the run may shift by a line transfer or two */
+			ck_assert_msg(fabs(d - times * 5000.0) < 0.01 * times * 5000.0 + 1000,
+				      "%s (%s): the makespan moved by %.0f ns, not %d x 5000",
+				      figures[i].key, w ? "at a gate" : "in turn", d, times);
+		}
 	}
 
 	/* the wake-up by relation: each relation's figure alone moves the

@@ -62,10 +62,13 @@ void topo__latency_defaults(struct topo_latency *lat)
 	 * a 2.2 GHz Xeon (CockroachDB RFC 20220602, fine-grained CPU
 	 * attribution); the model prices 149 ns of the same life itself
 	 * (spawn-burst, 1 P, numa1: two G switches, queue and free-list
-	 * lines), so these three take the other ~150 ns (docs/topology.md). */
+	 * lines), so g_create and g_exit take the other ~150 ns
+	 * (docs/topology.md).  A new stack is paid only when none is free:
+	 * carving it and faulting its first page in, about a microsecond
+	 * (1.7 us measured by calibrate on a KVM guest). */
 	lat->g_create_ns = 100.0;
 	lat->g_exit_ns = 40.0;
-	lat->stack_acquire_ns = 10.0;
+	lat->stack_acquire_ns = 1000.0;
 }
 
 struct topo *topo__new(void)
