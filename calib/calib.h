@@ -122,6 +122,10 @@ void cal_assumed(struct cal_ctx *c, const char *path, double v, const char *note
  * samples, method}). */
 cJSON *cal_measurement(struct cal_ctx *c, const char *name, const struct cal_stat *st);
 cJSON *cal_stat_json(const struct cal_stat *st);
+/* A figure as the file writes it (4 significant digits at most, whole
+ * from 1000 on): a figure and its spread are rounded alike, so the
+ * median never falls outside p10-p90 in the file. */
+double cal_rounded(double v);
 /* A measurement of several points (name: {method, points: []}); returns
  * the array for cal_point, which adds st with its parameter (a number:
  * "asked_ns", "bytes", "node") and returns the point. */

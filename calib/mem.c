@@ -142,7 +142,7 @@ bool cal_c2c_probes(struct cal_ctx *c, struct err *e)
 					o = cJSON_AddObjectToObject(c->latency, "c2c_ns");
 				hops = cJSON_AddArrayToObject(o, "hops");
 			}
-			cJSON_AddItemToArray(hops, cJSON_CreateNumber(round(st.median)));
+			cJSON_AddItemToArray(hops, cJSON_CreateNumber(cal_rounded(st.median)));
 			snprintf(path, sizeof(path), "c2c_ns.hops[%d]", pairs[i].hops - 1);
 			cal_figure(c, path, &st);
 			break;
@@ -754,7 +754,7 @@ bool cal_dram_probes(struct cal_ctx *c, struct err *e)
 				   "first PU; %s", bytes >> 20, bound ? "bound to" : "(unbound) on", j, i,
 				   huge ? "in huge pages" : "huge pages refused: TLB misses included");
 			cJSON_AddItemToArray(cJSON_GetArrayItem(matrix, i),
-					     cJSON_CreateNumber(round(a.st.median * 10) / 10));
+					     cJSON_CreateNumber(cal_rounded(a.st.median)));
 			char path[64];
 			snprintf(path, sizeof(path), "dram_ns.matrix[%d][%d]", i, j);
 			cal_figure(c, path, &a.st);
@@ -798,7 +798,7 @@ bool cal_dram_probes(struct cal_ctx *c, struct err *e)
 		struct cal_stat st;
 		if (!bandwidth(c, j, 0, bytes, bw_left / (nn + 1), &st, e))
 			return false;
-		cJSON_AddItemToArray(bwa, cJSON_CreateNumber(round(st.median * 10) / 10));
+		cJSON_AddItemToArray(bwa, cJSON_CreateNumber(cal_rounded(st.median)));
 		cal_point(bwm, &st, "node", j);
 		char path[32];
 		snprintf(path, sizeof(path), "bandwidth_gbs[%d]", j);

@@ -561,7 +561,7 @@ bool cal_os_probes(struct cal_ctx *c, struct err *e)
 				hops = cJSON_AddArrayToObject(wk, "hops");
 			}
 			if (r.lat.samples > 0) {
-				cJSON_AddItemToArray(hops, cJSON_CreateNumber(round(r.lat.median)));
+				cJSON_AddItemToArray(hops, cJSON_CreateNumber(cal_rounded(r.lat.median)));
 				wake_figure(c, path, &r, &pairs[i]);
 			} else {
 				/* no wake found its thread asleep: keep the list's place */

@@ -275,7 +275,7 @@ void cal_progress_done(struct cal_progress *p)
 
 /* ---- The file's figures ---- */
 
-static double rounded(double v)
+double cal_rounded(double v)
 {
 	if (!isfinite(v))
 		return 0;
@@ -287,9 +287,9 @@ static double rounded(double v)
 cJSON *cal_stat_json(const struct cal_stat *st)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "median", rounded(st->median));
-	cJSON_AddNumberToObject(o, "p10", rounded(st->p10));
-	cJSON_AddNumberToObject(o, "p90", rounded(st->p90));
+	cJSON_AddNumberToObject(o, "median", cal_rounded(st->median));
+	cJSON_AddNumberToObject(o, "p10", cal_rounded(st->p10));
+	cJSON_AddNumberToObject(o, "p90", cal_rounded(st->p90));
 	cJSON_AddNumberToObject(o, "samples", st->samples);
 	cJSON_AddStringToObject(o, "method", st->method);
 	return o;
@@ -320,7 +320,7 @@ static void set_value(cJSON *root, const char *path, double v)
 	char leaf[128];
 	cJSON *o = parent_of(root, path, leaf, sizeof(leaf));
 	cJSON_DeleteItemFromObjectCaseSensitive(o, leaf);
-	cJSON_AddNumberToObject(o, leaf, rounded(v));
+	cJSON_AddNumberToObject(o, leaf, cal_rounded(v));
 }
 
 void cal_figure(struct cal_ctx *c, const char *path, const struct cal_stat *st)
@@ -336,8 +336,8 @@ void cal_provenance(struct cal_ctx *c, const char *path, const struct cal_stat *
 {
 	cJSON *p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "kind", "measured");
-	cJSON_AddNumberToObject(p, "p10", rounded(st->p10));
-	cJSON_AddNumberToObject(p, "p90", rounded(st->p90));
+	cJSON_AddNumberToObject(p, "p10", cal_rounded(st->p10));
+	cJSON_AddNumberToObject(p, "p90", cal_rounded(st->p90));
 	cJSON_AddNumberToObject(p, "samples", st->samples);
 	cJSON_AddStringToObject(p, "method", st->method);
 	cJSON_DeleteItemFromObjectCaseSensitive(c->provenance, path);
@@ -379,9 +379,9 @@ cJSON *cal_point(cJSON *points, const struct cal_stat *st, const char *param, do
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, param, value);
-	cJSON_AddNumberToObject(o, "median", rounded(st->median));
-	cJSON_AddNumberToObject(o, "p10", rounded(st->p10));
-	cJSON_AddNumberToObject(o, "p90", rounded(st->p90));
+	cJSON_AddNumberToObject(o, "median", cal_rounded(st->median));
+	cJSON_AddNumberToObject(o, "p10", cal_rounded(st->p10));
+	cJSON_AddNumberToObject(o, "p90", cal_rounded(st->p90));
 	cJSON_AddNumberToObject(o, "samples", st->samples);
 	cJSON_AddItemToArray(points, o);
 	return o;
