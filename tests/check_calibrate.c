@@ -18,15 +18,6 @@ static char calib_path[256];
 static int calib_rc = -1;
 static char *calib_err;
 
-static int schedlab(const char *args, char **out, char **err)
-{
-	char *cmd = NULL;
-	ck_assert_int_ge(asprintf(&cmd, "'%s' %s", test_schedlab_bin(), args), 0);
-	int rc = test_run(cmd, out, err);
-	free(cmd);
-	return rc;
-}
-
 static void calibrate_once(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -96,7 +87,7 @@ START_TEST(quick_run_writes_a_file_that_loads)
 	ck_assert_ptr_null(strchr(calib_err, '\r'));
 	char *args = NULL, *out = NULL, *err = NULL;
 	ck_assert_int_ge(asprintf(&args, "topo -t '%s' --json", calib_path), 0);
-	ck_assert_msg(schedlab(args, &out, &err) == 0, "topo -t FILE: %s", err);
+	ck_assert_msg(test_schedlab(args, &out, &err) == 0, "topo -t FILE: %s", err);
 	cJSON *t = cJSON_Parse(out);
 	ck_assert_ptr_nonnull(t);
 	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(t, "name")), "host");
@@ -107,7 +98,7 @@ START_TEST(quick_run_writes_a_file_that_loads)
 	/* and a simulated run on it */
 	ck_assert_int_ge(asprintf(&args, "run -p steal -w spawn-tree --procs 2 -t '%s' --json -",
 				  calib_path), 0);
-	ck_assert_msg(schedlab(args, &out, &err) == 0, "run -t FILE: %s", err);
+	ck_assert_msg(test_schedlab(args, &out, &err) == 0, "run -t FILE: %s", err);
 	free(args);
 	free(out);
 	free(err);
@@ -258,7 +249,7 @@ static const struct {
 START_TEST(bad_options_exit_2)
 {
 	char *out, *err;
-	ck_assert_int_eq(schedlab(bad[_i].args, &out, &err), 2);
+	ck_assert_int_eq(test_schedlab(bad[_i].args, &out, &err), 2);
 	ck_assert_msg(strstr(err, bad[_i].msg) != NULL, "%s: stderr was: %s", bad[_i].args, err);
 	ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "%s: more than one line: %s",
 		      bad[_i].args, err);

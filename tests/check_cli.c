@@ -11,19 +11,10 @@
 #include "tests/tests.h"
 #include "topologies/topo.h"
 
-static int schedlab(const char *args, char **out, char **err)
-{
-	char *cmd = NULL;
-	ck_assert_int_ge(asprintf(&cmd, "'%s' %s", test_schedlab_bin(), args), 0);
-	int rc = test_run(cmd, out, err);
-	free(cmd);
-	return rc;
-}
-
 START_TEST(topo_defaults_to_numa4_and_prints_its_matrices)
 {
 	char *out, *err;
-	ck_assert_int_eq(schedlab("topo", &out, &err), 0);
+	ck_assert_int_eq(test_schedlab("topo", &out, &err), 0);
 	ck_assert_ptr_nonnull(strstr(out, "topology numa4"));
 	ck_assert_ptr_nonnull(strstr(out, "packages 4, NUMA nodes 4, core groups 4, cores 32, PUs 64"));
 	ck_assert_ptr_nonnull(strstr(out, "distances (SLIT, 10 = local)"));
@@ -38,7 +29,7 @@ END_TEST
 START_TEST(topo_json_has_the_model)
 {
 	char *out;
-	ck_assert_int_eq(schedlab("topo -t numa2 --json", &out, NULL), 0);
+	ck_assert_int_eq(test_schedlab("topo -t numa2 --json", &out, NULL), 0);
 	cJSON *o = cJSON_Parse(out);
 	ck_assert_ptr_nonnull(o);
 	ck_assert_str_eq(cJSON_GetObjectItem(o, "name")->valuestring, "numa2");
@@ -59,7 +50,7 @@ START_TEST(topo_reads_hwloc_xml_from_shared)
 	char *args = NULL, *out;
 	ck_assert_int_ge(asprintf(&args, "topo -t '%s/topologies/2s-corona-epyc-7401.xml'",
 				  test_shared_dir()), 0);
-	ck_assert_int_eq(schedlab(args, &out, NULL), 0);
+	ck_assert_int_eq(test_schedlab(args, &out, NULL), 0);
 	ck_assert_ptr_nonnull(strstr(out, "packages 2, NUMA nodes 8, core groups 16, cores 48, PUs 96"));
 	free(args);
 	free(out);
@@ -69,7 +60,7 @@ END_TEST
 START_TEST(topo_mlc_json_has_latency_c2c_and_bandwidth)
 {
 	char *out;
-	ck_assert_int_eq(schedlab("topo -t numa4 --mlc --json", &out, NULL), 0);
+	ck_assert_int_eq(test_schedlab("topo -t numa4 --mlc --json", &out, NULL), 0);
 	cJSON *o = cJSON_Parse(out);
 	ck_assert_ptr_nonnull(o);
 	cJSON *lat = cJSON_GetObjectItem(o, "dram_latency_ns");
@@ -95,8 +86,8 @@ END_TEST
 START_TEST(topo_mlc_text_is_deterministic)
 {
 	char *a, *b;
-	ck_assert_int_eq(schedlab("topo -t numa2 --mlc", &a, NULL), 0);
-	ck_assert_int_eq(schedlab("topo -t numa2 --mlc", &b, NULL), 0);
+	ck_assert_int_eq(test_schedlab("topo -t numa2 --mlc", &a, NULL), 0);
+	ck_assert_int_eq(test_schedlab("topo -t numa2 --mlc", &b, NULL), 0);
 	ck_assert_ptr_nonnull(strstr(a, "idle pointer-chase latency"));
 	ck_assert_str_eq(a, b);
 	free(a);
@@ -107,7 +98,7 @@ END_TEST
 START_TEST(list_topologies_names_every_bundled_machine)
 {
 	char *out;
-	ck_assert_int_eq(schedlab("list topologies", &out, NULL), 0);
+	ck_assert_int_eq(test_schedlab("list topologies", &out, NULL), 0);
 	const char *names[] = { "numa1 ", "numa2 ", "numa4 ", "numa8 ", "host " };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		ck_assert_msg(strstr(out, names[i]), "missing %s in:\n%s", names[i], out);
@@ -186,7 +177,7 @@ static const struct {
 START_TEST(bad_command_lines_exit_2_with_a_message)
 {
 	char *out, *err;
-	ck_assert_int_eq(schedlab(bad_cli[_i].args, &out, &err), 2);
+	ck_assert_int_eq(test_schedlab(bad_cli[_i].args, &out, &err), 2);
 	ck_assert_msg(strstr(err, bad_cli[_i].message), "'%s' printed: %s", bad_cli[_i].args, err);
 	ck_assert_str_eq(out, "");
 	free(out);
@@ -205,7 +196,7 @@ START_TEST(bad_json_file_exits_2_naming_file_and_path)
 	close(fd);
 	char *args = NULL, *err;
 	ck_assert_int_ge(asprintf(&args, "topo -t %s", path), 0);
-	ck_assert_int_eq(schedlab(args, NULL, &err), 2);
+	ck_assert_int_eq(test_schedlab(args, NULL, &err), 2);
 	ck_assert_ptr_nonnull(strstr(err, path));
 	ck_assert_ptr_nonnull(strstr(err, "$.latency.dram_ns.local: must be a positive number"));
 	unlink(path);
@@ -217,7 +208,7 @@ END_TEST
 START_TEST(list_policies_shows_knobs_and_defaults)
 {
 	char *out;
-	ck_assert_int_eq(schedlab("list policies", &out, NULL), 0);
+	ck_assert_int_eq(test_schedlab("list policies", &out, NULL), 0);
 	ck_assert_ptr_nonnull(strstr(out, "steal  P-based work stealing"));
 	ck_assert_msg(strstr(out, "runq_size                     256  (2..65536, power of 2)"), "%s", out);
 	ck_assert_ptr_nonnull(strstr(out, "global_check_interval          61"));
@@ -230,7 +221,7 @@ END_TEST
 START_TEST(list_workloads_names_the_builtins)
 {
 	char *out;
-	ck_assert_int_eq(schedlab("list workloads", &out, NULL), 0);
+	ck_assert_int_eq(test_schedlab("list workloads", &out, NULL), 0);
 	ck_assert_ptr_nonnull(strstr(out, "spawn-tree"));
 	ck_assert_ptr_nonnull(strstr(out, "ping-pong"));
 	ck_assert_ptr_nonnull(strstr(out, "yield-storm"));
@@ -302,10 +293,10 @@ START_TEST(run_json_report_is_complete_and_deterministic)
 	char *a, *b, *c;
 	const char *args = "run -p steal -t numa2 -w spawn-tree --procs 8 --seed 5 "
 			   "--set steal_tries=2 --json -";
-	ck_assert_int_eq(schedlab(args, &a, NULL), 0);
-	ck_assert_int_eq(schedlab(args, &b, NULL), 0);
+	ck_assert_int_eq(test_schedlab(args, &a, NULL), 0);
+	ck_assert_int_eq(test_schedlab(args, &b, NULL), 0);
 	ck_assert_str_eq(a, b);
-	ck_assert_int_eq(schedlab("run -p steal -t numa2 -w spawn-tree --procs 8 --seed 6 "
+	ck_assert_int_eq(test_schedlab("run -p steal -t numa2 -w spawn-tree --procs 8 --seed 6 "
 				  "--set steal_tries=2 --json -", &c, NULL), 0);
 	ck_assert_str_ne(a, c);
 	cJSON *o = cJSON_Parse(a);
@@ -359,7 +350,7 @@ END_TEST
 START_TEST(run_text_summary)
 {
 	char *out, *err;
-	ck_assert_int_eq(schedlab("run -p steal -w ping-pong", &out, &err), 0);
+	ck_assert_int_eq(test_schedlab("run -p steal -w ping-pong", &out, &err), 0);
 	ck_assert_ptr_nonnull(strstr(out, "sim run: policy steal, topology numa4, workload ping-pong, "
 					  "64 Ps, seed 1"));
 	ck_assert_ptr_nonnull(strstr(out, "goroutines      3 made, 3 completed\n"));
@@ -402,7 +393,7 @@ END_TEST
 START_TEST(run_native_completes)
 {
 	char *out;
-	ck_assert_int_eq(schedlab("run -p steal -w spawn-tree --native --procs 2 --json -", &out, NULL),
+	ck_assert_int_eq(test_schedlab("run -p steal -w spawn-tree --native --procs 2 --json -", &out, NULL),
 			 0);
 	cJSON *o = cJSON_Parse(out);
 	ck_assert_ptr_nonnull(o);
@@ -495,7 +486,7 @@ static cJSON *probe_run(const char *latency, cJSON **report)
 	char *args = NULL, *out, *err;
 	ck_assert_int_ge(asprintf(&args, "run -p steal -t %s -w %s/latency-probe.json --procs 16 "
 				  "--json -", path, test_data_dir()), 0);
-	int rc = schedlab(args, &out, &err);
+	int rc = test_schedlab(args, &out, &err);
 	ck_assert_msg(rc == 0, "%s: %s", latency, err);
 	*report = cJSON_Parse(out);
 	ck_assert_ptr_nonnull(*report);
@@ -512,7 +503,7 @@ START_TEST(latency_model_has_no_dead_parameter)
 	char path[64], *args = NULL, *out;
 	probe_machine("{}", path);
 	ck_assert_int_ge(asprintf(&args, "topo -t %s --json", path), 0);
-	ck_assert_int_eq(schedlab(args, &out, NULL), 0);
+	ck_assert_int_eq(test_schedlab(args, &out, NULL), 0);
 	unlink(path);
 	cJSON *topo = cJSON_Parse(out);
 	ck_assert_ptr_nonnull(topo);
@@ -571,7 +562,7 @@ END_TEST
 START_TEST(compare_table_has_a_row_per_metric_and_a_change_column)
 {
 	char *out, *err;
-	ck_assert_int_eq(schedlab("compare -p steal,steal:runnext=0 -t numa1 -w pingpong-hog "
+	ck_assert_int_eq(test_schedlab("compare -p steal,steal:runnext=0 -t numa1 -w pingpong-hog "
 				  "--procs 4", &out, &err), 0);
 	ck_assert_str_eq(err, "");
 	ck_assert_msg(strstr(out, "sim compare: topology numa1, workload pingpong-hog, 4 Ps, seed 1\n"
@@ -648,7 +639,7 @@ END_TEST
 START_TEST(compare_table_has_request_and_memory_rows_when_measured)
 {
 	char *out;
-	ck_assert_int_eq(schedlab("compare -p steal,steal:runnext=0 -t numa2 -w rpc-server "
+	ck_assert_int_eq(test_schedlab("compare -p steal,steal:runnext=0 -t numa2 -w rpc-server "
 				  "--procs 4", &out, NULL), 0);
 	static const char *const rows[] = { "\nrequests ", "\nrequest latency p50 ",
 					    "\nrequest latency p99 ", "\nlocal memory ",
@@ -667,7 +658,7 @@ END_TEST
 START_TEST(compare_column_knobs_make_the_columns_differ)
 {
 	char *out;
-	ck_assert_int_eq(schedlab("compare -p steal,steal:runnext=0:steal_tries=2 -t numa1 "
+	ck_assert_int_eq(test_schedlab("compare -p steal,steal:runnext=0:steal_tries=2 -t numa1 "
 				  "-w pingpong-hog --procs 4 --set steal_tries=3 --json -", &out, NULL),
 			 0);
 	cJSON *o = cJSON_Parse(out);
@@ -703,7 +694,7 @@ START_TEST(compare_seeds_give_means_and_intervals)
 	char *out, *js;
 	const char *args = "compare -p steal,steal:runnext=0 -t numa1 -w pingpong-hog --procs 4 "
 			   "--seeds 3 --seed 2";
-	ck_assert_int_eq(schedlab(args, &out, NULL), 0);
+	ck_assert_int_eq(test_schedlab(args, &out, NULL), 0);
 	ck_assert_ptr_nonnull(strstr(out, "4 Ps, seeds 2..4\n"));
 	ck_assert_ptr_nonnull(strstr(out, "the mean over 3 seeds \xc2\xb1" "95% confidence interval"));
 	const char *row = strstr(out, "\nmakespan ");
@@ -712,7 +703,7 @@ START_TEST(compare_seeds_give_means_and_intervals)
 	ck_assert_msg(pm && pm < strchr(row + 1, '\n'), "%s", out);
 	char *jargs = NULL;
 	ck_assert_int_ge(asprintf(&jargs, "%s --json -", args), 0);
-	ck_assert_int_eq(schedlab(jargs, &js, NULL), 0);
+	ck_assert_int_eq(test_schedlab(jargs, &js, NULL), 0);
 	cJSON *o = cJSON_Parse(js);
 	ck_assert_ptr_nonnull(o);
 	cJSON *cmp = cJSON_GetObjectItem(o, "compare");
@@ -757,9 +748,9 @@ END_TEST
 START_TEST(compare_runs_are_run_reports)
 {
 	char *cmp, *run;
-	ck_assert_int_eq(schedlab("compare -p steal,steal:runnext=0 -t numa1 -w pingpong-hog "
+	ck_assert_int_eq(test_schedlab("compare -p steal,steal:runnext=0 -t numa1 -w pingpong-hog "
 				  "--procs 4 --seeds 2 --seed 5 --json -", &cmp, NULL), 0);
-	ck_assert_int_eq(schedlab("run -p steal --set runnext=0 -t numa1 -w pingpong-hog "
+	ck_assert_int_eq(test_schedlab("run -p steal --set runnext=0 -t numa1 -w pingpong-hog "
 				  "--procs 4 --seed 6 --json -", &run, NULL), 0);
 	cJSON *o = cJSON_Parse(cmp);
 	ck_assert_ptr_nonnull(o);
@@ -779,7 +770,7 @@ END_TEST
 START_TEST(compare_csv_has_a_row_per_metric_and_column)
 {
 	char *out, *err;
-	ck_assert_int_eq(schedlab("compare -p steal,steal:runnext=0 -t numa1 -w pingpong-hog "
+	ck_assert_int_eq(test_schedlab("compare -p steal,steal:runnext=0 -t numa1 -w pingpong-hog "
 				  "--procs 4 --seeds 2 --csv -", &out, &err), 0);
 	ck_assert_str_eq(err, "");
 	ck_assert_ptr_null(strstr(out, "sim compare"));
@@ -833,8 +824,8 @@ START_TEST(compare_is_deterministic)
 {
 	char *a, *b;
 	const char *args = "compare -p steal:runnext=0,steal -t numa2 -w pingpong --procs 4 --seeds 2";
-	ck_assert_int_eq(schedlab(args, &a, NULL), 0);
-	ck_assert_int_eq(schedlab(args, &b, NULL), 0);
+	ck_assert_int_eq(test_schedlab(args, &a, NULL), 0);
+	ck_assert_int_eq(test_schedlab(args, &b, NULL), 0);
 	ck_assert_str_eq(a, b);
 	free(a);
 	free(b);
@@ -866,7 +857,7 @@ START_TEST(compare_stops_at_a_run_that_deadlocks_or_panics)
 		char *args = NULL, *out, *err;
 		ck_assert_int_ge(asprintf(&args, "compare -p steal,steal:runnext=0 -t numa1 --procs 2 "
 					  "--seed 7 -w %s", path), 0);
-		ck_assert_int_eq(schedlab(args, &out, &err), bad[i].status);
+		ck_assert_int_eq(test_schedlab(args, &out, &err), bad[i].status);
 		ck_assert_msg(strstr(err, "schedlab compare: column 1 (steal), seed 7:\n"), "%s", err);
 		ck_assert_msg(strstr(err, bad[i].message), "%s", err);
 		/* what run prints for it */
@@ -883,10 +874,10 @@ END_TEST
 START_TEST(compare_help)
 {
 	char *out;
-	ck_assert_int_eq(schedlab("--help", &out, NULL), 0);
+	ck_assert_int_eq(test_schedlab("--help", &out, NULL), 0);
 	ck_assert_ptr_nonnull(strstr(out, "schedlab compare -p P1,P2,..."));
 	free(out);
-	ck_assert_int_eq(schedlab("compare --help", &out, NULL), 0);
+	ck_assert_int_eq(test_schedlab("compare --help", &out, NULL), 0);
 	ck_assert_ptr_nonnull(strstr(out, "usage: schedlab compare -p P1,P2,..."));
 	ck_assert_ptr_nonnull(strstr(out, "Simulation only"));
 	free(out);
@@ -931,7 +922,7 @@ static double probe_makespan(const char *workload, const char *latency)
 	char *w = temp_json(workload);
 	probe_machine(latency, machine);
 	ck_assert_int_ge(asprintf(&args, "run -p steal -t %s -w %s --procs 1 --json -", machine, w), 0);
-	int rc = schedlab(args, &out, &err);
+	int rc = test_schedlab(args, &out, &err);
 	ck_assert_msg(rc == 0, "%s: %s", latency, err);
 	cJSON *report = cJSON_Parse(out);
 	ck_assert_ptr_nonnull(report);
@@ -1019,7 +1010,7 @@ START_TEST(sim_time_limit_cuts_the_run_and_reports_it)
 	char *path = temp_json(LONG_COMPUTE), *args = NULL, *out, *err;
 	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 --procs 4 -w %s --max-sim-time 2s "
 				  "--json -", path), 0);
-	ck_assert_int_eq(schedlab(args, &out, &err), 4);
+	ck_assert_int_eq(test_schedlab(args, &out, &err), 4);
 	ck_assert_msg(strstr(err, "the run reached its simulated-time limit, 2s, and was cut there"),
 		      "%s", err);
 	ck_assert_msg(strstr(err, "--max-sim-time"), "%s", err);
@@ -1053,7 +1044,7 @@ START_TEST(sim_time_limit_cuts_the_run_and_reports_it)
 	/* the text summary says it too */
 	free(args);
 	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w %s --max-sim-time 5ms", path), 0);
-	ck_assert_int_eq(schedlab(args, &out, &err), 4);
+	ck_assert_int_eq(test_schedlab(args, &out, &err), 4);
 	ck_assert_msg(strstr(out, "makespan        5.000 ms, CUT at the simulated-time limit"), "%s",
 		      out);
 	unlink(path);
@@ -1071,7 +1062,7 @@ START_TEST(wall_time_limit_cuts_the_run)
 	char *path = temp_json(LONG_COMPUTE), *args = NULL, *out, *err;
 	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa4 -w %s --max-sim-time 100h "
 				  "--max-wall-time 1s --json -", path), 0);
-	ck_assert_int_eq(schedlab(args, &out, &err), 4);
+	ck_assert_int_eq(test_schedlab(args, &out, &err), 4);
 	ck_assert_msg(strstr(err, "the run reached its wall-clock limit, 1s, and was cut at "), "%s",
 		      err);
 	ck_assert_msg(strstr(err, "--max-wall-time"), "%s", err);
@@ -1111,7 +1102,7 @@ START_TEST(saturated_sleeps_wait_until_the_cut)
 		char *path = temp_json(wls[i]), *args = NULL, *out, *err;
 		ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w %s --max-sim-time 1s "
 					  "--json -", path), 0);
-		ck_assert_msg(schedlab(args, &out, &err) == 4, "workload %zu: %s", i, err);
+		ck_assert_msg(test_schedlab(args, &out, &err) == 4, "workload %zu: %s", i, err);
 		cJSON *o = cJSON_Parse(out);
 		ck_assert_msg(o, "no report: %s", out);
 		cJSON *m = metrics_of(o);
@@ -1135,7 +1126,7 @@ START_TEST(compare_and_expand_stop_at_a_cut_run)
 	char *path = temp_json(LONG_COMPUTE), *args = NULL, *out, *err;
 	ck_assert_int_ge(asprintf(&args, "compare -p steal,global -t numa1 --seed 3 -w %s "
 				  "--max-sim-time 10ms", path), 0);
-	ck_assert_int_eq(schedlab(args, &out, &err), 4);
+	ck_assert_int_eq(test_schedlab(args, &out, &err), 4);
 	ck_assert_msg(strstr(err, "schedlab compare: column 1 (steal), seed 3:\n"), "%s", err);
 	ck_assert_msg(strstr(err, "schedlab compare: the run reached its simulated-time limit, "
 				  "10ms"), "%s", err);
@@ -1144,7 +1135,7 @@ START_TEST(compare_and_expand_stop_at_a_cut_run)
 	free(out);
 	free(err);
 	ck_assert_int_ge(asprintf(&args, "workload expand %s --max-sim-time 10ms -o -", path), 0);
-	ck_assert_int_eq(schedlab(args, &out, &err), 4);
+	ck_assert_int_eq(test_schedlab(args, &out, &err), 4);
 	ck_assert_msg(strstr(err, "simulated-time limit"), "%s", err);
 	ck_assert_str_eq(out, "");
 	unlink(path);
@@ -1160,8 +1151,8 @@ END_TEST
 START_TEST(limits_do_not_change_a_run_that_ends)
 {
 	char *a, *b;
-	ck_assert_int_eq(schedlab("run -p steal -t numa1 -w pingpong --json -", &a, NULL), 0);
-	ck_assert_int_eq(schedlab("run -p steal -t numa1 -w pingpong --json - --max-sim-time 100h "
+	ck_assert_int_eq(test_schedlab("run -p steal -t numa1 -w pingpong --json -", &a, NULL), 0);
+	ck_assert_int_eq(test_schedlab("run -p steal -t numa1 -w pingpong --json - --max-sim-time 100h "
 				  "--max-wall-time 8760h --max-memory 4GiB", &b, NULL), 0);
 	ck_assert_str_eq(a, b);
 	ck_assert_ptr_null(strstr(a, "\"ended\""));
@@ -1178,7 +1169,7 @@ START_TEST(lowered_budget_refuses_the_workloads_regions)
 			       " \"programs\": {\"main\": [\"yield\"]}}"),
 	     *args = NULL, *out, *err;
 	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w %s --max-memory 32MiB", path), 0);
-	ck_assert_int_eq(schedlab(args, &out, &err), 2);
+	ck_assert_int_eq(test_schedlab(args, &out, &err), 2);
 	ck_assert_msg(strstr(err, ": region big would take the run past its 32 MiB memory budget"),
 		      "%s", err);
 	ck_assert_msg(strstr(err, path), "%s", err);
@@ -1188,7 +1179,7 @@ START_TEST(lowered_budget_refuses_the_workloads_regions)
 	free(args);
 	/* the default budget fits it */
 	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w %s", path), 0);
-	ck_assert_int_eq(schedlab(args, &out, &err), 0);
+	ck_assert_int_eq(test_schedlab(args, &out, &err), 0);
 	unlink(path);
 	free(path);
 	free(args);
@@ -1206,7 +1197,7 @@ START_TEST(expand_draws_count_against_the_budget)
 	     *args = NULL, *out, *err;
 	ck_assert_int_ge(asprintf(&args, "workload expand %s --procs 1 --max-memory 16MiB -o -",
 				  path), 0);
-	ck_assert_int_eq(schedlab(args, &out, &err), 2);
+	ck_assert_int_eq(test_schedlab(args, &out, &err), 2);
 	ck_assert_msg(strstr(err, "panic: runtime: out of memory: the trace's draw "), "%s", err);
 	ck_assert_msg(strstr(err, "16 MiB memory budget"), "%s", err);
 	ck_assert_msg(strstr(err, "program main, op 1: compute)"), "%s", err);
@@ -1273,7 +1264,7 @@ START_TEST(topo_shows_where_each_figure_comes_from)
 {
 	char *path = temp_json(SOURCED_MACHINE), *args = NULL, *out, *err;
 	ck_assert_int_ge(asprintf(&args, "topo -t %s", path), 0);
-	ck_assert_int_eq(schedlab(args, &out, &err), 0);
+	ck_assert_int_eq(test_schedlab(args, &out, &err), 0);
 	ck_assert_str_eq(err, "");
 	static const char *const lines[] = {
 		"figures: 1 measured, 1 published, 9 assumption, 1 given, 1 derived, ",
@@ -1283,8 +1274,8 @@ START_TEST(topo_shows_where_each_figure_comes_from)
 		"  os_ns.futex_wake ", " 800 ns  given       set by the file, without provenance\n",
 		"  c2c_ns.hops[1] ", " 180 ns  derived     each hop past the list adds its last step",
 		"  os_ns.pause ", " 10 ns  default     estimate",
-		"\nmeasurements\n  chan_handoff_ns  median 410, p10-p90 380-600, 2000 samples: "
-		"unbuffered channel\n",
+		("\nmeasurements\n  chan_handoff_ns  median 410, p10-p90 380-600, 2000 samples: "
+		 "unbuffered channel\n"),
 	};
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
 		ck_assert_msg(strstr(out, lines[i]), "no \"%s\" in:\n%s", lines[i], out);
@@ -1297,7 +1288,7 @@ START_TEST(topo_shows_where_each_figure_comes_from)
 	free(args);
 
 	ck_assert_int_ge(asprintf(&args, "topo -t %s --json", path), 0);
-	ck_assert_int_eq(schedlab(args, &out, NULL), 0);
+	ck_assert_int_eq(test_schedlab(args, &out, NULL), 0);
 	cJSON *o = cJSON_Parse(out);
 	ck_assert_ptr_nonnull(o);
 	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(o, "calibration")));
@@ -1359,7 +1350,7 @@ START_TEST(topo_json_latency_feeds_back_as_latency)
 	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
 		char *path = temp_json(texts[i]), *args = NULL, *out;
 		ck_assert_int_ge(asprintf(&args, "topo -t %s --json", path), 0);
-		ck_assert_int_eq(schedlab(args, &out, NULL), 0);
+		ck_assert_int_eq(test_schedlab(args, &out, NULL), 0);
 		cJSON *first = cJSON_Parse(out);
 		unlink(path);
 		free(path);
@@ -1373,7 +1364,7 @@ START_TEST(topo_json_latency_feeds_back_as_latency)
 		path = temp_json(text);
 		ck_assert_int_ge(asprintf(&args, "topo -t %s --json", path), 0);
 		char *err;
-		ck_assert_msg(schedlab(args, &out, &err) == 0, "%s", err);
+		ck_assert_msg(test_schedlab(args, &out, &err) == 0, "%s", err);
 		cJSON *again = cJSON_Parse(out);
 		ck_assert_msg(cJSON_Compare(cJSON_GetObjectItem(first, "latency"),
 					    cJSON_GetObjectItem(again, "latency"), true),

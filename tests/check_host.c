@@ -17,15 +17,6 @@
 #include "native/schedlab.h"
 #include "tests/tests.h"
 
-static int schedlab(const char *args, char **out, char **err)
-{
-	char *cmd = NULL;
-	ck_assert_int_ge(asprintf(&cmd, "'%s' %s", test_schedlab_bin(), args), 0);
-	int rc = test_run(cmd, out, err);
-	free(cmd);
-	return rc;
-}
-
 static double num(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItem(o, key);
@@ -73,7 +64,7 @@ static bool check_host(const cJSON *h, int procs)
 START_TEST(native_report_has_host)
 {
 	char *out;
-	ck_assert_int_eq(schedlab("run -p steal -w spawn-tree --native --procs 2 --json -", &out, NULL),
+	ck_assert_int_eq(test_schedlab("run -p steal -w spawn-tree --native --procs 2 --json -", &out, NULL),
 			 0);
 	cJSON *o = cJSON_Parse(out);
 	ck_assert_ptr_nonnull(o);
@@ -105,7 +96,7 @@ START_TEST(native_text_has_host_line_and_warns_when_busy)
 	char *args = NULL, *out, *err;
 	ck_assert_int_ge(asprintf(&args, "run -p steal -w ping-pong --native --procs 2 --json %s",
 				  path), 0);
-	ck_assert_int_eq(schedlab(args, &out, &err), 0);
+	ck_assert_int_eq(test_schedlab(args, &out, &err), 0);
 	char *json = test_read_file(path);
 	unlink(path);
 	cJSON *o = cJSON_Parse(json);
@@ -135,13 +126,13 @@ END_TEST
 START_TEST(simulated_report_has_no_host)
 {
 	char *out, *err;
-	ck_assert_int_eq(schedlab("run -p steal -w spawn-tree -t numa1 --json -", &out, NULL), 0);
+	ck_assert_int_eq(test_schedlab("run -p steal -w spawn-tree -t numa1 --json -", &out, NULL), 0);
 	cJSON *o = cJSON_Parse(out);
 	ck_assert_ptr_nonnull(o);
 	ck_assert_ptr_null(cJSON_GetObjectItem(o, "host"));
 	cJSON_Delete(o);
 	free(out);
-	ck_assert_int_eq(schedlab("run -p steal -w spawn-tree -t numa1", &out, &err), 0);
+	ck_assert_int_eq(test_schedlab("run -p steal -w spawn-tree -t numa1", &out, &err), 0);
 	ck_assert_ptr_null(strstr(out, "\nhost "));
 	ck_assert_str_eq(err, "");
 	free(out);
@@ -188,7 +179,7 @@ struct host_fig {
 static struct host_fig run_once(void)
 {
 	char *out, *err;
-	ck_assert_int_eq(schedlab("run -p steal -w ping-pong --native --procs 1 --json -", &out,
+	ck_assert_int_eq(test_schedlab("run -p steal -w ping-pong --native --procs 1 --json -", &out,
 				  &err), 0);
 	cJSON *o = cJSON_Parse(out);
 	ck_assert_ptr_nonnull(o);

@@ -18,15 +18,6 @@
 #include "topologies/topo.h"
 #include "workloads/json.h"
 
-static int schedlab(const char *args, char **out, char **err)
-{
-	char *cmd = NULL;
-	ck_assert_int_ge(asprintf(&cmd, "'%s' %s", test_schedlab_bin(), args), 0);
-	int rc = test_run(cmd, out, err);
-	free(cmd);
-	return rc;
-}
-
 static const char *fuzz_regressions(void)
 {
 	const char *v = getenv("SCHEDLAB_FUZZ_REGRESSIONS");
@@ -80,11 +71,11 @@ static char *write_tiny(const char *dir)
 START_TEST(dev_zero_is_not_read_forever)
 {
 	char *err;
-	ck_assert_int_eq(schedlab("run -p steal -t numa1 -w /dev/zero", NULL, &err), 2);
+	ck_assert_int_eq(test_schedlab("run -p steal -t numa1 -w /dev/zero", NULL, &err), 2);
 	ck_assert_ptr_nonnull(strstr(err, "/dev/zero: byte 1 is a NUL: not a text file"));
 	assert_one_clean_line(err);
 	free(err);
-	ck_assert_int_eq(schedlab("topo -t /dev/zero", NULL, &err), 2);
+	ck_assert_int_eq(test_schedlab("topo -t /dev/zero", NULL, &err), 2);
 	ck_assert_ptr_nonnull(strstr(err, "/dev/zero: byte 1 is a NUL"));
 	free(err);
 }
@@ -145,7 +136,7 @@ START_TEST(nul_inside_a_file_is_named)
 	ck_assert_int_ge(asprintf(&path, "%s/nul.json", dir), 0);
 	write_file(path, "{\"name\":\"x\"}\0junk", 17);
 	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w '%s'", path), 0);
-	ck_assert_int_eq(schedlab(args, NULL, &err), 2);
+	ck_assert_int_eq(test_schedlab(args, NULL, &err), 2);
 	ck_assert_msg(strstr(err, "nul.json: byte 13 is a NUL: not a text file"), "%s", err);
 	free(err);
 	free(args);
@@ -163,7 +154,7 @@ START_TEST(long_path_keeps_the_reason)
 	memset(path + 5, 'd', 1500);
 	strcpy(path + 1505, "/w.json");
 	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w '%s'", path), 0);
-	ck_assert_int_eq(schedlab(args, NULL, &err), 2);
+	ck_assert_int_eq(test_schedlab(args, NULL, &err), 2);
 	assert_one_clean_line(err);
 	ck_assert_msg(strstr(err, "/w.json: cannot open: File name too long"), "%s", err);
 	ck_assert_ptr_nonnull(strstr(err, "schedlab: /tmp/ddd"));
@@ -194,7 +185,7 @@ START_TEST(long_path_keeps_json_path_and_problem)
 	write_file(path, doc, sizeof(doc) - 1);
 	char *args = NULL, *err;
 	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w '%s'", path), 0);
-	ck_assert_int_eq(schedlab(args, NULL, &err), 2);
+	ck_assert_int_eq(test_schedlab(args, NULL, &err), 2);
 	assert_one_clean_line(err);
 	ck_assert_msg(strstr(err, "/bad-op.json: $.programs.main[0].frobnicate: unknown operation"),
 		      "%s", err);
@@ -207,17 +198,17 @@ END_TEST
 START_TEST(control_bytes_and_bad_utf8_in_arguments_are_escaped)
 {
 	char *err;
-	ck_assert_int_eq(schedlab("run -p steal -t numa1 -w \"$(printf 'a\\001b\\377c')\"", NULL, &err),
+	ck_assert_int_eq(test_schedlab("run -p steal -t numa1 -w \"$(printf 'a\\001b\\377c')\"", NULL, &err),
 			 2);
 	assert_one_clean_line(err);
 	ck_assert_msg(strstr(err, "no workload named 'a\\x01b\\xffc'"), "%s", err);
 	free(err);
-	ck_assert_int_eq(schedlab("run -p steal -t numa1 -w \"$(printf '/tmp/x\\ny\\033[2J.json')\"",
+	ck_assert_int_eq(test_schedlab("run -p steal -t numa1 -w \"$(printf '/tmp/x\\ny\\033[2J.json')\"",
 				  NULL, &err), 2);
 	assert_one_clean_line(err);
 	ck_assert_msg(strstr(err, "/tmp/x\\ny\\x1b[2J.json: cannot open"), "%s", err);
 	free(err);
-	ck_assert_int_eq(schedlab("run -p \"$(printf 'st\\teal')\" -t numa1", NULL, &err), 2);
+	ck_assert_int_eq(test_schedlab("run -p \"$(printf 'st\\teal')\" -t numa1", NULL, &err), 2);
 	assert_one_clean_line(err);
 	ck_assert_msg(strstr(err, "-p st\\teal: no such policy"), "%s", err);
 	free(err);
@@ -265,7 +256,7 @@ START_TEST(invalid_utf8_in_a_workload_is_refused_with_its_place)
 	const char doc[] = "{\n  \"name\": \"caf\xe9\",\n  \"programs\": {\"main\": [\"yield\"]}}";
 	write_file(path, doc, sizeof(doc) - 1);
 	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w '%s' --json -", path), 0);
-	ck_assert_int_eq(schedlab(args, NULL, &err), 2);
+	ck_assert_int_eq(test_schedlab(args, NULL, &err), 2);
 	assert_one_clean_line(err);
 	ck_assert_msg(strstr(err, "latin1.json:2:15: not valid UTF-8 (byte 0xe9)"), "%s", err);
 	free(err);
@@ -282,7 +273,7 @@ START_TEST(control_characters_in_names_are_refused)
 	const char doc[] = "{\"name\": \"two\\nlines\", \"programs\": {\"main\": [\"yield\"]}}";
 	write_file(path, doc, sizeof(doc) - 1);
 	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w '%s'", path), 0);
-	ck_assert_int_eq(schedlab(args, NULL, &err), 2);
+	ck_assert_int_eq(test_schedlab(args, NULL, &err), 2);
 	assert_one_clean_line(err);
 	ck_assert_msg(strstr(err, "ctl.json: $.name: a control character in \"two\\nlines\""), "%s",
 		      err);
@@ -303,7 +294,7 @@ START_TEST(file_names_in_reports_are_valid_utf8)
 	const char doc[] = "{\"packages\": 1, \"numa_nodes\": 1, \"cores\": 2}";
 	write_file(topo, doc, sizeof(doc) - 1);
 	ck_assert_int_ge(asprintf(&args, "run -p steal -t '%s' -w '%s' --json -", topo, wl), 0);
-	ck_assert_int_eq(schedlab(args, &out, NULL), 0);
+	ck_assert_int_eq(test_schedlab(args, &out, NULL), 0);
 	ck_assert(utf8_valid(out, strlen(out), NULL));
 	cJSON *o = cJSON_Parse(out);
 	ck_assert_ptr_nonnull(o);
@@ -324,7 +315,7 @@ START_TEST(json_to_a_missing_folder_fails_before_the_run)
 	char *dir = tmpdir(), *wl = write_tiny(dir), *args = NULL, *out, *err;
 	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w '%s' --json %s/no/such/r.json",
 				  wl, dir), 0);
-	ck_assert_int_eq(schedlab(args, &out, &err), 2);
+	ck_assert_int_eq(test_schedlab(args, &out, &err), 2);
 	ck_assert_str_eq(out, "");   /* no run: its summary would be here */
 	ck_assert_msg(strstr(err, "schedlab run: --json ") && strstr(err, "/no/such/r.json: No such "
 		      "file or directory"), "%s", err);
@@ -333,7 +324,7 @@ START_TEST(json_to_a_missing_folder_fails_before_the_run)
 	free(args);
 	ck_assert_int_ge(asprintf(&args, "compare -p steal,global -t numa1 -w '%s' --csv %s", wl, dir),
 			 0);
-	ck_assert_int_eq(schedlab(args, &out, &err), 2);
+	ck_assert_int_eq(test_schedlab(args, &out, &err), 2);
 	ck_assert_str_eq(out, "");
 	ck_assert_msg(strstr(err, ": Is a directory"), "%s", err);
 	free(out);
@@ -341,7 +332,7 @@ START_TEST(json_to_a_missing_folder_fails_before_the_run)
 	free(args);
 	ck_assert_int_ge(asprintf(&args, "workload expand '%s' -t numa1 -o %s/no/t.trace", wl, dir),
 			 0);
-	ck_assert_int_eq(schedlab(args, &out, &err), 2);
+	ck_assert_int_eq(test_schedlab(args, &out, &err), 2);
 	ck_assert_msg(strstr(err, "-o ") && strstr(err, "No such file or directory"), "%s", err);
 	free(out);
 	free(err);
@@ -362,7 +353,7 @@ START_TEST(failed_run_leaves_no_half_file)
 	for (int i = 0; i < 2; i++) {
 		ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w %s/missing.json --json '%s'",
 					  dir, i ? old : report), 0);
-		ck_assert_int_eq(schedlab(args, NULL, NULL), 2);
+		ck_assert_int_eq(test_schedlab(args, NULL, NULL), 2);
 		free(args);
 	}
 	ck_assert_int_eq(access(report, F_OK), -1);
@@ -370,7 +361,7 @@ START_TEST(failed_run_leaves_no_half_file)
 	ck_assert_str_eq(text, "old\n");
 	free(text);
 	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 -w '%s' --json '%s'", wl, old), 0);
-	ck_assert_int_eq(schedlab(args, NULL, NULL), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, NULL), 0);
 	text = input_read(old, NULL, &(struct err){ "" });
 	cJSON *o = cJSON_Parse(text);
 	ck_assert_ptr_nonnull(o);
@@ -407,7 +398,7 @@ START_TEST(xml_that_crashes_hwloc_is_bad_input)
 	ck_assert_msg(strstr(e.msg, "crash.xml: not a valid hwloc XML topology (the hwloc library "
 			     "crashed reading it"), "%s", e.msg);
 	ck_assert_int_ge(asprintf(&args, "topo -t '%s'", path), 0);
-	ck_assert_int_eq(schedlab(args, NULL, &err), 2);
+	ck_assert_int_eq(test_schedlab(args, NULL, &err), 2);
 	assert_one_clean_line(err);
 	ck_assert_ptr_nonnull(strstr(err, "crash.xml: not a valid hwloc XML topology"));
 	free(err);
@@ -618,18 +609,18 @@ START_TEST(trace_seed_past_2_53_round_trips)
 	ck_assert_int_ge(asprintf(&trace, "%s/t.trace", dir), 0);
 	ck_assert_int_ge(asprintf(&args, "workload expand '%s' -t numa1 --procs 2 "
 				  "--seed 18446744073709551615 -o '%s'", wl, trace), 0);
-	ck_assert_int_eq(schedlab(args, NULL, NULL), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, NULL), 0);
 	free(args);
 	char *text = input_read(trace, NULL, &(struct err){ "" });
 	ck_assert_ptr_nonnull(strstr(text, "\"seed\":\"18446744073709551615\""));
 	free(text);
 	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 --procs 2 -w '%s' --json -", trace),
 			 0);
-	ck_assert_int_eq(schedlab(args, &a, NULL), 0);
+	ck_assert_int_eq(test_schedlab(args, &a, NULL), 0);
 	free(args);
 	ck_assert_int_ge(asprintf(&args, "run -p steal -t numa1 --procs 2 -w '%s' "
 				  "--seed 18446744073709551615 --json -", wl), 0);
-	ck_assert_int_eq(schedlab(args, &b, NULL), 0);
+	ck_assert_int_eq(test_schedlab(args, &b, NULL), 0);
 	ck_assert_str_eq(a, b);
 	free(a);
 	free(b);

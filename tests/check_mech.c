@@ -368,15 +368,6 @@ END_TEST
 
 /* ---- From the command line ---- */
 
-static int schedlab(const char *args, char **out, char **err)
-{
-	char *cmd = NULL;
-	ck_assert_int_ge(asprintf(&cmd, "'%s' %s", test_schedlab_bin(), args), 0);
-	int rc = test_run(cmd, out, err);
-	free(cmd);
-	return rc;
-}
-
 static uint64_t buckets_total(const cJSON *lat)
 {
 	const cJSON *b = cJSON_GetObjectItem(lat, "buckets"), *pair;
@@ -395,7 +386,7 @@ static uint64_t buckets_total(const cJSON *lat)
 START_TEST(json_has_buckets_and_mechanisms)
 {
 	char *out;
-	ck_assert_int_eq(schedlab("run -p steal -t numa2 -w rpc-server --procs 8 --json -", &out, NULL),
+	ck_assert_int_eq(test_schedlab("run -p steal -t numa2 -w rpc-server --procs 8 --json -", &out, NULL),
 			 0);
 	cJSON *o = cJSON_Parse(out);
 	ck_assert_ptr_nonnull(o);
@@ -451,7 +442,7 @@ START_TEST(cdf_csv_is_monotone_and_ends_at_one)
 	char *args = NULL, *out;
 	ck_assert_int_ge(asprintf(&args, "run -p numa -t numa2 -w rpc-server --procs 8 --cdf %s", path),
 			 0);
-	ck_assert_int_eq(schedlab(args, &out, NULL), 0);
+	ck_assert_int_eq(test_schedlab(args, &out, NULL), 0);
 	ck_assert_ptr_nonnull(strstr(out, "mechanisms"));
 	FILE *f = fopen(path, "r");
 	ck_assert_ptr_nonnull(f);
@@ -489,7 +480,7 @@ START_TEST(cdf_csv_is_monotone_and_ends_at_one)
 	free(out);
 	/* a path that cannot be written: one line naming --cdf, status 2 */
 	char *err;
-	ck_assert_int_eq(schedlab("run -p steal -t numa1 -w fib --cdf /nonexistent/dir/x.csv", &out, &err),
+	ck_assert_int_eq(test_schedlab("run -p steal -t numa1 -w fib --cdf /nonexistent/dir/x.csv", &out, &err),
 			 2);
 	ck_assert_ptr_nonnull(strstr(err, "--cdf /nonexistent/dir/x.csv"));
 	free(out);
@@ -502,7 +493,7 @@ END_TEST
 START_TEST(compare_json_keeps_every_quantile)
 {
 	char *out;
-	ck_assert_int_eq(schedlab("compare -p steal,numa -t numa2 -w rpc-server --procs 8 --seeds 2 "
+	ck_assert_int_eq(test_schedlab("compare -p steal,numa -t numa2 -w rpc-server --procs 8 --seeds 2 "
 				  "--json -", &out, NULL), 0);
 	cJSON *o = cJSON_Parse(out);
 	ck_assert_ptr_nonnull(o);
@@ -536,7 +527,7 @@ START_TEST(compare_json_keeps_every_quantile)
 	}
 	cJSON_Delete(o);
 	free(out);
-	ck_assert_int_eq(schedlab("compare -p steal,numa -t numa2 -w rpc-server --procs 8", &out, NULL),
+	ck_assert_int_eq(test_schedlab("compare -p steal,numa -t numa2 -w rpc-server --procs 8", &out, NULL),
 			 0);
 	ck_assert_ptr_nonnull(strstr(out, "sched latency p99.9"));
 	ck_assert_ptr_nonnull(strstr(out, "request latency p90"));
@@ -549,8 +540,8 @@ START_TEST(mechanisms_are_deterministic)
 {
 	char *a, *b;
 	const char *args = "run -p numa -t numa4 -w rpc-server --procs 16 --json -";
-	ck_assert_int_eq(schedlab(args, &a, NULL), 0);
-	ck_assert_int_eq(schedlab(args, &b, NULL), 0);
+	ck_assert_int_eq(test_schedlab(args, &a, NULL), 0);
+	ck_assert_int_eq(test_schedlab(args, &b, NULL), 0);
 	ck_assert_str_eq(a, b);
 	ck_assert_ptr_nonnull(strstr(a, "\"mechanisms\""));
 	free(a);

@@ -211,15 +211,6 @@ static void grammar_free(struct grammar *g)
 }
 
 /* Runs schedlab with args; its stdout and stderr. */
-static int schedlab(const char *args, char **out, char **err)
-{
-	char *cmd = NULL;
-	ck_assert_int_ge(asprintf(&cmd, "'%s' %s", test_schedlab_bin(), args), 0);
-	int rc = test_run(cmd, out, err);
-	free(cmd);
-	return rc;
-}
-
 START_TEST(grammar_is_gos)
 {
 	struct grammar g;
@@ -291,12 +282,12 @@ START_TEST(sim_lines_counts_and_report)
 	grammar_load(&g);
 	const char *base = "run -p steal -t numa4 -w rpc-server --procs 8 --json -";
 	char *ref, *out, *err, *cmd;
-	ck_assert_int_eq(schedlab(base, &ref, &err), 0);
+	ck_assert_int_eq(test_schedlab(base, &ref, &err), 0);
 	free(err);
 	double makespan = makespan_of(ref);
 	/* 7ms: 326.4 ms / 7 ms is far from a whole number */
 	ck_assert_int_ge(asprintf(&cmd, "%s --schedtrace 7ms", base), 0);
-	ck_assert_int_eq(schedlab(cmd, &out, &err), 0);
+	ck_assert_int_eq(test_schedlab(cmd, &out, &err), 0);
 	ck_assert_str_eq(out, ref);   /* the report, byte for byte */
 	int seen[K_COUNT] = { 0 };
 	char *copy = strdup(err);
@@ -309,7 +300,7 @@ START_TEST(sim_lines_counts_and_report)
 	check_procs(err, 8, false);
 	/* the same lines again: deterministic */
 	char *out2, *err2;
-	ck_assert_int_eq(schedlab(cmd, &out2, &err2), 0);
+	ck_assert_int_eq(test_schedlab(cmd, &out2, &err2), 0);
 	ck_assert_str_eq(err2, err);
 	free(out2);
 	free(err2);
@@ -319,7 +310,7 @@ START_TEST(sim_lines_counts_and_report)
 	free(cmd);
 
 	/* plain ns and another unit give the same interval */
-	ck_assert_int_eq(schedlab("run -p steal -t numa4 -w rpc-server --procs 8 --schedtrace 7000000 "
+	ck_assert_int_eq(test_schedlab("run -p steal -t numa4 -w rpc-server --procs 8 --schedtrace 7000000 "
 				  "--json -", &out, &err), 0);
 	int seen2[K_COUNT] = { 0 };
 	check_lines(&g, "schedlab (sim, ns)", err, seen2);
@@ -328,7 +319,7 @@ START_TEST(sim_lines_counts_and_report)
 	free(err);
 
 	/* --scheddetail: the detailed SCHED line, P, M and G lines */
-	ck_assert_int_eq(schedlab("run -p numa -t numa4 -w rpc-server --procs 4 --schedtrace 50ms "
+	ck_assert_int_eq(test_schedlab("run -p numa -t numa4 -w rpc-server --procs 4 --schedtrace 50ms "
 				  "--scheddetail --json -", &out, &err), 0);
 	ck_assert_int_eq(makespan_of(out) > 0, 1);
 	check_procs(err, 4, true);
@@ -376,7 +367,7 @@ START_TEST(native_lines)
 			char *cmd, *out, *err;
 			ck_assert_int_ge(asprintf(&cmd, "run -p steal --native -w pingpong --procs 2 "
 						  "--schedtrace 1ms%s", detail ? " --scheddetail" : ""), 0);
-			ck_assert_int_eq(schedlab(cmd, &out, &err), 0);
+			ck_assert_int_eq(test_schedlab(cmd, &out, &err), 0);
 			drop_host_warning(err);
 			check_procs(err, 2, detail);
 			check_lines(&g, detail ? "schedlab (native, detail)" : "schedlab (native)", err, seen);
@@ -479,7 +470,7 @@ START_TEST(bad_values)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char *cmd, *out, *err;
 		ck_assert_int_ge(asprintf(&cmd, "run -p steal -w pingpong --schedtrace '%s'", bad[i]), 0);
-		ck_assert_int_eq(schedlab(cmd, &out, &err), 2);
+		ck_assert_int_eq(test_schedlab(cmd, &out, &err), 2);
 		ck_assert_msg(strstr(err, "--schedtrace"), "'%s': %s", bad[i], err);
 		ck_assert_ptr_null(strchr(strchr(err, '\n') + 1, '\n'));   /* one line */
 		free(cmd);
@@ -487,11 +478,11 @@ START_TEST(bad_values)
 		free(err);
 	}
 	char *out, *err;
-	ck_assert_int_eq(schedlab("run -p steal -w pingpong --scheddetail", &out, &err), 2);
+	ck_assert_int_eq(test_schedlab("run -p steal -w pingpong --scheddetail", &out, &err), 2);
 	ck_assert_msg(strstr(err, "--scheddetail"), "%s", err);
 	free(out);
 	free(err);
-	ck_assert_int_eq(schedlab("run -p steal -w pingpong --schedtrace", &out, &err), 2);
+	ck_assert_int_eq(test_schedlab("run -p steal -w pingpong --schedtrace", &out, &err), 2);
 	free(out);
 	free(err);
 }

@@ -264,6 +264,15 @@ int test_run(const char *cmdline, char **out, char **err)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+int test_schedlab(const char *args, char **out, char **err)
+{
+	char *cmd = NULL;
+	ck_assert_int_ge(asprintf(&cmd, "'%s' %s", test_schedlab_bin(), args), 0);
+	int rc = test_run(cmd, out, err);
+	free(cmd);
+	return rc;
+}
+
 int main(void)
 {
 	/* -t host in tests: hwloc's discovery with the default figures, not a

@@ -42,6 +42,8 @@ const char *test_schedlab_bin(void);
 /* Runs a shell command line; returns its exit status and its stdout and
  * stderr (caller frees). */
 int test_run(const char *cmdline, char **out, char **err);
+/* test_run of the built schedlab with args (a shell-quoted string). */
+int test_schedlab(const char *args, char **out, char **err);
 /* The whole file at path, NUL-terminated (the caller frees it); fails the
  * test if it cannot be opened. */
 char *test_read_file(const char *path);

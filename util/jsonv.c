@@ -232,48 +232,51 @@ bool jv_get_int(const struct jv *j, const cJSON *obj, const char *path, const ch
 	return jv_as_int(j, v, jv_key(p, sizeof(p), path, key), min, max, out);
 }
 
-bool jv_as_positive(const struct jv *j, const cJSON *v, const char *path, double *out)
+/* A finite number above 0, or from 0 on when zero_ok. */
+static bool as_number(const struct jv *j, const cJSON *v, const char *path, bool zero_ok,
+		      double *out)
 {
 	if (!cJSON_IsNumber(v))
 		return jv_fail(j, path, "expected a number, got %s", jv_type_name(v));
 	double d = v->valuedouble;
-	if (!isfinite(d) || d <= 0)
-		return jv_fail(j, path, "must be a positive number, got %g", d);
+	if (!isfinite(d) || d < 0 || (d == 0 && !zero_ok))
+		return jv_fail(j, path, zero_ok ? "must be a number >= 0, got %g"
+						: "must be a positive number, got %g", d);
 	*out = d;
 	return true;
 }
 
+bool jv_as_positive(const struct jv *j, const cJSON *v, const char *path, double *out)
+{
+	return as_number(j, v, path, false, out);
+}
+
 bool jv_as_nonneg(const struct jv *j, const cJSON *v, const char *path, double *out)
 {
-	if (!cJSON_IsNumber(v))
-		return jv_fail(j, path, "expected a number, got %s", jv_type_name(v));
-	double d = v->valuedouble;
-	if (!isfinite(d) || d < 0)
-		return jv_fail(j, path, "must be a number >= 0, got %g", d);
-	*out = d;
-	return true;
+	return as_number(j, v, path, true, out);
+}
+
+static bool get_number(const struct jv *j, const cJSON *obj, const char *path, const char *key,
+		       bool required, bool zero_ok, double *out)
+{
+	bool ok;
+	const cJSON *v = lookup(j, obj, path, key, required, &ok);
+	if (!v)
+		return ok;
+	char p[JV_PATH];
+	return as_number(j, v, jv_key(p, sizeof(p), path, key), zero_ok, out);
 }
 
 bool jv_get_nonneg(const struct jv *j, const cJSON *obj, const char *path, const char *key,
 		   bool required, double *out)
 {
-	bool ok;
-	const cJSON *v = lookup(j, obj, path, key, required, &ok);
-	if (!v)
-		return ok;
-	char p[JV_PATH];
-	return jv_as_nonneg(j, v, jv_key(p, sizeof(p), path, key), out);
+	return get_number(j, obj, path, key, required, true, out);
 }
 
 bool jv_get_positive(const struct jv *j, const cJSON *obj, const char *path, const char *key,
 		     bool required, double *out)
 {
-	bool ok;
-	const cJSON *v = lookup(j, obj, path, key, required, &ok);
-	if (!v)
-		return ok;
-	char p[JV_PATH];
-	return jv_as_positive(j, v, jv_key(p, sizeof(p), path, key), out);
+	return get_number(j, obj, path, key, required, false, out);
 }
 
 bool jv_as_size(const struct jv *j, const cJSON *v, const char *path, uint64_t *out)
