@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "topologies/topo.h"
+#include "util/version.h"
 
 static void help(FILE *f)
 {
@@ -140,7 +141,7 @@ static int dispatch(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(cmd, "--version") == 0) {
-		printf("schedlab %s\n", SCHEDLAB_VERSION);
+		printf("schedlab %s (commit %s)\n", SCHEDLAB_VERSION, schedlab_commit());
 		return 0;
 	}
 	if (strcmp(cmd, "topo") == 0)
