@@ -173,6 +173,13 @@ bool exp_row_check(const cJSON *row, struct err *e)
 		err_set(e, ".index: %g is not a run's index (a whole number from 0)", idx->valuedouble);
 		return false;
 	}
+	const cJSON *runs = cJSON_GetObjectItemCaseSensitive(row, "runs");
+	if (runs && (!cJSON_IsNumber(runs) || runs->valuedouble <= idx->valuedouble ||
+		     runs->valuedouble != floor(runs->valuedouble))) {
+		err_set(e, ".runs: expected the matrix's number of runs, a whole number above "
+			".index (%g)", idx->valuedouble);
+		return false;
+	}
 	const char *m = cJSON_GetObjectItemCaseSensitive(row, "matrix")->valuestring;
 	if (strlen(m) != 16 || strspn(m, "0123456789abcdef") != 16) {
 		err_set(e, ".matrix: \"%.40s\" is not 16 lowercase hex digits", m);
