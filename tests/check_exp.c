@@ -354,7 +354,8 @@ START_TEST(a_killed_run_is_crashed_and_the_others_complete)
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		freopen("/dev/null", "w", stdout);
+		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+			_exit(126);
 		execl(test_schedlab_bin(), "schedlab", "sweep", "-p", "steal", "-t", "numa1", "--procs",
 		      "4", "-w", "skynet,ping-pong", "-j", "1", "--json", store, (char *)NULL);
 		_exit(127);
@@ -390,6 +391,37 @@ START_TEST(a_killed_run_is_crashed_and_the_others_complete)
 	ck_assert_str_eq(row_str(s->rows[1], "status"), "ok");
 	exp_store_free(s);
 	free(store);
+	rm_rf(dir);
+}
+END_TEST
+
+/* Native cells run too: one at a time unless -j says otherwise, which is
+ * obeyed with a warning. */
+START_TEST(native_cells_run)
+{
+	char *out, *err;
+	ck_assert_int_eq(test_schedlab("sweep -p steal,global --native -w ping-pong --procs 2 "
+				       "--seeds 2 -j 2 --json -", &out, &err), 0);
+	ck_assert_msg(strstr(err, "warning: -j 2 native runs at once take each other's CPUs"), "%s",
+		      err);
+	char *dir = temp_dir();
+	char *p = path_in(dir, "s.jsonl");
+	write_file(p, out);
+	struct exp_store *s = read_store(p);
+	ck_assert_int_eq(s->nrows, 4);
+	for (long i = 0; i < 4; i++) {
+		const cJSON *in = cJSON_GetObjectItem(s->rows[i], "inputs");
+		ck_assert_str_eq(row_str(in, "mode"), "native");
+		ck_assert_str_eq(row_str(in, "topology"), "host");
+		ck_assert_str_eq(row_str(s->rows[i], "status"), "ok");
+		double done;
+		ck_assert(exp_row_metric_number(s->rows[i], "completed", &done));
+		ck_assert(done >= 2);
+	}
+	exp_store_free(s);
+	free(out);
+	free(err);
+	free(p);
 	rm_rf(dir);
 }
 END_TEST
@@ -582,9 +614,11 @@ static const struct {
 	{ "sweep -p steal --set runnext", "--set runnext: expected KEY=LIST" },
 	{ "sweep -p steal --set runnext=0 --set runnext=1", "runnext is given twice" },
 	{ "sweep -p steal --procs 1..4096+1 --seeds 100",
-	  "the matrix has more than 100000 runs (the product of the lists and --seeds)" },
+	  "the matrix has more than 20000 runs (the product of the lists and --seeds)" },
 	{ "sweep -p steal --set runq_size=1..99999999999+1", "makes more than 100000 values" },
-	{ "sweep -p steal --seeds 0", "--seeds 0: expected a number from 1 to 100000" },
+	{ "sweep -p steal --seeds 0", "--seeds 0: expected a number from 1 to 20000" },
+	{ "sweep -p steal --procs 1..64 --seeds 20000 --set runnext=0,1",
+	  "the matrix has more than 20000 runs" },
 	{ "sweep -p steal -j 0", "-j 0: expected a number of runs at once from 1 to 1024" },
 	{ "sweep -p steal -w ping-pong -t numa1 --only 1", "--only 1: the matrix's runs are 0 to 0" },
 	{ "sweep -p steal --json - --csv -", "only one of them can write to stdout" },
@@ -713,6 +747,7 @@ Suite *make_exp_suite(void)
 	tcase_add_test(tc, progress_on_a_terminal_only);
 	tcase_add_test(tc, failing_runs_are_their_rows_and_the_others_complete);
 	tcase_add_test(tc, a_killed_run_is_crashed_and_the_others_complete);
+	tcase_add_test(tc, native_cells_run);
 	tcase_add_test(tc, sweep_is_the_cartesian_product_in_its_order);
 	tcase_add_test(tc, emitted_jobs_merged_give_the_sweeps_store);
 	tcase_add_test(tc, merge_refuses_conflicts_and_reports_missing_runs);
