@@ -7,6 +7,10 @@
 #                                     the trace suite checks traces with
 #                                     `go tool trace`)
 #   scripts/install-deps.sh --bench   the same; scripts/bench-native anchors on Go
+#   scripts/install-deps.sh --cluster the same, plus a single-node Slurm
+#                                     (slurm-wlm, munge) and GNU parallel for
+#                                     scripts/cluster-check (docs/cluster.md);
+#                                     left out of the plain install to keep it lean
 set -eu
 
 PACKAGES="
@@ -27,6 +31,14 @@ PACKAGES="
   golang-go
   jq
 "
+
+for arg in "$@"; do
+  case "$arg" in
+    --bench) ;;
+    --cluster) PACKAGES="$PACKAGES slurm-wlm munge parallel" ;;
+    *) echo "install-deps: unknown option '$arg' (known: --bench, --cluster)" >&2; exit 2 ;;
+  esac
+done
 
 missing=""
 for p in $PACKAGES; do
