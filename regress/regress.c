@@ -588,6 +588,17 @@ static const char *fmt_gate(char *b, size_t n, const struct rg_row *row)
 	return b;
 }
 
+/* Left-aligned in width characters (not bytes: "µs") */
+static void pad(FILE *f, const char *s, int width)
+{
+	int chars = 0;
+	for (const char *c = s; *c; c++)
+		chars += ((unsigned char)*c & 0xc0) != 0x80;
+	fputs(s, f);
+	for (; chars < width; chars++)
+		fputc(' ', f);
+}
+
 static const char *test_name(const struct rg_result *r)
 {
 	return r->native ? "Wilcoxon-Mann-Whitney rank-sum test (unpaired, exact), repetitions"
@@ -612,7 +623,7 @@ void rg_report_text(FILE *f, const struct rg_result *r)
 			snprintf(th, sizeof(th), "gate: %s by more than %.4g%%",
 				 m->better < 0 ? "higher" : "lower", 100 * mr->threshold);
 		fprintf(f, "\n%s (%s is better; %s)\n", m->name, m->better < 0 ? "lower" : "higher", th);
-		fprintf(f, "%-24s %-22s %-22s %-26s %s\n", "", "baseline", "new", "vs base", "gate");
+		fprintf(f, "%-24s %-18s %-18s %-26s %s\n", "", "baseline", "new", "vs base", "gate");
 		for (int k = 0; k < mr->nrows; k++) {
 			const struct rg_row *row = &mr->rows[k];
 			char ov[32], os[16], nv[32], ns[16], o[48], n[48], vs[64], g[48];
@@ -620,8 +631,11 @@ void rg_report_text(FILE *f, const struct rg_result *r)
 				 fmt_spread(os, sizeof(os), row->old_spread));
 			snprintf(n, sizeof(n), "%s %s", fmt_value(nv, sizeof(nv), m->unit, row->new_med),
 				 fmt_spread(ns, sizeof(ns), row->new_spread));
-			fprintf(f, "%-24s %-22s %-22s %-26s %s\n", case_name(r, row), o, n,
-				fmt_vs(vs, sizeof(vs), r, row), fmt_gate(g, sizeof(g), row));
+			pad(f, case_name(r, row), 25);
+			pad(f, o, 19);
+			pad(f, n, 19);
+			pad(f, fmt_vs(vs, sizeof(vs), r, row), 27);
+			fprintf(f, "%s\n", fmt_gate(g, sizeof(g), row));
 		}
 	}
 	fprintf(f, "\n%d regression%s beyond %s threshold%s\n", r->nregressions,
