@@ -30,7 +30,7 @@
 /* ---- Rows ---- */
 
 /* A row's fields up to "status"; the caller adds the rest (row_finish). */
-static cJSON *row_new(const struct exp_cell *c, const char *matrix)
+static cJSON *row_new(const struct exp_cell *c, const char *matrix, long runs)
 {
 	cJSON *row = cJSON_CreateObject();
 	cJSON_AddNumberToObject(row, "store", EXP_STORE_VERSION);
@@ -38,6 +38,7 @@ static cJSON *row_new(const struct exp_cell *c, const char *matrix)
 	cJSON_AddStringToObject(row, "commit", schedlab_commit());
 	cJSON_AddStringToObject(row, "matrix", matrix);
 	cJSON_AddNumberToObject(row, "index", (double)c->index);
+	cJSON_AddNumberToObject(row, "runs", (double)(c->runs > 0 ? c->runs : runs));
 	cJSON_AddStringToObject(row, "variant", c->variant);
 	cJSON *in = cJSON_AddObjectToObject(row, "inputs");
 	cJSON_AddStringToObject(in, "mode", c->api->mode);
@@ -91,15 +92,15 @@ static char *last_line(const char *s, size_t len)
 	return l;
 }
 
-cJSON *exp_cell_run(const struct exp_cell *c, const char *matrix, const char *cmd,
-		    char **summary, char **messages)
+static cJSON *cell_run(const struct exp_cell *c, const char *matrix, long runs, const char *cmd,
+		       char **summary, char **messages)
 {
 	struct cli_run run = {
 		.api = c->api, .pol = c->pol, .knobs = c->knobs, .topo = c->topo, .wl = c->wl,
 		.seed = c->seed, .procs = c->procs, .max_sim_ns = c->max_sim_ns,
 		.max_wall_ns = c->max_wall_ns, .max_memory = c->max_memory,
 	};
-	cJSON *row = row_new(c, matrix);
+	cJSON *row = row_new(c, matrix, runs);
 	struct err e = { "" };
 	struct rt *rt = cli_run_exec(&run, false, &e);
 	if (summary)
@@ -159,6 +160,12 @@ cJSON *exp_cell_run(const struct exp_cell *c, const char *matrix, const char *cm
 	free(line);
 	rt_mech_free(&run.mech);
 	return row;
+}
+
+cJSON *exp_cell_run(const struct exp_cell *c, const char *matrix, const char *cmd,
+		    char **summary, char **messages)
+{
+	return cell_run(c, matrix, 1, cmd, summary, messages);
 }
 
 /* ---- The matrix's id and the default -j ---- */
@@ -265,14 +272,14 @@ static void progress(const char *cmd, long done, long n, int running, long faile
 }
 
 /* The child: runs its cell and writes row, summary, messages to fd. */
-static _Noreturn void child_main(const struct exp_cell *c, const char *matrix, const char *cmd,
-				 int fd, int out)
+static _Noreturn void child_main(const struct exp_cell *c, const char *matrix, long runs,
+				 const char *cmd, int fd, int out)
 {
 	dup2(out, STDOUT_FILENO);
 	dup2(out, STDERR_FILENO);
 	signal(SIGPIPE, SIG_DFL);
 	char *summary, *messages;
-	cJSON *row = exp_cell_run(c, matrix, cmd, &summary, &messages);
+	cJSON *row = cell_run(c, matrix, runs, cmd, &summary, &messages);
 	char *line = exp_json_line(row);
 	struct part {
 		const char *p;
@@ -314,7 +321,7 @@ static char *out_text(int fd, size_t *len)
 
 /* A child has ended (status from waitpid): its outcome. */
 static void child_done(struct child *ch, int status, const struct exp_cell *c, const char *matrix,
-		       struct exp_run *run)
+		       long runs, struct exp_run *run)
 {
 	cJSON *row = NULL;
 	char *nl = ch->data ? memchr(ch->data, '\n', ch->len) : NULL;
@@ -347,7 +354,7 @@ static void child_done(struct child *ch, int status, const struct exp_cell *c, c
 			msg = xasprintf("the run's process exited with status %d without a report%s%s",
 					exit_status, last ? ": " : "", last ? last : "");
 		}
-		row = row_new(c, matrix);
+		row = row_new(c, matrix, runs);
 		row_finish(row, "crashed", exit_status, msg, NULL);
 		run->summary = xstrdup("");
 		run->messages = xasprintf("%s%s\n", out, msg);
@@ -358,11 +365,11 @@ static void child_done(struct child *ch, int status, const struct exp_cell *c, c
 	run->row = row;
 }
 
-static void run_error(const struct exp_cell *c, const char *matrix, struct exp_run *run,
-		      const char *what)
+static void run_error(const struct exp_cell *c, const char *matrix, long runs,
+		      struct exp_run *run, const char *what)
 {
 	char *msg = xasprintf("schedlab could not start the run: %s: %s", what, strerror(errno));
-	run->row = row_new(c, matrix);
+	run->row = row_new(c, matrix, runs);
 	row_finish(run->row, "error", 3, msg, NULL);
 	run->summary = xstrdup("");
 	run->messages = xasprintf("%s\n", msg);
@@ -396,12 +403,12 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 			int p[2];
 			int out = memfd_create("schedlab-run", MFD_CLOEXEC);
 			if (out < 0) {
-				run_error(c, matrix, &runs[next], "memfd_create");
+				run_error(c, matrix, n, &runs[next], "memfd_create");
 				next++, done++, failed++;
 				continue;
 			}
 			if (pipe2(p, O_CLOEXEC) != 0) {
-				run_error(c, matrix, &runs[next], "pipe");
+				run_error(c, matrix, n, &runs[next], "pipe");
 				close(out);
 				next++, done++, failed++;
 				continue;
@@ -410,7 +417,7 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 			fflush(stderr);
 			pid_t pid = fork();
 			if (pid < 0) {
-				run_error(c, matrix, &runs[next], "fork");
+				run_error(c, matrix, n, &runs[next], "fork");
 				close(p[0]);
 				close(p[1]);
 				close(out);
@@ -423,7 +430,7 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 					close(ch[i].fd);
 					close(ch[i].out);
 				}
-				child_main(c, matrix, o->cmd, p[1], out);
+				child_main(c, matrix, n, o->cmd, p[1], out);
 			}
 			close(p[1]);
 			ch[running] = (struct child){ .pid = pid, .cell = next, .fd = p[0], .out = out };
@@ -460,7 +467,7 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 			int status = 0;
 			while (waitpid(k->pid, &status, 0) < 0 && errno == EINTR)
 				;
-			child_done(k, status, &cells[k->cell], matrix, &runs[k->cell]);
+			child_done(k, status, &cells[k->cell], matrix, n, &runs[k->cell]);
 			failed += strcmp(exp_row_status(runs[k->cell].row), "ok") != 0;
 			done++;
 			close(k->fd);

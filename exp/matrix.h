@@ -43,6 +43,10 @@ struct exp_cell {
 	/* --max-sim-time, --max-wall-time, --max-memory (0: the default) */
 	int64_t max_sim_ns, max_wall_ns;
 	uint64_t max_memory;
+	/* The row's "runs": how many runs the whole matrix has, when the
+	 * cells given are only part of it (sweep --only); 0: the cells given
+	 * are the whole matrix (exp_cell_run: 1). */
+	long runs;
 };
 
 /* How a matrix is run. */

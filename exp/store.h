@@ -5,7 +5,7 @@
  *
  * A row:
  *   {"store": 1, "schedlab": "0.1.0", "commit": "f940d16...",
- *    "matrix": "<16 hex>", "index": 17, "variant": "steal:runnext=0",
+ *    "matrix": "<16 hex>", "index": 17, "runs": 40, "variant": "steal:runnext=0",
  *    "inputs": {"mode", "policy", "set": {...}, "topology", "workload",
  *               "procs", "seed"},
  *    "status": "ok"|"deadlock"|"panic"|"limit"|"crashed"|"error",
