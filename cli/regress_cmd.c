@@ -587,7 +587,8 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 	if (!rc && r->markdown)
 		rc = cli_out_claim(CMD, "--markdown", r->markdown);
 	if (!rc && r->json && r->markdown && strcmp(r->json, r->markdown) == 0)
-		rc = cli_usage_error(CMD, "--json and --markdown both name %s", r->json);
+		rc = cli_usage_error(CMD, "--json and --markdown both name %s%s", r->json,
+				     strcmp(r->json, "-") == 0 ? " (stdout): one of them can write there" : "");
 	char *newpol = NULL, *pknobs = NULL;
 	if (o->policy) {
 		newpol = xstrdup(o->policy);
