@@ -61,7 +61,7 @@ void cli_help_regress(FILE *f)
 		"  --seeds N          seeds per case (simulated) or repetitions (--native):\n"
 		"                     with --update, instead of the suite's; else at most the\n"
 		"                     baseline's (its first N); at least the test's smallest\n"
-		"                     N that can reach --alpha (5 simulated, 4 native at 0.05)\n"
+		"                     N that can reach --alpha (5 simulated, 3 native at 0.05)\n"
 		"  --max-regress METRIC=PCT,...\n"
 		"                     thresholds in percent (request_p99=5%%,throughput=2%%),\n"
 		"                     beside or instead of the suite's; METRIC=off ungates one.\n"
