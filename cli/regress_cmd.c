@@ -86,7 +86,8 @@ void cli_help_regress(FILE *f)
 		"named on stderr, with its case), or a new run deadlocked, panicked or was\n"
 		"cut at a limit; 2 bad input (the suite, the baseline, an option), or a\n"
 		"baseline run that failed.\n",
-		"makespan, throughput, request_p50/p90/p99/p999/mean/max, sched_p50/...,\n"
+		"makespan, throughput,\n"
+		"                     request_p50/p90/p99/p999/mean/max, sched_p50/... the same,\n"
 		"                     cpu_user, cpu_sched, cpu_spin, cpu_lock_wait, mem_local,\n"
 		"                     cache_hit, migrations_core, migrations_node, futex_calls,\n"
 		"                     threads",
