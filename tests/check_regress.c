@@ -614,6 +614,48 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* A run of the new side that deadlocks is what the gate is for (exit 1,
+ * naming case and seed); a baseline run that does is not a baseline
+ * (exit 2, nothing written). */
+START_TEST(failing_runs)
+{
+	make_tmp();
+	char *wl = write_tmp("w.json", "{\"name\": \"w\", \"programs\": {\"main\": [{\"compute\": 1000}]}}");
+	char *text = NULL;
+	ck_assert_int_ge(asprintf(&text, "{\"suite\": \"f\", \"seeds\": 5, \"cases\": [{\"name\": "
+				  "\"w\", \"policy\": \"steal\", \"topology\": \"numa1\", \"procs\": 2, "
+				  "\"workload\": \"%s\"}]}", wl), 0);
+	char *suite = write_tmp("s.json", text);
+	char *base = tmp_path("b.json"), *out, *err;
+	int rc = regress(&out, &err, "--baseline %s --update --suite %s", base, suite);
+	ck_assert_msg(rc == 0, "update: %s", err);
+	free(out);
+	free(err);
+	/* the same path, now a workload that deadlocks */
+	free(write_tmp("w.json", "{\"name\": \"w\", \"channels\": {\"never\": 0},\n"
+		       " \"programs\": {\"main\": [{\"recv\": \"never\"}]}}\n"));
+	rc = regress(&out, &err, "--baseline %s", base);
+	ck_assert_msg(rc == 1, "rc %d: %s", rc, err);
+	ck_assert_msg(strstr(err, "case w (steal), seed 1: deadlock") != NULL, "%s", err);
+	ck_assert_msg(strstr(err, "5 runs failed") != NULL, "%s", err);
+	free(out);
+	free(err);
+	char *b2 = tmp_path("b2.json");
+	rc = regress(&out, &err, "--baseline %s --update --suite %s", b2, suite);
+	ck_assert_msg(rc == 2, "rc %d: %s", rc, err);
+	ck_assert_msg(strstr(err, "no baseline written") != NULL, "%s", err);
+	ck_assert_int_ne(access(b2, F_OK), 0);
+	free(out);
+	free(err);
+	free(text);
+	free(wl);
+	free(suite);
+	free(base);
+	free(b2);
+	clean_tmp();
+}
+END_TEST
+
 /* Natively: repetitions of one seed, unpaired, each run's host recorded.
  * The thresholds are wide: the host's noise is not under test here. */
 START_TEST(native_mode)
@@ -678,6 +720,7 @@ Suite *make_regress_suite(void)
 	tcase_add_test(e2e, no_change_passes);
 	tcase_add_test(e2e, regression_fails);
 	tcase_add_test(e2e, bad_input);
+	tcase_add_test(e2e, failing_runs);
 	suite_add_tcase(s, e2e);
 	TCase *nat = tcase_create("native");
 	tcase_set_timeout(nat, 600);
