@@ -326,14 +326,12 @@ static int make_plans(const struct rg_suite *s, const char *newpol, const char *
 		}
 		free(own);
 		/* the variant label: the policy and the knobs given, as -p takes them */
-		size_t len = strlen(pol->name) + 1;
 		q->variant = xstrdup(pol->name);
 		for (const cJSON *kv = q->set->child; kv; kv = kv->next) {
 			char *more = xasprintf("%s:%s=%.0f", q->variant, kv->string, kv->valuedouble);
 			free(q->variant);
 			q->variant = more;
 		}
-		(void)len;
 	}
 	for (int g = 0; g < nsets && !rc && !np; g++)
 		if (!set_used[g])
