@@ -458,6 +458,21 @@ START_TEST(regression_fails)
 	ck_assert_str_eq(cJSON_GetObjectItem(j, "verdict")->valuestring, "regression");
 	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "test"), "name")->valuestring,
 			 "wilcoxon-signed-rank");
+	/* makespan: a row per case and the geometric mean over both, each
+	 * paired over the 5 seeds */
+	const cJSON *m, *geo = NULL;
+	cJSON_ArrayForEach(m, cJSON_GetObjectItem(j, "metrics")) {
+		if (strcmp(cJSON_GetObjectItem(m, "metric")->valuestring, "makespan") != 0)
+			continue;
+		ck_assert_double_eq_tol(cJSON_GetObjectItem(m, "threshold")->valuedouble, 0.02, 1e-12);
+		const cJSON *rows = cJSON_GetObjectItem(m, "rows");
+		ck_assert_int_eq(cJSON_GetArraySize(rows), 3);
+		geo = cJSON_GetArrayItem(rows, 2);
+	}
+	ck_assert_ptr_nonnull(geo);
+	ck_assert_str_eq(cJSON_GetObjectItem(geo, "case")->valuestring, "geomean");
+	ck_assert_int_eq((int)cJSON_GetObjectItem(geo, "n")->valuedouble, 5);
+	ck_assert(cJSON_GetObjectItem(geo, "delta")->valuedouble > 0);
 	cJSON_Delete(j);
 	free(text);
 	free(out);
