@@ -16,6 +16,7 @@ int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_workload(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_regress(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cli_list_policies(void);
@@ -26,6 +27,7 @@ void cli_help_run(FILE *f);
 void cli_help_compare(FILE *f);
 void cli_help_workload(FILE *f);
 void cli_help_calibrate(FILE *f);
+void cli_help_regress(FILE *f);
 void cli_help_sweep(FILE *f);
 void cli_help_merge(FILE *f);
 /* Prints "schedlab CMD: problem" and a pointer to --help; returns 2. */

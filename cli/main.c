@@ -30,6 +30,8 @@ static void help(FILE *f)
 		"  schedlab workload expand WORKLOAD [--seed N] [-o FILE|-]\n"
 		"  schedlab workload show NAME\n"
 		"  schedlab calibrate [-o FILE|-] [--quick] [--seconds N]\n"
+		"  schedlab regress --baseline FILE [--update] [--suite FILE] [-p POLICY[:K=V...]]\n"
+		"               [--set K=V] [--seeds N] [--max-regress METRIC=PCT,...] [--native]\n"
 		"  schedlab --version\n"
 		"\n"
 		"TOPOLOGY is a bundled name (see `schedlab list topologies`; default numa4),\n"
@@ -162,6 +164,8 @@ static int dispatch(int argc, char **argv)
 		return cmd_compare(argc - 1, argv + 1);
 	if (strcmp(cmd, "calibrate") == 0)
 		return cmd_calibrate(argc - 1, argv + 1);
+	if (strcmp(cmd, "regress") == 0)
+		return cmd_regress(argc - 1, argv + 1);
 	if (strcmp(cmd, "sweep") == 0)
 		return cmd_sweep(argc - 1, argv + 1);
 	if (strcmp(cmd, "merge") == 0)

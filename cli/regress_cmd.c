@@ -1,0 +1,688 @@
+/* `schedlab regress`: a suite of cases run over the same seeds as a
+ * baseline file, and a gate on the change [docs/regress.md].  The runs are
+ * the run-matrix engine's (exp/matrix.h); the suite, the baseline, the
+ * statistics and the reports are regress/'s.  -p and --set change the new
+ * side only, so a knob or a policy registered beside the original is
+ * gated against the original's baseline. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli/cli.h"
+#include "cli/run.h"
+#include "core/policy.h"
+#include "exp/matrix.h"
+#include "regress/regress.h"
+#include "regress/stats.h"
+#include "topologies/topo.h"
+#include "workloads/program.h"
+
+#define CMD "regress"
+
+void cli_help_regress(FILE *f)
+{
+	fprintf(f,
+		"usage: schedlab regress --baseline FILE [--update] [--suite FILE]\n"
+		"                        [-p POLICY[:KEY=VALUE...]] [--against POLICY]\n"
+		"                        [--set KEY=VALUE ...] [--seeds N]\n"
+		"                        [--max-regress METRIC=PCT,...] [--alpha A] [-j N]\n"
+		"                        [--native] [--markdown FILE|-] [--json FILE|-]\n"
+		"                        [--max-sim-time T] [--max-wall-time T]\n"
+		"                        [--max-memory SIZE]\n"
+		"\n"
+		"Runs a suite of cases (policy, knobs, topology, workload, procs) over N seeds\n"
+		"and compares every metric with a baseline file made the same way, seed by\n"
+		"seed, in benchstat's layout: per metric a row per case -- the baseline's and\n"
+		"the new median (± half their range), the change and its p -- and the\n"
+		"geometric mean over the cases.  A metric with a threshold is a gate: the\n"
+		"run fails when it is significantly worse beyond its threshold\n"
+		"(docs/regress.md).\n"
+		"\n"
+		"  --baseline FILE    the baseline (written by --update; it holds the schedlab\n"
+		"                     version and commit, the suite, and every per-seed value)\n"
+		"  --update           run the suite as it is and write the baseline; nothing is\n"
+		"                     compared (-p, --set, --max-regress are refused)\n"
+		"  --suite FILE       a suite (JSON, docs/regress.md) for --update; default: the\n"
+		"                     bundled suite, 13 cases over the policies' mechanisms.\n"
+		"                     Without --update the baseline's suite is run, and a\n"
+		"                     --suite given must be the same\n"
+		"  -p, --policy POLICY[:KEY=VALUE...]\n"
+		"                     the new side runs this policy with these knobs, in place\n"
+		"                     of the cases of the policy --against names (default: the\n"
+		"                     same policy; a policy the suite does not name needs it);\n"
+		"                     only those cases are run and compared\n"
+		"  --against POLICY   whose cases -p replaces: -p steal2 --against steal gates a\n"
+		"                     copy of steal registered as steal2 against steal's baseline\n"
+		"  --set KEY=VALUE    a knob of the new side (repeatable); without -p, the cases\n"
+		"                     whose policy has the knob are run with it, the others not\n"
+		"  --seeds N          seeds per case (simulated) or repetitions (--native):\n"
+		"                     with --update, instead of the suite's; else at most the\n"
+		"                     baseline's (its first N); at least the test's smallest\n"
+		"                     N that can reach --alpha (5 simulated, 3 native at 0.05)\n"
+		"  --max-regress METRIC=PCT,...\n"
+		"                     thresholds in percent (request_p99=5%%,throughput=2%%),\n"
+		"                     beside or instead of the suite's; METRIC=off ungates one.\n"
+		"                     Metrics: %s\n"
+		"  --alpha A          the tests' significance level (default 0.05)\n"
+		"  -j, --jobs N       runs at once (default: the online CPUs; 1 with --native)\n"
+		"  --native           run natively on this machine: N repetitions of each case\n"
+		"                     with the suite's first seed, compared unpaired (the host's\n"
+		"                     noise), each run's host load recorded; the baseline must\n"
+		"                     be native too\n"
+		"  --markdown FILE|-  the report as Markdown (for a CI summary)\n"
+		"  --json FILE|-      the report as JSON (with - on stdout, no text table)\n"
+		"%s"
+		"\n"
+		"Simulated runs are deterministic, so the baseline's and the new value of a\n"
+		"seed differ only by the change: the test is Wilcoxon's signed-rank test of\n"
+		"the per-seed relative changes minus the threshold, one-sided, exact.  Native\n"
+		"runs are not paired: the Wilcoxon-Mann-Whitney rank-sum test of the new\n"
+		"values against the baseline's moved by the threshold, one-sided, exact.\n"
+		"\n"
+		"Exit status: 0 no metric regressed beyond its threshold; 1 one did (each is\n"
+		"named on stderr, with its case), or a new run deadlocked, panicked or was\n"
+		"cut at a limit; 2 bad input (the suite, the baseline, an option), or a\n"
+		"baseline run that failed.\n",
+		"makespan, throughput,\n"
+		"                     request_p50/p90/p99/p999/mean/max, sched_p50/... the same,\n"
+		"                     cpu_user, cpu_sched, cpu_spin, cpu_lock_wait, mem_local,\n"
+		"                     cache_hit, migrations_core, migrations_node, futex_calls,\n"
+		"                     threads",
+		cli_limits_help);
+}
+
+struct regress_own {
+	const char *baseline, *suite, *against, *markdown, *json;
+	const char *max_regress[64];
+	int nmax;
+	bool update, native;
+	uint64_t seeds, jobs;
+	double alpha;
+};
+
+static int own_kind(void *ctx, const char *a)
+{
+	struct regress_own *r = ctx;
+	if (strcmp(a, "--update") == 0) {
+		r->update = true;
+		return CLI_OWN_FLAG;
+	}
+	if (strcmp(a, "--native") == 0) {
+		r->native = true;
+		return CLI_OWN_FLAG;
+	}
+	static const char *const valued[] = { "--baseline", "--suite", "--against", "--seeds",
+					      "--max-regress", "--alpha", "-j", "--jobs",
+					      "--markdown", "--json", NULL };
+	for (const char *const *v = valued; *v; v++)
+		if (strcmp(a, *v) == 0)
+			return CLI_OWN_VALUE;
+	return CLI_OWN_NONE;
+}
+
+static int own_value(void *ctx, const char *a, const char *v)
+{
+	struct regress_own *r = ctx;
+	if (strcmp(a, "--baseline") == 0)
+		r->baseline = v;
+	else if (strcmp(a, "--suite") == 0)
+		r->suite = v;
+	else if (strcmp(a, "--against") == 0)
+		r->against = v;
+	else if (strcmp(a, "--markdown") == 0)
+		r->markdown = v;
+	else if (strcmp(a, "--json") == 0)
+		r->json = v;
+	else if (strcmp(a, "--seeds") == 0) {
+		if (!cli_parse_u64(v, 1000, &r->seeds) || r->seeds == 0)
+			return cli_usage_error(CMD, "--seeds %s: expected a number from 1 to 1000", v);
+	} else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
+		if (!cli_parse_u64(v, EXP_MAX_JOBS, &r->jobs) || r->jobs == 0)
+			return cli_usage_error(CMD, "%s %s: expected a number from 1 to %d", a, v,
+					       EXP_MAX_JOBS);
+	} else if (strcmp(a, "--alpha") == 0) {
+		char *end;
+		errno = 0;
+		double x = strtod(v, &end);
+		if (end == v || *end || errno || !(x > 0 && x < 0.5))
+			return cli_usage_error(CMD, "--alpha %s: expected a level above 0 and below 0.5",
+					       v);
+		r->alpha = x;
+	} else {
+		if (r->nmax == (int)(sizeof(r->max_regress) / sizeof(r->max_regress[0])))
+			return cli_usage_error(CMD, "at most 64 --max-regress options");
+		r->max_regress[r->nmax++] = v;
+	}
+	return 0;
+}
+
+/* --max-regress METRIC=PCT,... onto the suite's thresholds. */
+static int apply_max_regress(const struct regress_own *r, double *threshold)
+{
+	for (int i = 0; i < r->nmax; i++) {
+		char *list = xstrdup(r->max_regress[i]);
+		int rc = 0;
+		for (char *item = list, *next; item && !rc; item = next) {
+			next = strchr(item, ',');
+			if (next)
+				*next++ = '\0';
+			char *eq = strchr(item, '=');
+			char names[512];
+			if (!eq) {
+				rc = cli_usage_error(CMD, "--max-regress %s: expected METRIC=PCT%%", item);
+				break;
+			}
+			*eq = '\0';
+			int m = rg_metric_index(item);
+			if (m < 0) {
+				rg_metric_names(names, sizeof(names));
+				rc = cli_usage_error(CMD, "--max-regress: unknown metric '%s' (expected one "
+						     "of: %s)", item, names);
+				break;
+			}
+			double f;
+			if (strcmp(eq + 1, "off") == 0)
+				threshold[m] = NAN;
+			else if (rg_parse_pct(eq + 1, &f))
+				threshold[m] = f;
+			else
+				rc = cli_usage_error(CMD, "--max-regress %s=%s: expected a percentage from 0 "
+						     "to 1000 (5%% or 5) or off", item, eq + 1);
+		}
+		free(list);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* One case of the new side (or of the baseline, with --update). */
+struct plan {
+	int ncase;
+	const struct pol_ops *pol;
+	int64_t *knobs;
+	cJSON *set;                /* the knobs given: the case's, --set's, -p's */
+	char *variant;             /* "steal:runnext=0" */
+	struct topo *topo;
+	struct workload *wl;
+	int procs;
+};
+
+static void plans_free(struct plan *p, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(p[i].knobs);
+		cJSON_Delete(p[i].set);
+		free(p[i].variant);
+		wl_free(p[i].wl);
+		topo_free(p[i].topo);
+	}
+	free(p);
+}
+
+/* Sets a knob of the plan, recorded as given; 0 or an exit status. */
+static int plan_set(struct plan *p, const char *assignment, const char *what)
+{
+	struct err e;
+	if (!pol_set_knob(p->pol, p->knobs, assignment, &e))
+		return cli_usage_error(CMD, "%s %s: %s", what, assignment, e.msg);
+	char key[128];
+	const char *eq = strchr(assignment, '=');
+	snprintf(key, sizeof(key), "%.*s", (int)(eq - assignment), assignment);
+	int k;
+	pol_knob(p->pol, key, &k);
+	cJSON_DeleteItemFromObjectCaseSensitive(p->set, key);
+	cJSON_AddNumberToObject(p->set, key, (double)p->knobs[k]);
+	return 0;
+}
+
+static bool has_knob(const struct pol_ops *pol, const char *assignment)
+{
+	char key[128];
+	const char *eq = strchr(assignment, '=');
+	snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - assignment) : (int)strlen(assignment),
+		 assignment);
+	int k;
+	return pol_knob(pol, key, &k) != NULL;
+}
+
+/* The cases the new side runs, with its policy and knobs.  newpol is -p's
+ * policy name (NULL: none), pknobs its ":KEY=VALUE" list. */
+static int make_plans(const struct rg_suite *s, const char *newpol, const char *pknobs,
+		      const char *against, const char *const *sets, int nsets, bool native,
+		      struct plan **out, int *nout)
+{
+	const struct rt_api *api = native ? &nat__rt_api : &sim__rt_api;
+	const struct pol_ops *np = NULL;
+	if (newpol) {
+		np = api->pol_find(newpol);
+		if (!np) {
+			char names[256];
+			cli_policy_names(api, names, sizeof(names));
+			return cli_usage_error(CMD, "-p %s: unknown policy (expected one of: %s)", newpol,
+					       names);
+		}
+		if (!against)
+			against = newpol;
+	}
+	if (against && !api->pol_find(against)) {
+		char names[256];
+		cli_policy_names(api, names, sizeof(names));
+		return cli_usage_error(CMD, "--against %s: unknown policy (expected one of: %s)",
+				       against, names);
+	}
+	for (int g = 0; g < nsets; g++)
+		if (!strchr(sets[g], '='))
+			return cli_usage_error(CMD, "--set %s: expected KEY=VALUE", sets[g]);
+	struct plan *p = xcalloc((size_t)s->ncases, sizeof(*p));
+	int n = 0, rc = 0;
+	bool set_used[CLI_MAX_SETS] = { false };
+	for (int c = 0; c < s->ncases && !rc; c++) {
+		const struct rg_case *k = &s->cases[c];
+		const struct pol_ops *pol = api->pol_find(k->policy);
+		if (against && strcmp(k->policy, against) != 0)
+			continue;
+		if (np)
+			pol = np;
+		bool any = nsets == 0 || np;
+		for (int g = 0; g < nsets; g++)
+			if (has_knob(pol, sets[g]))
+				any = set_used[g] = true;
+		if (!any)
+			continue;
+		struct plan *q = &p[n++];
+		q->ncase = c;
+		q->pol = pol;
+		q->knobs = cli_knobs_new(pol);
+		q->set = cJSON_CreateObject();
+		for (const cJSON *kv = k->set->child; kv && !rc; kv = kv->next) {
+			char *a = xasprintf("%s=%.0f", kv->string, kv->valuedouble);
+			if (!has_knob(pol, a))
+				rc = cli_usage_error(CMD, "case %s sets %s, a knob %s does not have", k->name,
+						     kv->string, pol->name);
+			else
+				rc = plan_set(q, a, "the case's");
+			free(a);
+		}
+		for (int g = 0; g < nsets && !rc; g++)
+			if (has_knob(pol, sets[g]))
+				rc = plan_set(q, sets[g], "--set");
+			else if (np)
+				rc = cli_usage_error(CMD, "--set %s: %s has no such knob", sets[g], pol->name);
+		char *own = pknobs ? xstrdup(pknobs) : NULL;
+		for (char *a = own, *end; a && !rc; a = end) {
+			end = strchr(a, ':');
+			if (end)
+				*end++ = '\0';
+			if (!strchr(a, '='))
+				rc = cli_usage_error(CMD, "-p %s:%s: expected POLICY:KEY=VALUE[:KEY=VALUE...]",
+						     newpol, pknobs);
+			else
+				rc = plan_set(q, a, "-p");
+		}
+		free(own);
+		/* the variant label: the policy and the knobs given, as -p takes them */
+		q->variant = xstrdup(pol->name);
+		for (const cJSON *kv = q->set->child; kv; kv = kv->next) {
+			char *more = xasprintf("%s:%s=%.0f", q->variant, kv->string, kv->valuedouble);
+			free(q->variant);
+			q->variant = more;
+		}
+	}
+	for (int g = 0; g < nsets && !rc && !np; g++)
+		if (!set_used[g])
+			rc = cli_usage_error(CMD, "--set %s: no case of the suite has a policy with this "
+					     "knob", sets[g]);
+	if (!rc && n == 0)
+		rc = cli_usage_error(CMD, "-p %s: no case of suite %s runs %s; name the policy whose "
+				     "cases it replaces with --against POLICY", newpol, s->name, against);
+	for (int i = 0; i < n && !rc; i++) {
+		const struct rg_case *k = &s->cases[p[i].ncase];
+		bool is_trace;
+		uint64_t trace_seed;
+		rc = cli_load_inputs(native ? "host" : k->topology, k->workload, &p[i].topo, &p[i].wl,
+				     &is_trace, &trace_seed);
+		if (!rc && is_trace)
+			rc = cli_usage_error(CMD, "case %s: %s is a trace, which replays one seed's draws: "
+					     "a suite's case runs many seeds", k->name, k->workload);
+		if (!rc)
+			p[i].procs = k->procs ? (int)k->procs : p[i].topo->npus;
+	}
+	if (rc) {
+		plans_free(p, n);
+		return rc;
+	}
+	*out = p;
+	*nout = n;
+	return 0;
+}
+
+/* Runs every plan over nseeds seeds into side (per case), through the
+ * run-matrix engine.  0, or after a message: EXIT_BADINPUT for a run the
+ * runtime refused, else (a deadlock, a panic, a limit, a crash) what the
+ * baseline cannot be made of (update) or what the change broke (1). */
+static int run_plans(const struct rg_suite *s, struct plan *p, int np, int nseeds, bool native,
+		     const struct cli_run *limits, int jobs, bool update, struct rg_side *side)
+{
+	long n = (long)np * nseeds;
+	struct exp_cell *cells = xcalloc((size_t)n, sizeof(*cells));
+	for (int i = 0; i < np; i++)
+		for (int k = 0; k < nseeds; k++)
+			cells[(long)i * nseeds + k] = (struct exp_cell){
+				.index = (long)i * nseeds + k, .variant = p[i].variant,
+				.api = native ? &nat__rt_api : &sim__rt_api, .pol = p[i].pol,
+				.knobs = p[i].knobs, .set = p[i].set, .topo = p[i].topo, .wl = p[i].wl,
+				.procs = p[i].procs,
+				.seed = (uint64_t)s->seed + (native ? 0 : (uint64_t)k),
+				.max_sim_ns = limits->max_sim_ns, .max_wall_ns = limits->max_wall_ns,
+				.max_memory = limits->max_memory,
+			};
+	struct exp_opts eo = {
+		.cmd = CMD,
+		.jobs = jobs ? jobs : exp_default_jobs(cells, n, limits->max_memory),
+	};
+	struct exp_run *runs = exp_matrix_run(cells, n, &eo);
+	int rc = 0;
+	long nfailed = 0;
+	for (long j = 0; j < n; j++) {
+		const char *status = exp_row_status(runs[j].row);
+		const struct rg_case *k = &s->cases[p[j / nseeds].ncase];
+		if (strcmp(status, "ok") == 0) {
+			const cJSON *report = cJSON_GetObjectItemCaseSensitive(runs[j].row, "report");
+			rg_side_take(side, p[j / nseeds].ncase, (int)(j % nseeds), report);
+			continue;
+		}
+		if (nfailed++ == 0) {
+			const cJSON *m = cJSON_GetObjectItemCaseSensitive(runs[j].row, "message");
+			fprintf(stderr, "schedlab %s: case %s (%s), seed %llu: %s: %s\n", CMD, k->name,
+				p[j / nseeds].variant, (unsigned long long)cells[j].seed, status,
+				cJSON_IsString(m) ? m->valuestring : "");
+			if (runs[j].messages && *runs[j].messages)
+				fputs(runs[j].messages, stderr);
+			rc = strcmp(status, "error") == 0 || update ? EXIT_BADINPUT : EXIT_FOUND;
+		}
+	}
+	if (nfailed > 1)
+		fprintf(stderr, "schedlab %s: %ld of the %ld runs failed; the first is shown\n", CMD,
+			nfailed, n);
+	if (rc && update)
+		fprintf(stderr, "schedlab %s: no baseline written\n", CMD);
+	for (int i = 0; i < np; i++)
+		side->variant[p[i].ncase] = xstrdup(p[i].variant);
+	exp_runs_free(runs, n);
+	free(cells);
+	return rc;
+}
+
+static int too_few(bool native, uint64_t n, double alpha)
+{
+	int min = native ? rs_ranksum_min_n(alpha) : rs_signrank_min_n(alpha);
+	if ((int)n >= min)
+		return 0;
+	return cli_usage_error(CMD, "--seeds %llu: with fewer than %d %s the %s test can never "
+			       "reach p <= %g, and the gate could never fire",
+			       (unsigned long long)n, min, native ? "repetitions" : "seeds",
+			       native ? "rank-sum" : "signed-rank", alpha);
+}
+
+static double elapsed_s(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+static int update(const struct regress_own *r, const struct cli_opts *o,
+		  const struct cli_run *limits)
+{
+	if (o->policy || o->nsets || r->nmax || r->against || r->markdown || r->json)
+		return cli_usage_error(CMD, "--update writes the baseline from the suite as it is: "
+				       "-p, --set, --against, --max-regress, --markdown and --json "
+				       "belong to a comparison");
+	struct err e = { "" };
+	struct rg_suite *s = r->suite ? rg_suite_load(r->suite, &e) : rg_suite_default(&e);
+	if (!s)
+		return cli_input_error(&e);
+	if (r->seeds) {
+		s->seeds = (int)r->seeds;
+		cJSON_DeleteItemFromObjectCaseSensitive(s->json, "seeds");
+		cJSON_AddNumberToObject(s->json, "seeds", (double)r->seeds);
+	}
+	int rc = too_few(r->native, (uint64_t)s->seeds, r->alpha);
+	if (!rc)
+		rc = cli_out_claim(CMD, "--baseline", r->baseline);
+	struct plan *p = NULL;
+	int np = 0;
+	if (!rc)
+		rc = make_plans(s, NULL, NULL, NULL, NULL, 0, r->native, &p, &np);
+	if (rc) {
+		rg_suite_free(s);
+		return rc;
+	}
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct rg_side *side = rg_side_new(s->ncases, s->seeds);
+	rc = run_plans(s, p, np, s->seeds, r->native, limits, (int)r->jobs, true, side);
+	if (!rc) {
+		if (!rg_baseline_write(r->baseline, s, side, r->native)) {
+			char *shown = str_shown(r->baseline, 512);
+			fprintf(stderr, "schedlab %s: --baseline %s: %s\n", CMD, shown, strerror(errno));
+			free(shown);
+			rc = EXIT_BADINPUT;
+		} else {
+			printf("schedlab regress: wrote baseline %s: suite %s, %d cases x %d %s (%ld runs, "
+			       "%s) in %.1f s\n", r->baseline, s->name, s->ncases, s->seeds,
+			       r->native ? "repetitions" : "seeds", (long)s->ncases * s->seeds,
+			       r->native ? "native" : "simulated", elapsed_s(&t0));
+		}
+	}
+	rg_side_free(side);
+	plans_free(p, np);
+	rg_suite_free(s);
+	return rc;
+}
+
+/* The baseline's first n seeds only (--seeds below the baseline's). */
+static void truncate_side(struct rg_side **sp, int n)
+{
+	struct rg_side *s = *sp;
+	if (n >= s->nseeds)
+		return;
+	struct rg_side *t = rg_side_new(s->ncases, n);
+	for (int c = 0; c < s->ncases; c++) {
+		t->ran[c] = s->ran[c];
+		t->variant[c] = s->variant[c] ? xstrdup(s->variant[c]) : NULL;
+		t->knobs[c] = s->knobs[c] ? cJSON_Duplicate(s->knobs[c], true) : NULL;
+		t->host[c] = s->host[c] ? cJSON_Duplicate(s->host[c], true) : NULL;
+		for (int m = 0; m < rg_metric_count(); m++)
+			for (int k = 0; k < n; k++)
+				*rg_at(t, c, m, k) = *rg_at(s, c, m, k);
+	}
+	rg_side_free(s);
+	*sp = t;
+}
+
+static int write_text(const char *opt, const char *path, void (*fn)(FILE *, const struct rg_result *),
+		      const struct rg_result *res)
+{
+	if (strcmp(path, "-") == 0) {
+		fn(stdout, res);
+		return 0;
+	}
+	FILE *f = fopen(path, "w");
+	bool ok = f != NULL;
+	if (ok) {
+		fn(f, res);
+		ok = !ferror(f);
+		ok = fclose(f) == 0 && ok;
+	}
+	if (!ok) {
+		char *shown = str_shown(path, 512);
+		fprintf(stderr, "schedlab %s: %s %s: %s\n", CMD, opt, shown, strerror(errno));
+		free(shown);
+		return EXIT_BADINPUT;
+	}
+	return 0;
+}
+
+static int busy_runs(const struct rg_side *side)
+{
+	int n = 0;
+	for (int c = 0; c < side->ncases; c++)
+		for (const cJSON *h = side->host[c] ? side->host[c]->child : NULL; h; h = h->next)
+			n += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "busy"));
+	return n;
+}
+
+static int compare(const struct regress_own *r, const struct cli_opts *o,
+		   const struct cli_run *limits)
+{
+	struct err e = { "" };
+	struct rg_baseline *b = rg_baseline_load(r->baseline, &e);
+	if (!b)
+		return cli_input_error(&e);
+	int rc = 0;
+	struct rg_suite *given = NULL;
+	if (r->suite) {
+		given = rg_suite_load(r->suite, &e);
+		if (!given)
+			rc = cli_input_error(&e);
+		else if (!cJSON_Compare(given->json, b->suite->json, true)) {
+			/* the baseline may have had --seeds: compare without it */
+			cJSON *x = cJSON_Duplicate(given->json, true), *y = cJSON_Duplicate(b->suite->json, true);
+			cJSON_DeleteItemFromObjectCaseSensitive(x, "seeds");
+			cJSON_DeleteItemFromObjectCaseSensitive(y, "seeds");
+			if (!cJSON_Compare(x, y, true))
+				rc = cli_usage_error(CMD, "--suite %s is not the suite baseline %s was made "
+						     "from; remake it with --update", r->suite, r->baseline);
+			cJSON_Delete(x);
+			cJSON_Delete(y);
+		}
+		rg_suite_free(given);
+	}
+	if (!rc && b->native != r->native)
+		rc = cli_usage_error(CMD, "--baseline %s is %s and this run is %s: %s", r->baseline,
+				     b->native ? "native" : "simulated", r->native ? "native" : "simulated",
+				     b->native ? "add --native" : "drop --native, or make a native baseline");
+	int nseeds = b->side->nseeds;
+	if (!rc && r->seeds) {
+		if ((int)r->seeds > nseeds)
+			rc = cli_usage_error(CMD, "--seeds %llu: baseline %s has %d", (unsigned long long)r->seeds,
+					     r->baseline, nseeds);
+		else
+			nseeds = (int)r->seeds;
+	}
+	if (!rc)
+		rc = too_few(b->native, (uint64_t)nseeds, r->alpha);
+	double *threshold = xmalloc(sizeof(*threshold) * (size_t)rg_metric_count());
+	memcpy(threshold, b->suite->threshold, sizeof(*threshold) * (size_t)rg_metric_count());
+	if (!rc)
+		rc = apply_max_regress(r, threshold);
+	if (!rc && r->json)
+		rc = cli_out_claim(CMD, "--json", r->json);
+	if (!rc && r->markdown)
+		rc = cli_out_claim(CMD, "--markdown", r->markdown);
+	if (!rc && r->json && r->markdown && strcmp(r->json, r->markdown) == 0)
+		rc = cli_usage_error(CMD, "--json and --markdown both name %s%s", r->json,
+				     strcmp(r->json, "-") == 0 ? " (stdout): one of them can write there" : "");
+	char *newpol = NULL, *pknobs = NULL;
+	if (o->policy) {
+		newpol = xstrdup(o->policy);
+		char *colon = strchr(newpol, ':');
+		if (colon) {
+			*colon = '\0';
+			pknobs = colon + 1;
+		}
+		if (strchr(o->policy, ','))
+			rc = rc ? rc : cli_usage_error(CMD, "-p %s: one policy (the new side), not a list",
+						       o->policy);
+	}
+	struct plan *p = NULL;
+	int np = 0;
+	if (!rc)
+		rc = make_plans(b->suite, newpol, pknobs, r->against, o->sets, o->nsets, b->native, &p,
+				&np);
+	struct rg_side *side = NULL;
+	struct rg_result *res = NULL;
+	if (!rc) {
+		truncate_side(&b->side, nseeds);
+		side = rg_side_new(b->suite->ncases, nseeds);
+		rc = run_plans(b->suite, p, np, nseeds, b->native, limits, (int)r->jobs, false, side);
+	}
+	if (!rc) {
+		/* what the new side is, for the reports */
+		char desc[1024];
+		size_t len = 0;
+		desc[0] = '\0';
+		if (o->policy)
+			len += (size_t)snprintf(desc + len, sizeof(desc) - len, "-p %s", o->policy);
+		for (int g = 0; g < o->nsets && len < sizeof(desc); g++)
+			len += (size_t)snprintf(desc + len, sizeof(desc) - len, "%s--set %s",
+						len ? " " : "", o->sets[g]);
+		if (len < sizeof(desc))
+			snprintf(desc + len, sizeof(desc) - len, "%s%d of %d cases%s%s", len ? ", " : "",
+				 np, b->suite->ncases, o->policy ? " (those of " : "",
+				 o->policy ? (r->against ? r->against : newpol) : "");
+		if (o->policy && strlen(desc) + 2 < sizeof(desc))
+			strcat(desc, ")");
+		res = rg_compare(b, side, threshold, r->alpha, desc);
+		bool json_out = r->json && strcmp(r->json, "-") == 0;
+		bool md_out = r->markdown && strcmp(r->markdown, "-") == 0;
+		if (!json_out && !md_out)
+			rg_report_text(stdout, res);
+		if (r->markdown)
+			rc = write_text("--markdown", r->markdown, rg_report_markdown, res);
+		if (!rc && r->json) {
+			cJSON *j = rg_report_json(res);
+			rc = cli_write_json(CMD, r->json, j);
+			cJSON_Delete(j);
+		}
+		int busy = b->native ? busy_runs(side) : 0;
+		if (busy)
+			fprintf(stderr, "schedlab %s: warning: the host was busy during %d of the new "
+				"side's runs (their \"host\" objects are in --json): native figures "
+				"understate an idle machine's\n", CMD, busy);
+		if (!rc && res->nregressions) {
+			rg_report_regressions(stderr, "schedlab regress: ", res);
+			rc = EXIT_FOUND;
+		}
+	}
+	rg_result_free(res);
+	rg_side_free(side);
+	if (p)
+		plans_free(p, np);
+	free(newpol);
+	free(threshold);
+	rg_baseline_free(b);
+	return rc;
+}
+
+int cmd_regress(int argc, char **argv)
+{
+	struct cli_run limits = { .seed = 0 };
+	struct cli_opts o = { .cmd = CMD, .limits = &limits };
+	struct regress_own r = { .alpha = 0.05 };
+	const struct cli_own own = { cli_help_regress, own_kind, own_value, &r };
+	int rc = cli_parse_options(&o, argc, argv, &own);
+	if (rc || o.help)
+		return rc;
+	/* the suite says the machine, the workload, the procs and the seeds */
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-t") == 0 || strcmp(a, "--topology") == 0 || strcmp(a, "-w") == 0 ||
+		    strcmp(a, "--workload") == 0 || strcmp(a, "--procs") == 0 ||
+		    strcmp(a, "--seed") == 0)
+			return cli_usage_error(CMD, "%s: the suite gives each case's topology, workload, "
+					       "procs and seeds (a case of your own: --suite FILE)", a);
+		if (own_kind(&(struct regress_own){ 0 }, a) == CLI_OWN_VALUE || strcmp(a, "-p") == 0 ||
+		    strcmp(a, "--policy") == 0 || strcmp(a, "--set") == 0 || cli_is_limit_option(a))
+			i++;
+	}
+	if (!r.baseline)
+		return cli_usage_error(CMD, "missing --baseline FILE");
+	return r.update ? update(&r, &o, &limits) : compare(&r, &o, &limits);
+}

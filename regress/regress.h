@@ -1,0 +1,152 @@
+/* `schedlab regress` apart from running [docs/regress.md]: the metrics it
+ * knows by short name, the suite (regress/suite.c), the baseline file, and
+ * the comparison of a new side against a baseline with its reports (text
+ * in benchstat's layout, Markdown, JSON).  The runs themselves are the
+ * run-matrix engine's (exp/matrix.h), driven by cli/regress_cmd.c. */
+#ifndef SCHEDLAB_REGRESS_H
+#define SCHEDLAB_REGRESS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "util/util.h"
+
+/* ---- Metrics ---- */
+
+struct rg_metric {
+	const char *name;      /* short name: "request_p99" */
+	const char *path;      /* dotted path under a report's "metrics" */
+	int better;            /* -1 lower is better, +1 higher is better */
+	const char *unit;      /* "ns", "/s", "frac", "count" */
+};
+
+int rg_metric_count(void);
+const struct rg_metric *rg_metric_at(int i);
+/* By short name; NULL if unknown. */
+const struct rg_metric *rg_metric_find(const char *name);
+int rg_metric_index(const char *name);
+/* "request_p99, throughput, ..." for messages */
+void rg_metric_names(char *buf, size_t size);
+/* A threshold as given: "5%", "5", "0.5%" (percent; 0 to 1000); false if
+ * it is not one. */
+bool rg_parse_pct(const char *s, double *frac);
+
+/* ---- The suite ---- */
+
+struct rg_case {
+	char *name;
+	char *policy;
+	cJSON *set;            /* knob -> whole number (an object, maybe empty) */
+	char *topology;
+	char *workload;
+	long procs;            /* 0: the topology's PUs */
+	char *exercises;       /* what mechanism it is there for (may be NULL) */
+};
+
+struct rg_suite {
+	char *name;
+	char *description;
+	int seeds;             /* seeds (or repetitions natively) per case */
+	long seed;             /* the first seed */
+	double *threshold;     /* per metric index: a fraction, or NAN: not gated */
+	bool *shown;           /* per metric index: in the report */
+	struct rg_case *cases;
+	int ncases;
+	cJSON *json;           /* the suite as read (the baseline keeps it) */
+};
+
+/* Parses a suite from text (label names it in messages); NULL with one
+ * message naming the file, the JSON path and the problem. */
+struct rg_suite *rg_suite_parse(const char *label, const char *text, struct err *e);
+struct rg_suite *rg_suite_parse_json(const char *label, const cJSON *json, struct err *e);
+struct rg_suite *rg_suite_load(const char *path, struct err *e);
+/* The bundled default suite (regress/suites/default.json). */
+struct rg_suite *rg_suite_default(struct err *e);
+const char *rg_suite_default_text(void);
+void rg_suite_free(struct rg_suite *s);
+
+/* ---- Values ---- */
+
+/* What one side measured: per case, per metric, per seed (or repetition)
+ * a value, NAN where a run did not produce the metric. */
+struct rg_side {
+	int ncases, nseeds;
+	double *v;             /* [case][metric][seed] */
+	bool *ran;             /* per case: measured on this side */
+	cJSON **host;          /* per case: an array of each repetition's "host" (native), or NULL */
+	cJSON **knobs;         /* per case: the effective knobs (report.knobs), or NULL */
+	char **variant;        /* per case: "steal:runnext=0" as run */
+};
+
+struct rg_side *rg_side_new(int ncases, int nseeds);
+void rg_side_free(struct rg_side *s);
+static inline double *rg_at(const struct rg_side *s, int c, int m, int k)
+{
+	return &s->v[((size_t)c * (size_t)rg_metric_count() + (size_t)m) * (size_t)s->nseeds + (size_t)k];
+}
+/* Reads every known metric of a run's report (the "report" of a store
+ * row) into case c, seed slot k. */
+void rg_side_take(struct rg_side *s, int c, int k, const cJSON *report);
+
+/* ---- The baseline file ---- */
+
+struct rg_baseline {
+	char *schedlab, *commit;
+	bool native;
+	struct rg_suite *suite;
+	struct rg_side *side;
+};
+
+/* Writes the baseline: version, commit, mode, the suite, per case its
+ * inputs, knobs and every per-seed value.  false with errno set. */
+bool rg_baseline_write(const char *path, const struct rg_suite *s, const struct rg_side *side,
+		       bool native);
+struct rg_baseline *rg_baseline_load(const char *path, struct err *e);
+void rg_baseline_free(struct rg_baseline *b);
+
+/* ---- The comparison ---- */
+
+struct rg_row {
+	int ncase;             /* case index; -1 for the geometric mean */
+	double old_med, new_med, old_spread, new_spread;   /* spread: half the range / median */
+	double delta;          /* median of per-seed changes (sim), or of medians (native) */
+	double p_change;       /* two-sided: is there a change at all */
+	double p_gate;         /* one-sided: worse beyond the threshold (NAN: not gated) */
+	int n;                 /* pairs (sim) or the smaller side's repetitions (native) */
+	bool regression;
+};
+
+struct rg_metric_result {
+	int metric;
+	double threshold;      /* NAN: shown, not gated */
+	struct rg_row *rows;
+	int nrows;             /* the cases that have it, then the geomean (if any) */
+};
+
+struct rg_result {
+	bool native;
+	double alpha;
+	int nseeds;
+	struct rg_metric_result *metrics;
+	int nmetrics;
+	int nregressions;
+	/* what was compared, for the reports */
+	const struct rg_suite *suite;
+	const struct rg_baseline *base;
+	const struct rg_side *side;
+	char *new_desc;        /* "-p steal:runnext=0 (the cases of steal)" */
+};
+
+struct rg_result *rg_compare(const struct rg_baseline *base, const struct rg_side *side,
+			     const double *threshold, double alpha, const char *new_desc);
+void rg_result_free(struct rg_result *r);
+
+void rg_report_text(FILE *f, const struct rg_result *r);
+void rg_report_markdown(FILE *f, const struct rg_result *r);
+cJSON *rg_report_json(const struct rg_result *r);
+/* One line per regression on f: "regression: request_p99 of steal-rpc ..." */
+void rg_report_regressions(FILE *f, const char *prefix, const struct rg_result *r);
+
+#endif

@@ -1,0 +1,369 @@
+/* The metrics regress knows by short name, and its suites: a JSON file of
+ * cases [docs/regress.md, "Suites"], checked key by key so a typo is an
+ * error naming its JSON path, never a silently ignored setting. */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/policy.h"
+#include "regress/regress.h"
+#include "regress/stats.h"
+#include "util/jsonv.h"
+
+/* Latency and time: lower is better; throughput and shares of useful
+ * work: higher. */
+static const struct rg_metric metrics[] = {
+	{ "makespan", "makespan_ns", -1, "ns" },
+	{ "throughput", "throughput_per_s", +1, "/s" },
+	{ "request_p50", "request_latency_ns.p50", -1, "ns" },
+	{ "request_p90", "request_latency_ns.p90", -1, "ns" },
+	{ "request_p99", "request_latency_ns.p99", -1, "ns" },
+	{ "request_p999", "request_latency_ns.p999", -1, "ns" },
+	{ "request_mean", "request_latency_ns.mean", -1, "ns" },
+	{ "request_max", "request_latency_ns.max", -1, "ns" },
+	{ "sched_p50", "sched_latency_ns.p50", -1, "ns" },
+	{ "sched_p90", "sched_latency_ns.p90", -1, "ns" },
+	{ "sched_p99", "sched_latency_ns.p99", -1, "ns" },
+	{ "sched_p999", "sched_latency_ns.p999", -1, "ns" },
+	{ "sched_mean", "sched_latency_ns.mean", -1, "ns" },
+	{ "sched_max", "sched_latency_ns.max", -1, "ns" },
+	{ "cpu_user", "cpu.on_cpu.user", +1, "frac" },
+	{ "cpu_sched", "cpu.on_cpu.sched", -1, "frac" },
+	{ "cpu_spin", "cpu.on_cpu.spin", -1, "frac" },
+	{ "cpu_lock_wait", "cpu.on_cpu.lock_wait", -1, "frac" },
+	{ "mem_local", "locality.mem_local_frac", +1, "frac" },
+	{ "cache_hit", "locality.cache_hit_frac", +1, "frac" },
+	{ "migrations_core", "locality.migrations_core", -1, "count" },
+	{ "migrations_node", "locality.migrations_node", -1, "count" },
+	{ "futex_calls", "threads.futex_calls", -1, "count" },
+	{ "threads", "threads.created", -1, "count" },
+};
+
+#define NMETRICS ((int)(sizeof(metrics) / sizeof(metrics[0])))
+
+int rg_metric_count(void) { return NMETRICS; }
+
+const struct rg_metric *rg_metric_at(int i)
+{
+	return i >= 0 && i < NMETRICS ? &metrics[i] : NULL;
+}
+
+int rg_metric_index(const char *name)
+{
+	for (int i = 0; i < NMETRICS; i++)
+		if (strcmp(metrics[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+const struct rg_metric *rg_metric_find(const char *name)
+{
+	return rg_metric_at(rg_metric_index(name));
+}
+
+void rg_metric_names(char *buf, size_t size)
+{
+	buf[0] = '\0';
+	size_t used = 0;
+	for (int i = 0; i < NMETRICS; i++)
+		used = str_list_add(buf, size, used, metrics[i].name);
+}
+
+bool rg_parse_pct(const char *s, double *frac)
+{
+	if (!s || !*s || isspace((unsigned char)*s))
+		return false;
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s)
+		return false;
+	if (*end == '%')
+		end++;
+	if (*end || !isfinite(v) || v < 0 || v > 1000)
+		return false;
+	*frac = v / 100;
+	return true;
+}
+
+/* ---- Suites ---- */
+
+#define DEFAULT_SEEDS 8
+#define MAX_SEEDS 1000
+#define MAX_CASES 1000
+
+/* Gated unless the suite says otherwise, and shown beside them. */
+static const struct {
+	const char *name;
+	double pct;
+} default_thresholds[] = {
+	{ "request_p99", 5 }, { "sched_p99", 10 }, { "throughput", 2 }, { "makespan", 2 },
+};
+static const char *const default_shown[] = { "request_p50", "sched_p50" };
+
+extern const struct { const char *name; const char *text; } regress_suite_files[];
+extern const size_t regress_suite_files_count;
+
+const char *rg_suite_default_text(void)
+{
+	for (size_t i = 0; i < regress_suite_files_count; i++)
+		if (strcmp(regress_suite_files[i].name, "default") == 0)
+			return regress_suite_files[i].text;
+	return NULL;
+}
+
+void rg_suite_free(struct rg_suite *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->ncases; i++) {
+		struct rg_case *c = &s->cases[i];
+		free(c->name);
+		free(c->policy);
+		cJSON_Delete(c->set);
+		free(c->topology);
+		free(c->workload);
+		free(c->exercises);
+	}
+	free(s->cases);
+	free(s->threshold);
+	free(s->shown);
+	free(s->name);
+	free(s->description);
+	cJSON_Delete(s->json);
+	free(s);
+}
+
+static bool name_ok(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("._-+", *s))
+			return false;
+	return true;
+}
+
+static bool parse_case(const struct jv *j, const cJSON *node, const char *path, struct rg_case *c)
+{
+	static const char *const keys[] = { "name", "policy", "set", "topology", "workload",
+					    "procs", "exercises", NULL };
+	if (!jv_object(j, node, path, keys))
+		return false;
+	const char *name = NULL, *policy = NULL, *topology = "numa4", *workload = "rpc-server",
+		   *exercises = NULL;
+	long procs = 0;
+	if (!jv_get_string(j, node, path, "name", true, &name) ||
+	    !jv_get_string(j, node, path, "policy", true, &policy) ||
+	    !jv_get_string(j, node, path, "topology", false, &topology) ||
+	    !jv_get_string(j, node, path, "workload", false, &workload) ||
+	    !jv_get_string(j, node, path, "exercises", false, &exercises) ||
+	    !jv_get_int(j, node, path, "procs", false, 1, 1 << 20, &procs))
+		return false;
+	char p[JV_PATH], q[JV_PATH];
+	if (!name_ok(name))
+		return jv_fail(j, jv_key(p, sizeof(p), path, "name"),
+			       "a case's name is letters, digits and . _ - + (got \"%s\")", name);
+	const struct pol_ops *pol = sim__rt_api.pol_find(policy);
+	if (!pol) {
+		char list[256] = "";
+		size_t len = 0;
+		for (int i = 0; i < sim__rt_api.pol_count(); i++)
+			len = str_list_add(list, sizeof(list), len, sim__rt_api.pol_at(i)->name);
+		return jv_fail(j, jv_key(p, sizeof(p), path, "policy"),
+			       "unknown policy \"%s\" (expected one of: %s)", policy, list);
+	}
+	const cJSON *set = cJSON_GetObjectItemCaseSensitive(node, "set");
+	if (set) {
+		jv_key(p, sizeof(p), path, "set");
+		if (!cJSON_IsObject(set))
+			return jv_fail(j, p, "expected an object of knobs, got %s", jv_type_name(set));
+		int64_t *knobs = xcalloc((size_t)pol_nknobs(pol) + 1, sizeof(*knobs));
+		pol_default_knobs(pol, knobs);
+		for (const cJSON *k = set->child; k; k = k->next) {
+			long v;
+			jv_key(q, sizeof(q), p, k->string);
+			for (const cJSON *o = set->child; o != k; o = o->next)
+				if (strcmp(o->string, k->string) == 0) {
+					free(knobs);
+					return jv_fail(j, q, "key given twice");
+				}
+			if (!jv_as_int(j, k, q, -(1L << 40), 1L << 40, &v)) {
+				free(knobs);
+				return false;
+			}
+			char *a = xasprintf("%s=%ld", k->string, v);
+			struct err ke;
+			bool ok = pol_set_knob(pol, knobs, a, &ke);
+			free(a);
+			if (!ok) {
+				free(knobs);
+				return jv_fail(j, q, "%s", ke.msg);
+			}
+		}
+		free(knobs);
+	}
+	c->name = xstrdup(name);
+	c->policy = xstrdup(policy);
+	c->set = set ? cJSON_Duplicate(set, true) : cJSON_CreateObject();
+	c->topology = xstrdup(topology);
+	c->workload = xstrdup(workload);
+	c->procs = procs;
+	c->exercises = exercises ? xstrdup(exercises) : NULL;
+	return true;
+}
+
+/* "thresholds": {"request_p99": "5%", "throughput": 2}: a string with or
+ * without %, or a number, both in percent. */
+static bool parse_thresholds(const struct jv *j, const cJSON *node, const char *path,
+			     double *threshold)
+{
+	if (!cJSON_IsObject(node))
+		return jv_fail(j, path, "expected an object of metric: \"PCT%%\", got %s",
+			       jv_type_name(node));
+	for (int m = 0; m < NMETRICS; m++)
+		threshold[m] = NAN;
+	for (const cJSON *t = node->child; t; t = t->next) {
+		char p[JV_PATH], names[512];
+		jv_key(p, sizeof(p), path, t->string);
+		int m = rg_metric_index(t->string);
+		if (m < 0) {
+			rg_metric_names(names, sizeof(names));
+			return jv_fail(j, p, "unknown metric (expected one of: %s)", names);
+		}
+		if (!isnan(threshold[m]))
+			return jv_fail(j, p, "key given twice");
+		double f;
+		bool ok;
+		if (cJSON_IsNumber(t))
+			ok = t->valuedouble >= 0 && t->valuedouble <= 1000 &&
+			     (f = t->valuedouble / 100, true);
+		else
+			ok = cJSON_IsString(t) && rg_parse_pct(t->valuestring, &f);
+		if (!ok)
+			return jv_fail(j, p, "expected a percentage from 0 to 1000 (\"5%%\" or 5)");
+		threshold[m] = f;
+	}
+	return true;
+}
+
+struct rg_suite *rg_suite_parse_json(const char *label, const cJSON *json, struct err *e)
+{
+	struct jv jj = { label, e }, *j = &jj;
+	static const char *const keys[] = { "suite", "description", "seeds", "seed",
+					    "thresholds", "show", "cases", NULL };
+	if (!jv_object(j, json, "$", keys))
+		return NULL;
+	struct rg_suite *s = xcalloc(1, sizeof(*s));
+	s->threshold = xmalloc(sizeof(*s->threshold) * NMETRICS);
+	s->shown = xcalloc(NMETRICS, sizeof(*s->shown));
+	s->json = cJSON_Duplicate(json, true);
+	const char *name = NULL, *desc = NULL;
+	long seeds = DEFAULT_SEEDS, seed = 1;
+	if (!jv_get_string(j, json, "$", "suite", true, &name) ||
+	    !jv_get_string(j, json, "$", "description", false, &desc) ||
+	    !jv_get_int(j, json, "$", "seeds", false, 1, MAX_SEEDS, &seeds) ||
+	    !jv_get_int(j, json, "$", "seed", false, 0, (1L << 53) - MAX_SEEDS, &seed))
+		goto fail;
+	s->name = xstrdup(name);
+	s->description = desc ? xstrdup(desc) : NULL;
+	s->seeds = (int)seeds;
+	s->seed = seed;
+	const cJSON *th = cJSON_GetObjectItemCaseSensitive(json, "thresholds");
+	if (th) {
+		if (!parse_thresholds(j, th, "$.thresholds", s->threshold))
+			goto fail;
+	} else {
+		for (int m = 0; m < NMETRICS; m++)
+			s->threshold[m] = NAN;
+		for (size_t i = 0; i < sizeof(default_thresholds) / sizeof(default_thresholds[0]); i++)
+			s->threshold[rg_metric_index(default_thresholds[i].name)] =
+				default_thresholds[i].pct / 100;
+	}
+	const cJSON *show = cJSON_GetObjectItemCaseSensitive(json, "show");
+	if (show) {
+		if (!jv_array(j, show, "$.show"))
+			goto fail;
+		int i = 0;
+		for (const cJSON *it = show->child; it; it = it->next, i++) {
+			char p[JV_PATH], names[512];
+			jv_idx(p, sizeof(p), "$.show", i);
+			if (!cJSON_IsString(it)) {
+				jv_fail(j, p, "expected a metric's name, got %s", jv_type_name(it));
+				goto fail;
+			}
+			int m = rg_metric_index(it->valuestring);
+			if (m < 0) {
+				rg_metric_names(names, sizeof(names));
+				jv_fail(j, p, "unknown metric \"%s\" (expected one of: %s)", it->valuestring,
+					names);
+				goto fail;
+			}
+			s->shown[m] = true;
+		}
+	} else {
+		for (size_t i = 0; i < sizeof(default_shown) / sizeof(default_shown[0]); i++)
+			s->shown[rg_metric_index(default_shown[i])] = true;
+	}
+	for (int m = 0; m < NMETRICS; m++)
+		if (!isnan(s->threshold[m]))
+			s->shown[m] = true;
+	const cJSON *cases = cJSON_GetObjectItemCaseSensitive(json, "cases");
+	if (!cases) {
+		jv_fail(j, "$.cases", "missing (a suite is a list of cases)");
+		goto fail;
+	}
+	if (!jv_array(j, cases, "$.cases"))
+		goto fail;
+	int n = cJSON_GetArraySize(cases);
+	if (n < 1 || n > MAX_CASES) {
+		jv_fail(j, "$.cases", "expected 1 to %d cases, got %d", MAX_CASES, n);
+		goto fail;
+	}
+	s->cases = xcalloc((size_t)n, sizeof(*s->cases));
+	int i = 0;
+	for (const cJSON *c = cases->child; c; c = c->next, i++) {
+		char p[JV_PATH];
+		jv_idx(p, sizeof(p), "$.cases", i);
+		if (!parse_case(j, c, p, &s->cases[i]))
+			goto fail;
+		s->ncases = i + 1;
+		for (int k = 0; k < i; k++)
+			if (strcmp(s->cases[k].name, s->cases[i].name) == 0) {
+				char q[JV_PATH];
+				jv_fail(j, jv_key(q, sizeof(q), p, "name"),
+					"\"%s\" names case %d too", s->cases[i].name, k);
+				goto fail;
+			}
+	}
+	return s;
+fail:
+	rg_suite_free(s);
+	return NULL;
+}
+
+struct rg_suite *rg_suite_parse(const char *label, const char *text, struct err *e)
+{
+	struct jv j = { label, e };
+	cJSON *json = jv_parse(&j, text);
+	if (!json)
+		return NULL;
+	struct rg_suite *s = rg_suite_parse_json(label, json, e);
+	cJSON_Delete(json);
+	return s;
+}
+
+struct rg_suite *rg_suite_load(const char *path, struct err *e)
+{
+	char *text = input_read(path, NULL, e);
+	if (!text)
+		return NULL;
+	struct rg_suite *s = rg_suite_parse(path, text, e);
+	free(text);
+	return s;
+}
+
+struct rg_suite *rg_suite_default(struct err *e)
+{
+	return rg_suite_parse("(bundled default suite)", rg_suite_default_text(), e);
+}
