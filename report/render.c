@@ -1103,9 +1103,10 @@ static void scenario_memory(struct doc *d, const struct series *vs, int nv, cons
 				FILE *f = d->gp;
 				fprintf(f, "set xlabel 'home node of the memory'\n"
 					   "set ylabel 'node of the reading CPU'\n"
-					   "set xrange [-0.5:%d.5]\nset yrange [-0.5:%d.5] reverse\n"
+					   "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
 					   "set xtics 1 out\nset ytics 1 out\nunset grid\nset size ratio -1\n"
-					   "set palette defined (0 '#f7fbff', 1 '#6baed6', 2 '#08306b')\n"
+					   "set palette defined (0 '#ffffff', 1 '#9ecae1', 2 '#3182bd')\n"
+					   "set format cb '%%.1s%%c'\n"
 					   "set cblabel 'lines, mean per run'\nset cbrange [0:*]\n",
 					nn - 1, nn - 1);
 				fprintf(f, "$dram_%d << EOD\n", n);
