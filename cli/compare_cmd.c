@@ -16,6 +16,8 @@
 
 #include "cli/cli.h"
 #include "cli/run.h"
+#include "exp/matrix.h"
+#include "exp/store.h"
 #include "core/policy.h"
 #include "topologies/topo.h"
 #include "workloads/program.h"
@@ -27,15 +29,16 @@ void cli_help_compare(FILE *f)
 {
 	fprintf(f,
 		"usage: schedlab compare -p P1,P2,... [-t TOPOLOGY] [-w WORKLOAD] [--procs N]\n"
-		"                        [--seeds N] [--seed S] [--set KEY=VALUE ...]\n"
-		"                        [--json FILE|- | --csv FILE|-]\n"
+		"                        [--seeds N] [--seed S] [--set KEY=VALUE ...] [-j N]\n"
+		"                        [--json FILE|-] [--csv FILE|-] [--store FILE]\n"
 		"                        [--max-sim-time T] [--max-wall-time T]\n"
 		"                        [--max-memory SIZE]\n"
 		"\n"
 		"Runs one workload on one simulated machine under several policies, each with\n"
 		"the same seeds, and prints one table: a row per metric, a column per policy,\n"
 		"and for each column after the first its change relative to the first.\n"
-		"Simulation only: there is no --native here.\n"
+		"Simulation only: there is no --native here.  Each run is a process of its\n"
+		"own, N at once (docs/experiments.md); the table is the same for any N.\n"
 		"\n"
 		"  -p, --policy P1,P2,...\n"
 		"                     the columns: policies (see `schedlab list policies`),\n"
@@ -54,15 +57,25 @@ void cli_help_compare(FILE *f)
 		"  --set KEY=VALUE    set a knob in every column whose policy has it (repeatable);\n"
 		"                     a column's own KEY=VALUE wins; a key that no column's policy\n"
 		"                     has is an error\n"
+		"  -j, --jobs N       make N runs at once (default: the online CPUs, but no more\n"
+		"                     than the available memory holds at --max-memory each);\n"
+		"                     each run may use up to --max-memory (default 4GiB) of\n"
+		"                     simulator memory, so N runs may use N times that.  Progress\n"
+		"                     (runs done, running, failed, elapsed, ETA) goes to stderr\n"
+		"                     when it is a terminal\n"
 		"  --json FILE|-      write {\"compare\", \"distributions\", \"runs\", \"summary\"} to\n"
 		"                     FILE, or to stdout with - (then no table): \"runs\" holds\n"
 		"                     every run's report as `schedlab run --json` writes it,\n"
 		"                     column by column, seed by seed; \"summary\" each metric's\n"
 		"                     mean, ci95 and n per column; \"distributions\" each\n"
 		"                     latency histogram whole per column, its seeds' added up\n"
-		"  --csv FILE|-       instead, write a row per metric and column,\n"
+		"  --csv FILE|-       write a row per metric and column,\n"
 		"                     metric,column,mean,ci95,n,rel_change,pp_change,unit to\n"
-		"                     FILE, or to stdout with - (then no table)\n"
+		"                     FILE, or to stdout with - (then no table); --json and\n"
+		"                     --csv may both be given (one of them to stdout at most)\n"
+		"  --store FILE       write every run's row of the results store to FILE: JSON\n"
+		"                     lines, or CSV if FILE ends in .csv (docs/experiments.md);\n"
+		"                     written whether the runs completed or not\n"
 		"%s"
 		"                     (the limits apply to each run on its own)\n"
 		"\n"
@@ -73,9 +86,12 @@ void cli_help_compare(FILE *f)
 		"that answers requests, else in goroutines/s.\n"
 		"A metric a run did not produce is \"-\" in the table and absent from JSON and CSV.\n"
 		"\n"
-		"Exit status: 0 every run completed; 1 a run deadlocked, 2 a run panicked, 4 a\n"
-		"run was cut at a time limit (its summary and the message are printed, naming\n"
-		"its column and seed; no run after it is made); 2 bad input.\n",
+		"Exit status: 0 every run completed; else that of the first run, in column and\n"
+		"seed order, that did not: 1 it deadlocked, 2 it panicked, 4 it was cut at a\n"
+		"time limit, 128 + N its process was killed by signal N.  That run's summary\n"
+		"and message are printed, naming its column and seed, and no table: every\n"
+		"other run was made all the same (they run in parallel), and how many failed is\n"
+		"said.  2 bad input.\n",
 		cli_limits_help);
 }
 
@@ -686,50 +702,126 @@ static int write_csv(const char *path, const struct compare *c, const struct sta
 
 /* ---- The command ---- */
 
-/* Every run, column by column, seed by seed, each report kept in c->runs.
- * A run that deadlocks, panics or is cut at a time limit ends the
- * comparison as it ends `run`: its summary (or with --json -, its
- * report), the message, exit 1, 2 or 4 -- a cut run's figures would not
- * be comparable with the others'. */
-static int run_all(struct compare *c, struct cli_run *run, const char *json)
+/* A column's knobs given -- the --set values its policy has, then its
+ * own -- with the values run: the rows' "inputs.set". */
+static cJSON *column_set(const struct column *col, const char *const *sets, int nsets)
 {
-	c->runs = cJSON_CreateArray();
+	cJSON *set = cJSON_CreateObject();
+	char *own = strchr(col->label, ':');
+	char *knobs = own ? xstrdup(own + 1) : NULL;
+	int nown = 0;
+	const char *given[CLI_MAX_SETS + 64];
+	for (int s = 0; s < nsets; s++)
+		given[nown++] = sets[s];
+	for (char *a = knobs, *end; a && nown < (int)(sizeof(given) / sizeof(given[0])); a = end) {
+		end = strchr(a, ':');
+		if (end)
+			*end++ = '\0';
+		given[nown++] = a;
+	}
+	for (int g = 0; g < nown; g++) {
+		char key[128];
+		const char *eq = strchr(given[g], '=');
+		snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - given[g]) : 0, given[g]);
+		int k;
+		if (!pol_knob(col->pol, key, &k))
+			continue;
+		cJSON_DeleteItemFromObjectCaseSensitive(set, key);
+		cJSON_AddNumberToObject(set, key, (double)col->knobs[k]);
+	}
+	free(knobs);
+	return set;
+}
+
+/* Every run, column by column, seed by seed, made by the run-matrix engine
+ * (exp/matrix.h) -jobs at a time; each report kept in c->runs.  A run that
+ * deadlocks, panics, is cut at a time limit or dies ends the comparison as
+ * it ends `run`: the first such run in column and seed order is shown --
+ * its summary (or with --json -, its report), the message -- and its exit
+ * status returned (1, 2, 4; a crash's 128 + the signal), with no table: a
+ * cut run's figures would not be comparable with the others'.  The other
+ * runs were made all the same (they ran in parallel). */
+static int run_all(struct compare *c, struct cli_run *run, const char *json, int jobs,
+		   const char *const *sets, int nsets, const char *store)
+{
+	long n = (long)c->ncols * c->nseeds;
+	struct exp_cell *cells = xcalloc((size_t)n, sizeof(*cells));
+	cJSON **given = xcalloc((size_t)c->ncols, sizeof(*given));
 	for (int j = 0; j < c->ncols; j++) {
+		given[j] = column_set(&c->cols[j], sets, nsets);
 		for (int i = 0; i < c->nseeds; i++) {
-			run->pol = c->cols[j].pol;
-			run->knobs = c->cols[j].knobs;
-			run->seed = c->seed + (uint64_t)i;
-			struct err e = { "" };
-			struct rt *rt = cli_run_exec(run, false, &e);
-			if (!rt) {
-				fprintf(stderr, "schedlab %s: column %d (%s), seed %llu: %s\n", CMD, j + 1,
-					c->cols[j].label, (unsigned long long)run->seed, e.msg);
-				return EXIT_BADINPUT;
-			}
-			run->api->destroy(rt);
-			cJSON *report = cli_report_json(run);
-			cJSON_AddItemToArray(c->runs, report);
-			if (!run->r.deadlock && !run->r.panicked && run->r.ended == RT_ENDED_ITSELF)
-				continue;
+			long k = (long)j * c->nseeds + i;
+			cells[k] = (struct exp_cell){
+				.index = k, .variant = c->cols[j].label, .api = run->api,
+				.pol = c->cols[j].pol, .knobs = c->cols[j].knobs, .set = given[j],
+				.topo = run->topo, .wl = run->wl, .procs = run->procs,
+				.seed = c->seed + (uint64_t)i, .max_sim_ns = run->max_sim_ns,
+				.max_wall_ns = run->max_wall_ns, .max_memory = run->max_memory,
+			};
+		}
+	}
+	struct exp_opts eo = {
+		.cmd = CMD,
+		.jobs = jobs ? jobs : exp_default_jobs(cells, n, run->max_memory),
+	};
+	struct exp_run *runs = exp_matrix_run(cells, n, &eo);
+	c->runs = cJSON_CreateArray();
+	for (long k = 0; k < n; k++) {
+		cJSON *report = cJSON_GetObjectItemCaseSensitive(runs[k].row, "report");
+		cJSON_AddItemToArray(c->runs, cJSON_Duplicate(report, true));
+	}
+	int rc = 0;
+	if (store) {
+		cJSON **rows = xcalloc((size_t)n, sizeof(*rows));
+		for (long k = 0; k < n; k++)
+			rows[k] = runs[k].row;
+		size_t len = strlen(store);
+		rc = exp_store_save(CMD, "--store", store, len > 4 && strcmp(store + len - 4, ".csv") == 0,
+				    rows, n);
+		free(rows);
+	}
+	long first = rc ? -1 : exp_runs_first_failed(runs, n);
+	if (first >= 0) {
+		const struct exp_run *r = &runs[first];
+		int j = (int)(first / c->nseeds);
+		unsigned long long seed = (unsigned long long)cells[first].seed;
+		long nfailed = 0;
+		for (long k = first; k < n; k++)
+			nfailed += strcmp(exp_row_status(runs[k].row), "ok") != 0;
+		const char *status = exp_row_status(r->row);
+		const cJSON *report = cJSON_GetArrayItem(c->runs, (int)first);
+		rc = exp_row_exit_status(r->row);
+		if (strcmp(status, "error") == 0 || strcmp(status, "crashed") == 0) {
+			const cJSON *m = cJSON_GetObjectItemCaseSensitive(r->row, "message");
+			fprintf(stderr, "schedlab %s: column %d (%s), seed %llu: %s\n", CMD, j + 1,
+				c->cols[j].label, seed, cJSON_IsString(m) ? m->valuestring : status);
+		} else {
 			if (json && strcmp(json, "-") == 0)
 				cli_write_json(CMD, json, report);
 			else
-				cli_report_text(run);
+				fputs(r->summary ? r->summary : "", stdout);
 			fflush(stdout);
-			fprintf(stderr, "schedlab %s: column %d (%s), seed %llu:\n", CMD, j + 1,
-				c->cols[j].label, (unsigned long long)run->seed);
-			int rc = rt_result_report_fatal(&run->r, stderr);
-			return rc ? rc : cli_report_cut(CMD, run, stderr);
+			fprintf(stderr, "schedlab %s: column %d (%s), seed %llu:\n%s", CMD, j + 1,
+				c->cols[j].label, seed, r->messages ? r->messages : "");
 		}
+		if (nfailed > 1)
+			fprintf(stderr, "schedlab %s: %ld of the %ld runs failed; the first, in column "
+				"and seed order, is shown\n", CMD, nfailed, n);
 	}
-	return 0;
+	exp_runs_free(runs, n);
+	for (int j = 0; j < c->ncols; j++)
+		cJSON_Delete(given[j]);
+	free(given);
+	free(cells);
+	return rc;
 }
 
-/* compare's own options beside the shared ones: --seeds, --json, --csv;
- * --native is refused. */
+/* compare's own options beside the shared ones: --seeds, --json, --csv,
+ * -j; --native is refused. */
 struct compare_own {
-	const char *json, *csv;
+	const char *json, *csv, *store;
 	uint64_t nseeds;
+	uint64_t jobs;                 /* 0: the default */
 };
 
 static int compare_own_kind(void *ctx, const char *a)
@@ -738,7 +830,9 @@ static int compare_own_kind(void *ctx, const char *a)
 	if (strcmp(a, "--native") == 0)
 		return cli_usage_error(CMD, "--native: compare runs simulations only "
 				       "(`schedlab run --native` runs one policy natively)");
-	if (strcmp(a, "--json") == 0 || strcmp(a, "--csv") == 0 || strcmp(a, "--seeds") == 0)
+	if (strcmp(a, "--json") == 0 || strcmp(a, "--csv") == 0 || strcmp(a, "--seeds") == 0 ||
+	    strcmp(a, "--store") == 0 ||
+	    strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0)
 		return CLI_OWN_VALUE;
 	return CLI_OWN_NONE;
 }
@@ -750,6 +844,15 @@ static int compare_own_value(void *ctx, const char *a, const char *v)
 		c->json = v;
 	} else if (strcmp(a, "--csv") == 0) {
 		c->csv = v;
+	} else if (strcmp(a, "--store") == 0) {
+		if (strcmp(v, "-") == 0)
+			return cli_usage_error(CMD, "--store -: name a file (stdout is the table's, "
+					       "--json -'s or --csv -'s)");
+		c->store = v;
+	} else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
+		if (!cli_parse_u64(v, EXP_MAX_JOBS, &c->jobs) || c->jobs == 0)
+			return cli_usage_error(CMD, "%s %s: expected a number of runs at once from 1 "
+					       "to %d", a, v, EXP_MAX_JOBS);
 	} else if (!cli_parse_u64(v, MAX_SEEDS, &c->nseeds) || c->nseeds == 0) {
 		return cli_usage_error(CMD, "--seeds %s: expected a number from 1 to %d", v,
 				       MAX_SEEDS);
@@ -770,12 +873,23 @@ int cmd_compare(int argc, char **argv)
 	uint64_t seed = o.seed, nseeds = own.nseeds;
 	if (!o.policy)
 		return cli_usage_error(CMD, "missing -p P1,P2,...");
-	if (json && csv)
-		return cli_usage_error(CMD, "--json and --csv: choose one");
+	if (json && csv && strcmp(json, "-") == 0 && strcmp(csv, "-") == 0)
+		return cli_usage_error(CMD, "--json - and --csv -: only one of them can write to "
+				       "stdout");
+	if (json && csv && strcmp(json, csv) == 0)
+		return cli_usage_error(CMD, "--json and --csv both name %s", json);
 	if (seed > UINT64_MAX - (nseeds - 1))
 		return cli_usage_error(CMD, "--seeds %llu: the seeds from %llu would pass 2^64 - 1",
 				       (unsigned long long)nseeds, (unsigned long long)seed);
-	int claim = json ? cli_out_claim(CMD, "--json", json) : csv ? cli_out_claim(CMD, "--csv", csv) : 0;
+	int claim = json ? cli_out_claim(CMD, "--json", json) : 0;
+	if (!claim && csv)
+		claim = cli_out_claim(CMD, "--csv", csv);
+	if (!claim && own.store && ((json && strcmp(json, own.store) == 0) ||
+				    (csv && strcmp(csv, own.store) == 0)))
+		return cli_usage_error(CMD, "--store %s: --%s names it too", own.store,
+				       json && strcmp(json, own.store) == 0 ? "json" : "csv");
+	if (!claim && own.store)
+		claim = cli_out_claim(CMD, "--store", own.store);
 	if (claim)
 		return claim;
 
@@ -810,7 +924,7 @@ int cmd_compare(int argc, char **argv)
 	run->max_wall_ns = limits.max_wall_ns;
 	run->max_memory = limits.max_memory;
 
-	rc = run_all(&c, run, json);
+	rc = run_all(&c, run, json, (int)own.jobs, o.sets, o.nsets, own.store);
 	if (rc == 0) {
 		struct stat *stats = xcalloc((size_t)(NMETRICS * c.ncols), sizeof(*stats));
 		bool shown[NMETRICS];
@@ -821,15 +935,16 @@ int cmd_compare(int argc, char **argv)
 				shown[i] = shown[i] || stats[i * c.ncols + j].n > 0;
 			}
 		}
-		if (json) {
+		/* the CSV first: compare_json takes c->runs */
+		if (csv)
+			rc = write_csv(csv, &c, stats);
+		if (json && rc == 0) {
 			cJSON *report = compare_json(&c, run, stats);
 			rc = cli_write_json(CMD, json, report);
 			cJSON_Delete(report);
-		} else if (csv) {
-			rc = write_csv(csv, &c, stats);
 		}
-		const char *file = json ? json : csv;
-		if (rc == 0 && (!file || strcmp(file, "-") != 0))
+		bool to_stdout = (json && strcmp(json, "-") == 0) || (csv && strcmp(csv, "-") == 0);
+		if (rc == 0 && !to_stdout)
 			print_table(&c, run, shown, stats);
 		free(stats);
 	}

@@ -21,8 +21,12 @@ static void help(FILE *f)
 		"               [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
 		"  schedlab compare -p P1,P2,... [-t TOPOLOGY] [-w WORKLOAD] [--procs N]\n"
 		"               [--seeds N] [--seed S] [--set KEY=VALUE ...]\n"
-		"               [--json FILE|- | --csv FILE|-]\n"
+		"               [-j N] [--json FILE|-] [--csv FILE|-] [--store FILE]\n"
 		"               [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
+		"  schedlab sweep -p P1,P2:K=V,... [-t T1,T2] [-w W1,W2] [--procs 1,2,4..64]\n"
+		"               [--set KEY=V1,V2,A..B+S ...] [--seeds N] [-j N] [--json FILE]\n"
+		"               [--csv FILE] [--emit-jobs FILE] [--only I]\n"
+		"  schedlab merge FILE|DIR... -o STORE\n"
 		"  schedlab workload expand WORKLOAD [--seed N] [-o FILE|-]\n"
 		"  schedlab workload show NAME\n"
 		"  schedlab calibrate [-o FILE|-] [--quick] [--seconds N]\n"
@@ -38,6 +42,8 @@ static void help(FILE *f)
 		"compare runs each policy of -p (POLICY:KEY=VALUE gives it knobs of its own)\n"
 		"with the same seeds, in simulation only, and prints one table of metrics with\n"
 		"each column's change relative to the first.\n"
+		"sweep runs the cartesian product of its lists, each run a process of its\n"
+		"own, into a results store; merge gathers stores (docs/experiments.md).\n"
 		"calibrate measures this machine and writes its topology file, which\n"
 		"-t host uses (docs/calibration.md).\n"
 		"report makes an HTML or Markdown report, figures by gnuplot, of a results\n"
@@ -159,6 +165,10 @@ static int dispatch(int argc, char **argv)
 		return cmd_compare(argc - 1, argv + 1);
 	if (strcmp(cmd, "calibrate") == 0)
 		return cmd_calibrate(argc - 1, argv + 1);
+	if (strcmp(cmd, "sweep") == 0)
+		return cmd_sweep(argc - 1, argv + 1);
+	if (strcmp(cmd, "merge") == 0)
+		return cmd_merge(argc - 1, argv + 1);
 	if (strcmp(cmd, "report") == 0)
 		return cmd_report(argc - 1, argv + 1);
 	char *shown = str_shown(cmd, 256);

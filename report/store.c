@@ -9,6 +9,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "report/report.h"
+#include "exp/store.h"
 #include "util/jsonv.h"
 
 const char *const rep_status_names[RS_N] = { "ok", "deadlock", "panic", "limit", "crashed",
@@ -391,30 +392,30 @@ static bool check_report(const struct jv *j, const cJSON *report, struct rep_gro
 {
 	const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(report, "metrics");
 	if (!cJSON_IsObject(metrics))
-		return jv_fail(j, "$.report.metrics", "expected an object, got %s",
+		return jv_fail(j, ".report.metrics", "expected an object, got %s",
 			       jv_type_name(metrics));
 	char p[JV_PATH];
 	for (int i = 0; i < rep_nmetrics; i++) {
 		const cJSON *v = dotted(metrics, rep_metrics[i].path);
 		if (v && !cJSON_IsNumber(v)) {
-			snprintf(p, sizeof(p), "$.report.metrics.%s", rep_metrics[i].path);
+			snprintf(p, sizeof(p), ".report.metrics.%s", rep_metrics[i].path);
 			return jv_fail(j, p, "expected a number, got %s", jv_type_name(v));
 		}
 	}
 	for (int d = 0; d < REP_NDIST; d++) {
 		const cJSON *b = dotted(dotted(metrics, rep_dist_paths[d]), "buckets");
-		snprintf(p, sizeof(p), "$.report.metrics.%s.buckets", rep_dist_paths[d]);
+		snprintf(p, sizeof(p), ".report.metrics.%s.buckets", rep_dist_paths[d]);
 		if (b && !check_buckets(j, b, p))
 			return false;
 	}
 	const cJSON *mat = dotted(metrics, "mechanisms.memory.dram_lines_by_node_home");
 	if (mat) {
 		int n = 0;
-		if (!check_matrix(j, mat, "$.report.metrics.mechanisms.memory.dram_lines_by_node_home",
+		if (!check_matrix(j, mat, ".report.metrics.mechanisms.memory.dram_lines_by_node_home",
 				  &n))
 			return false;
 		if (g->dram && n != g->nnodes)
-			return jv_fail(j, "$.report.metrics.mechanisms.memory.dram_lines_by_node_home",
+			return jv_fail(j, ".report.metrics.mechanisms.memory.dram_lines_by_node_home",
 				       "%d nodes, where the group's earlier rows (%s on %s) had %d", n,
 				       g->variant, g->topology, g->nnodes);
 	}
@@ -423,63 +424,63 @@ static bool check_report(const struct jv *j, const cJSON *report, struct rep_gro
 
 static bool fold_row(struct rep_store *s, const struct jv *j, const cJSON *row, long line)
 {
-	if (!cJSON_IsObject(row))
-		return jv_fail(j, "$", "expected a row (an object), got %s", jv_type_name(row));
-	double store;
-	if (!get_whole(j, row, "$", "store", 0, WHOLE_MAX, &store))
+	/* the row's shape, as every reader of stores checks it (exp/store.h);
+	 * then what the report reads, closer */
+	struct err re = { "" };
+	if (!exp_row_check(row, &re)) {
+		err_set(j->e, "%s: %s", j->file, re.msg);
 		return false;
-	if (store != 1)
-		return jv_fail(j, "$.store", "row format %.0f; this schedlab reads format 1", store);
+	}
 	const char *variant, *status, *version = NULL, *commit = NULL, *matrix = NULL, *message;
-	if (!get_string(j, row, "$", "variant", false, &variant) ||
-	    !get_string(j, row, "$", "status", false, &status) ||
-	    !get_string(j, row, "$", "message", true, &message))
+	if (!get_string(j, row, "", "variant", false, &variant) ||
+	    !get_string(j, row, "", "status", false, &status) ||
+	    !get_string(j, row, "", "message", true, &message))
 		return false;
-	if (cJSON_HasObjectItem(row, "schedlab") && !get_string(j, row, "$", "schedlab", false, &version))
+	if (cJSON_HasObjectItem(row, "schedlab") && !get_string(j, row, "", "schedlab", false, &version))
 		return false;
-	if (cJSON_HasObjectItem(row, "commit") && !get_string(j, row, "$", "commit", false, &commit))
+	if (cJSON_HasObjectItem(row, "commit") && !get_string(j, row, "", "commit", false, &commit))
 		return false;
-	if (cJSON_HasObjectItem(row, "matrix") && !get_string(j, row, "$", "matrix", false, &matrix))
+	if (cJSON_HasObjectItem(row, "matrix") && !get_string(j, row, "", "matrix", false, &matrix))
 		return false;
 	double exit_status;
-	if (!get_whole(j, row, "$", "exit_status", 0, 255, &exit_status))
+	if (!get_whole(j, row, "", "exit_status", 0, 255, &exit_status))
 		return false;
 	int st = 0;
 	while (st < RS_N && strcmp(rep_status_names[st], status) != 0)
 		st++;
 	if (st == RS_N)
-		return jv_fail(j, "$.status", "'%s' is not a status (ok, deadlock, panic, limit, "
+		return jv_fail(j, ".status", "'%s' is not a status (ok, deadlock, panic, limit, "
 			       "crashed, error)", status);
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(row, "inputs");
 	if (!cJSON_IsObject(in))
-		return jv_fail(j, "$.inputs", "expected an object, got %s", jv_type_name(in));
+		return jv_fail(j, ".inputs", "expected an object, got %s", jv_type_name(in));
 	const char *mode, *policy, *topology, *workload;
 	double procs, seed;
-	if (!get_string(j, in, "$.inputs", "mode", false, &mode) ||
-	    !get_string(j, in, "$.inputs", "policy", false, &policy) ||
-	    !get_string(j, in, "$.inputs", "topology", false, &topology) ||
-	    !get_string(j, in, "$.inputs", "workload", false, &workload) ||
-	    !get_whole(j, in, "$.inputs", "procs", 1, 1 << 20, &procs) ||
-	    !get_whole(j, in, "$.inputs", "seed", 0, 18446744073709551615.0, &seed))
+	if (!get_string(j, in, ".inputs", "mode", false, &mode) ||
+	    !get_string(j, in, ".inputs", "policy", false, &policy) ||
+	    !get_string(j, in, ".inputs", "topology", false, &topology) ||
+	    !get_string(j, in, ".inputs", "workload", false, &workload) ||
+	    !get_whole(j, in, ".inputs", "procs", 1, 1 << 20, &procs) ||
+	    !get_whole(j, in, ".inputs", "seed", 0, 18446744073709551615.0, &seed))
 		return false;
 	if (strcmp(mode, "sim") != 0 && strcmp(mode, "native") != 0)
-		return jv_fail(j, "$.inputs.mode", "'%s' is not a mode (sim, native)", mode);
+		return jv_fail(j, ".inputs.mode", "'%s' is not a mode (sim, native)", mode);
 	const cJSON *set = cJSON_GetObjectItemCaseSensitive(in, "set");
 	if (!cJSON_IsObject(set))
-		return jv_fail(j, "$.inputs.set", "expected an object of knobs, got %s",
+		return jv_fail(j, ".inputs.set", "expected an object of knobs, got %s",
 			       jv_type_name(set));
 	for (const cJSON *k = set->child; k; k = k->next) {
 		char p[JV_PATH];
 		if (!cJSON_IsNumber(k))
-			return jv_fail(j, jv_key(p, sizeof(p), "$.inputs.set", k->string),
+			return jv_fail(j, jv_key(p, sizeof(p), ".inputs.set", k->string),
 				       "expected a number, got %s", jv_type_name(k));
 	}
 	const cJSON *report = cJSON_GetObjectItemCaseSensitive(row, "report");
 	if (!cJSON_IsObject(report) && !cJSON_IsNull(report))
-		return jv_fail(j, "$.report", "expected an object or null, got %s",
+		return jv_fail(j, ".report", "expected an object or null, got %s",
 			       jv_type_name(report));
 	if (st == RS_OK && !cJSON_IsObject(report))
-		return jv_fail(j, "$.report", "a row whose status is ok has a report, not null");
+		return jv_fail(j, ".report", "a row whose status is ok has a report, not null");
 
 	struct rep_group *g = group_of(s, variant, topology, workload, mode, (long)procs, policy, set);
 	if (cJSON_IsObject(report) && !check_report(j, report, g))
@@ -541,11 +542,13 @@ bool rep_store_read(struct rep_store *s, const char *path, struct err *e)
 		struct jv j = { label, e };
 		size_t n = (size_t)len, bad;
 		if (strlen(line) != n) {
-			ok = jv_fail(&j, "$", "a NUL byte: not a JSON Lines store");
+			err_set(e, "%s: a NUL byte: not a JSON Lines store", label);
+			ok = false;
 			break;
 		}
 		if ((size_t)len > MAX_LINE) {
-			ok = jv_fail(&j, "$", "a row of %zu bytes (at most %zu)", n, MAX_LINE);
+			err_set(e, "%s: a row of %zu bytes (at most %zu)", label, n, MAX_LINE);
+			ok = false;
 			break;
 		}
 		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
@@ -553,15 +556,17 @@ bool rep_store_read(struct rep_store *s, const char *path, struct err *e)
 		if (n == 0)
 			continue;            /* a blank line is no row */
 		if (!utf8_valid(line, n, &bad)) {
-			ok = jv_fail(&j, "$", "column %zu: not UTF-8", bad + 1);
+			err_set(e, "%s: not UTF-8 (at column %zu)", label, bad + 1);
+			ok = false;
 			break;
 		}
 		const char *end = NULL;
 		cJSON *row = cJSON_ParseWithLengthOpts(line, n + 1, &end, true);
 		if (!row) {
 			size_t col = end ? (size_t)(end - line) + 1 : 1;
-			ok = jv_fail(&j, "$", "column %zu: not valid JSON (each line of a store is one "
-				     "JSON object)", col);
+			err_set(e, "%s: not JSON (at column %zu; each line of a store is one row, a "
+				"JSON object)", label, col);
+			ok = false;
 			break;
 		}
 		ok = fold_row(s, &j, row, s->lines);

@@ -1,0 +1,225 @@
+/* `schedlab merge`: results stores -- whole ones, or the one-row files
+ * the jobs of `sweep --emit-jobs` write -- gathered into one, rows sorted
+ * by (matrix, index) [docs/experiments.md, "merge"]. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli/cli.h"
+#include "exp/store.h"
+
+#define CMD "merge"
+
+void cli_help_merge(FILE *f)
+{
+	fprintf(f,
+		"usage: schedlab merge FILE|DIR... -o STORE\n"
+		"\n"
+		"Gathers results stores (JSON lines, as sweep --json and compare --store write\n"
+		"them) into one: every row of every FILE, and of every *.jsonl file in a DIR\n"
+		"(the folder of `sweep --emit-jobs`'s jobs), sorted by matrix and then by index.\n"
+		"A row found twice is kept once; two different rows for the same run of a\n"
+		"matrix are refused, naming both files and lines.  The same runs give the same\n"
+		"store, byte for byte, whether made by one sweep or by its jobs merged.\n"
+		"\n"
+		"  -o, --output STORE  the store to write: CSV if its name ends in .csv, else\n"
+		"                      JSON lines (docs/experiments.md)\n"
+		"\n"
+		"Exit status: 0 the store is written and every matrix in it is whole; 1 it is\n"
+		"written but runs of a matrix are missing (listed on stderr: a job that did not\n"
+		"run or did not finish); 2 bad input (a file that is not a store, a conflict).\n");
+}
+
+struct entry {
+	cJSON *row;
+	const char *matrix;
+	double index;
+	long file, line, order;
+	char *text;
+};
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+	const struct entry *a = pa, *b = pb;
+	int c = strcmp(a->matrix, b->matrix);
+	if (c)
+		return c;
+	if (a->index != b->index)
+		return a->index < b->index ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static int jsonl_filter(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+	return d->d_name[0] != '.' && n > 6 && strcmp(d->d_name + n - 6, ".jsonl") == 0;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	const char *out = NULL;
+	char **files = NULL;
+	long nfiles = 0, cap = 0;
+	int rc = 0;
+	for (int i = 1; i < argc && rc == 0; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			cli_help_merge(stdout);
+			goto done;
+		}
+		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+			if (++i == argc) {
+				rc = cli_usage_error(CMD, "option %s needs a value", a);
+				break;
+			}
+			out = argv[i];
+			continue;
+		}
+		if (a[0] == '-' && a[1] != '\0') {
+			rc = cli_usage_error(CMD, "unknown option '%s'", a);
+			break;
+		}
+		struct stat st;
+		if (stat(a, &st) == 0 && S_ISDIR(st.st_mode)) {
+			struct dirent **list;
+			int n = scandir(a, &list, jsonl_filter, alphasort);
+			if (n < 0) {
+				rc = cli_usage_error(CMD, "%s: cannot read the folder", a);
+				break;
+			}
+			if (n == 0)
+				rc = cli_usage_error(CMD, "%s: no *.jsonl file in the folder", a);
+			for (int k = 0; k < n; k++) {
+				if (nfiles == cap) {
+					cap = cap ? 2 * cap : 64;
+					files = xrealloc(files, (size_t)cap * sizeof(*files));
+				}
+				files[nfiles++] = xasprintf("%s/%s", a, list[k]->d_name);
+				free(list[k]);
+			}
+			free(list);
+		} else {
+			if (nfiles == cap) {
+				cap = cap ? 2 * cap : 64;
+				files = xrealloc(files, (size_t)cap * sizeof(*files));
+			}
+			files[nfiles++] = xstrdup(a);
+		}
+	}
+	if (rc)
+		goto done;
+	if (!out) {
+		rc = cli_usage_error(CMD, "missing -o STORE");
+		goto done;
+	}
+	if (nfiles == 0) {
+		rc = cli_usage_error(CMD, "no FILE to merge");
+		goto done;
+	}
+	if (strcmp(out, "-") != 0 && (rc = cli_out_claim(CMD, "-o", out)) != 0)
+		goto done;
+
+	struct exp_store **stores = xcalloc((size_t)nfiles, sizeof(*stores));
+	long nrows = 0;
+	for (long f = 0; f < nfiles && rc == 0; f++) {
+		struct err e = { "" };
+		stores[f] = exp_store_read(files[f], &e);
+		if (!stores[f])
+			rc = cli_input_error(&e);
+		else
+			nrows += stores[f]->nrows;
+	}
+	struct entry *ents = xcalloc((size_t)(nrows ? nrows : 1), sizeof(*ents));
+	long n = 0;
+	for (long f = 0; f < nfiles && rc == 0; f++)
+		for (long r = 0; r < stores[f]->nrows; r++) {
+			cJSON *row = stores[f]->rows[r];
+			ents[n] = (struct entry){
+				.row = row,
+				.matrix = cJSON_GetObjectItem(row, "matrix")->valuestring,
+				.index = cJSON_GetObjectItem(row, "index")->valuedouble,
+				.file = f, .line = stores[f]->lines[r], .order = n,
+				.text = exp_json_line(row),
+			};
+			n++;
+		}
+	if (rc == 0 && n == 0)
+		rc = cli_usage_error(CMD, "the files given hold no rows");
+	if (rc == 0)
+		qsort(ents, (size_t)n, sizeof(*ents), entry_cmp);
+	/* duplicates: the same row is kept once; different ones are refused */
+	cJSON **rows = xcalloc((size_t)(n ? n : 1), sizeof(*rows));
+	long kept = 0;
+	for (long i = 0; i < n && rc == 0; i++) {
+		if (i > 0 && strcmp(ents[i].matrix, ents[i - 1].matrix) == 0 &&
+		    ents[i].index == ents[i - 1].index) {
+			if (strcmp(ents[i].text, ents[i - 1].text) != 0) {
+				char *a = str_shown(files[ents[i - 1].file], 256);
+				char *b = str_shown(files[ents[i].file], 256);
+				fprintf(stderr, "schedlab %s: run %.0f of matrix %s differs between %s:%ld "
+					"and %s:%ld (two runs of the same cell that did not give the same "
+					"row: different schedlab builds, or a native run?)\n", CMD,
+					ents[i].index, ents[i].matrix, a, ents[i - 1].line, b, ents[i].line);
+				free(a);
+				free(b);
+				rc = EXIT_BADINPUT;
+			}
+			continue;
+		}
+		rows[kept++] = ents[i].row;
+	}
+	/* runs missing from each matrix (rows say how many runs it has) */
+	bool missing = false;
+	for (long i = 0; i < kept && rc == 0;) {
+		const char *m = cJSON_GetObjectItem(rows[i], "matrix")->valuestring;
+		const cJSON *r = cJSON_GetObjectItem(rows[i], "runs");
+		long total = cJSON_IsNumber(r) ? (long)r->valuedouble : 0;
+		long j = i, have = 0, expect = 0, shown = 0, nmiss = 0;
+		char list[512] = "";
+		size_t used = 0;
+		for (; j < kept && strcmp(cJSON_GetObjectItem(rows[j], "matrix")->valuestring, m) == 0; j++) {
+			const cJSON *rj = cJSON_GetObjectItem(rows[j], "runs");
+			if (cJSON_IsNumber(rj) && (long)rj->valuedouble > total)
+				total = (long)rj->valuedouble;
+			long idx = (long)cJSON_GetObjectItem(rows[j], "index")->valuedouble;
+			for (; expect < idx; expect++, nmiss++)
+				if (shown++ < 20 && used < sizeof(list))
+					used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%ld",
+								 used ? ", " : "", expect);
+			expect = idx + 1;
+			have++;
+		}
+		for (; expect < total; expect++, nmiss++)
+			if (shown++ < 20 && used < sizeof(list))
+				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%ld",
+							 used ? ", " : "", expect);
+		if (nmiss) {
+			missing = true;
+			fprintf(stderr, "schedlab %s: matrix %s: %ld of its %ld runs missing: %s%s\n", CMD,
+				m, nmiss, have + nmiss, list, nmiss > 20 ? ", ..." : "");
+		}
+		i = j;
+	}
+	if (rc == 0) {
+		size_t len = strlen(out);
+		rc = exp_store_save(CMD, "-o", out, len > 4 && strcmp(out + len - 4, ".csv") == 0, rows,
+				    kept);
+	}
+	if (rc == 0 && missing)
+		rc = EXIT_FOUND;
+	for (long i = 0; i < n; i++)
+		free(ents[i].text);
+	free(ents);
+	free(rows);
+	for (long f = 0; f < nfiles; f++)
+		exp_store_free(stores[f]);
+	free(stores);
+done:
+	for (long f = 0; f < nfiles; f++)
+		free(files[f]);
+	free(files);
+	return rc;
+}

@@ -1,0 +1,782 @@
+/* `schedlab sweep`: the cartesian product of lists of topologies,
+ * workloads, policy variants, knob values, P counts and seeds, run by the
+ * run-matrix engine (exp/matrix.h) into a results store (exp/store.h);
+ * or, with --emit-jobs, written as one command per run for GNU parallel
+ * and a Slurm job array, each of which runs one cell (--only I) and
+ * writes its row [docs/experiments.md]. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli/cli.h"
+#include "cli/run.h"
+#include "core/policy.h"
+#include "exp/matrix.h"
+#include "exp/spec.h"
+#include "exp/store.h"
+#include "topologies/topo.h"
+#include "workloads/json.h"
+#include "workloads/program.h"
+
+#define CMD "sweep"
+
+void cli_help_sweep(FILE *f)
+{
+	fprintf(f,
+		"usage: schedlab sweep -p P1,P2:K=V,... [-t T1,T2,...] [-w W1,W2,...]\n"
+		"                      [--procs LIST] [--set KEY=LIST ...] [--seeds N] [--seed S]\n"
+		"                      [-j N] [--json FILE|-] [--csv FILE|-] [--native]\n"
+		"                      [--emit-jobs FILE [--results DIR]] [--only I]\n"
+		"                      [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
+		"\n"
+		"Runs every combination of the lists given -- a cartesian product -- each run a\n"
+		"process of its own, N at once, and writes every run's row to a results store\n"
+		"(docs/experiments.md): its inputs, status and whole report.  Without --json -\n"
+		"or --csv -, a line per run goes to stdout.\n"
+		"\n"
+		"  -p, --policy LIST  policy variants, POLICY[:KEY=VALUE...] each, comma-separated\n"
+		"  -t, --topology LIST  topologies (default numa4; with --native: host)\n"
+		"  -w, --workload LIST  workloads (default rpc-server)\n"
+		"  --procs LIST       P counts (default: each topology's PUs)\n"
+		"  --set KEY=LIST     a knob's values (repeatable, one dimension each); a variant\n"
+		"                     whose policy has no KEY, or whose -p item sets KEY itself,\n"
+		"                     runs once for the dimension; a KEY no variant's policy\n"
+		"                     has is an error\n"
+		"  --seeds N          runs per combination, seeds S..S+N-1 (default 1)\n"
+		"  --seed S           the first seed (default 1)\n"
+		"  -j, --jobs N       runs at once (default: the online CPUs, no more than the\n"
+		"                     available memory holds at --max-memory each, and 1 with\n"
+		"                     --native: parallel native runs take each other's CPUs and\n"
+		"                     their timings mean little; -j N > 1 is obeyed with a\n"
+		"                     warning).  Each run may use up to --max-memory (default\n"
+		"                     4GiB) of simulator memory: N runs, N times that.  Progress\n"
+		"                     goes to stderr when it is a terminal\n"
+		"  --json FILE|-      write the store, a JSON object per line and run\n"
+		"  --csv FILE|-       write the store as CSV; both may be given (one to stdout)\n"
+		"  --native           run on this machine (-t host only)\n"
+		"  --emit-jobs FILE   run nothing: write FILE, the command of run I on line I+1\n"
+		"                     (for `parallel --slf HOSTS < FILE`), and FILE.sbatch, a\n"
+		"                     Slurm job array running line $SLURM_ARRAY_TASK_ID + 1\n"
+		"                     (`sbatch FILE.sbatch`); each writes DIR/I.jsonl; then\n"
+		"                     `schedlab merge DIR -o STORE`\n"
+		"  --results DIR      with --emit-jobs: where the runs write (default FILE.results)\n"
+		"  --only I           run only run I of the matrix (its row as the whole sweep's)\n"
+		"%s"
+		"                     (the limits apply to each run on its own)\n"
+		"\n"
+		"A LIST is items separated by commas.  For --procs and --set an item may be a\n"
+		"range: A..B doubles from A up to B (1..64 = 1,2,4,8,16,32,64), A..B+S steps\n"
+		"by S (0..100+25 = 0,25,50,75,100).  A matrix of more than %d runs is refused.\n"
+		"\n"
+		"The order of the runs (a row's \"index\"): topology, then workload, policy\n"
+		"variant, each --set in the order given, P count, and seed innermost -- the\n"
+		"first list varying slowest.  A row's \"variant\" is the -p item with the --set\n"
+		"values applied to it appended, steal:runnext=0:spinning_max_pct=25.\n"
+		"\n"
+		"Exit status: 0 every run completed; else that of the first run, in matrix\n"
+		"order, that did not (1 deadlock, 2 panic, 4 cut at a limit, 128 + N killed by\n"
+		"signal N), the store holding every row all the same; 2 bad input.\n",
+		cli_limits_help, EXP_MAX_RUNS);
+}
+
+/* ---- The matrix ---- */
+
+struct variant {
+	char *label;                   /* the -p item */
+	const struct pol_ops *pol;
+	int64_t *knobs;                /* defaults, then the item's own */
+	cJSON *given;                  /* the item's own knobs, effective values */
+};
+
+struct dim {                           /* a --set dimension */
+	char key[128];
+	char **vals;
+	long n;
+};
+
+struct sweep {
+	struct variant *vars;
+	long nvars;
+	struct topo **topos;
+	char **topo_args;              /* as to give them again (files: absolute paths) */
+	long ntopos;
+	struct workload **wls;
+	char **wl_args;
+	long nwls;
+	struct dim dims[CLI_MAX_SETS];
+	int ndims;
+	char **procs;                  /* as given, expanded; NULL: each topology's PUs */
+	long nprocs;
+	uint64_t seed, nseeds;
+	bool native;
+	struct cli_run limits;
+	/* the cells */
+	struct exp_cell *cells;
+	int64_t **knobs;
+	cJSON **sets;
+	char **labels;
+	long n;
+};
+
+static void sweep_free(struct sweep *s)
+{
+	for (long i = 0; i < s->nvars; i++) {
+		free(s->vars[i].label);
+		free(s->vars[i].knobs);
+		cJSON_Delete(s->vars[i].given);
+	}
+	free(s->vars);
+	for (long i = 0; i < s->ntopos; i++) {
+		topo_free(s->topos[i]);
+		free(s->topo_args[i]);
+	}
+	free(s->topos);
+	free(s->topo_args);
+	for (long i = 0; i < s->nwls; i++) {
+		wl_free(s->wls[i]);
+		free(s->wl_args[i]);
+	}
+	free(s->wls);
+	free(s->wl_args);
+	for (int d = 0; d < s->ndims; d++)
+		exp_list_free(s->dims[d].vals, s->dims[d].n);
+	exp_list_free(s->procs, s->nprocs);
+	for (long i = 0; i < s->n; i++) {
+		free(s->knobs[i]);
+		cJSON_Delete(s->sets[i]);
+		free(s->labels[i]);
+	}
+	free(s->cells);
+	free(s->knobs);
+	free(s->sets);
+	free(s->labels);
+}
+
+static int list_error(const struct err *e)
+{
+	return cli_usage_error(CMD, "%s", e->msg);
+}
+
+/* A file argument (a path: it has a '/' or names an existing file) as an
+ * absolute path, so that a job run elsewhere finds it; a bundled name as
+ * it is. */
+static char *input_arg(const char *item)
+{
+	struct stat st;
+	char buf[PATH_MAX];
+	if ((strchr(item, '/') || stat(item, &st) == 0) && realpath(item, buf))
+		return xstrdup(buf);
+	return xstrdup(item);
+}
+
+static int parse_variants(struct sweep *s, const char *spec)
+{
+	struct err e = { "" };
+	char **items;
+	long n;
+	if (!exp_list_expand("-p", spec, false, &items, &n, &e))
+		return list_error(&e);
+	s->vars = xcalloc((size_t)n, sizeof(*s->vars));
+	int rc = 0;
+	for (long i = 0; i < n && rc == 0; i++) {
+		struct variant *v = &s->vars[s->nvars++];
+		v->label = xstrdup(items[i]);
+		v->given = cJSON_CreateObject();
+		char *copy = xstrdup(items[i]);
+		char *colon = strchr(copy, ':');
+		if (colon)
+			*colon = '\0';
+		const struct rt_api *api = s->native ? &nat__rt_api : &sim__rt_api;
+		v->pol = api->pol_find(copy);
+		if (!v->pol) {
+			char names[256];
+			cli_policy_names(api, names, sizeof(names));
+			rc = cli_usage_error(CMD, "-p %s (variant %ld): no such policy '%s' (policies: %s)",
+					     v->label, i + 1, copy, names);
+			free(copy);
+			break;
+		}
+		v->knobs = cli_knobs_new(v->pol);
+		for (char *a = colon ? colon + 1 : NULL, *end; a && rc == 0; a = end) {
+			end = strchr(a, ':');
+			if (end)
+				*end++ = '\0';
+			int k;
+			char key[128];
+			const char *eq = strchr(a, '=');
+			snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - a) : 0, a);
+			if (!eq || eq == a)
+				rc = cli_usage_error(CMD, "-p %s (variant %ld): '%s' is not KEY=VALUE",
+						     v->label, i + 1, a);
+			else if (!pol_set_knob(v->pol, v->knobs, a, &e))
+				rc = cli_usage_error(CMD, "-p %s (variant %ld): %s", v->label, i + 1, e.msg);
+			else if (pol_knob(v->pol, key, &k)) {
+				cJSON_DeleteItemFromObjectCaseSensitive(v->given, key);
+				cJSON_AddNumberToObject(v->given, key, (double)v->knobs[k]);
+			}
+		}
+		free(copy);
+	}
+	exp_list_free(items, n);
+	return rc;
+}
+
+static int parse_dims(struct sweep *s, const char *const *sets, int nsets)
+{
+	struct err e = { "" };
+	for (int i = 0; i < nsets; i++) {
+		struct dim *d = &s->dims[s->ndims];
+		const char *eq = strchr(sets[i], '=');
+		if (!eq || eq == sets[i] || eq - sets[i] >= (long)sizeof(d->key))
+			return cli_usage_error(CMD, "--set %s: expected KEY=LIST", sets[i]);
+		snprintf(d->key, sizeof(d->key), "%.*s", (int)(eq - sets[i]), sets[i]);
+		for (int j = 0; j < s->ndims; j++)
+			if (strcmp(s->dims[j].key, d->key) == 0)
+				return cli_usage_error(CMD, "--set %s: %s is given twice (list its values "
+						       "in one --set)", sets[i], d->key);
+		char opt[160];
+		snprintf(opt, sizeof(opt), "--set %s=", d->key);
+		opt[strlen(opt) - 1] = '\0';
+		if (!exp_list_expand(opt, eq + 1, true, &d->vals, &d->n, &e))
+			return list_error(&e);
+		s->ndims++;
+		bool used = false;
+		for (long v = 0; v < s->nvars; v++) {
+			if (!pol_knob(s->vars[v].pol, d->key, NULL))
+				continue;
+			used = true;
+			int64_t *tmp = cli_knobs_new(s->vars[v].pol);
+			for (long k = 0; k < d->n; k++) {
+				char *a = xasprintf("%s=%s", d->key, d->vals[k]);
+				bool ok = pol_set_knob(s->vars[v].pol, tmp, a, &e);
+				free(a);
+				if (!ok) {
+					free(tmp);
+					return cli_usage_error(CMD, "%s", e.msg);
+				}
+			}
+			free(tmp);
+		}
+		if (!used)
+			return cli_usage_error(CMD, "--set %s: no policy of -p has a knob '%s' (see "
+					       "`schedlab list policies`)", sets[i], d->key);
+	}
+	return 0;
+}
+
+static int load_inputs(struct sweep *s, const char *topology, const char *workload,
+		       bool *any_trace, uint64_t *trace_seed)
+{
+	struct err e = { "" };
+	char **items;
+	long n;
+	if (!exp_list_expand("-t", topology, false, &items, &n, &e))
+		return list_error(&e);
+	s->topos = xcalloc((size_t)n, sizeof(*s->topos));
+	s->topo_args = xcalloc((size_t)n, sizeof(*s->topo_args));
+	for (long i = 0; i < n; i++) {
+		if (s->native && strcmp(items[i], "host") != 0) {
+			exp_list_free(items, n);
+			return cli_usage_error(CMD, "--native runs on this machine: -t must be host, "
+					       "not '%s'", items[i]);
+		}
+		s->topos[s->ntopos] = topo_load(items[i], &e);
+		if (!s->topos[s->ntopos]) {
+			exp_list_free(items, n);
+			return cli_input_error(&e);
+		}
+		s->topo_args[s->ntopos++] = input_arg(items[i]);
+	}
+	exp_list_free(items, n);
+	if (!exp_list_expand("-w", workload, false, &items, &n, &e))
+		return list_error(&e);
+	s->wls = xcalloc((size_t)n, sizeof(*s->wls));
+	s->wl_args = xcalloc((size_t)n, sizeof(*s->wl_args));
+	*any_trace = false;
+	for (long i = 0; i < n; i++) {
+		bool is_trace;
+		uint64_t ts;
+		s->wls[s->nwls] = wl_load(items[i], &is_trace, &ts, &e);
+		if (!s->wls[s->nwls]) {
+			exp_list_free(items, n);
+			return cli_input_error(&e);
+		}
+		s->wl_args[s->nwls++] = input_arg(items[i]);
+		if (is_trace) {
+			if (*any_trace && ts != *trace_seed) {
+				exp_list_free(items, n);
+				return cli_usage_error(CMD, "-w: the traces given were expanded with "
+						       "different seeds (%llu, %llu): sweep them apart",
+						       (unsigned long long)*trace_seed,
+						       (unsigned long long)ts);
+			}
+			*any_trace = true;
+			*trace_seed = ts;
+		}
+	}
+	exp_list_free(items, n);
+	return 0;
+}
+
+/* Whether --set dimension d varies variant v: its policy has the knob and
+ * the -p item does not set it itself (its own value wins, as in compare). */
+static bool dim_applies(const struct sweep *s, const struct variant *v, int d)
+{
+	return pol_knob(v->pol, s->dims[d].key, NULL) &&
+	       !cJSON_GetObjectItemCaseSensitive(v->given, s->dims[d].key);
+}
+
+/* The number of --set values a variant runs (the product of the
+ * dimensions its policy has), saturating past EXP_MAX_RUNS. */
+static uint64_t variant_combos(const struct sweep *s, const struct variant *v)
+{
+	uint64_t c = 1;
+	for (int d = 0; d < s->ndims; d++)
+		if (dim_applies(s, v, d)) {
+			c *= (uint64_t)s->dims[d].n;
+			if (c > EXP_MAX_RUNS)
+				return EXP_MAX_RUNS + 1;
+		}
+	return c;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	if (a && b > (EXP_MAX_RUNS + 1) / a + 1)
+		return EXP_MAX_RUNS + 1;
+	uint64_t c = a * b;
+	return c > EXP_MAX_RUNS ? EXP_MAX_RUNS + 1 : c;
+}
+
+/* The cells, in the documented order.  Returns 0 or an exit status. */
+static int make_cells(struct sweep *s)
+{
+	uint64_t per_tw = 0;
+	for (long v = 0; v < s->nvars; v++)
+		per_tw += variant_combos(s, &s->vars[v]);
+	uint64_t total = sat_mul(sat_mul(sat_mul(per_tw, (uint64_t)s->ntopos), (uint64_t)s->nwls),
+				 sat_mul(s->procs ? (uint64_t)s->nprocs : 1, s->nseeds));
+	if (total > EXP_MAX_RUNS)
+		return cli_usage_error(CMD, "the matrix has more than %d runs (the product of the "
+				       "lists and --seeds): split it into several sweeps",
+				       EXP_MAX_RUNS);
+	s->cells = xcalloc((size_t)total, sizeof(*s->cells));
+	s->knobs = xcalloc((size_t)total, sizeof(*s->knobs));
+	s->sets = xcalloc((size_t)total, sizeof(*s->sets));
+	s->labels = xcalloc((size_t)total, sizeof(*s->labels));
+	const struct rt_api *api = s->native ? &nat__rt_api : &sim__rt_api;
+	struct err e = { "" };
+	int applied[CLI_MAX_SETS];
+	long at[CLI_MAX_SETS];
+	for (long t = 0; t < s->ntopos; t++)
+		for (long w = 0; w < s->nwls; w++)
+			for (long vi = 0; vi < s->nvars; vi++) {
+				const struct variant *v = &s->vars[vi];
+				int na = 0;
+				for (int d = 0; d < s->ndims; d++)
+					if (dim_applies(s, v, d))
+						applied[na++] = d;
+				for (int a = 0; a < na; a++)
+					at[a] = 0;
+				for (;;) {
+					/* one combination of the applied dimensions' values */
+					int64_t *knobs = cli_knobs_new(v->pol);
+					memcpy(knobs, v->knobs, (size_t)pol_nknobs(v->pol) * sizeof(*knobs));
+					cJSON *given = cJSON_Duplicate(v->given, true);
+					size_t cap = strlen(v->label) + 1;
+					for (int a = 0; a < na; a++)
+						cap += strlen(s->dims[applied[a]].key) +
+						       strlen(s->dims[applied[a]].vals[at[a]]) + 2;
+					char *label = xmalloc(cap);
+					strcpy(label, v->label);
+					for (int a = 0; a < na; a++) {
+						const struct dim *d = &s->dims[applied[a]];
+						char *as = xasprintf("%s=%s", d->key, d->vals[at[a]]);
+						pol_set_knob(v->pol, knobs, as, &e);   /* checked by parse_dims */
+						strcat(label, ":");
+						strcat(label, as);
+						free(as);
+						int k;
+						pol_knob(v->pol, d->key, &k);
+						cJSON_DeleteItemFromObjectCaseSensitive(given, d->key);
+						cJSON_AddNumberToObject(given, d->key, (double)knobs[k]);
+					}
+					long np = s->procs ? s->nprocs : 1;
+					for (long p = 0; p < np; p++)
+						for (uint64_t sd = 0; sd < s->nseeds; sd++) {
+							long i = s->n++;
+							uint64_t procs = 0;
+							if (s->procs)
+								cli_parse_u64(s->procs[p], 4096, &procs);
+							s->knobs[i] = xcalloc((size_t)pol_nknobs(v->pol) + 1,
+									      sizeof(int64_t));
+							memcpy(s->knobs[i], knobs,
+							       (size_t)pol_nknobs(v->pol) * sizeof(int64_t));
+							s->sets[i] = cJSON_Duplicate(given, true);
+							s->labels[i] = xstrdup(label);
+							s->cells[i] = (struct exp_cell){
+								.index = i, .variant = s->labels[i], .api = api,
+								.pol = v->pol, .knobs = s->knobs[i],
+								.set = s->sets[i], .topo = s->topos[t],
+								.wl = s->wls[w],
+								.procs = procs ? (int)procs : s->topos[t]->npus,
+								.seed = s->seed + sd,
+								.max_sim_ns = s->limits.max_sim_ns,
+								.max_wall_ns = s->limits.max_wall_ns,
+								.max_memory = s->limits.max_memory,
+							};
+						}
+					free(knobs);
+					free(label);
+					cJSON_Delete(given);
+					/* the next combination: the last dimension fastest */
+					int a = na - 1;
+					while (a >= 0 && ++at[a] == s->dims[applied[a]].n)
+						at[a--] = 0;
+					if (a < 0)
+						break;
+				}
+			}
+	return 0;
+}
+
+/* ---- --emit-jobs ---- */
+
+/* s quoted for sh: '...' with ' as '\''. */
+static void sh_quote(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+static void sh_arg(FILE *f, const char *opt, const char *val)
+{
+	fprintf(f, " %s ", opt);
+	sh_quote(f, val);
+}
+
+/* The matrix's options, as a job gives them again. */
+static void write_matrix_args(FILE *f, const struct sweep *s, const char *policy,
+			      const char *procs, const char *const *sets, int nsets)
+{
+	sh_arg(f, "-p", policy);
+	char *list = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&list, &len);
+	for (long i = 0; i < s->ntopos; i++)
+		fprintf(m, "%s%s", i ? "," : "", s->topo_args[i]);
+	fclose(m);
+	sh_arg(f, "-t", list);
+	free(list);
+	m = open_memstream(&list, &len);
+	for (long i = 0; i < s->nwls; i++)
+		fprintf(m, "%s%s", i ? "," : "", s->wl_args[i]);
+	fclose(m);
+	sh_arg(f, "-w", list);
+	free(list);
+	if (procs)
+		sh_arg(f, "--procs", procs);
+	for (int i = 0; i < nsets; i++)
+		sh_arg(f, "--set", sets[i]);
+	fprintf(f, " --seeds %llu --seed %llu", (unsigned long long)s->nseeds,
+		(unsigned long long)s->seed);
+	if (s->native)
+		fprintf(f, " --native");
+	if (s->limits.max_sim_ns)
+		fprintf(f, " --max-sim-time %lldns", (long long)s->limits.max_sim_ns);
+	if (s->limits.max_wall_ns)
+		fprintf(f, " --max-wall-time %lldns", (long long)s->limits.max_wall_ns);
+	if (s->limits.max_memory)
+		fprintf(f, " --max-memory %lluB", (unsigned long long)s->limits.max_memory);
+}
+
+static int emit_jobs(const struct sweep *s, const char *file, const char *results,
+		     const char *policy, const char *procs, const char *const *sets, int nsets)
+{
+	char exe[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len <= 0) {
+		fprintf(stderr, "schedlab %s: --emit-jobs: cannot find this program (/proc/self/exe): "
+			"%s\n", CMD, strerror(errno));
+		return EXIT_BADINPUT;
+	}
+	exe[len] = '\0';
+	char *dir_given = results ? xstrdup(results) : xasprintf("%s.results", file);
+	if (mkdir(dir_given, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "schedlab %s: --results %s: %s\n", CMD, dir_given, strerror(errno));
+		free(dir_given);
+		return EXIT_BADINPUT;
+	}
+	char dir[PATH_MAX], absfile[PATH_MAX];
+	struct stat st;
+	if (!realpath(dir_given, dir) || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "schedlab %s: --results %s: not a folder\n", CMD, dir_given);
+		free(dir_given);
+		return EXIT_BADINPUT;
+	}
+	free(dir_given);
+	FILE *f = fopen(file, "w");
+	if (!f || !realpath(file, absfile)) {
+		fprintf(stderr, "schedlab %s: --emit-jobs %s: %s\n", CMD, file, strerror(errno));
+		if (f)
+			fclose(f);
+		return EXIT_BADINPUT;
+	}
+	for (long i = 0; i < s->n; i++) {
+		sh_quote(f, exe);
+		fprintf(f, " sweep");
+		write_matrix_args(f, s, policy, procs, sets, nsets);
+		fprintf(f, " --only %ld --json ", i);
+		char *out = xasprintf("%s/%ld.jsonl", dir, i);
+		sh_quote(f, out);
+		free(out);
+		fputc('\n', f);
+	}
+	bool ok = fclose(f) == 0;
+	char *sb = xasprintf("%s.sbatch", file);
+	FILE *b = ok ? fopen(sb, "w") : NULL;
+	if (b) {
+		fprintf(b, "#!/bin/sh\n"
+			   "# A Slurm job array of schedlab sweep's %ld runs, written by\n"
+			   "# `schedlab sweep --emit-jobs`: task I runs line I+1 of the jobs file,\n"
+			   "# which writes its row to %s/I.jsonl; when all are done:\n"
+			   "#   schedlab merge %s -o STORE\n"
+			   "# (Slurm refuses arrays above its MaxArraySize, 1001 tasks by default.)\n"
+			   "#SBATCH --job-name=schedlab-sweep\n"
+			   "#SBATCH --array=0-%ld\n"
+			   "#SBATCH --ntasks=1\n"
+			   "#SBATCH --cpus-per-task=1\n"
+			   "#SBATCH --output=%s/slurm-%%A_%%a.out\n"
+			   "set -eu\n"
+			   "line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" ",
+			s->n, dir, dir, s->n - 1, dir);
+		sh_quote(b, absfile);
+		fprintf(b, ")\n"
+			   "exec sh -c \"$line\"\n");
+		ok = fclose(b) == 0;
+	} else {
+		ok = false;
+	}
+	if (!ok) {
+		fprintf(stderr, "schedlab %s: --emit-jobs %s: %s\n", CMD, sb, strerror(errno));
+		free(sb);
+		return EXIT_BADINPUT;
+	}
+	chmod(sb, 0755);
+	fprintf(stderr, "schedlab %s: %ld runs written to %s (one per line) and %s; each writes "
+		"its row to %s/I.jsonl\n", CMD, s->n, file, sb, dir);
+	free(sb);
+	return 0;
+}
+
+/* ---- The command ---- */
+
+struct sweep_own {
+	const char *json, *csv, *emit, *results, *procs, *only;
+	uint64_t nseeds, jobs;
+	bool native;
+};
+
+static int sweep_own_kind(void *ctx, const char *a)
+{
+	struct sweep_own *o = ctx;
+	if (strcmp(a, "--native") == 0) {
+		o->native = true;
+		return CLI_OWN_FLAG;
+	}
+	static const char *const valued[] = { "--json", "--csv", "--emit-jobs", "--results",
+					      "--procs", "--only", "--seeds", "-j", "--jobs" };
+	for (size_t i = 0; i < sizeof(valued) / sizeof(valued[0]); i++)
+		if (strcmp(a, valued[i]) == 0)
+			return CLI_OWN_VALUE;
+	return CLI_OWN_NONE;
+}
+
+static int sweep_own_value(void *ctx, const char *a, const char *v)
+{
+	struct sweep_own *o = ctx;
+	if (strcmp(a, "--json") == 0)
+		o->json = v;
+	else if (strcmp(a, "--csv") == 0)
+		o->csv = v;
+	else if (strcmp(a, "--emit-jobs") == 0)
+		o->emit = v;
+	else if (strcmp(a, "--results") == 0)
+		o->results = v;
+	else if (strcmp(a, "--procs") == 0)
+		o->procs = v;
+	else if (strcmp(a, "--only") == 0)
+		o->only = v;
+	else if (strcmp(a, "--seeds") == 0) {
+		if (!cli_parse_u64(v, EXP_MAX_RUNS, &o->nseeds) || o->nseeds == 0)
+			return cli_usage_error(CMD, "--seeds %s: expected a number from 1 to %d", v,
+					       EXP_MAX_RUNS);
+	} else if (!cli_parse_u64(v, EXP_MAX_JOBS, &o->jobs) || o->jobs == 0) {
+		return cli_usage_error(CMD, "%s %s: expected a number of runs at once from 1 to %d",
+				       a, v, EXP_MAX_JOBS);
+	}
+	return 0;
+}
+
+/* A line per run on stdout: what it was and its headline figures. */
+static void print_runs(const struct exp_run *runs, long n)
+{
+	printf("%5s  %-28s %-8s %-14s %5s %6s  %-8s %12s %12s\n", "index", "variant", "topology",
+	       "workload", "procs", "seed", "status", "makespan", "sched p99");
+	for (long i = 0; i < n; i++) {
+		const cJSON *row = runs[i].row, *in = cJSON_GetObjectItem(row, "inputs");
+		double mk = 0, p99 = 0;
+		char a[16] = "-", b[16] = "-";
+		if (exp_row_metric_number(row, "makespan_ns", &mk))
+			cli_fmt_ns(a, mk);
+		if (exp_row_metric_number(row, "sched_latency_ns.p99", &p99))
+			cli_fmt_ns(b, p99);
+		printf("%5ld  %-28s %-8s %-14s %5d %6.0f  %-8s %12s %12s\n",
+		       (long)cJSON_GetObjectItem(row, "index")->valuedouble,
+		       cJSON_GetObjectItem(row, "variant")->valuestring,
+		       cJSON_GetObjectItem(in, "topology")->valuestring,
+		       cJSON_GetObjectItem(in, "workload")->valuestring,
+		       (int)cJSON_GetObjectItem(in, "procs")->valuedouble,
+		       cJSON_GetObjectItem(in, "seed")->valuedouble, exp_row_status(row), a, b);
+	}
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	struct sweep s = { .nseeds = 1 };
+	struct cli_opts o = { .cmd = CMD, .limits = &s.limits };
+	struct sweep_own own = { .nseeds = 1 };
+	const struct cli_own own_ops = { cli_help_sweep, sweep_own_kind, sweep_own_value, &own };
+	int rc = cli_parse_options(&o, argc, argv, &own_ops);
+	if (rc || o.help)
+		return rc;
+	if (!o.policy)
+		return cli_usage_error(CMD, "missing -p P1,P2,...");
+	if (own.json && own.csv && strcmp(own.json, "-") == 0 && strcmp(own.csv, "-") == 0)
+		return cli_usage_error(CMD, "--json - and --csv -: only one of them can write to "
+				       "stdout");
+	if (own.json && own.csv && strcmp(own.json, own.csv) == 0)
+		return cli_usage_error(CMD, "--json and --csv both name %s", own.json);
+	if (own.emit && (own.json || own.csv || own.only))
+		return cli_usage_error(CMD, "--emit-jobs runs nothing: no --json, --csv or --only "
+				       "with it (each job writes its own row)");
+	if (own.results && !own.emit)
+		return cli_usage_error(CMD, "--results %s: only with --emit-jobs", own.results);
+	if (own.native && o.time_limit)
+		return cli_usage_error(CMD, "%s: only a simulated run is cut at a time limit, not a "
+				       "--native one", o.time_limit);
+	s.native = own.native;
+	s.nseeds = own.nseeds;
+	s.seed = o.seed;
+	if (s.seed > UINT64_MAX - (s.nseeds - 1))
+		return cli_usage_error(CMD, "--seeds %llu: the seeds from %llu would pass 2^64 - 1",
+				       (unsigned long long)s.nseeds, (unsigned long long)s.seed);
+	struct err e = { "" };
+	if (own.procs) {
+		if (!exp_list_expand("--procs", own.procs, true, &s.procs, &s.nprocs, &e))
+			return list_error(&e);
+		for (long i = 0; i < s.nprocs; i++) {
+			uint64_t p;
+			if (!cli_parse_u64(s.procs[i], 4096, &p) || p == 0) {
+				rc = cli_usage_error(CMD, "--procs %s: '%s' is not a P count from 1 to "
+						     "4096", own.procs, s.procs[i]);
+				goto out;
+			}
+		}
+	}
+	int claim = own.json ? cli_out_claim(CMD, "--json", own.json) : 0;
+	if (!claim && own.csv)
+		claim = cli_out_claim(CMD, "--csv", own.csv);
+	if (claim) {
+		rc = claim;
+		goto out;
+	}
+	rc = parse_variants(&s, o.policy);
+	if (rc == 0)
+		rc = parse_dims(&s, o.sets, o.nsets);
+	bool any_trace = false;
+	uint64_t trace_seed = 0;
+	if (rc == 0)
+		rc = load_inputs(&s, o.topology ? o.topology : s.native ? "host" : CLI_DEFAULT_TOPOLOGY,
+				 o.workload, &any_trace, &trace_seed);
+	if (rc == 0 && any_trace) {
+		/* a trace replays the draws of the seed it was expanded with */
+		if (s.nseeds > 1 || (o.seed_given && o.seed != trace_seed) || s.nwls > 1)
+			rc = cli_usage_error(CMD, "-w %s: a trace replays the draws of one seed, %llu: "
+					     "sweep it alone, with --seeds 1", o.workload,
+					     (unsigned long long)trace_seed);
+		s.seed = trace_seed;
+	}
+	if (rc == 0)
+		rc = make_cells(&s);
+	if (rc)
+		goto out;
+	if (own.emit) {
+		rc = emit_jobs(&s, own.emit, own.results, o.policy, own.procs, o.sets, o.nsets);
+		goto out;
+	}
+	char id[17];
+	exp_matrix_id(s.cells, s.n, id);
+	struct exp_cell *cells = s.cells;
+	long n = s.n;
+	if (own.only) {
+		uint64_t only;
+		if (!cli_parse_u64(own.only, UINT64_MAX, &only) || only >= (uint64_t)s.n) {
+			rc = cli_usage_error(CMD, "--only %s: the matrix's runs are 0 to %ld", own.only,
+					     s.n - 1);
+			goto out;
+		}
+		cells = &s.cells[only];
+		cells->runs = s.n;
+		n = 1;
+	}
+	struct exp_opts eo = {
+		.cmd = CMD,
+		.jobs = own.jobs ? (int)own.jobs : exp_default_jobs(cells, n, s.limits.max_memory),
+		.matrix = id,
+	};
+	if (s.native && own.jobs > 1)
+		fprintf(stderr, "schedlab %s: warning: -j %llu native runs at once take each other's "
+			"CPUs: their timings are not those of a run alone\n", CMD,
+			(unsigned long long)own.jobs);
+	struct exp_run *runs = exp_matrix_run(cells, n, &eo);
+	cJSON **rows = xcalloc((size_t)n, sizeof(*rows));
+	for (long i = 0; i < n; i++)
+		rows[i] = runs[i].row;
+	if (own.json)
+		rc = exp_store_save(CMD, "--json", own.json, false, rows, n);
+	if (own.csv && rc == 0)
+		rc = exp_store_save(CMD, "--csv", own.csv, true, rows, n);
+	bool to_stdout = (own.json && strcmp(own.json, "-") == 0) ||
+			 (own.csv && strcmp(own.csv, "-") == 0);
+	if (!to_stdout)
+		print_runs(runs, n);
+	long first = exp_runs_first_failed(runs, n);
+	if (rc == 0 && first >= 0) {
+		long nfailed = 0;
+		for (long i = first; i < n; i++)
+			nfailed += strcmp(exp_row_status(rows[i]), "ok") != 0;
+		const cJSON *m = cJSON_GetObjectItem(rows[first], "message");
+		fprintf(stderr, "schedlab %s: %ld of %ld runs did not complete; the first, run %ld "
+			"(%s, seed %llu): %s: %s\n", CMD, nfailed, n, cells[first].index,
+			cells[first].variant, (unsigned long long)cells[first].seed,
+			exp_row_status(rows[first]), cJSON_IsString(m) ? m->valuestring : "");
+		rc = exp_row_exit_status(rows[first]);
+	}
+	free(rows);
+	exp_runs_free(runs, n);
+out:
+	sweep_free(&s);
+	return rc;
+}

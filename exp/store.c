@@ -1,0 +1,480 @@
+/* The results store: its exact one-line JSON, its reader, its CSV. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exp/store.h"
+
+/* ---- Exact compact JSON ---- */
+
+struct buf {
+	char *s;
+	size_t len, cap;
+};
+
+static void buf_add(struct buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->s = xrealloc(b->s, b->cap);
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static void buf_str(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+static void print_number(struct buf *b, double v)
+{
+	char t[40];
+	if (!isfinite(v)) {
+		snprintf(t, sizeof(t), "null");
+	} else if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+		snprintf(t, sizeof(t), "%.0f", v);
+		if (strcmp(t, "-0") == 0)
+			snprintf(t, sizeof(t), "0");
+	} else {
+		for (int digits = 15; digits <= 17; digits++) {
+			snprintf(t, sizeof(t), "%.*g", digits, v);
+			if (strtod(t, NULL) == v)
+				break;
+		}
+	}
+	buf_str(b, t);
+}
+
+static void print_string(struct buf *b, const char *s)
+{
+	buf_add(b, "\"", 1);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		char esc[8];
+		switch (*p) {
+		case '"': buf_add(b, "\\\"", 2); break;
+		case '\\': buf_add(b, "\\\\", 2); break;
+		case '\n': buf_add(b, "\\n", 2); break;
+		case '\r': buf_add(b, "\\r", 2); break;
+		case '\t': buf_add(b, "\\t", 2); break;
+		case '\b': buf_add(b, "\\b", 2); break;
+		case '\f': buf_add(b, "\\f", 2); break;
+		default:
+			if (*p < 0x20) {
+				snprintf(esc, sizeof(esc), "\\u%04x", *p);
+				buf_str(b, esc);
+			} else {
+				buf_add(b, (const char *)p, 1);
+			}
+		}
+	}
+	buf_add(b, "\"", 1);
+}
+
+static void print_item(struct buf *b, const cJSON *o)
+{
+	const cJSON *c;
+	bool first = true;
+	if (cJSON_IsObject(o)) {
+		buf_add(b, "{", 1);
+		cJSON_ArrayForEach(c, o) {
+			if (!first)
+				buf_add(b, ",", 1);
+			first = false;
+			print_string(b, c->string);
+			buf_add(b, ":", 1);
+			print_item(b, c);
+		}
+		buf_add(b, "}", 1);
+	} else if (cJSON_IsArray(o)) {
+		buf_add(b, "[", 1);
+		cJSON_ArrayForEach(c, o) {
+			if (!first)
+				buf_add(b, ",", 1);
+			first = false;
+			print_item(b, c);
+		}
+		buf_add(b, "]", 1);
+	} else if (cJSON_IsNumber(o)) {
+		print_number(b, o->valuedouble);
+	} else if (cJSON_IsString(o)) {
+		print_string(b, o->valuestring);
+	} else if (cJSON_IsTrue(o)) {
+		buf_str(b, "true");
+	} else if (cJSON_IsFalse(o)) {
+		buf_str(b, "false");
+	} else {
+		buf_str(b, "null");
+	}
+}
+
+char *exp_json_line(const cJSON *o)
+{
+	struct buf b = { NULL, 0, 0 };
+	buf_add(&b, "", 0);
+	print_item(&b, o);
+	return b.s;
+}
+
+/* ---- Reading ---- */
+
+static const char *const statuses[] = { "ok", "deadlock", "panic", "limit", "crashed", "error" };
+
+bool exp_row_check(const cJSON *row, struct err *e)
+{
+	static const struct {
+		const char *key;
+		int type;                  /* cJSON_ type bits accepted */
+	} keys[] = {
+		{ "store", cJSON_Number }, { "schedlab", cJSON_String }, { "commit", cJSON_String },
+		{ "matrix", cJSON_String }, { "index", cJSON_Number }, { "variant", cJSON_String },
+		{ "inputs", cJSON_Object }, { "status", cJSON_String },
+		{ "exit_status", cJSON_Number }, { "message", cJSON_String | cJSON_NULL },
+		{ "report", cJSON_Object | cJSON_NULL },
+	};
+	static const struct {
+		const char *key;
+		int type;
+	} inputs[] = {
+		{ "mode", cJSON_String }, { "policy", cJSON_String }, { "set", cJSON_Object },
+		{ "topology", cJSON_String }, { "workload", cJSON_String },
+		{ "procs", cJSON_Number }, { "seed", cJSON_Number },
+	};
+	if (!cJSON_IsObject(row)) {
+		err_set(e, "a row is a JSON object");
+		return false;
+	}
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, keys[i].key);
+		if (!v) {
+			err_set(e, ".%s: missing", keys[i].key);
+			return false;
+		}
+		if (!(v->type & keys[i].type)) {
+			err_set(e, ".%s: expected %s", keys[i].key,
+				keys[i].type & cJSON_Number ? "a number" :
+				keys[i].type == cJSON_Object ? "an object" :
+				keys[i].type & cJSON_Object ? "an object or null" :
+				keys[i].type & cJSON_NULL ? "a string or null" : "a string");
+			return false;
+		}
+	}
+	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(row, "store");
+	if (ver->valuedouble != EXP_STORE_VERSION) {
+		err_set(e, ".store: %g is not a store row version this schedlab reads (%d)",
+			ver->valuedouble, EXP_STORE_VERSION);
+		return false;
+	}
+	const cJSON *idx = cJSON_GetObjectItemCaseSensitive(row, "index");
+	if (idx->valuedouble < 0 || idx->valuedouble != floor(idx->valuedouble) ||
+	    idx->valuedouble > 1e15) {
+		err_set(e, ".index: %g is not a run's index (a whole number from 0)", idx->valuedouble);
+		return false;
+	}
+	const cJSON *runs = cJSON_GetObjectItemCaseSensitive(row, "runs");
+	if (runs && (!cJSON_IsNumber(runs) || runs->valuedouble <= idx->valuedouble ||
+		     runs->valuedouble != floor(runs->valuedouble))) {
+		err_set(e, ".runs: expected the matrix's number of runs, a whole number above "
+			".index (%g)", idx->valuedouble);
+		return false;
+	}
+	const char *m = cJSON_GetObjectItemCaseSensitive(row, "matrix")->valuestring;
+	if (strlen(m) != 16 || strspn(m, "0123456789abcdef") != 16) {
+		err_set(e, ".matrix: \"%.40s\" is not 16 lowercase hex digits", m);
+		return false;
+	}
+	const char *st = cJSON_GetObjectItemCaseSensitive(row, "status")->valuestring;
+	bool known = false;
+	for (size_t i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++)
+		known = known || strcmp(st, statuses[i]) == 0;
+	if (!known) {
+		err_set(e, ".status: \"%.40s\" is not one of ok, deadlock, panic, limit, crashed, "
+			"error", st);
+		return false;
+	}
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(row, "inputs");
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, inputs[i].key);
+		if (!v) {
+			err_set(e, ".inputs.%s: missing", inputs[i].key);
+			return false;
+		}
+		if (!(v->type & inputs[i].type)) {
+			err_set(e, ".inputs.%s: expected %s", inputs[i].key,
+				inputs[i].type == cJSON_Number ? "a number" :
+				inputs[i].type == cJSON_Object ? "an object" : "a string");
+			return false;
+		}
+	}
+	return true;
+}
+
+struct exp_store *exp_store_read(const char *path, struct err *e)
+{
+	size_t len;
+	char *text = input_read(path, &len, e);
+	if (!text)
+		return NULL;
+	char *shown = str_shown(path, 256);
+	struct exp_store *s = xcalloc(1, sizeof(*s));
+	s->path = xstrdup(path);
+	long cap = 0, line = 0;
+	bool ok = true;
+	for (char *p = text; ok && *p;) {
+		char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		line++;
+		bool blank = true;
+		for (size_t i = 0; i < n && blank; i++)
+			blank = p[i] == ' ' || p[i] == '\t' || p[i] == '\r';
+		if (!blank) {
+			const char *end = NULL;
+			cJSON *row = cJSON_ParseWithLengthOpts(p, n, &end, false);
+			struct err re = { "" };
+			if (!row) {
+				err_set(e, "%s:%ld: not JSON (at column %ld)", shown, line,
+					end ? (long)(end - p) + 1 : 1L);
+				ok = false;
+			} else if (end && (size_t)(end - p) < n &&
+				   strspn(end, " \t\r") < n - (size_t)(end - p)) {
+				err_set(e, "%s:%ld: more than one JSON value on the line", shown, line);
+				cJSON_Delete(row);
+				ok = false;
+			} else if (!exp_row_check(row, &re)) {
+				err_set(e, "%s:%ld: %s", shown, line, re.msg);
+				cJSON_Delete(row);
+				ok = false;
+			} else {
+				if (s->nrows == cap) {
+					cap = cap ? 2 * cap : 64;
+					s->rows = xrealloc(s->rows, (size_t)cap * sizeof(*s->rows));
+					s->lines = xrealloc(s->lines, (size_t)cap * sizeof(*s->lines));
+				}
+				s->lines[s->nrows] = line;
+				s->rows[s->nrows++] = row;
+			}
+		}
+		p = nl ? nl + 1 : p + n;
+	}
+	free(text);
+	free(shown);
+	if (!ok) {
+		exp_store_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void exp_store_free(struct exp_store *s)
+{
+	if (!s)
+		return;
+	for (long i = 0; i < s->nrows; i++)
+		cJSON_Delete(s->rows[i]);
+	free(s->rows);
+	free(s->lines);
+	free(s->path);
+	free(s);
+}
+
+const cJSON *exp_row_metric(const cJSON *row, const char *path)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(row, "report");
+	o = cJSON_GetObjectItemCaseSensitive(o, "metrics");
+	for (const char *p = path; o;) {
+		const char *dot = strchr(p, '.');
+		size_t n = dot ? (size_t)(dot - p) : strlen(p);
+		const cJSON *next = NULL;
+		const cJSON *c;
+		cJSON_ArrayForEach(c, o)
+			if (c->string && strlen(c->string) == n && strncmp(c->string, p, n) == 0) {
+				next = c;
+				break;
+			}
+		o = next;
+		if (!dot)
+			break;
+		p = dot + 1;
+	}
+	return o;
+}
+
+bool exp_row_metric_number(const cJSON *row, const char *path, double *v)
+{
+	const cJSON *m = exp_row_metric(row, path);
+	if (!cJSON_IsNumber(m))
+		return false;
+	*v = m->valuedouble;
+	return true;
+}
+
+/* ---- Writing ---- */
+
+void exp_store_write_jsonl(FILE *f, cJSON *const *rows, long n)
+{
+	for (long i = 0; i < n; i++) {
+		char *line = exp_json_line(rows[i]);
+		fprintf(f, "%s\n", line);
+		free(line);
+	}
+}
+
+/* The CSV's columns past the fixed ones: names in order of first
+ * appearance. */
+struct columns {
+	char **names;
+	long n, cap;
+};
+
+static long column_find(const struct columns *c, const char *name)
+{
+	for (long i = 0; i < c->n; i++)
+		if (strcmp(c->names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+static void column_add(struct columns *c, const char *name)
+{
+	if (column_find(c, name) >= 0)
+		return;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 64;
+		c->names = xrealloc(c->names, (size_t)c->cap * sizeof(*c->names));
+	}
+	c->names[c->n++] = xstrdup(name);
+}
+
+/* Every scalar leaf (number, string, bool) under o, by dotted path. */
+static void leaves(struct columns *c, const cJSON *o, const char *prefix)
+{
+	const cJSON *k;
+	cJSON_ArrayForEach(k, o) {
+		char *name = prefix[0] ? xasprintf("%s.%s", prefix, k->string) : xstrdup(k->string);
+		if (cJSON_IsObject(k))
+			leaves(c, k, name);
+		else if (!cJSON_IsArray(k) && !cJSON_IsNull(k))
+			column_add(c, name);
+		free(name);
+	}
+}
+
+/* A CSV field: quoted if it holds a comma, a quote or a line break. */
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_value(FILE *f, const cJSON *v)
+{
+	if (cJSON_IsNumber(v)) {
+		cJSON tmp = *v;
+		tmp.next = tmp.prev = tmp.child = NULL;
+		tmp.string = NULL;
+		char *s = exp_json_line(&tmp);
+		fputs(s, f);
+		free(s);
+	} else if (cJSON_IsString(v)) {
+		csv_field(f, v->valuestring);
+	} else if (cJSON_IsTrue(v)) {
+		fputs("true", f);
+	} else if (cJSON_IsFalse(v)) {
+		fputs("false", f);
+	}
+}
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+void exp_store_write_csv(FILE *f, cJSON *const *rows, long n)
+{
+	static const char *const fixed[] = {
+		"index", "variant", "status", "exit_status", "mode", "policy", "topology",
+		"workload", "procs", "seed", "schedlab", "commit",
+	};
+	struct columns knobs = { 0 }, metrics = { 0 };
+	for (long i = 0; i < n; i++) {
+		const cJSON *report = get(rows[i], "report");
+		const cJSON *k;
+		cJSON_ArrayForEach(k, get(report, "knobs")) {
+			char *name = xasprintf("knob.%s", k->string);
+			column_add(&knobs, name);
+			free(name);
+		}
+		leaves(&metrics, get(report, "metrics"), "");
+	}
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		fprintf(f, "%s%s", i ? "," : "", fixed[i]);
+	for (long i = 0; i < knobs.n; i++) {
+		fputc(',', f);
+		csv_field(f, knobs.names[i]);
+	}
+	for (long i = 0; i < metrics.n; i++) {
+		fputc(',', f);
+		csv_field(f, metrics.names[i]);
+	}
+	fputc('\n', f);
+	for (long r = 0; r < n; r++) {
+		const cJSON *row = rows[r], *in = get(row, "inputs"), *report = get(row, "report");
+		const cJSON *vals[] = {
+			get(row, "index"), get(row, "variant"), get(row, "status"),
+			get(row, "exit_status"), get(in, "mode"), get(in, "policy"),
+			get(in, "topology"), get(in, "workload"), get(in, "procs"), get(in, "seed"),
+			get(row, "schedlab"), get(row, "commit"),
+		};
+		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+			if (i)
+				fputc(',', f);
+			csv_value(f, vals[i]);
+		}
+		for (long i = 0; i < knobs.n; i++) {
+			fputc(',', f);
+			csv_value(f, get(get(report, "knobs"), knobs.names[i] + strlen("knob.")));
+		}
+		for (long i = 0; i < metrics.n; i++) {
+			fputc(',', f);
+			csv_value(f, exp_row_metric(row, metrics.names[i]));
+		}
+		fputc('\n', f);
+	}
+	for (long i = 0; i < knobs.n; i++)
+		free(knobs.names[i]);
+	for (long i = 0; i < metrics.n; i++)
+		free(metrics.names[i]);
+	free(knobs.names);
+	free(metrics.names);
+}
+
+int exp_store_save(const char *cmd, const char *opt, const char *path, bool csv,
+		   cJSON *const *rows, long n)
+{
+	bool out = strcmp(path, "-") == 0;
+	FILE *f = out ? stdout : fopen(path, "w");
+	if (f) {
+		if (csv)
+			exp_store_write_csv(f, rows, n);
+		else
+			exp_store_write_jsonl(f, rows, n);
+	}
+	if (!f || (out ? fflush(f) != 0 : fclose(f) != 0)) {
+		char *shown = str_shown(path, 512);
+		fprintf(stderr, "schedlab %s: %s %s: %s\n", cmd, opt, shown, strerror(errno));
+		free(shown);
+		return EXIT_BADINPUT;
+	}
+	return 0;
+}

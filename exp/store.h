@@ -1,0 +1,71 @@
+/* The results store [docs/experiments.md, "The store"]: a JSON Lines file,
+ * one row per run, each row's inputs, status and report; and its CSV
+ * rendering.  Written by compare, sweep and merge; read by merge, report
+ * and regress.  Depends on cJSON and util/ only (part of libschedlab).
+ *
+ * A row:
+ *   {"store": 1, "schedlab": "0.1.0", "commit": "f940d16...",
+ *    "matrix": "<16 hex>", "index": 17, "runs": 40, "variant": "steal:runnext=0",
+ *    "inputs": {"mode", "policy", "set": {...}, "topology", "workload",
+ *               "procs", "seed"},
+ *    "status": "ok"|"deadlock"|"panic"|"limit"|"crashed"|"error",
+ *    "exit_status": 0, "message": null|"...", "report": {...}|null} */
+#ifndef SCHEDLAB_EXP_STORE_H
+#define SCHEDLAB_EXP_STORE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "util/util.h"
+
+#define EXP_STORE_VERSION 1
+
+/* The largest store read: 1 GiB (a row of a 64-P run is about 20 KiB). */
+#define EXP_STORE_MAX_BYTES ((size_t)1 << 30)
+
+/* o as one line of compact JSON, malloc'd, without a newline.  Unlike
+ * cJSON's printer, every number reads back as the very double it was
+ * (an integer below 2^53 in whole digits, else the fewest of 15 to 17
+ * significant digits that round-trip), so a value read from a store is the
+ * value the run measured. */
+char *exp_json_line(const cJSON *o);
+
+/* A store read into memory: its rows in file order. */
+struct exp_store {
+	cJSON **rows;
+	long nrows;
+	char *path;                    /* as given, for messages */
+	long *lines;                   /* each row's line number in the file */
+};
+
+/* Reads a JSONL store: every non-empty line one row object, checked for
+ * the row's keys and their types.  NULL with e naming the file, the line
+ * and the JSON path of what is wrong ("results.jsonl:3: .inputs.procs:
+ * expected a number"). */
+struct exp_store *exp_store_read(const char *path, struct err *e);
+void exp_store_free(struct exp_store *s);
+/* Checks one row's shape (as exp_store_read does); e gets ".key: problem". */
+bool exp_row_check(const cJSON *row, struct err *e);
+
+/* The item at a dotted path below the row's report's "metrics"
+ * ("sched_latency_ns.p99", "cpu.on_cpu.user"), or NULL (no report, no
+ * such metric). */
+const cJSON *exp_row_metric(const cJSON *row, const char *path);
+/* The same as a number: false if absent or not a number. */
+bool exp_row_metric_number(const cJSON *row, const char *path, double *v);
+
+/* Writes rows as JSONL to f (one exp_json_line each). */
+void exp_store_write_jsonl(FILE *f, cJSON *const *rows, long n);
+/* Writes rows as the store's CSV to f: the input columns, a knob.NAME
+ * column per knob of the rows' reports, then every scalar leaf under
+ * report.metrics by its dotted path, columns in order of first
+ * appearance across the rows; an absent value is an empty field. */
+void exp_store_write_csv(FILE *f, cJSON *const *rows, long n);
+/* Writes rows to path ("-": stdout) as CSV if csv, else JSONL; 0, or
+ * EXIT_BADINPUT after a message naming cmd, opt and path. */
+int exp_store_save(const char *cmd, const char *opt, const char *path, bool csv,
+		   cJSON *const *rows, long n);
+
+#endif
