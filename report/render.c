@@ -635,12 +635,15 @@ static void scaling_figure(struct doc *d, const struct cluster *c, const char *x
 		rate = s->groups[c->series[u].pts[0]->g]->rate_unit;
 	char ytitle[128];
 	double scale = 1;
+	const char *yformat = "%.1s%c";          /* gnuplot's SI prefixes: 160k */
 	if (m->unit == RU_NS) {
-		snprintf(ytitle, sizeof(ytitle), "%s (us)", m->label);
-		scale = 1e3;
+		snprintf(ytitle, sizeof(ytitle), "%s", m->label);
+		scale = 1e9;
+		yformat = "%.1s %cs";            /* 300 ms */
 	} else if (m->unit == RU_FRAC) {
 		snprintf(ytitle, sizeof(ytitle), "%s (%%)", m->label);
 		scale = 0.01;
+		yformat = "%g";
 	} else {
 		snprintf(ytitle, sizeof(ytitle), "%s (%s)", m->label,
 			 m->unit == RU_RATE ? (rate ? rate : "/s") : "");
@@ -655,12 +658,14 @@ static void scaling_figure(struct doc *d, const struct cluster *c, const char *x
 		gp_str(f, xname);
 		fprintf(f, "\nset ylabel ");
 		gp_str(f, ytitle);
-		fprintf(f, "\nset key outside right top\nset yrange [0:*]\n");
+		fprintf(f, "\nset key outside right top\nset yrange [0:*]\nset encoding utf8\n"
+			   "set format y '%s'\n", yformat);
 		if (log2x)
 			fprintf(f, "set logscale x 2\n");
 		fprintf(f, "set style fill transparent solid 0.18 noborder\n");
 		for (int u = 0; u < ncurves; u++) {
-			fprintf(f, "$scale_%d_%d << EOD\n# %s mean lo hi n\n", n, u, xname);
+			fprintf(f, "$scale_%d_%d << EOD\n# %s mean lo hi n (%s)\n", n, u, xname,
+				scale == 1e9 ? "s" : scale == 0.01 ? "%" : "as stored");
 			for (int p = 0; p < c->series[u].n; p++) {
 				const struct entry *e = c->series[u].pts[p];
 				const struct rep_acc *a = &s->groups[e->g]->m[mi];
@@ -1198,6 +1203,7 @@ static void section_scenarios(struct doc *d, const struct cluster *cl, int ncl)
 static const char css[] =
 	"body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em;color:#222}"
 	"table{border-collapse:collapse;margin:0.6em 0 1.2em}"
+	"table{display:block;max-width:100%;overflow-x:auto}"
 	"th,td{border:1px solid #ccc;padding:2px 8px;text-align:right;font-size:90%}"
 	"thead th{background:#f0f0f0}tbody th{text-align:left;font-weight:normal}"
 	"td.l{text-align:left}td.bad{color:#b00;font-weight:bold}"

@@ -7,6 +7,8 @@
 #                                     the trace suite checks traces with
 #                                     `go tool trace`)
 #   scripts/install-deps.sh --bench   the same; scripts/bench-native anchors on Go
+#   scripts/install-deps.sh --report  also Chromium, which scripts/check-report
+#                                     renders `schedlab report`'s HTML in
 set -eu
 
 PACKAGES="
@@ -26,7 +28,13 @@ PACKAGES="
   time
   golang-go
   jq
+  gnuplot-nox
 "
+for arg in "$@"; do
+  case "$arg" in
+    --report) PACKAGES="$PACKAGES chromium" ;;
+  esac
+done
 
 missing=""
 for p in $PACKAGES; do
