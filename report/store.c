@@ -553,7 +553,7 @@ bool rep_store_read(struct rep_store *s, const char *path, struct err *e)
 		}
 		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 			line[--n] = '\0';
-		if (n == 0)
+		if (strspn(line, " \t") == n)
 			continue;            /* a blank line is no row */
 		if (!utf8_valid(line, n, &bad)) {
 			err_set(e, "%s: not UTF-8 (at column %zu)", label, bad + 1);
