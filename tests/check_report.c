@@ -354,6 +354,10 @@ START_TEST(report_bad_input)
 	ck_assert_int_eq(test_schedlab("report /nonexistent/store.jsonl -o /tmp/x.html", NULL, &err), 2);
 	ck_assert_ptr_nonnull(strstr(err, "/nonexistent/store.jsonl"));
 	free(err);
+	/* an endless file stops at its first NUL, not at the kernel's hand */
+	ck_assert_int_eq(test_schedlab("report /dev/zero -o /tmp/x.html", NULL, &err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "/dev/zero:1: a NUL byte"));
+	free(err);
 	ck_assert_int_eq(test_schedlab("report store.jsonl", NULL, NULL), 2);
 	ck_assert_int_eq(test_schedlab("report store.jsonl -o r.pdf", NULL, NULL), 2);
 }
