@@ -1126,7 +1126,8 @@ static void scenario_memory(struct doc *d, const struct series *vs, int nv, cons
 				fprintf(f, "EOD\n");
 				fprintf(f, "plot $dram_%d matrix with image pixels notitle", n);
 				if (nn <= 8)
-					fprintf(f, ", $dram_%d matrix using 1:2:(gprintf('%%.3s%%c', $3)) "
+					fprintf(f, ", $dram_%d matrix using 1:2:($3 == 0 ? '0' : "
+						   "gprintf('%%.3s%%c', $3)) "
 						   "with labels textcolor rgb '#000000' notitle", n);
 				fprintf(f, "\n");
 			}
