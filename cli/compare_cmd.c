@@ -658,8 +658,8 @@ static cJSON *compare_json(struct compare *c, const struct cli_run *run, const s
 		}
 	}
 	cJSON_AddItemToObject(o, "distributions", distributions_json(c));
-	cJSON_AddItemToObject(o, "runs", c->runs);
-	c->runs = NULL;
+	/* a copy: the table, printed after, reads the units from the runs */
+	cJSON_AddItemToObject(o, "runs", cJSON_Duplicate(c->runs, true));
 	cJSON_AddItemToObject(o, "summary", sum);
 	return o;
 }
@@ -935,7 +935,6 @@ int cmd_compare(int argc, char **argv)
 				shown[i] = shown[i] || stats[i * c.ncols + j].n > 0;
 			}
 		}
-		/* the CSV first: compare_json takes c->runs */
 		if (csv)
 			rc = write_csv(csv, &c, stats);
 		if (json && rc == 0) {

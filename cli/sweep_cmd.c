@@ -241,7 +241,6 @@ static int parse_dims(struct sweep *s, const char *const *sets, int nsets)
 						       "in one --set)", sets[i], d->key);
 		char opt[160];
 		snprintf(opt, sizeof(opt), "--set %s=", d->key);
-		opt[strlen(opt) - 1] = '\0';
 		if (!exp_list_expand(opt, eq + 1, true, &d->vals, &d->n, &e))
 			return list_error(&e);
 		s->ndims++;
@@ -281,9 +280,10 @@ static int load_inputs(struct sweep *s, const char *topology, const char *worklo
 	s->topo_args = xcalloc((size_t)n, sizeof(*s->topo_args));
 	for (long i = 0; i < n; i++) {
 		if (s->native && strcmp(items[i], "host") != 0) {
+			int rc = cli_usage_error(CMD, "--native runs on this machine: -t must be host, "
+						 "not '%s'", items[i]);
 			exp_list_free(items, n);
-			return cli_usage_error(CMD, "--native runs on this machine: -t must be host, "
-					       "not '%s'", items[i]);
+			return rc;
 		}
 		s->topos[s->ntopos] = topo_load(items[i], &e);
 		if (!s->topos[s->ntopos]) {

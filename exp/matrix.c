@@ -223,7 +223,16 @@ int exp_default_jobs(const struct exp_cell *cells, long n, uint64_t max_memory)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int jobs = cpus > 0 ? (int)(cpus < 4096 ? cpus : 4096) : 1;
 	uint64_t avail = mem_available();
-	uint64_t each = max_memory ? max_memory : RT_MEMORY_BUDGET;
+	uint64_t each = max_memory;
+	/* 0: the largest budget a cell runs with */
+	for (long i = 0; each == 0 && i < n; i++)
+		if (!cells[i].max_memory)
+			each = RT_MEMORY_BUDGET;
+	for (long i = 0; max_memory == 0 && i < n; i++)
+		if (cells[i].max_memory > each)
+			each = cells[i].max_memory;
+	if (each == 0)
+		each = RT_MEMORY_BUDGET;
 	if (avail && avail / each < (uint64_t)jobs)
 		jobs = (int)(avail / each);
 	return jobs < 1 ? 1 : jobs;

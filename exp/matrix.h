@@ -73,8 +73,9 @@ struct exp_run {
 };
 
 /* The -j default: the online CPUs, but no more runs than the available
- * memory (MemAvailable) holds at max_memory each (0: the 4 GiB default),
- * and 1 if any cell is native (parallel native runs take each other's
+ * memory (MemAvailable) holds at max_memory each (0: the largest of the
+ * cells' budgets, 4 GiB for a cell that gives none), and 1 if any cell is
+ * native (parallel native runs take each other's
  * CPUs, and their timings mean nothing).  At least 1. */
 int exp_default_jobs(const struct exp_cell *cells, long n, uint64_t max_memory);
 

@@ -39,7 +39,10 @@ bool exp_list_expand(const char *opt, const char *list, bool ranges, char ***ite
 	*n = 0;
 	long cap = 0, pos = 0;
 	const char *p = list;
-	char *shown = str_shown(list, 200);
+	/* "--procs 1..x", or for opt "--set KEY=": "--set KEY=1..x" */
+	char *value = str_shown(list, 200);
+	char *shown = xasprintf("%s%s", opt[0] && opt[strlen(opt) - 1] == '=' ? "" : " ", value);
+	free(value);
 	bool ok = true;
 	while (ok) {
 		const char *comma = strchr(p, ',');
@@ -49,7 +52,7 @@ bool exp_list_expand(const char *opt, const char *list, bool ranges, char ***ite
 		if (dots && (size_t)(dots - p) >= len)
 			dots = NULL;
 		if (len == 0) {
-			err_set(e, "%s %s: item %ld is empty (expected values separated by commas)", opt,
+			err_set(e, "%s%s: item %ld is empty (expected values separated by commas)", opt,
 				shown, pos);
 			ok = false;
 		} else if (!dots) {
@@ -58,7 +61,7 @@ bool exp_list_expand(const char *opt, const char *list, bool ranges, char ***ite
 			s[len] = '\0';
 			if (*n >= EXP_MAX_LIST) {
 				free(s);
-				err_set(e, "%s %s: more than %d values", opt, shown, EXP_MAX_LIST);
+				err_set(e, "%s%s: more than %d values", opt, shown, EXP_MAX_LIST);
 				ok = false;
 			} else {
 				add(items, n, &cap, s);
@@ -73,16 +76,16 @@ bool exp_list_expand(const char *opt, const char *list, bool ranges, char ***ite
 			if (!parse_i64(p, (size_t)(dots - p), &a) ||
 			    !parse_i64(b, (size_t)((plus ? plus : end) - b), &hi) ||
 			    (plus && (!parse_i64(plus + 1, (size_t)(end - plus - 1), &step) || step == 0))) {
-				err_set(e, "%s %s: '%s' is not a range: expected A..B (doubling from A up "
+				err_set(e, "%s%s: '%s' is not a range: expected A..B (doubling from A up "
 					"to B) or A..B+S (from A to B in steps of S >= 1), A, B and S "
 					"whole numbers", opt, shown, item);
 				ok = false;
 			} else if (a > hi) {
-				err_set(e, "%s %s: '%s' is an empty range: %" PRId64 " is above %" PRId64
+				err_set(e, "%s%s: '%s' is an empty range: %" PRId64 " is above %" PRId64
 					" (ranges go upwards)", opt, shown, item, a, hi);
 				ok = false;
 			} else if (!plus && a == 0 && hi > 0) {
-				err_set(e, "%s %s: '%s' doubles from 0, which never grows: start at 1 "
+				err_set(e, "%s%s: '%s' doubles from 0, which never grows: start at 1 "
 					"(1..%" PRId64 ") or give a step (0..%" PRId64 "+S)", opt, shown,
 					item, hi, hi);
 				ok = false;
@@ -94,7 +97,7 @@ bool exp_list_expand(const char *opt, const char *list, bool ranges, char ***ite
 						break;
 				}
 				if (count + (uint64_t)*n > EXP_MAX_LIST) {
-					err_set(e, "%s %s: '%s' makes more than %d values", opt, shown, item,
+					err_set(e, "%s%s: '%s' makes more than %d values", opt, shown, item,
 						EXP_MAX_LIST);
 					ok = false;
 				} else {

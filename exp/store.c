@@ -211,54 +211,78 @@ bool exp_row_check(const cJSON *row, struct err *e)
 	return true;
 }
 
+/* A store is read a line at a time (input_read's 64 MiB bound is a
+ * workload's; a store of 20,000 runs is about 1 GiB). */
 struct exp_store *exp_store_read(const char *path, struct err *e)
 {
-	size_t len;
-	char *text = input_read(path, &len, e);
-	if (!text)
-		return NULL;
 	char *shown = str_shown(path, 256);
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		err_set(e, "%s: %s", shown, strerror(errno));
+		free(shown);
+		return NULL;
+	}
 	struct exp_store *s = xcalloc(1, sizeof(*s));
 	s->path = xstrdup(path);
 	long cap = 0, line = 0;
+	size_t total = 0, size = 0;
+	char *p = NULL;
+	ssize_t got;
 	bool ok = true;
-	for (char *p = text; ok && *p;) {
-		char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+	while (ok && (got = getline(&p, &size, f)) >= 0) {
+		size_t n = (size_t)got;
 		line++;
+		total += n;
+		if (total > EXP_STORE_MAX_BYTES) {
+			err_set(e, "%s:%ld: the store passes %zu MiB, the most schedlab reads: split "
+				"the matrix", shown, line, EXP_STORE_MAX_BYTES >> 20);
+			ok = false;
+			break;
+		}
+		if (memchr(p, '\0', n)) {
+			err_set(e, "%s:%ld: a NUL byte: not a text file", shown, line);
+			ok = false;
+			break;
+		}
+		while (n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r'))
+			n--;
 		bool blank = true;
 		for (size_t i = 0; i < n && blank; i++)
-			blank = p[i] == ' ' || p[i] == '\t' || p[i] == '\r';
-		if (!blank) {
-			const char *end = NULL;
-			cJSON *row = cJSON_ParseWithLengthOpts(p, n, &end, false);
-			struct err re = { "" };
-			if (!row) {
-				err_set(e, "%s:%ld: not JSON (at column %ld)", shown, line,
-					end ? (long)(end - p) + 1 : 1L);
-				ok = false;
-			} else if (end && (size_t)(end - p) < n &&
-				   strspn(end, " \t\r") < n - (size_t)(end - p)) {
-				err_set(e, "%s:%ld: more than one JSON value on the line", shown, line);
-				cJSON_Delete(row);
-				ok = false;
-			} else if (!exp_row_check(row, &re)) {
-				err_set(e, "%s:%ld: %s", shown, line, re.msg);
-				cJSON_Delete(row);
-				ok = false;
-			} else {
-				if (s->nrows == cap) {
-					cap = cap ? 2 * cap : 64;
-					s->rows = xrealloc(s->rows, (size_t)cap * sizeof(*s->rows));
-					s->lines = xrealloc(s->lines, (size_t)cap * sizeof(*s->lines));
-				}
-				s->lines[s->nrows] = line;
-				s->rows[s->nrows++] = row;
+			blank = p[i] == ' ' || p[i] == '\t';
+		if (blank)
+			continue;
+		const char *end = NULL;
+		cJSON *row = cJSON_ParseWithLengthOpts(p, n, &end, false);
+		struct err re = { "" };
+		if (!row) {
+			err_set(e, "%s:%ld: not JSON (at column %ld)", shown, line,
+				end ? (long)(end - p) + 1 : 1L);
+			ok = false;
+		} else if (end && (size_t)(end - p) < n &&
+			   strspn(end, " \t") < n - (size_t)(end - p)) {
+			err_set(e, "%s:%ld: more than one JSON value on the line", shown, line);
+			cJSON_Delete(row);
+			ok = false;
+		} else if (!exp_row_check(row, &re)) {
+			err_set(e, "%s:%ld: %s", shown, line, re.msg);
+			cJSON_Delete(row);
+			ok = false;
+		} else {
+			if (s->nrows == cap) {
+				cap = cap ? 2 * cap : 64;
+				s->rows = xrealloc(s->rows, (size_t)cap * sizeof(*s->rows));
+				s->lines = xrealloc(s->lines, (size_t)cap * sizeof(*s->lines));
 			}
+			s->lines[s->nrows] = line;
+			s->rows[s->nrows++] = row;
 		}
-		p = nl ? nl + 1 : p + n;
 	}
-	free(text);
+	if (ok && ferror(f)) {
+		err_set(e, "%s: %s", shown, strerror(errno));
+		ok = false;
+	}
+	free(p);
+	fclose(f);
 	free(shown);
 	if (!ok) {
 		exp_store_free(s);

@@ -1,0 +1,759 @@
+/* exp/: the run-matrix engine (through compare and sweep), the results
+ * store, sweep's lists and ranges, --emit-jobs and merge. */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "exp/spec.h"
+#include "exp/store.h"
+#include "tests/tests.h"
+
+/* A fresh temporary folder (the caller removes it with rm_rf). */
+static char *temp_dir(void)
+{
+	char *d = strdup("/tmp/schedlab-exp-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(d));
+	return d;
+}
+
+static void rm_rf(char *dir)
+{
+	char *cmd = NULL;
+	ck_assert_int_ge(asprintf(&cmd, "rm -rf '%s'", dir), 0);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	free(dir);
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+	char *p = NULL;
+	ck_assert_int_ge(asprintf(&p, "%s/%s", dir, name), 0);
+	return p;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fputs(text, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static struct exp_store *read_store(const char *path)
+{
+	struct err e = { "" };
+	struct exp_store *s = exp_store_read(path, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	return s;
+}
+
+static const char *row_str(const cJSON *row, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(row, key);
+	ck_assert_msg(cJSON_IsString(v), "%s", key);
+	return v->valuestring;
+}
+
+static double row_num(const cJSON *row, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(row, key);
+	ck_assert_msg(cJSON_IsNumber(v), "%s", key);
+	return v->valuedouble;
+}
+
+/* ---- Lists and ranges ---- */
+
+static void expect_list(const char *list, const char *want)
+{
+	struct err e = { "" };
+	char **items;
+	long n;
+	ck_assert_msg(exp_list_expand("--procs", list, true, &items, &n, &e), "%s: %s", list, e.msg);
+	char got[1024] = "";
+	for (long i = 0; i < n; i++) {
+		strcat(got, i ? "," : "");
+		strcat(got, items[i]);
+	}
+	ck_assert_str_eq(got, want);
+	exp_list_free(items, n);
+}
+
+START_TEST(ranges_double_or_step)
+{
+	expect_list("1,2,4..64", "1,2,4,8,16,32,64");
+	expect_list("1..64", "1,2,4,8,16,32,64");
+	expect_list("3..64", "3,6,12,24,48");
+	expect_list("0..100+25", "0,25,50,75,100");
+	expect_list("0..10+4", "0,4,8");
+	expect_list("5..5", "5");
+	expect_list("0..0", "0");
+	expect_list("7", "7");
+	expect_list("x,1..2", "x,1,2");
+	expect_list("9223372036854775806..9223372036854775807", "9223372036854775806");
+	expect_list("4611686018427387904..9223372036854775807", "4611686018427387904");
+	/* without ranges a ".." is part of the item (a path) */
+	struct err e = { "" };
+	char **items;
+	long n;
+	ck_assert(exp_list_expand("-w", "../a.json,b", false, &items, &n, &e));
+	ck_assert_int_eq(n, 2);
+	ck_assert_str_eq(items[0], "../a.json");
+	exp_list_free(items, n);
+}
+END_TEST
+
+static const struct {
+	const char *list, *message;
+} bad_lists[] = {
+	{ "64..1", "--procs 64..1: '64..1' is an empty range: 64 is above 1" },
+	{ "0..8", "--procs 0..8: '0..8' doubles from 0, which never grows" },
+	{ "1,,2", "--procs 1,,2: item 2 is empty" },
+	{ ",", "--procs ,: item 1 is empty" },
+	{ "", "--procs : item 1 is empty" },
+	{ "1..", "'1..' is not a range" },
+	{ "..4", "'..4' is not a range" },
+	{ "1..4+0", "'1..4+0' is not a range" },
+	{ "1..4+", "'1..4+' is not a range" },
+	{ "-1..4", "'-1..4' is not a range" },
+	{ "1..99999999999999999999", "is not a range" },
+	{ "0..100000000000+1", "makes more than 100000 values" },
+};
+
+START_TEST(bad_lists_are_refused)
+{
+	struct err e = { "" };
+	char **items = (char **)1;
+	long n = 1;
+	ck_assert(!exp_list_expand("--procs", bad_lists[_i].list, true, &items, &n, &e));
+	ck_assert_msg(strstr(e.msg, bad_lists[_i].message), "%s", e.msg);
+	ck_assert_ptr_null(items);
+	ck_assert_int_eq(n, 0);
+}
+END_TEST
+
+/* ---- The store ---- */
+
+START_TEST(store_reader_names_file_line_and_path)
+{
+	static const struct {
+		const char *text, *message;
+	} bad[] = {
+		{ "{\"store\": 1}\n", ":1: .schedlab: missing" },
+		{ "\n\nnot json\n", ":3: not JSON" },
+		{ "[1]\n", ":1: a row is a JSON object" },
+		{ "{} {}\n", ":1: more than one JSON value" },
+	};
+	char *dir = temp_dir();
+	char *p = path_in(dir, "s.jsonl");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_file(p, bad[i].text);
+		struct err e = { "" };
+		ck_assert_ptr_null(exp_store_read(p, &e));
+		ck_assert_msg(strstr(e.msg, "s.jsonl") && strstr(e.msg, bad[i].message), "%s", e.msg);
+	}
+	/* a good row, then the same with one key's type wrong */
+	char *out;
+	ck_assert_int_eq(test_schedlab("sweep -p steal -t numa1 -w ping-pong --procs 2 --json -",
+				       &out, NULL), 0);
+	write_file(p, out);
+	struct exp_store *s = read_store(p);
+	ck_assert_int_eq(s->nrows, 1);
+	double v;
+	ck_assert(exp_row_metric_number(s->rows[0], "sched_latency_ns.p99", &v));
+	ck_assert(v > 0);
+	ck_assert(cJSON_IsArray(exp_row_metric(s->rows[0], "sched_latency_ns.buckets")));
+	ck_assert_ptr_null(exp_row_metric(s->rows[0], "sched_latency_ns.p98"));
+	cJSON *row = cJSON_Duplicate(s->rows[0], true);
+	exp_store_free(s);
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(row, "inputs"), "procs",
+				  cJSON_CreateString("2"));
+	char *line = exp_json_line(row);
+	char *text = NULL;
+	ck_assert_int_ge(asprintf(&text, "\n%s\n", line), 0);
+	write_file(p, text);
+	struct err e = { "" };
+	ck_assert_ptr_null(exp_store_read(p, &e));
+	ck_assert_msg(strstr(e.msg, "s.jsonl:2: .inputs.procs: expected a number"), "%s", e.msg);
+	cJSON_Delete(row);
+	free(line);
+	free(text);
+	free(out);
+	free(p);
+	rm_rf(dir);
+}
+END_TEST
+
+/* Numbers go through a store unchanged: cJSON's own printer would round
+ * some to 15 digits. */
+START_TEST(store_numbers_read_back_exactly)
+{
+	const double vals[] = { 0.1, 1.0 / 3, 2.0 / 3 * 1e-9, 123456789.123456789, 1e300, 4e15 + 1,
+				9007199254740993.0, -0.5, 0 };
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(vals[i]));
+	char *line = exp_json_line(a);
+	cJSON *b = cJSON_Parse(line);
+	ck_assert_ptr_nonnull(b);
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		ck_assert_msg(cJSON_GetArrayItem(b, (int)i)->valuedouble == vals[i], "%zu: %s", i, line);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	free(line);
+}
+END_TEST
+
+/* ---- The engine: serial and parallel runs give the same store ---- */
+
+#define SMALL "-p steal,global -t numa1 -w ping-pong,spawn-tree --procs 2,4 --seeds 2"
+
+START_TEST(jobs_1_and_2_give_byte_identical_stores)
+{
+	char *dir = temp_dir();
+	char *j1 = path_in(dir, "j1.jsonl"), *j2 = path_in(dir, "j2.jsonl");
+	char *c1 = path_in(dir, "j1.csv"), *c2 = path_in(dir, "j2.csv");
+	char *args = NULL, *err;
+	ck_assert_int_ge(asprintf(&args, "sweep " SMALL " -j 1 --json %s --csv %s", j1, c1), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, &err), 0);
+	/* not a terminal: no progress */
+	ck_assert_str_eq(err, "");
+	free(err);
+	free(args);
+	ck_assert_int_ge(asprintf(&args, "sweep " SMALL " -j 2 --json %s --csv %s", j2, c2), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, NULL), 0);
+	free(args);
+	char *a = test_read_file(j1), *b = test_read_file(j2);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	a = test_read_file(c1);
+	b = test_read_file(c2);
+	ck_assert_str_eq(a, b);
+	ck_assert(strncmp(a, "index,variant,status,exit_status,mode,policy,topology,workload,procs,"
+			  "seed,schedlab,commit,knob.", strlen("index,variant,status,exit_status,"
+			  "mode,policy,topology,workload,procs,seed,schedlab,commit,knob.")) == 0);
+	free(a);
+	free(b);
+	/* 2 variants x 2 workloads x 2 procs x 2 seeds, in order, each the run's report */
+	struct exp_store *s = read_store(j1);
+	ck_assert_int_eq(s->nrows, 16);
+	for (long i = 0; i < 16; i++) {
+		const cJSON *r = s->rows[i], *in = cJSON_GetObjectItem(r, "inputs");
+		ck_assert_int_eq((long)row_num(r, "index"), i);
+		ck_assert_int_eq((long)row_num(r, "runs"), 16);
+		ck_assert_str_eq(row_str(r, "status"), "ok");
+		ck_assert_str_eq(row_str(r, "matrix"), row_str(s->rows[0], "matrix"));
+		ck_assert_str_eq(row_str(in, "workload"), i < 8 ? "ping-pong" : "spawn-tree");
+		ck_assert_str_eq(row_str(r, "variant"), i % 8 < 4 ? "steal" : "global");
+		ck_assert_int_eq((int)row_num(in, "procs"), i % 4 < 2 ? 2 : 4);
+		ck_assert_int_eq((int)row_num(in, "seed"), 1 + (int)(i % 2));
+		ck_assert(cJSON_IsNull(cJSON_GetObjectItem(r, "message")));
+	}
+	/* a row's report is what `run --json` writes */
+	char *out;
+	ck_assert_int_eq(test_schedlab("run -p global -t numa1 -w spawn-tree --procs 4 --seed 2 "
+				       "--json -", &out, NULL), 0);
+	cJSON *want = cJSON_Parse(out);
+	ck_assert(cJSON_Compare(want, cJSON_GetObjectItem(s->rows[15], "report"), true));
+	cJSON_Delete(want);
+	free(out);
+	exp_store_free(s);
+	free(j1);
+	free(j2);
+	free(c1);
+	free(c2);
+	rm_rf(dir);
+}
+END_TEST
+
+/* On a terminal the progress line is drawn (script(1) gives the run one). */
+START_TEST(progress_on_a_terminal_only)
+{
+	char *cmd = NULL, *out;
+	ck_assert_int_ge(asprintf(&cmd, "script -qec \"'%s' sweep -p steal -t numa1 -w ping-pong "
+				  "--seeds 3 -j 2 --json /dev/null\" /dev/null", test_schedlab_bin()), 0);
+	ck_assert_int_eq(test_run(cmd, &out, NULL), 0);
+	ck_assert_msg(strstr(out, "\rschedlab sweep: 3/3 runs done, 0 running, 0 failed, "), "%s", out);
+	ck_assert_msg(strstr(out, " elapsed"), "%s", out);
+	free(out);
+	free(cmd);
+}
+END_TEST
+
+/* ---- Runs that fail ---- */
+
+static const char stuck_json[] = "{\"name\": \"stuck\", \"channels\": {\"never\": 0},\n"
+				 " \"programs\": {\"main\": [{\"recv\": \"never\"}]}}\n";
+static const char panics_json[] = "{\"name\": \"panics\", \"channels\": {\"c\": 1}, \"programs\": "
+				  "{\"main\": [{\"close\": \"c\"}, {\"close\": \"c\"}]}}\n";
+static const char long_json[] = "{\"name\": \"long\", \"programs\": {\"main\": "
+				"[{\"compute\": \"1s\"}]}}\n";
+
+START_TEST(failing_runs_are_their_rows_and_the_others_complete)
+{
+	char *dir = temp_dir();
+	char *stuck = path_in(dir, "stuck.json"), *panics = path_in(dir, "panics.json");
+	char *lng = path_in(dir, "long.json"), *store = path_in(dir, "s.jsonl");
+	write_file(stuck, stuck_json);
+	write_file(panics, panics_json);
+	write_file(lng, long_json);
+	char *args = NULL, *err;
+	ck_assert_int_ge(asprintf(&args, "sweep -p steal -t numa1 --procs 2 -w ping-pong,%s,%s,%s "
+				  "--max-sim-time 100ms -j 2 --json %s", stuck, panics, lng, store), 0);
+	/* the first run that failed, in matrix order, gives the exit status */
+	ck_assert_int_eq(test_schedlab(args, NULL, &err), 1);
+	ck_assert_msg(strstr(err, "3 of 4 runs did not complete; the first, run 1 (steal, seed 1): "
+			     "deadlock:"), "%s", err);
+	free(err);
+	struct exp_store *s = read_store(store);
+	ck_assert_int_eq(s->nrows, 4);
+	static const struct {
+		const char *status, *message;
+		int exit_status;
+	} want[] = {
+		{ "ok", NULL, 0 },
+		{ "deadlock", "fatal error: all goroutines are asleep - deadlock! (1 goroutines "
+			      "blocked)", 1 },
+		{ "panic", "panic: close of closed channel", 2 },
+		{ "limit", "the run reached its simulated-time limit, 100ms", 4 },
+	};
+	for (int i = 0; i < 4; i++) {
+		const cJSON *r = s->rows[i];
+		ck_assert_str_eq(row_str(r, "status"), want[i].status);
+		ck_assert_int_eq((int)row_num(r, "exit_status"), want[i].exit_status);
+		if (want[i].message)
+			ck_assert_msg(strstr(row_str(r, "message"), want[i].message), "%s",
+				      row_str(r, "message"));
+		/* a run that ended is reported, even cut */
+		ck_assert(cJSON_IsObject(cJSON_GetObjectItem(r, "report")));
+	}
+	exp_store_free(s);
+	free(args);
+	free(stuck);
+	free(panics);
+	free(lng);
+	free(store);
+	rm_rf(dir);
+}
+END_TEST
+
+/* The process of a run killed from outside (as the OOM killer or an
+ * operator would): its row says so, and the run after it is made. */
+START_TEST(a_killed_run_is_crashed_and_the_others_complete)
+{
+	char *dir = temp_dir();
+	char *store = path_in(dir, "s.jsonl");
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+			_exit(126);
+		execl(test_schedlab_bin(), "schedlab", "sweep", "-p", "steal", "-t", "numa1", "--procs",
+		      "4", "-w", "skynet,ping-pong", "-j", "1", "--json", store, (char *)NULL);
+		_exit(127);
+	}
+	/* the first run's process: the sweep's only child while it runs */
+	char children[64];
+	snprintf(children, sizeof(children), "/proc/%d/task/%d/children", pid, pid);
+	pid_t run = 0;
+	for (int tries = 0; tries < 6000 && run == 0; tries++) {
+		FILE *f = fopen(children, "r");
+		if (f) {
+			int c;
+			if (fscanf(f, "%d", &c) == 1)
+				run = c;
+			fclose(f);
+		}
+		if (run == 0)
+			usleep(10000);
+	}
+	ck_assert_int_gt(run, 0);
+	ck_assert_int_eq(kill(run, SIGKILL), 0);
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 128 + SIGKILL);
+	struct exp_store *s = read_store(store);
+	ck_assert_int_eq(s->nrows, 2);
+	ck_assert_str_eq(row_str(s->rows[0], "status"), "crashed");
+	ck_assert_int_eq((int)row_num(s->rows[0], "exit_status"), 128 + SIGKILL);
+	ck_assert_msg(strstr(row_str(s->rows[0], "message"), "killed by signal 9"), "%s",
+		      row_str(s->rows[0], "message"));
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(s->rows[0], "report")));
+	ck_assert_str_eq(row_str(s->rows[1], "status"), "ok");
+	exp_store_free(s);
+	free(store);
+	rm_rf(dir);
+}
+END_TEST
+
+/* Native cells run too: one at a time unless -j says otherwise, which is
+ * obeyed with a warning. */
+START_TEST(native_cells_run)
+{
+	char *out, *err;
+	ck_assert_int_eq(test_schedlab("sweep -p steal,global --native -w ping-pong --procs 2 "
+				       "--seeds 2 -j 2 --json -", &out, &err), 0);
+	ck_assert_msg(strstr(err, "warning: -j 2 native runs at once take each other's CPUs"), "%s",
+		      err);
+	char *dir = temp_dir();
+	char *p = path_in(dir, "s.jsonl");
+	write_file(p, out);
+	struct exp_store *s = read_store(p);
+	ck_assert_int_eq(s->nrows, 4);
+	for (long i = 0; i < 4; i++) {
+		const cJSON *in = cJSON_GetObjectItem(s->rows[i], "inputs");
+		ck_assert_str_eq(row_str(in, "mode"), "native");
+		ck_assert_str_eq(row_str(in, "topology"), "host");
+		ck_assert_str_eq(row_str(s->rows[i], "status"), "ok");
+		double done;
+		ck_assert(exp_row_metric_number(s->rows[i], "completed", &done));
+		ck_assert(done >= 2);
+	}
+	exp_store_free(s);
+	free(out);
+	free(err);
+	free(p);
+	rm_rf(dir);
+}
+END_TEST
+
+/* ---- sweep's matrix ---- */
+
+START_TEST(sweep_is_the_cartesian_product_in_its_order)
+{
+	char *out;
+	/* steal: 2 runnext x 3 procs x 2 seeds; global has no runnext: 3 x 2 */
+	ck_assert_int_eq(test_schedlab("sweep -p steal,global -t numa1 -w ping-pong --procs 1..4 "
+				       "--set runnext=0..1+1 --seeds 2 --seed 5 --json -", &out, NULL),
+			 0);
+	char *dir = temp_dir();
+	char *p = path_in(dir, "s.jsonl");
+	write_file(p, out);
+	struct exp_store *s = read_store(p);
+	ck_assert_int_eq(s->nrows, 18);
+	static const char *const variants[] = { "steal:runnext=0", "steal:runnext=1", "global" };
+	for (long i = 0; i < 18; i++) {
+		const cJSON *r = s->rows[i], *in = cJSON_GetObjectItem(r, "inputs");
+		ck_assert_str_eq(row_str(r, "variant"), variants[i / 6]);
+		ck_assert_int_eq((int)row_num(in, "procs"), 1 << (i % 6 / 2));
+		ck_assert_int_eq((int)row_num(in, "seed"), 5 + (int)(i % 2));
+		const cJSON *set = cJSON_GetObjectItem(in, "set");
+		if (i < 12)
+			ck_assert_int_eq((int)row_num(set, "runnext"), (int)(i / 6));
+		else
+			ck_assert_int_eq(cJSON_GetArraySize(set), 0);
+	}
+	/* knobs run: the dimension's value, in the report */
+	ck_assert_int_eq((int)row_num(cJSON_GetObjectItem(cJSON_GetObjectItem(s->rows[0], "report"),
+							  "knobs"), "runnext"), 0);
+	ck_assert_int_eq((int)row_num(cJSON_GetObjectItem(cJSON_GetObjectItem(s->rows[6], "report"),
+							  "knobs"), "runnext"), 1);
+	exp_store_free(s);
+	free(out);
+	/* a -p item's own knob wins over a --set dimension, which leaves it alone */
+	ck_assert_int_eq(test_schedlab("sweep -p steal:runnext=0,steal -t numa1 -w ping-pong "
+				       "--procs 2 --set runnext=0,1 --json -", &out, NULL), 0);
+	write_file(p, out);
+	s = read_store(p);
+	ck_assert_int_eq(s->nrows, 3);
+	ck_assert_str_eq(row_str(s->rows[0], "variant"), "steal:runnext=0");
+	ck_assert_str_eq(row_str(s->rows[1], "variant"), "steal:runnext=0");
+	ck_assert_str_eq(row_str(s->rows[2], "variant"), "steal:runnext=1");
+	exp_store_free(s);
+	free(out);
+	free(p);
+	rm_rf(dir);
+}
+END_TEST
+
+/* The jobs of --emit-jobs, run by hand (some through sh, some through
+ * the Slurm script as a Slurm task would), merged: the local sweep's
+ * store, byte for byte. */
+START_TEST(emitted_jobs_merged_give_the_sweeps_store)
+{
+	char *dir = temp_dir();
+	char *jobs = path_in(dir, "jobs"), *local = path_in(dir, "local.jsonl");
+	char *merged = path_in(dir, "merged.jsonl"), *results = path_in(dir, "jobs.results");
+	char *args = NULL, *err, *cmd = NULL;
+	ck_assert_int_ge(asprintf(&args, "sweep " SMALL " --json %s", local), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, NULL), 0);
+	free(args);
+	ck_assert_int_ge(asprintf(&args, "sweep " SMALL " --emit-jobs %s", jobs), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, &err), 0);
+	ck_assert_msg(strstr(err, "16 runs written to"), "%s", err);
+	free(err);
+	free(args);
+	char *text = test_read_file(jobs);
+	int lines = 0;
+	for (char *q = text; *q; q++)
+		lines += *q == '\n';
+	ck_assert_int_eq(lines, 16);
+	ck_assert_msg(strstr(text, " --only 15 --json '") && strstr(text, "/jobs.results/15.jsonl'\n"),
+		      "%s", text);
+	ck_assert_msg(text[0] == '\'' && text[1] == '/', "not an absolute path: %s", text);
+	free(text);
+	char *sb = NULL;
+	ck_assert_int_ge(asprintf(&sb, "%s.sbatch", jobs), 0);
+	text = test_read_file(sb);
+	ck_assert_msg(strstr(text, "\n#SBATCH --array=0-15\n"), "%s", text);
+	free(text);
+	/* tasks 0..7 as Slurm runs them, 8..15 by hand with sh */
+	ck_assert_int_ge(asprintf(&cmd, "cd / && for i in 0 1 2 3 4 5 6 7; do "
+				  "SLURM_ARRAY_TASK_ID=$i sh '%s' >/dev/null || exit 1; done && "
+				  "sed -n 9,16p '%s' | while read -r l; do sh -c \"$l\" >/dev/null || "
+				  "exit 1; done", sb, jobs), 0);
+	ck_assert_int_eq(test_run(cmd, NULL, NULL), 0);
+	free(cmd);
+	ck_assert_int_ge(asprintf(&args, "merge %s -o %s", results, merged), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, NULL), 0);
+	free(args);
+	char *a = test_read_file(local), *b = test_read_file(merged);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	free(sb);
+	free(jobs);
+	free(local);
+	free(merged);
+	free(results);
+	rm_rf(dir);
+}
+END_TEST
+
+START_TEST(merge_refuses_conflicts_and_reports_missing_runs)
+{
+	char *dir = temp_dir();
+	char *store = path_in(dir, "s.jsonl"), *one = path_in(dir, "one.jsonl");
+	char *bad = path_in(dir, "bad.jsonl"), *out = path_in(dir, "out.jsonl");
+	char *args = NULL, *err;
+	ck_assert_int_ge(asprintf(&args, "sweep -p steal -t numa1 -w ping-pong --procs 1..8 "
+				  "--json %s", store), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, NULL), 0);
+	free(args);
+	struct exp_store *s = read_store(store);
+	ck_assert_int_eq(s->nrows, 4);
+	/* run 1 alone: the others missing */
+	char *line = exp_json_line(s->rows[1]), *text = NULL;
+	ck_assert_int_ge(asprintf(&text, "%s\n", line), 0);
+	write_file(one, text);
+	free(text);
+	ck_assert_int_ge(asprintf(&args, "merge %s -o %s", one, out), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, &err), 1);
+	ck_assert_msg(strstr(err, ": 3 of its 4 runs missing: 0, 2, 3\n"), "%s", err);
+	free(err);
+	free(args);
+	/* the same row twice is one row; the store twice is the store */
+	ck_assert_int_ge(asprintf(&args, "merge %s %s %s -o %s", store, one, store, out), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, NULL), 0);
+	free(args);
+	char *a = test_read_file(store), *b = test_read_file(out);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	/* a different row for run 1: refused, naming both files */
+	cJSON *m = cJSON_GetObjectItem(cJSON_GetObjectItem(s->rows[1], "report"), "metrics");
+	cJSON_ReplaceItemInObject(m, "makespan_ns", cJSON_CreateNumber(1));
+	free(line);
+	line = exp_json_line(s->rows[1]);
+	ck_assert_int_ge(asprintf(&text, "%s\n", line), 0);
+	write_file(bad, text);
+	free(text);
+	unlink(out);
+	ck_assert_int_ge(asprintf(&args, "merge %s %s -o %s", store, bad, out), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, &err), 2);
+	ck_assert_msg(strstr(err, "run 1 of matrix ") && strstr(err, "s.jsonl:2 and ") &&
+		      strstr(err, "bad.jsonl:1"), "%s", err);
+	ck_assert_int_ne(access(out, F_OK), 0);
+	free(err);
+	free(args);
+	/* CSV by the name */
+	free(out);
+	out = path_in(dir, "out.csv");
+	ck_assert_int_ge(asprintf(&args, "merge %s -o %s", store, out), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, NULL), 0);
+	free(args);
+	a = test_read_file(out);
+	ck_assert(strncmp(a, "index,variant,status,", 21) == 0);
+	free(a);
+	exp_store_free(s);
+	free(line);
+	free(store);
+	free(one);
+	free(bad);
+	free(out);
+	rm_rf(dir);
+}
+END_TEST
+
+/* ---- Bad input ---- */
+
+static const struct {
+	const char *args, *message;
+} bad_args[] = {
+	{ "sweep -t numa1", "missing -p P1,P2,..." },
+	{ "sweep -p steal --procs 64..1", "--procs 64..1: '64..1' is an empty range" },
+	{ "sweep -p steal --procs 0..8", "--procs 0..8: '0..8' doubles from 0" },
+	{ "sweep -p steal --procs 1,,4", "--procs 1,,4: item 2 is empty" },
+	{ "sweep -p steal --procs 5000", "--procs 5000: '5000' is not a P count from 1 to 4096" },
+	{ "sweep -p steal --procs 0", "--procs 0: '0' is not a P count" },
+	{ "sweep -p steal,,global", "-p steal,,global: item 2 is empty" },
+	{ "sweep -p steal,nosuch", "-p nosuch (variant 2): no such policy 'nosuch'" },
+	{ "sweep -p steal:runnext=7", "-p steal:runnext=7 (variant 1): " },
+	{ "sweep -p steal --set nosuch=1,2", "--set nosuch=1,2: no policy of -p has a knob 'nosuch'" },
+	{ "sweep -p steal --set runnext=0..1+0", "--set runnext=0..1+0: '0..1+0' is not a range" },
+	{ "sweep -p steal --set runnext=0,,1", "--set runnext=0,,1: item 2 is empty" },
+	{ "sweep -p steal --set runnext", "--set runnext: expected KEY=LIST" },
+	{ "sweep -p steal --set runnext=0 --set runnext=1", "runnext is given twice" },
+	{ "sweep -p steal --procs 1..4096+1 --seeds 100",
+	  "the matrix has more than 20000 runs (the product of the lists and --seeds)" },
+	{ "sweep -p steal --set runq_size=1..99999999999+1", "makes more than 100000 values" },
+	{ "sweep -p steal --seeds 0", "--seeds 0: expected a number from 1 to 20000" },
+	{ "sweep -p steal --procs 1..64 --seeds 20000 --set runnext=0,1",
+	  "the matrix has more than 20000 runs" },
+	{ "sweep -p steal -j 0", "-j 0: expected a number of runs at once from 1 to 1024" },
+	{ "sweep -p steal -w ping-pong -t numa1 --only 1", "--only 1: the matrix's runs are 0 to 0" },
+	{ "sweep -p steal --json - --csv -", "only one of them can write to stdout" },
+	{ "sweep -p steal --emit-jobs j --json x", "--emit-jobs runs nothing" },
+	{ "sweep -p steal --results d", "--results d: only with --emit-jobs" },
+	{ "sweep -p steal --native -t numa4", "--native runs on this machine: -t must be host" },
+	{ "sweep -p steal -t numa1,nosuch", "nosuch: not a bundled topology" },
+	{ "merge", "missing -o STORE" },
+	{ "merge -o /tmp/x.jsonl", "no FILE to merge" },
+	{ "merge /nonexistent/x.jsonl -o /tmp/x.jsonl", "/nonexistent/x.jsonl" },
+	{ "merge --frob x -o y", "unknown option '--frob'" },
+	{ "compare -p steal -w ping-pong --store -", "--store -: name a file" },
+	{ "compare -p steal -w ping-pong -j 2000", "-j 2000: expected a number of runs at once" },
+};
+
+START_TEST(bad_input_exits_2)
+{
+	char *err;
+	ck_assert_int_eq(test_schedlab(bad_args[_i].args, NULL, &err), 2);
+	ck_assert_msg(strstr(err, bad_args[_i].message), "%s: %s", bad_args[_i].args, err);
+	ck_assert_msg(!strchr(err, '\n') || strchr(err, '\n')[1] == '\0', "one line: %s", err);
+	free(err);
+}
+END_TEST
+
+/* ---- compare on the engine ---- */
+
+/* compare's outputs do not depend on -j, --json and --csv together are
+ * each what they are alone, and its --store is sweep's store of the same
+ * matrix. */
+START_TEST(compare_outputs_do_not_depend_on_jobs)
+{
+	char *dir = temp_dir();
+	const char *base = "compare -p steal,steal:runnext=0,global -t numa1 -w spawn-tree --procs 4 "
+			   "--seeds 2";
+	char *outs[2], *args = NULL;
+	for (int j = 0; j < 2; j++) {
+		ck_assert_int_ge(asprintf(&args, "%s -j %d", base, j + 1), 0);
+		ck_assert_int_eq(test_schedlab(args, &outs[j], NULL), 0);
+		free(args);
+	}
+	ck_assert_str_eq(outs[0], outs[1]);
+	ck_assert_msg(strstr(outs[0], "sim compare: topology numa1, workload spawn-tree, 4 Ps, "
+			     "seeds 1..2\n"), "%s", outs[0]);
+	char *json = path_in(dir, "c.json"), *csv = path_in(dir, "c.csv");
+	char *store = path_in(dir, "c.jsonl"), *sweep = path_in(dir, "s.jsonl");
+	char *both;
+	ck_assert_int_ge(asprintf(&args, "%s -j 2 --json %s --csv %s --store %s", base, json, csv,
+				  store), 0);
+	ck_assert_int_eq(test_schedlab(args, &both, NULL), 0);
+	free(args);
+	ck_assert_str_eq(both, outs[0]);
+	char *alone;
+	ck_assert_int_ge(asprintf(&args, "%s -j 1 --json -", base), 0);
+	ck_assert_int_eq(test_schedlab(args, &alone, NULL), 0);
+	free(args);
+	char *f = test_read_file(json);
+	ck_assert_str_eq(f, alone);
+	free(f);
+	free(alone);
+	ck_assert_int_ge(asprintf(&args, "%s --csv -", base), 0);
+	ck_assert_int_eq(test_schedlab(args, &alone, NULL), 0);
+	free(args);
+	f = test_read_file(csv);
+	ck_assert_str_eq(f, alone);
+	free(f);
+	free(alone);
+	ck_assert_int_ge(asprintf(&args, "sweep -p steal,steal:runnext=0,global -t numa1 "
+				  "-w spawn-tree --procs 4 --seeds 2 --json %s", sweep), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, NULL), 0);
+	free(args);
+	char *a = test_read_file(store), *b = test_read_file(sweep);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	free(both);
+	free(outs[0]);
+	free(outs[1]);
+	free(json);
+	free(csv);
+	free(store);
+	free(sweep);
+	rm_rf(dir);
+}
+END_TEST
+
+/* A failing run ends compare as it ends run, all runs made: the first
+ * failure in column and seed order is shown, and how many failed. */
+START_TEST(compare_reports_the_first_failing_run)
+{
+	char *dir = temp_dir();
+	char *stuck = path_in(dir, "stuck.json");
+	write_file(stuck, stuck_json);
+	char *args = NULL, *out, *err;
+	ck_assert_int_ge(asprintf(&args, "compare -p steal,global -t numa1 --procs 2 --seed 7 "
+				  "--seeds 2 -j 2 -w %s", stuck), 0);
+	ck_assert_int_eq(test_schedlab(args, &out, &err), 1);
+	ck_assert_msg(strstr(err, "schedlab compare: column 1 (steal), seed 7:\nfatal error: all "
+			     "goroutines are asleep - deadlock!"), "%s", err);
+	ck_assert_msg(strstr(err, "schedlab compare: 4 of the 4 runs failed; the first, in column "
+			     "and seed order, is shown\n"), "%s", err);
+	ck_assert_msg(strstr(out, "sim run: policy steal, topology numa1, workload stuck, 2 Ps, "
+			     "seed 7\n"), "%s", out);
+	ck_assert_ptr_null(strstr(out, "sim compare"));
+	free(out);
+	free(err);
+	free(args);
+	free(stuck);
+	rm_rf(dir);
+}
+END_TEST
+
+Suite *make_exp_suite(void)
+{
+	Suite *s = suite_create("exp");
+	TCase *tc = tcase_create("spec");
+	tcase_add_test(tc, ranges_double_or_step);
+	tcase_add_loop_test(tc, bad_lists_are_refused, 0,
+			    (int)(sizeof(bad_lists) / sizeof(bad_lists[0])));
+	tcase_add_test(tc, store_numbers_read_back_exactly);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("runs");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, store_reader_names_file_line_and_path);
+	tcase_add_test(tc, jobs_1_and_2_give_byte_identical_stores);
+	tcase_add_test(tc, progress_on_a_terminal_only);
+	tcase_add_test(tc, failing_runs_are_their_rows_and_the_others_complete);
+	tcase_add_test(tc, a_killed_run_is_crashed_and_the_others_complete);
+	tcase_add_test(tc, native_cells_run);
+	tcase_add_test(tc, sweep_is_the_cartesian_product_in_its_order);
+	tcase_add_test(tc, emitted_jobs_merged_give_the_sweeps_store);
+	tcase_add_test(tc, merge_refuses_conflicts_and_reports_missing_runs);
+	tcase_add_loop_test(tc, bad_input_exits_2, 0, (int)(sizeof(bad_args) / sizeof(bad_args[0])));
+	tcase_add_test(tc, compare_outputs_do_not_depend_on_jobs);
+	tcase_add_test(tc, compare_reports_the_first_failing_run);
+	suite_add_tcase(s, tc);
+	return s;
+}
