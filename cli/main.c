@@ -32,6 +32,7 @@ static void help(FILE *f)
 		"  schedlab calibrate [-o FILE|-] [--quick] [--seconds N]\n"
 		"  schedlab regress --baseline FILE [--update] [--suite FILE] [-p POLICY[:K=V...]]\n"
 		"               [--set K=V] [--seeds N] [--max-regress METRIC=PCT,...] [--native]\n"
+		"  schedlab report STORE -o FILE.html|FILE.md [--plot-script FILE]\n"
 		"  schedlab --version\n"
 		"\n"
 		"TOPOLOGY is a bundled name (see `schedlab list topologies`; default numa4),\n"
@@ -47,6 +48,8 @@ static void help(FILE *f)
 		"own, into a results store; merge gathers stores (docs/experiments.md).\n"
 		"calibrate measures this machine and writes its topology file, which\n"
 		"-t host uses (docs/calibration.md).\n"
+		"report makes an HTML or Markdown report, figures by gnuplot, of a results\n"
+		"store (docs/reports.md).\n"
 		"`schedlab COMMAND --help` describes each command's options.\n"
 		"\n"
 		"Exit status: 0 success, 1 the run found what it was asked to find,\n"
@@ -170,6 +173,8 @@ static int dispatch(int argc, char **argv)
 		return cmd_sweep(argc - 1, argv + 1);
 	if (strcmp(cmd, "merge") == 0)
 		return cmd_merge(argc - 1, argv + 1);
+	if (strcmp(cmd, "report") == 0)
+		return cmd_report(argc - 1, argv + 1);
 	char *shown = str_shown(cmd, 256);
 	fprintf(stderr, "schedlab: unknown command '%s' (see schedlab --help)\n", shown);
 	free(shown);

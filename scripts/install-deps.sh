@@ -11,6 +11,9 @@
 #                                     (slurm-wlm, munge) and GNU parallel for
 #                                     scripts/cluster-check (docs/cluster.md);
 #                                     left out of the plain install to keep it lean
+#   scripts/install-deps.sh --report  also Chromium, which scripts/check-report
+#                                     renders `schedlab report`'s HTML in
+# (options combine)
 set -eu
 
 PACKAGES="
@@ -30,13 +33,14 @@ PACKAGES="
   time
   golang-go
   jq
+  gnuplot-nox
 "
-
 for arg in "$@"; do
   case "$arg" in
     --bench) ;;
     --cluster) PACKAGES="$PACKAGES slurm-wlm munge parallel" ;;
-    *) echo "install-deps: unknown option '$arg' (known: --bench, --cluster)" >&2; exit 2 ;;
+    --report) PACKAGES="$PACKAGES chromium" ;;
+    *) echo "install-deps: unknown option '$arg' (known: --bench, --cluster, --report)" >&2; exit 2 ;;
   esac
 done
 

@@ -1,0 +1,122 @@
+/* `schedlab report STORE -o FILE`: a results store as a report people look
+ * at (report/report.h, docs/reports.md). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "report/report.h"
+
+#define CMD "report"
+
+void cli_help_report(FILE *f)
+{
+	fprintf(f,
+		"usage: schedlab report STORE -o FILE.html|FILE.md [--format html|md]\n"
+		"                       [--plot-script FILE]\n"
+		"\n"
+		"Makes a report of a results store -- the JSON Lines file that `schedlab sweep\n"
+		"--json FILE`, `schedlab compare --store FILE` and `schedlab merge -o FILE`\n"
+		"write, a row per run (docs/reports.md) -- with figures drawn by gnuplot\n"
+		"(Debian: gnuplot-nox):\n"
+		"  - for each scenario (topology, workload, procs), a table of the metrics\n"
+		"    `compare` shows, a column per variant: the mean over the runs that\n"
+		"    completed, ±95%% confidence interval (Student t) from two runs on, and\n"
+		"    how many runs ended in each status (anything but ok is shown, and listed);\n"
+		"  - the latency distributions as CDFs from the runs' whole histograms;\n"
+		"  - the CPU breakdown (on-CPU and off-CPU thread time) as stacked bars;\n"
+		"  - the DRAM lines read by node and home node as a heat map, with its numbers;\n"
+		"  - scaling curves with 95%% confidence bands where the store varies procs, or a\n"
+		"    knob given with --set, across runs.\n"
+		"\n"
+		"  STORE              the store (JSONL; - reads stdin)\n"
+		"  -o FILE            the report: FILE.html is one self-contained page (SVG\n"
+		"                     inline, no network, no JavaScript); FILE.md is Markdown,\n"
+		"                     its figures in the folder FILE-figures/ beside it\n"
+		"  --format html|md   the form, when FILE's name does not say it\n"
+		"  --plot-script FILE also write the gnuplot script, data inline, to FILE\n"
+		"                     (`gnuplot -d FILE` redraws the figures as fig-NNNN.svg)\n"
+		"\n"
+		"The same store gives a byte-identical report.  SCHEDLAB_GNUPLOT names another\n"
+		"gnuplot program.  Figures are drawn for the first %d scenarios (tables for\n"
+		"all), at most %d curves or bars a figure and %d heat maps a scenario.\n"
+		"\n"
+		"Exit status: 0 the report was written; 2 bad input (a store that is not one:\n"
+		"the message names the file, the line and the JSON path), or gnuplot missing\n"
+		"or failing.\n",
+		REP_MAX_SCENARIO_FIGS, REP_MAX_CURVES, REP_MAX_HEATMAPS);
+}
+
+static bool ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), m = strlen(end);
+	return n >= m && strcmp(s + n - m, end) == 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	const char *store = NULL, *out = NULL, *format = NULL, *script = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			cli_help_report(stdout);
+			return 0;
+		}
+		const char **slot = strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ? &out
+				    : strcmp(a, "--format") == 0			? &format
+				    : strcmp(a, "--plot-script") == 0			? &script
+											: NULL;
+		if (slot) {
+			if (i + 1 >= argc)
+				return cli_usage_error(CMD, "%s: expected a value", a);
+			*slot = argv[++i];
+		} else if (a[0] == '-' && a[1] != '\0') {
+			return cli_usage_error(CMD, "unknown option '%s'", a);
+		} else if (store) {
+			return cli_usage_error(CMD, "one STORE only ('%s' and '%s')", store, a);
+		} else {
+			store = a;
+		}
+	}
+	if (!store)
+		return cli_usage_error(CMD, "missing STORE (a results store: sweep --json FILE)");
+	if (!out)
+		return cli_usage_error(CMD, "missing -o FILE.html or -o FILE.md");
+	enum rep_format fmt;
+	if (format) {
+		if (strcmp(format, "html") == 0)
+			fmt = REP_HTML;
+		else if (strcmp(format, "md") == 0)
+			fmt = REP_MD;
+		else
+			return cli_usage_error(CMD, "--format %s: expected html or md", format);
+	} else if (ends_with(out, ".html") || ends_with(out, ".htm")) {
+		fmt = REP_HTML;
+	} else if (ends_with(out, ".md")) {
+		fmt = REP_MD;
+	} else {
+		return cli_usage_error(CMD, "-o %s: name it .html or .md, or give --format", out);
+	}
+	if (strcmp(out, "-") == 0)
+		return cli_usage_error(CMD, "-o -: the report is a file (Markdown has a folder of "
+				       "figures beside it)");
+	int rc = cli_out_claim(CMD, "-o", out);
+	if (!rc && script)
+		rc = cli_out_claim(CMD, "--plot-script", script);
+	if (rc)
+		return rc;
+
+	struct err e = { "" };
+	struct rep_store s;
+	if (!rep_store_read(&s, store, &e)) {
+		rep_store_free(&s);
+		fprintf(stderr, "schedlab %s: %s\n", CMD, e.msg);
+		return EXIT_BADINPUT;
+	}
+	struct rep_opts o = { .out = out, .format = fmt, .plot_script = script,
+			      .gnuplot = getenv("SCHEDLAB_GNUPLOT") };
+	rc = rep_write(&s, &o, &e);
+	if (rc)
+		fprintf(stderr, "schedlab %s: %s\n", CMD, e.msg);
+	rep_store_free(&s);
+	return rc;
+}

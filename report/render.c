@@ -1,0 +1,1438 @@
+/* The report's document, HTML or Markdown, and its figures, drawn by
+ * gnuplot.
+ *
+ * The document is made in two passes of one function (emit): the first
+ * writes every figure's gnuplot commands, data inline, into one script,
+ * which one gnuplot process turns into SVG files; the second writes the
+ * text, placing each SVG (inline in HTML, linked from Markdown).  Both
+ * passes walk the groups in the same order and number the figures alike,
+ * so figure N of the text is figure N of the script.  Nothing in the
+ * output comes from the clock or the environment: the same store gives
+ * the same bytes. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "report/report.h"
+
+struct doc {
+	const struct rep_store *s;
+	enum rep_format fmt;
+	FILE *out;                     /* the text (pass 2), or a sink (pass 1) */
+	FILE *gp;                      /* the gnuplot script (pass 1), or NULL */
+	const char *figdir;            /* where gnuplot writes the SVGs */
+	const char *figlink;           /* Markdown: the folder as the report links it */
+	int nfig;
+	bool failed;
+	struct err *e;
+};
+
+/* ---- Text ---- */
+
+static void put(struct doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct doc *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(d->out, fmt, ap);
+	va_end(ap);
+}
+
+/* s as text of the document: HTML's specials as entities; in Markdown the
+ * characters that would start markup or end a table cell, escaped. */
+static void esc(struct doc *d, const char *s)
+{
+	for (; *s; s++) {
+		if (d->fmt == REP_HTML) {
+			switch (*s) {
+			case '&': fputs("&amp;", d->out); break;
+			case '<': fputs("&lt;", d->out); break;
+			case '>': fputs("&gt;", d->out); break;
+			case '"': fputs("&quot;", d->out); break;
+			default: fputc(*s, d->out);
+			}
+		} else {
+			if (strchr("\\|*_`<>[]#", *s))
+				fputc('\\', d->out);
+			fputc(*s == '\n' ? ' ' : *s, d->out);
+		}
+	}
+}
+
+static void escf(struct doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void escf(struct doc *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	esc(d, s);
+	free(s);
+}
+
+static void heading(struct doc *d, int level, const char *id, const char *text)
+{
+	if (d->fmt == REP_HTML) {
+		put(d, "<h%d id=\"%s\">", level, id);
+		esc(d, text);
+		put(d, "</h%d>\n", level);
+	} else {
+		put(d, "\n%.*s ", level, "######");
+		esc(d, text);
+		put(d, "\n\n");
+	}
+}
+
+static void para_begin(struct doc *d)
+{
+	put(d, d->fmt == REP_HTML ? "<p>" : "");
+}
+
+static void para_end(struct doc *d)
+{
+	put(d, d->fmt == REP_HTML ? "</p>\n" : "\n\n");
+}
+
+static void para(struct doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void para(struct doc *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	para_begin(d);
+	esc(d, s);
+	para_end(d);
+	free(s);
+}
+
+/* A note that something is missing or left out: said, not hidden. */
+static void note(struct doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct doc *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	put(d, d->fmt == REP_HTML ? "<p class=\"note\">" : "> ");
+	esc(d, s);
+	put(d, d->fmt == REP_HTML ? "</p>\n" : "\n\n");
+	free(s);
+}
+
+/* Tables: a header row, then rows; the first column is a label. */
+static int table_cols;
+static int table_cell_no;
+
+static void table_begin(struct doc *d, const char *cls, int ncols, const char *const *head)
+{
+	table_cols = ncols;
+	if (d->fmt == REP_HTML) {
+		put(d, "<table class=\"%s\"><thead><tr>", cls);
+		for (int i = 0; i < ncols; i++) {
+			put(d, "<th>");
+			esc(d, head[i]);
+			put(d, "</th>");
+		}
+		put(d, "</tr></thead><tbody>\n");
+	} else {
+		put(d, "\n|");
+		for (int i = 0; i < ncols; i++) {
+			put(d, " ");
+			esc(d, head[i]);
+			put(d, " |");
+		}
+		put(d, "\n|");
+		for (int i = 0; i < ncols; i++)
+			put(d, i ? " ---: |" : " --- |");
+		put(d, "\n");
+	}
+}
+
+static void row_begin(struct doc *d)
+{
+	table_cell_no = 0;
+	put(d, d->fmt == REP_HTML ? "<tr>" : "|");
+}
+
+static void cell(struct doc *d, const char *cls, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void cell(struct doc *d, const char *cls, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (d->fmt == REP_HTML) {
+		if (table_cell_no == 0)
+			put(d, "<th>");
+		else if (cls)
+			put(d, "<td class=\"%s\">", cls);
+		else
+			put(d, "<td>");
+		esc(d, s);
+		put(d, table_cell_no == 0 ? "</th>" : "</td>");
+	} else {
+		put(d, " ");
+		esc(d, s);
+		put(d, " |");
+	}
+	table_cell_no++;
+	free(s);
+}
+
+static void row_end(struct doc *d)
+{
+	put(d, d->fmt == REP_HTML ? "</tr>\n" : "\n");
+}
+
+static void table_end(struct doc *d)
+{
+	put(d, d->fmt == REP_HTML ? "</tbody></table>\n" : "\n");
+}
+
+/* ---- Numbers ---- */
+
+static const char *ns_unit(double ns, double *scale, int *decimals)
+{
+	if (fabs(ns) < 1e4) {
+		*scale = 1, *decimals = 0;
+		return "ns";
+	}
+	if (fabs(ns) < 1e6) {
+		*scale = 1e3, *decimals = 1;
+		return "us";
+	}
+	if (fabs(ns) < 1e9) {
+		*scale = 1e6, *decimals = 2;
+		return "ms";
+	}
+	*scale = 1e9, *decimals = 2;
+	return "s";
+}
+
+/* "12.31 ms ±0.42 (n=3)": a metric over a group's ok runs. */
+static void format_stat(char *buf, size_t size, const struct rep_metric *m, const char *rate,
+			const struct rep_acc *a, int nok)
+{
+	if (a->n == 0) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	double scale = 1;
+	int decimals = 0;
+	const char *unit = "";
+	switch (m->unit) {
+	case RU_NS:
+		unit = ns_unit(a->mean, &scale, &decimals);
+		break;
+	case RU_RATE:
+		decimals = 1;
+		unit = rate ? rate : "/s";
+		break;
+	case RU_COUNT:
+		decimals = a->n > 1;
+		break;
+	case RU_PUS:
+		decimals = 2;
+		unit = "PUs";
+		break;
+	case RU_FRAC:
+		scale = 0.01;
+		decimals = 2;
+		if (a->mean > 0 && a->mean < 0.01)
+			decimals = 2 + (int)fmin(3, ceil(-log10(100 * a->mean)));
+		unit = "%";
+		break;
+	}
+	int len = snprintf(buf, size, "%.*f%s%s", decimals, a->mean / scale,
+			   m->unit == RU_FRAC || m->unit == RU_COUNT ? "" : " ", unit);
+	if (a->n >= 2)
+		len += snprintf(buf + len, size - (size_t)len, " ±%.*f", decimals,
+				rep_acc_ci95(a) / scale);
+	if (a->n < nok)
+		snprintf(buf + len, size - (size_t)len, " (n=%d)", a->n);
+}
+
+/* A figure's number as data: the fewest digits that read back exactly. */
+static const char *num(char buf[32], double v)
+{
+	for (int digits = 6; digits <= 17; digits++) {
+		snprintf(buf, 32, "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
+}
+
+/* ---- Grouping ---- */
+
+/* Entries folded into clusters (one per key, in order of first
+ * appearance) of series (one per sub-key, likewise), points sorted by x. */
+struct entry {
+	char *key, *sub;
+	double x;
+	int g, order;
+};
+struct series {
+	char *label;
+	int n;
+	struct entry **pts;
+};
+struct cluster {
+	char *key;
+	int first, nseries;
+	struct series *series;
+};
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+static int cluster_cmp(const void *a, const void *b)
+{
+	const struct cluster *x = a, *y = b;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+static int point_cmp(const void *a, const void *b)
+{
+	const struct entry *x = *(const struct entry *const *)a, *y = *(const struct entry *const *)b;
+	if (x->x != y->x)
+		return x->x < y->x ? -1 : 1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/* Sorts the entries (kept: the clusters point into them) and returns the
+ * clusters.  Series within a cluster are found by a linear scan: a
+ * cluster's series are the variants of one scenario, a few. */
+static struct cluster *cluster_entries(struct entry *e, int n, int *ncl)
+{
+	qsort(e, (size_t)n, sizeof(*e), entry_cmp);
+	struct cluster *cl = xcalloc((size_t)n + 1, sizeof(*cl));
+	int k = 0;
+	for (int i = 0; i < n;) {
+		int j = i;
+		while (j < n && strcmp(e[j].key, e[i].key) == 0)
+			j++;
+		struct cluster *c = &cl[k++];
+		c->key = e[i].key;
+		c->first = e[i].order;
+		c->series = xcalloc((size_t)(j - i), sizeof(*c->series));
+		for (int t = i; t < j; t++) {
+			struct series *s = NULL;
+			for (int u = 0; u < c->nseries && !s; u++)
+				if (strcmp(c->series[u].label, e[t].sub) == 0)
+					s = &c->series[u];
+			if (!s) {
+				s = &c->series[c->nseries++];
+				s->label = e[t].sub;
+				s->pts = xcalloc((size_t)(j - i), sizeof(*s->pts));
+			}
+			s->pts[s->n++] = &e[t];
+		}
+		for (int u = 0; u < c->nseries; u++)
+			qsort(c->series[u].pts, (size_t)c->series[u].n, sizeof(struct entry *),
+			      point_cmp);
+		i = j;
+	}
+	qsort(cl, (size_t)k, sizeof(*cl), cluster_cmp);
+	*ncl = k;
+	return cl;
+}
+
+static void clusters_free(struct cluster *cl, int ncl, struct entry *e, int n)
+{
+	for (int i = 0; i < ncl; i++) {
+		for (int u = 0; u < cl[i].nseries; u++)
+			free(cl[i].series[u].pts);
+		free(cl[i].series);
+	}
+	free(cl);
+	for (int i = 0; i < n; i++) {
+		free(e[i].key);
+		free(e[i].sub);
+	}
+	free(e);
+}
+
+static int group_ok(const struct rep_group *g)
+{
+	return g->nstatus[RS_OK];
+}
+
+/* ---- Figures ---- */
+
+/* A string in a gnuplot single-quoted string ('' is a quote). */
+static void gp_str(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc(*s == '\n' ? ' ' : *s, f);
+	}
+	fputc('\'', f);
+}
+
+/* A label inside a data block: double-quoted, without double quotes. */
+static void gp_datastr(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++)
+		fputc(*s == '"' || *s == '\n' ? '\'' : *s, f);
+	fputc('"', f);
+}
+
+static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+				       "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+				       "#393b79", "#637939" };
+#define NPALETTE ((int)(sizeof(palette) / sizeof(palette[0])))
+
+/* Starts figure N: in the script, its terminal and output file. */
+static int fig_begin(struct doc *d, int width, int height, const char *title)
+{
+	int n = ++d->nfig;
+	if (d->gp) {
+		fprintf(d->gp, "\n# figure %d\nreset\n", n);
+		fprintf(d->gp, "set terminal svg size %d,%d dynamic noenhanced font 'sans,12' "
+			       "background '#ffffff'\n", width, height);
+		fprintf(d->gp, "set output 'fig-%04d.svg'\n", n);
+		fprintf(d->gp, "set title ");
+		gp_str(d->gp, title);
+		fprintf(d->gp, "\nset grid lc rgb '#dddddd'\n");
+	}
+	return n;
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	size_t cap = 1 << 16, n = 0;
+	char *buf = xmalloc(cap);
+	size_t r;
+	while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += r;
+		if (cap - n - 1 == 0)
+			buf = xrealloc(buf, cap *= 2);
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* Places figure n in the text: its SVG inline (ids made unique to it, as
+ * every gnuplot SVG defines the same ones) or linked. */
+static void fig_place(struct doc *d, int n, const char *caption)
+{
+	if (d->gp)
+		return;
+	if (d->fmt == REP_MD) {
+		put(d, "![");
+		esc(d, caption);
+		put(d, "](%s/fig-%04d.svg)\n\n", d->figlink, n);
+		return;
+	}
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/fig-%04d.svg", d->figdir, n);
+	size_t len;
+	char *svg = read_all(path, &len);
+	const char *start = svg ? strstr(svg, "<svg") : NULL;
+	if (!start) {
+		if (!d->failed)
+			err_set(d->e, "gnuplot wrote no figure %d (%s)", n, path);
+		d->failed = true;
+		free(svg);
+		return;
+	}
+	put(d, "<figure id=\"fig-%d\" class=\"plot\">\n", n);
+	char prefix[16];
+	snprintf(prefix, sizeof(prefix), "f%d-", n);
+	static const char *const refs[] = { "id='", "id=\"", "href='#", "href=\"#", "url(#" };
+	for (const char *p = start; *p;) {
+		int hit = -1;
+		for (int i = 0; i < 5 && hit < 0; i++)
+			if (strncmp(p, refs[i], strlen(refs[i])) == 0)
+				hit = i;
+		if (hit >= 0) {
+			put(d, "%s%s", refs[hit], prefix);
+			p += strlen(refs[hit]);
+		} else {
+			fputc(*p++, d->out);
+		}
+	}
+	put(d, "<figcaption>");
+	esc(d, caption);
+	put(d, "</figcaption></figure>\n");
+	free(svg);
+}
+
+/* A CDF's points from a histogram: the bucket where each fraction of a
+ * grid (k/REP_CDF_POINTS, and the tail's 99.5% ... 99.999%) is first
+ * reached, as hist_quantile finds it, at the CDF's value there. */
+static void cdf_points(FILE *f, const struct hist *h)
+{
+	static const double tail[] = { 0.995, 0.999, 0.9995, 0.9999, 0.99999 };
+	double grid[REP_CDF_POINTS + 5];
+	int ng = 0;
+	for (int k = 1; k <= REP_CDF_POINTS; k++) {
+		double q = (double)k / REP_CDF_POINTS;
+		for (int t = 0; t < 5; t++)
+			if (tail[t] > (double)(k - 1) / REP_CDF_POINTS && tail[t] < q)
+				grid[ng++] = tail[t];
+		grid[ng++] = q;
+	}
+	uint64_t seen = 0;
+	int gi = 0;
+	unsigned last = HIST_BUCKETS;
+	for (unsigned b = 0; b < HIST_BUCKETS && gi < ng; b++) {
+		seen += h->bucket[b];
+		if (!h->bucket[b])
+			continue;
+		bool emit = false;
+		while (gi < ng) {
+			uint64_t rank = (uint64_t)(grid[gi] * (double)h->count);
+			if ((double)rank < grid[gi] * (double)h->count)
+				rank++;
+			if (rank == 0)
+				rank = 1;
+			if (seen < rank)
+				break;
+			emit = true;
+			gi++;
+		}
+		if (emit || last == HIST_BUCKETS) {
+			uint64_t top = hist_bucket_top(b);
+			char a[32];
+			fprintf(f, "%llu %s\n", (unsigned long long)(top < h->max ? top : h->max),
+				num(a, (double)seen / (double)h->count));
+			last = b;
+		}
+	}
+}
+
+/* ---- Sections ---- */
+
+static void scenario_title(char *buf, size_t size, const struct rep_group *g)
+{
+	snprintf(buf, size, "%s · %s · %ld Ps%s", g->topology, g->workload, g->procs,
+		 strcmp(g->mode, "sim") == 0 ? "" : " (native)");
+}
+
+static void status_text(char *buf, size_t size, const int *nstatus)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int st = 0; st < RS_N; st++)
+		if (nstatus[st] && used < size)
+			used += (size_t)snprintf(buf + used, size - used, "%s%s %d", used ? ", " : "",
+						 rep_status_names[st], nstatus[st]);
+}
+
+static void section_summary(struct doc *d, int nscen)
+{
+	const struct rep_store *s = d->s;
+	char st[256];
+	status_text(st, sizeof(st), s->nstatus);
+	para(d, "Store %s: %ld rows (%s) in %d groups of variant, topology, workload and "
+		"procs; %d scenarios (topology, workload, procs).",
+	     s->file, s->rows, s->rows ? st : "none", s->ngroups, nscen);
+	if (s->nversions) {
+		para_begin(d);
+		esc(d, "Built by schedlab ");
+		for (int i = 0; i < s->nversions; i++)
+			escf(d, "%s%s", i ? ", " : "", s->versions[i]);
+		esc(d, s->more_versions ? ", and others." : ".");
+		if (s->nmatrices) {
+			escf(d, " Matrix%s ", s->nmatrices > 1 || s->more_matrices ? "es" : "");
+			for (int i = 0; i < s->nmatrices; i++)
+				escf(d, "%s%s", i ? ", " : "", s->matrices[i]);
+			esc(d, s->more_matrices ? ", and others." : ".");
+		}
+		para_end(d);
+	}
+	para(d, "Each figure and table is computed from the store alone: a group's value is "
+		"the mean over its runs that completed (status ok) with its 95%% confidence "
+		"interval (Student t) from two runs on; latency distributions are the runs' "
+		"whole histograms added up.");
+}
+
+static void section_failed(struct doc *d)
+{
+	const struct rep_store *s = d->s;
+	long notok = s->rows - s->nstatus[RS_OK];
+	if (!notok)
+		return;
+	heading(d, 2, "not-ok", "Runs that did not complete");
+	para(d, "%ld of %ld runs ended otherwise than ok; their figures are left out of the "
+		"means, the CDFs and the plots, and each group's table says how many it lost.",
+	     notok, s->rows);
+	static const char *const head[] = { "line", "variant", "topology", "workload", "procs",
+					    "seed", "status", "exit", "message" };
+	table_begin(d, "failed", 9, head);
+	for (int i = 0; i < s->nfailed; i++) {
+		const struct rep_failed *f = &s->failed[i];
+		row_begin(d);
+		cell(d, NULL, "%ld", f->line);
+		cell(d, "l", "%s", f->variant);
+		cell(d, "l", "%s", f->topology);
+		cell(d, "l", "%s", f->workload);
+		cell(d, NULL, "%ld", f->procs);
+		cell(d, NULL, "%llu", (unsigned long long)f->seed);
+		cell(d, "bad", "%s", f->status);
+		cell(d, NULL, "%ld", f->exit_status);
+		cell(d, "l", "%s", f->message ? f->message : "");
+		row_end(d);
+	}
+	table_end(d);
+	if (notok > s->nfailed)
+		note(d, "The list stops at %d runs; %ld more did not complete.", REP_MAX_FAILED,
+		     notok - s->nfailed);
+}
+
+/* The metrics a scaling figure plots (the first that a run has of the two
+ * latencies: the requests' when the workload answers requests). */
+static const char *const scaling_paths[] = { "throughput_per_s", "request_latency_ns.p99",
+					     "sched_latency_ns.p99", "cpu.busy_frac" };
+#define NSCALING 4
+
+static int metric_index(const char *path)
+{
+	for (int i = 0; i < rep_nmetrics; i++)
+		if (strcmp(rep_metrics[i].path, path) == 0)
+			return i;
+	return -1;
+}
+
+/* One figure of a metric against x (procs or a knob), a curve per series
+ * with its 95% band; and its table. */
+static void scaling_figure(struct doc *d, const struct cluster *c, const char *xname,
+			   bool log2x, const char *title, int mi)
+{
+	const struct rep_store *s = d->s;
+	const struct rep_metric *m = &rep_metrics[mi];
+	int have = 0;
+	for (int u = 0; u < c->nseries; u++)
+		for (int p = 0; p < c->series[u].n; p++)
+			have += s->groups[c->series[u].pts[p]->g]->m[mi].n > 0;
+	if (!have)
+		return;
+	const char *rate = NULL;
+	for (int u = 0; u < c->nseries && !rate; u++)
+		rate = s->groups[c->series[u].pts[0]->g]->rate_unit;
+	char ytitle[128];
+	double scale = 1;
+	const char *yformat = "%.1s%c";          /* gnuplot's SI prefixes: 160k */
+	if (m->unit == RU_NS) {
+		snprintf(ytitle, sizeof(ytitle), "%s", m->label);
+		scale = 1e9;
+		yformat = "%.1s %cs";            /* 300 ms */
+	} else if (m->unit == RU_FRAC) {
+		snprintf(ytitle, sizeof(ytitle), "%s (%%)", m->label);
+		scale = 0.01;
+		yformat = "%g";
+	} else {
+		snprintf(ytitle, sizeof(ytitle), "%s (%s)", m->label,
+			 m->unit == RU_RATE ? (rate ? rate : "/s") : "");
+	}
+	char ftitle[512];
+	snprintf(ftitle, sizeof(ftitle), "%s: %s", title, m->label);
+	int n = fig_begin(d, 760, 380, ftitle);
+	int ncurves = c->nseries < REP_MAX_CURVES ? c->nseries : REP_MAX_CURVES;
+	if (d->gp) {
+		FILE *f = d->gp;
+		fprintf(f, "set xlabel ");
+		gp_str(f, xname);
+		fprintf(f, "\nset ylabel ");
+		gp_str(f, ytitle);
+		fprintf(f, "\nset key outside right top\nset yrange [0:*]\nset encoding utf8\n"
+			   "set format y '%s'\n", yformat);
+		if (log2x)
+			fprintf(f, "set logscale x 2\n");
+		fprintf(f, "set style fill transparent solid 0.18 noborder\n");
+		for (int u = 0; u < ncurves; u++) {
+			fprintf(f, "$scale_%d_%d << EOD\n# %s mean lo hi n (%s)\n", n, u, xname,
+				scale == 1e9 ? "s" : scale == 0.01 ? "%" : "as stored");
+			for (int p = 0; p < c->series[u].n; p++) {
+				const struct entry *e = c->series[u].pts[p];
+				const struct rep_acc *a = &s->groups[e->g]->m[mi];
+				if (!a->n)
+					continue;
+				double ci = rep_acc_ci95(a);
+				char x[32], y[32], lo[32], hi[32];
+				fprintf(f, "%s %s %s %s %d\n", num(x, e->x), num(y, a->mean / scale),
+					num(lo, (a->mean - ci) / scale), num(hi, (a->mean + ci) / scale),
+					a->n);
+			}
+			fprintf(f, "EOD\n");
+		}
+		fprintf(f, "plot ");
+		for (int u = 0; u < ncurves; u++) {
+			const char *col = palette[u % NPALETTE];
+			fprintf(f, "%s$scale_%d_%d using 1:3:4 with filledcurves lc rgb '%s' notitle, "
+				   "$scale_%d_%d using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '%s' "
+				   "title ", u ? ", " : "", n, u, col, n, u, col);
+			gp_str(f, c->series[u].label);
+		}
+		fprintf(f, "\n");
+	}
+	char cap[700];
+	snprintf(cap, sizeof(cap), "Figure %d. %s against %s, a curve per variant: the mean over "
+		 "seeds, the band its 95%% confidence interval (none with one seed).", n, m->label,
+		 xname);
+	fig_place(d, n, cap);
+	if (c->nseries > ncurves)
+		note(d, "Figure %d draws the first %d of %d curves; the table has them all.", n,
+		     ncurves, c->nseries);
+	/* the table: a row per x, a column per series */
+	const char **head = xcalloc((size_t)c->nseries + 1, sizeof(char *));
+	head[0] = xname;
+	for (int u = 0; u < c->nseries; u++)
+		head[u + 1] = c->series[u].label;
+	table_begin(d, "scaling", c->nseries + 1, head);
+	free(head);
+	/* the distinct x values, in order */
+	int total = 0;
+	for (int u = 0; u < c->nseries; u++)
+		total += c->series[u].n;
+	double *xs = xcalloc((size_t)total, sizeof(double));
+	int nx = 0;
+	for (int u = 0; u < c->nseries; u++)
+		for (int p = 0; p < c->series[u].n; p++) {
+			double x = c->series[u].pts[p]->x;
+			int k = 0;
+			while (k < nx && xs[k] < x)
+				k++;
+			if (k < nx && xs[k] == x)
+				continue;
+			memmove(xs + k + 1, xs + k, (size_t)(nx - k) * sizeof(double));
+			xs[k] = x;
+			nx++;
+		}
+	for (int k = 0; k < nx; k++) {
+		row_begin(d);
+		char x[32];
+		cell(d, NULL, "%s", num(x, xs[k]));
+		for (int u = 0; u < c->nseries; u++) {
+			const struct rep_group *g = NULL;
+			for (int p = 0; p < c->series[u].n && !g; p++)
+				if (c->series[u].pts[p]->x == xs[k])
+					g = s->groups[c->series[u].pts[p]->g];
+			char v[128] = "";
+			if (g)
+				format_stat(v, sizeof(v), m, g->rate_unit, &g->m[mi], group_ok(g));
+			cell(d, NULL, "%s", v);
+		}
+		row_end(d);
+	}
+	free(xs);
+	table_end(d);
+}
+
+/* Whether a cluster has a series of two x values or more with ok runs. */
+static bool cluster_scales(const struct rep_store *s, const struct cluster *c)
+{
+	for (int u = 0; u < c->nseries; u++) {
+		int n = 0;
+		double prev = NAN;
+		for (int p = 0; p < c->series[u].n; p++) {
+			const struct entry *e = c->series[u].pts[p];
+			if (group_ok(s->groups[e->g]) && e->x != prev) {
+				n++;
+				prev = e->x;
+			}
+		}
+		if (n >= 2)
+			return true;
+	}
+	return false;
+}
+
+static void scaling_cluster(struct doc *d, const struct cluster *c, const char *xname,
+			    const char *title, int *sec)
+{
+	const struct rep_store *s = d->s;
+	double lo = INFINITY, hi = 0;
+	bool positive = true;
+	for (int u = 0; u < c->nseries; u++)
+		for (int p = 0; p < c->series[u].n; p++) {
+			double x = c->series[u].pts[p]->x;
+			lo = fmin(lo, x);
+			hi = fmax(hi, x);
+			positive = positive && x > 0;
+		}
+	char id[32];
+	snprintf(id, sizeof(id), "scaling-%d", ++*sec);
+	heading(d, 3, id, title);
+	bool requests = false;
+	for (int u = 0; u < c->nseries; u++)
+		for (int p = 0; p < c->series[u].n; p++)
+			requests = requests ||
+				   s->groups[c->series[u].pts[p]->g]->m[metric_index("requests")].n;
+	for (int k = 0; k < NSCALING; k++) {
+		if (k == 2 && requests)
+			continue;    /* request latency is the one that matters there */
+		scaling_figure(d, c, xname, positive && hi >= 4 * lo, title,
+			       metric_index(scaling_paths[k]));
+	}
+}
+
+static void section_scaling(struct doc *d)
+{
+	const struct rep_store *s = d->s;
+	/* by procs: a series per variant on one topology and workload */
+	struct entry *e = xcalloc((size_t)s->ngroups + 1, sizeof(*e));
+	for (int i = 0; i < s->ngroups; i++) {
+		const struct rep_group *g = s->groups[i];
+		e[i] = (struct entry){ xasprintf("%s\x1f%s\x1f%s", g->topology, g->workload, g->mode),
+				       xstrdup(g->variant), (double)g->procs, i, i };
+	}
+	int ncl;
+	struct cluster *cl = cluster_entries(e, s->ngroups, &ncl);
+	int any = 0;
+	for (int i = 0; i < ncl; i++)
+		any += cluster_scales(s, &cl[i]);
+	int sec = 0;
+	if (any) {
+		heading(d, 2, "scaling-procs", "Scaling with procs");
+		for (int i = 0; i < ncl; i++) {
+			if (!cluster_scales(s, &cl[i]))
+				continue;
+			const struct rep_group *g = s->groups[cl[i].series[0].pts[0]->g];
+			char title[512];
+			snprintf(title, sizeof(title), "%s · %s%s", g->topology, g->workload,
+				 strcmp(g->mode, "sim") == 0 ? "" : " (native)");
+			scaling_cluster(d, &cl[i], "procs", title, &sec);
+		}
+	}
+	clusters_free(cl, ncl, e, s->ngroups);
+
+	/* by a knob: a series per policy and its other knobs, on one
+	 * topology, workload and P count */
+	int n = 0, cap = 16;
+	e = xcalloc((size_t)cap, sizeof(*e));
+	for (int i = 0; i < s->ngroups; i++) {
+		const struct rep_group *g = s->groups[i];
+		for (int k = 0; k < g->nset; k++) {
+			char *base = xstrdup(g->policy);
+			for (int o = 0; o < g->nset; o++) {
+				if (o == k)
+					continue;
+				char v[32];
+				char *b2 = xasprintf("%s:%s=%s", base, g->set_keys[o],
+						     num(v, g->set_vals[o]));
+				free(base);
+				base = b2;
+			}
+			if (n == cap)
+				e = xrealloc(e, (size_t)(cap *= 2) * sizeof(*e));
+			e[n] = (struct entry){ xasprintf("%s\x1f%s\x1f%s\x1f%ld\x1f%s", g->set_keys[k],
+							 g->topology, g->workload, g->procs, g->mode),
+					       base, g->set_vals[k], i, n };
+			n++;
+		}
+	}
+	cl = cluster_entries(e, n, &ncl);
+	any = 0;
+	for (int i = 0; i < ncl; i++)
+		any += cluster_scales(s, &cl[i]);
+	if (any) {
+		heading(d, 2, "scaling-knobs", "Scaling with a knob");
+		for (int i = 0; i < ncl; i++) {
+			if (!cluster_scales(s, &cl[i]))
+				continue;
+			const struct rep_group *g = s->groups[cl[i].series[0].pts[0]->g];
+			char knob[128];
+			snprintf(knob, sizeof(knob), "%.*s", (int)strcspn(cl[i].key, "\x1f"), cl[i].key);
+			char title[700];
+			snprintf(title, sizeof(title), "%s · %s · %s · %ld Ps%s", knob, g->topology,
+				 g->workload, g->procs, strcmp(g->mode, "sim") == 0 ? "" : " (native)");
+			scaling_cluster(d, &cl[i], knob, title, &sec);
+		}
+	}
+	clusters_free(cl, ncl, e, n);
+}
+
+/* The metrics table of one scenario: a column per variant. */
+static void scenario_table(struct doc *d, const struct series *vs, int nv)
+{
+	const struct rep_store *s = d->s;
+	const char **head = xcalloc((size_t)nv + 1, sizeof(char *));
+	head[0] = "metric";
+	for (int v = 0; v < nv; v++)
+		head[v + 1] = vs[v].label;
+	table_begin(d, "metrics", nv + 1, head);
+	free(head);
+	row_begin(d);
+	cell(d, NULL, "runs");
+	for (int v = 0; v < nv; v++) {
+		const struct rep_group *g = s->groups[vs[v].pts[0]->g];
+		char st[256];
+		status_text(st, sizeof(st), g->nstatus);
+		cell(d, g->nstatus[RS_OK] == g->nrows ? NULL : "bad", "%s", st);
+	}
+	row_end(d);
+	row_begin(d);
+	cell(d, NULL, "seeds");
+	for (int v = 0; v < nv; v++) {
+		const struct rep_group *g = s->groups[vs[v].pts[0]->g];
+		if (g->first_seed == g->last_seed)
+			cell(d, NULL, "%llu", (unsigned long long)g->first_seed);
+		else
+			cell(d, NULL, "%llu..%llu", (unsigned long long)g->first_seed,
+			     (unsigned long long)g->last_seed);
+	}
+	row_end(d);
+	for (int i = 0; i < rep_nmetrics; i++) {
+		bool any = !rep_metrics[i].only_if_any;
+		for (int v = 0; v < nv && !any; v++)
+			any = s->groups[vs[v].pts[0]->g]->m[i].n > 0;
+		if (!any)
+			continue;
+		row_begin(d);
+		cell(d, NULL, "%s", rep_metrics[i].label);
+		for (int v = 0; v < nv; v++) {
+			const struct rep_group *g = s->groups[vs[v].pts[0]->g];
+			char buf[128];
+			format_stat(buf, sizeof(buf), &rep_metrics[i], g->rate_unit, &g->m[i],
+				    group_ok(g));
+			cell(d, NULL, "%s", buf);
+		}
+		row_end(d);
+	}
+	table_end(d);
+}
+
+static void scenario_cdfs(struct doc *d, const struct series *vs, int nv, const char *title)
+{
+	const struct rep_store *s = d->s;
+	static const char *const names[REP_NDIST] = { "scheduling latency", "request latency" };
+	struct hist *h = xcalloc(1, sizeof(*h));
+	for (int dist = 0; dist < REP_NDIST; dist++) {
+		int have = 0;
+		for (int v = 0; v < nv; v++)
+			have += s->groups[vs[v].pts[0]->g]->dist[dist].count > 0;
+		if (!have) {
+			if (dist == 0)
+				note(d, "No run of this scenario has a scheduling-latency histogram: "
+					"no CDF.");
+			continue;        /* a workload without requests has no request latency */
+		}
+		char ftitle[600];
+		snprintf(ftitle, sizeof(ftitle), "%s: %s CDF", title, names[dist]);
+		int n = fig_begin(d, 760, 400, ftitle);
+		int ncurves = 0;
+		if (d->gp) {
+			FILE *f = d->gp;
+			fprintf(f, "set encoding utf8\nset logscale x 10\nset format x '%%.0s %%cs'\n"
+				   "set xlabel 'latency'\nset ylabel 'fraction at or below'\n"
+				   "set yrange [0:1]\nset key outside right top\n");
+			for (int v = 0; v < nv && ncurves < REP_MAX_CURVES; v++) {
+				const struct rep_group *g = s->groups[vs[v].pts[0]->g];
+				if (!g->dist[dist].count)
+					continue;
+				rep_hist_expand(&g->dist[dist], h);
+				fprintf(f, "$cdf_%d_%d << EOD\n# ", n, v);
+				fprintf(f, "%s latency_ns fraction\n", rep_dist_paths[dist]);
+				cdf_points(f, h);
+				fprintf(f, "EOD\n");
+				ncurves++;
+			}
+			fprintf(f, "plot ");
+			int k = 0;
+			for (int v = 0; v < nv && k < ncurves; v++) {
+				const struct rep_group *g = s->groups[vs[v].pts[0]->g];
+				if (!g->dist[dist].count)
+					continue;
+				fprintf(f, "%s$cdf_%d_%d using ($1*1e-9):2 with steps lw 2 lc rgb '%s' "
+					   "title ", k ? ", " : "", n, v, palette[k % NPALETTE]);
+				gp_str(f, vs[v].label);
+				k++;
+			}
+			fprintf(f, "\n");
+		}
+		char cap[700];
+		snprintf(cap, sizeof(cap), "Figure %d. %s: the CDF of every value the runs "
+			 "recorded (their histograms added up; 1.6%% bucket error), log scale.", n,
+			 names[dist]);
+		fig_place(d, n, cap);
+		if (have > REP_MAX_CURVES)
+			note(d, "Figure %d draws the first %d of %d variants; the table has them all.",
+			     n, REP_MAX_CURVES, have);
+		/* the pooled quantiles the curves pass through */
+		static const char *const head[] = { "variant", "values", "p50", "p90", "p99",
+						    "p99.9", "max" };
+		table_begin(d, "quantiles", 7, head);
+		for (int v = 0; v < nv; v++) {
+			const struct rep_group *g = s->groups[vs[v].pts[0]->g];
+			if (!g->dist[dist].count)
+				continue;
+			rep_hist_expand(&g->dist[dist], h);
+			row_begin(d);
+			cell(d, NULL, "%s", vs[v].label);
+			cell(d, NULL, "%llu", (unsigned long long)h->count);
+			static const double qs[] = { 0.5, 0.9, 0.99, 0.999, 1.0 };
+			for (int q = 0; q < 5; q++)
+				cell(d, NULL, "%llu ns", (unsigned long long)(q == 4 ? h->max
+									     : hist_quantile(h, qs[q])));
+			row_end(d);
+		}
+		table_end(d);
+	}
+	free(h);
+}
+
+static void scenario_cpu(struct doc *d, const struct series *vs, int nv, const char *title)
+{
+	const struct rep_store *s = d->s;
+	int have = 0;
+	for (int v = 0; v < nv; v++)
+		have += s->groups[vs[v].pts[0]->g]->ncpu > 0;
+	if (!have) {
+		note(d, "No run of this scenario has a CPU breakdown: no bars.");
+		return;
+	}
+	static const char *const seg[REP_NCPU] = { "on: user",      "on: sched",   "on: spin",
+						   "on: lock wait", "off: lock wait", "off: syscall",
+						   "off: parked" };
+	static const char *const colors[REP_NCPU] = { "#2ca02c", "#1f77b4", "#ff7f0e", "#d62728",
+						      "#f4a6a6", "#c5b0d5", "#dddddd" };
+	char ftitle[600];
+	snprintf(ftitle, sizeof(ftitle), "%s: CPU breakdown", title);
+	int n = fig_begin(d, 760, 400, ftitle);
+	int nbars = have < REP_MAX_CURVES ? have : REP_MAX_CURVES;
+	if (d->gp) {
+		FILE *f = d->gp;
+		fprintf(f, "set style data histograms\nset style histogram rowstacked\n"
+			   "set style fill solid 0.9 border rgb '#555555'\nset boxwidth 0.7\n"
+			   "set ylabel 'thread time (ms), mean per run'\nset yrange [0:*]\n"
+			   "set key outside right top\nset xtics rotate by -25\n");
+		fprintf(f, "$cpu_%d << EOD\n# bar on_user on_sched on_spin on_lock_wait off_lock_wait "
+			   "off_syscall off_parked\n", n);
+		int k = 0;
+		for (int v = 0; v < nv && k < nbars; v++) {
+			const struct rep_group *g = s->groups[vs[v].pts[0]->g];
+			if (!g->ncpu)
+				continue;
+			for (int half = 0; half < 2; half++) {
+				char *label = xasprintf("%s %s", vs[v].label, half ? "off" : "on");
+				gp_datastr(f, label);
+				free(label);
+				for (int c = 0; c < REP_NCPU; c++) {
+					char a[32];
+					bool mine = (c < 4) == (half == 0);
+					fprintf(f, " %s", num(a, mine ? g->cpu_ns[c] / g->ncpu / 1e6 : 0));
+				}
+				fprintf(f, "\n");
+			}
+			k++;
+		}
+		fprintf(f, "EOD\nplot ");
+		for (int c = 0; c < REP_NCPU; c++) {
+			fprintf(f, "%s$cpu_%d using %d%s lc rgb '%s' title ", c ? ", " : "", n, c + 2,
+				c ? "" : ":xtic(1)", colors[c]);
+			gp_str(f, seg[c]);
+		}
+		fprintf(f, "\n");
+	}
+	char cap[600];
+	snprintf(cap, sizeof(cap), "Figure %d. Where the threads' time went: for each variant a "
+		 "bar of on-CPU time and one of off-CPU time, split by what the thread did (mean "
+		 "per run, in ms of thread time).", n);
+	fig_place(d, n, cap);
+	if (have > nbars)
+		note(d, "Figure %d draws the first %d of %d variants; the table has them all.", n,
+		     nbars, have);
+	static const char *const head[] = { "variant (ms)", "on: user", "on: sched", "on: spin",
+					    "on: lock wait", "off: lock wait", "off: syscall",
+					    "off: parked" };
+	table_begin(d, "cpu", 8, head);
+	for (int v = 0; v < nv; v++) {
+		const struct rep_group *g = s->groups[vs[v].pts[0]->g];
+		if (!g->ncpu)
+			continue;
+		row_begin(d);
+		cell(d, NULL, "%s", vs[v].label);
+		for (int c = 0; c < REP_NCPU; c++)
+			cell(d, NULL, "%.3f", g->cpu_ns[c] / g->ncpu / 1e6);
+		row_end(d);
+	}
+	table_end(d);
+}
+
+/* A matrix value: a whole number as one, else one decimal. */
+static void matrix_value(char *buf, size_t size, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, size, "%.0f", v);
+	else
+		snprintf(buf, size, "%.1f", v);
+}
+
+static void scenario_memory(struct doc *d, const struct series *vs, int nv, const char *title)
+{
+	const struct rep_store *s = d->s;
+	int have = 0;
+	for (int v = 0; v < nv; v++)
+		have += s->groups[vs[v].pts[0]->g]->ndram > 0;
+	if (!have) {
+		note(d, "No run of this scenario measured memory by node (natively there is no such "
+			"measure): no heat map.");
+		return;
+	}
+	int drawn = 0;
+	for (int v = 0; v < nv; v++) {
+		const struct rep_group *g = s->groups[vs[v].pts[0]->g];
+		if (!g->ndram)
+			continue;
+		int nn = g->nnodes;
+		if (drawn < REP_MAX_HEATMAPS) {
+			char ftitle[600];
+			snprintf(ftitle, sizeof(ftitle), "%s: %s: DRAM lines by node", title, vs[v].label);
+			int side = 140 + 60 * (nn < 12 ? nn : 12);
+			int n = fig_begin(d, side + 160, side + 40, ftitle);
+			if (d->gp) {
+				FILE *f = d->gp;
+				fprintf(f, "set xlabel 'home node of the memory'\n"
+					   "set ylabel 'node of the reading CPU'\n"
+					   "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
+					   "set xtics 1 out\nset ytics 1 out\nunset grid\nset size ratio -1\n"
+					   "set palette defined (0 '#ffffff', 1 '#9ecae1', 2 '#3182bd')\n"
+					   "set format cb '%%.1s%%c'\n"
+					   "set cblabel 'lines, mean per run'\nset cbrange [0:*]\n",
+					nn - 1, nn - 1);
+				fprintf(f, "$dram_%d << EOD\n", n);
+				for (int r = 0; r < nn; r++) {
+					for (int c = 0; c < nn; c++) {
+						char a[32];
+						fprintf(f, "%s%s", c ? " " : "",
+							num(a, g->dram[r * nn + c] / g->ndram));
+					}
+					fprintf(f, "\n");
+				}
+				fprintf(f, "EOD\n");
+				fprintf(f, "plot $dram_%d matrix with image pixels notitle", n);
+				if (nn <= 8)
+					fprintf(f, ", $dram_%d matrix using 1:2:($3 == 0 ? '0' : "
+						   "gprintf('%%.3s%%c', $3)) "
+						   "with labels textcolor rgb '#000000' notitle", n);
+				fprintf(f, "\n");
+			}
+			char cap[700];
+			snprintf(cap, sizeof(cap), "Figure %d. %s: the DRAM lines read from each node's "
+				 "CPUs (rows) of memory homed on each node (columns), mean per run; "
+				 "the diagonal is local.", n, vs[v].label);
+			fig_place(d, n, cap);
+		}
+		drawn++;
+		/* the numbers themselves */
+		const char **head = xcalloc((size_t)nn + 1, sizeof(char *));
+		char **names = xcalloc((size_t)nn + 1, sizeof(char *));
+		names[0] = xasprintf("%s: node \\ home", vs[v].label);
+		head[0] = names[0];
+		for (int c = 0; c < nn; c++)
+			head[c + 1] = names[c + 1] = xasprintf("home %d", c);
+		table_begin(d, "dram", nn + 1, head);
+		for (int r = 0; r < nn; r++) {
+			row_begin(d);
+			cell(d, NULL, "node %d", r);
+			for (int c = 0; c < nn; c++) {
+				char a[48];
+				matrix_value(a, sizeof(a), g->dram[r * nn + c] / g->ndram);
+				cell(d, NULL, "%s", a);
+			}
+			row_end(d);
+		}
+		table_end(d);
+		for (int c = 0; c <= nn; c++)
+			free(names[c]);
+		free(names);
+		free(head);
+	}
+	if (drawn > REP_MAX_HEATMAPS)
+		note(d, "Heat maps are drawn for the first %d variants; the tables have them all.",
+		     REP_MAX_HEATMAPS);
+}
+
+static void section_scenarios(struct doc *d, const struct cluster *cl, int ncl)
+{
+	const struct rep_store *s = d->s;
+	for (int i = 0; i < ncl; i++) {
+		const struct rep_group *g = s->groups[cl[i].series[0].pts[0]->g];
+		char title[512], id[32];
+		scenario_title(title, sizeof(title), g);
+		snprintf(id, sizeof(id), "scenario-%d", i + 1);
+		heading(d, 2, id, title);
+		scenario_table(d, cl[i].series, cl[i].nseries);
+		if (i >= REP_MAX_SCENARIO_FIGS) {
+			note(d, "Figures are drawn for the first %d scenarios of the store; this one has "
+				"its table only.", REP_MAX_SCENARIO_FIGS);
+			continue;
+		}
+		int ok = 0;
+		for (int v = 0; v < cl[i].nseries; v++)
+			ok += group_ok(s->groups[cl[i].series[v].pts[0]->g]);
+		if (!ok) {
+			note(d, "No run of this scenario completed: nothing to draw.");
+			continue;
+		}
+		snprintf(id, sizeof(id), "scenario-%d-latency", i + 1);
+		heading(d, 3, id, "Latency distributions");
+		scenario_cdfs(d, cl[i].series, cl[i].nseries, title);
+		snprintf(id, sizeof(id), "scenario-%d-cpu", i + 1);
+		heading(d, 3, id, "CPU breakdown");
+		scenario_cpu(d, cl[i].series, cl[i].nseries, title);
+		snprintf(id, sizeof(id), "scenario-%d-memory", i + 1);
+		heading(d, 3, id, "Memory access by node");
+		scenario_memory(d, cl[i].series, cl[i].nseries, title);
+	}
+}
+
+static const char css[] =
+	"body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em;color:#222}"
+	"table{border-collapse:collapse;margin:0.6em 0 1.2em}"
+	"table{display:block;max-width:100%;overflow-x:auto}"
+	"th,td{border:1px solid #ccc;padding:2px 8px;text-align:right;font-size:90%}"
+	"thead th{background:#f0f0f0}tbody th{text-align:left;font-weight:normal}"
+	"td.l{text-align:left}td.bad{color:#b00;font-weight:bold}"
+	".note{color:#555;font-style:italic}"
+	"figure.plot{margin:0.5em 0}figure.plot svg{width:100%;max-width:900px;height:auto}"
+	"figcaption{font-size:90%;color:#444}";
+
+/* The whole document (both passes). */
+static void emit(struct doc *d)
+{
+	const struct rep_store *s = d->s;
+	struct entry *e = xcalloc((size_t)s->ngroups + 1, sizeof(*e));
+	for (int i = 0; i < s->ngroups; i++) {
+		const struct rep_group *g = s->groups[i];
+		e[i] = (struct entry){ xasprintf("%s\x1f%s\x1f%ld\x1f%s", g->topology, g->workload,
+						 g->procs, g->mode),
+				       xstrdup(g->variant), 0, i, i };
+	}
+	int ncl;
+	struct cluster *cl = cluster_entries(e, s->ngroups, &ncl);
+
+	char *base = strrchr(s->file, '/') ? xstrdup(strrchr(s->file, '/') + 1) : xstrdup(s->file);
+	if (d->fmt == REP_HTML) {
+		put(d, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		       "<title>schedlab report: ");
+		esc(d, base);
+		put(d, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
+		put(d, "<h1 id=\"top\">schedlab report: ");
+		esc(d, base);
+		put(d, "</h1>\n");
+	} else {
+		put(d, "# schedlab report: ");
+		esc(d, base);
+		put(d, "\n\n");
+	}
+	free(base);
+	section_summary(d, ncl);
+	if (s->rows == 0) {
+		note(d, "The store has no rows: there is nothing to report.");
+	} else {
+		section_failed(d);
+		section_scaling(d);
+		section_scenarios(d, cl, ncl);
+	}
+	if (d->fmt == REP_HTML)
+		put(d, "</body>\n</html>\n");
+	clusters_free(cl, ncl, e, s->ngroups);
+}
+
+/* ---- gnuplot ---- */
+
+/* Runs gnuplot on the script (its own defaults, no start-up file, the C
+ * locale); 0, or 2 with a message. */
+static int run_gnuplot(const char *program, const char *dir, const char *script,
+		       const char *errfile, struct err *e)
+{
+	pid_t pid = fork();
+	if (pid < 0) {
+		err_set(e, "gnuplot: fork: %s", strerror(errno));
+		return EXIT_BADINPUT;
+	}
+	if (pid == 0) {
+		int in = open("/dev/null", O_RDONLY);
+		int out = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (in < 0 || out < 0 || chdir(dir) != 0)
+			_exit(126);
+		dup2(in, 0);
+		dup2(out, 1);
+		dup2(out, 2);
+		setenv("LC_ALL", "C", 1);
+		unsetenv("GNUPLOT_LIB");
+		execlp(program, program, "-d", script, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			err_set(e, "gnuplot: waitpid: %s", strerror(errno));
+			return EXIT_BADINPUT;
+		}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		err_set(e, "%s: cannot run it (not installed? Debian: apt-get install gnuplot-nox; "
+			"or SCHEDLAB_GNUPLOT=PROGRAM)", program);
+		return EXIT_BADINPUT;
+	}
+	size_t len = 0;
+	char *msg = read_all(errfile, &len);
+	/* gnuplot's message: its last non-empty line says what went wrong */
+	char *last = NULL;
+	for (char *line = msg ? strtok(msg, "\n") : NULL; line; line = strtok(NULL, "\n"))
+		if (strspn(line, " \t^") != strlen(line))
+			last = line;
+	err_set(e, "%s failed on the report's figures (%s): %s", program,
+		WIFEXITED(status) ? "exit status" : "killed",
+		last ? last : "no message");
+	free(msg);
+	return EXIT_BADINPUT;
+}
+
+static void remove_figures(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	if (!dp)
+		return;
+	struct dirent *de;
+	while ((de = readdir(dp))) {
+		size_t n = strlen(de->d_name);
+		if (strncmp(de->d_name, "fig-", 4) == 0 && n > 4 && strcmp(de->d_name + n - 4, ".svg") == 0) {
+			char *p = xasprintf("%s/%s", dir, de->d_name);
+			unlink(p);
+			free(p);
+		}
+	}
+	closedir(dp);
+}
+
+char *rep_figures_dir(const char *md_path)
+{
+	size_t n = strlen(md_path);
+	if (n > 3 && strcmp(md_path + n - 3, ".md") == 0)
+		n -= 3;
+	return xasprintf("%.*s-figures", (int)n, md_path);
+}
+
+static int write_file(const char *path, const char *text, size_t len, struct err *e)
+{
+	FILE *f = fopen(path, "w");
+	if (!f || fwrite(text, 1, len, f) != len || fclose(f) != 0) {
+		char *shown = str_shown(path, 512);
+		err_set(e, "-o %s: %s", shown, strerror(errno));
+		free(shown);
+		if (f)
+			fclose(f);
+		return EXIT_BADINPUT;
+	}
+	return 0;
+}
+
+int rep_write(const struct rep_store *s, const struct rep_opts *o, struct err *e)
+{
+	char tmpl[] = "/tmp/schedlab-report-XXXXXX";
+	const char *tmpdir = getenv("TMPDIR");
+	char *work = tmpdir && *tmpdir ? xasprintf("%s/schedlab-report-XXXXXX", tmpdir)
+				       : xstrdup(tmpl);
+	char *abs = mkdtemp(work) ? realpath(work, NULL) : NULL;
+	if (!abs) {
+		err_set(e, "a temporary folder (%s): %s", work, strerror(errno));
+		free(work);
+		return EXIT_BADINPUT;
+	}
+	free(work);
+	work = abs;
+	char *figdir = NULL, *figlink = NULL;
+	int rc = 0;
+	if (o->format == REP_MD) {
+		figdir = rep_figures_dir(o->out);
+		const char *slash = strrchr(figdir, '/');
+		figlink = xstrdup(slash ? slash + 1 : figdir);
+		if (mkdir(figdir, 0777) != 0 && errno != EEXIST) {
+			char *shown = str_shown(figdir, 512);
+			err_set(e, "-o %s: the figures' folder %s: %s", o->out, shown, strerror(errno));
+			free(shown);
+			rc = EXIT_BADINPUT;
+		}
+		remove_figures(figdir);
+	} else {
+		figdir = xstrdup(work);
+	}
+	char *script = xasprintf("%s/report.gp", work);
+	char *errfile = xasprintf("%s/gnuplot.err", work);
+
+	/* pass 1: the figures' script */
+	struct doc d = { .s = s, .fmt = o->format, .figdir = figdir, .figlink = figlink, .e = e };
+	char *text = NULL;
+	size_t len = 0;
+	if (rc == 0) {
+		d.out = open_memstream(&text, &len);
+		d.gp = fopen(script, "w");
+		if (!d.out || !d.gp) {
+			err_set(e, "%s: %s", script, strerror(errno));
+			rc = EXIT_BADINPUT;
+		} else {
+			fprintf(d.gp, "# schedlab report: the figures of %s, data inline; gnuplot -d "
+				      "FILE in a folder writes them there as fig-NNNN.svg\n", s->file);
+			emit(&d);
+			if (fclose(d.gp) != 0) {
+				err_set(e, "%s: %s", script, strerror(errno));
+				rc = EXIT_BADINPUT;
+			}
+			d.gp = NULL;
+			fclose(d.out);
+			free(text);
+			text = NULL;
+		}
+	}
+	if (rc == 0 && d.nfig > 0)
+		rc = run_gnuplot(o->gnuplot ? o->gnuplot : "gnuplot", figdir, script, errfile, e);
+	if (rc == 0 && o->plot_script) {
+		size_t slen;
+		char *sc = read_all(script, &slen);
+		if (!sc) {
+			err_set(e, "%s: %s", script, strerror(errno));
+			rc = EXIT_BADINPUT;
+		} else {
+			rc = write_file(o->plot_script, sc, slen, e);
+			free(sc);
+		}
+	}
+	/* pass 2: the text */
+	if (rc == 0) {
+		d.nfig = 0;
+		d.out = open_memstream(&text, &len);
+		emit(&d);
+		fclose(d.out);
+		rc = d.failed ? EXIT_BADINPUT : write_file(o->out, text, len, e);
+		free(text);
+	}
+	if (o->format == REP_HTML)
+		remove_figures(work);
+	unlink(script);
+	unlink(errfile);
+	rmdir(work);
+	free(script);
+	free(errfile);
+	free(figdir);
+	free(figlink);
+	free(work);
+	return rc;
+}

@@ -1,0 +1,685 @@
+/* Reading a results store one row at a time, each row checked against the
+ * contract and folded into its group (report.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <gsl/gsl_cdf.h>
+
+#include "report/report.h"
+#include "exp/store.h"
+#include "util/jsonv.h"
+
+const char *const rep_status_names[RS_N] = { "ok", "deadlock", "panic", "limit", "crashed",
+					     "error" };
+const char *const rep_dist_paths[REP_NDIST] = { "sched_latency_ns", "request_latency_ns" };
+const char *const rep_cpu_names[REP_NCPU] = { "user",     "sched",    "spin",  "lock_wait",
+					      "lock_wait", "syscall", "parked" };
+
+const struct rep_metric rep_metrics[] = {
+	{ "makespan_ns", "makespan", RU_NS, false },
+	{ "throughput_per_s", "throughput", RU_RATE, false },
+	{ "completed", "goroutines completed", RU_COUNT, false },
+	{ "requests", "requests", RU_COUNT, true },
+	{ "sched_latency_ns.p50", "sched latency p50", RU_NS, false },
+	{ "sched_latency_ns.p90", "sched latency p90", RU_NS, false },
+	{ "sched_latency_ns.p99", "sched latency p99", RU_NS, false },
+	{ "sched_latency_ns.p999", "sched latency p99.9", RU_NS, false },
+	{ "sched_latency_ns.max", "sched latency max", RU_NS, false },
+	{ "sched_latency_ns.mean", "sched latency mean", RU_NS, false },
+	{ "request_latency_ns.p50", "request latency p50", RU_NS, true },
+	{ "request_latency_ns.p90", "request latency p90", RU_NS, true },
+	{ "request_latency_ns.p99", "request latency p99", RU_NS, true },
+	{ "request_latency_ns.p999", "request latency p99.9", RU_NS, true },
+	{ "request_latency_ns.max", "request latency max", RU_NS, true },
+	{ "request_latency_ns.mean", "request latency mean", RU_NS, true },
+	{ "cpu.busy_pus", "cpu busy PUs", RU_PUS, false },
+	{ "cpu.busy_frac", "cpu busy, of all PUs", RU_FRAC, false },
+	{ "cpu.futex_frac", "cpu futex, of on-CPU", RU_FRAC, false },
+	{ "cpu.on_cpu_ns", "on-CPU time", RU_NS, false },
+	{ "cpu.on_cpu.user", "on-CPU user", RU_FRAC, false },
+	{ "cpu.on_cpu.sched", "on-CPU sched", RU_FRAC, false },
+	{ "cpu.on_cpu.spin", "on-CPU spin", RU_FRAC, false },
+	{ "cpu.on_cpu.lock_wait", "on-CPU lock wait", RU_FRAC, false },
+	{ "cpu.lock_wait_by.on_cpu.sched", "on-CPU lock wait, scheduler", RU_FRAC, false },
+	{ "cpu.off_cpu_ns", "off-CPU time", RU_NS, false },
+	{ "cpu.off_cpu.lock_wait", "off-CPU lock wait", RU_FRAC, false },
+	{ "cpu.lock_wait_by.off_cpu.sched", "off-CPU lock wait, scheduler", RU_FRAC, false },
+	{ "cpu.off_cpu.syscall", "off-CPU syscall", RU_FRAC, false },
+	{ "cpu.off_cpu.parked", "off-CPU parked", RU_FRAC, false },
+	{ "locality.mem_local_frac", "local memory", RU_FRAC, false },
+	{ "locality.cache_hit_frac", "cache hits", RU_FRAC, false },
+	{ "locality.migrations_core", "migrations core", RU_COUNT, false },
+	{ "locality.migrations_node", "migrations node", RU_COUNT, false },
+	{ "locality.stack_migrations", "stack migrations", RU_COUNT, true },
+	{ "steals.same_node", "steals same node", RU_COUNT, false },
+	{ "steals.remote_node", "steals remote node", RU_COUNT, false },
+	{ "steals.goroutines_stolen", "goroutines stolen", RU_COUNT, false },
+	{ "threads.created", "threads created", RU_COUNT, false },
+	{ "threads.parks", "thread parks", RU_COUNT, false },
+	{ "threads.wakeups", "thread wake-ups", RU_COUNT, false },
+	{ "threads.futex_calls", "futex calls", RU_COUNT, false },
+};
+const int rep_nmetrics = (int)(sizeof(rep_metrics) / sizeof(rep_metrics[0]));
+
+/* Longest row accepted: a report is ~60 KiB; this is a thousand times that. */
+#define MAX_LINE ((size_t)64 << 20)
+/* Nodes of a memory matrix: as many as a topology may have. */
+#define MAX_NODES 1024
+
+void rep_acc_add(struct rep_acc *a, double x)
+{
+	a->n++;
+	double d = x - a->mean;
+	a->mean += d / a->n;
+	a->m2 += d * (x - a->mean);
+}
+
+double rep_acc_ci95(const struct rep_acc *a)
+{
+	if (a->n < 2)
+		return 0;
+	double sd = sqrt(a->m2 / (a->n - 1));
+	return gsl_cdf_tdist_Pinv(0.975, a->n - 1) * sd / sqrt(a->n);
+}
+
+void rep_hist_expand(const struct rep_hist *h, struct hist *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (uint32_t i = 0; i < h->n; i++)
+		out->bucket[h->idx[i]] = h->cnt[i];
+	out->count = h->count;
+	out->max = h->max;
+	out->sum = h->sum;
+}
+
+static void hist_compress(const struct hist *full, struct rep_hist *h)
+{
+	uint32_t n = 0;
+	for (unsigned b = 0; b < HIST_BUCKETS; b++)
+		n += full->bucket[b] != 0;
+	free(h->idx);
+	free(h->cnt);
+	h->idx = xcalloc(n ? n : 1, sizeof(*h->idx));
+	h->cnt = xcalloc(n ? n : 1, sizeof(*h->cnt));
+	h->n = 0;
+	for (unsigned b = 0; b < HIST_BUCKETS; b++)
+		if (full->bucket[b]) {
+			h->idx[h->n] = (uint16_t)b;
+			h->cnt[h->n++] = full->bucket[b];
+		}
+	h->count = full->count;
+	h->max = full->max;
+	h->sum = full->sum;
+}
+
+/* ---- Checking a row ---- */
+
+/* The item at a dotted path below obj, or NULL. */
+static const cJSON *dotted(const cJSON *obj, const char *path)
+{
+	const cJSON *o = obj;
+	for (const char *p = path; o;) {
+		const char *dot = strchr(p, '.');
+		char key[64];
+		snprintf(key, sizeof(key), "%.*s", dot ? (int)(dot - p) : (int)strlen(p), p);
+		o = cJSON_GetObjectItemCaseSensitive(o, key);
+		if (!dot)
+			break;
+		p = dot + 1;
+	}
+	return o;
+}
+
+static bool get_string(const struct jv *j, const cJSON *obj, const char *parent, const char *key,
+		       bool nullable, const char **out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char p[JV_PATH];
+	if (nullable && cJSON_IsNull(v)) {
+		*out = NULL;
+		return true;
+	}
+	if (!cJSON_IsString(v))
+		return jv_fail(j, jv_key(p, sizeof(p), parent, key), "expected a string%s, got %s",
+			       nullable ? " or null" : "", jv_type_name(v));
+	*out = v->valuestring;
+	return true;
+}
+
+/* A whole number in [min, max] (doubles hold integers exactly to 2^53). */
+static bool as_whole(const struct jv *j, const cJSON *v, const char *path, double min, double max,
+		     double *out)
+{
+	if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < min ||
+	    v->valuedouble > max)
+		return jv_fail(j, path, "expected a whole number from %.0f to %.0f, got %s", min, max,
+			       cJSON_IsNumber(v) ? "a number outside that" : jv_type_name(v));
+	*out = v->valuedouble;
+	return true;
+}
+
+static bool get_whole(const struct jv *j, const cJSON *obj, const char *parent, const char *key,
+		      double min, double max, double *out)
+{
+	char p[JV_PATH];
+	return as_whole(j, cJSON_GetObjectItemCaseSensitive(obj, key),
+			jv_key(p, sizeof(p), parent, key), min, max, out);
+}
+
+#define WHOLE_MAX 9007199254740992.0 /* 2^53 */
+
+/* Latency buckets: [[bound_ns, count], ...], bounds rising. */
+static bool check_buckets(const struct jv *j, const cJSON *b, const char *path)
+{
+	if (!cJSON_IsArray(b))
+		return jv_fail(j, path, "expected an array of [bound_ns, count], got %s",
+			       jv_type_name(b));
+	int i = 0;
+	double prev = -1;
+	for (const cJSON *pair = b->child; pair; pair = pair->next, i++) {
+		char p[JV_PATH], q[JV_PATH];
+		jv_idx(p, sizeof(p), path, i);
+		if (!cJSON_IsArray(pair) || cJSON_GetArraySize(pair) != 2)
+			return jv_fail(j, p, "expected [bound_ns, count], got %s",
+				       cJSON_IsArray(pair) ? "an array of another length"
+							   : jv_type_name(pair));
+		double bound, count;
+		if (!as_whole(j, pair->child, jv_idx(q, sizeof(q), p, 0), 0, WHOLE_MAX, &bound) ||
+		    !as_whole(j, pair->child->next, jv_idx(q, sizeof(q), p, 1), 1, WHOLE_MAX, &count))
+			return false;
+		if (bound <= prev)
+			return jv_fail(j, jv_idx(q, sizeof(q), p, 0),
+				       "bounds must rise (%.0f after %.0f)", bound, prev);
+		prev = bound;
+	}
+	return true;
+}
+
+/* The DRAM matrix: n rows of n whole numbers. */
+static bool check_matrix(const struct jv *j, const cJSON *m, const char *path, int *n)
+{
+	if (!cJSON_IsArray(m) || cJSON_GetArraySize(m) < 1 || cJSON_GetArraySize(m) > MAX_NODES)
+		return jv_fail(j, path, "expected an array of 1 to %d rows, got %s", MAX_NODES,
+			       cJSON_IsArray(m) ? "an array of another length" : jv_type_name(m));
+	*n = cJSON_GetArraySize(m);
+	int r = 0;
+	for (const cJSON *row = m->child; row; row = row->next, r++) {
+		char p[JV_PATH], q[JV_PATH];
+		jv_idx(p, sizeof(p), path, r);
+		if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != *n)
+			return jv_fail(j, p, "expected a row of %d numbers (one per home node), got %s",
+				       *n, cJSON_IsArray(row) ? "an array of another length"
+							      : jv_type_name(row));
+		int c = 0;
+		double v;
+		for (const cJSON *x = row->child; x; x = x->next, c++)
+			if (!as_whole(j, x, jv_idx(q, sizeof(q), p, c), 0, WHOLE_MAX, &v))
+				return false;
+	}
+	return true;
+}
+
+/* ---- Groups ---- */
+
+static uint64_t fnv(const char *s, uint64_t h)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return (h ^ 0xff) * 1099511628211ull;
+}
+
+static uint64_t group_hash(const char *variant, const char *topology, const char *workload,
+			   const char *mode, long procs)
+{
+	uint64_t h = 14695981039346656037ull;
+	h = fnv(variant, h);
+	h = fnv(topology, h);
+	h = fnv(workload, h);
+	h = fnv(mode, h);
+	return (h ^ (uint64_t)procs) * 1099511628211ull;
+}
+
+static bool group_is(const struct rep_group *g, const char *variant, const char *topology,
+		     const char *workload, const char *mode, long procs)
+{
+	return g->procs == procs && strcmp(g->variant, variant) == 0 &&
+	       strcmp(g->topology, topology) == 0 && strcmp(g->workload, workload) == 0 &&
+	       strcmp(g->mode, mode) == 0;
+}
+
+static void hash_grow(struct rep_store *s)
+{
+	int cap = s->hash_cap ? 2 * s->hash_cap : 64;
+	free(s->hash);
+	s->hash = xmalloc((size_t)cap * sizeof(int));
+	for (int i = 0; i < cap; i++)
+		s->hash[i] = -1;
+	s->hash_cap = cap;
+	for (int g = 0; g < s->ngroups; g++) {
+		const struct rep_group *x = s->groups[g];
+		uint64_t h = group_hash(x->variant, x->topology, x->workload, x->mode, x->procs);
+		int i = (int)(h & (uint64_t)(cap - 1));
+		while (s->hash[i] >= 0)
+			i = (i + 1) & (cap - 1);
+		s->hash[i] = g;
+	}
+}
+
+/* The group of a row, made on its first row (knobs from inputs.set). */
+static struct rep_group *group_of(struct rep_store *s, const char *variant, const char *topology,
+				  const char *workload, const char *mode, long procs,
+				  const char *policy, const cJSON *set)
+{
+	if (2 * (s->ngroups + 1) > s->hash_cap)
+		hash_grow(s);
+	uint64_t h = group_hash(variant, topology, workload, mode, procs);
+	int i = (int)(h & (uint64_t)(s->hash_cap - 1));
+	for (; s->hash[i] >= 0; i = (i + 1) & (s->hash_cap - 1))
+		if (group_is(s->groups[s->hash[i]], variant, topology, workload, mode, procs))
+			return s->groups[s->hash[i]];
+	if (s->ngroups == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 16;
+		s->groups = xrealloc(s->groups, (size_t)s->cap * sizeof(*s->groups));
+	}
+	struct rep_group *g = xcalloc(1, sizeof(*g));
+	g->variant = xstrdup(variant);
+	g->topology = xstrdup(topology);
+	g->workload = xstrdup(workload);
+	g->mode = xstrdup(mode);
+	g->policy = xstrdup(policy);
+	g->procs = procs;
+	g->m = xcalloc((size_t)rep_nmetrics, sizeof(*g->m));
+	g->nset = cJSON_GetArraySize(set);
+	g->set_keys = xcalloc((size_t)g->nset + 1, sizeof(char *));
+	g->set_vals = xcalloc((size_t)g->nset + 1, sizeof(double));
+	int k = 0;
+	for (const cJSON *it = set->child; it; it = it->next, k++) {
+		g->set_keys[k] = xstrdup(it->string);
+		g->set_vals[k] = it->valuedouble;
+	}
+	s->hash[i] = s->ngroups;
+	s->groups[s->ngroups++] = g;
+	return g;
+}
+
+static void note_distinct(char **list, int *n, bool *more, const char *v)
+{
+	for (int i = 0; i < *n; i++)
+		if (strcmp(list[i], v) == 0)
+			return;
+	if (*n < 8)
+		list[(*n)++] = xstrdup(v);
+	else
+		*more = true;
+}
+
+/* Folds an ok row's report into its group (already checked). */
+static void fold_report(struct rep_store *s, struct rep_group *g, const cJSON *metrics)
+{
+	for (int i = 0; i < rep_nmetrics; i++) {
+		const cJSON *v = dotted(metrics, rep_metrics[i].path);
+		if (cJSON_IsNumber(v))
+			rep_acc_add(&g->m[i], v->valuedouble);
+	}
+	const cJSON *unit = cJSON_GetObjectItemCaseSensitive(metrics, "throughput_unit");
+	if (!g->rate_unit && cJSON_IsString(unit))
+		g->rate_unit = xstrdup(unit->valuestring);
+	for (int d = 0; d < REP_NDIST; d++) {
+		const cJSON *dist = cJSON_GetObjectItemCaseSensitive(metrics, rep_dist_paths[d]);
+		const cJSON *b = cJSON_GetObjectItemCaseSensitive(dist, "buckets");
+		if (!b || !b->child)
+			continue;
+		rep_hist_expand(&g->dist[d], s->scratch);
+		uint64_t top = 0, rcount = 0;
+		for (const cJSON *pair = b->child; pair; pair = pair->next) {
+			uint64_t bound = (uint64_t)pair->child->valuedouble;
+			uint64_t n = (uint64_t)pair->child->next->valuedouble;
+			hist_add(s->scratch, bound, n);
+			rcount += n;
+			if (bound > top)
+				top = bound;
+		}
+		/* a bucket's bound is above the largest value it holds: the
+		 * quantiles stop at the runs' max, as each run's own did, and
+		 * the mean is the runs' own */
+		const cJSON *max = cJSON_GetObjectItemCaseSensitive(dist, "max");
+		const cJSON *mean = cJSON_GetObjectItemCaseSensitive(dist, "mean");
+		uint64_t rowmax = top;
+		if (cJSON_IsNumber(max) && max->valuedouble >= 0 && max->valuedouble <= (double)top)
+			rowmax = (uint64_t)max->valuedouble;
+		s->scratch->max = g->dist[d].max > rowmax ? g->dist[d].max : rowmax;
+		if (cJSON_IsNumber(mean))
+			s->scratch->sum = g->dist[d].sum + mean->valuedouble * (double)rcount;
+		hist_compress(s->scratch, &g->dist[d]);
+	}
+	const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(metrics, "cpu");
+	const cJSON *on_ns = cJSON_GetObjectItemCaseSensitive(cpu, "on_cpu_ns");
+	const cJSON *off_ns = cJSON_GetObjectItemCaseSensitive(cpu, "off_cpu_ns");
+	if (cJSON_IsNumber(on_ns) && cJSON_IsNumber(off_ns)) {
+		const cJSON *on = cJSON_GetObjectItemCaseSensitive(cpu, "on_cpu");
+		const cJSON *off = cJSON_GetObjectItemCaseSensitive(cpu, "off_cpu");
+		for (int c = 0; c < REP_NCPU; c++) {
+			const cJSON *f = cJSON_GetObjectItemCaseSensitive(c < 4 ? on : off,
+									  rep_cpu_names[c]);
+			if (cJSON_IsNumber(f))
+				g->cpu_ns[c] += f->valuedouble *
+						(c < 4 ? on_ns->valuedouble : off_ns->valuedouble);
+		}
+		g->ncpu++;
+	}
+	const cJSON *mat = dotted(metrics, "mechanisms.memory.dram_lines_by_node_home");
+	if (mat) {
+		int n = cJSON_GetArraySize(mat);
+		if (!g->dram) {
+			g->nnodes = n;
+			g->dram = xcalloc((size_t)n * (size_t)n, sizeof(double));
+		}
+		int r = 0;
+		for (const cJSON *row = mat->child; row; row = row->next, r++) {
+			int c = 0;
+			for (const cJSON *x = row->child; x; x = x->next, c++)
+				g->dram[r * n + c] += x->valuedouble;
+		}
+		g->ndram++;
+	}
+}
+
+/* Checks the parts of a report the report reads, and that it is one. */
+static bool check_report(const struct jv *j, const cJSON *report, struct rep_group *g)
+{
+	const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(report, "metrics");
+	if (!cJSON_IsObject(metrics))
+		return jv_fail(j, ".report.metrics", "expected an object, got %s",
+			       jv_type_name(metrics));
+	char p[JV_PATH];
+	for (int i = 0; i < rep_nmetrics; i++) {
+		const cJSON *v = dotted(metrics, rep_metrics[i].path);
+		if (v && !cJSON_IsNumber(v)) {
+			snprintf(p, sizeof(p), ".report.metrics.%s", rep_metrics[i].path);
+			return jv_fail(j, p, "expected a number, got %s", jv_type_name(v));
+		}
+	}
+	for (int d = 0; d < REP_NDIST; d++) {
+		const cJSON *b = dotted(dotted(metrics, rep_dist_paths[d]), "buckets");
+		snprintf(p, sizeof(p), ".report.metrics.%s.buckets", rep_dist_paths[d]);
+		if (b && !check_buckets(j, b, p))
+			return false;
+	}
+	const cJSON *mat = dotted(metrics, "mechanisms.memory.dram_lines_by_node_home");
+	if (mat) {
+		int n = 0;
+		if (!check_matrix(j, mat, ".report.metrics.mechanisms.memory.dram_lines_by_node_home",
+				  &n))
+			return false;
+		if (g->dram && n != g->nnodes)
+			return jv_fail(j, ".report.metrics.mechanisms.memory.dram_lines_by_node_home",
+				       "%d nodes, where the group's earlier rows (%s on %s) had %d", n,
+				       g->variant, g->topology, g->nnodes);
+	}
+	return true;
+}
+
+static bool fold_row(struct rep_store *s, const struct jv *j, const cJSON *row, long line)
+{
+	/* the row's shape, as every reader of stores checks it (exp/store.h);
+	 * then what the report reads, closer */
+	struct err re = { "" };
+	if (!exp_row_check(row, &re)) {
+		err_set(j->e, "%s: %s", j->file, re.msg);
+		return false;
+	}
+	const char *variant, *status, *version = NULL, *commit = NULL, *matrix = NULL, *message;
+	if (!get_string(j, row, "", "variant", false, &variant) ||
+	    !get_string(j, row, "", "status", false, &status) ||
+	    !get_string(j, row, "", "message", true, &message))
+		return false;
+	if (cJSON_HasObjectItem(row, "schedlab") && !get_string(j, row, "", "schedlab", false, &version))
+		return false;
+	if (cJSON_HasObjectItem(row, "commit") && !get_string(j, row, "", "commit", false, &commit))
+		return false;
+	if (cJSON_HasObjectItem(row, "matrix") && !get_string(j, row, "", "matrix", false, &matrix))
+		return false;
+	double exit_status;
+	if (!get_whole(j, row, "", "exit_status", 0, 255, &exit_status))
+		return false;
+	int st = 0;
+	while (st < RS_N && strcmp(rep_status_names[st], status) != 0)
+		st++;
+	if (st == RS_N)
+		return jv_fail(j, ".status", "'%s' is not a status (ok, deadlock, panic, limit, "
+			       "crashed, error)", status);
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(row, "inputs");
+	if (!cJSON_IsObject(in))
+		return jv_fail(j, ".inputs", "expected an object, got %s", jv_type_name(in));
+	const char *mode, *policy, *topology, *workload;
+	double procs, seed;
+	if (!get_string(j, in, ".inputs", "mode", false, &mode) ||
+	    !get_string(j, in, ".inputs", "policy", false, &policy) ||
+	    !get_string(j, in, ".inputs", "topology", false, &topology) ||
+	    !get_string(j, in, ".inputs", "workload", false, &workload) ||
+	    !get_whole(j, in, ".inputs", "procs", 1, 1 << 20, &procs) ||
+	    !get_whole(j, in, ".inputs", "seed", 0, 18446744073709551615.0, &seed))
+		return false;
+	if (strcmp(mode, "sim") != 0 && strcmp(mode, "native") != 0)
+		return jv_fail(j, ".inputs.mode", "'%s' is not a mode (sim, native)", mode);
+	const cJSON *set = cJSON_GetObjectItemCaseSensitive(in, "set");
+	if (!cJSON_IsObject(set))
+		return jv_fail(j, ".inputs.set", "expected an object of knobs, got %s",
+			       jv_type_name(set));
+	for (const cJSON *k = set->child; k; k = k->next) {
+		char p[JV_PATH];
+		if (!cJSON_IsNumber(k))
+			return jv_fail(j, jv_key(p, sizeof(p), ".inputs.set", k->string),
+				       "expected a number, got %s", jv_type_name(k));
+	}
+	const cJSON *report = cJSON_GetObjectItemCaseSensitive(row, "report");
+	if (!cJSON_IsObject(report) && !cJSON_IsNull(report))
+		return jv_fail(j, ".report", "expected an object or null, got %s",
+			       jv_type_name(report));
+	if (st == RS_OK && !cJSON_IsObject(report))
+		return jv_fail(j, ".report", "a row whose status is ok has a report, not null");
+
+	struct rep_group *g = group_of(s, variant, topology, workload, mode, (long)procs, policy, set);
+	if (cJSON_IsObject(report) && !check_report(j, report, g))
+		return false;
+	uint64_t sd = (uint64_t)seed;
+	if (g->nrows == 0 || sd < g->first_seed)
+		g->first_seed = sd;
+	if (g->nrows == 0 || sd > g->last_seed)
+		g->last_seed = sd;
+	g->nrows++;
+	g->nstatus[st]++;
+	s->nstatus[st]++;
+	s->rows++;
+	if (version || commit) {
+		char both[300];
+		snprintf(both, sizeof(both), "%s (commit %s)", version ? version : "?",
+			 commit ? commit : "?");
+		note_distinct(s->versions, &s->nversions, &s->more_versions, both);
+	}
+	if (matrix)
+		note_distinct(s->matrices, &s->nmatrices, &s->more_matrices, matrix);
+	if (st == RS_OK) {
+		fold_report(s, g, cJSON_GetObjectItemCaseSensitive(report, "metrics"));
+	} else if (s->nfailed < REP_MAX_FAILED) {
+		struct rep_failed *f = &s->failed[s->nfailed++];
+		f->line = line;
+		f->variant = xstrdup(variant);
+		f->topology = xstrdup(topology);
+		f->workload = xstrdup(workload);
+		f->status = xstrdup(status);
+		f->message = message ? xstrdup(message) : NULL;
+		f->procs = (long)procs;
+		f->exit_status = (long)exit_status;
+		f->seed = sd;
+	}
+	return true;
+}
+
+enum { RL_EOF, RL_LINE, RL_NUL, RL_LONG };
+
+/* A file read in blocks, cut into lines with memchr (a store of 200 MB
+ * is read in a fraction of a second). */
+struct lines {
+	FILE *f;
+	char blk[1 << 16];
+	size_t pos, len;
+	bool eof;
+};
+
+/* One line (without its newline) into *buf, at most MAX_LINE bytes: a
+ * store that is one endless line (/dev/zero, a pipe) stops there, or at
+ * its first NUL byte, not at the kernel's hand. */
+static int read_line(struct lines *r, char **buf, size_t *cap)
+{
+	size_t n = 0;
+	bool any = false;
+	for (;;) {
+		if (r->pos == r->len) {
+			if (r->eof)
+				break;
+			r->len = fread(r->blk, 1, sizeof(r->blk), r->f);
+			r->pos = 0;
+			if (r->len == 0) {
+				r->eof = true;
+				break;
+			}
+		}
+		any = true;
+		const char *from = r->blk + r->pos;
+		size_t avail = r->len - r->pos;
+		const char *nl = memchr(from, '\n', avail);
+		size_t take = nl ? (size_t)(nl - from) : avail;
+		if (memchr(from, '\0', take))
+			return RL_NUL;
+		if (n + take > MAX_LINE)
+			return RL_LONG;
+		if (n + take + 1 > *cap) {
+			while (n + take + 1 > *cap)
+				*cap = *cap ? 2 * *cap : 1 << 16;
+			*buf = xrealloc(*buf, *cap);
+		}
+		memcpy(*buf + n, from, take);
+		n += take;
+		r->pos += take + (nl != NULL);
+		if (nl)
+			break;
+	}
+	if (!any && n == 0)
+		return RL_EOF;
+	if (!*buf)
+		*buf = xmalloc(*cap = 1 << 16);
+	(*buf)[n] = '\0';
+	return RL_LINE;
+}
+
+bool rep_store_read(struct rep_store *s, const char *path, struct err *e)
+{
+	memset(s, 0, sizeof(*s));
+	s->file = xstrdup(path);
+	s->scratch = xcalloc(1, sizeof(*s->scratch));
+	char *shown = str_shown(strcmp(path, "-") == 0 ? "(stdin)" : path, 512);
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	if (!f) {
+		err_set(e, "%s: %s", shown, strerror(errno));
+		free(shown);
+		return false;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	bool ok = true;
+	int got;
+	struct lines *lr = xcalloc(1, sizeof(*lr));
+	lr->f = f;
+	while (ok && (got = read_line(lr, &line, &cap)) != RL_EOF) {
+		s->lines++;
+		char label[600];
+		snprintf(label, sizeof(label), "%s:%ld", shown, s->lines);
+		struct jv j = { label, e };
+		if (got == RL_NUL) {
+			err_set(e, "%s: a NUL byte: not a JSON Lines store", label);
+			ok = false;
+			break;
+		}
+		if (got == RL_LONG) {
+			err_set(e, "%s: a row longer than %zu MiB", label, MAX_LINE >> 20);
+			ok = false;
+			break;
+		}
+		size_t n = strlen(line), bad;
+		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		if (strspn(line, " \t") == n)
+			continue;            /* a blank line is no row */
+		if (!utf8_valid(line, n, &bad)) {
+			err_set(e, "%s: not UTF-8 (at column %zu)", label, bad + 1);
+			ok = false;
+			break;
+		}
+		const char *end = NULL;
+		cJSON *row = cJSON_ParseWithLengthOpts(line, n + 1, &end, true);
+		if (!row) {
+			size_t col = end ? (size_t)(end - line) + 1 : 1;
+			err_set(e, "%s: not JSON (at column %zu; each line of a store is one row, a "
+				"JSON object)", label, col);
+			ok = false;
+			break;
+		}
+		ok = fold_row(s, &j, row, s->lines);
+		cJSON_Delete(row);
+	}
+	if (ok && ferror(f)) {
+		err_set(e, "%s: %s", shown, strerror(errno));
+		ok = false;
+	}
+	free(line);
+	free(lr);
+	if (f != stdin)
+		fclose(f);
+	free(shown);
+	return ok;
+}
+
+void rep_store_free(struct rep_store *s)
+{
+	for (int i = 0; i < s->ngroups; i++) {
+		struct rep_group *g = s->groups[i];
+		free(g->variant);
+		free(g->topology);
+		free(g->workload);
+		free(g->mode);
+		free(g->policy);
+		for (int k = 0; k < g->nset; k++)
+			free(g->set_keys[k]);
+		free(g->set_keys);
+		free(g->set_vals);
+		free(g->m);
+		free(g->rate_unit);
+		for (int d = 0; d < REP_NDIST; d++) {
+			free(g->dist[d].idx);
+			free(g->dist[d].cnt);
+		}
+		free(g->dram);
+		free(g);
+	}
+	free(s->groups);
+	free(s->hash);
+	for (int i = 0; i < s->nfailed; i++) {
+		struct rep_failed *f = &s->failed[i];
+		free(f->variant);
+		free(f->topology);
+		free(f->workload);
+		free(f->status);
+		free(f->message);
+	}
+	for (int i = 0; i < s->nversions; i++)
+		free(s->versions[i]);
+	for (int i = 0; i < s->nmatrices; i++)
+		free(s->matrices[i]);
+	free(s->scratch);
+	free(s->file);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,426 @@
+/* `schedlab report` (suite "report"): the report of a known store, built
+ * here from `schedlab run --json` reports wrapped in rows as the store
+ * contract has them, has each section; its CDFs come from the histograms,
+ * its heat map's numbers are the store's; bad stores exit 2 naming file,
+ * line and JSON path; the same store gives the same bytes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "tests/tests.h"
+
+static char dir[] = "/tmp/schedlab-report-test-XXXXXX";
+static char store[128];
+/* the runs of the store: variant, procs, seed */
+static const struct {
+	const char *variant, *policy, *knob;
+	int procs, seed;
+} runs[] = {
+	{ "steal", "steal", NULL, 2, 1 },
+	{ "steal", "steal", NULL, 2, 2 },
+	{ "steal", "steal", NULL, 4, 1 },
+	{ "steal:runnext=0", "steal", "runnext", 2, 1 },
+	{ "steal:runnext=0", "steal", "runnext", 4, 1 },
+};
+#define NRUNS ((int)(sizeof(runs) / sizeof(runs[0])))
+static cJSON *reports[NRUNS];
+
+static char *row_text(int i, const char *status, cJSON *report)
+{
+	cJSON *row = cJSON_CreateObject();
+	cJSON_AddNumberToObject(row, "store", 1);
+	cJSON_AddStringToObject(row, "schedlab", "0.1.0");
+	cJSON_AddStringToObject(row, "commit", "f940d16test");
+	cJSON_AddStringToObject(row, "matrix", "00112233aabbccdd");
+	cJSON_AddNumberToObject(row, "index", i);
+	cJSON_AddStringToObject(row, "variant", runs[i].variant);
+	cJSON *in = cJSON_AddObjectToObject(row, "inputs");
+	cJSON_AddStringToObject(in, "mode", "sim");
+	cJSON_AddStringToObject(in, "policy", runs[i].policy);
+	cJSON *set = cJSON_AddObjectToObject(in, "set");
+	if (runs[i].knob)
+		cJSON_AddNumberToObject(set, runs[i].knob, 0);
+	cJSON_AddStringToObject(in, "topology", "numa2");
+	cJSON_AddStringToObject(in, "workload", "rpc-server");
+	cJSON_AddNumberToObject(in, "procs", runs[i].procs);
+	cJSON_AddNumberToObject(in, "seed", runs[i].seed + (strcmp(status, "ok") ? 10 : 0));
+	cJSON_AddStringToObject(row, "status", status);
+	cJSON_AddNumberToObject(row, "exit_status", strcmp(status, "ok") ? 1 : 0);
+	if (strcmp(status, "ok") == 0)
+		cJSON_AddNullToObject(row, "message");
+	else
+		cJSON_AddStringToObject(row, "message", "all goroutines are asleep - deadlock!");
+	if (report)
+		cJSON_AddItemToObject(row, "report", cJSON_Duplicate(report, true));
+	else
+		cJSON_AddNullToObject(row, "report");
+	char *text = cJSON_PrintUnformatted(row);
+	cJSON_Delete(row);
+	return text;
+}
+
+static void store_setup(void)
+{
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(store, sizeof(store), "%s/store.jsonl", dir);
+	FILE *f = fopen(store, "w");
+	ck_assert_ptr_nonnull(f);
+	for (int i = 0; i < NRUNS; i++) {
+		char args[512], *out = NULL;
+		snprintf(args, sizeof(args), "run -p %s -t numa2 -w rpc-server --procs %d --seed %d "
+			 "%s --json -", runs[i].policy, runs[i].procs, runs[i].seed,
+			 runs[i].knob ? "--set runnext=0" : "");
+		ck_assert_int_eq(test_schedlab(args, &out, NULL), 0);
+		reports[i] = cJSON_Parse(out);
+		ck_assert_ptr_nonnull(reports[i]);
+		free(out);
+		char *row = row_text(i, "ok", reports[i]);
+		fprintf(f, "%s\n", row);
+		free(row);
+	}
+	/* a run that did not complete: shown, not hidden */
+	char *row = row_text(0, "deadlock", NULL);
+	fprintf(f, "%s\n", row);
+	free(row);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static void store_teardown(void)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	for (int i = 0; i < NRUNS; i++)
+		cJSON_Delete(reports[i]);
+}
+
+/* schedlab report STORE -o OUT [extra]; returns the exit status, the
+ * stderr in *err if err. */
+static int report(const char *in, const char *out, const char *extra, char **err)
+{
+	char args[1024];
+	snprintf(args, sizeof(args), "report '%s' -o '%s' %s", in, out, extra ? extra : "");
+	return test_schedlab(args, NULL, err);
+}
+
+static double metric(int run, const char *path)
+{
+	const cJSON *o = cJSON_GetObjectItem(reports[run], "metrics");
+	char buf[128];
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *k = strtok(buf, "."); k && o; k = strtok(NULL, "."))
+		o = cJSON_GetObjectItem(o, k);
+	ck_assert_msg(cJSON_IsNumber(o), "metric %s", path);
+	return o->valuedouble;
+}
+
+START_TEST(report_sections)
+{
+	char out[256];
+	snprintf(out, sizeof(out), "%s/r.html", dir);
+	char *err = NULL;
+	ck_assert_int_eq(report(store, out, NULL, &err), 0);
+	free(err);
+	char *html = test_read_file(out);
+	static const char *const want[] = {
+		"<!DOCTYPE html>",
+		"id=\"not-ok\"",            /* the deadlocked run, listed */
+		"all goroutines are asleep - deadlock!",
+		"id=\"scaling-procs\"",      /* procs 2 and 4 */
+		"id=\"scaling-knobs\"",      /* runnext absent... only one value: see below */
+		"id=\"scenario-1\"", "id=\"scenario-2\"",
+		"id=\"scenario-1-latency\"", "id=\"scenario-1-cpu\"", "id=\"scenario-1-memory\"",
+		"scheduling latency CDF", "request latency CDF", "CPU breakdown",
+		"DRAM lines by node", "request latency p99", "ok 2, deadlock 1",
+		"<svg", "</svg>",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (strcmp(want[i], "id=\"scaling-knobs\"") == 0) {
+			/* runnext takes one value in the store: no knob curve */
+			ck_assert_msg(!strstr(html, want[i]), "a knob curve from one value");
+			continue;
+		}
+		ck_assert_msg(strstr(html, want[i]), "the report lacks %s", want[i]);
+	}
+	/* self-contained: nothing fetched, no script */
+	ck_assert_ptr_null(strstr(html, "<script"));
+	ck_assert_ptr_null(strstr(html, "src=\"http"));
+	ck_assert_ptr_null(strstr(html, "href=\"http"));
+	/* every figure's ids made its own */
+	ck_assert_ptr_null(strstr(html, "id='gpDot'"));
+	ck_assert_ptr_nonnull(strstr(html, "id='f1-gpDot'"));
+	free(html);
+}
+END_TEST
+
+/* The first CDF point of a block at or above fraction q: its latency. */
+static double cdf_at(const char *script, const char *block, double q)
+{
+	const char *p = strstr(script, block);
+	ck_assert_msg(p != NULL, "no block %s", block);
+	p = strchr(p, '\n') + 1;
+	p = strchr(p, '\n') + 1;    /* the comment line */
+	while (strncmp(p, "EOD", 3) != 0) {
+		double x, y;
+		ck_assert_int_eq(sscanf(p, "%lf %lf", &x, &y), 2);
+		if (y >= q)
+			return x;
+		p = strchr(p, '\n') + 1;
+	}
+	ck_abort_msg("block %s never reaches %g", block, q);
+	return 0;
+}
+
+START_TEST(report_cdf_from_histograms)
+{
+	char out[256], gp[256];
+	snprintf(out, sizeof(out), "%s/c.html", dir);
+	snprintf(gp, sizeof(gp), "%s/c.gp", dir);
+	char extra[300];
+	snprintf(extra, sizeof(extra), "--plot-script '%s'", gp);
+	ck_assert_int_eq(report(store, out, extra, NULL), 0);
+	char *script = test_read_file(gp);
+	/* scenario 1 (procs 2): steal (seeds 1, 2) is series 0, runnext=0
+	 * (seed 1) series 1; figures 1.. are the scaling ones, so find the
+	 * CDF blocks by their comment */
+	const char *sched = strstr(script, "# sched_latency_ns latency_ns fraction");
+	ck_assert_ptr_nonnull(sched);
+	/* the block of runnext=0 at procs 2: one run, so its CDF's 50% point
+	 * is that run's p50 exactly, and so on up the tail */
+	const char *blk = strstr(script, "$cdf_");
+	ck_assert_ptr_nonnull(blk);
+	char name[64];
+	int fig = 0;
+	ck_assert_int_eq(sscanf(blk, "$cdf_%d_", &fig), 1);
+	snprintf(name, sizeof(name), "$cdf_%d_1 <<", fig);
+	static const struct {
+		double q;
+		const char *path;
+	} qs[] = { { 0.5, "sched_latency_ns.p50" }, { 0.9, "sched_latency_ns.p90" },
+		   { 0.99, "sched_latency_ns.p99" }, { 0.999, "sched_latency_ns.p999" } };
+	for (int i = 0; i < 4; i++)
+		ck_assert_double_eq(cdf_at(script, name, qs[i].q), metric(3, qs[i].path));
+	/* steal at procs 2 pools seeds 1 and 2: its median lies between
+	 * theirs, within the buckets' 1.6% */
+	snprintf(name, sizeof(name), "$cdf_%d_0 <<", fig);
+	double a = metric(0, "sched_latency_ns.p50"), b = metric(1, "sched_latency_ns.p50");
+	double m = cdf_at(script, name, 0.5);
+	ck_assert_msg(m >= fmin(a, b) * 0.984 && m <= fmax(a, b) * 1.016,
+		      "pooled p50 %g outside the seeds' %g, %g", m, a, b);
+	/* and the pooled-quantile table of the text says the same */
+	char *html = test_read_file(out);
+	char cellv[64];
+	snprintf(cellv, sizeof(cellv), "<td>%.0f ns</td>", metric(3, "sched_latency_ns.p99"));
+	ck_assert_msg(strstr(html, cellv), "no cell %s", cellv);
+	free(html);
+	free(script);
+}
+END_TEST
+
+START_TEST(report_heatmap_numbers)
+{
+	char out[256], gp[256];
+	snprintf(out, sizeof(out), "%s/h.md", dir);
+	snprintf(gp, sizeof(gp), "%s/h.gp", dir);
+	char extra[300];
+	snprintf(extra, sizeof(extra), "--plot-script '%s'", gp);
+	ck_assert_int_eq(report(store, out, extra, NULL), 0);
+	char *md = test_read_file(out);
+	char *script = test_read_file(gp);
+	/* runnext=0 at procs 2 (one run): its table row by row, and the
+	 * script's matrix, are the store's numbers */
+	const cJSON *mat = cJSON_GetObjectItem(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(reports[3], "metrics"),
+							"mechanisms"),
+				    "memory"),
+		"dram_lines_by_node_home");
+	ck_assert_int_eq(cJSON_GetArraySize(mat), 2);
+	const char *t = strstr(md, "| steal:runnext=0: node \\\\ home | home 0 | home 1 |");
+	ck_assert_msg(t != NULL, "no memory table for steal:runnext=0");
+	char line[256], data[256] = "";
+	for (int r = 0; r < 2; r++) {
+		const cJSON *row = cJSON_GetArrayItem(mat, r);
+		snprintf(line, sizeof(line), "| node %d | %.0f | %.0f |", r,
+			 cJSON_GetArrayItem(row, 0)->valuedouble, cJSON_GetArrayItem(row, 1)->valuedouble);
+		ck_assert_msg(strstr(t, line), "no row %s", line);
+		size_t n = strlen(data);
+		snprintf(data + n, sizeof(data) - n, "%.0f %.0f\n", cJSON_GetArrayItem(row, 0)->valuedouble,
+			 cJSON_GetArrayItem(row, 1)->valuedouble);
+	}
+	ck_assert_msg(strstr(script, data), "the script's matrix is not the store's:\n%s", data);
+	/* the Markdown links its figures, which are there */
+	char fig[300];
+	snprintf(fig, sizeof(fig), "%s/h-figures/fig-0001.svg", dir);
+	struct stat st;
+	ck_assert_int_eq(stat(fig, &st), 0);
+	ck_assert_ptr_nonnull(strstr(md, "](h-figures/fig-0001.svg)"));
+	free(script);
+	free(md);
+}
+END_TEST
+
+START_TEST(report_deterministic)
+{
+	char a[256], b[256];
+	for (int form = 0; form < 2; form++) {
+		snprintf(a, sizeof(a), "%s/d1.%s", dir, form ? "md" : "html");
+		snprintf(b, sizeof(b), "%s/d2.%s", dir, form ? "md" : "html");
+		ck_assert_int_eq(report(store, a, NULL, NULL), 0);
+		ck_assert_int_eq(report(store, b, NULL, NULL), 0);
+		char *x = test_read_file(a), *y = test_read_file(b);
+		if (form) {
+			/* the same but for the figures' folder's name */
+			char *p;
+			while ((p = strstr(y, "d2-figures")))
+				p[1] = '1';
+		}
+		ck_assert_msg(strcmp(x, y) == 0, "two reports of one store differ (%s)", a);
+		free(x);
+		free(y);
+	}
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "cmp -s %s/d1-figures/fig-0003.svg %s/d2-figures/fig-0003.svg", dir,
+		 dir);
+	ck_assert_int_eq(test_run(cmd, NULL, NULL), 0);
+}
+END_TEST
+
+/* A store of one line of text; the report's exit status and message. */
+static void bad(const char *text, int line, const char *path_and_why)
+{
+	char in[256], out[256];
+	snprintf(in, sizeof(in), "%s/bad.jsonl", dir);
+	snprintf(out, sizeof(out), "%s/bad.html", dir);
+	FILE *f = fopen(in, "w");
+	ck_assert_ptr_nonnull(f);
+	/* a good row first, so the line number counts */
+	char *good = row_text(2, "ok", reports[2]);
+	for (int i = 1; i < line; i++)
+		fprintf(f, "%s\n", good);
+	free(good);
+	fputs(text, f);
+	fclose(f);
+	char *err = NULL;
+	ck_assert_int_eq(report(in, out, NULL, &err), 2);
+	char want[512];
+	snprintf(want, sizeof(want), "bad.jsonl:%d: %s", line, path_and_why);
+	ck_assert_msg(strstr(err, want), "expected '%s' in: %s", want, err);
+	ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "not one line: %s", err);
+	free(err);
+	struct stat st;
+	ck_assert_msg(stat(out, &st) != 0, "a failed report left %s", out);
+}
+
+START_TEST(report_bad_input)
+{
+	bad("{\"store\": 1, \"variant\": \n", 2, "not JSON (at column");
+	bad("[1, 2]\n", 1, "a row is a JSON object");
+	
+	char *row = row_text(2, "ok", reports[2]);
+	/* wrong types and values, found by path */
+	static const struct {
+		const char *from, *to, *why;
+	} edits[] = {
+		{ "\"procs\":4", "\"procs\":\"4\"", ".inputs.procs: expected a number" },
+		{ "\"procs\":4", "\"procs\":4.5", ".inputs.procs: expected a whole number" },
+		{ "\"status\":\"ok\"", "\"status\":\"fine\"", ".status: \"fine\" is not one of" },
+		{ "\"store\":1", "\"store\":2", ".store: 2 is not a store row version" },
+		{ "\"mode\":\"sim\"", "\"mode\":\"fast\"", ".inputs.mode: 'fast' is not a mode" },
+		{ "\"buckets\":[[", "\"buckets\":[[-3,1],[", ".report.metrics.sched_latency_ns.buckets[0][0]" },
+		{ "\"dram_lines_by_node_home\":[[", "\"dram_lines_by_node_home\":[[1],[",
+		  ".report.metrics.mechanisms.memory.dram_lines_by_node_home[0]: expected a row of 3" },
+		{ "\"p99\":", "\"p99\":\"x\",\"q\":", ".report.metrics.sched_latency_ns.p99: expected a number" },
+	};
+	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+		char *at = strstr(row, edits[i].from);
+		ck_assert_msg(at != NULL, "%s not in the row", edits[i].from);
+		char *text = NULL;
+		ck_assert_int_ge(asprintf(&text, "%.*s%s%s\n", (int)(at - row), row, edits[i].to,
+					  at + strlen(edits[i].from)), 0);
+		bad(text, 2, edits[i].why);
+		free(text);
+	}
+	free(row);
+	/* a status ok without a report */
+	char *noreport = row_text(2, "ok", NULL);
+	bad(noreport, 1, ".report: a row whose status is ok has a report");
+	free(noreport);
+	/* no such store; no -o */
+	char *err = NULL;
+	ck_assert_int_eq(test_schedlab("report /nonexistent/store.jsonl -o /tmp/x.html", NULL, &err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "/nonexistent/store.jsonl"));
+	free(err);
+	/* an endless file stops at its first NUL, not at the kernel's hand */
+	ck_assert_int_eq(test_schedlab("report /dev/zero -o /tmp/x.html", NULL, &err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "/dev/zero:1: a NUL byte"));
+	free(err);
+	ck_assert_int_eq(test_schedlab("report store.jsonl", NULL, NULL), 2);
+	ck_assert_int_eq(test_schedlab("report store.jsonl -o r.pdf", NULL, NULL), 2);
+}
+END_TEST
+
+START_TEST(report_empty_and_missing)
+{
+	char in[256], out[256];
+	snprintf(in, sizeof(in), "%s/empty.jsonl", dir);
+	snprintf(out, sizeof(out), "%s/empty.html", dir);
+	FILE *f = fopen(in, "w");
+	fclose(f);
+	ck_assert_int_eq(report(in, out, NULL, NULL), 0);
+	char *html = test_read_file(out);
+	ck_assert_ptr_nonnull(strstr(html, "The store has no rows"));
+	ck_assert_ptr_null(strstr(html, "<svg"));
+	free(html);
+	/* a run without a memory matrix or request latency: said, not drawn */
+	cJSON *r = cJSON_Duplicate(reports[2], true);
+	cJSON *m = cJSON_GetObjectItem(r, "metrics");
+	cJSON_DeleteItemFromObject(cJSON_GetObjectItem(m, "mechanisms"), "memory");
+	cJSON_DeleteItemFromObject(m, "request_latency_ns");
+	char *row = row_text(2, "ok", r);
+	cJSON_Delete(r);
+	snprintf(in, sizeof(in), "%s/nomem.jsonl", dir);
+	f = fopen(in, "w");
+	fprintf(f, "%s\n", row);
+	fclose(f);
+	free(row);
+	ck_assert_int_eq(report(in, out, NULL, NULL), 0);
+	html = test_read_file(out);
+	ck_assert_ptr_nonnull(strstr(html, "measured memory by node"));
+	ck_assert_ptr_nonnull(strstr(html, "no heat map"));
+	ck_assert_ptr_null(strstr(html, "request latency CDF"));
+	ck_assert_ptr_nonnull(strstr(html, "scheduling latency CDF"));
+	ck_assert_ptr_null(strstr(html, "id=\"scaling-procs\""));   /* one P count */
+	free(html);
+	/* gnuplot missing: said, exit 2 */
+	char *err = NULL;
+	char args[600];
+	snprintf(args, sizeof(args), "report '%s' -o '%s'", store, out);
+	char cmd[800];
+	snprintf(cmd, sizeof(cmd), "SCHEDLAB_GNUPLOT=/nonexistent/gnuplot %s %s", test_schedlab_bin(),
+		 args);
+	ck_assert_int_eq(test_run(cmd, NULL, &err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "gnuplot"));
+	free(err);
+}
+END_TEST
+
+Suite *make_report_suite(void)
+{
+	Suite *s = suite_create("report");
+	TCase *tc = tcase_create("report");
+	tcase_add_unchecked_fixture(tc, store_setup, store_teardown);
+	tcase_set_timeout(tc, 300);
+	tcase_set_tags(tc, TEST_SIM_ONLY);
+	tcase_add_test(tc, report_sections);
+	tcase_add_test(tc, report_cdf_from_histograms);
+	tcase_add_test(tc, report_heatmap_numbers);
+	tcase_add_test(tc, report_deterministic);
+	tcase_add_test(tc, report_bad_input);
+	tcase_add_test(tc, report_empty_and_missing);
+	suite_add_tcase(s, tc);
+	return s;
+}
