@@ -30,7 +30,7 @@ _schedlab_ask()
 _schedlab_help_options()
 {
 	_schedlab_ask "$@" --help | awk '
-		/^usage:/ || /^ *schedlab / { usage = 1 }
+		/^usage:/ || /^ +schedlab / { usage = 1 }
 		/^$/ { usage = 0 }
 		{
 			line = $0
@@ -94,33 +94,40 @@ _schedlab_files()
 	done < <(compgen -f -- "$cur")
 }
 
-# The policy named by the line's -p/--policy, if a single plain one.
-_schedlab_line_policy()
+# The policies the line's -p/--policy names (P1,P2:KEY=VALUE,...).
+_schedlab_line_policies()
 {
-	local i
+	local i item
 	for ((i = 1; i < ${#_schedlab_words[@]} - 1; i++)); do
 		case ${_schedlab_words[i]} in
 		-p | --policy)
-			local p=${_schedlab_words[i + 1]}
-			[[ $p != *[,:]* ]] && printf '%s\n' "$p"
+			local IFS=,
+			for item in ${_schedlab_words[i + 1]}; do
+				printf '%s\n' "${item%%:*}"
+			done
 			return
 			;;
 		esac
 	done
 }
 
-# KEY= for the knobs of policy $2 (every policy's when empty), after the
-# prefix $1.
+# KEY= for the knobs of the policies named on the lines of $2 (every
+# policy's when none), after the prefix $1; each once.
 _schedlab_knobs()
 {
-	local prefix=$1 k knobs
+	local prefix=$1 k p knobs=""
 	if [[ -n $2 ]]; then
-		knobs=$(_schedlab_ask list knobs "$2")
+		while IFS= read -r p; do
+			[[ -n $p ]] && knobs+=$(_schedlab_ask list knobs "$p")$'\n'
+		done <<<"$2"
 	else
 		knobs=$(_schedlab_ask list knobs)
 	fi
+	local -A seen=()
 	while IFS= read -r k; do
-		[[ -n $k ]] && printf '%s%s=\n' "$prefix" "$k"
+		[[ -z $k || -n ${seen[$k]} ]] && continue
+		seen[$k]=1
+		printf '%s%s=\n' "$prefix" "$k"
 	done <<<"$knobs"
 }
 
@@ -194,9 +201,7 @@ _schedlab()
 		;;
 	--set)
 		[[ $cur == *=* ]] && return 0
-		local pol
-		pol=$(_schedlab_line_policy)
-		_schedlab_add "$cur" "$(_schedlab_knobs "" "$pol")"
+		_schedlab_add "$cur" "$(_schedlab_knobs "" "$(_schedlab_line_policies)")"
 		compopt -o nospace 2>/dev/null
 		;;
 	-t | --topology)
