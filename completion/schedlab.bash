@@ -94,6 +94,29 @@ _schedlab_files()
 	done < <(compgen -f -- "$cur")
 }
 
+# A -t or -w value, a name or a file, or (sweep) a list of them, T1,T2:
+# completes the last piece.  $2 is the kind `list` names, the rest
+# _schedlab_files' extensions.
+_schedlab_list_value()
+{
+	local cur=$1 kind=$2 head="" item=$1 w
+	shift 2
+	if [[ $cur == *,* ]]; then
+		head=${cur%,*},
+		item=${cur##*,}
+	fi
+	local names=""
+	while IFS= read -r w; do
+		[[ -n $w ]] && names+="$head$w"$'\n'
+	done <<<"$(_schedlab_ask list "$kind" --names)"
+	_schedlab_add "$cur" "$names"
+	local n=${#COMPREPLY[@]}
+	_schedlab_files "$item" "$@"
+	for ((w = n; w < ${#COMPREPLY[@]}; w++)); do
+		COMPREPLY[w]=$head${COMPREPLY[w]}
+	done
+}
+
 # The policies the line's -p/--policy names (P1,P2:KEY=VALUE,...).
 _schedlab_line_policies()
 {
@@ -205,12 +228,10 @@ _schedlab()
 		compopt -o nospace 2>/dev/null
 		;;
 	-t | --topology)
-		_schedlab_add "$cur" "$(_schedlab_ask list topologies --names)"
-		_schedlab_files "$cur" xml json
+		_schedlab_list_value "$cur" topologies xml json
 		;;
 	-w | --workload)
-		_schedlab_add "$cur" "$(_schedlab_ask list workloads --names)"
-		_schedlab_files "$cur"
+		_schedlab_list_value "$cur" workloads
 		;;
 	-o | --output | --json | --csv | --cdf | --trace | --baseline | --suite | --emit-jobs | --results)
 		_schedlab_files "$cur"

@@ -728,6 +728,16 @@ START_TEST(completion_offers_workloads_topologies_and_files)
 					      "pipe.trace" },
 		      5, true, "compare -w pi");
 	words_free(&got);
+	/* sweep's lists: the piece after the last comma */
+	got = complete_in(dir, "sweep -t numa1,numa");
+	assert_offers(&got, (const char *[]){ "numa1,numa1", "numa1,numa2", "numa1,numa4",
+					      "numa1,numa8" },
+		      4, true, "sweep -t numa1,numa");
+	words_free(&got);
+	got = complete_in(dir, "sweep -w fib,pipe");
+	assert_offers(&got, (const char *[]){ "fib,pipeline", "fib,pipe.trace" }, 2, true,
+		      "sweep -w fib,pipe");
+	words_free(&got);
 	got = complete_in(dir, "workload show rpc");
 	assert_offers(&got, (const char *[]){ "rpc-server" }, 1, true, "workload show rpc");
 	words_free(&got);
