@@ -233,11 +233,18 @@ _schedlab()
 	-w | --workload)
 		_schedlab_list_value "$cur" workloads
 		;;
-	-o | --output | --json | --csv | --cdf | --trace | --baseline | --suite | --emit-jobs | --results)
+	--against)
+		_schedlab_add "$cur" "$(_schedlab_ask list policies --names)"
+		;;
+	--format)
+		_schedlab_add "$cur" $'html\nmd'
+		;;
+	-o | --output | --json | --csv | --cdf | --trace | --store | --baseline | --suite | \
+		--markdown | --emit-jobs | --results | --plot-script)
 		_schedlab_files "$cur"
 		;;
 	--procs | --seed | --seeds | --seconds | --trace-limit | --schedtrace | --max-sim-time | \
-		--max-wall-time | --max-memory | -j | --jobs | --only | --max-regress)
+		--max-wall-time | --max-memory | -j | --jobs | --only | --max-regress | --alpha)
 		# a number, a time, a size: nothing to offer
 		;;
 	*)

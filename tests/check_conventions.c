@@ -690,6 +690,13 @@ START_TEST(completion_offers_policies_and_knobs)
 	got = complete("compare -p steal,global --set h");
 	assert_offers(&got, (const char *[]){ "handoff=" }, 1, true, "compare --set h");
 	words_free(&got);
+	/* regress --against POLICY; report --format */
+	got = complete("regress --against st");
+	assert_offers(&got, (const char *[]){ "steal" }, 1, true, "regress --against st");
+	words_free(&got);
+	got = complete("report --format \"\"");
+	assert_offers(&got, (const char *[]){ "html", "md" }, 2, true, "report --format ");
+	words_free(&got);
 	/* a value: nothing to offer, and not the knob again */
 	got = complete("run -p steal --set runnext =");
 	ck_assert_int_eq(got.n, 0);
