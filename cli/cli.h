@@ -24,6 +24,7 @@ int cli_list_policies(void);
 int cli_list_workloads(void);
 
 void cli_help_topo(FILE *f);
+void cli_help_list(FILE *f);
 void cli_help_run(FILE *f);
 void cli_help_compare(FILE *f);
 void cli_help_workload(FILE *f);

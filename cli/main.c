@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "topologies/topo.h"
 #include "util/version.h"
 
 static void help(FILE *f)
@@ -13,7 +12,8 @@ static void help(FILE *f)
 		"schedlab %s -- a laboratory for goroutine-scheduler policies\n"
 		"\n"
 		"usage:\n"
-		"  schedlab list policies|topologies|workloads\n"
+		"  schedlab list policies|topologies|workloads [--names]\n"
+		"  schedlab list knobs [POLICY]\n"
 		"  schedlab topo [-t TOPOLOGY] [--mlc] [--json]\n"
 		"  schedlab run -p POLICY -t TOPOLOGY -w WORKLOAD [--procs N] [--seed N]\n"
 		"               [--set KEY=VALUE ...] [--json FILE|-] [--cdf FILE|-] [--native]\n"
@@ -33,7 +33,8 @@ static void help(FILE *f)
 		"  schedlab regress --baseline FILE [--update] [--suite FILE] [-p POLICY[:K=V...]]\n"
 		"               [--set K=V] [--seeds N] [--max-regress METRIC=PCT,...] [--native]\n"
 		"  schedlab report STORE -o FILE.html|FILE.md [--plot-script FILE]\n"
-		"  schedlab --version\n"
+		"  schedlab --version | version\n"
+		"  schedlab --help | help\n"
 		"\n"
 		"TOPOLOGY is a bundled name (see `schedlab list topologies`; default numa4),\n"
 		"\"host\" for this machine as hwloc sees it, or a path to an hwloc XML file\n"
@@ -50,7 +51,9 @@ static void help(FILE *f)
 		"-t host uses (docs/calibration.md).\n"
 		"report makes an HTML or Markdown report, figures by gnuplot, of a results\n"
 		"store (docs/reports.md).\n"
-		"`schedlab COMMAND --help` describes each command's options.\n"
+		"`schedlab COMMAND --help` describes each command's options; the manual,\n"
+		"`man schedlab`, all of them.  --version prints the release and the git\n"
+		"commit built (\"unknown\" outside a git checkout).\n"
 		"\n"
 		"Exit status: 0 success, 1 the run found what it was asked to find,\n"
 		"2 bad input (the message names the file, the JSON path and the problem;\n"
@@ -105,32 +108,6 @@ int cli_input_error(const struct err *e)
 	return EXIT_BADINPUT;
 }
 
-int cmd_list(int argc, char **argv)
-{
-	if (argc != 2)
-		return cli_usage_error("list", "expected one of: policies, topologies, workloads");
-	if (strcmp(argv[1], "policies") == 0)
-		return cli_list_policies();
-	if (strcmp(argv[1], "workloads") == 0)
-		return cli_list_workloads();
-	if (strcmp(argv[1], "topologies") != 0)
-		return cli_usage_error("list",
-				       "unknown kind '%s' (expected policies, topologies or workloads)",
-				       argv[1]);
-	for (int i = 0; i < topo_bundled_count(); i++) {
-		const char *name = topo_bundled_name(i);
-		struct err e = { "" };
-		struct topo *t = topo_load(name, &e);
-		if (!t)
-			return cli_input_error(&e);
-		printf("%-8s %3d packages %3d nodes %4d cores %4d PUs  %s\n", name, t->npackages,
-		       t->nnodes, t->ncores, t->npus, t->description ? t->description : "");
-		topo_free(t);
-	}
-	printf("%-8s this machine, discovered by hwloc\n", "host");
-	return 0;
-}
-
 static int dispatch(int argc, char **argv);
 
 int main(int argc, char **argv)
@@ -151,7 +128,8 @@ static int dispatch(int argc, char **argv)
 		help(stdout);
 		return 0;
 	}
-	if (strcmp(cmd, "--version") == 0) {
+	/* `version` as go, git and docker spell it, beside GNU's --version */
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
 		printf("schedlab %s (commit %s)\n", SCHEDLAB_VERSION, schedlab_commit());
 		return 0;
 	}

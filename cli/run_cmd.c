@@ -547,7 +547,10 @@ int cmd_run(int argc, char **argv)
 /* `schedlab workload expand W ...': W's run as a trace. */
 int cmd_workload(int argc, char **argv)
 {
-	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+	/* `workload show --help` and `workload expand --help` too: expand's
+	 * later options reach run_main, which answers --help itself */
+	int h = argc >= 3 && (strcmp(argv[1], "show") == 0 || strcmp(argv[1], "expand") == 0) ? 2 : 1;
+	if (argc > h && (strcmp(argv[h], "-h") == 0 || strcmp(argv[h], "--help") == 0)) {
 		cli_help_workload(stdout);
 		return 0;
 	}

@@ -2,6 +2,8 @@
 # Installs every Debian package schedlab's build, tests and scripts use.
 # (libclang-rt-dev: clang's libFuzzer and sanitizer runtimes, for scripts/fuzz;
 # only a recommendation of clang, which --no-install-recommends skips.)
+# (mandoc and groff-base: the tests lint man/schedlab.1 and render it;
+# bash-completion: where the completion is installed, and the shell it runs in.)
 # Idempotent and non-interactive: safe to run on every CI start.
 #   scripts/install-deps.sh           what building and testing need (Go too:
 #                                     the trace suite checks traces with
@@ -34,6 +36,9 @@ PACKAGES="
   golang-go
   jq
   gnuplot-nox
+  mandoc
+  groff-base
+  bash-completion
 "
 for arg in "$@"; do
   case "$arg" in

@@ -1,0 +1,141 @@
+/* schedlab list: what can be named on a command line.  The tables are for
+ * people; --names and `list knobs` print bare names, one per line, for
+ * scripts and the shell completion (completion/schedlab.bash), which asks
+ * the binary at completion time so that it never goes stale. */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/policy.h"
+#include "topologies/topo.h"
+#include "workloads/json.h"
+#include "workloads/program.h"
+
+void cli_help_list(FILE *f)
+{
+	fprintf(f,
+		"usage: schedlab list policies|topologies|workloads [--names]\n"
+		"       schedlab list knobs [POLICY]\n"
+		"\n"
+		"Lists what a command line can name.\n"
+		"\n"
+		"  policies     every scheduling policy (-p), with a summary, then each of\n"
+		"               its knobs (--set KEY=VALUE): name, default, range, meaning\n"
+		"  topologies   the bundled machines (-t), with their packages, nodes, cores\n"
+		"               and PUs, and \"host\" (this machine, as hwloc sees it)\n"
+		"  workloads    the bundled workloads (-w), with the first sentence of each\n"
+		"               one's description, then those built in C\n"
+		"  knobs        the knob names of POLICY, or without it of every policy (each\n"
+		"               name once, in the order `list policies` shows them), one a\n"
+		"               line\n"
+		"  --names      print only the names, one a line (\"host\" last among the\n"
+		"               topologies), for scripts and the shell completion\n");
+}
+
+static int list_topologies(bool names)
+{
+	for (int i = 0; i < topo_bundled_count(); i++) {
+		const char *name = topo_bundled_name(i);
+		if (names) {
+			printf("%s\n", name);
+			continue;
+		}
+		struct err e = { "" };
+		struct topo *t = topo_load(name, &e);
+		if (!t)
+			return cli_input_error(&e);
+		printf("%-8s %3d packages %3d nodes %4d cores %4d PUs  %s\n", name, t->npackages,
+		       t->nnodes, t->ncores, t->npus, t->description ? t->description : "");
+		topo_free(t);
+	}
+	if (names)
+		printf("host\n");
+	else
+		printf("%-8s this machine, discovered by hwloc\n", "host");
+	return 0;
+}
+
+static int list_knobs(const char *policy)
+{
+	const struct rt_api *api = &sim__rt_api;
+	if (policy && !api->pol_find(policy)) {
+		char *shown = str_shown(policy, 256);
+		int rc = cli_usage_error("list", "knobs %s: no such policy (see `schedlab list "
+					 "policies`)", shown);
+		free(shown);
+		return rc;
+	}
+	for (int i = 0; i < api->pol_count(); i++) {
+		const struct pol_ops *pol = api->pol_at(i);
+		if (policy && strcmp(pol->name, policy) != 0)
+			continue;
+		for (int k = 0; k < pol_nknobs(pol); k++) {
+			const char *name = pol->knobs[k].name;
+			/* a name an earlier policy has was printed with it */
+			bool seen = false;
+			for (int j = 0; j < i && !policy && !seen; j++) {
+				const struct pol_ops *prev = api->pol_at(j);
+				for (int m = 0; m < pol_nknobs(prev) && !seen; m++)
+					seen = strcmp(prev->knobs[m].name, name) == 0;
+			}
+			if (!seen)
+				printf("%s\n", name);
+		}
+	}
+	return 0;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	const char *kind = NULL, *arg = NULL;
+	bool names = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			cli_help_list(stdout);
+			return 0;
+		}
+		if (strcmp(a, "--names") == 0)
+			names = true;
+		else if (a[0] == '-' && a[1] != '\0')
+			return cli_usage_error("list", "unknown option '%s'", a);
+		else if (!kind)
+			kind = a;
+		else if (!arg)
+			arg = a;
+		else
+			return cli_usage_error("list", "unexpected argument '%s'", a);
+	}
+	if (!kind)
+		return cli_usage_error("list", "expected one of: policies, topologies, workloads, knobs");
+	bool knobs = strcmp(kind, "knobs") == 0;
+	if (!knobs && strcmp(kind, "policies") != 0 && strcmp(kind, "topologies") != 0 &&
+	    strcmp(kind, "workloads") != 0)
+		return cli_usage_error("list",
+				       "unknown kind '%s' (expected policies, topologies, workloads or "
+				       "knobs)",
+				       kind);
+	if (arg && !knobs)
+		return cli_usage_error("list", "unexpected argument '%s' after %s", arg, kind);
+	if (knobs)
+		/* names are all `list knobs` prints: --names changes nothing */
+		return list_knobs(arg);
+	if (strcmp(kind, "topologies") == 0)
+		return list_topologies(names);
+	if (strcmp(kind, "policies") == 0) {
+		if (!names)
+			return cli_list_policies();
+		const struct rt_api *api = &sim__rt_api;
+		for (int i = 0; i < api->pol_count(); i++)
+			printf("%s\n", api->pol_at(i)->name);
+		return 0;
+	}
+	if (!names)
+		return cli_list_workloads();
+	for (int i = 0; i < wl_catalog_count(); i++)
+		printf("%s\n", wl_catalog_name(i));
+	for (int i = 0; i < wl_builtin_count(); i++)
+		printf("%s\n", wl_builtin_name(i));
+	return 0;
+}
