@@ -18,6 +18,7 @@
 #include "cli/run.h"
 #include "exp/matrix.h"
 #include "exp/store.h"
+#include "exp/spec.h"
 #include "core/policy.h"
 #include "topologies/topo.h"
 #include "workloads/program.h"
@@ -900,6 +901,13 @@ int cmd_compare(int argc, char **argv)
 	rc = columns_parse(&c, o.policy, o.sets, o.nsets);
 	if (rc)
 		goto out;
+	/* a store's reader takes no matrix larger than EXP_MAX_RUNS */
+	if ((uint64_t)c.ncols * nseeds > EXP_MAX_RUNS) {
+		rc = cli_usage_error(CMD, "-p %s --seeds %llu: %d columns of %llu seeds pass %d runs, "
+				     "the most a matrix has", o.policy, (unsigned long long)nseeds,
+				     c.ncols, (unsigned long long)nseeds, EXP_MAX_RUNS);
+		goto out;
+	}
 	bool is_trace;
 	uint64_t trace_seed;
 	rc = cli_load_inputs(o.topology, o.workload, &topo, &wl, &is_trace, &trace_seed);

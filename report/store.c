@@ -64,8 +64,6 @@ const struct rep_metric rep_metrics[] = {
 };
 const int rep_nmetrics = (int)(sizeof(rep_metrics) / sizeof(rep_metrics[0]));
 
-/* Longest row accepted: a report is ~60 KiB; this is a thousand times that. */
-#define MAX_LINE ((size_t)64 << 20)
 /* Nodes of a memory matrix: as many as a topology may have. */
 #define MAX_NODES 1024
 
@@ -519,63 +517,6 @@ static bool fold_row(struct rep_store *s, const struct jv *j, const cJSON *row, 
 	return true;
 }
 
-enum { RL_EOF, RL_LINE, RL_NUL, RL_LONG };
-
-/* A file read in blocks, cut into lines with memchr (a store of 200 MB
- * is read in a fraction of a second). */
-struct lines {
-	FILE *f;
-	char blk[1 << 16];
-	size_t pos, len;
-	bool eof;
-};
-
-/* One line (without its newline) into *buf, at most MAX_LINE bytes: a
- * store that is one endless line (/dev/zero, a pipe) stops there, or at
- * its first NUL byte, not at the kernel's hand. */
-static int read_line(struct lines *r, char **buf, size_t *cap)
-{
-	size_t n = 0;
-	bool any = false;
-	for (;;) {
-		if (r->pos == r->len) {
-			if (r->eof)
-				break;
-			r->len = fread(r->blk, 1, sizeof(r->blk), r->f);
-			r->pos = 0;
-			if (r->len == 0) {
-				r->eof = true;
-				break;
-			}
-		}
-		any = true;
-		const char *from = r->blk + r->pos;
-		size_t avail = r->len - r->pos;
-		const char *nl = memchr(from, '\n', avail);
-		size_t take = nl ? (size_t)(nl - from) : avail;
-		if (memchr(from, '\0', take))
-			return RL_NUL;
-		if (n + take > MAX_LINE)
-			return RL_LONG;
-		if (n + take + 1 > *cap) {
-			while (n + take + 1 > *cap)
-				*cap = *cap ? 2 * *cap : 1 << 16;
-			*buf = xrealloc(*buf, *cap);
-		}
-		memcpy(*buf + n, from, take);
-		n += take;
-		r->pos += take + (nl != NULL);
-		if (nl)
-			break;
-	}
-	if (!any && n == 0)
-		return RL_EOF;
-	if (!*buf)
-		*buf = xmalloc(*cap = 1 << 16);
-	(*buf)[n] = '\0';
-	return RL_LINE;
-}
-
 bool rep_store_read(struct rep_store *s, const char *path, struct err *e)
 {
 	memset(s, 0, sizeof(*s));
@@ -592,20 +533,20 @@ bool rep_store_read(struct rep_store *s, const char *path, struct err *e)
 	size_t cap = 0;
 	bool ok = true;
 	int got;
-	struct lines *lr = xcalloc(1, sizeof(*lr));
+	struct exp_lines *lr = xcalloc(1, sizeof(*lr));
 	lr->f = f;
-	while (ok && (got = read_line(lr, &line, &cap)) != RL_EOF) {
+	while (ok && (got = exp_lines_read(lr, EXP_STORE_MAX_LINE, &line, &cap)) != EXP_LINE_EOF) {
 		s->lines++;
 		char label[600];
 		snprintf(label, sizeof(label), "%s:%ld", shown, s->lines);
 		struct jv j = { label, e };
-		if (got == RL_NUL) {
+		if (got == EXP_LINE_NUL) {
 			err_set(e, "%s: a NUL byte: not a JSON Lines store", label);
 			ok = false;
 			break;
 		}
-		if (got == RL_LONG) {
-			err_set(e, "%s: a row longer than %zu MiB", label, MAX_LINE >> 20);
+		if (got == EXP_LINE_LONG) {
+			err_set(e, "%s: a row longer than %zu MiB", label, EXP_STORE_MAX_LINE >> 20);
 			ok = false;
 			break;
 		}

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -594,6 +595,83 @@ START_TEST(merge_refuses_conflicts_and_reports_missing_runs)
 }
 END_TEST
 
+/* merge on rows whose "runs" is huge: refused at once naming .runs, not
+ * a count to 1e15; the largest matrix's missing runs counted, 20 listed */
+START_TEST(merge_bounds_runs)
+{
+	char *dir = temp_dir();
+	char *store = path_in(dir, "s.jsonl"), *big = path_in(dir, "big.jsonl");
+	char *out = path_in(dir, "out.jsonl");
+	char *args = NULL, *err;
+	ck_assert_int_ge(asprintf(&args, "sweep -p steal -t numa1 -w ping-pong --json %s", store), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, NULL), 0);
+	free(args);
+	struct exp_store *s = read_store(store);
+	const double huge[] = { 1e15, 1e300, 20001 };
+	for (size_t i = 0; i < sizeof(huge) / sizeof(huge[0]); i++) {
+		cJSON_ReplaceItemInObject(s->rows[0], "runs", cJSON_CreateNumber(huge[i]));
+		char *line = exp_json_line(s->rows[0]), *text = NULL;
+		ck_assert_int_ge(asprintf(&text, "%s\n", line), 0);
+		write_file(big, text);
+		free(text);
+		free(line);
+		ck_assert_int_ge(asprintf(&args, "merge %s -o %s", big, out), 0);
+		ck_assert_int_eq(test_schedlab(args, NULL, &err), 2);
+		ck_assert_msg(strstr(err, "big.jsonl:1: .runs: ") && strstr(err, "at most 20000"),
+			      "%s", err);
+		free(err);
+		free(args);
+	}
+	cJSON_ReplaceItemInObject(s->rows[0], "runs", cJSON_CreateNumber(20000));
+	cJSON_ReplaceItemInObject(s->rows[0], "index", cJSON_CreateNumber(3));
+	char *line = exp_json_line(s->rows[0]), *text = NULL;
+	ck_assert_int_ge(asprintf(&text, "%s\n", line), 0);
+	write_file(big, text);
+	free(text);
+	free(line);
+	ck_assert_int_ge(asprintf(&args, "merge %s -o %s", big, out), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, &err), 1);
+	ck_assert_msg(strstr(err, ": 19999 of its 20000 runs missing: 0, 1, 2, 4, 5, ") &&
+		      strstr(err, ", 20, ...\n"), "%s", err);
+	free(err);
+	free(args);
+	exp_store_free(s);
+	free(store);
+	free(big);
+	free(out);
+	rm_rf(dir);
+}
+END_TEST
+
+/* A store that is one endless line stops at the line bound (64 MiB) or
+ * its first NUL, exit 2, not at the OOM killer: the children's peak
+ * memory stays far below the gigabytes getline would take. */
+START_TEST(merge_of_an_endless_line_is_bounded)
+{
+	char *dir = temp_dir();
+	char *out = path_in(dir, "out.jsonl");
+	char *args = NULL, *err;
+	ck_assert_int_ge(asprintf(&args, "merge /dev/zero -o %s", out), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, &err), 2);
+	ck_assert_msg(strstr(err, "/dev/zero:1: a NUL byte"), "%s", err);
+	free(err);
+	free(args);
+	/* no NUL: a line of spaces past the bound, from a pipe */
+	char *cmd = NULL;
+	ck_assert_int_ge(asprintf(&cmd, "yes ' ' | tr -d '\\n' | '%s' merge /dev/stdin -o %s",
+				  test_schedlab_bin(), out), 0);
+	ck_assert_int_eq(test_run(cmd, NULL, &err), 2);
+	ck_assert_msg(strstr(err, "/dev/stdin:1: a row longer than 64 MiB"), "%s", err);
+	free(err);
+	free(cmd);
+	struct rusage ru;
+	ck_assert_int_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
+	ck_assert_msg(ru.ru_maxrss < 512L * 1024, "a child's peak RSS %ld KiB", ru.ru_maxrss);
+	free(out);
+	rm_rf(dir);
+}
+END_TEST
+
 /* ---- Bad input ---- */
 
 static const struct {
@@ -751,6 +829,8 @@ Suite *make_exp_suite(void)
 	tcase_add_test(tc, sweep_is_the_cartesian_product_in_its_order);
 	tcase_add_test(tc, emitted_jobs_merged_give_the_sweeps_store);
 	tcase_add_test(tc, merge_refuses_conflicts_and_reports_missing_runs);
+	tcase_add_test(tc, merge_bounds_runs);
+	tcase_add_test(tc, merge_of_an_endless_line_is_bounded);
 	tcase_add_loop_test(tc, bad_input_exits_2, 0, (int)(sizeof(bad_args) / sizeof(bad_args[0])));
 	tcase_add_test(tc, compare_outputs_do_not_depend_on_jobs);
 	tcase_add_test(tc, compare_reports_the_first_failing_run);
