@@ -879,9 +879,11 @@ int cmd_compare(int argc, char **argv)
 				       "stdout");
 	if (json && csv && strcmp(json, csv) == 0)
 		return cli_usage_error(CMD, "--json and --csv both name %s", json);
-	if (seed > UINT64_MAX - (nseeds - 1))
-		return cli_usage_error(CMD, "--seeds %llu: the seeds from %llu would pass 2^64 - 1",
-				       (unsigned long long)nseeds, (unsigned long long)seed);
+	/* a store holds a seed as a JSON number, a double: exact to 2^53 */
+	if (seed > EXP_MAX_SEED || nseeds - 1 > EXP_MAX_SEED - seed)
+		return cli_usage_error(CMD, "--seed %llu --seeds %llu: the seeds pass 2^53 "
+				       "(9007199254740992), the largest a store holds exactly",
+				       (unsigned long long)seed, (unsigned long long)nseeds);
 	int claim = json ? cli_out_claim(CMD, "--json", json) : 0;
 	if (!claim && csv)
 		claim = cli_out_claim(CMD, "--csv", csv);

@@ -679,9 +679,11 @@ int cmd_sweep(int argc, char **argv)
 	s.native = own.native;
 	s.nseeds = own.nseeds;
 	s.seed = o.seed;
-	if (s.seed > UINT64_MAX - (s.nseeds - 1))
-		return cli_usage_error(CMD, "--seeds %llu: the seeds from %llu would pass 2^64 - 1",
-				       (unsigned long long)s.nseeds, (unsigned long long)s.seed);
+	/* a store holds a seed as a JSON number, a double: exact to 2^53 */
+	if (s.seed > EXP_MAX_SEED || s.nseeds - 1 > EXP_MAX_SEED - s.seed)
+		return cli_usage_error(CMD, "--seed %llu --seeds %llu: the seeds pass 2^53 "
+				       "(9007199254740992), the largest a store holds exactly",
+				       (unsigned long long)s.seed, (unsigned long long)s.nseeds);
 	struct err e = { "" };
 	if (own.procs) {
 		if (!exp_list_expand("--procs", own.procs, true, &s.procs, &s.nprocs, &e))

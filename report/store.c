@@ -459,7 +459,7 @@ static bool fold_row(struct rep_store *s, const struct jv *j, const cJSON *row, 
 	    !get_string(j, in, ".inputs", "topology", false, &topology) ||
 	    !get_string(j, in, ".inputs", "workload", false, &workload) ||
 	    !get_whole(j, in, ".inputs", "procs", 1, 1 << 20, &procs) ||
-	    !get_whole(j, in, ".inputs", "seed", 0, 18446744073709551615.0, &seed))
+	    !get_whole(j, in, ".inputs", "seed", 0, WHOLE_MAX, &seed))
 		return false;
 	if (strcmp(mode, "sim") != 0 && strcmp(mode, "native") != 0)
 		return jv_fail(j, ".inputs.mode", "'%s' is not a mode (sim, native)", mode);
