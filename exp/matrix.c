@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -404,6 +405,7 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 	int running = 0;
 	long next = 0, done = 0, failed = 0;
 	double t0 = now_s(), last_shown = -1;
+	pid_t parent = getpid();
 	/* a child's write end closes when it dies: that, not SIGCHLD, is the
 	 * signal, so nothing of the caller's signal handling changes */
 	while (done < n) {
@@ -434,6 +436,13 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 				continue;
 			}
 			if (pid == 0) {
+				/* a parent killed (SIGTERM, SIGINT, SIGKILL) takes its
+				 * runs with it, rather than leave them running to
+				 * --max-wall-time; checked again in case it died
+				 * before the prctl */
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
+				if (getppid() != parent)
+					_exit(3);
 				close(p[0]);
 				for (int i = 0; i < running; i++) {
 					close(ch[i].fd);

@@ -1,10 +1,12 @@
 /* exp/: the run-matrix engine (through compare and sweep), the results
  * store, sweep's lists and ranges, --emit-jobs and merge. */
 #include <check.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -672,6 +674,51 @@ START_TEST(merge_of_an_endless_line_is_bounded)
 }
 END_TEST
 
+/* A sweep's parent killed with SIGTERM takes its running run with it.
+ * This test process is a subreaper, so the orphaned run becomes its child
+ * and its end is seen: killed by SIGKILL (the parent-death signal), not
+ * run to its end (where it would die of SIGPIPE writing its row, or
+ * exit) -- no clock involved. */
+START_TEST(a_killed_parent_leaves_no_run)
+{
+	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	pid_t sweep = fork();
+	ck_assert_int_ge(sweep, 0);
+	if (sweep == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		execl(test_schedlab_bin(), "schedlab", "sweep", "-p", "steal", "-t", "numa4", "-w",
+		      "skynet", "--seeds", "4", "-j", "1", (char *)NULL);
+		_exit(127);
+	}
+	/* its run's process, from /proc/PID/task/PID/children */
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)sweep, (int)sweep);
+	long child = 0;
+	for (int i = 0; i < 6000 && child <= 0; i++) {
+		FILE *f = fopen(path, "r");
+		if (f) {
+			if (fscanf(f, "%ld", &child) != 1)
+				child = 0;
+			fclose(f);
+		}
+		if (child <= 0)
+			usleep(10000);
+	}
+	ck_assert_msg(child > 0, "the sweep started no run");
+	ck_assert_int_eq(kill(sweep, SIGTERM), 0);
+	int status;
+	ck_assert_int_eq(waitpid(sweep, &status, 0), sweep);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	/* the run, now this process's child */
+	ck_assert_int_eq(waitpid((pid_t)child, &status, 0), (pid_t)child);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+		      "the run outlived its parent (%s %d)", WIFSIGNALED(status) ? "signal" : "exit",
+		      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+END_TEST
+
 /* ---- Bad input ---- */
 
 static const struct {
@@ -836,6 +883,7 @@ Suite *make_exp_suite(void)
 	tcase_add_test(tc, emitted_jobs_merged_give_the_sweeps_store);
 	tcase_add_test(tc, merge_refuses_conflicts_and_reports_missing_runs);
 	tcase_add_test(tc, merge_bounds_runs);
+	tcase_add_test(tc, a_killed_parent_leaves_no_run);
 	tcase_add_test(tc, merge_of_an_endless_line_is_bounded);
 	tcase_add_loop_test(tc, bad_input_exits_2, 0, (int)(sizeof(bad_args) / sizeof(bad_args[0])));
 	tcase_add_test(tc, compare_outputs_do_not_depend_on_jobs);
