@@ -406,6 +406,12 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 	long next = 0, done = 0, failed = 0;
 	double t0 = now_s(), last_shown = -1;
 	pid_t parent = getpid();
+	/* SIGCHLD inherited as ignored makes the kernel reap the children
+	 * itself: waitpid would fail (ECHILD) with no status, and a crashed
+	 * run read as one that exited 0 */
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, saved;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGCHLD, &dfl, &saved);
 	/* a child's write end closes when it dies: that, not SIGCHLD, is the
 	 * signal, so nothing of the caller's signal handling changes */
 	while (done < n) {
@@ -464,8 +470,28 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 		for (int i = 0; i < running; i++)
 			pfd[i] = (struct pollfd){ .fd = ch[i].fd, .events = POLLIN };
 		int r = poll(pfd, (nfds_t)running, show ? 500 : -1);
-		if (r < 0 && errno != EINTR)
+		if (r < 0 && errno != EINTR && errno != EAGAIN) {
+			/* cannot happen with valid fds (EFAULT, EINVAL); were it
+			 * to, every run unfinished is an error row and no
+			 * child is left behind */
+			int why = errno;
+			for (int i = 0; i < running; i++) {
+				kill(ch[i].pid, SIGKILL);
+				while (waitpid(ch[i].pid, NULL, 0) < 0 && errno == EINTR)
+					;
+				errno = why;
+				run_error(&cells[ch[i].cell], matrix, n, &runs[ch[i].cell], "poll");
+				close(ch[i].fd);
+				close(ch[i].out);
+				free(ch[i].data);
+			}
+			running = 0;
+			for (; next < n; next++) {
+				errno = why;
+				run_error(&cells[next], matrix, n, &runs[next], "poll");
+			}
 			break;
+		}
 		for (int i = running - 1; r > 0 && i >= 0; i--) {
 			if (!pfd[i].revents)
 				continue;
@@ -494,6 +520,7 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 			ch[i] = ch[--running];
 		}
 	}
+	sigaction(SIGCHLD, &saved, NULL);
 	if (show) {
 		progress(o->cmd, done, n, 0, failed, t0);
 		fprintf(stderr, "\n");
