@@ -466,6 +466,16 @@ static void sh_arg(FILE *f, const char *opt, const char *val)
 	sh_quote(f, val);
 }
 
+/* The first control character of s (a newline ends a job's line, and a
+ * comment of the script), or NULL. */
+static const char *control_char(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return s;
+	return NULL;
+}
+
 /* The matrix's options, as a job gives them again. */
 static void write_matrix_args(FILE *f, const struct sweep *s, const char *policy,
 			      const char *procs, const char *const *sets, int nsets)
@@ -501,6 +511,11 @@ static void write_matrix_args(FILE *f, const struct sweep *s, const char *policy
 		fprintf(f, " --max-memory %lluB", (unsigned long long)s->limits.max_memory);
 }
 
+/* What the results folder, the script's #SBATCH --output, cannot hold. */
+#define SBATCH_UNSAFE " \t%\"'\\"
+#define SBATCH_WHY "the results folder is the Slurm script's #SBATCH --output, which takes " \
+	"no blank, %, quote or backslash: choose a plain path (with --results DIR)"
+
 static int emit_jobs(const struct sweep *s, const char *file, const char *results,
 		     const char *policy, const char *procs, const char *const *sets, int nsets)
 {
@@ -512,7 +527,35 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 		return EXIT_BADINPUT;
 	}
 	exe[len] = '\0';
+	/* every path is written into a job's line or the script: a control
+	 * character would split a line (or end a comment, and run the rest);
+	 * the results folder is also the script's #SBATCH --output, which
+	 * Slurm neither quotes (a blank ends it) nor takes literally (%j, %A) */
+	const char *bad_opt = control_char(file) ? "--emit-jobs" : NULL;
+	if (!bad_opt && results && control_char(results))
+		bad_opt = "--results";
+	if (bad_opt) {
+		char *shown = str_shown(strcmp(bad_opt, "--results") == 0 ? results : file, 256);
+		fprintf(stderr, "schedlab %s: %s %s: a control character (a line break, a tab) in "
+			"the path: the jobs file and its script cannot hold it\n", CMD, bad_opt, shown);
+		free(shown);
+		return EXIT_BADINPUT;
+	}
+	if (control_char(exe)) {
+		char *shown = str_shown(exe, 256);
+		fprintf(stderr, "schedlab %s: --emit-jobs: this program's path %s has a control "
+			"character: the jobs file cannot name it\n", CMD, shown);
+		free(shown);
+		return EXIT_BADINPUT;
+	}
 	char *dir_given = results ? xstrdup(results) : xasprintf("%s.results", file);
+	if (strpbrk(dir_given, SBATCH_UNSAFE)) {
+		char *shown = str_shown(dir_given, 256);
+		fprintf(stderr, "schedlab %s: --results %s: %s\n", CMD, shown, SBATCH_WHY);
+		free(shown);
+		free(dir_given);
+		return EXIT_BADINPUT;
+	}
 	if (mkdir(dir_given, 0777) != 0 && errno != EEXIST) {
 		fprintf(stderr, "schedlab %s: --results %s: %s\n", CMD, dir_given, strerror(errno));
 		free(dir_given);
@@ -525,7 +568,27 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 		free(dir_given);
 		return EXIT_BADINPUT;
 	}
+	if (strpbrk(dir, SBATCH_UNSAFE) || control_char(dir)) {
+		char *shown = str_shown(dir, 256);
+		fprintf(stderr, "schedlab %s: --results %s: %s\n", CMD, shown, SBATCH_WHY);
+		free(shown);
+		free(dir_given);
+		return EXIT_BADINPUT;
+	}
 	free(dir_given);
+	/* the matrix's arguments too (a workload file's path) */
+	char *args = NULL;
+	size_t argslen = 0;
+	FILE *am = open_memstream(&args, &argslen);
+	write_matrix_args(am, s, policy, procs, sets, nsets);
+	fclose(am);
+	if (control_char(args)) {
+		fprintf(stderr, "schedlab %s: --emit-jobs: an option of the matrix (-p, -t, -w, --set) "
+			"has a control character: a job's line cannot hold it\n", CMD);
+		free(args);
+		return EXIT_BADINPUT;
+	}
+	free(args);
 	FILE *f = fopen(file, "w");
 	if (!f || !realpath(file, absfile)) {
 		fprintf(stderr, "schedlab %s: --emit-jobs %s: %s\n", CMD, file, strerror(errno));
@@ -725,7 +788,13 @@ int cmd_sweep(int argc, char **argv)
 	if (rc)
 		goto out;
 	if (own.emit) {
-		rc = emit_jobs(&s, own.emit, own.results, o.policy, own.procs, o.sets, o.nsets);
+		/* native runs default to the P count of the machine they run on:
+		 * the jobs say the emitting machine's, so that every node runs
+		 * the same matrix */
+		char *procs = own.procs ? xstrdup(own.procs)
+			      : s.native ? xasprintf("%d", s.cells[0].procs) : NULL;
+		rc = emit_jobs(&s, own.emit, own.results, o.policy, procs, o.sets, o.nsets);
+		free(procs);
 		goto out;
 	}
 	char id[17];

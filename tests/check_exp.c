@@ -725,6 +725,28 @@ START_TEST(a_killed_parent_leaves_no_run)
 }
 END_TEST
 
+/* --native jobs name the P count the emitting machine defaulted to, so
+ * every node runs the same matrix (a node's own PUs would differ). */
+START_TEST(native_jobs_name_their_procs)
+{
+	char *dir = temp_dir();
+	char *jobs = path_in(dir, "jobs");
+	char *args = NULL;
+	ck_assert_int_ge(asprintf(&args, "sweep --native -p global -w ping-pong --emit-jobs %s",
+				  jobs), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, NULL), 0);
+	free(args);
+	char *text = test_read_file(jobs);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	char want[64];
+	snprintf(want, sizeof(want), " --procs '%ld' ", cpus);
+	ck_assert_msg(strstr(text, want) && strstr(text, " --native "), "%s", text);
+	free(text);
+	free(jobs);
+	rm_rf(dir);
+}
+END_TEST
+
 /* ---- Bad input ---- */
 
 static const struct {
@@ -761,6 +783,15 @@ static const struct {
 	{ "sweep -p steal --json - --csv -", "only one of them can write to stdout" },
 	{ "sweep -p steal --emit-jobs j --json x", "--emit-jobs runs nothing" },
 	{ "sweep -p steal --results d", "--results d: only with --emit-jobs" },
+	/* paths a job's line or the Slurm script cannot hold */
+	{ "sweep -p steal -t numa1 -w ping-pong --emit-jobs \"$(printf '/tmp/a\\nb')\"",
+	  "--emit-jobs /tmp/a\\nb: a control character" },
+	{ "sweep -p steal -t numa1 -w ping-pong --emit-jobs /tmp/j --results \"$(printf 'r\\nid')\"",
+	  "--results r\\nid: a control character" },
+	{ "sweep -p steal -t numa1 -w ping-pong --emit-jobs /tmp/j --results /tmp/r%j",
+	  "--results /tmp/r%j: the results folder is the Slurm script's #SBATCH --output" },
+	{ "sweep -p steal -t numa1 -w ping-pong --emit-jobs /tmp/j --results '/tmp/sp ace'",
+	  "--results /tmp/sp ace: the results folder is the Slurm script's #SBATCH --output" },
 	{ "sweep -p steal --native -t numa4", "--native runs on this machine: -t must be host" },
 	{ "sweep -p steal -t numa1,nosuch", "nosuch: not a bundled topology" },
 	{ "merge", "missing -o STORE" },
@@ -889,6 +920,7 @@ Suite *make_exp_suite(void)
 	tcase_add_test(tc, emitted_jobs_merged_give_the_sweeps_store);
 	tcase_add_test(tc, merge_refuses_conflicts_and_reports_missing_runs);
 	tcase_add_test(tc, merge_bounds_runs);
+	tcase_add_test(tc, native_jobs_name_their_procs);
 	tcase_add_test(tc, a_killed_parent_leaves_no_run);
 	tcase_add_test(tc, merge_of_an_endless_line_is_bounded);
 	tcase_add_loop_test(tc, bad_input_exits_2, 0, (int)(sizeof(bad_args) / sizeof(bad_args[0])));
