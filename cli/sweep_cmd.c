@@ -54,8 +54,9 @@ void cli_help_sweep(FILE *f)
 		"                     --native: parallel native runs take each other's CPUs and\n"
 		"                     their timings mean little; -j N > 1 is obeyed with a\n"
 		"                     warning).  Each run may use up to --max-memory (default\n"
-		"                     4GiB) of simulator memory: N runs, N times that.  Progress\n"
-		"                     goes to stderr when it is a terminal\n"
+		"                     4GiB) of simulator memory: N runs, N times that; and no\n"
+		"                     more than a quarter of the open-files limit (ulimit -n).\n"
+		"                     Progress goes to stderr when it is a terminal\n"
 		"  --json FILE|-      write the store, a JSON object per line and run\n"
 		"  --csv FILE|-       write the store as CSV; both may be given (one to stdout)\n"
 		"  --native           run on this machine (-t host only)\n"
@@ -79,8 +80,9 @@ void cli_help_sweep(FILE *f)
 		"values applied to it appended, steal:runnext=0:spinning_max_pct=25.\n"
 		"\n"
 		"Exit status: 0 every run completed; else that of the first run, in matrix\n"
-		"order, that did not (1 deadlock, 2 panic, 4 cut at a limit, 128 + N killed by\n"
-		"signal N), the store holding every row all the same; 2 bad input.\n",
+		"order, that did not (1 deadlock, 2 panic, 3 could not be started, 4 cut at a\n"
+		"limit, 128 + N killed by signal N), the store holding every row all the same;\n"
+		"2 bad input.\n",
 		cli_limits_help, EXP_MAX_RUNS);
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -396,6 +397,13 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 		matrix = id;
 	}
 	int jobs = o->jobs > 0 ? o->jobs : exp_default_jobs(cells, n, 0);
+	/* a running run holds two descriptors here (its pipe, its memory
+	 * file) and three while it starts: a quarter of the limit leaves the
+	 * caller room */
+	struct rlimit nofile;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY &&
+	    (rlim_t)jobs > nofile.rlim_cur / 4)
+		jobs = nofile.rlim_cur / 4 > 0 ? (int)(nofile.rlim_cur / 4) : 1;
 	if (jobs > n)
 		jobs = n > 0 ? (int)n : 1;
 	bool show = o->progress == EXP_PROGRESS_ON ||
@@ -417,27 +425,35 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 	while (done < n) {
 		while (running < jobs && next < n) {
 			const struct exp_cell *c = &cells[next];
-			int p[2];
+			int p[2] = { -1, -1 };
 			int out = memfd_create("schedlab-run", MFD_CLOEXEC);
-			if (out < 0) {
-				run_error(c, matrix, n, &runs[next], "memfd_create");
-				next++, done++, failed++;
-				continue;
+			const char *what = out < 0 ? "memfd_create" : NULL;
+			if (!what && pipe2(p, O_CLOEXEC) != 0)
+				what = "pipe";
+			pid_t pid = -1;
+			if (!what) {
+				fflush(stdout);
+				fflush(stderr);
+				pid = fork();
+				if (pid < 0)
+					what = "fork";
 			}
-			if (pipe2(p, O_CLOEXEC) != 0) {
-				run_error(c, matrix, n, &runs[next], "pipe");
-				close(out);
-				next++, done++, failed++;
-				continue;
-			}
-			fflush(stdout);
-			fflush(stderr);
-			pid_t pid = fork();
-			if (pid < 0) {
-				run_error(c, matrix, n, &runs[next], "fork");
-				close(p[0]);
-				close(p[1]);
-				close(out);
+			if (what) {
+				int why = errno;
+				if (p[0] >= 0) {
+					close(p[0]);
+					close(p[1]);
+				}
+				if (out >= 0)
+					close(out);
+				errno = why;
+				/* short of descriptors or processes: wait for a
+				 * running run to end and try again; only with none
+				 * running is it the run's error */
+				if (running > 0 && (why == EMFILE || why == ENFILE || why == EAGAIN ||
+						    why == ENOMEM))
+					break;
+				run_error(c, matrix, n, &runs[next], what);
 				next++, done++, failed++;
 				continue;
 			}

@@ -747,6 +747,25 @@ START_TEST(native_jobs_name_their_procs)
 }
 END_TEST
 
+/* Few descriptors: -j is held to a quarter of the open-files limit and
+ * the runs wait for each other, rather than fail (a soft limit set in the
+ * test's own shell only). */
+START_TEST(few_descriptors_do_not_fail_runs)
+{
+	char *cmd = NULL, *out, *err;
+	ck_assert_int_ge(asprintf(&cmd, "ulimit -S -n 16 && '%s' sweep -p steal -t numa1 -w "
+				  "ping-pong --seeds 12 -j 64 --json -", test_schedlab_bin()), 0);
+	ck_assert_msg(test_run(cmd, &out, &err) == 0, "%s", err);
+	int ok = 0;
+	for (const char *p = out; (p = strstr(p, "\"status\":\"ok\"")); p++)
+		ok++;
+	ck_assert_int_eq(ok, 12);
+	free(out);
+	free(err);
+	free(cmd);
+}
+END_TEST
+
 /* ---- Bad input ---- */
 
 static const struct {
@@ -920,6 +939,7 @@ Suite *make_exp_suite(void)
 	tcase_add_test(tc, emitted_jobs_merged_give_the_sweeps_store);
 	tcase_add_test(tc, merge_refuses_conflicts_and_reports_missing_runs);
 	tcase_add_test(tc, merge_bounds_runs);
+	tcase_add_test(tc, few_descriptors_do_not_fail_runs);
 	tcase_add_test(tc, native_jobs_name_their_procs);
 	tcase_add_test(tc, a_killed_parent_leaves_no_run);
 	tcase_add_test(tc, merge_of_an_endless_line_is_bounded);
