@@ -128,7 +128,7 @@ int cmd_merge(int argc, char **argv)
 		struct err e = { "" };
 		stores[f] = exp_store_read(files[f], &e);
 		if (!stores[f])
-			rc = cli_input_error(&e);
+			rc = cli_cmd_input_error(CMD, &e);
 		else
 			nrows += stores[f]->nrows;
 	}

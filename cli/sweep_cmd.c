@@ -264,8 +264,9 @@ static int parse_dims(struct sweep *s, const char *const *sets, int nsets)
 			free(tmp);
 		}
 		if (!used)
-			return cli_usage_error(CMD, "--set %s: no policy of -p has a knob '%s' (see "
-					       "`schedlab list policies`)", sets[i], d->key);
+			return cli_usage_error(CMD, "--set %s: no policy of -p has a knob '%s' "
+					       "(`schedlab list knobs POLICY` lists a policy's)", sets[i],
+					       d->key);
 	}
 	return 0;
 }

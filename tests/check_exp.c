@@ -817,6 +817,7 @@ static const struct {
 	{ "merge -o /tmp/x.jsonl", "no FILE to merge" },
 	{ "merge /nonexistent/x.jsonl -o /tmp/x.jsonl", "/nonexistent/x.jsonl" },
 	{ "merge --frob x -o y", "unknown option '--frob'" },
+	{ "merge /dev/zero -o /tmp/x.jsonl", "schedlab merge: /dev/zero:1: a NUL byte" },
 	{ "compare -p steal -w ping-pong --store -", "--store -: name a file" },
 	{ "compare -p steal -w ping-pong -j 2000", "-j 2000: expected a number of runs at once" },
 };
@@ -827,6 +828,8 @@ START_TEST(bad_input_exits_2)
 	ck_assert_int_eq(test_schedlab(bad_args[_i].args, NULL, &err), 2);
 	ck_assert_msg(strstr(err, bad_args[_i].message), "%s: %s", bad_args[_i].args, err);
 	ck_assert_msg(!strchr(err, '\n') || strchr(err, '\n')[1] == '\0', "one line: %s", err);
+	const char *see = strstr(err, "(see ");
+	ck_assert_msg(!see || !strstr(see + 1, "(see "), "one hint: %s", err);
 	free(err);
 }
 END_TEST
