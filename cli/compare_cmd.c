@@ -333,17 +333,7 @@ static const struct metric {
 /* The item at path below a report's "metrics", or NULL. */
 static const cJSON *metric_item(const cJSON *report, const char *path)
 {
-	const cJSON *o = cJSON_GetObjectItemCaseSensitive(report, "metrics");
-	for (const char *p = path; o;) {
-		const char *dot = strchr(p, '.');
-		char key[64];
-		snprintf(key, sizeof(key), "%.*s", dot ? (int)(dot - p) : (int)strlen(p), p);
-		o = cJSON_GetObjectItemCaseSensitive(o, key);
-		if (!dot)
-			break;
-		p = dot + 1;
-	}
-	return o;
+	return exp_json_dotted(cJSON_GetObjectItemCaseSensitive(report, "metrics"), path);
 }
 
 /* The unit of m's values in report, if the report says one. */

@@ -360,10 +360,8 @@ void exp_store_free(struct exp_store *s)
 	free(s);
 }
 
-const cJSON *exp_row_metric(const cJSON *row, const char *path)
+const cJSON *exp_json_dotted(const cJSON *o, const char *path)
 {
-	const cJSON *o = cJSON_GetObjectItemCaseSensitive(row, "report");
-	o = cJSON_GetObjectItemCaseSensitive(o, "metrics");
 	for (const char *p = path; o;) {
 		const char *dot = strchr(p, '.');
 		size_t n = dot ? (size_t)(dot - p) : strlen(p);
@@ -380,6 +378,12 @@ const cJSON *exp_row_metric(const cJSON *row, const char *path)
 		p = dot + 1;
 	}
 	return o;
+}
+
+const cJSON *exp_row_metric(const cJSON *row, const char *path)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(row, "report");
+	return exp_json_dotted(cJSON_GetObjectItemCaseSensitive(o, "metrics"), path);
 }
 
 bool exp_row_metric_number(const cJSON *row, const char *path, double *v)

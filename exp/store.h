@@ -70,6 +70,10 @@ void exp_store_free(struct exp_store *s);
 /* Checks one row's shape (as exp_store_read does); e gets ".key: problem". */
 bool exp_row_check(const cJSON *row, struct err *e);
 
+/* The item at a dotted path ("cpu.on_cpu.user") below the object o, or
+ * NULL (o NULL, no such item).  Every reader of reports and stores looks
+ * paths up with it. */
+const cJSON *exp_json_dotted(const cJSON *o, const char *path);
 /* The item at a dotted path below the row's report's "metrics"
  * ("sched_latency_ns.p99", "cpu.on_cpu.user"), or NULL (no report, no
  * such metric). */

@@ -115,22 +115,6 @@ static void hist_compress(const struct hist *full, struct rep_hist *h)
 
 /* ---- Checking a row ---- */
 
-/* The item at a dotted path below obj, or NULL. */
-static const cJSON *dotted(const cJSON *obj, const char *path)
-{
-	const cJSON *o = obj;
-	for (const char *p = path; o;) {
-		const char *dot = strchr(p, '.');
-		char key[64];
-		snprintf(key, sizeof(key), "%.*s", dot ? (int)(dot - p) : (int)strlen(p), p);
-		o = cJSON_GetObjectItemCaseSensitive(o, key);
-		if (!dot)
-			break;
-		p = dot + 1;
-	}
-	return o;
-}
-
 static bool get_string(const struct jv *j, const cJSON *obj, const char *parent, const char *key,
 		       bool nullable, const char **out)
 {
@@ -318,7 +302,7 @@ static void note_distinct(char **list, int *n, bool *more, const char *v)
 static void fold_report(struct rep_store *s, struct rep_group *g, const cJSON *metrics)
 {
 	for (int i = 0; i < rep_nmetrics; i++) {
-		const cJSON *v = dotted(metrics, rep_metrics[i].path);
+		const cJSON *v = exp_json_dotted(metrics, rep_metrics[i].path);
 		if (cJSON_IsNumber(v))
 			rep_acc_add(&g->m[i], v->valuedouble);
 	}
@@ -368,7 +352,7 @@ static void fold_report(struct rep_store *s, struct rep_group *g, const cJSON *m
 		}
 		g->ncpu++;
 	}
-	const cJSON *mat = dotted(metrics, "mechanisms.memory.dram_lines_by_node_home");
+	const cJSON *mat = exp_json_dotted(metrics, "mechanisms.memory.dram_lines_by_node_home");
 	if (mat) {
 		int n = cJSON_GetArraySize(mat);
 		if (!g->dram) {
@@ -394,19 +378,19 @@ static bool check_report(const struct jv *j, const cJSON *report, struct rep_gro
 			       jv_type_name(metrics));
 	char p[JV_PATH];
 	for (int i = 0; i < rep_nmetrics; i++) {
-		const cJSON *v = dotted(metrics, rep_metrics[i].path);
+		const cJSON *v = exp_json_dotted(metrics, rep_metrics[i].path);
 		if (v && !cJSON_IsNumber(v)) {
 			snprintf(p, sizeof(p), ".report.metrics.%s", rep_metrics[i].path);
 			return jv_fail(j, p, "expected a number, got %s", jv_type_name(v));
 		}
 	}
 	for (int d = 0; d < REP_NDIST; d++) {
-		const cJSON *b = dotted(dotted(metrics, rep_dist_paths[d]), "buckets");
+		const cJSON *b = exp_json_dotted(exp_json_dotted(metrics, rep_dist_paths[d]), "buckets");
 		snprintf(p, sizeof(p), ".report.metrics.%s.buckets", rep_dist_paths[d]);
 		if (b && !check_buckets(j, b, p))
 			return false;
 	}
-	const cJSON *mat = dotted(metrics, "mechanisms.memory.dram_lines_by_node_home");
+	const cJSON *mat = exp_json_dotted(metrics, "mechanisms.memory.dram_lines_by_node_home");
 	if (mat) {
 		int n = 0;
 		if (!check_matrix(j, mat, ".report.metrics.mechanisms.memory.dram_lines_by_node_home",
