@@ -122,20 +122,6 @@ static void columns_free(struct compare *c)
 	free(c->cols);
 }
 
-/* pol_set_knob says "--set KEY=VALUE: problem"; in a column the assignment
- * came from -p: say "KEY=VALUE: problem" after the column. */
-static int column_knob_error(const struct column *col, int index, const char *assignment,
-			     const struct err *e)
-{
-	char prefix[256];
-	snprintf(prefix, sizeof(prefix), "--set %s: ", assignment);
-	const char *msg = e->msg;
-	if (strncmp(msg, prefix, strlen(prefix)) == 0)
-		msg += strlen(prefix);
-	return cli_usage_error(CMD, "-p %s (column %d): %s: %s", col->label, index + 1, assignment,
-			       msg);
-}
-
 /* Knob lists of the columns' policies, each policy once: "steal's knobs:
  * a, b; numa has no knobs". */
 static void columns_knob_names(const struct compare *c, char *buf, size_t size)
@@ -187,17 +173,9 @@ static int columns_parse(struct compare *c, const char *spec, const char *const 
 		}
 		struct column *col = &c->cols[c->ncols++];
 		col->label = xstrdup(item);
-		char *colon = strchr(item, ':');
-		if (colon)
-			*colon = '\0';
-		col->pol = api->pol_find(item);
-		if (!col->pol) {
-			char names[256];
-			cli_policy_names(api, names, sizeof(names));
-			rc = cli_usage_error(CMD, "-p %s (column %d): no such policy '%s' (policies: %s)",
-					     col->label, i + 1, item, names);
+		rc = cli_item_policy(CMD, api, col->label, "column", i + 1, &col->pol);
+		if (rc)
 			break;
-		}
 		col->knobs = cli_knobs_new(col->pol);
 	}
 	free(copy);
@@ -228,27 +206,9 @@ static int columns_parse(struct compare *c, const char *spec, const char *const 
 		}
 	}
 	/* the columns' own knobs */
-	for (int i = 0; i < c->ncols && rc == 0; i++) {
-		struct column *col = &c->cols[i];
-		char *own = strchr(col->label, ':');
-		if (!own)
-			continue;
-		char *knobs = xstrdup(own + 1);
-		for (char *a = knobs, *end; a && rc == 0; a = end) {
-			end = strchr(a, ':');
-			if (end)
-				*end++ = '\0';
-			if (*a == '\0')
-				rc = cli_usage_error(CMD, "-p %s (column %d): an empty KEY=VALUE",
-						     col->label, i + 1);
-			else if (!strchr(a, '=') || *a == '=')
-				rc = cli_usage_error(CMD, "-p %s (column %d): '%s' is not KEY=VALUE",
-						     col->label, i + 1, a);
-			else if (!pol_set_knob(col->pol, col->knobs, a, &e))
-				rc = column_knob_error(col, i, a, &e);
-		}
-		free(knobs);
-	}
+	for (int i = 0; i < c->ncols && rc == 0; i++)
+		rc = cli_item_knobs(CMD, c->cols[i].label, "column", i + 1, c->cols[i].pol,
+				    c->cols[i].knobs, NULL);
 	/* two columns that would run the same thing compare nothing */
 	for (int i = 0; i < c->ncols && rc == 0; i++)
 		for (int j = 0; j < i && rc == 0; j++)

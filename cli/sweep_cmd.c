@@ -189,40 +189,12 @@ static int parse_variants(struct sweep *s, const char *spec)
 		struct variant *v = &s->vars[s->nvars++];
 		v->label = xstrdup(items[i]);
 		v->given = cJSON_CreateObject();
-		char *copy = xstrdup(items[i]);
-		char *colon = strchr(copy, ':');
-		if (colon)
-			*colon = '\0';
 		const struct rt_api *api = s->native ? &nat__rt_api : &sim__rt_api;
-		v->pol = api->pol_find(copy);
-		if (!v->pol) {
-			char names[256];
-			cli_policy_names(api, names, sizeof(names));
-			rc = cli_usage_error(CMD, "-p %s (variant %ld): no such policy '%s' (policies: %s)",
-					     v->label, i + 1, copy, names);
-			free(copy);
+		rc = cli_item_policy(CMD, api, v->label, "variant", i + 1, &v->pol);
+		if (rc)
 			break;
-		}
 		v->knobs = cli_knobs_new(v->pol);
-		for (char *a = colon ? colon + 1 : NULL, *end; a && rc == 0; a = end) {
-			end = strchr(a, ':');
-			if (end)
-				*end++ = '\0';
-			int k;
-			char key[128];
-			const char *eq = strchr(a, '=');
-			snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - a) : 0, a);
-			if (!eq || eq == a)
-				rc = cli_usage_error(CMD, "-p %s (variant %ld): '%s' is not KEY=VALUE",
-						     v->label, i + 1, a);
-			else if (!pol_set_knob(v->pol, v->knobs, a, &e))
-				rc = cli_usage_error(CMD, "-p %s (variant %ld): %s", v->label, i + 1, e.msg);
-			else if (pol_knob(v->pol, key, &k)) {
-				cJSON_DeleteItemFromObjectCaseSensitive(v->given, key);
-				cJSON_AddNumberToObject(v->given, key, (double)v->knobs[k]);
-			}
-		}
-		free(copy);
+		rc = cli_item_knobs(CMD, v->label, "variant", i + 1, v->pol, v->knobs, v->given);
 	}
 	exp_list_free(items, n);
 	return rc;
