@@ -441,16 +441,6 @@ static void sh_arg(FILE *f, const char *opt, const char *val)
 	sh_quote(f, val);
 }
 
-/* The first control character of s (a newline ends a job's line, and a
- * comment of the script), or NULL. */
-static const char *control_char(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return s;
-	return NULL;
-}
-
 /* The matrix's options, as a job gives them again. */
 static void write_matrix_args(FILE *f, const struct sweep *s, const char *policy,
 			      const char *procs, const char *const *sets, int nsets)
@@ -506,8 +496,8 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 	 * character would split a line (or end a comment, and run the rest);
 	 * the results folder is also the script's #SBATCH --output, which
 	 * Slurm neither quotes (a blank ends it) nor takes literally (%j, %A) */
-	const char *bad_opt = control_char(file) ? "--emit-jobs" : NULL;
-	if (!bad_opt && results && control_char(results))
+	const char *bad_opt = str_has_control(file) ? "--emit-jobs" : NULL;
+	if (!bad_opt && results && str_has_control(results))
 		bad_opt = "--results";
 	if (bad_opt) {
 		char *shown = str_shown(strcmp(bad_opt, "--results") == 0 ? results : file, 256);
@@ -516,7 +506,7 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 		free(shown);
 		return EXIT_BADINPUT;
 	}
-	if (control_char(exe)) {
+	if (str_has_control(exe)) {
 		char *shown = str_shown(exe, 256);
 		fprintf(stderr, "schedlab %s: --emit-jobs: this program's path %s has a control "
 			"character: the jobs file cannot name it\n", CMD, shown);
@@ -543,7 +533,7 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 		free(dir_given);
 		return EXIT_BADINPUT;
 	}
-	if (strpbrk(dir, SBATCH_UNSAFE) || control_char(dir)) {
+	if (strpbrk(dir, SBATCH_UNSAFE) || str_has_control(dir)) {
 		char *shown = str_shown(dir, 256);
 		fprintf(stderr, "schedlab %s: --results %s: %s\n", CMD, shown, SBATCH_WHY);
 		free(shown);
@@ -557,7 +547,7 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 	FILE *am = open_memstream(&args, &argslen);
 	write_matrix_args(am, s, policy, procs, sets, nsets);
 	fclose(am);
-	if (control_char(args)) {
+	if (str_has_control(args)) {
 		fprintf(stderr, "schedlab %s: --emit-jobs: an option of the matrix (-p, -t, -w, --set) "
 			"has a control character: a job's line cannot hold it\n", CMD);
 		free(args);

@@ -202,21 +202,6 @@ void exp_matrix_id(const struct exp_cell *cells, long n, char id[17])
 	snprintf(id, 17, "%016llx", (unsigned long long)h);
 }
 
-/* MemAvailable from /proc/meminfo, in bytes; 0 if unknown. */
-static uint64_t mem_available(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	if (!f)
-		return 0;
-	char line[256];
-	unsigned long long kb = 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-			break;
-	fclose(f);
-	return (uint64_t)kb * 1024;
-}
-
 int exp_default_jobs(const struct exp_cell *cells, long n, uint64_t max_memory)
 {
 	for (long i = 0; i < n; i++)
@@ -224,7 +209,7 @@ int exp_default_jobs(const struct exp_cell *cells, long n, uint64_t max_memory)
 			return 1;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int jobs = cpus > 0 ? (int)(cpus < 4096 ? cpus : 4096) : 1;
-	uint64_t avail = mem_available();
+	uint64_t avail = proc_kb_bytes("/proc/meminfo", "MemAvailable");
 	uint64_t each = max_memory;
 	/* 0: the largest budget a cell runs with */
 	for (long i = 0; each == 0 && i < n; i++)
