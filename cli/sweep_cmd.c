@@ -611,6 +611,17 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 
 /* ---- The command ---- */
 
+/* exp_opts.row_done: one row of the JSONL store, flushed at once. */
+static void write_row(void *ctx, long i, const cJSON *row)
+{
+	(void)i;
+	FILE *f = ctx;
+	char *line = exp_json_line(row);
+	fprintf(f, "%s\n", line);
+	fflush(f);
+	free(line);
+}
+
 struct sweep_own {
 	const char *json, *csv, *emit, *results, *procs, *only;
 	uint64_t nseeds, jobs;
@@ -787,12 +798,32 @@ int cmd_sweep(int argc, char **argv)
 		fprintf(stderr, "schedlab %s: warning: -j %llu native runs at once take each other's "
 			"CPUs: their timings are not those of a run alone\n", CMD,
 			(unsigned long long)own.jobs);
+	/* the JSONL store is written row by row as the runs end, so that a
+	 * sweep killed midway keeps the rows it finished (the CSV, whose
+	 * columns depend on every row, is written at the end) */
+	FILE *jf = NULL;
+	if (own.json) {
+		jf = strcmp(own.json, "-") == 0 ? stdout : fopen(own.json, "we");
+		if (!jf) {
+			char *shown = str_shown(own.json, 512);
+			fprintf(stderr, "schedlab %s: --json %s: %s\n", CMD, shown, strerror(errno));
+			free(shown);
+			rc = EXIT_BADINPUT;
+			goto out;
+		}
+		eo.row_done = write_row;
+		eo.ctx = jf;
+	}
 	struct exp_run *runs = exp_matrix_run(cells, n, &eo);
 	cJSON **rows = xcalloc((size_t)n, sizeof(*rows));
 	for (long i = 0; i < n; i++)
 		rows[i] = runs[i].row;
-	if (own.json)
-		rc = exp_store_save(CMD, "--json", own.json, false, rows, n);
+	if (jf && (jf == stdout ? fflush(jf) != 0 || ferror(jf) : ferror(jf) | (fclose(jf) != 0))) {
+		char *shown = str_shown(own.json, 512);
+		fprintf(stderr, "schedlab %s: --json %s: %s\n", CMD, shown, strerror(errno));
+		free(shown);
+		rc = EXIT_BADINPUT;
+	}
 	if (own.csv && rc == 0)
 		rc = exp_store_save(CMD, "--csv", own.csv, true, rows, n);
 	bool to_stdout = (own.json && strcmp(own.json, "-") == 0) ||

@@ -372,6 +372,13 @@ static void run_error(const struct exp_cell *c, const char *matrix, long runs,
 	free(msg);
 }
 
+/* Hands o->row_done the rows done in order from *emitted on. */
+static void emit_rows(const struct exp_opts *o, const struct exp_run *runs, long n, long *emitted)
+{
+	for (; o->row_done && *emitted < n && runs[*emitted].row; ++*emitted)
+		o->row_done(o->ctx, *emitted, runs[*emitted].row);
+}
+
 struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struct exp_opts *o)
 {
 	struct exp_run *runs = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*runs));
@@ -396,7 +403,7 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 	struct child *ch = xcalloc((size_t)jobs, sizeof(*ch));
 	struct pollfd *pfd = xcalloc((size_t)jobs, sizeof(*pfd));
 	int running = 0;
-	long next = 0, done = 0, failed = 0;
+	long next = 0, done = 0, failed = 0, emitted = 0;
 	double t0 = now_s(), last_shown = -1;
 	pid_t parent = getpid();
 	/* SIGCHLD inherited as ignored makes the kernel reap the children
@@ -408,6 +415,7 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 	/* a child's write end closes when it dies: that, not SIGCHLD, is the
 	 * signal, so nothing of the caller's signal handling changes */
 	while (done < n) {
+		emit_rows(o, runs, n, &emitted);
 		while (running < jobs && next < n) {
 			const struct exp_cell *c = &cells[next];
 			int p[2] = { -1, -1 };
@@ -522,6 +530,7 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 		}
 	}
 	sigaction(SIGCHLD, &saved, NULL);
+	emit_rows(o, runs, n, &emitted);
 	if (show) {
 		progress(o->cmd, done, n, 0, failed, t0);
 		fprintf(stderr, "\n");

@@ -680,7 +680,8 @@ START_TEST(merge_of_an_endless_line_is_bounded)
 }
 END_TEST
 
-/* A sweep's parent killed with SIGTERM takes its running run with it.
+/* A sweep's parent killed with SIGTERM keeps the rows already done in its
+ * store and takes its running run with it.
  * This test process is a subreaper, so the orphaned run becomes its child
  * and its end is seen: killed by SIGKILL (the parent-death signal), not
  * run to its end (where it would die of SIGPIPE writing its row, or
@@ -688,6 +689,8 @@ END_TEST
 START_TEST(a_killed_parent_leaves_no_run)
 {
 	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	char *dir = temp_dir();
+	char *store = path_in(dir, "s.jsonl");
 	pid_t sweep = fork();
 	ck_assert_int_ge(sweep, 0);
 	if (sweep == 0) {
@@ -695,10 +698,22 @@ START_TEST(a_killed_parent_leaves_no_run)
 		dup2(null, STDOUT_FILENO);
 		dup2(null, STDERR_FILENO);
 		execl(test_schedlab_bin(), "schedlab", "sweep", "-p", "steal", "-t", "numa4", "-w",
-		      "skynet", "--seeds", "4", "-j", "1", (char *)NULL);
+		      "ping-pong,skynet", "--seeds", "2", "-j", "1", "--json", store, (char *)NULL);
 		_exit(127);
 	}
-	/* its run's process, from /proc/PID/task/PID/children */
+	/* the two ping-pong rows written as they end, then skynet's run
+	 * going: its process, from /proc/PID/task/PID/children */
+	for (int i = 0; i < 12000; i++) {
+		int lines = 0, ch;
+		FILE *f = fopen(store, "r");
+		while (f && (ch = fgetc(f)) != EOF)
+			lines += ch == '\n';
+		if (f)
+			fclose(f);
+		if (lines >= 2)
+			break;
+		usleep(10000);
+	}
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)sweep, (int)sweep);
 	long child = 0;
@@ -722,6 +737,13 @@ START_TEST(a_killed_parent_leaves_no_run)
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 		      "the run outlived its parent (%s %d)", WIFSIGNALED(status) ? "signal" : "exit",
 		      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	/* the rows done before the kill are in the store, whole */
+	struct exp_store *s = read_store(store);
+	ck_assert_int_eq(s->nrows, 2);
+	ck_assert_str_eq(row_str(cJSON_GetObjectItem(s->rows[1], "inputs"), "workload"), "ping-pong");
+	exp_store_free(s);
+	free(store);
+	rm_rf(dir);
 }
 END_TEST
 
