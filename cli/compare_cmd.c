@@ -88,11 +88,11 @@ void cli_help_compare(FILE *f)
 		"A metric a run did not produce is \"-\" in the table and absent from JSON and CSV.\n"
 		"\n"
 		"Exit status: 0 every run completed; else that of the first run, in column and\n"
-		"seed order, that did not: 1 it deadlocked, 2 it panicked, 4 it was cut at a\n"
-		"time limit, 128 + N its process was killed by signal N.  That run's summary\n"
-		"and message are printed, naming its column and seed, and no table: every\n"
-		"other run was made all the same (they run in parallel), and how many failed is\n"
-		"said.  2 bad input.\n",
+		"seed order, that did not: 1 it deadlocked, 2 it panicked, 3 it could not be\n"
+		"started, 4 it was cut at a time limit, 128 + N its process was killed by\n"
+		"signal N.  That run's summary and message are printed, naming its column and\n"
+		"seed, and no table: every other run was made all the same (they run in\n"
+		"parallel), and how many failed is said.  2 bad input.\n",
 		cli_limits_help);
 }
 
