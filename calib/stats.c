@@ -103,16 +103,7 @@ bool cal_bind_pu(hwloc_topology_t hw, unsigned os_pu)
 
 uint64_t cal_anon_huge_bytes(void)
 {
-	FILE *f = fopen("/proc/self/smaps_rollup", "r");
-	if (!f)
-		return 0;
-	char line[256];
-	unsigned long long kb = 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "AnonHugePages: %llu kB", &kb) == 1)
-			break;
-	fclose(f);
-	return (uint64_t)kb << 10;
+	return proc_kb_bytes("/proc/self/smaps_rollup", "AnonHugePages");
 }
 
 /* ---- The CPU the host gave us ---- */

@@ -37,6 +37,8 @@ void cli_help_report(FILE *f);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints a loader's message; returns 2. */
 int cli_input_error(const struct err *e);
+/* The same, as "schedlab CMD: problem" (a store read by merge, ...). */
+int cli_cmd_input_error(const char *cmd, const struct err *e);
 
 cJSON *topo_to_json(const struct topo *t);
 

@@ -18,6 +18,7 @@
 #include "cli/run.h"
 #include "exp/matrix.h"
 #include "exp/store.h"
+#include "exp/spec.h"
 #include "core/policy.h"
 #include "topologies/topo.h"
 #include "workloads/program.h"
@@ -87,11 +88,11 @@ void cli_help_compare(FILE *f)
 		"A metric a run did not produce is \"-\" in the table and absent from JSON and CSV.\n"
 		"\n"
 		"Exit status: 0 every run completed; else that of the first run, in column and\n"
-		"seed order, that did not: 1 it deadlocked, 2 it panicked, 4 it was cut at a\n"
-		"time limit, 128 + N its process was killed by signal N.  That run's summary\n"
-		"and message are printed, naming its column and seed, and no table: every\n"
-		"other run was made all the same (they run in parallel), and how many failed is\n"
-		"said.  2 bad input.\n",
+		"seed order, that did not: 1 it deadlocked, 2 it panicked, 3 it could not be\n"
+		"started, 4 it was cut at a time limit, 128 + N its process was killed by\n"
+		"signal N.  That run's summary and message are printed, naming its column and\n"
+		"seed, and no table: every other run was made all the same (they run in\n"
+		"parallel), and how many failed is said.  2 bad input.\n",
 		cli_limits_help);
 }
 
@@ -119,20 +120,6 @@ static void columns_free(struct compare *c)
 		free(c->cols[i].knobs);
 	}
 	free(c->cols);
-}
-
-/* pol_set_knob says "--set KEY=VALUE: problem"; in a column the assignment
- * came from -p: say "KEY=VALUE: problem" after the column. */
-static int column_knob_error(const struct column *col, int index, const char *assignment,
-			     const struct err *e)
-{
-	char prefix[256];
-	snprintf(prefix, sizeof(prefix), "--set %s: ", assignment);
-	const char *msg = e->msg;
-	if (strncmp(msg, prefix, strlen(prefix)) == 0)
-		msg += strlen(prefix);
-	return cli_usage_error(CMD, "-p %s (column %d): %s: %s", col->label, index + 1, assignment,
-			       msg);
 }
 
 /* Knob lists of the columns' policies, each policy once: "steal's knobs:
@@ -186,17 +173,9 @@ static int columns_parse(struct compare *c, const char *spec, const char *const 
 		}
 		struct column *col = &c->cols[c->ncols++];
 		col->label = xstrdup(item);
-		char *colon = strchr(item, ':');
-		if (colon)
-			*colon = '\0';
-		col->pol = api->pol_find(item);
-		if (!col->pol) {
-			char names[256];
-			cli_policy_names(api, names, sizeof(names));
-			rc = cli_usage_error(CMD, "-p %s (column %d): no such policy '%s' (policies: %s)",
-					     col->label, i + 1, item, names);
+		rc = cli_item_policy(CMD, api, col->label, "column", i + 1, &col->pol);
+		if (rc)
 			break;
-		}
 		col->knobs = cli_knobs_new(col->pol);
 	}
 	free(copy);
@@ -227,27 +206,9 @@ static int columns_parse(struct compare *c, const char *spec, const char *const 
 		}
 	}
 	/* the columns' own knobs */
-	for (int i = 0; i < c->ncols && rc == 0; i++) {
-		struct column *col = &c->cols[i];
-		char *own = strchr(col->label, ':');
-		if (!own)
-			continue;
-		char *knobs = xstrdup(own + 1);
-		for (char *a = knobs, *end; a && rc == 0; a = end) {
-			end = strchr(a, ':');
-			if (end)
-				*end++ = '\0';
-			if (*a == '\0')
-				rc = cli_usage_error(CMD, "-p %s (column %d): an empty KEY=VALUE",
-						     col->label, i + 1);
-			else if (!strchr(a, '=') || *a == '=')
-				rc = cli_usage_error(CMD, "-p %s (column %d): '%s' is not KEY=VALUE",
-						     col->label, i + 1, a);
-			else if (!pol_set_knob(col->pol, col->knobs, a, &e))
-				rc = column_knob_error(col, i, a, &e);
-		}
-		free(knobs);
-	}
+	for (int i = 0; i < c->ncols && rc == 0; i++)
+		rc = cli_item_knobs(CMD, c->cols[i].label, "column", i + 1, c->cols[i].pol,
+				    c->cols[i].knobs, NULL);
 	/* two columns that would run the same thing compare nothing */
 	for (int i = 0; i < c->ncols && rc == 0; i++)
 		for (int j = 0; j < i && rc == 0; j++)
@@ -332,17 +293,7 @@ static const struct metric {
 /* The item at path below a report's "metrics", or NULL. */
 static const cJSON *metric_item(const cJSON *report, const char *path)
 {
-	const cJSON *o = cJSON_GetObjectItemCaseSensitive(report, "metrics");
-	for (const char *p = path; o;) {
-		const char *dot = strchr(p, '.');
-		char key[64];
-		snprintf(key, sizeof(key), "%.*s", dot ? (int)(dot - p) : (int)strlen(p), p);
-		o = cJSON_GetObjectItemCaseSensitive(o, key);
-		if (!dot)
-			break;
-		p = dot + 1;
-	}
-	return o;
+	return exp_json_dotted(cJSON_GetObjectItemCaseSensitive(report, "metrics"), path);
 }
 
 /* The unit of m's values in report, if the report says one. */
@@ -878,9 +829,11 @@ int cmd_compare(int argc, char **argv)
 				       "stdout");
 	if (json && csv && strcmp(json, csv) == 0)
 		return cli_usage_error(CMD, "--json and --csv both name %s", json);
-	if (seed > UINT64_MAX - (nseeds - 1))
-		return cli_usage_error(CMD, "--seeds %llu: the seeds from %llu would pass 2^64 - 1",
-				       (unsigned long long)nseeds, (unsigned long long)seed);
+	/* a store holds a seed as a JSON number, a double: exact to 2^53 */
+	if (seed > EXP_MAX_SEED || nseeds - 1 > EXP_MAX_SEED - seed)
+		return cli_usage_error(CMD, "--seed %llu --seeds %llu: the seeds pass 2^53 "
+				       "(9007199254740992), the largest a store holds exactly",
+				       (unsigned long long)seed, (unsigned long long)nseeds);
 	int claim = json ? cli_out_claim(CMD, "--json", json) : 0;
 	if (!claim && csv)
 		claim = cli_out_claim(CMD, "--csv", csv);
@@ -900,6 +853,13 @@ int cmd_compare(int argc, char **argv)
 	rc = columns_parse(&c, o.policy, o.sets, o.nsets);
 	if (rc)
 		goto out;
+	/* a store's reader takes no matrix larger than EXP_MAX_RUNS */
+	if ((uint64_t)c.ncols * nseeds > EXP_MAX_RUNS) {
+		rc = cli_usage_error(CMD, "-p %s --seeds %llu: %d columns of %llu seeds pass %d runs, "
+				     "the most a matrix has", o.policy, (unsigned long long)nseeds,
+				     c.ncols, (unsigned long long)nseeds, EXP_MAX_RUNS);
+		goto out;
+	}
 	bool is_trace;
 	uint64_t trace_seed;
 	rc = cli_load_inputs(o.topology, o.workload, &topo, &wl, &is_trace, &trace_seed);

@@ -108,6 +108,12 @@ int cli_input_error(const struct err *e)
 	return EXIT_BADINPUT;
 }
 
+int cli_cmd_input_error(const char *cmd, const struct err *e)
+{
+	fprintf(stderr, "schedlab %s: %s\n", cmd, e->msg);
+	return EXIT_BADINPUT;
+}
+
 static int dispatch(int argc, char **argv);
 
 int main(int argc, char **argv)

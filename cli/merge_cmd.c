@@ -128,7 +128,7 @@ int cmd_merge(int argc, char **argv)
 		struct err e = { "" };
 		stores[f] = exp_store_read(files[f], &e);
 		if (!stores[f])
-			rc = cli_input_error(&e);
+			rc = cli_cmd_input_error(CMD, &e);
 		else
 			nrows += stores[f]->nrows;
 	}
@@ -171,13 +171,13 @@ int cmd_merge(int argc, char **argv)
 		}
 		rows[kept++] = ents[i].row;
 	}
-	/* runs missing from each matrix (rows say how many runs it has) */
+	/* runs missing from each matrix (rows say how many runs it has; the
+	 * reader holds index < runs <= EXP_MAX_RUNS): counted as the total
+	 * less the rows there are, the first 20 listed from the gaps */
 	bool missing = false;
 	for (long i = 0; i < kept && rc == 0;) {
 		const char *m = cJSON_GetObjectItem(rows[i], "matrix")->valuestring;
-		const cJSON *r = cJSON_GetObjectItem(rows[i], "runs");
-		long total = cJSON_IsNumber(r) ? (long)r->valuedouble : 0;
-		long j = i, have = 0, expect = 0, shown = 0, nmiss = 0;
+		long total = 0, j = i, have = 0, expect = 0, shown = 0;
 		char list[512] = "";
 		size_t used = 0;
 		for (; j < kept && strcmp(cJSON_GetObjectItem(rows[j], "matrix")->valuestring, m) == 0; j++) {
@@ -185,21 +185,22 @@ int cmd_merge(int argc, char **argv)
 			if (cJSON_IsNumber(rj) && (long)rj->valuedouble > total)
 				total = (long)rj->valuedouble;
 			long idx = (long)cJSON_GetObjectItem(rows[j], "index")->valuedouble;
-			for (; expect < idx; expect++, nmiss++)
-				if (shown++ < 20 && used < sizeof(list))
-					used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%ld",
-								 used ? ", " : "", expect);
+			if (idx + 1 > total)
+				total = idx + 1;
+			for (; expect < idx && shown < 20; expect++, shown++)
+				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%ld",
+							 used ? ", " : "", expect);
 			expect = idx + 1;
 			have++;
 		}
-		for (; expect < total; expect++, nmiss++)
-			if (shown++ < 20 && used < sizeof(list))
-				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%ld",
-							 used ? ", " : "", expect);
-		if (nmiss) {
+		for (; expect < total && shown < 20; expect++, shown++)
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%ld",
+						 used ? ", " : "", expect);
+		long nmiss = total - have;
+		if (nmiss > 0) {
 			missing = true;
 			fprintf(stderr, "schedlab %s: matrix %s: %ld of its %ld runs missing: %s%s\n", CMD,
-				m, nmiss, have + nmiss, list, nmiss > 20 ? ", ..." : "");
+				m, nmiss, total, list, nmiss > 20 ? ", ..." : "");
 		}
 		i = j;
 	}

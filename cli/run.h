@@ -101,6 +101,16 @@ void cli_policy_names(const struct rt_api *api, char *buf, size_t size);
 /* pol's knobs at their defaults, one per knob (at least one slot); the
  * caller frees.  pol_set_knob changes them. */
 int64_t *cli_knobs_new(const struct pol_ops *pol);
+/* An item of a -p list, "POLICY[:KEY=VALUE...]", the nth (from 1) of
+ * what ("column", "variant"): its policy among api's into *pol.  0, or 2
+ * after "-p ITEM (WHAT N): no such policy 'X' (policies: ...)". */
+int cli_item_policy(const char *cmd, const struct rt_api *api, const char *item,
+		    const char *what, long nth, const struct pol_ops **pol);
+/* The item's own KEY=VALUEs, in order, set on knobs (pol's; the last of a
+ * key wins), each also into given (if not NULL) as the value set.  0, or
+ * 2 after "-p ITEM (WHAT N): KEY=VALUE: problem". */
+int cli_item_knobs(const char *cmd, const char *item, const char *what, long nth,
+		   const struct pol_ops *pol, int64_t *knobs, cJSON *given);
 
 /* -t and -w (NULL: the defaults above).  A trace's seed goes to
  * *trace_seed with *is_trace set.  Returns 0, or prints the loader's

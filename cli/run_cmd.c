@@ -886,6 +886,67 @@ int64_t *cli_knobs_new(const struct pol_ops *pol)
 	return knobs;
 }
 
+int cli_item_policy(const char *cmd, const struct rt_api *api, const char *item,
+		    const char *what, long nth, const struct pol_ops **pol)
+{
+	size_t n = strcspn(item, ":");
+	char *name = xmalloc(n + 1);
+	memcpy(name, item, n);
+	name[n] = '\0';
+	*pol = api->pol_find(name);
+	int rc = 0;
+	if (!*pol) {
+		char names[256];
+		cli_policy_names(api, names, sizeof(names));
+		rc = cli_usage_error(cmd, "-p %s (%s %ld): no such policy '%s' (policies: %s)", item,
+				     what, nth, name, names);
+	}
+	free(name);
+	return rc;
+}
+
+int cli_item_knobs(const char *cmd, const char *item, const char *what, long nth,
+		   const struct pol_ops *pol, int64_t *knobs, cJSON *given)
+{
+	const char *own = strchr(item, ':');
+	if (!own)
+		return 0;
+	char *copy = xstrdup(own + 1);
+	int rc = 0;
+	struct err e = { "" };
+	for (char *a = copy, *end; a && rc == 0; a = end) {
+		end = strchr(a, ':');
+		if (end)
+			*end++ = '\0';
+		const char *eq = strchr(a, '=');
+		int k;
+		if (*a == '\0') {
+			rc = cli_usage_error(cmd, "-p %s (%s %ld): an empty KEY=VALUE", item, what, nth);
+		} else if (!eq || eq == a) {
+			rc = cli_usage_error(cmd, "-p %s (%s %ld): '%s' is not KEY=VALUE", item, what,
+					     nth, a);
+		} else if (!pol_set_knob(pol, knobs, a, &e)) {
+			/* pol_set_knob says "--set KEY=VALUE: problem"; here the
+			 * assignment came from -p */
+			char prefix[256];
+			snprintf(prefix, sizeof(prefix), "--set %s: ", a);
+			const char *msg = e.msg;
+			if (strncmp(msg, prefix, strlen(prefix)) == 0)
+				msg += strlen(prefix);
+			rc = cli_usage_error(cmd, "-p %s (%s %ld): %s: %s", item, what, nth, a, msg);
+		} else if (given) {
+			char key[128];
+			snprintf(key, sizeof(key), "%.*s", (int)(eq - a), a);
+			if (pol_knob(pol, key, &k)) {
+				cJSON_DeleteItemFromObjectCaseSensitive(given, key);
+				cJSON_AddNumberToObject(given, key, (double)knobs[k]);
+			}
+		}
+	}
+	free(copy);
+	return rc;
+}
+
 int cli_load_inputs(const char *topology, const char *workload, struct topo **topo,
 		    struct workload **wl, bool *is_trace, uint64_t *trace_seed)
 {

@@ -54,8 +54,9 @@ void cli_help_sweep(FILE *f)
 		"                     --native: parallel native runs take each other's CPUs and\n"
 		"                     their timings mean little; -j N > 1 is obeyed with a\n"
 		"                     warning).  Each run may use up to --max-memory (default\n"
-		"                     4GiB) of simulator memory: N runs, N times that.  Progress\n"
-		"                     goes to stderr when it is a terminal\n"
+		"                     4GiB) of simulator memory: N runs, N times that; and no\n"
+		"                     more than a quarter of the open-files limit (ulimit -n).\n"
+		"                     Progress goes to stderr when it is a terminal\n"
 		"  --json FILE|-      write the store, a JSON object per line and run\n"
 		"  --csv FILE|-       write the store as CSV; both may be given (one to stdout)\n"
 		"  --native           run on this machine (-t host only)\n"
@@ -64,7 +65,8 @@ void cli_help_sweep(FILE *f)
 		"                     Slurm job array running line $SLURM_ARRAY_TASK_ID + 1\n"
 		"                     (`sbatch FILE.sbatch`); each writes DIR/I.jsonl; then\n"
 		"                     `schedlab merge DIR -o STORE`\n"
-		"  --results DIR      with --emit-jobs: where the runs write (default FILE.results)\n"
+		"  --results DIR      with --emit-jobs: where the runs write (default FILE.results;\n"
+		"                     no blank, %%, quote or backslash: it is #SBATCH --output)\n"
 		"  --only I           run only run I of the matrix (its row as the whole sweep's)\n"
 		"%s"
 		"                     (the limits apply to each run on its own)\n"
@@ -79,8 +81,9 @@ void cli_help_sweep(FILE *f)
 		"values applied to it appended, steal:runnext=0:spinning_max_pct=25.\n"
 		"\n"
 		"Exit status: 0 every run completed; else that of the first run, in matrix\n"
-		"order, that did not (1 deadlock, 2 panic, 4 cut at a limit, 128 + N killed by\n"
-		"signal N), the store holding every row all the same; 2 bad input.\n",
+		"order, that did not (1 deadlock, 2 panic, 3 could not be started, 4 cut at a\n"
+		"limit, 128 + N killed by signal N), the store holding every row all the same;\n"
+		"2 bad input.\n",
 		cli_limits_help, EXP_MAX_RUNS);
 }
 
@@ -187,40 +190,12 @@ static int parse_variants(struct sweep *s, const char *spec)
 		struct variant *v = &s->vars[s->nvars++];
 		v->label = xstrdup(items[i]);
 		v->given = cJSON_CreateObject();
-		char *copy = xstrdup(items[i]);
-		char *colon = strchr(copy, ':');
-		if (colon)
-			*colon = '\0';
 		const struct rt_api *api = s->native ? &nat__rt_api : &sim__rt_api;
-		v->pol = api->pol_find(copy);
-		if (!v->pol) {
-			char names[256];
-			cli_policy_names(api, names, sizeof(names));
-			rc = cli_usage_error(CMD, "-p %s (variant %ld): no such policy '%s' (policies: %s)",
-					     v->label, i + 1, copy, names);
-			free(copy);
+		rc = cli_item_policy(CMD, api, v->label, "variant", i + 1, &v->pol);
+		if (rc)
 			break;
-		}
 		v->knobs = cli_knobs_new(v->pol);
-		for (char *a = colon ? colon + 1 : NULL, *end; a && rc == 0; a = end) {
-			end = strchr(a, ':');
-			if (end)
-				*end++ = '\0';
-			int k;
-			char key[128];
-			const char *eq = strchr(a, '=');
-			snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - a) : 0, a);
-			if (!eq || eq == a)
-				rc = cli_usage_error(CMD, "-p %s (variant %ld): '%s' is not KEY=VALUE",
-						     v->label, i + 1, a);
-			else if (!pol_set_knob(v->pol, v->knobs, a, &e))
-				rc = cli_usage_error(CMD, "-p %s (variant %ld): %s", v->label, i + 1, e.msg);
-			else if (pol_knob(v->pol, key, &k)) {
-				cJSON_DeleteItemFromObjectCaseSensitive(v->given, key);
-				cJSON_AddNumberToObject(v->given, key, (double)v->knobs[k]);
-			}
-		}
-		free(copy);
+		rc = cli_item_knobs(CMD, v->label, "variant", i + 1, v->pol, v->knobs, v->given);
 	}
 	exp_list_free(items, n);
 	return rc;
@@ -262,8 +237,9 @@ static int parse_dims(struct sweep *s, const char *const *sets, int nsets)
 			free(tmp);
 		}
 		if (!used)
-			return cli_usage_error(CMD, "--set %s: no policy of -p has a knob '%s' (see "
-					       "`schedlab list policies`)", sets[i], d->key);
+			return cli_usage_error(CMD, "--set %s: no policy of -p has a knob '%s' "
+					       "(`schedlab list knobs POLICY` lists a policy's)", sets[i],
+					       d->key);
 	}
 	return 0;
 }
@@ -501,6 +477,11 @@ static void write_matrix_args(FILE *f, const struct sweep *s, const char *policy
 		fprintf(f, " --max-memory %lluB", (unsigned long long)s->limits.max_memory);
 }
 
+/* What the results folder, the script's #SBATCH --output, cannot hold. */
+#define SBATCH_UNSAFE " \t%\"'\\"
+#define SBATCH_WHY "the results folder is the Slurm script's #SBATCH --output, which takes " \
+	"no blank, %, quote or backslash: choose a plain path (with --results DIR)"
+
 static int emit_jobs(const struct sweep *s, const char *file, const char *results,
 		     const char *policy, const char *procs, const char *const *sets, int nsets)
 {
@@ -512,7 +493,35 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 		return EXIT_BADINPUT;
 	}
 	exe[len] = '\0';
+	/* every path is written into a job's line or the script: a control
+	 * character would split a line (or end a comment, and run the rest);
+	 * the results folder is also the script's #SBATCH --output, which
+	 * Slurm neither quotes (a blank ends it) nor takes literally (%j, %A) */
+	const char *bad_opt = str_has_control(file) ? "--emit-jobs" : NULL;
+	if (!bad_opt && results && str_has_control(results))
+		bad_opt = "--results";
+	if (bad_opt) {
+		char *shown = str_shown(strcmp(bad_opt, "--results") == 0 ? results : file, 256);
+		fprintf(stderr, "schedlab %s: %s %s: a control character (a line break, a tab) in "
+			"the path: the jobs file and its script cannot hold it\n", CMD, bad_opt, shown);
+		free(shown);
+		return EXIT_BADINPUT;
+	}
+	if (str_has_control(exe)) {
+		char *shown = str_shown(exe, 256);
+		fprintf(stderr, "schedlab %s: --emit-jobs: this program's path %s has a control "
+			"character: the jobs file cannot name it\n", CMD, shown);
+		free(shown);
+		return EXIT_BADINPUT;
+	}
 	char *dir_given = results ? xstrdup(results) : xasprintf("%s.results", file);
+	if (strpbrk(dir_given, SBATCH_UNSAFE)) {
+		char *shown = str_shown(dir_given, 256);
+		fprintf(stderr, "schedlab %s: --results %s: %s\n", CMD, shown, SBATCH_WHY);
+		free(shown);
+		free(dir_given);
+		return EXIT_BADINPUT;
+	}
 	if (mkdir(dir_given, 0777) != 0 && errno != EEXIST) {
 		fprintf(stderr, "schedlab %s: --results %s: %s\n", CMD, dir_given, strerror(errno));
 		free(dir_given);
@@ -525,7 +534,27 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 		free(dir_given);
 		return EXIT_BADINPUT;
 	}
+	if (strpbrk(dir, SBATCH_UNSAFE) || str_has_control(dir)) {
+		char *shown = str_shown(dir, 256);
+		fprintf(stderr, "schedlab %s: --results %s: %s\n", CMD, shown, SBATCH_WHY);
+		free(shown);
+		free(dir_given);
+		return EXIT_BADINPUT;
+	}
 	free(dir_given);
+	/* the matrix's arguments too (a workload file's path) */
+	char *args = NULL;
+	size_t argslen = 0;
+	FILE *am = open_memstream(&args, &argslen);
+	write_matrix_args(am, s, policy, procs, sets, nsets);
+	fclose(am);
+	if (str_has_control(args)) {
+		fprintf(stderr, "schedlab %s: --emit-jobs: an option of the matrix (-p, -t, -w, --set) "
+			"has a control character: a job's line cannot hold it\n", CMD);
+		free(args);
+		return EXIT_BADINPUT;
+	}
+	free(args);
 	FILE *f = fopen(file, "w");
 	if (!f || !realpath(file, absfile)) {
 		fprintf(stderr, "schedlab %s: --emit-jobs %s: %s\n", CMD, file, strerror(errno));
@@ -581,6 +610,17 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 }
 
 /* ---- The command ---- */
+
+/* exp_opts.row_done: one row of the JSONL store, flushed at once. */
+static void write_row(void *ctx, long i, const cJSON *row)
+{
+	(void)i;
+	FILE *f = ctx;
+	char *line = exp_json_line(row);
+	fprintf(f, "%s\n", line);
+	fflush(f);
+	free(line);
+}
 
 struct sweep_own {
 	const char *json, *csv, *emit, *results, *procs, *only;
@@ -679,9 +719,11 @@ int cmd_sweep(int argc, char **argv)
 	s.native = own.native;
 	s.nseeds = own.nseeds;
 	s.seed = o.seed;
-	if (s.seed > UINT64_MAX - (s.nseeds - 1))
-		return cli_usage_error(CMD, "--seeds %llu: the seeds from %llu would pass 2^64 - 1",
-				       (unsigned long long)s.nseeds, (unsigned long long)s.seed);
+	/* a store holds a seed as a JSON number, a double: exact to 2^53 */
+	if (s.seed > EXP_MAX_SEED || s.nseeds - 1 > EXP_MAX_SEED - s.seed)
+		return cli_usage_error(CMD, "--seed %llu --seeds %llu: the seeds pass 2^53 "
+				       "(9007199254740992), the largest a store holds exactly",
+				       (unsigned long long)s.seed, (unsigned long long)s.nseeds);
 	struct err e = { "" };
 	if (own.procs) {
 		if (!exp_list_expand("--procs", own.procs, true, &s.procs, &s.nprocs, &e))
@@ -723,7 +765,13 @@ int cmd_sweep(int argc, char **argv)
 	if (rc)
 		goto out;
 	if (own.emit) {
-		rc = emit_jobs(&s, own.emit, own.results, o.policy, own.procs, o.sets, o.nsets);
+		/* native runs default to the P count of the machine they run on:
+		 * the jobs say the emitting machine's, so that every node runs
+		 * the same matrix */
+		char *procs = own.procs ? xstrdup(own.procs)
+			      : s.native ? xasprintf("%d", s.cells[0].procs) : NULL;
+		rc = emit_jobs(&s, own.emit, own.results, o.policy, procs, o.sets, o.nsets);
+		free(procs);
 		goto out;
 	}
 	char id[17];
@@ -750,12 +798,32 @@ int cmd_sweep(int argc, char **argv)
 		fprintf(stderr, "schedlab %s: warning: -j %llu native runs at once take each other's "
 			"CPUs: their timings are not those of a run alone\n", CMD,
 			(unsigned long long)own.jobs);
+	/* the JSONL store is written row by row as the runs end, so that a
+	 * sweep killed midway keeps the rows it finished (the CSV, whose
+	 * columns depend on every row, is written at the end) */
+	FILE *jf = NULL;
+	if (own.json) {
+		jf = strcmp(own.json, "-") == 0 ? stdout : fopen(own.json, "we");
+		if (!jf) {
+			char *shown = str_shown(own.json, 512);
+			fprintf(stderr, "schedlab %s: --json %s: %s\n", CMD, shown, strerror(errno));
+			free(shown);
+			rc = EXIT_BADINPUT;
+			goto out;
+		}
+		eo.row_done = write_row;
+		eo.ctx = jf;
+	}
 	struct exp_run *runs = exp_matrix_run(cells, n, &eo);
 	cJSON **rows = xcalloc((size_t)n, sizeof(*rows));
 	for (long i = 0; i < n; i++)
 		rows[i] = runs[i].row;
-	if (own.json)
-		rc = exp_store_save(CMD, "--json", own.json, false, rows, n);
+	if (jf && (jf == stdout ? fflush(jf) != 0 || ferror(jf) : ferror(jf) | (fclose(jf) != 0))) {
+		char *shown = str_shown(own.json, 512);
+		fprintf(stderr, "schedlab %s: --json %s: %s\n", CMD, shown, strerror(errno));
+		free(shown);
+		rc = EXIT_BADINPUT;
+	}
 	if (own.csv && rc == 0)
 		rc = exp_store_save(CMD, "--csv", own.csv, true, rows, n);
 	bool to_stdout = (own.json && strcmp(own.json, "-") == 0) ||

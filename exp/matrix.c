@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -200,21 +202,6 @@ void exp_matrix_id(const struct exp_cell *cells, long n, char id[17])
 	snprintf(id, 17, "%016llx", (unsigned long long)h);
 }
 
-/* MemAvailable from /proc/meminfo, in bytes; 0 if unknown. */
-static uint64_t mem_available(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	if (!f)
-		return 0;
-	char line[256];
-	unsigned long long kb = 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-			break;
-	fclose(f);
-	return (uint64_t)kb * 1024;
-}
-
 int exp_default_jobs(const struct exp_cell *cells, long n, uint64_t max_memory)
 {
 	for (long i = 0; i < n; i++)
@@ -222,7 +209,7 @@ int exp_default_jobs(const struct exp_cell *cells, long n, uint64_t max_memory)
 			return 1;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int jobs = cpus > 0 ? (int)(cpus < 4096 ? cpus : 4096) : 1;
-	uint64_t avail = mem_available();
+	uint64_t avail = proc_kb_bytes("/proc/meminfo", "MemAvailable");
 	uint64_t each = max_memory;
 	/* 0: the largest budget a cell runs with */
 	for (long i = 0; each == 0 && i < n; i++)
@@ -385,6 +372,13 @@ static void run_error(const struct exp_cell *c, const char *matrix, long runs,
 	free(msg);
 }
 
+/* Hands o->row_done the rows done in order from *emitted on. */
+static void emit_rows(const struct exp_opts *o, const struct exp_run *runs, long n, long *emitted)
+{
+	for (; o->row_done && *emitted < n && runs[*emitted].row; ++*emitted)
+		o->row_done(o->ctx, *emitted, runs[*emitted].row);
+}
+
 struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struct exp_opts *o)
 {
 	struct exp_run *runs = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*runs));
@@ -395,6 +389,13 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 		matrix = id;
 	}
 	int jobs = o->jobs > 0 ? o->jobs : exp_default_jobs(cells, n, 0);
+	/* a running run holds two descriptors here (its pipe, its memory
+	 * file) and three while it starts: a quarter of the limit leaves the
+	 * caller room */
+	struct rlimit nofile;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY &&
+	    (rlim_t)jobs > nofile.rlim_cur / 4)
+		jobs = nofile.rlim_cur / 4 > 0 ? (int)(nofile.rlim_cur / 4) : 1;
 	if (jobs > n)
 		jobs = n > 0 ? (int)n : 1;
 	bool show = o->progress == EXP_PROGRESS_ON ||
@@ -402,38 +403,61 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 	struct child *ch = xcalloc((size_t)jobs, sizeof(*ch));
 	struct pollfd *pfd = xcalloc((size_t)jobs, sizeof(*pfd));
 	int running = 0;
-	long next = 0, done = 0, failed = 0;
+	long next = 0, done = 0, failed = 0, emitted = 0;
 	double t0 = now_s(), last_shown = -1;
+	pid_t parent = getpid();
+	/* SIGCHLD inherited as ignored makes the kernel reap the children
+	 * itself: waitpid would fail (ECHILD) with no status, and a crashed
+	 * run read as one that exited 0 */
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, saved;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGCHLD, &dfl, &saved);
 	/* a child's write end closes when it dies: that, not SIGCHLD, is the
 	 * signal, so nothing of the caller's signal handling changes */
 	while (done < n) {
+		emit_rows(o, runs, n, &emitted);
 		while (running < jobs && next < n) {
 			const struct exp_cell *c = &cells[next];
-			int p[2];
+			int p[2] = { -1, -1 };
 			int out = memfd_create("schedlab-run", MFD_CLOEXEC);
-			if (out < 0) {
-				run_error(c, matrix, n, &runs[next], "memfd_create");
-				next++, done++, failed++;
-				continue;
+			const char *what = out < 0 ? "memfd_create" : NULL;
+			if (!what && pipe2(p, O_CLOEXEC) != 0)
+				what = "pipe";
+			pid_t pid = -1;
+			if (!what) {
+				fflush(stdout);
+				fflush(stderr);
+				pid = fork();
+				if (pid < 0)
+					what = "fork";
 			}
-			if (pipe2(p, O_CLOEXEC) != 0) {
-				run_error(c, matrix, n, &runs[next], "pipe");
-				close(out);
-				next++, done++, failed++;
-				continue;
-			}
-			fflush(stdout);
-			fflush(stderr);
-			pid_t pid = fork();
-			if (pid < 0) {
-				run_error(c, matrix, n, &runs[next], "fork");
-				close(p[0]);
-				close(p[1]);
-				close(out);
+			if (what) {
+				int why = errno;
+				if (p[0] >= 0) {
+					close(p[0]);
+					close(p[1]);
+				}
+				if (out >= 0)
+					close(out);
+				errno = why;
+				/* short of descriptors or processes: wait for a
+				 * running run to end and try again; only with none
+				 * running is it the run's error */
+				if (running > 0 && (why == EMFILE || why == ENFILE || why == EAGAIN ||
+						    why == ENOMEM))
+					break;
+				run_error(c, matrix, n, &runs[next], what);
 				next++, done++, failed++;
 				continue;
 			}
 			if (pid == 0) {
+				/* a parent killed (SIGTERM, SIGINT, SIGKILL) takes its
+				 * runs with it, rather than leave them running to
+				 * --max-wall-time; checked again in case it died
+				 * before the prctl */
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
+				if (getppid() != parent)
+					_exit(3);
 				close(p[0]);
 				for (int i = 0; i < running; i++) {
 					close(ch[i].fd);
@@ -455,8 +479,28 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 		for (int i = 0; i < running; i++)
 			pfd[i] = (struct pollfd){ .fd = ch[i].fd, .events = POLLIN };
 		int r = poll(pfd, (nfds_t)running, show ? 500 : -1);
-		if (r < 0 && errno != EINTR)
+		if (r < 0 && errno != EINTR && errno != EAGAIN) {
+			/* cannot happen with valid fds (EFAULT, EINVAL); were it
+			 * to, every run unfinished is an error row and no
+			 * child is left behind */
+			int why = errno;
+			for (int i = 0; i < running; i++) {
+				kill(ch[i].pid, SIGKILL);
+				while (waitpid(ch[i].pid, NULL, 0) < 0 && errno == EINTR)
+					;
+				errno = why;
+				run_error(&cells[ch[i].cell], matrix, n, &runs[ch[i].cell], "poll");
+				close(ch[i].fd);
+				close(ch[i].out);
+				free(ch[i].data);
+			}
+			running = 0;
+			for (; next < n; next++) {
+				errno = why;
+				run_error(&cells[next], matrix, n, &runs[next], "poll");
+			}
 			break;
+		}
 		for (int i = running - 1; r > 0 && i >= 0; i--) {
 			if (!pfd[i].revents)
 				continue;
@@ -485,6 +529,8 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 			ch[i] = ch[--running];
 		}
 	}
+	sigaction(SIGCHLD, &saved, NULL);
+	emit_rows(o, runs, n, &emitted);
 	if (show) {
 		progress(o->cmd, done, n, 0, failed, t0);
 		fprintf(stderr, "\n");

@@ -59,6 +59,11 @@ struct exp_opts {
 	/* Progress on stderr: EXP_PROGRESS_AUTO shows it when stderr is a
 	 * terminal. */
 	enum { EXP_PROGRESS_AUTO, EXP_PROGRESS_OFF, EXP_PROGRESS_ON } progress;
+	/* Called with each run's row, in cell order, as soon as it and every
+	 * row before it are done (a store written as the runs end, so that an
+	 * interrupted matrix keeps its first rows); NULL: not called. */
+	void (*row_done)(void *ctx, long i, const cJSON *row);
+	void *ctx;
 };
 
 /* One run's outcome. */

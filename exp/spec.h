@@ -4,6 +4,7 @@
 #define SCHEDLAB_EXP_SPEC_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "util/util.h"
 
@@ -14,6 +15,9 @@
  * whole (EXP_STORE_MAX_BYTES): 20,000 runs keep both near 1 GiB. */
 #define EXP_MAX_LIST 100000
 #define EXP_MAX_RUNS 20000
+/* The largest seed a matrix runs: a store's row holds it as a JSON number
+ * (a double), whole numbers exact up to 2^53. */
+#define EXP_MAX_SEED ((uint64_t)1 << 53)
 
 /* Expands a comma-separated list into its items (malloc'd strings, *n of
  * them; exp_list_free frees them).  An item "A..B" (integers, 0 <= A <=

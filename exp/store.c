@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exp/spec.h"
 #include "exp/store.h"
 
 /* ---- Exact compact JSON ---- */
@@ -167,17 +168,21 @@ bool exp_row_check(const cJSON *row, struct err *e)
 			ver->valuedouble, EXP_STORE_VERSION);
 		return false;
 	}
+	/* index < runs <= EXP_MAX_RUNS, the largest matrix a command makes:
+	 * merge counts and lists a matrix's missing runs from them */
 	const cJSON *idx = cJSON_GetObjectItemCaseSensitive(row, "index");
-	if (idx->valuedouble < 0 || idx->valuedouble != floor(idx->valuedouble) ||
-	    idx->valuedouble > 1e15) {
-		err_set(e, ".index: %g is not a run's index (a whole number from 0)", idx->valuedouble);
+	if (!(idx->valuedouble >= 0 && idx->valuedouble < EXP_MAX_RUNS) ||
+	    idx->valuedouble != floor(idx->valuedouble)) {
+		err_set(e, ".index: %g is not a run's index (a whole number from 0 to %d)",
+			idx->valuedouble, EXP_MAX_RUNS - 1);
 		return false;
 	}
 	const cJSON *runs = cJSON_GetObjectItemCaseSensitive(row, "runs");
-	if (runs && (!cJSON_IsNumber(runs) || runs->valuedouble <= idx->valuedouble ||
+	if (runs && (!cJSON_IsNumber(runs) || !(runs->valuedouble > idx->valuedouble) ||
+		     runs->valuedouble > EXP_MAX_RUNS ||
 		     runs->valuedouble != floor(runs->valuedouble))) {
 		err_set(e, ".runs: expected the matrix's number of runs, a whole number above "
-			".index (%g)", idx->valuedouble);
+			".index (%g) and at most %d", idx->valuedouble, EXP_MAX_RUNS);
 		return false;
 	}
 	const char *m = cJSON_GetObjectItemCaseSensitive(row, "matrix")->valuestring;
@@ -211,6 +216,49 @@ bool exp_row_check(const cJSON *row, struct err *e)
 	return true;
 }
 
+int exp_lines_read(struct exp_lines *r, size_t max, char **buf, size_t *cap)
+{
+	size_t n = 0;
+	bool any = false;
+	for (;;) {
+		if (r->pos == r->len) {
+			if (r->eof)
+				break;
+			r->len = fread(r->blk, 1, sizeof(r->blk), r->f);
+			r->pos = 0;
+			if (r->len == 0) {
+				r->eof = true;
+				break;
+			}
+		}
+		any = true;
+		const char *from = r->blk + r->pos;
+		size_t avail = r->len - r->pos;
+		const char *nl = memchr(from, '\n', avail);
+		size_t take = nl ? (size_t)(nl - from) : avail;
+		if (memchr(from, '\0', take))
+			return EXP_LINE_NUL;
+		if (n + take > max)
+			return EXP_LINE_LONG;
+		if (n + take + 1 > *cap) {
+			while (n + take + 1 > *cap)
+				*cap = *cap ? 2 * *cap : 1 << 16;
+			*buf = xrealloc(*buf, *cap);
+		}
+		memcpy(*buf + n, from, take);
+		n += take;
+		r->pos += take + (nl != NULL);
+		if (nl)
+			break;
+	}
+	if (!any && n == 0)
+		return EXP_LINE_EOF;
+	if (!*buf)
+		*buf = xmalloc(*cap = 1 << 16);
+	(*buf)[n] = '\0';
+	return EXP_LINE_OK;
+}
+
 /* A store is read a line at a time (input_read's 64 MiB bound is a
  * workload's; a store of 20,000 runs is about 1 GiB). */
 struct exp_store *exp_store_read(const char *path, struct err *e)
@@ -227,24 +275,32 @@ struct exp_store *exp_store_read(const char *path, struct err *e)
 	long cap = 0, line = 0;
 	size_t total = 0, size = 0;
 	char *p = NULL;
-	ssize_t got;
+	int got;
 	bool ok = true;
-	while (ok && (got = getline(&p, &size, f)) >= 0) {
-		size_t n = (size_t)got;
+	struct exp_lines *lr = xcalloc(1, sizeof(*lr));
+	lr->f = f;
+	while (ok && (got = exp_lines_read(lr, EXP_STORE_MAX_LINE, &p, &size)) != EXP_LINE_EOF) {
 		line++;
-		total += n;
+		if (got == EXP_LINE_NUL) {
+			err_set(e, "%s:%ld: a NUL byte: not a text file", shown, line);
+			ok = false;
+			break;
+		}
+		if (got == EXP_LINE_LONG) {
+			err_set(e, "%s:%ld: a row longer than %zu MiB", shown, line,
+				EXP_STORE_MAX_LINE >> 20);
+			ok = false;
+			break;
+		}
+		size_t n = strlen(p);
+		total += n + 1;
 		if (total > EXP_STORE_MAX_BYTES) {
 			err_set(e, "%s:%ld: the store passes %zu MiB, the most schedlab reads: split "
 				"the matrix", shown, line, EXP_STORE_MAX_BYTES >> 20);
 			ok = false;
 			break;
 		}
-		if (memchr(p, '\0', n)) {
-			err_set(e, "%s:%ld: a NUL byte: not a text file", shown, line);
-			ok = false;
-			break;
-		}
-		while (n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r'))
+		while (n > 0 && p[n - 1] == '\r')
 			n--;
 		bool blank = true;
 		for (size_t i = 0; i < n && blank; i++)
@@ -282,6 +338,7 @@ struct exp_store *exp_store_read(const char *path, struct err *e)
 		ok = false;
 	}
 	free(p);
+	free(lr);
 	fclose(f);
 	free(shown);
 	if (!ok) {
@@ -303,10 +360,8 @@ void exp_store_free(struct exp_store *s)
 	free(s);
 }
 
-const cJSON *exp_row_metric(const cJSON *row, const char *path)
+const cJSON *exp_json_dotted(const cJSON *o, const char *path)
 {
-	const cJSON *o = cJSON_GetObjectItemCaseSensitive(row, "report");
-	o = cJSON_GetObjectItemCaseSensitive(o, "metrics");
 	for (const char *p = path; o;) {
 		const char *dot = strchr(p, '.');
 		size_t n = dot ? (size_t)(dot - p) : strlen(p);
@@ -323,6 +378,12 @@ const cJSON *exp_row_metric(const cJSON *row, const char *path)
 		p = dot + 1;
 	}
 	return o;
+}
+
+const cJSON *exp_row_metric(const cJSON *row, const char *path)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(row, "report");
+	return exp_json_dotted(cJSON_GetObjectItemCaseSensitive(o, "metrics"), path);
 }
 
 bool exp_row_metric_number(const cJSON *row, const char *path, double *v)

@@ -25,6 +25,27 @@
 /* The largest store read: 1 GiB (a row of a 64-P run is about 20 KiB). */
 #define EXP_STORE_MAX_BYTES ((size_t)1 << 30)
 
+/* The longest row read: a report is ~60 KiB; this is a thousand times
+ * that. */
+#define EXP_STORE_MAX_LINE ((size_t)64 << 20)
+
+/* A file read in 64 KiB blocks and cut into lines with memchr: a line is
+ * never read whole before it is checked, so a store that is one endless
+ * line (/dev/zero, a pipe) stops at its first NUL byte or at max bytes,
+ * not at the kernel's hand. */
+struct exp_lines {
+	FILE *f;
+	char blk[1 << 16];
+	size_t pos, len;
+	bool eof;
+};
+enum { EXP_LINE_EOF, EXP_LINE_OK, EXP_LINE_NUL, EXP_LINE_LONG };
+/* The next line of r, without its newline, NUL-terminated in *buf (grown
+ * as needed; *cap its size): EXP_LINE_OK, EXP_LINE_EOF at the end,
+ * EXP_LINE_NUL (a NUL byte in the line) or EXP_LINE_LONG (past max
+ * bytes); after the last two the reader is not to be used again. */
+int exp_lines_read(struct exp_lines *r, size_t max, char **buf, size_t *cap);
+
 /* o as one line of compact JSON, malloc'd, without a newline.  Unlike
  * cJSON's printer, every number reads back as the very double it was
  * (an integer below 2^53 in whole digits, else the fewest of 15 to 17
@@ -49,6 +70,10 @@ void exp_store_free(struct exp_store *s);
 /* Checks one row's shape (as exp_store_read does); e gets ".key: problem". */
 bool exp_row_check(const cJSON *row, struct err *e);
 
+/* The item at a dotted path ("cpu.on_cpu.user") below the object o, or
+ * NULL (o NULL, no such item).  Every reader of reports and stores looks
+ * paths up with it. */
+const cJSON *exp_json_dotted(const cJSON *o, const char *path);
 /* The item at a dotted path below the row's report's "metrics"
  * ("sched_latency_ns.p99", "cpu.on_cpu.user"), or NULL (no report, no
  * such metric). */

@@ -64,8 +64,6 @@ const struct rep_metric rep_metrics[] = {
 };
 const int rep_nmetrics = (int)(sizeof(rep_metrics) / sizeof(rep_metrics[0]));
 
-/* Longest row accepted: a report is ~60 KiB; this is a thousand times that. */
-#define MAX_LINE ((size_t)64 << 20)
 /* Nodes of a memory matrix: as many as a topology may have. */
 #define MAX_NODES 1024
 
@@ -116,22 +114,6 @@ static void hist_compress(const struct hist *full, struct rep_hist *h)
 }
 
 /* ---- Checking a row ---- */
-
-/* The item at a dotted path below obj, or NULL. */
-static const cJSON *dotted(const cJSON *obj, const char *path)
-{
-	const cJSON *o = obj;
-	for (const char *p = path; o;) {
-		const char *dot = strchr(p, '.');
-		char key[64];
-		snprintf(key, sizeof(key), "%.*s", dot ? (int)(dot - p) : (int)strlen(p), p);
-		o = cJSON_GetObjectItemCaseSensitive(o, key);
-		if (!dot)
-			break;
-		p = dot + 1;
-	}
-	return o;
-}
 
 static bool get_string(const struct jv *j, const cJSON *obj, const char *parent, const char *key,
 		       bool nullable, const char **out)
@@ -320,7 +302,7 @@ static void note_distinct(char **list, int *n, bool *more, const char *v)
 static void fold_report(struct rep_store *s, struct rep_group *g, const cJSON *metrics)
 {
 	for (int i = 0; i < rep_nmetrics; i++) {
-		const cJSON *v = dotted(metrics, rep_metrics[i].path);
+		const cJSON *v = exp_json_dotted(metrics, rep_metrics[i].path);
 		if (cJSON_IsNumber(v))
 			rep_acc_add(&g->m[i], v->valuedouble);
 	}
@@ -370,7 +352,7 @@ static void fold_report(struct rep_store *s, struct rep_group *g, const cJSON *m
 		}
 		g->ncpu++;
 	}
-	const cJSON *mat = dotted(metrics, "mechanisms.memory.dram_lines_by_node_home");
+	const cJSON *mat = exp_json_dotted(metrics, "mechanisms.memory.dram_lines_by_node_home");
 	if (mat) {
 		int n = cJSON_GetArraySize(mat);
 		if (!g->dram) {
@@ -396,19 +378,19 @@ static bool check_report(const struct jv *j, const cJSON *report, struct rep_gro
 			       jv_type_name(metrics));
 	char p[JV_PATH];
 	for (int i = 0; i < rep_nmetrics; i++) {
-		const cJSON *v = dotted(metrics, rep_metrics[i].path);
+		const cJSON *v = exp_json_dotted(metrics, rep_metrics[i].path);
 		if (v && !cJSON_IsNumber(v)) {
 			snprintf(p, sizeof(p), ".report.metrics.%s", rep_metrics[i].path);
 			return jv_fail(j, p, "expected a number, got %s", jv_type_name(v));
 		}
 	}
 	for (int d = 0; d < REP_NDIST; d++) {
-		const cJSON *b = dotted(dotted(metrics, rep_dist_paths[d]), "buckets");
+		const cJSON *b = exp_json_dotted(exp_json_dotted(metrics, rep_dist_paths[d]), "buckets");
 		snprintf(p, sizeof(p), ".report.metrics.%s.buckets", rep_dist_paths[d]);
 		if (b && !check_buckets(j, b, p))
 			return false;
 	}
-	const cJSON *mat = dotted(metrics, "mechanisms.memory.dram_lines_by_node_home");
+	const cJSON *mat = exp_json_dotted(metrics, "mechanisms.memory.dram_lines_by_node_home");
 	if (mat) {
 		int n = 0;
 		if (!check_matrix(j, mat, ".report.metrics.mechanisms.memory.dram_lines_by_node_home",
@@ -461,7 +443,7 @@ static bool fold_row(struct rep_store *s, const struct jv *j, const cJSON *row, 
 	    !get_string(j, in, ".inputs", "topology", false, &topology) ||
 	    !get_string(j, in, ".inputs", "workload", false, &workload) ||
 	    !get_whole(j, in, ".inputs", "procs", 1, 1 << 20, &procs) ||
-	    !get_whole(j, in, ".inputs", "seed", 0, 18446744073709551615.0, &seed))
+	    !get_whole(j, in, ".inputs", "seed", 0, WHOLE_MAX, &seed))
 		return false;
 	if (strcmp(mode, "sim") != 0 && strcmp(mode, "native") != 0)
 		return jv_fail(j, ".inputs.mode", "'%s' is not a mode (sim, native)", mode);
@@ -519,63 +501,6 @@ static bool fold_row(struct rep_store *s, const struct jv *j, const cJSON *row, 
 	return true;
 }
 
-enum { RL_EOF, RL_LINE, RL_NUL, RL_LONG };
-
-/* A file read in blocks, cut into lines with memchr (a store of 200 MB
- * is read in a fraction of a second). */
-struct lines {
-	FILE *f;
-	char blk[1 << 16];
-	size_t pos, len;
-	bool eof;
-};
-
-/* One line (without its newline) into *buf, at most MAX_LINE bytes: a
- * store that is one endless line (/dev/zero, a pipe) stops there, or at
- * its first NUL byte, not at the kernel's hand. */
-static int read_line(struct lines *r, char **buf, size_t *cap)
-{
-	size_t n = 0;
-	bool any = false;
-	for (;;) {
-		if (r->pos == r->len) {
-			if (r->eof)
-				break;
-			r->len = fread(r->blk, 1, sizeof(r->blk), r->f);
-			r->pos = 0;
-			if (r->len == 0) {
-				r->eof = true;
-				break;
-			}
-		}
-		any = true;
-		const char *from = r->blk + r->pos;
-		size_t avail = r->len - r->pos;
-		const char *nl = memchr(from, '\n', avail);
-		size_t take = nl ? (size_t)(nl - from) : avail;
-		if (memchr(from, '\0', take))
-			return RL_NUL;
-		if (n + take > MAX_LINE)
-			return RL_LONG;
-		if (n + take + 1 > *cap) {
-			while (n + take + 1 > *cap)
-				*cap = *cap ? 2 * *cap : 1 << 16;
-			*buf = xrealloc(*buf, *cap);
-		}
-		memcpy(*buf + n, from, take);
-		n += take;
-		r->pos += take + (nl != NULL);
-		if (nl)
-			break;
-	}
-	if (!any && n == 0)
-		return RL_EOF;
-	if (!*buf)
-		*buf = xmalloc(*cap = 1 << 16);
-	(*buf)[n] = '\0';
-	return RL_LINE;
-}
-
 bool rep_store_read(struct rep_store *s, const char *path, struct err *e)
 {
 	memset(s, 0, sizeof(*s));
@@ -592,20 +517,20 @@ bool rep_store_read(struct rep_store *s, const char *path, struct err *e)
 	size_t cap = 0;
 	bool ok = true;
 	int got;
-	struct lines *lr = xcalloc(1, sizeof(*lr));
+	struct exp_lines *lr = xcalloc(1, sizeof(*lr));
 	lr->f = f;
-	while (ok && (got = read_line(lr, &line, &cap)) != RL_EOF) {
+	while (ok && (got = exp_lines_read(lr, EXP_STORE_MAX_LINE, &line, &cap)) != EXP_LINE_EOF) {
 		s->lines++;
 		char label[600];
 		snprintf(label, sizeof(label), "%s:%ld", shown, s->lines);
 		struct jv j = { label, e };
-		if (got == RL_NUL) {
+		if (got == EXP_LINE_NUL) {
 			err_set(e, "%s: a NUL byte: not a JSON Lines store", label);
 			ok = false;
 			break;
 		}
-		if (got == RL_LONG) {
-			err_set(e, "%s: a row longer than %zu MiB", label, MAX_LINE >> 20);
+		if (got == EXP_LINE_LONG) {
+			err_set(e, "%s: a row longer than %zu MiB", label, EXP_STORE_MAX_LINE >> 20);
 			ok = false;
 			break;
 		}

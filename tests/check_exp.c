@@ -1,10 +1,13 @@
 /* exp/: the run-matrix engine (through compare and sweep), the results
  * store, sweep's lists and ranges, --emit-jobs and merge. */
 #include <check.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -349,49 +352,55 @@ END_TEST
  * operator would): its row says so, and the run after it is made. */
 START_TEST(a_killed_run_is_crashed_and_the_others_complete)
 {
-	char *dir = temp_dir();
-	char *store = path_in(dir, "s.jsonl");
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
-			_exit(126);
-		execl(test_schedlab_bin(), "schedlab", "sweep", "-p", "steal", "-t", "numa1", "--procs",
-		      "4", "-w", "skynet,ping-pong", "-j", "1", "--json", store, (char *)NULL);
-		_exit(127);
-	}
-	/* the first run's process: the sweep's only child while it runs */
-	char children[64];
-	snprintf(children, sizeof(children), "/proc/%d/task/%d/children", pid, pid);
-	pid_t run = 0;
-	for (int tries = 0; tries < 6000 && run == 0; tries++) {
-		FILE *f = fopen(children, "r");
-		if (f) {
-			int c;
-			if (fscanf(f, "%d", &c) == 1)
-				run = c;
-			fclose(f);
+	/* twice: the second time with SIGCHLD ignored, as a parent may leave
+	 * it (the sweep's waitpid must still see how the run died) */
+	for (int ignored = 0; ignored < 2; ignored++) {
+		char *dir = temp_dir();
+		char *store = path_in(dir, "s.jsonl");
+		pid_t pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			if (ignored)
+				signal(SIGCHLD, SIG_IGN);
+			if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+				_exit(126);
+			execl(test_schedlab_bin(), "schedlab", "sweep", "-p", "steal", "-t", "numa1", "--procs",
+			      "4", "-w", "skynet,ping-pong", "-j", "1", "--json", store, (char *)NULL);
+			_exit(127);
 		}
-		if (run == 0)
-			usleep(10000);
+		/* the first run's process: the sweep's only child while it runs */
+		char children[64];
+		snprintf(children, sizeof(children), "/proc/%d/task/%d/children", pid, pid);
+		pid_t run = 0;
+		for (int tries = 0; tries < 6000 && run == 0; tries++) {
+			FILE *f = fopen(children, "r");
+			if (f) {
+				int c;
+				if (fscanf(f, "%d", &c) == 1)
+					run = c;
+				fclose(f);
+			}
+			if (run == 0)
+				usleep(10000);
+		}
+		ck_assert_int_gt(run, 0);
+		ck_assert_int_eq(kill(run, SIGKILL), 0);
+		int status;
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert(WIFEXITED(status));
+		ck_assert_int_eq(WEXITSTATUS(status), 128 + SIGKILL);
+		struct exp_store *s = read_store(store);
+		ck_assert_int_eq(s->nrows, 2);
+		ck_assert_str_eq(row_str(s->rows[0], "status"), "crashed");
+		ck_assert_int_eq((int)row_num(s->rows[0], "exit_status"), 128 + SIGKILL);
+		ck_assert_msg(strstr(row_str(s->rows[0], "message"), "killed by signal 9"), "%s",
+			      row_str(s->rows[0], "message"));
+		ck_assert(cJSON_IsNull(cJSON_GetObjectItem(s->rows[0], "report")));
+		ck_assert_str_eq(row_str(s->rows[1], "status"), "ok");
+		exp_store_free(s);
+		free(store);
+		rm_rf(dir);
 	}
-	ck_assert_int_gt(run, 0);
-	ck_assert_int_eq(kill(run, SIGKILL), 0);
-	int status;
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert(WIFEXITED(status));
-	ck_assert_int_eq(WEXITSTATUS(status), 128 + SIGKILL);
-	struct exp_store *s = read_store(store);
-	ck_assert_int_eq(s->nrows, 2);
-	ck_assert_str_eq(row_str(s->rows[0], "status"), "crashed");
-	ck_assert_int_eq((int)row_num(s->rows[0], "exit_status"), 128 + SIGKILL);
-	ck_assert_msg(strstr(row_str(s->rows[0], "message"), "killed by signal 9"), "%s",
-		      row_str(s->rows[0], "message"));
-	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(s->rows[0], "report")));
-	ck_assert_str_eq(row_str(s->rows[1], "status"), "ok");
-	exp_store_free(s);
-	free(store);
-	rm_rf(dir);
 }
 END_TEST
 
@@ -594,6 +603,191 @@ START_TEST(merge_refuses_conflicts_and_reports_missing_runs)
 }
 END_TEST
 
+/* merge on rows whose "runs" is huge: refused at once naming .runs, not
+ * a count to 1e15; the largest matrix's missing runs counted, 20 listed */
+START_TEST(merge_bounds_runs)
+{
+	char *dir = temp_dir();
+	char *store = path_in(dir, "s.jsonl"), *big = path_in(dir, "big.jsonl");
+	char *out = path_in(dir, "out.jsonl");
+	char *args = NULL, *err;
+	ck_assert_int_ge(asprintf(&args, "sweep -p steal -t numa1 -w ping-pong --json %s", store), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, NULL), 0);
+	free(args);
+	struct exp_store *s = read_store(store);
+	const double huge[] = { 1e15, 1e300, 20001 };
+	for (size_t i = 0; i < sizeof(huge) / sizeof(huge[0]); i++) {
+		cJSON_ReplaceItemInObject(s->rows[0], "runs", cJSON_CreateNumber(huge[i]));
+		char *line = exp_json_line(s->rows[0]), *text = NULL;
+		ck_assert_int_ge(asprintf(&text, "%s\n", line), 0);
+		write_file(big, text);
+		free(text);
+		free(line);
+		ck_assert_int_ge(asprintf(&args, "merge %s -o %s", big, out), 0);
+		ck_assert_int_eq(test_schedlab(args, NULL, &err), 2);
+		ck_assert_msg(strstr(err, "big.jsonl:1: .runs: ") && strstr(err, "at most 20000"),
+			      "%s", err);
+		free(err);
+		free(args);
+	}
+	cJSON_ReplaceItemInObject(s->rows[0], "runs", cJSON_CreateNumber(20000));
+	cJSON_ReplaceItemInObject(s->rows[0], "index", cJSON_CreateNumber(3));
+	char *line = exp_json_line(s->rows[0]), *text = NULL;
+	ck_assert_int_ge(asprintf(&text, "%s\n", line), 0);
+	write_file(big, text);
+	free(text);
+	free(line);
+	ck_assert_int_ge(asprintf(&args, "merge %s -o %s", big, out), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, &err), 1);
+	ck_assert_msg(strstr(err, ": 19999 of its 20000 runs missing: 0, 1, 2, 4, 5, ") &&
+		      strstr(err, ", 20, ...\n"), "%s", err);
+	free(err);
+	free(args);
+	exp_store_free(s);
+	free(store);
+	free(big);
+	free(out);
+	rm_rf(dir);
+}
+END_TEST
+
+/* A store that is one endless line stops at the line bound (64 MiB) or
+ * its first NUL, exit 2, not at the OOM killer: the children's peak
+ * memory stays far below the gigabytes getline would take. */
+START_TEST(merge_of_an_endless_line_is_bounded)
+{
+	char *dir = temp_dir();
+	char *out = path_in(dir, "out.jsonl");
+	char *args = NULL, *err;
+	ck_assert_int_ge(asprintf(&args, "merge /dev/zero -o %s", out), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, &err), 2);
+	ck_assert_msg(strstr(err, "/dev/zero:1: a NUL byte"), "%s", err);
+	free(err);
+	free(args);
+	/* no NUL: a line of spaces past the bound, from a pipe */
+	char *cmd = NULL;
+	ck_assert_int_ge(asprintf(&cmd, "yes ' ' | tr -d '\\n' | '%s' merge /dev/stdin -o %s",
+				  test_schedlab_bin(), out), 0);
+	ck_assert_int_eq(test_run(cmd, NULL, &err), 2);
+	ck_assert_msg(strstr(err, "/dev/stdin:1: a row longer than 64 MiB"), "%s", err);
+	free(err);
+	free(cmd);
+	struct rusage ru;
+	ck_assert_int_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
+	ck_assert_msg(ru.ru_maxrss < 512L * 1024, "a child's peak RSS %ld KiB", ru.ru_maxrss);
+	free(out);
+	rm_rf(dir);
+}
+END_TEST
+
+/* A sweep's parent killed with SIGTERM keeps the rows already done in its
+ * store and takes its running run with it.
+ * This test process is a subreaper, so the orphaned run becomes its child
+ * and its end is seen: killed by SIGKILL (the parent-death signal), not
+ * run to its end (where it would die of SIGPIPE writing its row, or
+ * exit) -- no clock involved. */
+START_TEST(a_killed_parent_leaves_no_run)
+{
+	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	char *dir = temp_dir();
+	char *store = path_in(dir, "s.jsonl");
+	pid_t sweep = fork();
+	ck_assert_int_ge(sweep, 0);
+	if (sweep == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		execl(test_schedlab_bin(), "schedlab", "sweep", "-p", "steal", "-t", "numa4", "-w",
+		      "ping-pong,skynet", "--seeds", "2", "-j", "1", "--json", store, (char *)NULL);
+		_exit(127);
+	}
+	/* the two ping-pong rows written as they end, then skynet's run
+	 * going: its process, from /proc/PID/task/PID/children */
+	for (int i = 0; i < 12000; i++) {
+		int lines = 0, ch;
+		FILE *f = fopen(store, "r");
+		while (f && (ch = fgetc(f)) != EOF)
+			lines += ch == '\n';
+		if (f)
+			fclose(f);
+		if (lines >= 2)
+			break;
+		usleep(10000);
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)sweep, (int)sweep);
+	long child = 0;
+	for (int i = 0; i < 6000 && child <= 0; i++) {
+		FILE *f = fopen(path, "r");
+		if (f) {
+			if (fscanf(f, "%ld", &child) != 1)
+				child = 0;
+			fclose(f);
+		}
+		if (child <= 0)
+			usleep(10000);
+	}
+	ck_assert_msg(child > 0, "the sweep started no run");
+	ck_assert_int_eq(kill(sweep, SIGTERM), 0);
+	int status;
+	ck_assert_int_eq(waitpid(sweep, &status, 0), sweep);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	/* the run, now this process's child */
+	ck_assert_int_eq(waitpid((pid_t)child, &status, 0), (pid_t)child);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+		      "the run outlived its parent (%s %d)", WIFSIGNALED(status) ? "signal" : "exit",
+		      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	/* the rows done before the kill are in the store, whole */
+	struct exp_store *s = read_store(store);
+	ck_assert_int_eq(s->nrows, 2);
+	ck_assert_str_eq(row_str(cJSON_GetObjectItem(s->rows[1], "inputs"), "workload"), "ping-pong");
+	exp_store_free(s);
+	free(store);
+	rm_rf(dir);
+}
+END_TEST
+
+/* --native jobs name the P count the emitting machine defaulted to, so
+ * every node runs the same matrix (a node's own PUs would differ). */
+START_TEST(native_jobs_name_their_procs)
+{
+	char *dir = temp_dir();
+	char *jobs = path_in(dir, "jobs");
+	char *args = NULL;
+	ck_assert_int_ge(asprintf(&args, "sweep --native -p global -w ping-pong --emit-jobs %s",
+				  jobs), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, NULL), 0);
+	free(args);
+	char *text = test_read_file(jobs);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	char want[64];
+	snprintf(want, sizeof(want), " --procs '%ld' ", cpus);
+	ck_assert_msg(strstr(text, want) && strstr(text, " --native "), "%s", text);
+	free(text);
+	free(jobs);
+	rm_rf(dir);
+}
+END_TEST
+
+/* Few descriptors: -j is held to a quarter of the open-files limit and
+ * the runs wait for each other, rather than fail (a soft limit set in the
+ * test's own shell only). */
+START_TEST(few_descriptors_do_not_fail_runs)
+{
+	char *cmd = NULL, *out, *err;
+	ck_assert_int_ge(asprintf(&cmd, "ulimit -S -n 16 && '%s' sweep -p steal -t numa1 -w "
+				  "ping-pong --seeds 12 -j 64 --json -", test_schedlab_bin()), 0);
+	ck_assert_msg(test_run(cmd, &out, &err) == 0, "%s", err);
+	int ok = 0;
+	for (const char *p = out; (p = strstr(p, "\"status\":\"ok\"")); p++)
+		ok++;
+	ck_assert_int_eq(ok, 12);
+	free(out);
+	free(err);
+	free(cmd);
+}
+END_TEST
+
 /* ---- Bad input ---- */
 
 static const struct {
@@ -619,17 +813,33 @@ static const struct {
 	{ "sweep -p steal --seeds 0", "--seeds 0: expected a number from 1 to 20000" },
 	{ "sweep -p steal --procs 1..64 --seeds 20000 --set runnext=0,1",
 	  "the matrix has more than 20000 runs" },
+	{ "sweep -p steal --seed 9007199254740993", "the seeds pass 2^53" },
+	{ "sweep -p steal --seed 9007199254740992 --seeds 2", "the seeds pass 2^53" },
+	{ "compare -p steal,global -w ping-pong --seed 9007199254740990 --seeds 4",
+	  "--seed 9007199254740990 --seeds 4: the seeds pass 2^53" },
+	{ "compare -p steal,global,steal:runnext=0 --seeds 10000",
+	  "3 columns of 10000 seeds pass 20000 runs" },
 	{ "sweep -p steal -j 0", "-j 0: expected a number of runs at once from 1 to 1024" },
 	{ "sweep -p steal -w ping-pong -t numa1 --only 1", "--only 1: the matrix's runs are 0 to 0" },
 	{ "sweep -p steal --json - --csv -", "only one of them can write to stdout" },
 	{ "sweep -p steal --emit-jobs j --json x", "--emit-jobs runs nothing" },
 	{ "sweep -p steal --results d", "--results d: only with --emit-jobs" },
+	/* paths a job's line or the Slurm script cannot hold */
+	{ "sweep -p steal -t numa1 -w ping-pong --emit-jobs \"$(printf '/tmp/a\\nb')\"",
+	  "--emit-jobs /tmp/a\\nb: a control character" },
+	{ "sweep -p steal -t numa1 -w ping-pong --emit-jobs /tmp/j --results \"$(printf 'r\\nid')\"",
+	  "--results r\\nid: a control character" },
+	{ "sweep -p steal -t numa1 -w ping-pong --emit-jobs /tmp/j --results /tmp/r%j",
+	  "--results /tmp/r%j: the results folder is the Slurm script's #SBATCH --output" },
+	{ "sweep -p steal -t numa1 -w ping-pong --emit-jobs /tmp/j --results '/tmp/sp ace'",
+	  "--results /tmp/sp ace: the results folder is the Slurm script's #SBATCH --output" },
 	{ "sweep -p steal --native -t numa4", "--native runs on this machine: -t must be host" },
 	{ "sweep -p steal -t numa1,nosuch", "nosuch: not a bundled topology" },
 	{ "merge", "missing -o STORE" },
 	{ "merge -o /tmp/x.jsonl", "no FILE to merge" },
 	{ "merge /nonexistent/x.jsonl -o /tmp/x.jsonl", "/nonexistent/x.jsonl" },
 	{ "merge --frob x -o y", "unknown option '--frob'" },
+	{ "merge /dev/zero -o /tmp/x.jsonl", "schedlab merge: /dev/zero:1: a NUL byte" },
 	{ "compare -p steal -w ping-pong --store -", "--store -: name a file" },
 	{ "compare -p steal -w ping-pong -j 2000", "-j 2000: expected a number of runs at once" },
 };
@@ -640,6 +850,8 @@ START_TEST(bad_input_exits_2)
 	ck_assert_int_eq(test_schedlab(bad_args[_i].args, NULL, &err), 2);
 	ck_assert_msg(strstr(err, bad_args[_i].message), "%s: %s", bad_args[_i].args, err);
 	ck_assert_msg(!strchr(err, '\n') || strchr(err, '\n')[1] == '\0', "one line: %s", err);
+	const char *see = strstr(err, "(see ");
+	ck_assert_msg(!see || !strstr(see + 1, "(see "), "one hint: %s", err);
 	free(err);
 }
 END_TEST
@@ -751,6 +963,11 @@ Suite *make_exp_suite(void)
 	tcase_add_test(tc, sweep_is_the_cartesian_product_in_its_order);
 	tcase_add_test(tc, emitted_jobs_merged_give_the_sweeps_store);
 	tcase_add_test(tc, merge_refuses_conflicts_and_reports_missing_runs);
+	tcase_add_test(tc, merge_bounds_runs);
+	tcase_add_test(tc, few_descriptors_do_not_fail_runs);
+	tcase_add_test(tc, native_jobs_name_their_procs);
+	tcase_add_test(tc, a_killed_parent_leaves_no_run);
+	tcase_add_test(tc, merge_of_an_endless_line_is_bounded);
 	tcase_add_loop_test(tc, bad_input_exits_2, 0, (int)(sizeof(bad_args) / sizeof(bad_args[0])));
 	tcase_add_test(tc, compare_outputs_do_not_depend_on_jobs);
 	tcase_add_test(tc, compare_reports_the_first_failing_run);

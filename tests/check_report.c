@@ -334,6 +334,11 @@ START_TEST(report_bad_input)
 		{ "\"dram_lines_by_node_home\":[[", "\"dram_lines_by_node_home\":[[1],[",
 		  ".report.metrics.mechanisms.memory.dram_lines_by_node_home[0]: expected a row of 3" },
 		{ "\"p99\":", "\"p99\":\"x\",\"q\":", ".report.metrics.sched_latency_ns.p99: expected a number" },
+		/* a seed past 2^53 is not what a double holds (nor a uint64 after 2^64) */
+		{ "\"seed\":", "\"seed\":18446744073709551615,\"x\":",
+		  ".inputs.seed: expected a whole number from 0 to 9007199254740992" },
+		{ "\"seed\":", "\"seed\":9007199254740994,\"x\":",
+		  ".inputs.seed: expected a whole number from 0 to 9007199254740992" },
 	};
 	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
 		char *at = strstr(row, edits[i].from);

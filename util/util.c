@@ -2,6 +2,7 @@
 #include "util/util.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,4 +91,20 @@ size_t str_list_add(char *buf, size_t size, size_t used, const char *item)
 		return used;
 	int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", item);
 	return n < 0 ? used : used + (size_t)n;
+}
+
+uint64_t proc_kb_bytes(const char *path, const char *key)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	char line[256];
+	size_t n = strlen(key);
+	unsigned long long kb = 0;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, key, n) == 0 && line[n] == ':' &&
+		    sscanf(line + n + 1, " %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb << 10;
 }

@@ -71,6 +71,11 @@ void str_fit(char *dst, size_t size, const char *s);
 /* str_escape(s), cut to fewer than max bytes by str_fit (malloc'd). */
 char *str_shown(const char *s, size_t max);
 
+/* The value of the line "KEY: N kB" of a /proc file (/proc/meminfo's
+ * MemAvailable, smaps_rollup's AnonHugePages), in bytes; 0 if the file or
+ * the line is missing. */
+uint64_t proc_kb_bytes(const char *path, const char *key);
+
 /* Greatest common divisor: strides coprime with a count visit every
  * element once (steal orders, walks of a region's lines). */
 static inline uint64_t u64_gcd(uint64_t a, uint64_t b)
