@@ -392,8 +392,7 @@ static int run_plans(const struct rg_suite *s, struct plan *p, int np, int nseed
 		const char *status = exp_row_status(runs[j].row);
 		const struct rg_case *k = &s->cases[p[j / nseeds].ncase];
 		if (strcmp(status, "ok") == 0) {
-			const cJSON *report = cJSON_GetObjectItemCaseSensitive(runs[j].row, "report");
-			rg_side_take(side, p[j / nseeds].ncase, (int)(j % nseeds), report);
+			rg_side_take(side, p[j / nseeds].ncase, (int)(j % nseeds), runs[j].row);
 			continue;
 		}
 		if (nfailed++ == 0) {

@@ -48,28 +48,12 @@ void rg_side_free(struct rg_side *s)
 	free(s);
 }
 
-static const cJSON *dotted(const cJSON *o, const char *path)
+void rg_side_take(struct rg_side *s, int c, int k, const cJSON *row)
 {
-	char buf[128];
-	while (o && *path) {
-		const char *dot = strchr(path, '.');
-		size_t len = dot ? (size_t)(dot - path) : strlen(path);
-		if (len >= sizeof(buf))
-			return NULL;
-		memcpy(buf, path, len);
-		buf[len] = '\0';
-		o = cJSON_GetObjectItemCaseSensitive(o, buf);
-		path += len + (dot ? 1 : 0);
-	}
-	return o;
-}
-
-void rg_side_take(struct rg_side *s, int c, int k, const cJSON *report)
-{
-	const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(report, "metrics");
+	const cJSON *report = cJSON_GetObjectItemCaseSensitive(row, "report");
 	for (int m = 0; m < NM; m++) {
-		const cJSON *v = dotted(metrics, rg_metric_at(m)->path);
-		*rg_at(s, c, m, k) = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+		double v;
+		*rg_at(s, c, m, k) = exp_row_metric_number(row, rg_metric_at(m)->path, &v) ? v : NAN;
 	}
 	const cJSON *knobs = cJSON_GetObjectItemCaseSensitive(report, "knobs");
 	if (knobs && !s->knobs[c])

@@ -86,9 +86,9 @@ static inline double *rg_at(const struct rg_side *s, int c, int m, int k)
 {
 	return &s->v[((size_t)c * (size_t)rg_metric_count() + (size_t)m) * (size_t)s->nseeds + (size_t)k];
 }
-/* Reads every known metric of a run's report (the "report" of a store
- * row) into case c, seed slot k. */
-void rg_side_take(struct rg_side *s, int c, int k, const cJSON *report);
+/* Reads every known metric of a run's report (a store row, exp/store.h)
+ * into case c, seed slot k. */
+void rg_side_take(struct rg_side *s, int c, int k, const cJSON *row);
 
 /* ---- The baseline file ---- */
 
