@@ -16,6 +16,7 @@
 #include "cli/run.h"
 #include "core/policy.h"
 #include "exp/matrix.h"
+#include "exp/spec.h"
 #include "regress/regress.h"
 #include "regress/stats.h"
 #include "topologies/topo.h"
@@ -60,9 +61,10 @@ void cli_help_regress(FILE *f)
 		"  --set KEY=VALUE    a knob of the new side (repeatable); without -p, the cases\n"
 		"                     whose policy has the knob are run with it, the others not\n"
 		"  --seeds N          seeds per case (simulated) or repetitions (--native):\n"
-		"                     with --update, instead of the suite's; else at most the\n"
-		"                     baseline's (its first N); at least the test's smallest\n"
-		"                     N that can reach --alpha (5 simulated, 3 native at 0.05)\n"
+		"                     with --update, instead of the suite's (cases x N at most\n"
+		"                     %d runs); else at most the baseline's (its first N); at\n"
+		"                     least the test's smallest N that can reach --alpha (5\n"
+		"                     simulated, 3 native at 0.05)\n"
 		"  --max-regress METRIC=PCT,...\n"
 		"                     thresholds in percent (request_p99=5%%,throughput=2%%),\n"
 		"                     beside or instead of the suite's; METRIC=off ungates one.\n"
@@ -87,7 +89,7 @@ void cli_help_regress(FILE *f)
 		"named on stderr, with its case), or a new run deadlocked, panicked or was\n"
 		"cut at a limit; 2 bad input (the suite, the baseline, an option), or a\n"
 		"baseline run that failed.\n",
-		"makespan, throughput,\n"
+		EXP_MAX_RUNS, "makespan, throughput,\n"
 		"                     request_p50/p90/p99/p999/mean/max, sched_p50/... the same,\n"
 		"                     cpu_user, cpu_sched, cpu_spin, cpu_lock_wait, mem_local,\n"
 		"                     cache_hit, migrations_core, migrations_node, futex_calls,\n"
@@ -446,6 +448,14 @@ static int update(const struct regress_own *r, const struct cli_opts *o,
 	struct rg_suite *s = r->suite ? rg_suite_load(r->suite, &e) : rg_suite_default(&e);
 	if (!s)
 		return cli_input_error(&e);
+	if (r->seeds && (long)r->seeds * s->ncases > EXP_MAX_RUNS) {
+		rg_suite_free(s);
+		return cli_usage_error(CMD, "--seeds %llu: %d cases x %llu seeds is %llu runs, more "
+				       "than the %d a suite may have", (unsigned long long)r->seeds,
+				       s->ncases, (unsigned long long)r->seeds,
+				       (unsigned long long)r->seeds * (unsigned long long)s->ncases,
+				       EXP_MAX_RUNS);
+	}
 	if (r->seeds) {
 		s->seeds = (int)r->seeds;
 		cJSON_DeleteItemFromObjectCaseSensitive(s->json, "seeds");

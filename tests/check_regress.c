@@ -243,6 +243,23 @@ static void suite_error(const char *text, const char *expect)
 	ck_assert_msg(strncmp(e.msg, "s.json", 6) == 0, "no file in '%s'", e.msg);
 }
 
+/* A suite of n steal cases, seeds seeds each (0: the default). */
+static char *many_cases(int n, int seeds)
+{
+	char *text = seeds ? xasprintf("{\"suite\": \"x\", \"seeds\": %d, \"cases\": [", seeds)
+			   : xstrdup("{\"suite\": \"x\", \"cases\": [");
+	for (int c = 0; c < n; c++) {
+		char *more = xasprintf("%s%s{\"name\": \"c%d\", \"policy\": \"steal\", \"topology\": "
+				       "\"numa1\", \"workload\": \"pingpong-hog\", \"procs\": 2}", text,
+				       c ? ", " : "", c);
+		free(text);
+		text = more;
+	}
+	char *closed = xasprintf("%s]}", text);
+	free(text);
+	return closed;
+}
+
 START_TEST(suite_format)
 {
 	struct err e = { "" };
@@ -296,6 +313,16 @@ START_TEST(suite_format)
 	suite_error("{\"suite\": \"x\", \"cases\": [{\"name\": \"a\", \"policy\": \"steal\"}], \"show\": "
 		    "[\"cpu\"]}", "$.show[0]: unknown metric");
 	suite_error("{\"suite\": \"x\", \"cases\": [", "JSON syntax error");
+	/* every run is held until the comparison: at most a run matrix's */
+	char *big = many_cases(21, 1000);
+	suite_error(big, "$.seeds: 21 cases x 1000 seeds is 21000 runs, more than the 20000");
+	free(big);
+	big = many_cases(20, 1000);
+	s = rg_suite_parse("s.json", big, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	ck_assert_int_eq(s->ncases * s->seeds, 20000);
+	rg_suite_free(s);
+	free(big);
 
 	double f;
 	ck_assert(rg_parse_pct("5%", &f) && fabs(f - 0.05) < 1e-12);
@@ -586,6 +613,15 @@ START_TEST(bad_input)
 				  suite), 0);
 	bad(args, "can never");
 	free(args);
+	char *text21 = many_cases(21, 5);
+	char *s21 = write_tmp("s21.json", text21);
+	ck_assert_int_ge(asprintf(&args, "--baseline %s/z.json --update --suite %s --seeds 1000",
+				  tmpdir, s21), 0);
+	bad(args, "schedlab regress: --seeds 1000: 21 cases x 1000 seeds is 21000 runs, more than "
+	    "the 20000");
+	free(args);
+	free(text21);
+	free(s21);
 	ck_assert_int_ge(asprintf(&args, "--baseline %s -p stael", base), 0);
 	bad(args, "-p stael: unknown policy");
 	free(args);
