@@ -655,6 +655,7 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 			fprintf(stderr, "schedlab %s: warning: the host was busy during %d of the new "
 				"side's runs (their \"host\" objects are in --json): native figures "
 				"understate an idle machine's\n", CMD, busy);
+		rg_report_unreported(stderr, "schedlab regress: warning: ", res);
 		if (!rc && res->nregressions) {
 			rg_report_regressions(stderr, "schedlab regress: ", res);
 			rc = EXIT_FOUND;

@@ -132,6 +132,10 @@ struct rg_result {
 	struct rg_metric_result *metrics;
 	int nmetrics;
 	int nregressions;
+	/* gated metrics no case compared has on both sides: their gate
+	 * could not fire, which the reports say */
+	int *unreported;
+	int nunreported;
 	/* what was compared, for the reports */
 	const struct rg_suite *suite;
 	const struct rg_baseline *base;
@@ -148,5 +152,7 @@ void rg_report_markdown(FILE *f, const struct rg_result *r);
 cJSON *rg_report_json(const struct rg_result *r);
 /* One line per regression on f: "regression: request_p99 of steal-rpc ..." */
 void rg_report_regressions(FILE *f, const char *prefix, const struct rg_result *r);
+/* One line per gated metric no case reports: "request_p99: gated, but ..." */
+void rg_report_unreported(FILE *f, const char *prefix, const struct rg_result *r);
 
 #endif

@@ -675,6 +675,53 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* A gate on a metric no case reports (pingpong-hog answers no requests)
+ * cannot fire: every report says so rather than leaving it out. */
+START_TEST(unreported_gate)
+{
+	make_tmp();
+	char *suite = write_tmp("s.json", "{\"suite\": \"u\", \"seeds\": 5, \"thresholds\": "
+				"{\"request_p99\": \"5%\", \"makespan\": \"2%\"}, \"cases\": [" CASE_PPH "]}");
+	char *base = tmp_path("b.json"), *md = tmp_path("r.md"), *json = tmp_path("r.json");
+	char *out, *err;
+	int rc = regress(&out, &err, "--baseline %s --update --suite %s", base, suite);
+	ck_assert_msg(rc == 0, "update: %s", err);
+	free(out);
+	free(err);
+	rc = regress(&out, &err, "--baseline %s --markdown %s --json %s", base, md, json);
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	const char *said = "request_p99: gated, but no case reports it";
+	ck_assert_msg(strstr(err, "schedlab regress: warning: request_p99: gated, but no case") != NULL,
+		      "%s", err);
+	ck_assert_msg(strstr(out, said) != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "\nmakespan ") != NULL, "%s", out);
+	char *text = test_read_file(md);
+	ck_assert_msg(strstr(text, "**request_p99**: gated, but no case reports it") != NULL, "%s", text);
+	free(text);
+	text = test_read_file(json);
+	cJSON *j = cJSON_Parse(text);
+	const cJSON *un = cJSON_GetObjectItem(j, "unreported");
+	ck_assert_int_eq(cJSON_GetArraySize(un), 1);
+	ck_assert_str_eq(cJSON_GetArrayItem(un, 0)->valuestring, "request_p99");
+	cJSON_Delete(j);
+	free(text);
+	free(out);
+	free(err);
+	/* ungated, it is not mentioned */
+	rc = regress(&out, &err, "--baseline %s --max-regress request_p99=off", base);
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	ck_assert_ptr_null(strstr(err, "request_p99"));
+	ck_assert_ptr_null(strstr(out, "request_p99"));
+	free(out);
+	free(err);
+	free(suite);
+	free(base);
+	free(md);
+	free(json);
+	clean_tmp();
+}
+END_TEST
+
 /* A run of the new side that deadlocks is what the gate is for (exit 1,
  * naming case and seed); a baseline run that does is not a baseline
  * (exit 2, nothing written). */
@@ -786,6 +833,7 @@ Suite *make_regress_suite(void)
 		tcase_add_test(e2e, regression_fails);
 		tcase_add_test(e2e, bad_input);
 		tcase_add_test(e2e, failing_runs);
+		tcase_add_test(e2e, unreported_gate);
 		suite_add_tcase(s, e2e);
 	}
 	if (!test_under_valgrind()) {
