@@ -104,6 +104,7 @@ struct regress_own {
 	bool update, native;
 	uint64_t seeds, jobs;
 	double alpha;
+	const char *alpha_arg;     /* --alpha as given (NULL: the default) */
 };
 
 static int own_kind(void *ctx, const char *a)
@@ -154,6 +155,7 @@ static int own_value(void *ctx, const char *a, const char *v)
 			return cli_usage_error(CMD, "--alpha %s: expected a level above 0 and below 0.5",
 					       v);
 		r->alpha = x;
+		r->alpha_arg = v;
 	} else {
 		if (r->nmax == (int)(sizeof(r->max_regress) / sizeof(r->max_regress[0])))
 			return cli_usage_error(CMD, "at most 64 --max-regress options");
@@ -419,15 +421,31 @@ static int run_plans(const struct rg_suite *s, struct plan *p, int np, int nseed
 	return rc;
 }
 
-static int too_few(bool native, uint64_t n, double alpha)
+/* Refuses too few seeds for alpha, blaming what was given: --seeds, else
+ * --alpha and where the seeds came from (the suite, the baseline). */
+static int too_few(const struct regress_own *r, bool native, uint64_t n, const char *from)
 {
-	int min = native ? rs_ranksum_min_n(alpha) : rs_signrank_min_n(alpha);
+	int min = native ? rs_ranksum_min_n(r->alpha) : rs_signrank_min_n(r->alpha);
 	if ((int)n >= min)
 		return 0;
-	return cli_usage_error(CMD, "--seeds %llu: with fewer than %d %s the %s test can never "
-			       "reach p <= %g, and the gate could never fire",
-			       (unsigned long long)n, min, native ? "repetitions" : "seeds",
-			       native ? "rank-sum" : "signed-rank", alpha);
+	const char *seeds = native ? "repetitions" : "seeds";
+	char blame[1024];
+	if (r->seeds)
+		snprintf(blame, sizeof(blame), "--seeds %llu", (unsigned long long)n);
+	else
+		snprintf(blame, sizeof(blame), "%s%s%s%s has %llu %s", r->alpha_arg ? "--alpha " : "",
+			 r->alpha_arg ? r->alpha_arg : "", r->alpha_arg ? ": " : "", from,
+			 (unsigned long long)n, seeds);
+	return cli_usage_error(CMD, "%s: with fewer than %d %s the %s test can never reach p <= %g, "
+			       "and the gate could never fire", blame, min, seeds,
+			       native ? "rank-sum" : "signed-rank", r->alpha);
+}
+
+/* A suite's or a baseline's error (e names the file), as regress's */
+static int input_error(const struct err *e)
+{
+	fprintf(stderr, "schedlab %s: %s\n", CMD, e->msg);
+	return EXIT_BADINPUT;
 }
 
 static double elapsed_s(const struct timespec *t0)
@@ -447,7 +465,7 @@ static int update(const struct regress_own *r, const struct cli_opts *o,
 	struct err e = { "" };
 	struct rg_suite *s = r->suite ? rg_suite_load(r->suite, &e) : rg_suite_default(&e);
 	if (!s)
-		return cli_input_error(&e);
+		return input_error(&e);
 	if (r->seeds && (long)r->seeds * s->ncases > EXP_MAX_RUNS) {
 		rg_suite_free(s);
 		return cli_usage_error(CMD, "--seeds %llu: %d cases x %llu seeds is %llu runs, more "
@@ -461,7 +479,9 @@ static int update(const struct regress_own *r, const struct cli_opts *o,
 		cJSON_DeleteItemFromObjectCaseSensitive(s->json, "seeds");
 		cJSON_AddNumberToObject(s->json, "seeds", (double)r->seeds);
 	}
-	int rc = too_few(r->native, (uint64_t)s->seeds, r->alpha);
+	char *from = r->suite ? xasprintf("suite %s", r->suite) : xstrdup("the bundled suite");
+	int rc = too_few(r, r->native, (uint64_t)s->seeds, from);
+	free(from);
 	if (!rc)
 		rc = cli_out_claim(CMD, "--baseline", r->baseline);
 	struct plan *p = NULL;
@@ -553,13 +573,13 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 	struct err e = { "" };
 	struct rg_baseline *b = rg_baseline_load(r->baseline, &e);
 	if (!b)
-		return cli_input_error(&e);
+		return input_error(&e);
 	int rc = 0;
 	struct rg_suite *given = NULL;
 	if (r->suite) {
 		given = rg_suite_load(r->suite, &e);
 		if (!given)
-			rc = cli_input_error(&e);
+			rc = input_error(&e);
 		else if (!cJSON_Compare(given->json, b->suite->json, true)) {
 			/* the baseline may have had --seeds: compare without it */
 			cJSON *x = cJSON_Duplicate(given->json, true), *y = cJSON_Duplicate(b->suite->json, true);
@@ -585,8 +605,11 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 		else
 			nseeds = (int)r->seeds;
 	}
-	if (!rc)
-		rc = too_few(b->native, (uint64_t)nseeds, r->alpha);
+	if (!rc) {
+		char *from = xasprintf("baseline %s", r->baseline);
+		rc = too_few(r, b->native, (uint64_t)nseeds, from);
+		free(from);
+	}
 	double *threshold = xmalloc(sizeof(*threshold) * (size_t)rg_metric_count());
 	memcpy(threshold, b->suite->threshold, sizeof(*threshold) * (size_t)rg_metric_count());
 	if (!rc)

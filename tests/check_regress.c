@@ -584,7 +584,10 @@ START_TEST(bad_input)
 	bad(args, "JSON syntax error");
 	free(args);
 	ck_assert_int_ge(asprintf(&args, "--baseline %s/none.json", tmpdir), 0);
-	bad(args, "none.json");
+	char *expect = NULL;
+	ck_assert_int_ge(asprintf(&expect, "schedlab regress: %s/none.json", tmpdir), 0);
+	bad(args, expect);
+	free(expect);
 	free(args);
 
 	char *badsuite = write_tmp("bad.json", "{\"suite\": \"t\", \"cases\": [{\"name\": \"a\", "
@@ -605,6 +608,14 @@ START_TEST(bad_input)
 	/* too few seeds ever to reject */
 	ck_assert_int_ge(asprintf(&args, "--baseline %s --seeds 4", base), 0);
 	bad(args, "with fewer than 5 seeds the signed-rank test can never reach p <= 0.05");
+	free(args);
+	/* the seeds are the baseline's: --alpha is what asks for more */
+	ck_assert_int_ge(asprintf(&args, "--baseline %s --alpha 0.01", base), 0);
+	ck_assert_int_ge(asprintf(&expect, "schedlab regress: --alpha 0.01: baseline %s has 5 seeds: "
+				  "with fewer than 7 seeds the signed-rank test can never reach p <= 0.01",
+				  base), 0);
+	bad(args, expect);
+	free(expect);
 	free(args);
 	ck_assert_int_ge(asprintf(&args, "--baseline %s --seeds 6", base), 0);
 	bad(args, "--seeds 6: baseline");
