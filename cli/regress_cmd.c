@@ -17,6 +17,7 @@
 #include "core/policy.h"
 #include "exp/matrix.h"
 #include "exp/spec.h"
+#include "exp/store.h"
 #include "regress/regress.h"
 #include "regress/stats.h"
 #include "topologies/topo.h"
@@ -558,6 +559,32 @@ static int write_text(const char *opt, const char *path, void (*fn)(FILE *, cons
 	return 0;
 }
 
+/* The JSON report with every number exact, as the baseline's are
+ * (exp_json_line; cJSON's printer may drop the last bit of a double). */
+static int write_json(const char *path, const cJSON *j)
+{
+	char *text = exp_json_line(j);
+	bool ok;
+	if (strcmp(path, "-") == 0) {
+		ok = printf("%s\n", text) >= 0 && fflush(stdout) == 0;
+	} else {
+		FILE *f = fopen(path, "w");
+		ok = f != NULL;
+		if (ok) {
+			ok = fprintf(f, "%s\n", text) >= 0;
+			ok = fclose(f) == 0 && ok;
+		}
+	}
+	free(text);
+	if (!ok) {
+		char *shown = str_shown(path, 512);
+		fprintf(stderr, "schedlab %s: --json %s: %s\n", CMD, shown, strerror(errno));
+		free(shown);
+		return EXIT_BADINPUT;
+	}
+	return 0;
+}
+
 static int busy_runs(const struct rg_side *side)
 {
 	int n = 0;
@@ -670,7 +697,7 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 			rc = write_text("--markdown", r->markdown, rg_report_markdown, res);
 		if (!rc && r->json) {
 			cJSON *j = rg_report_json(res);
-			rc = cli_write_json(CMD, r->json, j);
+			rc = write_json(r->json, j);
 			cJSON_Delete(j);
 		}
 		int busy = b->native ? busy_runs(side) : 0;

@@ -384,7 +384,8 @@ static const char *case_rpc(void)
 }
 #define CASE_PPH "{\"name\": \"steal-pph\", \"policy\": \"steal\", \"topology\": \"numa1\", " \
 		 "\"workload\": \"pingpong-hog\", \"procs\": 4}"
-#define THRESHOLDS "\"thresholds\": {\"makespan\": \"2%\", \"throughput\": \"2%\", \"sched_p50\": \"20%\"}"
+#define THRESHOLDS "\"thresholds\": {\"makespan\": \"2%\", \"throughput\": \"2%\", \"sched_p50\": \"20%\"}, " \
+		   "\"show\": [\"request_p50\", \"cpu_user\", \"cpu_sched\", \"mem_local\", \"cache_hit\"]"
 
 /* A suite of the cases given (more: NULL or another one). */
 static char *make_suite(const char *name, long seed, const char *cases, const char *more)
@@ -437,6 +438,32 @@ START_TEST(no_change_passes)
 		ck_assert_ptr_nonnull(strstr(out, "steal-rpc"));
 		free(out);
 		free(err);
+		/* the report's numbers are the runs' to the last bit: a case's
+		 * median of 5 seeds is one of the baseline's values */
+		char *btext = test_read_file(base), *rtext = test_read_file(json);
+		cJSON *bj = cJSON_Parse(btext), *rj = cJSON_Parse(rtext);
+		const cJSON *vals = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(bj, "cases"), 0),
+							"values");
+		const cJSON *mm;
+		int checked = 0;
+		cJSON_ArrayForEach(mm, cJSON_GetObjectItem(rj, "metrics")) {
+			const cJSON *a = cJSON_GetObjectItem(vals, cJSON_GetObjectItem(mm, "metric")->valuestring);
+			const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItem(mm, "rows"), 0);
+			double old = cJSON_GetObjectItem(row, "old")->valuedouble;
+			bool found = false;
+			const cJSON *v;
+			cJSON_ArrayForEach(v, a)
+				found |= v->valuedouble == old;
+			ck_assert_msg(found, "%s: %.17g is not a baseline value",
+				      cJSON_GetObjectItem(mm, "metric")->valuestring, old);
+			ck_assert(cJSON_GetObjectItem(row, "new")->valuedouble == old);
+			checked++;
+		}
+		ck_assert_int_ge(checked, 8);
+		cJSON_Delete(bj);
+		cJSON_Delete(rj);
+		free(btext);
+		free(rtext);
 		rc = regress(&out, &err, "--baseline %s --set global_check_interval=60 --json %s", base,
 			     json);
 		ck_assert_msg(rc == 0, "seed base %ld, tiny change: rc %d: %s%s", bases[i], rc, out, err);
