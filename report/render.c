@@ -385,12 +385,16 @@ static void gp_str(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-/* A label inside a data block: double-quoted, without double quotes. */
+/* A label inside a data block: double-quoted, without double quotes;
+ * gnuplot reads backslash escapes there, so a backslash is doubled. */
 static void gp_datastr(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; *s; s++)
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputc('\\', f);
 		fputc(*s == '"' || *s == '\n' ? '\'' : *s, f);
+	}
 	fputc('"', f);
 }
 
@@ -462,15 +466,22 @@ static void fig_place(struct doc *d, int n, const char *caption)
 	char prefix[16];
 	snprintf(prefix, sizeof(prefix), "f%d-", n);
 	static const char *const refs[] = { "id='", "id=\"", "href='#", "href=\"#", "url(#" };
+	/* only inside tags: a label's text (a variant named id='x') is the
+	 * user's, and in it '<' and '>' are escaped */
+	bool in_tag = false;
 	for (const char *p = start; *p;) {
 		int hit = -1;
-		for (int i = 0; i < 5 && hit < 0; i++)
+		for (int i = 0; i < 5 && hit < 0 && in_tag; i++)
 			if (strncmp(p, refs[i], strlen(refs[i])) == 0)
 				hit = i;
 		if (hit >= 0) {
 			put(d, "%s%s", refs[hit], prefix);
 			p += strlen(refs[hit]);
 		} else {
+			if (*p == '<')
+				in_tag = true;
+			else if (*p == '>')
+				in_tag = false;
 			fputc(*p++, d->out);
 		}
 	}
