@@ -9,6 +9,7 @@
  * so figure N of the text is figure N of the script.  Nothing in the
  * output comes from the clock or the environment: the same store gives
  * the same bytes. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -438,6 +439,18 @@ static char *read_all(const char *path, size_t *len)
 	return buf;
 }
 
+/* A relative link's path percent-encoded: a Markdown link ends at a space
+ * or an unbalanced parenthesis, so all but unreserved characters and '/'
+ * are written %XX (UTF-8 bytes too, as URLs have them). */
+static void put_url(struct doc *d, const char *s)
+{
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		if (isalnum(*c) || strchr("-._~/", *c))
+			fputc(*c, d->out);
+		else
+			fprintf(d->out, "%%%02X", *c);
+}
+
 /* Places figure n in the text: its SVG inline (ids made unique to it, as
  * every gnuplot SVG defines the same ones) or linked. */
 static void fig_place(struct doc *d, int n, const char *caption)
@@ -447,7 +460,9 @@ static void fig_place(struct doc *d, int n, const char *caption)
 	if (d->fmt == REP_MD) {
 		put(d, "![");
 		esc(d, caption);
-		put(d, "](%s/fig-%04d.svg)\n\n", d->figlink, n);
+		put(d, "](");
+		put_url(d, d->figlink);
+		put(d, "/fig-%04d.svg)\n\n", n);
 		return;
 	}
 	char path[4096];
