@@ -468,11 +468,12 @@ static int update(const struct regress_own *r, const struct cli_opts *o,
 	if (!s)
 		return input_error(&e);
 	if (r->seeds && (long)r->seeds * s->ncases > EXP_MAX_RUNS) {
+		int ncases = s->ncases;
 		rg_suite_free(s);
 		return cli_usage_error(CMD, "--seeds %llu: %d cases x %llu seeds is %llu runs, more "
 				       "than the %d a suite may have", (unsigned long long)r->seeds,
-				       s->ncases, (unsigned long long)r->seeds,
-				       (unsigned long long)r->seeds * (unsigned long long)s->ncases,
+				       ncases, (unsigned long long)r->seeds,
+				       (unsigned long long)r->seeds * (unsigned long long)ncases,
 				       EXP_MAX_RUNS);
 	}
 	if (r->seeds) {
