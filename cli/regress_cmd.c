@@ -16,6 +16,8 @@
 #include "cli/run.h"
 #include "core/policy.h"
 #include "exp/matrix.h"
+#include "exp/spec.h"
+#include "exp/store.h"
 #include "regress/regress.h"
 #include "regress/stats.h"
 #include "topologies/topo.h"
@@ -60,9 +62,10 @@ void cli_help_regress(FILE *f)
 		"  --set KEY=VALUE    a knob of the new side (repeatable); without -p, the cases\n"
 		"                     whose policy has the knob are run with it, the others not\n"
 		"  --seeds N          seeds per case (simulated) or repetitions (--native):\n"
-		"                     with --update, instead of the suite's; else at most the\n"
-		"                     baseline's (its first N); at least the test's smallest\n"
-		"                     N that can reach --alpha (5 simulated, 3 native at 0.05)\n"
+		"                     with --update, instead of the suite's (cases x N at most\n"
+		"                     %d runs); else at most the baseline's (its first N); at\n"
+		"                     least the test's smallest N that can reach --alpha (5\n"
+		"                     simulated, 3 native at 0.05)\n"
 		"  --max-regress METRIC=PCT,...\n"
 		"                     thresholds in percent (request_p99=5%%,throughput=2%%),\n"
 		"                     beside or instead of the suite's; METRIC=off ungates one.\n"
@@ -87,7 +90,7 @@ void cli_help_regress(FILE *f)
 		"named on stderr, with its case), or a new run deadlocked, panicked or was\n"
 		"cut at a limit; 2 bad input (the suite, the baseline, an option), or a\n"
 		"baseline run that failed.\n",
-		"makespan, throughput,\n"
+		EXP_MAX_RUNS, "makespan, throughput,\n"
 		"                     request_p50/p90/p99/p999/mean/max, sched_p50/... the same,\n"
 		"                     cpu_user, cpu_sched, cpu_spin, cpu_lock_wait, mem_local,\n"
 		"                     cache_hit, migrations_core, migrations_node, futex_calls,\n"
@@ -102,6 +105,7 @@ struct regress_own {
 	bool update, native;
 	uint64_t seeds, jobs;
 	double alpha;
+	const char *alpha_arg;     /* --alpha as given (NULL: the default) */
 };
 
 static int own_kind(void *ctx, const char *a)
@@ -152,6 +156,7 @@ static int own_value(void *ctx, const char *a, const char *v)
 			return cli_usage_error(CMD, "--alpha %s: expected a level above 0 and below 0.5",
 					       v);
 		r->alpha = x;
+		r->alpha_arg = v;
 	} else {
 		if (r->nmax == (int)(sizeof(r->max_regress) / sizeof(r->max_regress[0])))
 			return cli_usage_error(CMD, "at most 64 --max-regress options");
@@ -392,8 +397,7 @@ static int run_plans(const struct rg_suite *s, struct plan *p, int np, int nseed
 		const char *status = exp_row_status(runs[j].row);
 		const struct rg_case *k = &s->cases[p[j / nseeds].ncase];
 		if (strcmp(status, "ok") == 0) {
-			const cJSON *report = cJSON_GetObjectItemCaseSensitive(runs[j].row, "report");
-			rg_side_take(side, p[j / nseeds].ncase, (int)(j % nseeds), report);
+			rg_side_take(side, p[j / nseeds].ncase, (int)(j % nseeds), runs[j].row);
 			continue;
 		}
 		if (nfailed++ == 0) {
@@ -418,15 +422,31 @@ static int run_plans(const struct rg_suite *s, struct plan *p, int np, int nseed
 	return rc;
 }
 
-static int too_few(bool native, uint64_t n, double alpha)
+/* Refuses too few seeds for alpha, blaming what was given: --seeds, else
+ * --alpha and where the seeds came from (the suite, the baseline). */
+static int too_few(const struct regress_own *r, bool native, uint64_t n, const char *from)
 {
-	int min = native ? rs_ranksum_min_n(alpha) : rs_signrank_min_n(alpha);
+	int min = native ? rs_ranksum_min_n(r->alpha) : rs_signrank_min_n(r->alpha);
 	if ((int)n >= min)
 		return 0;
-	return cli_usage_error(CMD, "--seeds %llu: with fewer than %d %s the %s test can never "
-			       "reach p <= %g, and the gate could never fire",
-			       (unsigned long long)n, min, native ? "repetitions" : "seeds",
-			       native ? "rank-sum" : "signed-rank", alpha);
+	const char *seeds = native ? "repetitions" : "seeds";
+	char blame[1024];
+	if (r->seeds)
+		snprintf(blame, sizeof(blame), "--seeds %llu", (unsigned long long)n);
+	else
+		snprintf(blame, sizeof(blame), "%s%s%s%s has %llu %s", r->alpha_arg ? "--alpha " : "",
+			 r->alpha_arg ? r->alpha_arg : "", r->alpha_arg ? ": " : "", from,
+			 (unsigned long long)n, seeds);
+	return cli_usage_error(CMD, "%s: with fewer than %d %s the %s test can never reach p <= %g, "
+			       "and the gate could never fire", blame, min, seeds,
+			       native ? "rank-sum" : "signed-rank", r->alpha);
+}
+
+/* A suite's or a baseline's error (e names the file), as regress's */
+static int input_error(const struct err *e)
+{
+	fprintf(stderr, "schedlab %s: %s\n", CMD, e->msg);
+	return EXIT_BADINPUT;
 }
 
 static double elapsed_s(const struct timespec *t0)
@@ -446,13 +466,24 @@ static int update(const struct regress_own *r, const struct cli_opts *o,
 	struct err e = { "" };
 	struct rg_suite *s = r->suite ? rg_suite_load(r->suite, &e) : rg_suite_default(&e);
 	if (!s)
-		return cli_input_error(&e);
+		return input_error(&e);
+	if (r->seeds && (long)r->seeds * s->ncases > EXP_MAX_RUNS) {
+		int ncases = s->ncases;
+		rg_suite_free(s);
+		return cli_usage_error(CMD, "--seeds %llu: %d cases x %llu seeds is %llu runs, more "
+				       "than the %d a suite may have", (unsigned long long)r->seeds,
+				       ncases, (unsigned long long)r->seeds,
+				       (unsigned long long)r->seeds * (unsigned long long)ncases,
+				       EXP_MAX_RUNS);
+	}
 	if (r->seeds) {
 		s->seeds = (int)r->seeds;
 		cJSON_DeleteItemFromObjectCaseSensitive(s->json, "seeds");
 		cJSON_AddNumberToObject(s->json, "seeds", (double)r->seeds);
 	}
-	int rc = too_few(r->native, (uint64_t)s->seeds, r->alpha);
+	char *from = r->suite ? xasprintf("suite %s", r->suite) : xstrdup("the bundled suite");
+	int rc = too_few(r, r->native, (uint64_t)s->seeds, from);
+	free(from);
 	if (!rc)
 		rc = cli_out_claim(CMD, "--baseline", r->baseline);
 	struct plan *p = NULL;
@@ -529,6 +560,32 @@ static int write_text(const char *opt, const char *path, void (*fn)(FILE *, cons
 	return 0;
 }
 
+/* The JSON report with every number exact, as the baseline's are
+ * (exp_json_line; cJSON's printer may drop the last bit of a double). */
+static int write_json(const char *path, const cJSON *j)
+{
+	char *text = exp_json_line(j);
+	bool ok;
+	if (strcmp(path, "-") == 0) {
+		ok = printf("%s\n", text) >= 0 && fflush(stdout) == 0;
+	} else {
+		FILE *f = fopen(path, "w");
+		ok = f != NULL;
+		if (ok) {
+			ok = fprintf(f, "%s\n", text) >= 0;
+			ok = fclose(f) == 0 && ok;
+		}
+	}
+	free(text);
+	if (!ok) {
+		char *shown = str_shown(path, 512);
+		fprintf(stderr, "schedlab %s: --json %s: %s\n", CMD, shown, strerror(errno));
+		free(shown);
+		return EXIT_BADINPUT;
+	}
+	return 0;
+}
+
 static int busy_runs(const struct rg_side *side)
 {
 	int n = 0;
@@ -544,13 +601,13 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 	struct err e = { "" };
 	struct rg_baseline *b = rg_baseline_load(r->baseline, &e);
 	if (!b)
-		return cli_input_error(&e);
+		return input_error(&e);
 	int rc = 0;
 	struct rg_suite *given = NULL;
 	if (r->suite) {
 		given = rg_suite_load(r->suite, &e);
 		if (!given)
-			rc = cli_input_error(&e);
+			rc = input_error(&e);
 		else if (!cJSON_Compare(given->json, b->suite->json, true)) {
 			/* the baseline may have had --seeds: compare without it */
 			cJSON *x = cJSON_Duplicate(given->json, true), *y = cJSON_Duplicate(b->suite->json, true);
@@ -576,8 +633,11 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 		else
 			nseeds = (int)r->seeds;
 	}
-	if (!rc)
-		rc = too_few(b->native, (uint64_t)nseeds, r->alpha);
+	if (!rc) {
+		char *from = xasprintf("baseline %s", r->baseline);
+		rc = too_few(r, b->native, (uint64_t)nseeds, from);
+		free(from);
+	}
 	double *threshold = xmalloc(sizeof(*threshold) * (size_t)rg_metric_count());
 	memcpy(threshold, b->suite->threshold, sizeof(*threshold) * (size_t)rg_metric_count());
 	if (!rc)
@@ -638,7 +698,7 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 			rc = write_text("--markdown", r->markdown, rg_report_markdown, res);
 		if (!rc && r->json) {
 			cJSON *j = rg_report_json(res);
-			rc = cli_write_json(CMD, r->json, j);
+			rc = write_json(r->json, j);
 			cJSON_Delete(j);
 		}
 		int busy = b->native ? busy_runs(side) : 0;
@@ -646,6 +706,7 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 			fprintf(stderr, "schedlab %s: warning: the host was busy during %d of the new "
 				"side's runs (their \"host\" objects are in --json): native figures "
 				"understate an idle machine's\n", CMD, busy);
+		rg_report_unreported(stderr, "schedlab regress: warning: ", res);
 		if (!rc && res->nregressions) {
 			rg_report_regressions(stderr, "schedlab regress: ", res);
 			rc = EXIT_FOUND;

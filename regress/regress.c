@@ -48,28 +48,12 @@ void rg_side_free(struct rg_side *s)
 	free(s);
 }
 
-static const cJSON *dotted(const cJSON *o, const char *path)
+void rg_side_take(struct rg_side *s, int c, int k, const cJSON *row)
 {
-	char buf[128];
-	while (o && *path) {
-		const char *dot = strchr(path, '.');
-		size_t len = dot ? (size_t)(dot - path) : strlen(path);
-		if (len >= sizeof(buf))
-			return NULL;
-		memcpy(buf, path, len);
-		buf[len] = '\0';
-		o = cJSON_GetObjectItemCaseSensitive(o, buf);
-		path += len + (dot ? 1 : 0);
-	}
-	return o;
-}
-
-void rg_side_take(struct rg_side *s, int c, int k, const cJSON *report)
-{
-	const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(report, "metrics");
+	const cJSON *report = cJSON_GetObjectItemCaseSensitive(row, "report");
 	for (int m = 0; m < NM; m++) {
-		const cJSON *v = dotted(metrics, rg_metric_at(m)->path);
-		*rg_at(s, c, m, k) = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+		double v;
+		*rg_at(s, c, m, k) = exp_row_metric_number(row, rg_metric_at(m)->path, &v) ? v : NAN;
 	}
 	const cJSON *knobs = cJSON_GetObjectItemCaseSensitive(report, "knobs");
 	if (knobs && !s->knobs[c])
@@ -489,6 +473,7 @@ struct rg_result *rg_compare(const struct rg_baseline *base, const struct rg_sid
 	r->side = side;
 	r->new_desc = xstrdup(new_desc ? new_desc : "");
 	r->metrics = xcalloc((size_t)NM, sizeof(*r->metrics));
+	r->unreported = xcalloc((size_t)NM, sizeof(*r->unreported));
 	for (int m = 0; m < NM; m++) {
 		double t = threshold[m];
 		if (isnan(t) && !base->suite->shown[m])
@@ -509,6 +494,8 @@ struct rg_result *rg_compare(const struct rg_baseline *base, const struct rg_sid
 			mr->nrows++;
 		if (mr->nrows == 0) {
 			free(mr->rows);
+			if (!isnan(t))
+				r->unreported[r->nunreported++] = m;
 			continue;
 		}
 		for (int i = 0; i < mr->nrows; i++) {
@@ -528,6 +515,7 @@ void rg_result_free(struct rg_result *r)
 	for (int i = 0; i < r->nmetrics; i++)
 		free(r->metrics[i].rows);
 	free(r->metrics);
+	free(r->unreported);
 	free(r->new_desc);
 	free(r);
 }
@@ -660,6 +648,9 @@ void rg_report_text(FILE *f, const struct rg_result *r)
 			fprintf(f, "%s\n", fmt_gate(g, sizeof(g), row));
 		}
 	}
+	if (r->nunreported)
+		fputc('\n', f);
+	rg_report_unreported(f, "", r);
 	fprintf(f, "\n%d regression%s beyond %s threshold%s\n", r->nregressions,
 		r->nregressions == 1 ? "" : "s", r->nregressions == 1 ? "its" : "their",
 		r->nregressions == 1 ? "" : "s");
@@ -695,6 +686,11 @@ void rg_report_markdown(FILE *f, const struct rg_result *r)
 				row->regression ? "**" : "", g, row->regression ? "**" : "");
 		}
 	}
+	if (r->nunreported)
+		fputc('\n', f);
+	for (int i = 0; i < r->nunreported; i++)
+		fprintf(f, "- **%s**: gated, but no case reports it: its gate was not applied\n",
+			rg_metric_at(r->unreported[i])->name);
 	fprintf(f, "\n%d regression%s beyond %s threshold%s.\n", r->nregressions,
 		r->nregressions == 1 ? "" : "s", r->nregressions == 1 ? "its" : "their",
 		r->nregressions == 1 ? "" : "s");
@@ -735,6 +731,9 @@ cJSON *rg_report_json(const struct rg_result *r)
 	cJSON_AddBoolToObject(t, "paired", !r->native);
 	cJSON_AddNumberToObject(t, "alpha", r->alpha);
 	cJSON_AddNumberToObject(t, "n", r->nseeds);
+	cJSON *un = cJSON_AddArrayToObject(o, "unreported");
+	for (int i = 0; i < r->nunreported; i++)
+		cJSON_AddItemToArray(un, cJSON_CreateString(rg_metric_at(r->unreported[i])->name));
 	cJSON *ms = cJSON_AddArrayToObject(o, "metrics");
 	for (int i = 0; i < r->nmetrics; i++) {
 		const struct rg_metric_result *mr = &r->metrics[i];
@@ -780,4 +779,11 @@ void rg_report_regressions(FILE *f, const char *prefix, const struct rg_result *
 				100 * mr->threshold, row->p_gate, row->n);
 		}
 	}
+}
+
+void rg_report_unreported(FILE *f, const char *prefix, const struct rg_result *r)
+{
+	for (int i = 0; i < r->nunreported; i++)
+		fprintf(f, "%s%s: gated, but no case reports it: its gate was not applied\n", prefix,
+			rg_metric_at(r->unreported[i])->name);
 }

@@ -86,9 +86,9 @@ static inline double *rg_at(const struct rg_side *s, int c, int m, int k)
 {
 	return &s->v[((size_t)c * (size_t)rg_metric_count() + (size_t)m) * (size_t)s->nseeds + (size_t)k];
 }
-/* Reads every known metric of a run's report (the "report" of a store
- * row) into case c, seed slot k. */
-void rg_side_take(struct rg_side *s, int c, int k, const cJSON *report);
+/* Reads every known metric of a run's report (a store row, exp/store.h)
+ * into case c, seed slot k. */
+void rg_side_take(struct rg_side *s, int c, int k, const cJSON *row);
 
 /* ---- The baseline file ---- */
 
@@ -132,6 +132,10 @@ struct rg_result {
 	struct rg_metric_result *metrics;
 	int nmetrics;
 	int nregressions;
+	/* gated metrics no case compared has on both sides: their gate
+	 * could not fire, which the reports say */
+	int *unreported;
+	int nunreported;
 	/* what was compared, for the reports */
 	const struct rg_suite *suite;
 	const struct rg_baseline *base;
@@ -148,5 +152,7 @@ void rg_report_markdown(FILE *f, const struct rg_result *r);
 cJSON *rg_report_json(const struct rg_result *r);
 /* One line per regression on f: "regression: request_p99 of steal-rpc ..." */
 void rg_report_regressions(FILE *f, const char *prefix, const struct rg_result *r);
+/* One line per gated metric no case reports: "request_p99: gated, but ..." */
+void rg_report_unreported(FILE *f, const char *prefix, const struct rg_result *r);
 
 #endif

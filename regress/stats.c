@@ -120,29 +120,31 @@ static int signrank_prepare(const double *d, int n, long **r2_out, long *w2)
 	return m;
 }
 
-double rs_signrank_upper(const double *d, int n, int *used)
+/* Both tails of the signed-rank statistic of d: 1 and 1 with no nonzero
+ * difference left. */
+static void signrank_p(const double *d, int n, int *used, double *up, double *lo)
 {
 	long *r2, w2;
 	int m = signrank_prepare(d, n, &r2, &w2);
 	if (used)
 		*used = m;
-	double up = 1, lo = 1;
+	*up = *lo = 1;
 	if (m > 0)
-		signrank_tails(r2, m, w2, &up, &lo);
+		signrank_tails(r2, m, w2, up, lo);
 	free(r2);
+}
+
+double rs_signrank_upper(const double *d, int n, int *used)
+{
+	double up, lo;
+	signrank_p(d, n, used, &up, &lo);
 	return up;
 }
 
 double rs_signrank_two(const double *d, int n, int *used)
 {
-	long *r2, w2;
-	int m = signrank_prepare(d, n, &r2, &w2);
-	if (used)
-		*used = m;
-	double up = 1, lo = 1;
-	if (m > 0)
-		signrank_tails(r2, m, w2, &up, &lo);
-	free(r2);
+	double up, lo;
+	signrank_p(d, n, used, &up, &lo);
 	return fmin(1, 2 * fmin(up, lo));
 }
 

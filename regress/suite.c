@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/policy.h"
+#include "exp/spec.h"
 #include "regress/regress.h"
 #include "regress/stats.h"
 #include "util/jsonv.h"
@@ -318,6 +319,14 @@ struct rg_suite *rg_suite_parse_json(const char *label, const cJSON *json, struc
 	int n = cJSON_GetArraySize(cases);
 	if (n < 1 || n > MAX_CASES) {
 		jv_fail(j, "$.cases", "expected 1 to %d cases, got %d", MAX_CASES, n);
+		goto fail;
+	}
+	/* every run's metrics are held until the comparison: a suite is at
+	 * most a run matrix's worth of runs (past the default seeds: 1000
+	 * cases x 8 is within it) */
+	if ((long)n * seeds > EXP_MAX_RUNS) {
+		jv_fail(j, "$.seeds", "%d cases x %ld seeds is %ld runs, more than the %d a suite may "
+			"have", n, seeds, (long)n * seeds, EXP_MAX_RUNS);
 		goto fail;
 	}
 	s->cases = xcalloc((size_t)n, sizeof(*s->cases));

@@ -9,6 +9,7 @@
  * so figure N of the text is figure N of the script.  Nothing in the
  * output comes from the clock or the environment: the same store gives
  * the same bytes. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -385,12 +386,16 @@ static void gp_str(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-/* A label inside a data block: double-quoted, without double quotes. */
+/* A label inside a data block: double-quoted, without double quotes;
+ * gnuplot reads backslash escapes there, so a backslash is doubled. */
 static void gp_datastr(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; *s; s++)
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputc('\\', f);
 		fputc(*s == '"' || *s == '\n' ? '\'' : *s, f);
+	}
 	fputc('"', f);
 }
 
@@ -434,6 +439,18 @@ static char *read_all(const char *path, size_t *len)
 	return buf;
 }
 
+/* A relative link's path percent-encoded: a Markdown link ends at a space
+ * or an unbalanced parenthesis, so all but unreserved characters and '/'
+ * are written %XX (UTF-8 bytes too, as URLs have them). */
+static void put_url(struct doc *d, const char *s)
+{
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		if (isalnum(*c) || strchr("-._~/", *c))
+			fputc(*c, d->out);
+		else
+			fprintf(d->out, "%%%02X", *c);
+}
+
 /* Places figure n in the text: its SVG inline (ids made unique to it, as
  * every gnuplot SVG defines the same ones) or linked. */
 static void fig_place(struct doc *d, int n, const char *caption)
@@ -443,7 +460,9 @@ static void fig_place(struct doc *d, int n, const char *caption)
 	if (d->fmt == REP_MD) {
 		put(d, "![");
 		esc(d, caption);
-		put(d, "](%s/fig-%04d.svg)\n\n", d->figlink, n);
+		put(d, "](");
+		put_url(d, d->figlink);
+		put(d, "/fig-%04d.svg)\n\n", n);
 		return;
 	}
 	char path[4096];
@@ -462,15 +481,22 @@ static void fig_place(struct doc *d, int n, const char *caption)
 	char prefix[16];
 	snprintf(prefix, sizeof(prefix), "f%d-", n);
 	static const char *const refs[] = { "id='", "id=\"", "href='#", "href=\"#", "url(#" };
+	/* only inside tags: a label's text (a variant named id='x') is the
+	 * user's, and in it '<' and '>' are escaped */
+	bool in_tag = false;
 	for (const char *p = start; *p;) {
 		int hit = -1;
-		for (int i = 0; i < 5 && hit < 0; i++)
+		for (int i = 0; i < 5 && hit < 0 && in_tag; i++)
 			if (strncmp(p, refs[i], strlen(refs[i])) == 0)
 				hit = i;
 		if (hit >= 0) {
 			put(d, "%s%s", refs[hit], prefix);
 			p += strlen(refs[hit]);
 		} else {
+			if (*p == '<')
+				in_tag = true;
+			else if (*p == '>')
+				in_tag = false;
 			fputc(*p++, d->out);
 		}
 	}

@@ -263,6 +263,60 @@ START_TEST(report_heatmap_numbers)
 }
 END_TEST
 
+/* Names the report does not choose: a Markdown link to figures beside
+ * "my (x) report.md" (percent-encoded, or the link ends at the space), a
+ * variant named with a backslash and an SVG attribute: shown as given in
+ * the figures' data, its text left alone by the ids' renaming. */
+START_TEST(report_odd_names)
+{
+	char *text = test_read_file(store);
+	const char *from = "\"variant\":\"steal:runnext=0\"", *to = "\"variant\":\"a\\\\ ;id='zz'\"";
+	char odd[300];
+	snprintf(odd, sizeof(odd), "%s/odd.jsonl", dir);
+	FILE *f = fopen(odd, "w");
+	ck_assert_ptr_nonnull(f);
+	int swapped = 0;
+	for (const char *p = text, *q; *p; p = q + strlen(from)) {
+		q = strstr(p, from);
+		if (!q) {
+			fputs(p, f);
+			break;
+		}
+		fprintf(f, "%.*s%s", (int)(q - p), p, to);
+		swapped++;
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(swapped, 2);
+	free(text);
+
+	char out[300], gp[300], extra[400];
+	snprintf(out, sizeof(out), "%s/my (x) report.md", dir);
+	ck_assert_int_eq(report(odd, out, NULL, NULL), 0);
+	char *md = test_read_file(out);
+	ck_assert_msg(strstr(md, "](my%20%28x%29%20report-figures/fig-0001.svg)"), "%s", md);
+	free(md);
+	char fig[400];
+	snprintf(fig, sizeof(fig), "%s/my (x) report-figures/fig-0001.svg", dir);
+	struct stat st;
+	ck_assert_int_eq(stat(fig, &st), 0);
+
+	snprintf(out, sizeof(out), "%s/odd.html", dir);
+	snprintf(gp, sizeof(gp), "%s/odd.gp", dir);
+	snprintf(extra, sizeof(extra), "--plot-script '%s'", gp);
+	ck_assert_int_eq(report(odd, out, extra, NULL), 0);
+	char *script = test_read_file(gp);
+	const char *z = strstr(script, "zz'");
+	ck_assert_msg(strstr(script, "a\\\\ ;id='zz'"), "the label's backslash not doubled: %.200s",
+		      z ? z - 40 : script);
+	free(script);
+	ck_assert_int_eq(report(odd, out, NULL, NULL), 0);
+	char *html = test_read_file(out);
+	ck_assert_ptr_nonnull(strstr(html, "id='f1-gpDot'"));
+	ck_assert_msg(!strstr(html, "-zz'"), "a label's text renamed as an id");
+	free(html);
+}
+END_TEST
+
 START_TEST(report_deterministic)
 {
 	char a[256], b[256];
@@ -424,6 +478,7 @@ Suite *make_report_suite(void)
 	tcase_add_test(tc, report_cdf_from_histograms);
 	tcase_add_test(tc, report_heatmap_numbers);
 	tcase_add_test(tc, report_deterministic);
+	tcase_add_test(tc, report_odd_names);
 	tcase_add_test(tc, report_bad_input);
 	tcase_add_test(tc, report_empty_and_missing);
 	suite_add_tcase(s, tc);
