@@ -168,7 +168,7 @@ static bool check_buckets(const struct jv *j, const cJSON *b, const char *path)
 			return jv_fail(j, p, "expected [bound_ns, count], got %s",
 				       cJSON_IsArray(pair) ? "an array of another length"
 							   : jv_type_name(pair));
-		double bound, count;
+		double bound = 0, count = 0;   /* set by as_whole; -O3 cannot tell */
 		if (!as_whole(j, pair->child, jv_idx(q, sizeof(q), p, 0), 0, WHOLE_MAX, &bound) ||
 		    !as_whole(j, pair->child->next, jv_idx(q, sizeof(q), p, 1), 1, WHOLE_MAX, &count))
 			return false;
@@ -413,7 +413,8 @@ static bool fold_row(struct rep_store *s, const struct jv *j, const cJSON *row, 
 		err_set(j->e, "%s: %s", j->file, re.msg);
 		return false;
 	}
-	const char *variant, *status, *version = NULL, *commit = NULL, *matrix = NULL, *message;
+	const char *variant = NULL, *status = NULL, *version = NULL, *commit = NULL, *matrix = NULL,
+		   *message = NULL;
 	if (!get_string(j, row, "", "variant", false, &variant) ||
 	    !get_string(j, row, "", "status", false, &status) ||
 	    !get_string(j, row, "", "message", true, &message))
@@ -436,7 +437,7 @@ static bool fold_row(struct rep_store *s, const struct jv *j, const cJSON *row, 
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(row, "inputs");
 	if (!cJSON_IsObject(in))
 		return jv_fail(j, ".inputs", "expected an object, got %s", jv_type_name(in));
-	const char *mode, *policy, *topology, *workload;
+	const char *mode = NULL, *policy = NULL, *topology = NULL, *workload = NULL;
 	double procs, seed;
 	if (!get_string(j, in, ".inputs", "mode", false, &mode) ||
 	    !get_string(j, in, ".inputs", "policy", false, &policy) ||
