@@ -300,15 +300,18 @@ static void checkdead(struct rt *rt)
 	int idle_ps = 0;
 	for (struct p *pp = rt->sched.pidle; pp; pp = pp->link)
 		idle_ps++;
-	if (idle_ps < rt->procs)
+	if (idle_ps < rt->procs && !RT_BUG(rt, RT_BUG_CHECKDEAD_MS))
 		return;
 	uint64_t made = 1, ended = 0; /* the main G was made by rt_run */
 	for (struct m *m = rt->allm; m; m = m->alllink) {
 		made += m->stats.gs_created;
 		ended += m->stats.gs_exited;
 	}
-	if (made != ended)
+	if (made != ended) {
 		rt->deadlock = true;
+		if (__builtin_expect(rt->explore != NULL, 0))
+			rt_explore_deadlock(rt);
+	}
 	stop_run(rt);
 }
 
@@ -707,7 +710,7 @@ struct g *rt_dropp(struct m *m, const int *node_order, bool recheck_global_first
 		plat_add_u32(&s->nmspinning, (uint32_t)-1, memory_order_acq_rel);
 		/* A G made before the decrement may have seen this M spinning
 		 * and woken nobody: if any queue has work, m spins on. */
-		if (any_work_nop(rt, recheck_global_first)) {
+		if (!RT_BUG(rt, RT_BUG_NO_RECHECK) && any_work_nop(rt, recheck_global_first)) {
 			rt_lock(&s->lock);
 			struct p *p2 = rt_pidleget_near(rt, pp->node);
 			rt_unlock(&s->lock);
@@ -1300,6 +1303,8 @@ void rt_mstart(struct m *m)
 			g = rt->pol->find_runnable(m, &inherit);
 		if (!g)
 			break;
+		if (__builtin_expect(rt->explore != NULL, 0))
+			rt_explore_step(m, g);
 		if (m->spinning)
 			rt_resetspinning(m);
 		execute(m, g, inherit);
@@ -1374,6 +1379,7 @@ static struct rt *rt_alloc(const struct rt_config *cfg, const struct body_ops *b
 	rt->max_wall_ns = cfg->max_wall_ns ? cfg->max_wall_ns : RT_DEFAULT_MAX_WALL_NS;
 	rt->schedtrace_ns = cfg->schedtrace_ns;
 	rt->scheddetail = cfg->scheddetail;
+	rt->explore = cfg->explore;
 	rt->runq_size = 256;
 	rt->gfree_local_max = GFREE_LOCAL_MAX;
 	rt_trace_init(rt, cfg);
@@ -1524,6 +1530,8 @@ void rt_run(struct rt *rt)
 	rt_trace(rt, NULL, RT_TEV_G_CREATE, main_g->goid, 0, 0, rt_trace_label(rt, main_g, false));
 	rt_netpoll_start(rt);
 	plat_rt_run(rt);
+	if (__builtin_expect(rt->explore != NULL, 0))
+		rt_explore_end(rt);
 }
 
 void rt_cut(struct rt *rt, int64_t t, enum rt_ended why)

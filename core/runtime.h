@@ -19,6 +19,7 @@
 #include "topologies/topo.h"
 #include "util/hist.h"
 #include "core/trace.h"
+#include "core/explore.h"
 
 #include <assert.h>
 
@@ -566,6 +567,9 @@ struct rt {
 	 * platform [core/schedtrace.c] */
 	int64_t schedtrace_ns;
 	bool scheddetail;
+	/* `schedlab explore` [core/explore.h]: NULL but in its runs, so every
+	 * check of it is one predictable branch elsewhere. */
+	struct rt_explore *explore;
 	struct plat_rt plat;
 };
 
@@ -1031,5 +1035,17 @@ void rt_cut(struct rt *rt, int64_t t, enum rt_ended why);
  * state now, since_ns into the run, in one write to f (core/schedtrace.c:
  * what the caller must hold). */
 void rt_schedtrace(struct rt *rt, int64_t since_ns, FILE *f);
+
+/* ---- Exploration's invariants (core/explore.c) [core/explore.h] ---- */
+
+/* m is about to run g: the checks of a scheduling step. */
+void rt_explore_step(struct m *m, struct g *g) __attribute__((cold, noinline));
+/* checkdead is about to declare a deadlock (sched.lock held). */
+void rt_explore_deadlock(struct rt *rt) __attribute__((cold, noinline));
+/* After the run: the end's checks (a hang, a lost G, a panic). */
+void rt_explore_end(struct rt *rt);
+/* Records the first violation, with the state now, and stops the run. */
+void rt_explore_fail(struct rt *rt, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), cold, noinline));
 
 #endif

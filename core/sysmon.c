@@ -134,7 +134,7 @@ static void handoffp(struct m *m, struct p *pp)
 	}
 	rt_unlock(&s->lock);
 	int64_t when = (int64_t)plat_load_u64(&pp->timer0, memory_order_acquire);
-	if (when)
+	if (when && !RT_BUG(rt, RT_BUG_LOST_TIMER))
 		rt_wake_netpoller(m, when);
 }
 

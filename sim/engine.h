@@ -115,6 +115,18 @@ void sim_stop(struct sim_engine *eng);
 struct sim_actor *sim_spawn(struct sim_engine *eng, const char *name, sim_actor_fn fn,
 			    void *arg, size_t stack_size);
 
+/* Exploration (core/explore.h): with a tie-break set, events due at the
+ * same nanosecond are ordered by a priority fn returns when each is
+ * scheduled (lower first; a is the actor resumed, NULL for a callback),
+ * then by sequence number.  An event scheduled for the current instant
+ * never goes before the one firing, so time still only moves forward and
+ * (time, seq) still strictly increases.  Only the low SIM_TIE_BITS of the
+ * priority count.  Set before the run; NULL (the default) keeps the plain
+ * order. */
+#define SIM_TIE_BITS 20
+typedef uint32_t (*sim_tie_fn)(void *ctx, struct sim_actor *a);
+void sim_set_tiebreak(struct sim_engine *eng, sim_tie_fn fn, void *ctx);
+
 void sim_wait_until(struct sim_actor *self, sim_time_t t);
 /* now + dt, saturating at SIM_TIME_MAX (never). */
 void sim_sleep(struct sim_actor *self, sim_time_t dt);
