@@ -16,6 +16,7 @@ int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_workload(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_explore(int argc, char **argv);
 int cli_list_policies(void);
 int cli_list_workloads(void);
 
@@ -24,6 +25,7 @@ void cli_help_run(FILE *f);
 void cli_help_compare(FILE *f);
 void cli_help_workload(FILE *f);
 void cli_help_calibrate(FILE *f);
+void cli_help_explore(FILE *f);
 /* Prints "schedlab CMD: problem" and a pointer to --help; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints a loader's message; returns 2. */

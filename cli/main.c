@@ -23,6 +23,9 @@ static void help(FILE *f)
 		"               [--seeds N] [--seed S] [--set KEY=VALUE ...]\n"
 		"               [--json FILE|- | --csv FILE|-]\n"
 		"               [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
+		"  schedlab explore -p POLICY [-t TOPOLOGY] -w WORKLOAD [--procs N]\n"
+		"               [--schedules N] [--strategy random|pct] [--depth D] [-j N]\n"
+		"               [--keep-going] [--max-starve DUR] [--replay S:L:K [--trace FILE]]\n"
 		"  schedlab workload expand WORKLOAD [--seed N] [-o FILE|-]\n"
 		"  schedlab workload show NAME\n"
 		"  schedlab calibrate [-o FILE|-] [--quick] [--seconds N]\n"
@@ -156,6 +159,8 @@ static int dispatch(int argc, char **argv)
 		return cmd_compare(argc - 1, argv + 1);
 	if (strcmp(cmd, "calibrate") == 0)
 		return cmd_calibrate(argc - 1, argv + 1);
+	if (strcmp(cmd, "explore") == 0)
+		return cmd_explore(argc - 1, argv + 1);
 	char *shown = str_shown(cmd, 256);
 	fprintf(stderr, "schedlab: unknown command '%s' (see schedlab --help)\n", shown);
 	free(shown);
