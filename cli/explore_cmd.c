@@ -365,6 +365,7 @@ static void run_isolated(struct explore_ctx *c, struct slot *sl, struct sched_sp
 	int status;
 	while (waitpid(sl->pid, &status, 0) < 0 && errno == EINTR)
 		;
+	sl->pid = 0;
 	collect(sl, status, r);
 }
 
