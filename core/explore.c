@@ -157,6 +157,10 @@ static bool census(struct rt *rt, struct census *c)
 			return false;
 		c->where = "the local run queue of P";
 		uint32_t h = rq_head(plat_peek_u64(&pp->runqhead)), t = plat_peek_u32(&pp->runqtail);
+		/* the owner's LIFO pop lowers tail before it claims the slot:
+		 * with thieves racing it, tail is one below head for a moment */
+		if ((int32_t)(t - h) < 0)
+			t = h;
 		if (t - h > pp->runq_mask + 1) {
 			rt_explore_fail(rt, "run queue bounds", "P%d's run queue holds %u Gs in %u slots",
 					i, t - h, pp->runq_mask + 1);
