@@ -298,6 +298,7 @@ int main(void)
 	srunner_add_suite(sr, make_schedtrace_suite());
 	srunner_add_suite(sr, make_host_suite());
 	srunner_add_suite(sr, make_calibrate_suite());
+	srunner_add_suite(sr, make_explore_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

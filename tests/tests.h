@@ -27,6 +27,7 @@ Suite *make_trace_chrome_suite(void);
 Suite *make_schedtrace_suite(void);
 Suite *make_host_suite(void);
 Suite *make_calibrate_suite(void);
+Suite *make_explore_suite(void);
 /* tests/check_core.c, compiled once per platform */
 Suite *sim__make_core_suite(void);
 Suite *nat__make_core_suite(void);

@@ -1,0 +1,122 @@
+/* `schedlab explore` end to end (suite explore): clean policies pass their
+ * schedules; seeded bugs (test builds, -Dseeded_bugs) are missed by the
+ * default schedule and found by the exploration within a stated number of
+ * schedules; the printed command replays the failure. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/tests.h"
+
+static char *wl(const char *name)
+{
+	char *p = NULL;
+	ck_assert_int_ge(asprintf(&p, "%s/../explore/%s", test_data_dir(), name), 0);
+	return p;
+}
+
+START_TEST(clean_policies_pass)
+{
+	static const char *const runs[] = {
+		"explore -p steal -t numa1 --procs 2 -w %s --schedules 60 -j 2 --quiet",
+		"explore -p numa -t numa4 --procs 4 -w %s --schedules 40 -j 2 --quiet",
+		"explore -p global -t numa1 --procs 2 -w %s --schedules 40 -j 2 --quiet",
+	};
+	const char *wls[] = { "wake.json", "timers.json" };
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++)
+		for (int w = 0; w < 2; w++) {
+			char *path = wl(wls[w]), *args = NULL, *out = NULL;
+			ck_assert_int_ge(asprintf(&args, runs[i], path), 0);
+			int rc = test_schedlab(args, &out, NULL);
+			ck_assert_msg(rc == 0 && strstr(out, " 0 violations"), "%s: rc %d: %s", args, rc, out);
+			free(args);
+			free(out);
+			free(path);
+		}
+}
+END_TEST
+
+START_TEST(bad_options)
+{
+	char *err = NULL;
+	ck_assert_int_eq(test_schedlab("explore -p steal --strategy dfs", NULL, &err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "--strategy dfs: expected random or pct"));
+	free(err);
+	ck_assert_int_eq(test_schedlab("explore -p steal --replay 1:x:0", NULL, &err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "--replay 1:x:0"));
+	free(err);
+	ck_assert_int_eq(test_schedlab("explore -p steal --bug nosuch", NULL, &err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "--bug nosuch"));
+	free(err);
+}
+END_TEST
+
+#if defined(SCHEDLAB_SEEDED_BUGS)
+/* One seeded bug: the default schedule alone misses it, the exploration of
+ * at most `within` schedules finds it, and the replay line it prints
+ * breaks the same invariant again. */
+static void found_and_replayed(const char *policy_args, const char *wl_name, const char *bug,
+			       int within)
+{
+	char *path = wl(wl_name), *args = NULL, *out = NULL;
+	ck_assert_int_ge(asprintf(&args, "explore %s -w %s --bug %s --schedules 1 --quiet",
+				  policy_args, path, bug), 0);
+	int rc = test_schedlab(args, &out, NULL);
+	ck_assert_msg(rc == 0, "the default schedule found %s: %s", bug, out);
+	free(args);
+	free(out);
+	ck_assert_int_ge(asprintf(&args, "explore %s -w %s --bug %s --schedules %d -j 2 --quiet",
+				  policy_args, path, bug, within), 0);
+	rc = test_schedlab(args, &out, NULL);
+	ck_assert_msg(rc == 1, "%s not found in %d schedules (rc %d): %s", bug, within, rc, out);
+	char *broke = strstr(out, " broke \"");
+	ck_assert_ptr_nonnull(broke);
+	char what[64] = "";
+	ck_assert_int_eq(sscanf(broke, " broke \"%63[^\"]\"", what), 1);
+	char *line = strstr(out, "\nreplay: schedlab explore ");
+	ck_assert_ptr_nonnull(line);
+	line += strlen("\nreplay: schedlab ");
+	char *end = strchr(line, '\n');
+	ck_assert_ptr_nonnull(end);
+	*end = '\0';
+	char *again = NULL;
+	rc = test_schedlab(line, &again, NULL);
+	ck_assert_msg(rc == 1, "replay %s: rc %d: %s", line, rc, again);
+	char *want = NULL;
+	ck_assert_int_ge(asprintf(&want, "broke \"%s\"", what), 0);
+	ck_assert_msg(strstr(again, want), "replay broke another invariant: %s", again);
+	free(want);
+	free(again);
+	free(args);
+	free(out);
+	free(path);
+}
+
+START_TEST(finds_runnext_eager)
+{
+	found_and_replayed("-p steal -t numa1 --procs 2", "wake.json", "runnext-eager", 200);
+}
+END_TEST
+
+START_TEST(finds_sharedq_nolock)
+{
+	found_and_replayed("-p numa -t numa4 --procs 4", "timers.json", "sharedq-nolock", 200);
+}
+END_TEST
+#endif
+
+Suite *make_explore_suite(void)
+{
+	Suite *s = suite_create("explore");
+	TCase *tc = tcase_create("explore");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, clean_policies_pass);
+	tcase_add_test(tc, bad_options);
+#if defined(SCHEDLAB_SEEDED_BUGS)
+	tcase_add_test(tc, finds_runnext_eager);
+	tcase_add_test(tc, finds_sharedq_nolock);
+#endif
+	suite_add_tcase(s, tc);
+	return s;
+}
