@@ -66,7 +66,8 @@ void cli_help_explore(FILE *f)
 		"                     online CPUs)\n"
 		"  --keep-going       report every failing schedule, not only the first\n"
 		"  --max-starve DUR   the starvation bound (default 50ms)\n"
-		"  --delay DUR        a perturbing delay's bound (default 5us)\n"
+		"  --delay DUR        a perturbing delay's bound (default 200us; random draws\n"
+		"                     delays log-uniformly from 1ns to it, PCT delays by it)\n"
 		"  --delay-rate N     random: per mille of contract operations delayed (default 20)\n"
 		"  --bug NAME         switch on a seeded bug (builds with -Dseeded_bugs only):\n"
 		"                     no-recheck, no-wakep, runnext-eager, sharedq-nolock,\n"
@@ -650,7 +651,7 @@ int cmd_explore(int argc, char **argv)
 {
 	struct explore_own own = {
 		.schedules = 100, .depth = 3, .delay_rate = 20,
-		.max_starve_ns = 50 * 1000000LL, .delay_ns = 5000,
+		.max_starve_ns = 50 * 1000000LL, .delay_ns = 200000,
 		.strategy = RT_EXPLORE_RANDOM, .bug = RT_BUG_NONE,
 	};
 	struct explore_ctx c = { .own = &own, .argc = argc, .argv = argv };

@@ -44,6 +44,7 @@
 #include "core/runtime.h"
 
 #include <assert.h>
+#include <math.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -157,7 +158,11 @@ static __attribute__((noinline, cold)) void perturb_op(struct m *m)
 		return;
 	uint64_t r = rt_explore_rand(x);
 	if (r % 1000 < x->delay_per_mille) {
-		m->plat.clock += (double)(1 + (r >> 16) % (uint64_t)x->delay_ns);
+		/* log-uniform from 1 ns to the bound: mostly a few ns to a few
+		 * us (a cache miss, a lock's owner slowed), now and then as long
+		 * as an OS time slice taken from the thread */
+		double u = (double)(r >> 11) * (1.0 / 9007199254740992.0);
+		m->plat.clock += exp(u * log((double)x->delay_ns));
 		x->applied++;
 	}
 }
