@@ -624,7 +624,9 @@ static int explore(struct explore_ctx *c)
 		int trials = 0;
 		uint64_t applied0 = found->applied;
 		struct sched_spec s = found_spec;
-		if (found->status == 1 && first_fail != 0)
+		/* a crash (a core assertion) shrinks the same way: the replay
+		 * then ends by that assertion, in the replaying process */
+		if (first_fail != 0)
 			s = shrink(c, &slots[0], found_spec, found, &trials);
 		print_failure(c, first_fail, s, found, applied0, trials);
 		if (own->trace && found->status == 1) {

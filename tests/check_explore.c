@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/tests.h"
 
@@ -90,6 +91,21 @@ static void found_and_replayed(const char *policy_args, const char *wl_name, con
 	char *want = NULL;
 	ck_assert_int_ge(asprintf(&want, "broke \"%s\"", what), 0);
 	ck_assert_msg(strstr(again, want), "replay broke another invariant: %s", again);
+	/* and with --trace, the failing schedule's execution trace */
+	char *traced = NULL, *tpath = NULL;
+	ck_assert_int_ge(asprintf(&tpath, "/tmp/schedlab-explore-%d.trace", (int)getpid()), 0);
+	ck_assert_int_ge(asprintf(&traced, "%s --trace %s", line, tpath), 0);
+	free(again);
+	rc = test_schedlab(traced, &again, NULL);
+	ck_assert_msg(rc == 1, "replay with --trace: rc %d: %s", rc, again);
+	FILE *tf = fopen(tpath, "rb");
+	ck_assert_ptr_nonnull(tf);
+	ck_assert_int_eq(fseek(tf, 0, SEEK_END), 0);
+	ck_assert_int_gt(ftell(tf), 100);
+	fclose(tf);
+	unlink(tpath);
+	free(tpath);
+	free(traced);
 	free(want);
 	free(again);
 	free(args);
