@@ -10,13 +10,13 @@
  * exploration.  A child reports through a file of its slot: the counts
  * and, if an invariant broke, which, why and the G/M/P state then.
  *
- * A schedule is (strategy, schedule seed, limit, k): schedule 0 is the
- * default one (limit 0: no perturbation at all), schedule i > 0 takes the
- * seed mix(--seed, i) and no limit.  A failure is shrunk by bisecting the
- * limit -- the decisions that may perturb -- down to a prefix that still
- * fails the same invariant, and printed with the command that replays it
- * (--replay SEED:LIMIT:K), which with --trace FILE also writes its
- * execution trace. */
+ * A schedule is (strategy, schedule seed, from, limit, k): schedule 0 is
+ * the default one (limit 0: no perturbation at all), schedule i > 0 takes
+ * the seed mix(--seed, i) and every perturbation it draws.  A failure is
+ * shrunk by bisecting the window [from, limit) of the perturbations
+ * applied down to one that still fails the same invariant, and printed
+ * with the command that replays it (--replay SEED:FROM:LIMIT:K), which
+ * with --trace FILE also writes its execution trace. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -42,7 +42,7 @@ void cli_help_explore(FILE *f)
 		"                        [--set KEY=VALUE ...] [--schedules N] [--strategy random|pct]\n"
 		"                        [--depth D] [-j N] [--keep-going] [--max-starve DUR]\n"
 		"                        [--delay DUR] [--delay-rate N] [--bug NAME]\n"
-		"                        [--replay SEED:LIMIT:K [--trace FILE]] [--quiet]\n"
+		"                        [--replay SEED:FROM:LIMIT:K [--trace FILE]] [--quiet]\n"
 		"                        [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
 		"\n"
 		"Runs WORKLOAD (simulated) under N schedules and checks the scheduler's\n"
@@ -72,8 +72,8 @@ void cli_help_explore(FILE *f)
 		"  --bug NAME         switch on a seeded bug (builds with -Dseeded_bugs only):\n"
 		"                     no-recheck, no-wakep, runnext-eager, sharedq-nolock,\n"
 		"                     lost-timer, checkdead-ms\n"
-		"  --replay S:L:K     run only the schedule of seed S, limit L, PCT steps K, as a\n"
-		"                     failure prints it (exit 1 if it fails)\n"
+		"  --replay S:F:L:K   run only the schedule of seed S, perturbations F to L-1,\n"
+		"                     PCT steps K, as a failure prints it (exit 1 if it fails)\n"
 		"  --trace FILE       with --replay, or when a failure is found: write the failing\n"
 		"                     schedule's execution trace (Go's format; Chrome's for *.json)\n"
 		"  --quiet            no progress line\n"
@@ -89,7 +89,7 @@ struct explore_own {
 	enum rt_explore_strategy strategy;
 	enum rt_bug bug;
 	bool keep_going, quiet, replay_given;
-	uint64_t replay_seed, replay_limit, replay_k;
+	uint64_t replay_seed, replay_from, replay_limit, replay_k;
 	const char *trace;
 };
 
@@ -162,6 +162,11 @@ static int own_value(void *ctx, const char *a, const char *v)
 		o->replay_seed = strtoull(v, &end, 10);
 		bool ok = end != v && *end == ':' && errno == 0;
 		if (ok) {
+			const char *f = end + 1;
+			o->replay_from = strtoull(f, &end, 10);
+			ok = end != f && *end == ':' && errno == 0;
+		}
+		if (ok) {
 			const char *l = end + 1;
 			o->replay_limit = strtoull(l, &end, 10);
 			ok = end != l && *end == ':' && errno == 0;
@@ -172,7 +177,7 @@ static int own_value(void *ctx, const char *a, const char *v)
 			ok = end != k && *end == '\0' && errno == 0;
 		}
 		if (!ok || v[0] == '-')
-			return cli_usage_error(cmd, "--replay %s: expected SEED:LIMIT:K, three "
+			return cli_usage_error(cmd, "--replay %s: expected SEED:FROM:LIMIT:K, four "
 					       "non-negative integers as a failure prints them", v);
 		o->replay_given = true;
 	} else if (strcmp(a, "--trace") == 0) {
@@ -192,7 +197,7 @@ struct explore_ctx {
 };
 
 struct sched_spec {
-	uint64_t seed, limit, k;
+	uint64_t seed, from, limit, k;
 };
 
 /* What a schedule's child reports. */
@@ -209,6 +214,7 @@ static void explore_init(struct explore_ctx *c, struct rt_explore *x, struct sch
 	memset(x, 0, sizeof(*x));
 	x->strategy = c->own->strategy;
 	x->seed = s.seed;
+	x->from = s.from;
 	x->limit = s.limit;
 	x->depth = (int)c->own->depth;
 	x->pct_steps = s.k;
@@ -382,7 +388,7 @@ static uint64_t mix(uint64_t a, uint64_t b)
 
 static struct sched_spec spec_of(const struct explore_ctx *c, uint64_t i, uint64_t k)
 {
-	struct sched_spec s = { mix(c->o->seed, i), i == 0 ? 0 : UINT64_MAX, k };
+	struct sched_spec s = { mix(c->o->seed, i), 0, i == 0 ? 0 : UINT64_MAX, k };
 	return s;
 }
 
@@ -421,43 +427,66 @@ static void print_replay(const struct explore_ctx *c, struct sched_spec s, FILE 
 			fputc('\'', f);
 		}
 	}
-	fprintf(f, " --replay %" PRIu64 ":%" PRIu64 ":%" PRIu64 "\n", s.seed, s.limit, s.k);
+	fprintf(f, " --replay %" PRIu64 ":%" PRIu64 ":%" PRIu64 ":%" PRIu64 "\n", s.seed, s.from,
+		s.limit, s.k);
 }
 
-/* The smallest limit (bisected) at which s still breaks the same
- * invariant; *best gets that run's result. */
-static struct sched_spec shrink(struct explore_ctx *c, struct slot *sl, struct sched_spec s,
-				struct sched_result *best, int *trials)
+/* Does t break the same invariant as *best?  If so it becomes *best. */
+static bool same_failure(struct explore_ctx *c, struct slot *sl, struct sched_spec t,
+			 struct sched_result *best)
 {
-	uint64_t hi = best->decisions < s.limit ? best->decisions : s.limit;
-	uint64_t lo = 0;   /* known (or assumed) to pass: limit 0 is the default schedule */
-	struct sched_spec t = s;
-	t.limit = hi;
 	struct sched_result r;
-	/* the prefix up to the failure must fail as the whole did */
 	run_isolated(c, sl, t, &r);
-	(*trials)++;
 	if (r.status != best->status || strcmp(r.what, best->what) != 0) {
 		free(r.state);
-		return s;
+		return false;
 	}
 	free(best->state);
 	*best = r;
-	while (hi - lo > 1 && *trials < 64) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		t.limit = mid;
-		run_isolated(c, sl, t, &r);
+	return true;
+}
+
+/* The narrowest window of perturbations [from, limit) that still breaks
+ * the same invariant: the limit bisected down from the perturbations the
+ * failure had drawn, then from bisected up.  Neither half is monotone in
+ * general (fewer perturbations make another schedule), so this finds a
+ * window whose ends each matter, not the least one.  *best gets the
+ * result of the schedule returned. */
+static struct sched_spec shrink(struct explore_ctx *c, struct slot *sl, struct sched_spec s,
+				struct sched_result *best, int *trials)
+{
+	struct sched_spec t = s;
+	t.limit = best->decisions < s.limit ? best->decisions : s.limit;
+	(*trials)++;
+	if (!same_failure(c, sl, t, best))
+		return s;
+	uint64_t lo = t.from, hi = t.limit;   /* hi fails; lo (nothing) is assumed to pass */
+	while (hi - lo > 1 && *trials < 48) {
+		t.limit = lo + (hi - lo) / 2;
 		(*trials)++;
-		if (r.status == best->status && strcmp(r.what, best->what) == 0) {
-			hi = mid;
-			free(best->state);
-			*best = r;
-		} else {
-			lo = mid;
-			free(r.state);
-		}
+		if (same_failure(c, sl, t, best))
+			hi = t.limit;
+		else
+			lo = t.limit;
 	}
 	t.limit = hi;
+	lo = t.from;   /* fails */
+	hi = t.limit;  /* [limit, limit): nothing, assumed to pass */
+	while (hi - lo > 1 && *trials < 96) {
+		t.from = lo + (hi - lo) / 2;
+		(*trials)++;
+		if (same_failure(c, sl, t, best))
+			lo = t.from;
+		else
+			hi = t.from;
+	}
+	t.from = lo;
+	if (t.from != s.from || t.limit != s.limit) {
+		/* the last trial may have been a passing one: make *best t's */
+		(*trials)++;
+		if (!same_failure(c, sl, t, best))
+			return s;
+	}
 	return t;
 }
 
@@ -466,12 +495,11 @@ static void print_failure(const struct explore_ctx *c, uint64_t index, struct sc
 {
 	printf("explore: schedule %" PRIu64 " broke \"%s\": %s\n", index, r->what, r->msg);
 	if (trials)
-		printf("  shrunk in %d runs: %" PRIu64 " perturbations applied (of %" PRIu64
-		       " before), the first %" PRIu64 " decisions may perturb\n",
-		       trials, r->applied, applied0, s.limit);
+		printf("  shrunk in %d runs to %" PRIu64 " perturbations (of %" PRIu64 "): those "
+		       "numbered %" PRIu64 " to %" PRIu64 "\n",
+		       trials, r->applied, applied0, s.from, s.limit - 1);
 	else
-		printf("  %" PRIu64 " perturbations applied, in the first %" PRIu64 " decisions\n",
-		       r->applied, s.limit == UINT64_MAX ? r->decisions : s.limit);
+		printf("  %" PRIu64 " perturbations applied\n", r->applied);
 	if (r->state)
 		printf("state at the violation (Go's scheddetail lines):\n%s", r->state);
 	print_replay(c, s, stdout);
@@ -487,7 +515,7 @@ static long online_cpus(void)
 static int replay(struct explore_ctx *c)
 {
 	struct explore_own *own = c->own;
-	struct sched_spec s = { own->replay_seed, own->replay_limit, own->replay_k };
+	struct sched_spec s = { own->replay_seed, own->replay_from, own->replay_limit, own->replay_k };
 	struct sched_result r;
 	int rc = run_schedule(c, s, &r, own->trace);
 	if (rc)
@@ -497,9 +525,9 @@ static int replay(struct explore_ctx *c)
 		free(r.state);
 		return EXIT_FOUND;
 	}
-	printf("explore: the schedule %" PRIu64 ":%" PRIu64 ":%" PRIu64 " broke no invariant "
-	       "(%" PRIu64 " scheduling steps checked, %" PRIu64 " perturbations)%s\n",
-	       s.seed, s.limit, s.k, r.checks, r.applied,
+	printf("explore: the schedule %" PRIu64 ":%" PRIu64 ":%" PRIu64 ":%" PRIu64 " broke no "
+	       "invariant (%" PRIu64 " scheduling steps checked, %" PRIu64 " perturbations)%s\n",
+	       s.seed, s.from, s.limit, s.k, r.checks, r.applied,
 	       r.status == 3 ? "; the run was cut at a limit" : "");
 	return 0;
 }
@@ -527,7 +555,7 @@ static int explore(struct explore_ctx *c)
 	uint64_t first_fail = UINT64_MAX;
 	int rc = 0;
 	struct sched_result *found = NULL;
-	struct sched_spec found_spec = { 0, 0, 0 };
+	struct sched_spec found_spec = { 0, 0, 0, 0 };
 	if (r0.status == 1 || r0.status == 2) {
 		failures++;
 		crashes += r0.status == 2;

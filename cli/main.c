@@ -25,7 +25,7 @@ static void help(FILE *f)
 		"               [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
 		"  schedlab explore -p POLICY [-t TOPOLOGY] -w WORKLOAD [--procs N]\n"
 		"               [--schedules N] [--strategy random|pct] [--depth D] [-j N]\n"
-		"               [--keep-going] [--max-starve DUR] [--replay S:L:K [--trace FILE]]\n"
+		"               [--keep-going] [--max-starve DUR] [--replay S:F:L:K [--trace FILE]]\n"
 		"  schedlab workload expand WORKLOAD [--seed N] [-o FILE|-]\n"
 		"  schedlab workload show NAME\n"
 		"  schedlab calibrate [-o FILE|-] [--quick] [--seconds N]\n"

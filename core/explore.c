@@ -59,6 +59,26 @@ void rt_explore_fail(struct rt *rt, const char *what, const char *fmt, ...)
 		rt_schedtrace(rt, now_ns() - rt->start_ns, f);
 		rt->scheddetail = detail;
 		fclose(f);
+		/* dead Gs say nothing about the failure: counted, not listed */
+		size_t dead = 0, o = 0;
+		for (size_t i = 0; i < len;) {
+			char *nl = memchr(buf + i, '\n', len - i);
+			size_t n = nl ? (size_t)(nl - (buf + i)) + 1 : len - i;
+			if (memmem(buf + i, n, " status=6(", 10) && memmem(buf + i, n, "  G", 3) == buf + i) {
+				dead++;
+			} else {
+				memmove(buf + o, buf + i, n);
+				o += n;
+			}
+			i += n;
+		}
+		buf[o] = '\0';
+		if (dead) {
+			char line[64];
+			int n = snprintf(line, sizeof(line), "  (%zu dead Gs not shown)\n", dead);
+			buf = xrealloc(buf, o + (size_t)n + 1);
+			memcpy(buf + o, line, (size_t)n + 1);
+		}
 		x->state = buf;
 	}
 #if defined(SCHEDLAB_SIM)

@@ -13,9 +13,10 @@
  *              (its tie-break among events due at the same instant), and
  *              each contract operation (an atomic or lock access, a futex
  *              wait or wake, a thread start, a G switch, a sleep of sysmon
- *              or a thief, the poller's wait, an M's PU).  Only the first
- *              `limit` decisions may perturb; the rest take the default,
- *              which is how a failing schedule is shrunk.
+ *              or a thief, the poller's wait, an M's PU).  A decision that
+ *              draws a perturbation numbers it; only those numbered in
+ *              [from, limit) are applied, the rest take the default, which
+ *              is how a failing schedule is shrunk.
  *   checked    core/explore.c, at every scheduling step (an M about to run
  *              a G), when checkdead declares a deadlock, and by the caller
  *              after the run: the invariants of docs/runtime.md.  The first
@@ -55,18 +56,19 @@ struct rt_explore {
 	/* The schedule (in) */
 	enum rt_explore_strategy strategy;
 	uint64_t seed;
-	uint64_t limit;          /* decisions that may perturb (UINT64_MAX: all; 0: none) */
+	uint64_t from, limit;    /* the perturbations applied: those numbered [from, limit) */
 	int depth;               /* PCT: d (change points d - 1) */
 	uint64_t pct_steps;      /* PCT: k, the contract operations of a run (estimate) */
 	int64_t delay_ns;        /* a random delay's bound */
-	uint32_t delay_per_mille;/* random: the chance a contract operation is delayed */
+	uint32_t delay_per_mille;/* random: the chance a contract operation is delayed (a
+				  * tie reordered, a PU moved: five times that) */
 	int64_t max_starve_ns;   /* a runnable G may wait at most this while a P idles */
 	enum rt_bug bug;
 
 	/* The run's state (the platform's and the core's) */
 	uint64_t rng;
-	uint64_t decisions;      /* decisions taken */
-	uint64_t applied;        /* ... that perturbed */
+	uint64_t decisions;      /* perturbations drawn */
+	uint64_t applied;        /* ... and applied (within the window) */
 	uint64_t steps;          /* contract operations (PCT's steps) */
 	uint64_t checks;         /* scheduling steps checked */
 	uint64_t census_due;     /* scheduling steps until the next census */
@@ -92,10 +94,16 @@ static inline uint64_t rt_explore_rand(struct rt_explore *x)
 	return z ^ (z >> 31);
 }
 
-/* One decision: true if it may perturb (it is within the limit). */
-static inline bool rt_explore_decide(struct rt_explore *x)
+/* A decision that draws a perturbation: numbered, and applied only if
+ * its number is within [from, limit).  The generator is drawn from at
+ * every decision point whether or not it perturbs, so a perturbation's
+ * value does not depend on the window. */
+static inline bool rt_explore_apply(struct rt_explore *x)
 {
-	return x->decisions++ < x->limit;
+	uint64_t n = x->decisions++;
+	bool on = n >= x->from && n < x->limit;
+	x->applied += on;
+	return on;
 }
 
 /* Sets up a schedule's state from its parameters (before the run). */

@@ -126,15 +126,12 @@ static uint32_t pct_prio(struct rt_explore *x, uint32_t id)
 static uint32_t explore_tie(void *ctx, struct sim_actor *a)
 {
 	struct rt_explore *x = ctx;
-	if (!rt_explore_decide(x))
+	if (x->strategy == RT_EXPLORE_PCT)   /* the higher an M's priority, the earlier */
+		return a ? (1u << (SIM_TIE_BITS - 1)) - pct_prio(x, a->id) : 0;
+	uint64_t r = rt_explore_rand(x);
+	if (r % 1000 >= 5u * x->delay_per_mille || !rt_explore_apply(x))
 		return 0;
-	if (x->strategy == RT_EXPLORE_RANDOM) {
-		uint32_t p = (uint32_t)rt_explore_rand(x) & ((1u << SIM_TIE_BITS) - 1);
-		x->applied += p != 0;
-		return p;
-	}
-	/* PCT: the higher an M's priority, the earlier among equals */
-	return a ? (1u << (SIM_TIE_BITS - 1)) - pct_prio(x, a->id) : 0;
+	return 1 + (uint32_t)(r >> 16) % ((1u << SIM_TIE_BITS) - 1);
 }
 
 static __attribute__((noinline, cold)) void perturb_op(struct m *m)
@@ -145,26 +142,22 @@ static __attribute__((noinline, cold)) void perturb_op(struct m *m)
 		if (x->next_change >= x->nchange || x->steps < x->change_at[x->next_change])
 			return;
 		int i = x->next_change++;
-		if (!rt_explore_decide(x))
+		if (!rt_explore_apply(x))
 			return;
 		uint32_t id = m->plat.actor ? m->plat.actor->id : 0;
 		if (id < RT_EXPLORE_MAX_M)
 			x->prio[id] = (uint32_t)(x->nchange - i);
 		m->plat.clock += (double)x->delay_ns;
-		x->applied++;
 		return;
 	}
-	if (!rt_explore_decide(x))
-		return;
 	uint64_t r = rt_explore_rand(x);
-	if (r % 1000 < x->delay_per_mille) {
-		/* log-uniform from 1 ns to the bound: mostly a few ns to a few
-		 * us (a cache miss, a lock's owner slowed), now and then as long
-		 * as an OS time slice taken from the thread */
-		double u = (double)(r >> 11) * (1.0 / 9007199254740992.0);
-		m->plat.clock += exp(u * log((double)x->delay_ns));
-		x->applied++;
-	}
+	if (r % 1000 >= x->delay_per_mille || !rt_explore_apply(x))
+		return;
+	/* log-uniform from 1 ns to the bound: mostly a few ns to a few us (a
+	 * cache miss, a lock's owner slowed), now and then as long as an OS
+	 * time slice taken from the thread */
+	double u = (double)(r >> 11) * (1.0 / 9007199254740992.0);
+	m->plat.clock += exp(u * log((double)x->delay_ns));
 }
 
 static inline void explore_op(struct m *m)
@@ -178,12 +171,11 @@ static inline void explore_op(struct m *m)
 static __attribute__((noinline, cold)) int perturb_cpu(int cpu)
 {
 	struct rt_explore *x = simp_x;
-	if (x->strategy != RT_EXPLORE_RANDOM || !rt_explore_decide(x))
+	if (x->strategy != RT_EXPLORE_RANDOM)
 		return cpu;
 	uint64_t r = rt_explore_rand(x);
-	if (r % 1000 >= x->delay_per_mille)
+	if (r % 1000 >= 5u * x->delay_per_mille || !rt_explore_apply(x))
 		return cpu;
-	x->applied++;
 	return (int)((r >> 16) % (uint64_t)simp_rt->topo->npus);
 }
 

@@ -47,8 +47,8 @@ START_TEST(bad_options)
 	ck_assert_int_eq(test_schedlab("explore -p steal --strategy dfs", NULL, &err), 2);
 	ck_assert_ptr_nonnull(strstr(err, "--strategy dfs: expected random or pct"));
 	free(err);
-	ck_assert_int_eq(test_schedlab("explore -p steal --replay 1:x:0", NULL, &err), 2);
-	ck_assert_ptr_nonnull(strstr(err, "--replay 1:x:0"));
+	ck_assert_int_eq(test_schedlab("explore -p steal --replay 1:0:x:0", NULL, &err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "--replay 1:0:x:0"));
 	free(err);
 	ck_assert_int_eq(test_schedlab("explore -p steal --bug nosuch", NULL, &err), 2);
 	ck_assert_ptr_nonnull(strstr(err, "--bug nosuch"));
