@@ -113,12 +113,12 @@ static void found_and_replayed(const char *policy_args, const char *wl_name, con
 	free(path);
 }
 
-/* The numbers of schedules are what five seeds (1..5) needed, at most,
- * rounded up: runnext-eager 9-130, sharedq-nolock 2-11, no-recheck 1-20,
- * lost-timer 6-73, checkdead-ms 1-2; no-wakep is found by the default
- * schedule itself (the readier computes 1 ms with its partner queued and
- * the other P idle).  The runs are deterministic: seed 1 needs 77, 11, 3,
- * 73 and 2. */
+/* The numbers of schedules are what five seeds (1..5) needed at most,
+ * rounded up (random strategy): runnext-eager 9-130, sharedq-nolock 1-15,
+ * no-recheck 1-27, lost-timer 9-48, checkdead-ms 1-8; no-wakep is found
+ * by the default schedule itself (the readier computes 1 ms with its
+ * partner queued and the other P idle).  The runs are deterministic: seed
+ * 1 needs 77, 5, 3, 19 and 2. */
 START_TEST(finds_runnext_eager)
 {
 	found_and_replayed("-p steal -t numa1 --procs 2", "wake.json", "runnext-eager", 200, true);
