@@ -122,8 +122,8 @@ static int own_value(void *ctx, const char *a, const char *v)
 		if (!cli_parse_u64(v, 100000000, &o->schedules) || o->schedules == 0)
 			return cli_usage_error(cmd, "--schedules %s: expected a number from 1 to 100000000", v);
 	} else if (strcmp(a, "-j") == 0) {
-		if (!cli_parse_u64(v, 1024, &o->jobs) || o->jobs == 0)
-			return cli_usage_error(cmd, "-j %s: expected a number from 1 to 1024", v);
+		if (!cli_parse_u64(v, 256, &o->jobs) || o->jobs == 0)
+			return cli_usage_error(cmd, "-j %s: expected a number from 1 to 256", v);
 	} else if (strcmp(a, "--depth") == 0) {
 		if (!cli_parse_u64(v, RT_EXPLORE_MAX_DEPTH, &o->depth) || o->depth == 0)
 			return cli_usage_error(cmd, "--depth %s: expected a number from 1 to %d", v,
@@ -308,7 +308,7 @@ static int tmp_fd(void)
 		fprintf(stderr, "schedlab explore: cannot make a temporary file: %s\n", strerror(errno));
 		exit(EXIT_BADINPUT);
 	}
-	return dup(fileno(f));   /* the FILE is leaked with its fd: one per slot */
+	return fileno(f);   /* kept open for the command's life: two per slot */
 }
 
 static void launch(struct explore_ctx *c, struct slot *sl)
@@ -536,7 +536,8 @@ static int explore(struct explore_ctx *c)
 {
 	struct explore_own *own = c->own;
 	uint64_t n = own->schedules;
-	int jobs = (int)(own->jobs ? own->jobs : (uint64_t)online_cpus());
+	long cpus = online_cpus();
+	int jobs = (int)(own->jobs ? own->jobs : (uint64_t)(cpus < 256 ? cpus : 256));
 	if ((uint64_t)jobs > n)
 		jobs = (int)n;
 	struct slot *slots = xcalloc((size_t)jobs, sizeof(*slots));
