@@ -45,7 +45,7 @@ struct sim_engine {
 	struct sim_actor *live;     /* every actor not yet ended */
 	struct sim_stats stats;
 #ifdef NDEBUG
-	uint64_t last_seq;          /* seq of the event firing (tie-breaks) */
+	uint64_t last_seq;          /* seq of the event firing (the tie-break's) */
 #endif
 	sim_tie_fn tie;             /* exploration's tie-break, or NULL */
 	void *tie_ctx;
@@ -317,6 +317,8 @@ void sim_set_tiebreak(struct sim_engine *eng, sim_tie_fn fn, void *ctx)
 	eng->tie_ctx = ctx;
 }
 
+/* An event for the current instant never goes before the one firing:
+ * its priority is raised to that one's if lower. */
 static __attribute__((noinline, cold)) uint64_t tie_seq(struct sim_engine *eng, sim_time_t at,
 							 sim_event_fn fn, void *arg, uint64_t seq)
 {

@@ -119,10 +119,10 @@ struct sim_actor *sim_spawn(struct sim_engine *eng, const char *name, sim_actor_
  * same nanosecond are ordered by a priority fn returns when each is
  * scheduled (lower first; a is the actor resumed, NULL for a callback),
  * then by sequence number.  An event scheduled for the current instant
- * never goes before the one firing, so time still only moves forward and
- * (time, seq) still strictly increases.  Only the low SIM_TIE_BITS of the
- * priority count.  Set before the run; NULL (the default) keeps the plain
- * order. */
+ * never goes before the one firing (its priority is raised to that one's),
+ * so (time, seq) still strictly increases.  Only the low SIM_TIE_BITS of
+ * the priority count.  Set before the run; NULL (the default) keeps the
+ * plain order. */
 #define SIM_TIE_BITS 20
 typedef uint32_t (*sim_tie_fn)(void *ctx, struct sim_actor *a);
 void sim_set_tiebreak(struct sim_engine *eng, sim_tie_fn fn, void *ctx);

@@ -166,6 +166,12 @@ static inline void explore_op(struct m *m)
 		perturb_op(m);
 }
 
+/* simp_access's one compare decides both whether the line is the model's
+ * (unpriced) and whether the run is explored: lines at or above this are
+ * looked at again -- only the model's normally, every line when
+ * exploring -- so a normal run pays no instruction for the hook. */
+static plat_line_t simp_line_slow = SIMP_LINE_MODEL;
+
 /* Which PU the OS puts an M on: the random strategy moves it, now and
  * then, to any PU (the costs change, never what may happen). */
 static __attribute__((noinline, cold)) int perturb_cpu(int cpu)
@@ -182,9 +188,13 @@ static __attribute__((noinline, cold)) int perturb_cpu(int cpu)
 void simp_access(plat_line_t line, enum hw_access kind)
 {
 	struct m *m = cur_m();
-	if (!m || line == SIMP_LINE_MODEL)
+	if (!m)
 		return;
-	explore_op(m);
+	if (__builtin_expect(line >= simp_line_slow, 0)) {
+		if (line == SIMP_LINE_MODEL)
+			return;
+		perturb_op(m);
+	}
 	sync_m(m);
 	m->plat.clock += hw_line_access(m->rt->plat.hw, m->plat.cpu, m->plat.clock, line, kind);
 }
@@ -770,8 +780,10 @@ void simp_rt_run(struct rt *rt)
 	struct sim_engine *eng = rt->plat.eng;
 	simp_rt = rt;
 	simp_x = rt->explore;
-	if (simp_x)
+	if (simp_x) {
 		sim_set_tiebreak(eng, explore_tie, simp_x);
+		simp_line_slow = 0;
+	}
 	simp_newm(rt, rt->m0);
 	struct watchdog wd;
 	watchdog_start(&wd, eng, rt->max_wall_ns);
@@ -788,6 +800,7 @@ void simp_rt_run(struct rt *rt)
 			fired ? RT_ENDED_WALL_TIME : RT_ENDED_SIM_TIME);
 	simp_rt = NULL;
 	simp_x = NULL;
+	simp_line_slow = SIMP_LINE_MODEL;
 }
 
 void simp_rt_fini(struct rt *rt)
