@@ -4,7 +4,8 @@
  * kept in a 4-ary min-heap ordered by (time, sequence number); the sequence
  * number is handed out when an event is scheduled, so events due at the same
  * nanosecond fire in the order they were scheduled and nothing else (no
- * pointer, no hash) ever decides an order.  Named invariant, checked in
+ * pointer, no hash) ever decides an order -- unless an explored run
+ * (`schedlab explore`) sets a seeded tie-break, sim_set_tiebreak below.  Named invariant, checked in
  * debug builds: the (time, seq) pairs of fired events strictly increase --
  * which says both that time never goes backwards and that no event fires
  * twice.
