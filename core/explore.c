@@ -277,9 +277,9 @@ static bool counters(struct rt *rt)
 		return true;
 	int nm = 0;
 	for (struct m *mp = s->midle; mp; mp = mp->schedlink, nm++) {
-		if (mp->p || mp->curg) {
-			rt_explore_fail(rt, "idle counts", "M%d is on the idle list holding %s", mp->id,
-					mp->p ? "a P" : "a G");
+		if (mp->p || mp->curg || mp->spinning) {
+			rt_explore_fail(rt, "idle counts", "M%d is on the idle list %s", mp->id,
+					mp->p ? "holding a P" : mp->curg ? "holding a G" : "spinning");
 			return false;
 		}
 		if (nm > mcount)
