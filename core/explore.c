@@ -90,31 +90,49 @@ void rt_explore_fail(struct rt *rt, const char *what, const char *fmt, ...)
 
 /* ---- The census's set of Gs ---- */
 
+/* Emptied before each census, sized to the last one's count: the census
+ * visits queued and running Gs only, far fewer than the run's Gs. */
 static void seen_clear(struct rt_explore *x, uint32_t want)
 {
 	uint32_t cap = 64;
-	while (cap < 2 * want)
+	while (cap < 2 * want && cap < (1u << 30))
 		cap *= 2;
-	if (cap > x->seen_cap) {
+	if (cap != x->seen_cap) {
 		free(x->seen);
 		x->seen = xcalloc(cap, sizeof(*x->seen));
 		x->seen_cap = cap;
 	} else {
 		memset(x->seen, 0, x->seen_cap * sizeof(*x->seen));
 	}
+	x->seen_n = 0;
+}
+
+static uint32_t seen_slot(void *const *set, uint32_t mask, const void *g)
+{
+	uint32_t i = (uint32_t)(((uintptr_t)g >> 6) * 0x9e3779b1u) & mask;
+	while (set[i] && set[i] != g)
+		i = (i + 1) & mask;
+	return i;
 }
 
 /* false if g was there already */
 static bool seen_add(struct rt_explore *x, struct g *g)
 {
-	uint32_t mask = x->seen_cap - 1;
-	uint32_t i = (uint32_t)(((uintptr_t)g >> 6) * 0x9e3779b1u) & mask;
-	while (x->seen[i]) {
-		if (x->seen[i] == g)
-			return false;
-		i = (i + 1) & mask;
+	if (2 * (x->seen_n + 1) > x->seen_cap) {
+		uint32_t cap = x->seen_cap * 2;
+		void **set = xcalloc(cap, sizeof(*set));
+		for (uint32_t k = 0; k < x->seen_cap; k++)
+			if (x->seen[k])
+				set[seen_slot(set, cap - 1, x->seen[k])] = x->seen[k];
+		free(x->seen);
+		x->seen = set;
+		x->seen_cap = cap;
 	}
+	uint32_t i = seen_slot(x->seen, x->seen_cap - 1, g);
+	if (x->seen[i])
+		return false;
 	x->seen[i] = g;
+	x->seen_n++;
 	return true;
 }
 
@@ -343,7 +361,7 @@ void rt_explore_step(struct m *m, struct g *g)
 		return;
 	}
 	struct census c = { rt, now, idle_p, 0, "", 0 };
-	seen_clear(x, rt->nallg ? (uint32_t)(rt->nallg < (1u << 24) ? rt->nallg : (1u << 24)) : 64);
+	seen_clear(x, x->seen_n);
 	if (!seen_add(x, g)) {
 		/* cannot happen: the set is empty */
 	}

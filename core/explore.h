@@ -76,7 +76,7 @@ struct rt_explore {
 	int nchange, next_change;
 	uint32_t prio[RT_EXPLORE_MAX_M];  /* PCT: each M's priority (0: not yet drawn) */
 	void **seen;             /* the census's set of Gs (open addressing) */
-	uint32_t seen_cap;
+	uint32_t seen_cap, seen_n;
 
 	/* The first violation (out) */
 	bool failed;
