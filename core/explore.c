@@ -144,7 +144,7 @@ static bool lock_free(struct rt_mutex *l)
 struct census {
 	struct rt *rt;
 	int64_t now;
-	bool idle_p;            /* some P is on the idle list */
+	bool idle_p;            /* some P has been idle for longer than the bound */
 	uint32_t n;
 	const char *where;
 	int where_id;
@@ -172,8 +172,8 @@ static bool census_g(struct census *c, struct g *g)
 	if (c->idle_p && g->runnable_since >= 0 &&
 	    c->now - g->runnable_since > x->max_starve_ns) {
 		rt_explore_fail(rt, "starvation",
-				"G%llu has been runnable on %s %d for %lld ns while a P is idle "
-				"(bound %lld ns: --max-starve)",
+				"G%llu has been runnable on %s %d for %lld ns while a P has been idle "
+				"longer than the bound (%lld ns: --max-starve)",
 				(unsigned long long)g->goid, c->where, c->where_id,
 				(long long)(c->now - g->runnable_since), (long long)x->max_starve_ns);
 		return false;
@@ -270,9 +270,13 @@ static bool census(struct rt *rt, struct census *c)
 	return true;
 }
 
-/* The idle lists against their counts, and Ps against their Ms. */
-static bool counters(struct rt *rt)
+/* The idle lists against their counts, and Ps against their Ms;
+ * *idle_for gets how long the longest-idle P has been idle (0 if none, or
+ * if sched.lock is held and the list cannot be read). */
+static bool counters(struct rt *rt, int64_t now, int64_t *idle_for, int *idle_id)
 {
+	*idle_for = 0;
+	*idle_id = -1;
 	struct sched *s = &rt->sched;
 	int mcount = 0;
 	for (struct m *mp = rt->allm; mp; mp = mp->alllink) {
@@ -310,6 +314,10 @@ static bool counters(struct rt *rt)
 	}
 	uint32_t np = 0;
 	for (struct p *pp = s->pidle; pp; pp = pp->link, np++) {
+		if (now - pp->idle_since > *idle_for) {
+			*idle_for = now - pp->idle_since;
+			*idle_id = pp->id;
+		}
 		if (pp->m || plat_peek_u32(&pp->status) != P_IDLE) {
 			rt_explore_fail(rt, "idle counts",
 					"P%d is on the idle list but is held by M%d (status %u)", pp->id,
@@ -345,17 +353,34 @@ void rt_explore_step(struct m *m, struct g *g)
 				m->id, (unsigned long long)g->goid, gstatus(g));
 		return;
 	}
-	bool idle_p = plat_peek_u32(&rt->sched.npidle) > 0;
-	if (idle_p && g->runnable_since >= 0 && now - g->runnable_since > x->max_starve_ns) {
+	/* Starvation is a runnable G's wait past the bound while a P idled
+	 * past it too (both end now, so they overlap by more than the bound):
+	 * work left undone with a P free to do it, not a long queue. */
+	int64_t idle_for;
+	int idle_id;
+	if (!counters(rt, now, &idle_for, &idle_id))
+		return;
+	bool idle_p = idle_for > x->max_starve_ns;
+	/* A G readied by its timer counts from the timer's time: if it runs
+	 * past the bound with a P idle even now, nobody was watching the
+	 * timer (the P holding it was left without an M or a poller). */
+	if (g->wake == RT_WAKE_TIMER && g->runnable_since >= 0 &&
+	    now - g->runnable_since > x->max_starve_ns && plat_peek_u32(&rt->sched.npidle) > 0) {
 		rt_explore_fail(rt, "starvation",
-				"G%llu waited %lld ns to run while a P was idle (bound %lld ns: "
+				"G%llu's timer fired %lld ns late with a P idle (bound %lld ns: "
 				"--max-starve)",
 				(unsigned long long)g->goid, (long long)(now - g->runnable_since),
 				(long long)x->max_starve_ns);
 		return;
 	}
-	if (!counters(rt))
+	if (idle_p && g->runnable_since >= 0 && now - g->runnable_since > x->max_starve_ns) {
+		rt_explore_fail(rt, "starvation",
+				"G%llu waited %lld ns to run while P%d had been idle for %lld ns (bound "
+				"%lld ns: --max-starve)",
+				(unsigned long long)g->goid, (long long)(now - g->runnable_since), idle_id,
+				(long long)idle_for, (long long)x->max_starve_ns);
 		return;
+	}
 	if (x->census_due > 0) {
 		x->census_due--;
 		return;

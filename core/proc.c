@@ -733,6 +733,8 @@ void rt_pidleput(struct rt *rt, struct p *pp)
 	assert(rt_runqempty(pp) && "an idle P's queue must be empty");
 	pp->link = rt->sched.pidle;
 	rt->sched.pidle = pp;
+	if (__builtin_expect(rt->explore != NULL, 0))
+		pp->idle_since = plat_nanotime();   /* [core/explore.c: starvation] */
 	plat_u32 *word = &rt->sched.idlepmask[pp->id / 32];
 	uint32_t bits = plat_load_u32(word, memory_order_relaxed);
 	/* seq_cst: a put to pp's shared queue reads this bit after its

@@ -378,6 +378,7 @@ struct p {
 	 * status store that starts the call) */
 	uint64_t trace_sysg;
 	struct p_mech *mech;     /* the report's counters of it (owner) [core/mech.h] */
+	int64_t idle_since;      /* explored runs: when it last went idle (sched.lock) */
 };
 
 /* ---- M ---- */
