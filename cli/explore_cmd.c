@@ -48,7 +48,7 @@ void cli_help_explore(FILE *f)
 		"Runs WORKLOAD (simulated) under N schedules and checks the scheduler's\n"
 		"invariants at every scheduling step: every G in one place, no G run by two\n"
 		"Ms, no G lost, no false deadlock, idle and spinning counts consistent, no\n"
-		"runnable G waiting longer than --max-starve while a P is idle, and the\n"
+		"runnable G waiting longer than --max-starve while a P idles as long, and the\n"
 		"workload's own asserts (docs/runtime.md, \"Exploring schedules\").  Schedule 0\n"
 		"is the default, unperturbed one; the others perturb the order of events due\n"
 		"at the same instant, delay contract operations (atomics, locks, futex calls,\n"
