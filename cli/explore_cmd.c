@@ -71,7 +71,7 @@ void cli_help_explore(FILE *f)
 		"  --delay-rate N     random: per mille of contract operations delayed (default 20)\n"
 		"  --bug NAME         switch on a seeded bug (builds with -Dseeded_bugs only):\n"
 		"                     no-recheck, no-wakep, runnext-eager, sharedq-nolock,\n"
-		"                     lost-timer, checkdead-ms\n"
+		"                     lost-timer, checkdead-ms, retake-nocheck\n"
 		"  --replay S:F:L:K   run only the schedule of seed S, perturbations F to L-1,\n"
 		"                     PCT steps K, as a failure prints it (exit 1 if it fails)\n"
 		"  --trace FILE       with --replay, or when a failure is found: write the failing\n"
@@ -150,7 +150,8 @@ static int own_value(void *ctx, const char *a, const char *v)
 				b = i;
 		if (b < 0)
 			return cli_usage_error(cmd, "--bug %s: no such seeded bug (no-recheck, no-wakep, "
-					       "runnext-eager, sharedq-nolock, lost-timer, checkdead-ms)", v);
+					       "runnext-eager, sharedq-nolock, lost-timer, checkdead-ms, "
+					       "retake-nocheck)", v);
 #if !defined(SCHEDLAB_SEEDED_BUGS)
 		return cli_usage_error(cmd, "--bug %s: this build has no seeded bugs (meson "
 				       "-Dseeded_bugs=enabled)", v);

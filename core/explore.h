@@ -45,6 +45,7 @@ enum rt_bug {
 	RT_BUG_SHAREDQ_NOLOCK,   /* numa's put to a P's shared queue skips its lock */
 	RT_BUG_LOST_TIMER,       /* a P handed off with a timer wakes nobody for it */
 	RT_BUG_CHECKDEAD_MS,     /* checkdead counts idle Ms only, not idle Ps */
+	RT_BUG_RETAKE_NOCHECK,   /* sysmon's hand-off of a retaken P runs no checkdead */
 	RT_BUG__COUNT,
 };
 extern const char *const rt_bug_names[RT_BUG__COUNT];

@@ -11,6 +11,7 @@ const char *const rt_bug_names[RT_BUG__COUNT] = {
 	[RT_BUG_SHAREDQ_NOLOCK] = "sharedq-nolock",
 	[RT_BUG_LOST_TIMER] = "lost-timer",
 	[RT_BUG_CHECKDEAD_MS] = "checkdead-ms",
+	[RT_BUG_RETAKE_NOCHECK] = "retake-nocheck",
 };
 
 void rt_explore_reset(struct rt_explore *x)

@@ -41,6 +41,7 @@
 /* core/proc.c */
 #define rt_new PLAT_SYM(rt_new)
 #define rt_run PLAT_SYM(rt_run)
+#define rt_checkdead PLAT_SYM(rt_checkdead)
 #define rt_collect PLAT_SYM(rt_collect)
 #define rt_draws PLAT_SYM(rt_draws)
 #define rt_free PLAT_SYM(rt_free)

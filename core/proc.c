@@ -132,12 +132,16 @@
  * be idle -- the M whose call lost the P comes back, finds no idle P,
  * queues its G and parks -- and a check that counted Ms alone declared a
  * deadlock with a runnable G queued and a P about to run it.  So
- * checkdead also wants every P on the idle list.  No wake-up is owed for
- * the check it skips: the window ends in handoffp, which finds the G that
- * M queued (sched.lock orders the two) and starts an M for it, or, if it
- * took the lock first, that M's own look for an idle P finds this one;
- * either M parks again through checkdead when it is done.  (Go closes
- * the window the other way, counting sysmon as running while it retakes.)
+ * checkdead also wants every P on the idle list.  The check it skips is
+ * owed, though: the window ends in handoffp, which finds the G that M
+ * queued (sched.lock orders the two) and starts an M for it, or, if it
+ * took the lock first, that M's own look for an idle P finds this one --
+ * but the M may instead have found another P idle, run its G to a real
+ * deadlock and parked while sysmon still held this P, and then nobody
+ * parks after the P goes idle: the run hung with every M asleep and no
+ * deadlock reported (schedlab explore found it: numa, 2 Ps, sysmon held
+ * up 100 us inside handoffp).  So sysmon runs checkdead itself after each
+ * hand-off of a retaken P, as Go does (incidlelocked after retake).
  * Once done is set no M is made (sched.stopped, under the lock that makes
  * them), so that the platform, which joins every M it knows of before the
  * run's memory is freed, knows of them all.
@@ -280,6 +284,15 @@ static void stop_run(struct rt *rt)
 
 /* Called when an M goes idle: if every M and every P now is, the run is
  * over (or deadlocked) [proc: The end of a run].  sched.lock must be held. */
+static void checkdead(struct rt *rt);
+
+void rt_checkdead(struct rt *rt)
+{
+	rt_lock(&rt->sched.lock);
+	checkdead(rt);
+	rt_unlock(&rt->sched.lock);
+}
+
 static void checkdead(struct rt *rt)
 {
 	struct sched *s = &rt->sched;

@@ -650,6 +650,9 @@ static inline struct g *rt_take_nextg(struct m *m)
 	return g;
 }
 void rt_stopm(struct m *m);
+/* Ends the run if every M and P is idle [proc: The end of a run]: after
+ * sysmon hands off a P it retook (takes sched.lock). */
+void rt_checkdead(struct rt *rt);
 /* m, the poller, is about to wait with no deadline (forever: true), or is
  * back from such a wait (false) [proc: The end of a run]. */
 void rt_poller_forever(struct m *m, bool forever);

@@ -41,6 +41,26 @@ START_TEST(clean_policies_pass)
 }
 END_TEST
 
+/* A real deadlock after a retaken system call is reported in every
+ * schedule, never left as a silent hang: before sysmon ran checkdead
+ * after a hand-off, seed 1 hung at schedule 187 (numa) and 349 (steal). */
+START_TEST(deadlock_always_reported)
+{
+	char *path = wl("deadlock.json");
+	const char *pols[] = { "numa", "steal", "global" };
+	for (int i = 0; i < 3; i++) {
+		char *args = NULL, *out = NULL;
+		ck_assert_int_ge(asprintf(&args, "explore -p %s -t numa1 --procs 2 -w %s "
+					  "--schedules 400 -j 2 --quiet", pols[i], path), 0);
+		int rc = test_schedlab(args, &out, NULL);
+		ck_assert_msg(rc == 0 && strstr(out, " 0 violations"), "%s: rc %d: %s", args, rc, out);
+		free(args);
+		free(out);
+	}
+	free(path);
+}
+END_TEST
+
 START_TEST(bad_options)
 {
 	char *err = NULL;
@@ -152,6 +172,12 @@ START_TEST(finds_lost_timer)
 }
 END_TEST
 
+START_TEST(finds_retake_nocheck)
+{
+	found_and_replayed("-p numa -t numa1 --procs 2", "deadlock.json", "retake-nocheck", 300, true);
+}
+END_TEST
+
 START_TEST(finds_checkdead_ms)
 {
 	found_and_replayed("-p steal -t numa1 --procs 1", "timers.json", "checkdead-ms", 20, true);
@@ -166,6 +192,7 @@ Suite *make_explore_suite(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, clean_policies_pass);
 	tcase_add_test(tc, bad_options);
+	tcase_add_test(tc, deadlock_always_reported);
 #if defined(SCHEDLAB_SEEDED_BUGS)
 	tcase_add_test(tc, finds_runnext_eager);
 	tcase_add_test(tc, finds_sharedq_nolock);
@@ -173,6 +200,7 @@ Suite *make_explore_suite(void)
 	tcase_add_test(tc, finds_no_wakep);
 	tcase_add_test(tc, finds_lost_timer);
 	tcase_add_test(tc, finds_checkdead_ms);
+	tcase_add_test(tc, finds_retake_nocheck);
 #endif
 	suite_add_tcase(s, tc);
 	return s;
