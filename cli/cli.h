@@ -20,6 +20,7 @@ int cmd_regress(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_explore(int argc, char **argv);
 int cli_list_policies(void);
 int cli_list_workloads(void);
 
@@ -33,6 +34,7 @@ void cli_help_regress(FILE *f);
 void cli_help_sweep(FILE *f);
 void cli_help_merge(FILE *f);
 void cli_help_report(FILE *f);
+void cli_help_explore(FILE *f);
 /* Prints "schedlab CMD: problem" and a pointer to --help; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints a loader's message; returns 2. */

@@ -27,6 +27,9 @@ static void help(FILE *f)
 		"               [--set KEY=V1,V2,A..B+S ...] [--seeds N] [-j N] [--json FILE]\n"
 		"               [--csv FILE] [--emit-jobs FILE] [--only I]\n"
 		"  schedlab merge FILE|DIR... -o STORE\n"
+		"  schedlab explore -p POLICY [-t TOPOLOGY] -w WORKLOAD [--procs N]\n"
+		"               [--schedules N] [--strategy random|pct] [--depth D] [-j N]\n"
+		"               [--keep-going] [--max-starve DUR] [--replay S:F:L:K [--trace FILE]]\n"
 		"  schedlab workload expand WORKLOAD [--seed N] [-o FILE|-]\n"
 		"  schedlab workload show NAME\n"
 		"  schedlab calibrate [-o FILE|-] [--quick] [--seconds N]\n"
@@ -159,6 +162,8 @@ static int dispatch(int argc, char **argv)
 		return cmd_merge(argc - 1, argv + 1);
 	if (strcmp(cmd, "report") == 0)
 		return cmd_report(argc - 1, argv + 1);
+	if (strcmp(cmd, "explore") == 0)
+		return cmd_explore(argc - 1, argv + 1);
 	char *shown = str_shown(cmd, 256);
 	fprintf(stderr, "schedlab: unknown command '%s' (see schedlab --help)\n", shown);
 	free(shown);

@@ -35,6 +35,8 @@ struct cli_run {
 	/* --schedtrace (0: none), --scheddetail: `run` only */
 	int64_t schedtrace_ns;
 	bool scheddetail;
+	/* `explore`'s schedule and checks (NULL: a plain run) */
+	struct rt_explore *explore;
 	struct rt_result r;
 	struct rt_mech mech;           /* (cli_run_exec; rt_mech_free frees it) */
 };
@@ -123,6 +125,15 @@ int cli_load_inputs(const char *topology, const char *workload, struct topo **to
  * record_draws) and destroy (run->api->destroy); or NULL with the reason in
  * e if the runtime refused the input. */
 struct rt *cli_run_exec(struct cli_run *run, bool record_draws, struct err *e);
+
+/* A duration option's value (a Go duration or whole ns, from min_ns to
+ * RT_MAX_SIM_NS): 0, or a usage error's exit status. */
+int cli_parse_duration(const char *cmd, const char *opt, const char *v, int64_t min_ns,
+		       int64_t *out);
+/* The run's execution trace to path (Go's format, or Chrome's for *.json):
+ * 0, or EXIT_BADINPUT with the reason on stderr. */
+int cli_write_exec_trace(const char *cmd, const char *path, const struct rt_api *api,
+			 struct rt *rt);
 
 /* ---- The report ---- */
 

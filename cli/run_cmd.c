@@ -632,6 +632,19 @@ static int parse_schedtrace(const char *cmd, const char *v, int64_t *out)
 	return 0;
 }
 
+int cli_parse_duration(const char *cmd, const char *opt, const char *v, int64_t min_ns,
+		       int64_t *out)
+{
+	double x;
+	if (!parse_quantity(v, go_time_units, (double)min_ns, (double)RT_MAX_SIM_NS, &x) ||
+	    x != (double)(int64_t)x)
+		return cli_usage_error(cmd, "%s %s: expected a duration from %lld ns to 100h, as Go "
+				       "writes it (500us, 10ms, 1s; units ns, us, ms, s, m, h) or in "
+				       "whole ns", opt, v, (long long)min_ns);
+	*out = (int64_t)x;
+	return 0;
+}
+
 static int run_own_kind(void *ctx, const char *a)
 {
 	struct run_own *r = ctx;
@@ -691,8 +704,8 @@ static int trace_check_name(const char *cmd, const char *path)
 
 /* Writes the run's trace to path (claimed); 0, or EXIT_BADINPUT with the
  * reason on stderr (the trace passed its limit, or a write failed). */
-static int write_exec_trace(const char *cmd, const char *path, const struct rt_api *api,
-			    struct rt *rt)
+int cli_write_exec_trace(const char *cmd, const char *path, const struct rt_api *api,
+			 struct rt *rt)
 {
 	struct rt_trace t;
 	struct err e = { "" };
@@ -852,7 +865,7 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 			cli_report_text(&run);
 		cli_host_warn(stderr, &run.r.host);
 		if (own.trace) {
-			int trc = write_exec_trace(cmd, own.trace, run.api, rt);
+			int trc = cli_write_exec_trace(cmd, own.trace, run.api, rt);
 			if (rc == 0)
 				rc = trc;
 		}
@@ -983,6 +996,7 @@ struct rt *cli_run_exec(struct cli_run *run, bool record_draws, struct err *e)
 		.trace_limit = run->trace_limit,
 		.schedtrace_ns = run->schedtrace_ns,
 		.scheddetail = run->scheddetail,
+		.explore = run->explore,
 	};
 	struct rt *rt = run->api->create(&cfg, e);
 	if (rt) {

@@ -32,10 +32,16 @@
 #define rt_mech_sharedq PLAT_SYM(rt_mech_sharedq)
 /* core/schedtrace.c */
 #define rt_schedtrace PLAT_SYM(rt_schedtrace)
+/* core/explore.c */
+#define rt_explore_step PLAT_SYM(rt_explore_step)
+#define rt_explore_deadlock PLAT_SYM(rt_explore_deadlock)
+#define rt_explore_end PLAT_SYM(rt_explore_end)
+#define rt_explore_fail PLAT_SYM(rt_explore_fail)
 
 /* core/proc.c */
 #define rt_new PLAT_SYM(rt_new)
 #define rt_run PLAT_SYM(rt_run)
+#define rt_checkdead PLAT_SYM(rt_checkdead)
 #define rt_collect PLAT_SYM(rt_collect)
 #define rt_draws PLAT_SYM(rt_draws)
 #define rt_free PLAT_SYM(rt_free)

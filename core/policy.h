@@ -116,6 +116,9 @@ struct rt_config {
 	 * lines if scheddetail [core/schedtrace.c]. */
 	int64_t schedtrace_ns;
 	bool scheddetail;
+	/* `schedlab explore`'s perturbations, checks and seeded bug
+	 * [core/explore.h]; NULL in every other run. */
+	struct rt_explore *explore;
 };
 /* 56 bytes an event, and a second copy while merging: 448 MB at most. */
 #define RT_TRACE_LIMIT ((uint64_t)4000000)

@@ -132,12 +132,16 @@
  * be idle -- the M whose call lost the P comes back, finds no idle P,
  * queues its G and parks -- and a check that counted Ms alone declared a
  * deadlock with a runnable G queued and a P about to run it.  So
- * checkdead also wants every P on the idle list.  No wake-up is owed for
- * the check it skips: the window ends in handoffp, which finds the G that
- * M queued (sched.lock orders the two) and starts an M for it, or, if it
- * took the lock first, that M's own look for an idle P finds this one;
- * either M parks again through checkdead when it is done.  (Go closes
- * the window the other way, counting sysmon as running while it retakes.)
+ * checkdead also wants every P on the idle list.  The check it skips is
+ * owed, though: the window ends in handoffp, which finds the G that M
+ * queued (sched.lock orders the two) and starts an M for it, or, if it
+ * took the lock first, that M's own look for an idle P finds this one --
+ * but the M may instead have found another P idle, run its G to a real
+ * deadlock and parked while sysmon still held this P, and then nobody
+ * parks after the P goes idle: the run hung with every M asleep and no
+ * deadlock reported (schedlab explore found it: numa, 2 Ps, sysmon held
+ * up 100 us inside handoffp).  So sysmon runs checkdead itself after each
+ * hand-off of a retaken P, as Go does (incidlelocked after retake).
  * Once done is set no M is made (sched.stopped, under the lock that makes
  * them), so that the platform, which joins every M it knows of before the
  * run's memory is freed, knows of them all.
@@ -280,6 +284,15 @@ static void stop_run(struct rt *rt)
 
 /* Called when an M goes idle: if every M and every P now is, the run is
  * over (or deadlocked) [proc: The end of a run].  sched.lock must be held. */
+static void checkdead(struct rt *rt);
+
+void rt_checkdead(struct rt *rt)
+{
+	rt_lock(&rt->sched.lock);
+	checkdead(rt);
+	rt_unlock(&rt->sched.lock);
+}
+
 static void checkdead(struct rt *rt)
 {
 	struct sched *s = &rt->sched;
@@ -300,15 +313,18 @@ static void checkdead(struct rt *rt)
 	int idle_ps = 0;
 	for (struct p *pp = rt->sched.pidle; pp; pp = pp->link)
 		idle_ps++;
-	if (idle_ps < rt->procs)
+	if (idle_ps < rt->procs && !RT_BUG(rt, RT_BUG_CHECKDEAD_MS))
 		return;
 	uint64_t made = 1, ended = 0; /* the main G was made by rt_run */
 	for (struct m *m = rt->allm; m; m = m->alllink) {
 		made += m->stats.gs_created;
 		ended += m->stats.gs_exited;
 	}
-	if (made != ended)
+	if (made != ended) {
 		rt->deadlock = true;
+		if (__builtin_expect(rt->explore != NULL, 0))
+			rt_explore_deadlock(rt);
+	}
 	stop_run(rt);
 }
 
@@ -707,7 +723,7 @@ struct g *rt_dropp(struct m *m, const int *node_order, bool recheck_global_first
 		plat_add_u32(&s->nmspinning, (uint32_t)-1, memory_order_acq_rel);
 		/* A G made before the decrement may have seen this M spinning
 		 * and woken nobody: if any queue has work, m spins on. */
-		if (any_work_nop(rt, recheck_global_first)) {
+		if (!RT_BUG(rt, RT_BUG_NO_RECHECK) && any_work_nop(rt, recheck_global_first)) {
 			rt_lock(&s->lock);
 			struct p *p2 = rt_pidleget_near(rt, pp->node);
 			rt_unlock(&s->lock);
@@ -730,6 +746,8 @@ void rt_pidleput(struct rt *rt, struct p *pp)
 	assert(rt_runqempty(pp) && "an idle P's queue must be empty");
 	pp->link = rt->sched.pidle;
 	rt->sched.pidle = pp;
+	if (__builtin_expect(rt->explore != NULL, 0))
+		pp->idle_since = plat_nanotime();   /* [core/explore.c: starvation] */
 	plat_u32 *word = &rt->sched.idlepmask[pp->id / 32];
 	uint32_t bits = plat_load_u32(word, memory_order_relaxed);
 	/* seq_cst: a put to pp's shared queue reads this bit after its
@@ -1300,6 +1318,8 @@ void rt_mstart(struct m *m)
 			g = rt->pol->find_runnable(m, &inherit);
 		if (!g)
 			break;
+		if (__builtin_expect(rt->explore != NULL, 0))
+			rt_explore_step(m, g);
 		if (m->spinning)
 			rt_resetspinning(m);
 		execute(m, g, inherit);
@@ -1374,6 +1394,7 @@ static struct rt *rt_alloc(const struct rt_config *cfg, const struct body_ops *b
 	rt->max_wall_ns = cfg->max_wall_ns ? cfg->max_wall_ns : RT_DEFAULT_MAX_WALL_NS;
 	rt->schedtrace_ns = cfg->schedtrace_ns;
 	rt->scheddetail = cfg->scheddetail;
+	rt->explore = cfg->explore;
 	rt->runq_size = 256;
 	rt->gfree_local_max = GFREE_LOCAL_MAX;
 	rt_trace_init(rt, cfg);
@@ -1524,6 +1545,8 @@ void rt_run(struct rt *rt)
 	rt_trace(rt, NULL, RT_TEV_G_CREATE, main_g->goid, 0, 0, rt_trace_label(rt, main_g, false));
 	rt_netpoll_start(rt);
 	plat_rt_run(rt);
+	if (__builtin_expect(rt->explore != NULL, 0))
+		rt_explore_end(rt);
 }
 
 void rt_cut(struct rt *rt, int64_t t, enum rt_ended why)

@@ -131,6 +131,16 @@ static uint32_t runqgrab(struct p *pp, plat_ptr *batch, uint32_t batch_mask, uin
 				if (self)
 					rt_mt_switch(self, was);
 			}
+#if defined(SCHEDLAB_SEEDED_BUGS)
+			struct m *me = plat_self();
+			if (me && RT_BUG(me->rt, RT_BUG_RUNNEXT_EAGER)) {
+				/* the seeded bug: no delay was asked, so no CAS
+				 * either -- the owner may run it meanwhile */
+				plat_store_ptr(&pp->runnext, NULL, memory_order_release);
+				plat_store_ptr(&batch[batch_head & batch_mask], next, memory_order_relaxed);
+				return 1;
+			}
+#endif
 			if (!plat_cas_ptr(&pp->runnext, &next, NULL, memory_order_acq_rel))
 				continue;
 			plat_store_ptr(&batch[batch_head & batch_mask], next, memory_order_relaxed);
@@ -227,7 +237,9 @@ void rt_sharedq_putlist(struct rt *rt, struct p *pp, struct g *head, struct g *t
 				     self && self->p ? self->p->id : -1, (uint64_t)pp->id,
 				     (uint64_t)pp->node);
 	}
-	rt_lock(&pp->sharedq_lock);
+	bool lock = !RT_BUG(rt, RT_BUG_SHAREDQ_NOLOCK);
+	if (lock)
+		rt_lock(&pp->sharedq_lock);
 	if (pp->sharedq_tail)
 		pp->sharedq_tail->schedlink = head;
 	else
@@ -236,7 +248,8 @@ void rt_sharedq_putlist(struct rt *rt, struct p *pp, struct g *head, struct g *t
 	/* seq_cst: a full barrier before the caller reads whether pp is idle */
 	plat_add_u32(&pp->sharedq_size, n, memory_order_seq_cst);
 	rt_mech_sharedq(pp);
-	rt_unlock(&pp->sharedq_lock);
+	if (lock)
+		rt_unlock(&pp->sharedq_lock);
 }
 
 void rt_sharedq_put(struct rt *rt, struct p *pp, struct g *g)

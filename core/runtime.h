@@ -19,6 +19,7 @@
 #include "topologies/topo.h"
 #include "util/hist.h"
 #include "core/trace.h"
+#include "core/explore.h"
 
 #include <assert.h>
 
@@ -377,6 +378,7 @@ struct p {
 	 * status store that starts the call) */
 	uint64_t trace_sysg;
 	struct p_mech *mech;     /* the report's counters of it (owner) [core/mech.h] */
+	int64_t idle_since;      /* explored runs: when it last went idle (sched.lock) */
 };
 
 /* ---- M ---- */
@@ -566,6 +568,9 @@ struct rt {
 	 * platform [core/schedtrace.c] */
 	int64_t schedtrace_ns;
 	bool scheddetail;
+	/* `schedlab explore` [core/explore.h]: NULL but in its runs, so every
+	 * check of it is one predictable branch elsewhere. */
+	struct rt_explore *explore;
 	struct plat_rt plat;
 };
 
@@ -645,6 +650,9 @@ static inline struct g *rt_take_nextg(struct m *m)
 	return g;
 }
 void rt_stopm(struct m *m);
+/* Ends the run if every M and P is idle [proc: The end of a run]: after
+ * sysmon hands off a P it retook (takes sched.lock). */
+void rt_checkdead(struct rt *rt);
 /* m, the poller, is about to wait with no deadline (forever: true), or is
  * back from such a wait (false) [proc: The end of a run]. */
 void rt_poller_forever(struct m *m, bool forever);
@@ -1031,5 +1039,17 @@ void rt_cut(struct rt *rt, int64_t t, enum rt_ended why);
  * state now, since_ns into the run, in one write to f (core/schedtrace.c:
  * what the caller must hold). */
 void rt_schedtrace(struct rt *rt, int64_t since_ns, FILE *f);
+
+/* ---- Exploration's invariants (core/explore.c) [core/explore.h] ---- */
+
+/* m is about to run g: the checks of a scheduling step. */
+void rt_explore_step(struct m *m, struct g *g) __attribute__((cold, noinline));
+/* checkdead is about to declare a deadlock (sched.lock held). */
+void rt_explore_deadlock(struct rt *rt) __attribute__((cold, noinline));
+/* After the run: the end's checks (a hang, a lost G, a panic). */
+void rt_explore_end(struct rt *rt);
+/* Records the first violation, with the state now, and stops the run. */
+void rt_explore_fail(struct rt *rt, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), cold, noinline));
 
 #endif

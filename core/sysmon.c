@@ -134,7 +134,7 @@ static void handoffp(struct m *m, struct p *pp)
 	}
 	rt_unlock(&s->lock);
 	int64_t when = (int64_t)plat_load_u64(&pp->timer0, memory_order_acquire);
-	if (when)
+	if (when && !RT_BUG(rt, RT_BUG_LOST_TIMER))
 		rt_wake_netpoller(m, when);
 }
 
@@ -194,6 +194,13 @@ static int retake(struct m *m, int64_t now)
 			rt_trace(rt, m, RT_TEV_SYSCALL_BLOCK, pp->trace_sysg, pp->id, 0, 0);
 			plat_add_u32(&pp->syscalltick, 1, memory_order_relaxed);
 			handoffp(m, pp);
+			/* [proc: The end of a run]: every M may have parked
+			 * while this P was in sysmon's hands.  Only when every
+			 * P is idle now (sysmon's own put is seen), so runs
+			 * that never get there are timed as before. */
+			if (plat_peek_u32(&s->npidle) == (uint32_t)rt->procs &&
+			    !RT_BUG(rt, RT_BUG_RETAKE_NOCHECK))
+				rt_checkdead(rt);
 		}
 	}
 	return n;

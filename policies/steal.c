@@ -106,6 +106,14 @@ static void steal_newproc(struct m *m, struct g *g)
 	rt_wakep(m);
 }
 
+static void steal_ready(struct m *m, struct g *g)
+{
+	struct steal *st = m->rt->pol_state;
+	rt_runqput(m->rt, m->p, g, st->runnext);
+	if (!RT_BUG(m->rt, RT_BUG_NO_WAKEP))
+		rt_wakep(m);
+}
+
 /* A yielding or preempted G goes to the global queue; no M is woken for
  * it (Go's goschedImpl): this M looks there itself in a moment. */
 static void steal_yield(struct m *m, struct g *g)
@@ -139,7 +147,9 @@ static struct g *steal_work(struct m *m, struct steal *st)
 			if (rt_p_is_idle(rt, (int)e.pos))
 				continue;
 			uint32_t n;
-			struct g *g = rt_runqsteal(rt, pp, p2, last, st->runnext_delay_us, &n);
+			bool eager = RT_BUG(rt, RT_BUG_RUNNEXT_EAGER);
+			struct g *g = rt_runqsteal(rt, pp, p2, last || eager,
+						   eager ? 0 : st->runnext_delay_us, &n);
 			if (g) {
 				if (p2->node == pp->node)
 					m->stats.steals_same_node++;
@@ -262,7 +272,7 @@ const struct pol_ops pol_steal = {
 	.init = steal_init,
 	.fini = steal_fini,
 	.newproc = steal_newproc,
-	.ready = steal_newproc,
+	.ready = steal_ready,
 	.yield = steal_yield,
 	.find_runnable = steal_find_runnable,
 };

@@ -44,6 +44,11 @@ struct sim_engine {
 	struct sim_actor *dead;     /* ended actors whose stacks await unmapping */
 	struct sim_actor *live;     /* every actor not yet ended */
 	struct sim_stats stats;
+#ifdef NDEBUG
+	uint64_t last_seq;          /* seq of the event firing (the tie-break's) */
+#endif
+	sim_tie_fn tie;             /* exploration's tie-break, or NULL */
+	void *tie_ctx;
 	uint32_t next_actor_id;
 	size_t page;
 #ifndef NDEBUG
@@ -302,11 +307,37 @@ size_t sim_pending_live(struct sim_engine *eng)
 const struct sim_stats *sim_stats(const struct sim_engine *eng) { return &eng->stats; }
 struct sim_actor *sim_current(const struct sim_engine *eng) { return eng->current; }
 
+/* The sequence numbers' high SIM_TIE_BITS carry the tie-break's priority;
+ * 2^44 events are more than any run fires. */
+#define TIE_SHIFT (64 - SIM_TIE_BITS)
+
+void sim_set_tiebreak(struct sim_engine *eng, sim_tie_fn fn, void *ctx)
+{
+	eng->tie = fn;
+	eng->tie_ctx = ctx;
+}
+
+/* An event for the current instant never goes before the one firing:
+ * its priority is raised to that one's if lower. */
+static __attribute__((noinline, cold)) uint64_t tie_seq(struct sim_engine *eng, sim_time_t at,
+							 sim_event_fn fn, void *arg, uint64_t seq)
+{
+	uint64_t prio = eng->tie(eng->tie_ctx, fn == RESUME ? arg : NULL) &
+			(((uint64_t)1 << SIM_TIE_BITS) - 1);
+	uint64_t cur = eng->last_seq >> TIE_SHIFT;
+	if (at == eng->head.now && prio < cur)
+		prio = cur;
+	return prio << TIE_SHIFT | seq;
+}
+
 static inline __attribute__((always_inline)) uint64_t push_event(struct sim_engine *eng, sim_time_t at,
 								  sim_event_fn fn, void *arg)
 {
 	assert(at >= eng->head.now && "an event may not be scheduled in the past");
-	struct sim_event ev = { at, eng->next_seq++, fn, arg };
+	uint64_t seq = eng->next_seq++;
+	if (__builtin_expect(eng->tie != NULL, 0))
+		seq = tie_seq(eng, at, fn, arg, seq);
+	struct sim_event ev = { at, seq, fn, arg };
 	queue_push(eng, ev);
 	if (queue_len(eng) > eng->stats.peak_pending)
 		eng->stats.peak_pending = queue_len(eng);
@@ -365,6 +396,9 @@ dispatch_from(struct sim_engine *eng, struct sim_actor *self, bool final)
 		eng->fired_any = true;
 #endif
 		eng->head.now = ev.time;
+#ifdef NDEBUG
+		eng->last_seq = ev.seq;   /* (debug builds keep it above) */
+#endif
 		eng->stats.events++;
 		if (ev.fn != RESUME) {
 			ev.fn(eng, ev.arg);

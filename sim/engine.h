@@ -4,7 +4,8 @@
  * kept in a 4-ary min-heap ordered by (time, sequence number); the sequence
  * number is handed out when an event is scheduled, so events due at the same
  * nanosecond fire in the order they were scheduled and nothing else (no
- * pointer, no hash) ever decides an order.  Named invariant, checked in
+ * pointer, no hash) ever decides an order -- unless an explored run
+ * (`schedlab explore`) sets a seeded tie-break, sim_set_tiebreak below.  Named invariant, checked in
  * debug builds: the (time, seq) pairs of fired events strictly increase --
  * which says both that time never goes backwards and that no event fires
  * twice.
@@ -114,6 +115,18 @@ void sim_stop(struct sim_engine *eng);
 #define SIM_STACK_DEFAULT (64u * 1024u)
 struct sim_actor *sim_spawn(struct sim_engine *eng, const char *name, sim_actor_fn fn,
 			    void *arg, size_t stack_size);
+
+/* Exploration (core/explore.h): with a tie-break set, events due at the
+ * same nanosecond are ordered by a priority fn returns when each is
+ * scheduled (lower first; a is the actor resumed, NULL for a callback),
+ * then by sequence number.  An event scheduled for the current instant
+ * never goes before the one firing (its priority is raised to that one's),
+ * so (time, seq) still strictly increases.  Only the low SIM_TIE_BITS of
+ * the priority count.  Set before the run; NULL (the default) keeps the
+ * plain order. */
+#define SIM_TIE_BITS 20
+typedef uint32_t (*sim_tie_fn)(void *ctx, struct sim_actor *a);
+void sim_set_tiebreak(struct sim_engine *eng, sim_tie_fn fn, void *ctx);
 
 void sim_wait_until(struct sim_actor *self, sim_time_t t);
 /* now + dt, saturating at SIM_TIME_MAX (never). */

@@ -44,6 +44,7 @@
 #include "core/runtime.h"
 
 #include <assert.h>
+#include <math.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -59,6 +60,9 @@ struct simp_waiter {
 };
 
 static struct rt *simp_rt;   /* the runtime being simulated */
+/* Its exploration [core/explore.h], if it is explored: NULL otherwise,
+ * and then each hook below is one predictable branch. */
+static struct rt_explore *simp_x;
 
 /* A latency-model figure as a whole number of ns of simulated time: the
  * model's figures are any non-negative number, and a sleep that is over
@@ -101,11 +105,96 @@ static void sync_m(struct m *m)
 		m->plat.clock = (double)sim_now(eng);
 }
 
+/* ---- Exploration's perturbations [core/explore.h] ----
+ * Every contract operation is a step, and a decision: the random strategy
+ * delays it, with probability delay_per_mille, by up to delay_ns (so Ms
+ * due meanwhile act first); PCT delays only the M that reaches one of its
+ * change points, by delay_ns, and lowers its priority below every other
+ * M's, which orders the engine's ties (explore_tie).  A sleep of sysmon or
+ * of a thief's back-off, the poller's wait and a thread's start are steps
+ * too, so when they act moves with the rest. */
+
+static uint32_t pct_prio(struct rt_explore *x, uint32_t id)
+{
+	if (id >= RT_EXPLORE_MAX_M)
+		return 1;
+	if (!x->prio[id])   /* drawn above every change point's priority */
+		x->prio[id] = (uint32_t)x->depth + 1 + (uint32_t)(rt_explore_rand(x) % 65536);
+	return x->prio[id];
+}
+
+static uint32_t explore_tie(void *ctx, struct sim_actor *a)
+{
+	struct rt_explore *x = ctx;
+	if (x->strategy == RT_EXPLORE_PCT)   /* the higher an M's priority, the earlier */
+		return a ? (1u << (SIM_TIE_BITS - 1)) - pct_prio(x, a->id) : 0;
+	uint64_t r = rt_explore_rand(x);
+	if (r % 1000 >= 5u * x->delay_per_mille || !rt_explore_apply(x))
+		return 0;
+	return 1 + (uint32_t)(r >> 16) % ((1u << SIM_TIE_BITS) - 1);
+}
+
+static __attribute__((noinline, cold)) void perturb_op(struct m *m)
+{
+	struct rt_explore *x = simp_x;
+	x->steps++;
+	if (x->strategy == RT_EXPLORE_PCT) {
+		if (x->next_change >= x->nchange || x->steps < x->change_at[x->next_change])
+			return;
+		int i = x->next_change++;
+		if (!rt_explore_apply(x))
+			return;
+		uint32_t id = m->plat.actor ? m->plat.actor->id : 0;
+		if (id < RT_EXPLORE_MAX_M)
+			x->prio[id] = (uint32_t)(x->nchange - i);
+		m->plat.clock += (double)x->delay_ns;
+		return;
+	}
+	uint64_t r = rt_explore_rand(x);
+	if (r % 1000 >= x->delay_per_mille || !rt_explore_apply(x))
+		return;
+	/* log-uniform from 1 ns to the bound: mostly a few ns to a few us (a
+	 * cache miss, a lock's owner slowed), now and then as long as an OS
+	 * time slice taken from the thread */
+	double u = (double)(r >> 11) * (1.0 / 9007199254740992.0);
+	m->plat.clock += exp(u * log((double)x->delay_ns));
+}
+
+static inline void explore_op(struct m *m)
+{
+	if (__builtin_expect(simp_x != NULL, 0))
+		perturb_op(m);
+}
+
+/* simp_access's one compare decides both whether the line is the model's
+ * (unpriced) and whether the run is explored: lines at or above this are
+ * looked at again -- only the model's normally, every line when
+ * exploring -- so a normal run pays no instruction for the hook. */
+static plat_line_t simp_line_slow = SIMP_LINE_MODEL;
+
+/* Which PU the OS puts an M on: the random strategy moves it, now and
+ * then, to any PU (the costs change, never what may happen). */
+static __attribute__((noinline, cold)) int perturb_cpu(int cpu)
+{
+	struct rt_explore *x = simp_x;
+	if (x->strategy != RT_EXPLORE_RANDOM)
+		return cpu;
+	uint64_t r = rt_explore_rand(x);
+	if (r % 1000 >= 5u * x->delay_per_mille || !rt_explore_apply(x))
+		return cpu;
+	return (int)((r >> 16) % (uint64_t)simp_rt->topo->npus);
+}
+
 void simp_access(plat_line_t line, enum hw_access kind)
 {
 	struct m *m = cur_m();
-	if (!m || line == SIMP_LINE_MODEL)
+	if (!m)
 		return;
+	if (__builtin_expect(line >= simp_line_slow, 0)) {
+		if (line == SIMP_LINE_MODEL)
+			return;
+		perturb_op(m);
+	}
 	sync_m(m);
 	m->plat.clock += hw_line_access(m->rt->plat.hw, m->plat.cpu, m->plat.clock, line, kind);
 }
@@ -260,6 +349,7 @@ void simp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
 	assert(a->line != SIMP_LINE_MODEL && "a model line's lock is never contended");
 	struct rt *rt = m->rt;
 	const struct topo_latency *lat = &rt->topo->lat;
+	explore_op(m);
 	sync_m(m);
 	m->stats.futex_calls++;
 	if (a->v != val) {
@@ -296,6 +386,7 @@ void simp_futex_wake(plat_u32 *a, int n)
 	assert(m && "futex wake outside an M");
 	struct rt *rt = m->rt;
 	const struct topo_latency *lat = &rt->topo->lat;
+	explore_op(m);
 	sync_m(m);
 	m->stats.futex_calls++;
 	struct simp_waiter **q = futexq(rt, a->line);
@@ -334,6 +425,7 @@ void simp_usleep(int64_t us)
 	if (!m)
 		return;
 	const struct topo_latency *lat = &m->rt->topo->lat;
+	explore_op(m);
 	sync_m(m);
 	m->plat.clock += lat->syscall_ns + (double)us * 1000.0 + (double)timer_late_ns(m);
 	sync_m(m);
@@ -365,6 +457,8 @@ void simp_set_cpu(int cpu)
 	struct m *m = cur_m();
 	if (!m)
 		return;
+	if (__builtin_expect(simp_x != NULL, 0))
+		cpu = perturb_cpu(cpu);
 	struct m **last = &m->rt->plat.pu_m[cpu];
 	if (*last && *last != m)
 		m->plat.clock += m->rt->topo->lat.context_switch_ns;
@@ -393,6 +487,7 @@ void simp_newm(struct rt *rt, struct m *m)
 	double start = (double)sim_now(rt->plat.eng);
 	m->plat.cpu = m->nextp ? m->nextp->cpu : 0;
 	if (creator) {
+		explore_op(creator);
 		sync_m(creator);
 		creator->plat.clock += rt->topo->lat.thread_create_ns;
 		/* the new thread is woken where it will run, as any other */
@@ -424,6 +519,7 @@ enum g_why simp_execute(struct m *m, struct g *g)
 {
 	const struct topo_latency *lat = &m->rt->topo->lat;
 	struct plat_rt *pr = &m->rt->plat;
+	explore_op(m);
 	if (!g->plat.stack) {
 		if (++pr->stacks_live > pr->stacks_made) {
 			pr->stacks_made = pr->stacks_live;
@@ -458,6 +554,7 @@ int simp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, in
 	struct m *m = cur_m();
 	assert(m && "netpoll outside an M");
 	struct sim_engine *eng = rt->plat.eng;
+	explore_op(m);
 	sync_m(m);
 	m->plat.clock += rt->topo->lat.syscall_ns;
 	sync_m(m);
@@ -682,6 +779,11 @@ void simp_rt_run(struct rt *rt)
 	assert(!simp_rt && "one simulated runtime at a time");
 	struct sim_engine *eng = rt->plat.eng;
 	simp_rt = rt;
+	simp_x = rt->explore;
+	if (simp_x) {
+		sim_set_tiebreak(eng, explore_tie, simp_x);
+		simp_line_slow = 0;
+	}
 	simp_newm(rt, rt->m0);
 	struct watchdog wd;
 	watchdog_start(&wd, eng, rt->max_wall_ns);
@@ -697,6 +799,8 @@ void simp_rt_run(struct rt *rt)
 		cut_run(rt, fired ? sim_now(eng) : limit,
 			fired ? RT_ENDED_WALL_TIME : RT_ENDED_SIM_TIME);
 	simp_rt = NULL;
+	simp_x = NULL;
+	simp_line_slow = SIMP_LINE_MODEL;
 }
 
 void simp_rt_fini(struct rt *rt)
