@@ -5,10 +5,13 @@
  * side only, so a knob or a policy registered beside the original is
  * gated against the original's baseline. */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -32,7 +35,8 @@ void cli_help_regress(FILE *f)
 		"                        [-p POLICY[:KEY=VALUE...]] [--against POLICY]\n"
 		"                        [--set KEY=VALUE ...] [--seeds N]\n"
 		"                        [--max-regress METRIC=PCT,...] [--alpha A] [-j N]\n"
-		"                        [--native] [--markdown FILE|-] [--json FILE|-]\n"
+		"                        [--native] [--explore N [--bug NAME]] [--markdown FILE|-]\n"
+		"                        [--json FILE|-]\n"
 		"                        [--max-sim-time T] [--max-wall-time T]\n"
 		"                        [--max-memory SIZE]\n"
 		"\n"
@@ -76,6 +80,13 @@ void cli_help_regress(FILE *f)
 		"                     with the suite's first seed, compared unpaired (the host's\n"
 		"                     noise), each run's host load recorded; the baseline must\n"
 		"                     be native too\n"
+		"  --explore N        also run each compared case (simulated, the suite's first\n"
+		"                     seed) under N schedules of `schedlab explore`: a broken\n"
+		"                     scheduler invariant fails the gate like a regression, with\n"
+		"                     the command that replays it\n"
+		"  --bug NAME         with --explore, explore with a seeded bug switched on\n"
+		"                     (builds with -Dseeded_bugs; explore --help names them):\n"
+		"                     shows that the gate would catch it\n"
 		"  --markdown FILE|-  the report as Markdown (for a CI summary)\n"
 		"  --json FILE|-      the report as JSON (with - on stdout, no text table)\n"
 		"%s"
@@ -87,8 +98,8 @@ void cli_help_regress(FILE *f)
 		"values against the baseline's moved by the threshold, one-sided, exact.\n"
 		"\n"
 		"Exit status: 0 no metric regressed beyond its threshold; 1 one did (each is\n"
-		"named on stderr, with its case), or a new run deadlocked, panicked or was\n"
-		"cut at a limit; 2 bad input (the suite, the baseline, an option), or a\n"
+		"named on stderr, with its case), a new run deadlocked, panicked or was cut\n"
+		"at a limit, or an exploration broke an invariant; 2 bad input (the suite, the baseline, an option), or a\n"
 		"baseline run that failed.\n",
 		EXP_MAX_RUNS, "makespan, throughput,\n"
 		"                     request_p50/p90/p99/p999/mean/max, sched_p50/... the same,\n"
@@ -99,11 +110,14 @@ void cli_help_regress(FILE *f)
 }
 
 struct regress_own {
-	const char *baseline, *suite, *against, *markdown, *json;
+	const char *baseline, *suite, *against, *markdown, *json, *bug;
 	const char *max_regress[64];
 	int nmax;
 	bool update, native;
-	uint64_t seeds, jobs;
+	uint64_t seeds, jobs, explore;
+	/* the limit options as given, passed on to each exploration */
+	char **limit_args;
+	int nlimit_args;
 	double alpha;
 	const char *alpha_arg;     /* --alpha as given (NULL: the default) */
 };
@@ -121,7 +135,7 @@ static int own_kind(void *ctx, const char *a)
 	}
 	static const char *const valued[] = { "--baseline", "--suite", "--against", "--seeds",
 					      "--max-regress", "--alpha", "-j", "--jobs",
-					      "--markdown", "--json", NULL };
+					      "--markdown", "--json", "--explore", "--bug", NULL };
 	for (const char *const *v = valued; *v; v++)
 		if (strcmp(a, *v) == 0)
 			return CLI_OWN_VALUE;
@@ -141,9 +155,15 @@ static int own_value(void *ctx, const char *a, const char *v)
 		r->markdown = v;
 	else if (strcmp(a, "--json") == 0)
 		r->json = v;
+	else if (strcmp(a, "--bug") == 0)
+		r->bug = v;
 	else if (strcmp(a, "--seeds") == 0) {
 		if (!cli_parse_u64(v, 1000, &r->seeds) || r->seeds == 0)
 			return cli_usage_error(CMD, "--seeds %s: expected a number from 1 to 1000", v);
+	} else if (strcmp(a, "--explore") == 0) {
+		if (!cli_parse_u64(v, 1000000, &r->explore) || r->explore == 0)
+			return cli_usage_error(CMD, "--explore %s: expected a number of schedules from 1 "
+					       "to 1000000", v);
 	} else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
 		if (!cli_parse_u64(v, EXP_MAX_JOBS, &r->jobs) || r->jobs == 0)
 			return cli_usage_error(CMD, "%s %s: expected a number from 1 to %d", a, v,
@@ -537,8 +557,10 @@ static void truncate_side(struct rg_side **sp, int n)
 	*sp = t;
 }
 
-static int write_text(const char *opt, const char *path, void (*fn)(FILE *, const struct rg_result *),
-		      const struct rg_result *res)
+struct md_report;
+
+static int write_text(const char *opt, const char *path, void (*fn)(FILE *, const struct md_report *),
+		      const struct md_report *res)
 {
 	if (strcmp(path, "-") == 0) {
 		fn(stdout, res);
@@ -593,6 +615,222 @@ static int busy_runs(const struct rg_side *side)
 		for (const cJSON *h = side->host[c] ? side->host[c]->child : NULL; h; h = h->next)
 			n += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "busy"));
 	return n;
+}
+
+/* ---- --explore: each compared case under perturbed schedules ---- */
+
+/* What one case's exploration gave. */
+struct explored {
+	int status;                /* explore's exit status (128 + N: killed by signal N) */
+	uint64_t schedules, violations;
+	char *out;                 /* what it printed: the summary, a failure and its replay */
+};
+
+/* The whole number just before word in text (0 if there is none). */
+static uint64_t number_before(const char *text, const char *word)
+{
+	const char *w = text ? strstr(text, word) : NULL;
+	if (!w)
+		return 0;
+	const char *d = w;
+	while (d > text && d[-1] >= '0' && d[-1] <= '9')
+		d--;
+	return strtoull(d, NULL, 10);
+}
+
+/* Runs `schedlab explore` (this very binary) on one case, its stdout
+ * kept (at most 1 MiB: a failure's state dump is far smaller); its stderr
+ * is ours.  A process of its own, as `explore` is run by hand, so the
+ * replay command it prints is one the user can paste. */
+static void explore_case(const struct rg_suite *s, const struct plan *p,
+			 const struct regress_own *r, struct explored *x)
+{
+	const struct rg_case *k = &s->cases[p->ncase];
+	char exe[4096];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	memset(x, 0, sizeof(*x));
+	if (len <= 0) {
+		x->status = 3;
+		x->out = xasprintf("cannot find this program (/proc/self/exe): %s\n", strerror(errno));
+		return;
+	}
+	exe[len] = '\0';
+	int nset = cJSON_GetArraySize(p->set);
+	char **argv = xcalloc((size_t)(24 + 2 * nset + r->nlimit_args), sizeof(*argv));
+	int n = 0;
+	argv[n++] = xstrdup("schedlab");
+	argv[n++] = xstrdup("explore");
+	argv[n++] = xstrdup("-p");
+	argv[n++] = xstrdup(p->pol->name);
+	for (const cJSON *kv = p->set->child; kv; kv = kv->next) {
+		argv[n++] = xstrdup("--set");
+		argv[n++] = xasprintf("%s=%.0f", kv->string, kv->valuedouble);
+	}
+	argv[n++] = xstrdup("-t");
+	argv[n++] = xstrdup(k->topology);
+	argv[n++] = xstrdup("-w");
+	argv[n++] = xstrdup(k->workload);
+	argv[n++] = xstrdup("--procs");
+	argv[n++] = xasprintf("%d", p->procs);
+	argv[n++] = xstrdup("--seed");
+	argv[n++] = xasprintf("%ld", s->seed);
+	argv[n++] = xstrdup("--schedules");
+	argv[n++] = xasprintf("%" PRIu64, r->explore);
+	argv[n++] = xstrdup("--quiet");
+	if (r->bug) {
+		argv[n++] = xstrdup("--bug");
+		argv[n++] = xstrdup(r->bug);
+	}
+	if (r->jobs) {
+		argv[n++] = xstrdup("-j");
+		argv[n++] = xasprintf("%" PRIu64, r->jobs);
+	}
+	for (int i = 0; i < r->nlimit_args; i++)
+		argv[n++] = xstrdup(r->limit_args[i]);
+	argv[n] = NULL;
+
+	int fd[2];
+	pid_t pid = -1;
+	if (pipe(fd) == 0) {
+		fflush(NULL);
+		pid = fork();
+		if (pid == 0) {
+			dup2(fd[1], 1);
+			close(fd[0]);
+			close(fd[1]);
+			execv(exe, argv);
+			fprintf(stderr, "schedlab %s: --explore: cannot run %s: %s\n", CMD, exe,
+				strerror(errno));
+			_exit(3);
+		}
+		close(fd[1]);
+	}
+	size_t cap = 1 << 20, used = 0;
+	char *out = xmalloc(cap + 1);
+	if (pid > 0) {
+		for (;;) {
+			char buf[4096];
+			ssize_t got = read(fd[0], buf, sizeof(buf));
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0)
+				break;
+			size_t keep = (size_t)got < cap - used ? (size_t)got : cap - used;
+			memcpy(out + used, buf, keep);
+			used += keep;
+		}
+		close(fd[0]);
+		int st;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		x->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	} else {
+		x->status = 3;
+		used = (size_t)snprintf(out, cap, "cannot start an exploration: %s\n", strerror(errno));
+	}
+	out[used] = '\0';
+	x->out = out;
+	x->schedules = number_before(out, " schedules (");
+	x->violations = number_before(out, " violations");
+	for (int i = 0; i < n; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+/* Explores every plan; 0, or EXIT_FOUND after naming each case whose
+ * exploration broke an invariant (or could not run) on stderr. */
+static int explore_cases(const struct rg_suite *s, const struct plan *p, int np,
+			 const struct regress_own *r, struct explored *x)
+{
+	int rc = 0;
+	for (int i = 0; i < np; i++) {
+		const struct rg_case *k = &s->cases[p[i].ncase];
+		if (isatty(2))
+			fprintf(stderr, "\rregress: exploring case %d of %d (%s) ", i + 1, np, k->name);
+		explore_case(s, &p[i], r, &x[i]);
+		if (isatty(2))
+			fputc('\n', stderr);
+		if (x[i].status == 0)
+			continue;
+		if (x[i].status == EXIT_FOUND)
+			fprintf(stderr, "schedlab %s: case %s (%s): an exploration broke a scheduler "
+				"invariant:\n%s", CMD, k->name, p[i].variant, x[i].out);
+		else
+			fprintf(stderr, "schedlab %s: case %s (%s): its exploration ended with status "
+				"%d\n%s", CMD, k->name, p[i].variant, x[i].status, x[i].out);
+		rc = x[i].status == EXIT_BADINPUT ? EXIT_BADINPUT : rc ? rc : EXIT_FOUND;
+	}
+	return rc;
+}
+
+static const char *explored_word(const struct explored *x)
+{
+	return x->status == 0 ? "ok" : x->status == EXIT_FOUND ? "violation" : "error";
+}
+
+static void explore_text(FILE *f, const struct rg_suite *s, const struct plan *p, int np,
+			 const struct regress_own *r, const struct explored *x)
+{
+	fprintf(f, "\nschedules explored (schedlab explore, %" PRIu64 " a case, seed %ld):\n",
+		r->explore, s->seed);
+	fprintf(f, "%-22s %-28s %10s %10s  %s\n", "case", "variant", "schedules", "violations",
+		"");
+	for (int i = 0; i < np; i++)
+		fprintf(f, "%-22s %-28s %10" PRIu64 " %10" PRIu64 "  %s\n", s->cases[p[i].ncase].name,
+			p[i].variant, x[i].schedules, x[i].violations, explored_word(&x[i]));
+}
+
+static void explore_markdown(FILE *f, const struct rg_suite *s, const struct plan *p, int np,
+			     const struct regress_own *r, const struct explored *x)
+{
+	fprintf(f, "\n### Schedules explored\n\n`schedlab explore`, %" PRIu64 " schedules a case, "
+		"seed %ld.\n\n| case | variant | schedules | violations | |\n|---|---|---:|---:|---|\n",
+		r->explore, s->seed);
+	for (int i = 0; i < np; i++)
+		fprintf(f, "| %s | `%s` | %" PRIu64 " | %" PRIu64 " | %s |\n", s->cases[p[i].ncase].name,
+			p[i].variant, x[i].schedules, x[i].violations, explored_word(&x[i]));
+	for (int i = 0; i < np; i++)
+		if (x[i].status)
+			fprintf(f, "\n%s (`%s`):\n\n```\n%s```\n", s->cases[p[i].ncase].name, p[i].variant,
+				x[i].out);
+}
+
+static cJSON *explore_json(const struct rg_suite *s, const struct plan *p, int np,
+			   const struct regress_own *r, const struct explored *x)
+{
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddNumberToObject(j, "schedules", (double)r->explore);
+	cJSON_AddNumberToObject(j, "seed", (double)s->seed);
+	cJSON *cases = cJSON_AddArrayToObject(j, "cases");
+	for (int i = 0; i < np; i++) {
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "case", s->cases[p[i].ncase].name);
+		cJSON_AddStringToObject(c, "variant", p[i].variant);
+		cJSON_AddStringToObject(c, "status", explored_word(&x[i]));
+		cJSON_AddNumberToObject(c, "exit_status", x[i].status);
+		cJSON_AddNumberToObject(c, "schedules", (double)x[i].schedules);
+		cJSON_AddNumberToObject(c, "violations", (double)x[i].violations);
+		cJSON_AddStringToObject(c, "output", x[i].out);
+		cJSON_AddItemToArray(cases, c);
+	}
+	return j;
+}
+
+/* The markdown report, and the exploration's section after it. */
+struct md_report {
+	const struct rg_result *res;
+	const struct rg_suite *s;
+	const struct plan *p;
+	int np;
+	const struct regress_own *r;
+	const struct explored *x;
+};
+
+static void write_markdown(FILE *f, const struct md_report *m)
+{
+	rg_report_markdown(f, m->res);
+	if (m->x)
+		explore_markdown(f, m->s, m->p, m->np, m->r, m->x);
 }
 
 static int compare(const struct regress_own *r, const struct cli_opts *o,
@@ -668,10 +906,16 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 				&np);
 	struct rg_side *side = NULL;
 	struct rg_result *res = NULL;
+	struct explored *x = NULL;
+	int explore_rc = 0;
 	if (!rc) {
 		truncate_side(&b->side, nseeds);
 		side = rg_side_new(b->suite->ncases, nseeds);
 		rc = run_plans(b->suite, p, np, nseeds, b->native, limits, (int)r->jobs, false, side);
+	}
+	if (!rc && r->explore) {
+		x = xcalloc((size_t)np, sizeof(*x));
+		explore_rc = explore_cases(b->suite, p, np, r, x);
 	}
 	if (!rc) {
 		/* what the new side is, for the reports */
@@ -692,12 +936,18 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 		res = rg_compare(b, side, threshold, r->alpha, desc);
 		bool json_out = r->json && strcmp(r->json, "-") == 0;
 		bool md_out = r->markdown && strcmp(r->markdown, "-") == 0;
-		if (!json_out && !md_out)
+		if (!json_out && !md_out) {
 			rg_report_text(stdout, res);
+			if (x)
+				explore_text(stdout, b->suite, p, np, r, x);
+		}
+		struct md_report md = { res, b->suite, p, np, r, x };
 		if (r->markdown)
-			rc = write_text("--markdown", r->markdown, rg_report_markdown, res);
+			rc = write_text("--markdown", r->markdown, write_markdown, &md);
 		if (!rc && r->json) {
 			cJSON *j = rg_report_json(res);
+			if (x)
+				cJSON_AddItemToObject(j, "explore", explore_json(b->suite, p, np, r, x));
 			rc = write_json(r->json, j);
 			cJSON_Delete(j);
 		}
@@ -711,7 +961,12 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 			rg_report_regressions(stderr, "schedlab regress: ", res);
 			rc = EXIT_FOUND;
 		}
+		if (!rc || (rc == EXIT_FOUND && explore_rc == EXIT_BADINPUT))
+			rc = explore_rc;
 	}
+	for (int i = 0; x && i < np; i++)
+		free(x[i].out);
+	free(x);
 	rg_result_free(res);
 	rg_side_free(side);
 	if (p)
@@ -731,19 +986,36 @@ int cmd_regress(int argc, char **argv)
 	int rc = cli_parse_options(&o, argc, argv, &own);
 	if (rc || o.help)
 		return rc;
+	char **limit_args = xcalloc((size_t)argc + 1, sizeof(*limit_args));
 	/* the suite says the machine, the workload, the procs and the seeds */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "-t") == 0 || strcmp(a, "--topology") == 0 || strcmp(a, "-w") == 0 ||
 		    strcmp(a, "--workload") == 0 || strcmp(a, "--procs") == 0 ||
-		    strcmp(a, "--seed") == 0)
+		    strcmp(a, "--seed") == 0) {
+			free(limit_args);
 			return cli_usage_error(CMD, "%s: the suite gives each case's topology, workload, "
 					       "procs and seeds (a case of your own: --suite FILE)", a);
+		}
+		if (cli_is_limit_option(a) && i + 1 < argc) {
+			r.limit_args = limit_args;
+			limit_args[r.nlimit_args++] = argv[i];
+			limit_args[r.nlimit_args++] = argv[i + 1];
+		}
 		if (own_kind(&(struct regress_own){ 0 }, a) == CLI_OWN_VALUE || strcmp(a, "-p") == 0 ||
 		    strcmp(a, "--policy") == 0 || strcmp(a, "--set") == 0 || cli_is_limit_option(a))
 			i++;
 	}
 	if (!r.baseline)
-		return cli_usage_error(CMD, "missing --baseline FILE");
-	return r.update ? update(&r, &o, &limits) : compare(&r, &o, &limits);
+		rc = cli_usage_error(CMD, "missing --baseline FILE");
+	else if (r.bug && !r.explore)
+		rc = cli_usage_error(CMD, "--bug %s: only with --explore N (the seeded bugs are "
+				     "switched on in explorations only)", r.bug);
+	else if (r.update && r.explore)
+		rc = cli_usage_error(CMD, "--explore checks the new side against the scheduler's "
+				     "invariants; --update runs no new side (drop one of them)");
+	else
+		rc = r.update ? update(&r, &o, &limits) : compare(&r, &o, &limits);
+	free(limit_args);
+	return rc;
 }

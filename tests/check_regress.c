@@ -802,6 +802,102 @@ START_TEST(failing_runs)
 }
 END_TEST
 
+/* --explore: each compared case also runs under perturbed schedules; a
+ * clean policy passes with every schedule run, a broken invariant fails
+ * the gate (exit 1) and names the case, with a replay command that
+ * breaks it again.  The seeded bug (checkdead-ms: the ending M's count
+ * off by one, issue 16's false deadlock) is found within 8 schedules at
+ * seeds 1-5 on timers.json at 1 P (check_explore.c). */
+START_TEST(explore_gate)
+{
+	make_tmp();
+	char *text = NULL;
+	ck_assert_int_ge(asprintf(&text, "{\"suite\": \"x\", \"seeds\": 5, \"cases\": ["
+				  "{\"name\": \"st\", \"policy\": \"steal\", \"topology\": \"numa1\", "
+				  "\"procs\": 1, \"workload\": \"%s/../explore/timers.json\"}, "
+				  "{\"name\": \"gl\", \"policy\": \"global\", \"topology\": \"numa1\", "
+				  "\"procs\": 2, \"workload\": \"pipeline\"}]}", test_data_dir()), 0);
+	char *suite = write_tmp("s.json", text);
+	char *base = tmp_path("b.json"), *json = tmp_path("r.json"), *md = tmp_path("r.md");
+	char *out, *err;
+	int rc = regress(&out, &err, "--baseline %s --update --suite %s", base, suite);
+	ck_assert_msg(rc == 0, "update: %s", err);
+	free(out);
+	free(err);
+	rc = regress(&out, &err, "--baseline %s --explore 6 --json %s --markdown %s", base, json, md);
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	ck_assert_msg(strstr(out, "schedules explored (schedlab explore, 6 a case, seed 1)"), "%s", out);
+	free(out);
+	free(err);
+	char *jt = test_read_file(json);
+	cJSON *j = cJSON_Parse(jt);
+	const cJSON *c;
+	int n = 0;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(cJSON_GetObjectItem(j, "explore"), "cases")) {
+		ck_assert_str_eq(cJSON_GetObjectItem(c, "status")->valuestring, "ok");
+		ck_assert_int_eq((int)cJSON_GetObjectItem(c, "schedules")->valuedouble, 6);
+		ck_assert_int_eq((int)cJSON_GetObjectItem(c, "violations")->valuedouble, 0);
+		n++;
+	}
+	ck_assert_int_eq(n, 2);
+	cJSON_Delete(j);
+	free(jt);
+	char *mt = test_read_file(md);
+	ck_assert_msg(strstr(mt, "### Schedules explored") && strstr(mt, "| gl | `global` | 6 | 0 | ok |"),
+		      "%s", mt);
+	free(mt);
+#if defined(SCHEDLAB_SEEDED_BUGS)
+	rc = regress(&out, &err, "--baseline %s --explore 20 --bug checkdead-ms --json %s", base, json);
+	ck_assert_msg(rc == 1, "rc %d: %s", rc, err);
+	ck_assert_msg(strstr(err, "case st (steal): an exploration broke a scheduler invariant"), "%s",
+		      err);
+	ck_assert_msg(!strstr(err, "case gl"), "%s", err);
+	free(out);
+	free(err);
+	jt = test_read_file(json);
+	j = cJSON_Parse(jt);
+	const cJSON *cs = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "explore"), "cases");
+	const cJSON *st = cJSON_GetArrayItem(cs, 0), *gl = cJSON_GetArrayItem(cs, 1);
+	ck_assert_str_eq(cJSON_GetObjectItem(st, "status")->valuestring, "violation");
+	ck_assert_int_ge((int)cJSON_GetObjectItem(st, "violations")->valuedouble, 1);
+	ck_assert_str_eq(cJSON_GetObjectItem(gl, "status")->valuestring, "ok");
+	/* the replay it printed breaks the same invariant again */
+	const char *o = cJSON_GetObjectItem(st, "output")->valuestring;
+	const char *line = strstr(o, "\nreplay: schedlab ");
+	ck_assert_msg(line != NULL, "%s", o);
+	line += strlen("\nreplay: schedlab ");
+	char *replay = strndup(line, strcspn(line, "\n"));
+	char *again = NULL;
+	rc = test_schedlab(replay, &again, NULL);
+	ck_assert_msg(rc == 1 && strstr(again, "broke \"no false deadlock\""), "%s: rc %d: %s", replay,
+		      rc, again);
+	free(again);
+	free(replay);
+	cJSON_Delete(j);
+	free(jt);
+#endif
+	/* and the options' misuse */
+	rc = regress(&out, &err, "--baseline %s --bug checkdead-ms", base);
+	ck_assert_msg(rc == 2 && strstr(err, "--bug checkdead-ms: only with --explore N"), "%s", err);
+	free(out);
+	free(err);
+	rc = regress(&out, &err, "--baseline %s --update --explore 5", base);
+	ck_assert_msg(rc == 2 && strstr(err, "--update runs no new side"), "%s", err);
+	free(out);
+	free(err);
+	rc = regress(&out, &err, "--baseline %s --explore 0", base);
+	ck_assert_msg(rc == 2 && strstr(err, "--explore 0: expected a number of schedules"), "%s", err);
+	free(out);
+	free(err);
+	free(text);
+	free(suite);
+	free(base);
+	free(json);
+	free(md);
+	clean_tmp();
+}
+END_TEST
+
 /* Natively: repetitions of one seed, unpaired, each run's host recorded.
  * The thresholds are wide: the host's noise is not under test here. */
 START_TEST(native_mode)
@@ -872,6 +968,7 @@ Suite *make_regress_suite(void)
 		tcase_add_test(e2e, bad_input);
 		tcase_add_test(e2e, failing_runs);
 		tcase_add_test(e2e, unreported_gate);
+		tcase_add_test(e2e, explore_gate);
 		suite_add_tcase(s, e2e);
 	}
 	if (!test_under_valgrind()) {
