@@ -497,6 +497,25 @@ static void count_steal(struct m *m, struct p *victim, uint32_t n)
 	rt_mech_steal(m->p, n);
 }
 
+/* An idle P whose shared queue still holds work after a thief took a G
+ * of it is started to run the rest itself.  kick() starts nobody while an
+ * M spins, trusting the spinner; but a spinner takes one G of a shared
+ * queue at a time, and Go's throttle (half the busy Ps may spin) keeps
+ * the spinners few, so a burst dealt round the Ps could sit on idle Ps
+ * for tens of milliseconds while they stayed idle (spawn-burst on numa4's
+ * 64 Ps: 1,120 Gs on each of 40 idle Ps at 51 ms, found by `schedlab
+ * explore`'s starvation check).  At most one start per idle P: started,
+ * it is busy and not started again. */
+static void wake_owner(struct rt *rt, struct p *p2)
+{
+	if (!rt_p_is_idle(rt, p2->id) || !plat_load_u32(&p2->sharedq_size, memory_order_relaxed))
+		return;
+	plat_add_u32(&rt->sched.nmspinning, 1, memory_order_relaxed);
+	rt_lock(&rt->sched.lock);
+	if (!rt_startm_unlock(rt, rt_pidleget_this(rt, p2), true, NULL))
+		plat_add_u32(&rt->sched.nmspinning, (uint32_t)-1, memory_order_relaxed);
+}
+
 /* One victim: half its ring (its runnext on the last pass), else a G of
  * its shared queue. */
 static struct g *steal_from(struct m *m, struct numa *nu, struct p *p2, bool last)
@@ -524,8 +543,10 @@ static struct g *steal_from(struct m *m, struct numa *nu, struct p *p2, bool las
 	struct g *g = NULL;
 	if (!rt_p_is_idle(rt, p2->id))
 		g = rt_runqsteal(rt, pp, p2, last, nu->runnext_delay_us, &n);
-	if (!g && p2->sharedq_used && (g = rt_sharedq_get_ready_by(p2, ready_by)))
+	if (!g && p2->sharedq_used && (g = rt_sharedq_get_ready_by(p2, ready_by))) {
 		n = 1;
+		wake_owner(rt, p2);
+	}
 	if (g)
 		count_steal(m, p2, n);
 	return g;
