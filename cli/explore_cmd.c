@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -80,7 +81,10 @@ void cli_help_explore(FILE *f)
 		"  -p, -t, -w, --procs, --seed, --set and the limits are `run`'s (the seed is\n"
 		"  the workload's; every schedule uses it).\n"
 		"\n"
-		"Exit status: 0 no violation, 1 a violation found, 2 bad input.\n");
+		"Exit status: 0 no violation, 1 a violation found, 2 bad input, 4 no\n"
+		"violation but some schedules were cut at a limit (a time limit, or the\n"
+		"memory budget or thread limit the workload reached): their checks stopped\n"
+		"there.\n");
 }
 
 struct explore_own {
@@ -253,7 +257,8 @@ static int run_schedule(struct explore_ctx *c, struct sched_spec s, struct sched
 		snprintf(res->what, sizeof(res->what), "%s", x.what);
 		snprintf(res->msg, sizeof(res->msg), "%s", x.msg);
 		res->state = x.state;
-	} else if (run.r.ended != RT_ENDED_ITSELF) {
+	} else if (run.r.ended != RT_ENDED_ITSELF ||
+		   (run.r.panicked && rt_explore_limit_panic(run.r.panic))) {
 		res->status = 3;
 	}
 	int rc = 0;
@@ -265,16 +270,29 @@ static int run_schedule(struct explore_ctx *c, struct sched_spec s, struct sched
 	return rc;
 }
 
-/* A child's report: the fixed part, then the state's bytes. */
+/* A child's report: the fixed part, then the state's bytes -- past
+ * STATE_MAX, its whole lines that fit and a count of the rest, so that
+ * what follows it (the replay line) still starts a line. */
 static void write_result(int fd, const struct sched_result *r)
 {
 	struct sched_result fixed = *r;
 	size_t n = r->state ? strlen(r->state) : 0;
-	if (n > STATE_MAX)
-		n = STATE_MAX;
-	fixed.state = (char *)(uintptr_t)n;
+	char tail[64] = "";
+	if (n > STATE_MAX) {
+		size_t keep = STATE_MAX - sizeof(tail);
+		while (keep && r->state[keep - 1] != '\n')
+			keep--;
+		size_t more = 0;
+		for (const char *p = r->state + keep; *p; p++)
+			more += *p == '\n';
+		snprintf(tail, sizeof(tail), "  ... %zu more lines\n", more);
+		n = keep;
+	}
+	size_t nt = strlen(tail);
+	fixed.state = (char *)(uintptr_t)(n + nt);
 	if (write(fd, &fixed, sizeof(fixed)) != (ssize_t)sizeof(fixed) ||
-	    (n && write(fd, r->state, n) != (ssize_t)n))
+	    (n && write(fd, r->state, n) != (ssize_t)n) ||
+	    (nt && write(fd, tail, nt) != (ssize_t)nt))
 		_exit(3);
 }
 
@@ -314,18 +332,27 @@ static int tmp_fd(void)
 
 static void launch(struct explore_ctx *c, struct slot *sl)
 {
-	if (ftruncate(sl->res_fd, 0) != 0 || ftruncate(sl->err_fd, 0) != 0)
-		die_oom(0);
+	if (ftruncate(sl->res_fd, 0) != 0 || ftruncate(sl->err_fd, 0) != 0) {
+		fprintf(stderr, "schedlab explore: a temporary file: %s\n", strerror(errno));
+		exit(3);
+	}
 	lseek(sl->res_fd, 0, SEEK_SET);
 	lseek(sl->err_fd, 0, SEEK_SET);
 	fflush(stdout);
 	fflush(stderr);
-	pid_t pid = fork();
+	pid_t pid;
+	/* a full process table is a passing state of a busy host: retry */
+	for (int tries = 0; (pid = fork()) < 0 && errno == EAGAIN && tries < 50; tries++)
+		nanosleep(&(struct timespec){ 0, 100 * 1000000 }, NULL);
 	if (pid < 0) {
 		fprintf(stderr, "schedlab explore: fork: %s\n", strerror(errno));
-		exit(EXIT_BADINPUT);
+		exit(3);   /* running schedules die with this process (their PDEATHSIG) */
 	}
 	if (pid == 0) {
+		/* the exploration's end (or death) ends its schedules */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(3);
 		dup2(sl->err_fd, 2);
 		struct sched_result r;
 		int rc = run_schedule(c, sl->spec, &r, NULL);
@@ -371,8 +398,13 @@ static void run_isolated(struct explore_ctx *c, struct slot *sl, struct sched_sp
 	sl->spec = s;
 	launch(c, sl);
 	int status;
-	while (waitpid(sl->pid, &status, 0) < 0 && errno == EINTR)
+	pid_t got;
+	while ((got = waitpid(sl->pid, &status, 0)) < 0 && errno == EINTR)
 		;
+	if (got < 0) {
+		fprintf(stderr, "schedlab explore: waitpid: %s\n", strerror(errno));
+		exit(3);
+	}
 	sl->pid = 0;
 	collect(sl, status, r);
 }
@@ -494,7 +526,10 @@ static struct sched_spec shrink(struct explore_ctx *c, struct slot *sl, struct s
 static void print_failure(const struct explore_ctx *c, uint64_t index, struct sched_spec s,
 			  const struct sched_result *r, uint64_t applied0, int trials)
 {
-	printf("explore: schedule %" PRIu64 " broke \"%s\": %s\n", index, r->what, r->msg);
+	if (index == UINT64_MAX)   /* --replay's */
+		printf("explore: the replayed schedule broke \"%s\": %s\n", r->what, r->msg);
+	else
+		printf("explore: schedule %" PRIu64 " broke \"%s\": %s\n", index, r->what, r->msg);
 	if (trials)
 		printf("  shrunk in %d runs to %" PRIu64 " perturbations (of %" PRIu64 "): those "
 		       "numbered %" PRIu64 " to %" PRIu64 "\n",
@@ -522,7 +557,7 @@ static int replay(struct explore_ctx *c)
 	if (rc)
 		return rc;
 	if (r.status == 1) {
-		print_failure(c, 0, s, &r, r.applied, 0);
+		print_failure(c, UINT64_MAX, s, &r, r.applied, 0);
 		free(r.state);
 		return EXIT_FOUND;
 	}
@@ -590,7 +625,9 @@ static int explore(struct explore_ctx *c)
 		if (pid < 0) {
 			if (errno == EINTR)
 				continue;
-			break;
+			/* SIGCHLD is not ignored (cmd_explore): a lost child is ours to report */
+			fprintf(stderr, "schedlab explore: waitpid: %s\n", strerror(errno));
+			exit(3);
 		}
 		struct slot *sl = NULL;
 		for (int i = 0; i < jobs; i++)
@@ -676,7 +713,8 @@ static int explore(struct explore_ctx *c)
 		free(r0.state);
 	}
 	free(slots);
-	return rc ? rc : failures ? EXIT_FOUND : 0;
+	/* a cut schedule's checks stopped at the limit: not a pass */
+	return rc ? rc : failures ? EXIT_FOUND : cut ? EXIT_LIMIT : 0;
 }
 
 int cmd_explore(int argc, char **argv)
@@ -698,8 +736,14 @@ int cmd_explore(int argc, char **argv)
 	if (own.trace && strcmp(own.trace, "-") == 0)
 		return cli_usage_error("explore", "--trace -: name a file (its name chooses the format: "
 				       "FILE.json Chrome's JSON trace events, any other Go's)");
+	if (own.trace && own.keep_going && !own.replay_given)
+		return cli_usage_error("explore", "--trace with --keep-going: which failure's trace? "
+				       "(--replay the one you want with --trace)");
 	if (own.replay_given && own.strategy == RT_EXPLORE_PCT && own.replay_k == 0)
 		return cli_usage_error("explore", "--replay: a pct schedule's K (its steps) is not 0");
+	/* the schedules are children this process waits for: an inherited
+	 * SIG_IGN would have the kernel reap them, and their results lost */
+	signal(SIGCHLD, SIG_DFL);
 	c.base.api = &sim__rt_api;
 	c.base.seed = o.seed;
 	c.base.pol = c.base.api->pol_find(o.policy);

@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -681,9 +683,9 @@ static void explore_case(const struct rg_suite *s, const struct plan *p,
 		argv[n++] = xstrdup("--bug");
 		argv[n++] = xstrdup(r->bug);
 	}
-	if (r->jobs) {
+	if (r->jobs) {   /* explore runs at most 256 schedules at once */
 		argv[n++] = xstrdup("-j");
-		argv[n++] = xasprintf("%" PRIu64, r->jobs);
+		argv[n++] = xasprintf("%" PRIu64, r->jobs < 256 ? r->jobs : 256);
 	}
 	for (int i = 0; i < r->nlimit_args; i++)
 		argv[n++] = xstrdup(r->limit_args[i]);
@@ -695,6 +697,9 @@ static void explore_case(const struct rg_suite *s, const struct plan *p,
 		fflush(NULL);
 		pid = fork();
 		if (pid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);   /* regress's end is its end */
+			if (getppid() == 1)
+				_exit(3);
 			dup2(fd[1], 1);
 			close(fd[0]);
 			close(fd[1]);
@@ -704,6 +709,8 @@ static void explore_case(const struct rg_suite *s, const struct plan *p,
 			_exit(3);
 		}
 		close(fd[1]);
+		if (pid < 0)
+			close(fd[0]);
 	}
 	size_t cap = 1 << 20, used = 0;
 	char *out = xmalloc(cap + 1);
@@ -721,9 +728,13 @@ static void explore_case(const struct rg_suite *s, const struct plan *p,
 		}
 		close(fd[0]);
 		int st;
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		pid_t got;
+		while ((got = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
 			;
-		x->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		if (got < 0)
+			x->status = 3;
+		else
+			x->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	} else {
 		x->status = 3;
 		used = (size_t)snprintf(out, cap, "cannot start an exploration: %s\n", strerror(errno));
@@ -743,6 +754,8 @@ static int explore_cases(const struct rg_suite *s, const struct plan *p, int np,
 			 const struct regress_own *r, struct explored *x)
 {
 	int rc = 0;
+	/* explore's end is seen by waitpid: not if SIGCHLD were ignored */
+	signal(SIGCHLD, SIG_DFL);
 	for (int i = 0; i < np; i++) {
 		const struct rg_case *k = &s->cases[p[i].ncase];
 		if (isatty(2))

@@ -479,6 +479,15 @@ void rt_explore_deadlock(struct rt *rt)
 				"checkdead declared a deadlock, but %s", why);
 		return;
 	}
+	/* Every M is idle, so none spins: the count is exact here, where the
+	 * census can only bound it.  One left over makes wakep wake nobody. */
+	uint32_t spinning = plat_peek_u32(&rt->sched.nmspinning);
+	if (spinning) {
+		rt_explore_fail(rt, "spinning count",
+				"checkdead found every M idle with nmspinning %u (an increment "
+				"never given back)", spinning);
+		return;
+	}
 	lost_sleeper(rt);
 }
 
@@ -488,7 +497,9 @@ void rt_explore_end(struct rt *rt)
 	if (x->failed)
 		return;
 	if (rt->panicked) {
-		rt_explore_fail(rt, "the workload's asserts", "the run panicked: %s", rt->panic_msg);
+		if (!rt_explore_limit_panic(rt->panic_msg))
+			rt_explore_fail(rt, "the workload's asserts", "the run panicked: %s",
+					rt->panic_msg);
 		return;
 	}
 	if (plat_peek_u32(&rt->sched.done) || rt->ended != RT_ENDED_ITSELF)

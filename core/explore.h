@@ -110,6 +110,11 @@ static inline bool rt_explore_apply(struct rt_explore *x)
 /* Sets up a schedule's state from its parameters (before the run). */
 void rt_explore_reset(struct rt_explore *x);
 
+/* Is msg a panic of the run's own limits (the memory budget, the thread
+ * limit: core/proc.c, workloads/interp.c) rather than of the workload?
+ * Such a schedule was cut at a limit; it broke no invariant. */
+bool rt_explore_limit_panic(const char *msg);
+
 #if defined(SCHEDLAB_SEEDED_BUGS)
 #define RT_BUG(rt, b) (__builtin_expect((rt)->explore != NULL, 0) && (rt)->explore->bug == (b))
 #else

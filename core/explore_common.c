@@ -14,6 +14,11 @@ const char *const rt_bug_names[RT_BUG__COUNT] = {
 	[RT_BUG_RETAKE_NOCHECK] = "retake-nocheck",
 };
 
+bool rt_explore_limit_panic(const char *msg)
+{
+	return strstr(msg, "memory budget") != NULL || strstr(msg, "-thread limit") != NULL;
+}
+
 void rt_explore_reset(struct rt_explore *x)
 {
 	x->rng = x->seed * 0x2545f4914f6cdd1dULL + 0x632be59bd9b4e019ULL;

@@ -126,8 +126,10 @@ static uint32_t pct_prio(struct rt_explore *x, uint32_t id)
 static uint32_t explore_tie(void *ctx, struct sim_actor *a)
 {
 	struct rt_explore *x = ctx;
-	if (x->strategy == RT_EXPLORE_PCT)   /* the higher an M's priority, the earlier */
-		return a ? (1u << (SIM_TIE_BITS - 1)) - pct_prio(x, a->id) : 0;
+	/* the higher an M's priority, the earlier; an empty window (schedule
+	 * 0, the default one) draws no priorities */
+	if (x->strategy == RT_EXPLORE_PCT)
+		return a && x->limit > x->from ? (1u << (SIM_TIE_BITS - 1)) - pct_prio(x, a->id) : 0;
 	uint64_t r = rt_explore_rand(x);
 	if (r % 1000 >= 5u * x->delay_per_mille || !rt_explore_apply(x))
 		return 0;

@@ -73,10 +73,45 @@ START_TEST(bad_options)
 	ck_assert_int_eq(test_schedlab("explore -p steal --bug nosuch", NULL, &err), 2);
 	ck_assert_ptr_nonnull(strstr(err, "--bug nosuch"));
 	free(err);
+	ck_assert_int_eq(test_schedlab("explore -p steal -w pipeline --keep-going --trace /tmp/x",
+				       NULL, &err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "--trace with --keep-going"));
+	free(err);
+}
+END_TEST
+
+/* A schedule that reaches the run's memory budget was cut at a limit: it
+ * broke no invariant, and the exploration is not a pass either (exit 4,
+ * as run's cut). */
+START_TEST(limits_are_cuts)
+{
+	char *out = NULL;
+	int rc = test_schedlab("explore -p steal -t numa1 -w skynet --procs 2 --schedules 2 -j 1 "
+			       "--max-memory 16MiB --quiet", &out, NULL);
+	ck_assert_msg(rc == 4, "rc %d: %s", rc, out);
+	ck_assert_msg(strstr(out, " 0 violations, 2 cut at a limit"), "%s", out);
+	free(out);
 }
 END_TEST
 
 #if defined(SCHEDLAB_SEEDED_BUGS)
+/* With SIGCHLD ignored by whoever started it, the kernel would reap the
+ * schedules' processes and their results be lost: explore takes SIGCHLD
+ * back, and still finds the bug. */
+START_TEST(ignored_sigchld)
+{
+	char *path = wl("wake.json"), *cmd = NULL, *out = NULL;
+	ck_assert_int_ge(asprintf(&cmd, "trap '' CHLD; exec '%s' explore -p steal -t numa1 --procs 2 "
+				  "-w %s --bug runnext-eager --schedules 200 -j 2 --quiet",
+				  test_schedlab_bin(), path), 0);
+	int rc = test_run(cmd, &out, NULL);
+	ck_assert_msg(rc == 1 && strstr(out, "broke \"G in one place\""), "rc %d: %s", rc, out);
+	free(out);
+	free(cmd);
+	free(path);
+}
+END_TEST
+
 /* One seeded bug: the default schedule alone misses it, the exploration of
  * at most `within` schedules finds it, and the replay line it prints
  * breaks the same invariant again. */
@@ -195,12 +230,14 @@ Suite *make_explore_suite(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, clean_policies_pass);
 	tcase_add_test(tc, bad_options);
+	tcase_add_test(tc, limits_are_cuts);
 	tcase_add_test(tc, deadlock_always_reported);
 #if defined(SCHEDLAB_SEEDED_BUGS)
 	tcase_add_test(tc, finds_runnext_eager);
 	tcase_add_test(tc, finds_sharedq_nolock);
 	tcase_add_test(tc, finds_no_recheck);
 	tcase_add_test(tc, finds_no_wakep);
+	tcase_add_test(tc, ignored_sigchld);
 	tcase_add_test(tc, finds_lost_timer);
 	tcase_add_test(tc, finds_checkdead_ms);
 	tcase_add_test(tc, finds_retake_nocheck);
