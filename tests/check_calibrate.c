@@ -226,9 +226,13 @@ START_TEST(orderings_that_hold_on_any_host)
 			double w = measurement(doc, cross[i]);
 			ck_assert_msg(w > sys, "%s %g ns, syscall %g ns", cross[i], w, sys);
 		}
-	/* a fresh stack costs more than one given back */
-	ck_assert_double_gt(measurement(doc, "g_first_run_fresh_stack_ns"),
-			    measurement(doc, "g_first_run_cached_stack_ns"));
+	/* a fresh stack costs more than one given back -- but not visibly
+	 * under ThreadSanitizer, whose fiber set-up at every G's first run
+	 * (about 400 us each) swamps the stack's mapping and page faults
+	 * (401.7 against 403.9 us in one run) */
+	if (!test_under_tsan())
+		ck_assert_double_gt(measurement(doc, "g_first_run_fresh_stack_ns"),
+				    measurement(doc, "g_first_run_cached_stack_ns"));
 	cJSON_Delete(doc);
 }
 END_TEST
