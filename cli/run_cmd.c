@@ -677,6 +677,9 @@ int cmd_workload(int argc, char **argv)
 	/* `workload show --help` and `workload expand --help` too: expand's
 	 * later options reach run_main, which answers --help itself */
 	int h = argc >= 3 && (strcmp(argv[1], "show") == 0 || strcmp(argv[1], "expand") == 0) ? 2 : 1;
+	for (int i = 2; argc >= 2 && strcmp(argv[1], "import") == 0 && i < argc; i++)
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			h = i;
 	if (argc > h && (strcmp(argv[h], "-h") == 0 || strcmp(argv[h], "--help") == 0)) {
 		cli_help_workload(stdout);
 		return 0;
