@@ -79,6 +79,8 @@ struct gi {
 	int64_t ready_at;       /* runnable since */
 	int64_t sys_at;         /* in a system call since */
 	int64_t made_at;        /* when it was made (or the trace started) */
+	int64_t pending;        /* compute not yet written: one op for a stretch the
+				 * trace cuts only by events the replay has no op for */
 	struct sbuf ops;
 	uint32_t canon;         /* the G whose program it shares (itself if none) */
 	char *text;             /* resolved, at the end */
@@ -97,16 +99,32 @@ struct imp {
 
 static void op(struct imp *im, struct gi *g, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+static void put(struct imp *im, struct gi *g, const char *s, size_t n)
+{
+	if (g->ops.n)
+		sb_add(&g->ops, ",", 1, &im->bytes);
+	sb_add(&g->ops, s, n, &im->bytes);
+}
+
+static void put_compute(struct imp *im, struct gi *g)
+{
+	if (g->pending <= 0)
+		return;
+	char buf[64];
+	int n = snprintf(buf, sizeof buf, "{\"compute\":%" PRId64 "}", g->pending);
+	g->pending = 0;
+	put(im, g, buf, (size_t)n);
+}
+
 static void op(struct imp *im, struct gi *g, const char *fmt, ...)
 {
 	char buf[256];
+	put_compute(im, g);
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	if (g->ops.n)
-		sb_add(&g->ops, ",", 1, &im->bytes);
-	sb_add(&g->ops, buf, (size_t)n, &im->bytes);
+	put(im, g, buf, (size_t)n);
 }
 
 static struct gi *find(struct imp *im, uint64_t id)
@@ -148,7 +166,7 @@ static void flush(struct imp *im, struct gi *g, int64_t ts)
 	if (g->state != S_RUNNING)
 		return;
 	if (ts > g->since)
-		op(im, g, "{\"compute\":%" PRId64 "}", ts - g->since);
+		g->pending += ts - g->since;
 	g->since = ts;
 }
 
@@ -264,6 +282,7 @@ static bool step(struct imp *im, const char *path, const struct ti_event *ev, st
 		if (!g || g->state != S_RUNNING)
 			return bad(e, path, ev, "a goroutine ends that is not running", ev->g);
 		flush(im, g, ev->ts);
+		put_compute(im, g);
 		g->state = S_DONE;
 		return true;
 	case TI_SYSCALL:
@@ -327,6 +346,12 @@ static char *resolve(struct imp *im, const struct gi *g)
 	if (!b.p)
 		b.p = xstrdup("");
 	return b.p;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
 }
 
 static void json_str(FILE *f, const char *s)
@@ -402,12 +427,7 @@ static bool write_workload(struct imp *im, const char *path, const char *name, F
 		for (size_t i = 0; i < im->pairs.cap; i++)
 			if (im->pairs.used[i])
 				keys[n++] = im->pairs.k[i];
-		for (size_t i = 1; i < n; i++)
-			for (size_t j = i; j > 0 && keys[j - 1] > keys[j]; j--) {
-				uint64_t t = keys[j];
-				keys[j] = keys[j - 1];
-				keys[j - 1] = t;
-			}
+		qsort(keys, n, sizeof(*keys), cmp_u64);
 		for (size_t i = 0; i < n; i++)
 			fprintf(f, "%s\"h%" PRIu64 "_%" PRIu64 "\": 1", i ? ", " : "",
 				im->g[keys[i] >> 32].id, im->g[(uint32_t)keys[i]].id);
@@ -469,8 +489,10 @@ bool ti_import(const char *path, const char *name, FILE *out, struct ti_stats *s
 		goto out;
 	}
 	/* Still running at the end: its compute to the end of the trace. */
-	for (uint32_t i = 0; i < im.ng; i++)
+	for (uint32_t i = 0; i < im.ng; i++) {
 		flush(&im, &im.g[i], im.last_ts);
+		put_compute(&im, &im.g[i]);
+	}
 	st->makespan_ns = im.last_ts;
 	st->lat_n = im.lat->count;
 	st->lat_p50 = hist_quantile(im.lat, 0.5);
