@@ -475,14 +475,37 @@ bool ti_import(const char *path, const char *name, FILE *out, struct ti_stats *s
 	struct imp im = { .st = st };
 	im.lat = xcalloc(1, sizeof(*im.lat));
 	bool ok = false;
-	struct ti_event ev;
+	/* One event behind the reader: the last one may be the tracer's own
+	 * (below). */
+	struct ti_event ev, prev;
+	bool have_prev = false;
 	int k;
 	while ((k = ti_next(r, &ev, e)) == 1) {
 		st->events++;
-		if (!step(&im, path, &ev, e))
+		if (have_prev && !step(&im, path, &prev, e))
 			goto out;
+		prev = ev;
+		prev.label = NULL;   /* valid only until the next ti_next */
+		if (ev.label && (ev.kind == TI_G_EXISTS || ev.kind == TI_G_CREATE)) {
+			/* labels decide what is internal: take it now */
+			if (!step(&im, path, &ev, e))
+				goto out;
+			have_prev = false;
+			continue;
+		}
+		have_prev = true;
 	}
 	if (k < 0)
+		goto out;
+	/* Go 1.19's StopTrace writes a GoSched for the G that stops tracing,
+	 * after stopping the world: the stretch before it is the tracer
+	 * stopping (ms on a busy host), not the program.  So a yield that is
+	 * the trace's last event is left out, and the recording ends at the
+	 * event before it. */
+	int minor = 0;
+	bool stop_yield = have_prev && prev.kind == TI_G_STOP && prev.reason == TI_R_YIELD &&
+			  sscanf(st->go, "go 1.%d", &minor) == 1 && minor < 22;
+	if (have_prev && !stop_yield && !step(&im, path, &prev, e))
 		goto out;
 	if (st->goroutines == 0) {
 		err_set(e, "%s: the trace has no goroutines of the program (only the runtime's)", path);
