@@ -49,8 +49,10 @@ void cli_help_compare(FILE *f)
 		"  -t, --topology T   bundled name, \"host\", or a path to hwloc XML or schedlab\n"
 		"                     JSON (default: numa4)\n"
 		"  -w, --workload W   a bundled workload (see `schedlab list workloads`; default\n"
-		"                     rpc-server), or a path to a workload or a trace\n"
-		"  --procs N          number of Ps, GOMAXPROCS (default: the topology's PUs)\n"
+		"                     rpc-server), or a path to a workload, a trace, or a Go\n"
+		"                     execution trace (imported: docs/workload-format.md)\n"
+		"  --procs N          number of Ps, GOMAXPROCS (default: an imported Go trace's\n"
+		"                     GOMAXPROCS if it fits, else the topology's PUs)\n"
 		"  --seeds N          runs per column, with the seeds S, S+1, ..., S+N-1\n"
 		"                     (default 1); from 2 on, a cell is the mean over the seeds\n"
 		"                     and its 95%% confidence interval (Student t): 12.31 ms ±0.42\n"
@@ -489,6 +491,14 @@ static void print_table(const struct compare *c, const struct cli_run *run, cons
 	else
 		printf("seeds %llu..%llu\n", (unsigned long long)c->seed,
 		       (unsigned long long)(c->seed + (uint64_t)c->nseeds - 1));
+	const struct wl_recorded *rec = &run->wl->recorded;
+	if (rec->present)
+		/* an imported Go trace: what the program did when recorded */
+		printf("recorded: Go %s trace, GOMAXPROCS %d: makespan %.3f ms, %lld goroutines "
+		       "(the replay adds its main), sched latency p50 %.1f us, p99 %.1f us\n",
+		       rec->go[0] ? rec->go : "?", rec->gomaxprocs, (double)rec->makespan_ns / 1e6,
+		       (long long)rec->goroutines, (double)rec->lat_p50_ns / 1e3,
+		       (double)rec->lat_p99_ns / 1e3);
 	if (c->nseeds > 1)
 		printf("each value: the mean over %d seeds ±95%% confidence interval (Student t)\n",
 		       c->nseeds);
@@ -581,6 +591,8 @@ static cJSON *compare_json(struct compare *c, const struct cli_run *run, const s
 	cJSON_AddStringToObject(cmp, "topology", run->topo->name);
 	cJSON_AddStringToObject(cmp, "workload", run->wl->name);
 	cJSON_AddNumberToObject(cmp, "procs", run->procs);
+	if (run->wl->recorded.present)
+		cJSON_AddItemToObject(cmp, "recorded", cli_recorded_json(run->wl, NULL));
 	cJSON *seeds = cJSON_AddArrayToObject(cmp, "seeds");
 	for (int i = 0; i < c->nseeds; i++)
 		cJSON_AddItemToArray(seeds, cJSON_CreateNumber((double)(c->seed + (uint64_t)i)));
@@ -879,7 +891,7 @@ int cmd_compare(int argc, char **argv)
 	run->api = &sim__rt_api;
 	run->topo = topo;
 	run->wl = wl;
-	run->procs = o.procs ? (int)o.procs : topo->npus;
+	run->procs = cli_default_procs(run->wl, topo, (long)o.procs);
 	run->max_sim_ns = limits.max_sim_ns;
 	run->max_wall_ns = limits.max_wall_ns;
 	run->max_memory = limits.max_memory;

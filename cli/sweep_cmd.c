@@ -42,7 +42,8 @@ void cli_help_sweep(FILE *f)
 		"  -p, --policy LIST  policy variants, POLICY[:KEY=VALUE...] each, comma-separated\n"
 		"  -t, --topology LIST  topologies (default numa4; with --native: host)\n"
 		"  -w, --workload LIST  workloads (default rpc-server)\n"
-		"  --procs LIST       P counts (default: each topology's PUs)\n"
+		"  --procs LIST       P counts (default: each topology's PUs, or an imported Go\n"
+		"                     trace's GOMAXPROCS when it fits)\n"
 		"  --set KEY=LIST     a knob's values (repeatable, one dimension each); a variant\n"
 		"                     whose policy has no KEY, or whose -p item sets KEY itself,\n"
 		"                     runs once for the dimension; a KEY no variant's policy\n"
@@ -400,7 +401,7 @@ static int make_cells(struct sweep *s)
 								.pol = v->pol, .knobs = s->knobs[i],
 								.set = s->sets[i], .topo = s->topos[t],
 								.wl = s->wls[w],
-								.procs = procs ? (int)procs : s->topos[t]->npus,
+								.procs = cli_default_procs(s->wls[w], s->topos[t], (long)procs),
 								.seed = s->seed + sd,
 								.max_sim_ns = s->limits.max_sim_ns,
 								.max_wall_ns = s->limits.max_wall_ns,
