@@ -1,0 +1,567 @@
+/* The Go 1.22+ trace reader (suite "import122"): Go's own text-form test
+ * traces (tests/data/trace122, from Go's src/internal/trace/testdata/tests)
+ * are encoded to binary by tests/trace122/encode.c and read back through
+ * ti_open; those Go expects to read give a stream whose every G moves
+ * only as a G can (checked here by a state machine of our own), those Go
+ * expects to refuse are refused with the byte offset and the same
+ * complaint; cut, corrupted and wrongly versioned traces exit with a
+ * message naming the offset, never a crash. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/tests.h"
+#include "tests/trace122/encode.h"
+#include "trace/import.h"
+#include "trace/read122.h"
+
+static char tmpdir[64];
+
+static void tmpdir_setup(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/schedlab-i122-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void tmpdir_teardown(void)
+{
+	char *cmd = NULL;
+	ck_assert_int_ge(asprintf(&cmd, "rm -rf '%s'", tmpdir), 0);
+	char *out = NULL, *err = NULL;
+	test_run(cmd, &out, &err);
+	free(out);
+	free(err);
+	free(cmd);
+}
+
+/* ---- Reading a whole trace ---- */
+
+struct evlog {
+	struct ti_event *ev;
+	char **labels;
+	size_t n, cap;
+	char version[16];
+	bool ok;
+	char err[1024];
+};
+
+static void evlog_free(struct evlog *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->labels[i]);
+	free(l->labels);
+	free(l->ev);
+	memset(l, 0, sizeof *l);
+}
+
+static void read_all(const char *path, struct evlog *l)
+{
+	memset(l, 0, sizeof *l);
+	struct err e = { { 0 } };
+	struct ti_reader *r = ti_open(path, &e);
+	if (!r) {
+		snprintf(l->err, sizeof l->err, "%s", e.msg);
+		return;
+	}
+	snprintf(l->version, sizeof l->version, "%s", ti_version(r));
+	struct ti_event ev;
+	int got;
+	while ((got = ti_next(r, &ev, &e)) == 1) {
+		if (l->n == l->cap) {
+			l->cap = l->cap ? l->cap * 2 : 64;
+			l->ev = realloc(l->ev, l->cap * sizeof *l->ev);
+			l->labels = realloc(l->labels, l->cap * sizeof *l->labels);
+			ck_assert_ptr_nonnull(l->ev);
+			ck_assert_ptr_nonnull(l->labels);
+		}
+		l->labels[l->n] = ev.label ? strdup(ev.label) : NULL;
+		ev.label = NULL;
+		l->ev[l->n++] = ev;
+	}
+	if (got < 0)
+		snprintf(l->err, sizeof l->err, "%s", e.msg);
+	else
+		l->ok = true;
+	ti_close(r);
+}
+
+/* Every G's events follow the life of a G: created or existing, started
+ * only when runnable, stopped, blocked, ended or entering a syscall only
+ * while running, unblocked only while blocked, out of a syscall only from
+ * one; time never goes backwards.  Returns a message, or NULL. */
+enum { S_NONE, S_RUNNABLE, S_RUNNING, S_BLOCKED, S_SYSCALL, S_DEAD };
+#define MAXG 4096
+
+static const char *check_stream(const struct evlog *l, char *buf, size_t n)
+{
+	static unsigned char st[MAXG];
+	memset(st, 0, sizeof st);
+	int64_t last = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ti_event *ev = &l->ev[i];
+		if (ev->ts < last) {
+			snprintf(buf, n, "event %zu: time goes back from %lld to %lld", i, (long long)last,
+				 (long long)ev->ts);
+			return buf;
+		}
+		last = ev->ts;
+		if (ev->g >= MAXG || ev->target >= MAXG) {
+			snprintf(buf, n, "event %zu: G id over %d in a test trace", i, MAXG);
+			return buf;
+		}
+		unsigned char *g = &st[ev->g], *t = &st[ev->target];
+		int want = -1;
+		switch (ev->kind) {
+		case TI_PROCS:
+			if (ev->arg <= 0)
+				return snprintf(buf, n, "event %zu: GOMAXPROCS %lld", i, (long long)ev->arg), buf;
+			break;
+		case TI_G_EXISTS:
+			if (*g != S_NONE)
+				return snprintf(buf, n, "event %zu: G %llu exists twice", i,
+						(unsigned long long)ev->g), buf;
+			*g = ev->reason == TI_R_NONE	  ? S_RUNNABLE
+			     : ev->reason == TI_R_SYSCALL ? S_SYSCALL : S_BLOCKED;
+			break;
+		case TI_G_CREATE:
+			if (ev->g && *g != S_RUNNING)
+				return snprintf(buf, n, "event %zu: G %llu creates while not running", i,
+						(unsigned long long)ev->g), buf;
+			if (*t != S_NONE)
+				return snprintf(buf, n, "event %zu: G %llu created twice", i,
+						(unsigned long long)ev->target), buf;
+			*t = S_RUNNABLE;
+			break;
+		case TI_G_START:
+			want = S_RUNNABLE;
+			if (ev->p < 0)
+				return snprintf(buf, n, "event %zu: G %llu starts on no P", i,
+						(unsigned long long)ev->g), buf;
+			if (*g == want)
+				*g = S_RUNNING;
+			break;
+		case TI_G_STOP:
+			want = S_RUNNING;
+			if (ev->reason != TI_R_YIELD && ev->reason != TI_R_PREEMPT)
+				return snprintf(buf, n, "event %zu: stop reason %u", i, ev->reason), buf;
+			if (*g == want)
+				*g = S_RUNNABLE;
+			break;
+		case TI_G_BLOCK:
+			if (ev->reason < TI_R_CHAN_SEND || ev->reason > TI_R_OTHER)
+				return snprintf(buf, n, "event %zu: block reason %u", i, ev->reason), buf;
+			/* A G created blocked (a coroutine) blocks before it runs. */
+			want = *g == S_RUNNABLE && i && l->ev[i - 1].kind == TI_G_CREATE ? S_RUNNABLE : S_RUNNING;
+			if (*g == want)
+				*g = S_BLOCKED;
+			break;
+		case TI_G_UNBLOCK:
+			if (*t != S_BLOCKED)
+				return snprintf(buf, n, "event %zu: unblock of G %llu, not blocked", i,
+						(unsigned long long)ev->target), buf;
+			*t = S_RUNNABLE;
+			break;
+		case TI_G_END:
+			want = *g == S_SYSCALL ? S_SYSCALL : S_RUNNING;
+			if (*g == want)
+				*g = S_DEAD;
+			break;
+		case TI_SYSCALL:
+			/* A G made by a C thread calling into Go is in a syscall from
+			 * its creation on. */
+			want = *g == S_RUNNABLE && i && l->ev[i - 1].kind == TI_G_CREATE ? S_RUNNABLE : S_RUNNING;
+			if (*g == want)
+				*g = S_SYSCALL;
+			break;
+		case TI_SYSCALL_END:
+			want = S_SYSCALL;
+			if (*g == want)
+				*g = ev->arg ? S_RUNNABLE : S_RUNNING;
+			break;
+		case TI_USER_TASK:
+			break;
+		default:
+			return snprintf(buf, n, "event %zu: kind %u", i, ev->kind), buf;
+		}
+		if (want >= 0 && *g == want)
+			return snprintf(buf, n, "event %zu (kind %u) of G %llu: not possible in its state", i,
+					ev->kind, (unsigned long long)ev->g), buf;
+	}
+	return NULL;
+}
+
+/* ---- Go's test traces ---- */
+
+/* Each of Go's tests, what Go expects ("SUCCESS" or its FAILURE line), and
+ * the words of our reader's refusal where Go refuses. */
+static const struct gotest {
+	const char *name;
+	const char *expect;
+	const char *our_error;
+} gotests[] = {
+	{ "go122-annotations", "SUCCESS", NULL },
+	{ "go122-confuse-seq-across-generations", "SUCCESS", NULL },
+	{ "go122-create-syscall-reuse-thread-id", "SUCCESS", NULL },
+	{ "go122-create-syscall-with-p", "FAILURE \".*expected a proc but didn't have one.*\"",
+	  "expected a P, the M has none" },
+	{ "go122-fail-first-gen-first", "FAILURE \"expected a proc but didn't have one\"",
+	  "expected a P, the M has none" },
+	{ "go122-go-create-without-running-g", "SUCCESS", NULL },
+	{ "go122-syscall-steal-proc-ambiguous", "SUCCESS", NULL },
+	{ "go122-syscall-steal-proc-gen-boundary", "SUCCESS", NULL },
+	{ "go122-syscall-steal-proc-gen-boundary-bare-m", "SUCCESS", NULL },
+	{ "go122-syscall-steal-proc-gen-boundary-reacquire-new-proc", "SUCCESS", NULL },
+	{ "go122-syscall-steal-proc-gen-boundary-reacquire-new-proc-bare-m", "SUCCESS", NULL },
+	{ "go122-syscall-steal-proc-reacquire-new-proc", "SUCCESS", NULL },
+	{ "go122-syscall-steal-proc-reacquire-new-proc-bare-m", "SUCCESS", NULL },
+	{ "go122-syscall-steal-proc-self", "SUCCESS", NULL },
+	{ "go122-syscall-steal-proc-simple", "SUCCESS", NULL },
+	{ "go122-syscall-steal-proc-simple-bare-m", "SUCCESS", NULL },
+	{ "go122-syscall-steal-proc-sitting-in-syscall", "SUCCESS", NULL },
+	{ "go122-task-across-generations", "SUCCESS", NULL },
+	{ "go123-sync", "SUCCESS", NULL },
+	{ "go125-sync", "SUCCESS", NULL },
+};
+#define NGOTESTS ((int)(sizeof gotests / sizeof gotests[0]))
+
+/* Encodes Go's test name into tmpdir; returns the binary's path (static). */
+static const char *encode_gotest(const char *name, char *expect, size_t n, int *bad_sizes)
+{
+	static char out[256];
+	char in[512];
+	snprintf(in, sizeof in, "%s/trace122/%s.test", test_data_dir(), name);
+	snprintf(out, sizeof out, "%s/%s.trace", tmpdir, name);
+	struct err e = { { 0 } };
+	if (!t122_encode_test(in, out, expect, n, bad_sizes, &e))
+		ck_abort_msg("encoding %s: %s", name, e.msg);
+	return out;
+}
+
+START_TEST(go_testdata)
+{
+	const struct gotest *t = &gotests[_i];
+	char expect[256];
+	int bad_sizes;
+	const char *path = encode_gotest(t->name, expect, sizeof expect, &bad_sizes);
+	/* Our table says what Go's file says. */
+	ck_assert_str_eq(expect, t->expect);
+	/* Every batch's declared size is what its events encode to, but the
+	 * one that test cuts short on purpose: the reader's table of events
+	 * and arguments agrees with Go's writer byte for byte. */
+	ck_assert_int_eq(bad_sizes, strcmp(t->name, "go122-fail-first-gen-first") == 0);
+	struct evlog l;
+	read_all(path, &l);
+	if (!t->our_error) {
+		ck_assert_msg(l.ok, "%s: %s", t->name, l.err);
+		char buf[256];
+		const char *bad = check_stream(&l, buf, sizeof buf);
+		ck_assert_msg(!bad, "%s: %s", t->name, bad);
+	} else {
+		ck_assert_msg(!l.ok, "%s: read without error, Go refuses it", t->name);
+		ck_assert_msg(strstr(l.err, path) && strstr(l.err, ": offset ") &&
+				      strstr(l.err, t->our_error),
+			      "%s: message \"%s\"", t->name, l.err);
+	}
+	evlog_free(&l);
+}
+END_TEST
+
+/* The expected stream of the simplest test, event by event: G1 enters a
+ * syscall on M0, M1 steals M0's P, and G1 comes back without it. */
+START_TEST(syscall_steal_stream)
+{
+	char expect[256];
+	int bad;
+	const char *path = encode_gotest("go122-syscall-steal-proc-simple", expect, sizeof expect, &bad);
+	struct evlog l;
+	read_all(path, &l);
+	ck_assert_msg(l.ok, "%s", l.err);
+	ck_assert_str_eq(l.version, "go 1.22");
+	static const struct { uint16_t kind; uint64_t g; int32_t p; int64_t arg, ts; } want[] = {
+		{ TI_G_EXISTS, 1, -1, 0, 64 }, { TI_G_START, 1, 0, 0, 64 },
+		{ TI_G_EXISTS, 2, -1, 0, 64 }, { TI_G_START, 2, 2, 0, 64 },
+		{ TI_SYSCALL, 1, -1, 0, 128 }, { TI_SYSCALL_END, 1, -1, 1, 192 },
+	};
+	ck_assert_uint_eq(l.n, sizeof want / sizeof want[0]);
+	for (size_t i = 0; i < l.n; i++) {
+		ck_assert_uint_eq(l.ev[i].kind, want[i].kind);
+		ck_assert_uint_eq(l.ev[i].g, want[i].g);
+		if (want[i].kind == TI_G_START)
+			ck_assert_int_eq(l.ev[i].p, want[i].p);
+		ck_assert_int_eq(l.ev[i].arg, want[i].arg);
+		/* 15625000 ticks a second: 64 ns a tick, from the first event. */
+		ck_assert_int_eq(l.ev[i].ts, want[i].ts);
+		ck_assert_uint_gt(l.ev[i].off, 16);
+	}
+	evlog_free(&l);
+}
+END_TEST
+
+static size_t count(const struct evlog *l, uint16_t kind, uint64_t g)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < l->n; i++)
+		n += l->ev[i].kind == kind && (!g || l->ev[i].g == g);
+	return n;
+}
+
+static const struct ti_event *find(const struct evlog *l, uint16_t kind, uint64_t g, uint64_t target,
+				   size_t *at)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->ev[i].kind == kind && l->ev[i].g == g && l->ev[i].target == target) {
+			if (at)
+				*at = i;
+			return &l->ev[i];
+		}
+	return NULL;
+}
+
+/* A real program's trace (Go's annotations test program, as Go 1.22
+ * recorded it): GOMAXPROCS, the spawn tree with start functions, the
+ * block reasons and the unblock edge main waits on. */
+START_TEST(annotations_content)
+{
+	char expect[256];
+	int bad;
+	const char *path = encode_gotest("go122-annotations", expect, sizeof expect, &bad);
+	struct evlog l;
+	read_all(path, &l);
+	ck_assert_msg(l.ok, "%s", l.err);
+	/* ProcsChange twice with the same value: one event. */
+	ck_assert_uint_eq(count(&l, TI_PROCS, 0), 1);
+	ck_assert_uint_eq(l.ev[0].kind, TI_PROCS);
+	ck_assert_int_eq(l.ev[0].arg, 48);
+	/* G1 (main) runs; G2-G5 wait (runtime Gs); main creates 6, 7, 8, 9. */
+	ck_assert_uint_eq(count(&l, TI_G_EXISTS, 0), 5);
+	ck_assert_uint_eq(count(&l, TI_G_CREATE, 1), 4);
+	static const struct { uint64_t g; const char *fn; } made[] = {
+		{ 6, "runtime.traceStartReadCPU.func1" },
+		{ 7, "runtime.(*traceAdvancerState).start.func1" },
+		{ 8, "runtime/trace.Start.func1" },
+		{ 9, "main.main.func1" },
+	};
+	for (size_t k = 0; k < 4; k++) {
+		size_t at;
+		ck_assert_ptr_nonnull(find(&l, TI_G_CREATE, 1, made[k].g, &at));
+		ck_assert_str_eq(l.labels[at], made[k].fn);
+	}
+	/* G7 and G6 block on channel receives, main on a WaitGroup (sync);
+	 * G9 unblocks main, then ends; main runs again. */
+	size_t b7, b1, u, end9;
+	ck_assert_ptr_nonnull(find(&l, TI_G_BLOCK, 7, 0, &b7));
+	ck_assert_uint_eq(l.ev[b7].reason, TI_R_CHAN_RECV);
+	ck_assert_ptr_nonnull(find(&l, TI_G_BLOCK, 1, 0, &b1));
+	ck_assert_uint_eq(l.ev[b1].reason, TI_R_SYNC);
+	ck_assert_ptr_nonnull(find(&l, TI_G_UNBLOCK, 9, 1, &u));
+	ck_assert_ptr_nonnull(find(&l, TI_G_END, 9, 0, &end9));
+	ck_assert_uint_lt(b1, u);
+	ck_assert_uint_lt(u, end9);
+	ck_assert_uint_eq(count(&l, TI_G_START, 1), 2);
+	/* The user task 1 begins and ends. */
+	ck_assert_uint_eq(count(&l, TI_USER_TASK, 9), 2);
+	/* Times: ns from the first event, the whole trace ~0.3 ms long. */
+	ck_assert_int_gt(l.ev[l.n - 1].ts, 100000);
+	ck_assert_int_lt(l.ev[l.n - 1].ts, 1000000);
+	evlog_free(&l);
+}
+END_TEST
+
+/* Versions: 1.23 and 1.25 headers are read (1.25's Sync batches), and the
+ * version is what the header says; G1's four runs across generations in
+ * the confusing-sequence test come out in order. */
+START_TEST(versions_and_generations)
+{
+	char expect[256];
+	int bad;
+	struct evlog l;
+	read_all(encode_gotest("go123-sync", expect, sizeof expect, &bad), &l);
+	ck_assert_msg(l.ok, "%s", l.err);
+	ck_assert_str_eq(l.version, "go 1.23");
+	evlog_free(&l);
+	read_all(encode_gotest("go125-sync", expect, sizeof expect, &bad), &l);
+	ck_assert_msg(l.ok, "%s", l.err);
+	ck_assert_str_eq(l.version, "go 1.25");
+	evlog_free(&l);
+	read_all(encode_gotest("go122-confuse-seq-across-generations", expect, sizeof expect, &bad), &l);
+	ck_assert_msg(l.ok, "%s", l.err);
+	ck_assert_uint_eq(count(&l, TI_G_START, 1), 3);
+	ck_assert_uint_eq(count(&l, TI_G_STOP, 1), 3);
+	evlog_free(&l);
+}
+END_TEST
+
+/* ---- Bad traces ---- */
+
+static void write_bytes(const char *path, const void *b, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(b, 1, n, f), n);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static unsigned char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	long len = ftell(f);
+	ck_assert_int_ge(len, 0);
+	rewind(f);
+	unsigned char *b = malloc((size_t)len + 1);
+	ck_assert_uint_eq(fread(b, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	*n = (size_t)len;
+	return b;
+}
+
+static void expect_error(const char *path, const char *words)
+{
+	struct evlog l;
+	read_all(path, &l);
+	ck_assert_msg(!l.ok, "%s read without error", path);
+	ck_assert_msg(strstr(l.err, path) && strstr(l.err, "offset ") && strstr(l.err, words),
+		      "want \"%s\", got \"%s\"", words, l.err);
+	evlog_free(&l);
+}
+
+static unsigned long long msg_offset(const char *msg)
+{
+	const char *o = strstr(msg, ": offset ");
+	ck_assert_ptr_nonnull(o);
+	return strtoull(o + strlen(": offset "), NULL, 10);
+}
+
+START_TEST(bad_traces)
+{
+	char expect[256], path[300];
+	int bad;
+	const char *good = encode_gotest("go122-syscall-steal-proc-simple", expect, sizeof expect, &bad);
+	size_t n;
+	unsigned char *b = slurp(good, &n);
+	unsigned char *c = malloc(n + 32);
+
+	/* A version this reader does not take, and no header at all. */
+	memcpy(c, b, n);
+	memcpy(c, "go 1.24 trace", 13);
+	snprintf(path, sizeof path, "%s/v24.trace", tmpdir);
+	write_bytes(path, c, n);
+	expect_error(path, "go 1.24 traces are not read by this build");
+	snprintf(path, sizeof path, "%s/nohdr.trace", tmpdir);
+	write_bytes(path, "go 1.22 trace\0\0\0", 16);
+	expect_error(path, "no batches after the header");
+
+	/* Cut inside the first batch's data (its header is 6 bytes on). */
+	snprintf(path, sizeof path, "%s/cut.trace", tmpdir);
+	write_bytes(path, b, 16 + 6 + 3);
+	expect_error(path, "truncated: batch of 15 bytes, the file holds 3");
+
+	/* A batch size whose LEB128 never ends within 64 bits. */
+	memcpy(c, b, 16 + 4);
+	memset(c + 20, 0xff, 11);
+	snprintf(path, sizeof path, "%s/leb.trace", tmpdir);
+	write_bytes(path, c, 31);
+	expect_error(path, "corrupt LEB128");
+
+	/* An event type no version has, inside a batch: at its own offset. */
+	memcpy(c, b, n);
+	c[16 + 6] = 200;
+	snprintf(path, sizeof path, "%s/type.trace", tmpdir);
+	write_bytes(path, c, n);
+	expect_error(path, "unknown event type 200");
+	struct evlog l;
+	read_all(path, &l);
+	ck_assert_uint_eq(msg_offset(l.err), 16 + 6);
+	evlog_free(&l);
+
+	/* A G that is running says it is waiting: inconsistent state. */
+	memcpy(c, b, n);
+	/* GoStatus dt=1 g=1 m=0 gstatus=2: its status byte is the batch's
+	 * 8th (ProcStatus is 4 bytes, then type, dt, g, m). */
+	ck_assert_uint_eq(c[16 + 6 + 4], T122_GO_STATUS);
+	c[16 + 6 + 8] = 4;
+	snprintf(path, sizeof path, "%s/state.trace", tmpdir);
+	write_bytes(path, c, n);
+	expect_error(path, "broken trace: no M's next event can happen");
+
+	free(b);
+	free(c);
+}
+END_TEST
+
+/* Every cut of a real trace, and every byte of it changed, ends with the
+ * stream read or a message naming the file and an offset inside it:
+ * never a crash (the sanitizer builds run this), never an offset past
+ * the end. */
+START_TEST(cuts_and_flips)
+{
+	char expect[256], path[300];
+	int bad;
+	const char *good = encode_gotest("go122-annotations", expect, sizeof expect, &bad);
+	size_t n;
+	unsigned char *b = slurp(good, &n);
+	unsigned char *c = malloc(n);
+	snprintf(path, sizeof path, "%s/mut.trace", tmpdir);
+	size_t refused = 0, tried = 0;
+	size_t step = test_under_valgrind() ? 37 : 1;
+	for (size_t cut = 16; cut < n; cut += step) {
+		write_bytes(path, b, cut);
+		struct evlog l;
+		read_all(path, &l);
+		tried++;
+		if (!l.ok) {
+			refused++;
+			ck_assert_msg(strstr(l.err, path), "%s", l.err);
+			ck_assert_uint_le(msg_offset(l.err), cut);
+		}
+		evlog_free(&l);
+	}
+	/* A cut trace misses its strings or frequency, which come last. */
+	ck_assert_uint_eq(refused, tried);
+	static const unsigned char vals[] = { 0x00, 0x01, 0x7f, 0x80, 0xff };
+	for (size_t i = 16; i < n; i += step * 3) {
+		for (size_t k = 0; k < sizeof vals; k++) {
+			memcpy(c, b, n);
+			if (c[i] == vals[k])
+				continue;
+			c[i] = vals[k];
+			write_bytes(path, c, n);
+			struct evlog l;
+			read_all(path, &l);
+			if (!l.ok) {
+				ck_assert_msg(strstr(l.err, path), "%s", l.err);
+				ck_assert_uint_le(msg_offset(l.err), n);
+			} else {
+				char buf[256];
+				const char *why = check_stream(&l, buf, sizeof buf);
+				ck_assert_msg(!why, "byte %zu = %#x: %s", i, vals[k], why);
+			}
+			evlog_free(&l);
+		}
+	}
+	free(b);
+	free(c);
+}
+END_TEST
+
+Suite *make_import122_suite(void)
+{
+	Suite *s = suite_create("import122");
+	TCase *tc = tcase_create("go122");
+	tcase_add_checked_fixture(tc, tmpdir_setup, tmpdir_teardown);
+	tcase_set_tags(tc, TEST_SIM_ONLY);
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, go_testdata, 0, NGOTESTS);
+	tcase_add_test(tc, syscall_steal_stream);
+	tcase_add_test(tc, annotations_content);
+	tcase_add_test(tc, versions_and_generations);
+	tcase_add_test(tc, bad_traces);
+	tcase_add_test(tc, cuts_and_flips);
+	suite_add_tcase(s, tc);
+	return s;
+}
