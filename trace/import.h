@@ -4,6 +4,7 @@
 #ifndef SCHEDLAB_TRACE_IMPORT_H
 #define SCHEDLAB_TRACE_IMPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,5 +70,31 @@ struct ti_reader {
 /* Whether the first 16 bytes of a file are a Go trace header: the version
  * ("go 1.19") in out (16 bytes), its minor number returned, or -1. */
 int ti_header_minor(const unsigned char *head, size_t n, char out[16]);
+
+/* ---- The translation into a workload (trace/import.c) ---- */
+
+#include <stdio.h>
+
+/* What an import found: the recorded figures the workload carries in its
+ * "recorded" key, and the counts its description gives. */
+struct ti_stats {
+	char go[16];                /* ti_version */
+	int gomaxprocs;             /* the first TI_PROCS (0: none) */
+	int64_t makespan_ns;        /* first event to last */
+	uint64_t events, goroutines, internal;   /* Gs kept, Gs left out (runtime.*) */
+	uint64_t programs;          /* distinct programs after sharing */
+	uint64_t spawns, edges, external, sleeps, net, syscalls, blocked_syscalls, yields;
+	uint64_t blocks[TI_R_OTHER + 1];         /* by reason, the kept Gs' */
+	uint64_t lat_n, lat_p50, lat_p99, lat_max;   /* runnable -> running, ns */
+	uint64_t peak_bytes;        /* the importer's own peak of buffered text */
+};
+
+/* Reads the Go trace at path and writes the workload (JSON) to out, named
+ * name.  false with e set ("FILE: offset N: ..." for the trace's faults,
+ * or the write's). */
+bool ti_import(const char *path, const char *name, FILE *out, struct ti_stats *st, struct err *e);
+
+/* Whether the file at path starts with a Go trace header. */
+bool ti_is_trace(const char *path);
 
 #endif
