@@ -151,13 +151,15 @@ int t122_type_named(const char *name, int minor)
 /* ---- Maps from 64-bit ids (G, M, string, stack) ---- */
 
 /* Open addressing with linear probing and deletion by backward shift; the
- * key ~0 marks an empty slot (no G, M, string or stack has that id that
- * the reader keeps: NoThread's batches never get an M state). */
+ * key ~0 marks an empty slot, so that key (NoThread's M id, or any id a
+ * corrupt trace gives) is kept beside the table. */
 #define MAP_EMPTY UINT64_MAX
 struct map {
 	uint64_t *keys;
 	uint64_t *vals;
 	size_t cap, len; /* cap a power of two */
+	bool has_max;
+	uint64_t max_val;
 };
 
 static size_t map_hash(uint64_t k, size_t cap)
@@ -175,8 +177,10 @@ static void map_free(struct map *m)
 	memset(m, 0, sizeof *m);
 }
 
-static uint64_t *map_get(const struct map *m, uint64_t k)
+static uint64_t *map_get(struct map *m, uint64_t k)
 {
+	if (k == MAP_EMPTY)
+		return m->has_max ? &m->max_val : NULL;
 	if (!m->cap)
 		return NULL;
 	for (size_t i = map_hash(k, m->cap);; i = (i + 1) & (m->cap - 1)) {
@@ -222,6 +226,11 @@ static uint64_t *map_put(struct map *m, uint64_t k, bool *fresh)
 		*fresh = !v;
 	if (v)
 		return v;
+	if (k == MAP_EMPTY) {
+		m->has_max = true;
+		m->max_val = 0;
+		return &m->max_val;
+	}
 	if ((m->len + 1) * 4 > m->cap * 3 && !map_grow(m))
 		return NULL;
 	size_t i = map_hash(k, m->cap);
@@ -235,7 +244,9 @@ static uint64_t *map_put(struct map *m, uint64_t k, bool *fresh)
 
 static void map_del(struct map *m, uint64_t k)
 {
-	if (!m->cap)
+	if (k == MAP_EMPTY)
+		m->has_max = false;
+	if (k == MAP_EMPTY || !m->cap)
 		return;
 	size_t i = map_hash(k, m->cap);
 	while (m->keys[i] != k) {
@@ -264,6 +275,7 @@ static void map_clear(struct map *m)
 	if (m->cap)
 		memset(m->keys, 0xff, m->cap * sizeof *m->keys);
 	m->len = 0;
+	m->has_max = false;
 }
 
 /* ---- The reader's state ---- */
@@ -918,10 +930,6 @@ static void emit(struct r122 *r, const struct rawev *ev, uint16_t kind, uint64_t
 		 int32_t p, uint16_t reason, int64_t arg, const char *label)
 {
 	double ns = (double)ev->ticks * r->ns_per_tick;
-	if (!r->have_t0) {
-		r->t0 = ns;
-		r->have_t0 = true;
-	}
 	int64_t ts = (int64_t)(ns - r->t0);
 	/* Ms' clocks may disagree slightly: time never goes backwards. */
 	if (ts < r->last_ts)
@@ -1013,6 +1021,12 @@ static int advance(struct r122 *r, const struct rawev *ev, uint64_t m, struct er
 	const uint64_t *a = ev->args;
 	const char *name = specs[ev->type].name;
 	uint64_t gen = r->gen;
+	if (!r->have_t0) {
+		/* Times count from the trace's first event (this one, if it may
+		 * happen: the earliest of every M's first). */
+		r->t0 = (double)ev->ticks * r->ns_per_tick;
+		r->have_t0 = true;
+	}
 
 	switch (ev->type) {
 	case T122_PROC_STATUS: {
