@@ -138,7 +138,9 @@ static const char *check_stream(const struct evlog *l, char *buf, size_t n)
 			break;
 		case TI_G_START:
 			want = S_RUNNABLE;
-			if (ev->p < 0)
+			/* On no P only a G made by a C thread (cgo callback). */
+			if (ev->p < 0 && !(i && l->ev[i - 1].kind == TI_G_CREATE && !l->ev[i - 1].g &&
+					   l->ev[i - 1].target == ev->g))
 				return snprintf(buf, n, "event %zu: G %llu starts on no P", i,
 						(unsigned long long)ev->g), buf;
 			if (*g == want)
@@ -154,8 +156,7 @@ static const char *check_stream(const struct evlog *l, char *buf, size_t n)
 		case TI_G_BLOCK:
 			if (ev->reason < TI_R_CHAN_SEND || ev->reason > TI_R_OTHER)
 				return snprintf(buf, n, "event %zu: block reason %u", i, ev->reason), buf;
-			/* A G created blocked (a coroutine) blocks before it runs. */
-			want = *g == S_RUNNABLE && i && l->ev[i - 1].kind == TI_G_CREATE ? S_RUNNABLE : S_RUNNING;
+			want = S_RUNNING;
 			if (*g == want)
 				*g = S_BLOCKED;
 			break;
@@ -166,14 +167,12 @@ static const char *check_stream(const struct evlog *l, char *buf, size_t n)
 			*t = S_RUNNABLE;
 			break;
 		case TI_G_END:
-			want = *g == S_SYSCALL ? S_SYSCALL : S_RUNNING;
+			want = S_RUNNING;
 			if (*g == want)
 				*g = S_DEAD;
 			break;
 		case TI_SYSCALL:
-			/* A G made by a C thread calling into Go is in a syscall from
-			 * its creation on. */
-			want = *g == S_RUNNABLE && i && l->ev[i - 1].kind == TI_G_CREATE ? S_RUNNABLE : S_RUNNING;
+			want = S_RUNNING;
 			if (*g == want)
 				*g = S_SYSCALL;
 			break;
@@ -281,8 +280,10 @@ START_TEST(syscall_steal_stream)
 	read_all(path, &l);
 	ck_assert_msg(l.ok, "%s", l.err);
 	ck_assert_str_eq(l.version, "go 1.22");
+	/* No ProcsChange: GOMAXPROCS is the Ps the first generation names
+	 * (0 and 2: 3), first, at time 0. */
 	static const struct { uint16_t kind; uint64_t g; int32_t p; int64_t arg, ts; } want[] = {
-		{ TI_G_EXISTS, 1, -1, 0, 64 }, { TI_G_START, 1, 0, 0, 64 },
+		{ TI_PROCS, 0, -1, 3, 0 }, { TI_G_EXISTS, 1, -1, 0, 64 }, { TI_G_START, 1, 0, 0, 64 },
 		{ TI_G_EXISTS, 2, -1, 0, 64 }, { TI_G_START, 2, 2, 0, 64 },
 		{ TI_SYSCALL, 1, -1, 0, 128 }, { TI_SYSCALL_END, 1, -1, 1, 192 },
 	};
@@ -296,6 +297,7 @@ START_TEST(syscall_steal_stream)
 		/* 15625000 ticks a second: 64 ns a tick, from the first event. */
 		ck_assert_int_eq(l.ev[i].ts, want[i].ts);
 		ck_assert_uint_gt(l.ev[i].off, 16);
+		ck_assert_uint_lt(l.ev[i].off, 200);
 	}
 	evlog_free(&l);
 }
@@ -580,6 +582,65 @@ START_TEST(cuts_and_flips)
 }
 END_TEST
 
+/* ---- The whole pipeline: a 1.22 trace through the command line ---- */
+
+static int shf(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int shf(char **out, char **err, const char *fmt, ...)
+{
+	char *args = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	ck_assert_int_ge(vasprintf(&args, fmt, ap), 0);
+	va_end(ap);
+	int rc = test_schedlab(args, out, err);
+	free(args);
+	return rc;
+}
+
+/* `schedlab workload import` of Go's annotations trace (1.22) writes a
+ * workload with the recording's figures and main's wait on G9 as a
+ * channel edge; `run -w` replays the trace itself at its GOMAXPROCS and
+ * sets the recording beside the prediction; a cut trace exits 2 naming
+ * the file and the offset. */
+START_TEST(pipeline)
+{
+	char expect[256], wl[300], cut[300];
+	int bad;
+	const char *tr = encode_gotest("go122-annotations", expect, sizeof expect, &bad);
+	snprintf(wl, sizeof wl, "%s/ann.json", tmpdir);
+	char *out = NULL, *err = NULL;
+	int rc = shf(&out, &err, "workload import '%s' -o '%s'", tr, wl);
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	free(out);
+	free(err);
+	char *json = test_read_file(wl);
+	ck_assert_ptr_nonnull(strstr(json, "\"go\": \"1.22\""));
+	ck_assert_ptr_nonnull(strstr(json, "\"gomaxprocs\": 48"));
+	ck_assert_ptr_nonnull(strstr(json, "\"goroutines\": 6"));
+	ck_assert_ptr_nonnull(strstr(json, "{\"spawn\":\"g9\"}"));
+	ck_assert_ptr_nonnull(strstr(json, "{\"send\":\"h9_1\"}"));
+	ck_assert_ptr_nonnull(strstr(json, "{\"recv\":\"h9_1\"}"));
+	free(json);
+
+	rc = shf(&out, &err, "run -p steal -w '%s'", tr);
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	ck_assert_msg(strstr(out, "48 Ps") && strstr(out, "Go 1.22 trace, GOMAXPROCS 48"), "%s", out);
+	free(out);
+	free(err);
+
+	size_t n;
+	unsigned char *b = slurp(tr, &n);
+	snprintf(cut, sizeof cut, "%s/cut.trace", tmpdir);
+	write_bytes(cut, b, n - 100);
+	free(b);
+	rc = shf(&out, &err, "workload import '%s'", cut);
+	ck_assert_int_eq(rc, 2);
+	ck_assert_msg(strstr(err, cut) && strstr(err, ": offset ") && strstr(err, "truncated"), "%s", err);
+	free(out);
+	free(err);
+}
+END_TEST
+
 Suite *make_import122_suite(void)
 {
 	Suite *s = suite_create("import122");
@@ -593,6 +654,7 @@ Suite *make_import122_suite(void)
 	tcase_add_test(tc, versions_and_generations);
 	tcase_add_test(tc, bad_traces);
 	tcase_add_test(tc, cuts_and_flips);
+	tcase_add_test(tc, pipeline);
 	suite_add_tcase(s, tc);
 	return s;
 }

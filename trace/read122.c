@@ -652,6 +652,42 @@ static void free_cursors(struct r122 *r)
 
 static bool next_event(struct r122 *r, struct cursor *c, struct err *e);
 
+/* GOMAXPROCS for a trace whose first generation has no ProcsChange (Go's
+ * hand-written test traces; the runtime writes one when tracing starts):
+ * Go writes every P's status in each generation, so it is the number of
+ * Ps the first generation names.  Errors are left to the real reading. */
+static void infer_procs(struct r122 *r)
+{
+	int64_t maxp = -1;
+	for (size_t i = 0; i < r->nbatches; i++) {
+		const struct batch *b = &r->batches[i];
+		for (size_t pos = 0; pos < b->len;) {
+			const struct t122_spec *sp = t122_spec(r->buf[b->pos + pos], r->minor);
+			if (!sp || !sp->timed)
+				break;
+			unsigned t = r->buf[b->pos + pos++];
+			uint64_t a[T122_MAX_ARGS];
+			size_t used = 1;
+			for (int k = 0; k < sp->nargs && used; k++) {
+				a[k] = uvarint_mem(r->buf + b->pos + pos, b->len - pos, &used);
+				pos += used;
+			}
+			if (!used)
+				break;
+			if (t == T122_PROCS_CHANGE)
+				return;
+			if ((t == T122_PROC_STATUS || t == T122_PROC_START) && a[1] < MAX_PROCS &&
+			    (int64_t)a[1] > maxp)
+				maxp = (int64_t)a[1];
+		}
+	}
+	if (maxp < 0)
+		return;
+	r->procs = maxp + 1;
+	r->q[(r->qhead + r->qlen++) % QMAX] = (struct ti_event){
+		.ts = 0, .off = r->batches[0].foff, .p = -1, .kind = TI_PROCS, .arg = r->procs };
+}
+
 /* Reads the next generation whole; false with e set on error, or with
  * r->eof when the trace has ended. */
 static bool load_generation(struct r122 *r, struct err *e)
@@ -783,6 +819,8 @@ static bool load_generation(struct r122 *r, struct err *e)
 		if (!next_event(r, c, e))
 			return false;
 	}
+	if (r->gen == r->first_gen)
+		infer_procs(r);
 	return true;
 }
 
@@ -1199,8 +1237,12 @@ static int advance(struct r122 *r, const struct rawev *ev, uint64_t m, struct er
 		g->gen = gen;
 		g->seq = 0;
 		emit(r, ev, TI_G_CREATE, ms->g, ng, -1, TI_R_NONE, 0, label);
-		if (ev->type == T122_GO_CREATE_BLOCKED)
+		if (ev->type == T122_GO_CREATE_BLOCKED) {
+			/* A coroutine (iter.Pull) is made waiting: in the stream, a
+			 * start and a block at its creation, a run of no length. */
+			emit(r, ev, TI_G_START, ng, 0, (int32_t)ms->p, TI_R_NONE, 0, NULL);
 			emit(r, ev, TI_G_BLOCK, ng, 0, -1, TI_R_OTHER, 0, NULL);
+		}
 		return 1;
 	}
 	case T122_GO_DESTROY:
@@ -1351,7 +1393,10 @@ static int advance(struct r122 *r, const struct rawev *ev, uint64_t m, struct er
 		g->gen = gen;
 		g->seq = 0;
 		ms->g = a[0];
+		/* In the stream: made by no G, running on its own thread (on no
+		 * P: p -1), in a syscall -- the C code -- from then on. */
 		emit(r, ev, TI_G_CREATE, 0, a[0], -1, TI_R_NONE, 0, NULL);
+		emit(r, ev, TI_G_START, a[0], 0, -1, TI_R_NONE, 0, NULL);
 		emit(r, ev, TI_SYSCALL, a[0], 0, -1, TI_R_NONE, 0, NULL);
 		return 1;
 	}
@@ -1372,6 +1417,8 @@ static int advance(struct r122 *r, const struct rawev *ev, uint64_t m, struct er
 			p->status = P_SYSCALL_ABANDONED;
 			ms->p = -1;
 		}
+		/* Back from C, then gone. */
+		emit(r, ev, TI_SYSCALL_END, gid, 0, -1, TI_R_NONE, 0, NULL);
 		emit(r, ev, TI_G_END, gid, 0, -1, TI_R_NONE, 0, NULL);
 		return 1;
 	}
