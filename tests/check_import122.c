@@ -474,10 +474,11 @@ START_TEST(bad_traces)
 	expect_error(path, "truncated: batch of 15 bytes, the file holds 3");
 
 	/* A batch size whose LEB128 never ends within 64 bits. */
-	memcpy(c, b, 16 + 4);
-	memset(c + 20, 0xff, 11);
+	unsigned char leb[32];
+	memcpy(leb, b, 16 + 4);
+	memset(leb + 20, 0xff, 11);
 	snprintf(path, sizeof path, "%s/leb.trace", tmpdir);
-	write_bytes(path, c, 31);
+	write_bytes(path, leb, 31);
 	expect_error(path, "corrupt LEB128");
 
 	/* An event type no version has, inside a batch: at its own offset. */
