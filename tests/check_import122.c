@@ -141,7 +141,8 @@ static const char *check_stream(const struct evlog *l, char *buf, size_t n)
 			want = S_RUNNABLE;
 			/* On no P only a G made by a C thread (cgo callback). */
 			if (ev->p < 0 && !(i && l->ev[i - 1].kind == TI_G_CREATE && !l->ev[i - 1].g &&
-					   l->ev[i - 1].target == ev->g))
+					   l->ev[i - 1].target == ev->g) &&
+			    !(i && l->ev[i - 1].kind == TI_G_EXISTS && l->ev[i - 1].g == ev->g))
 				return snprintf(buf, n, "event %zu: G %llu starts on no P", i,
 						(unsigned long long)ev->g), buf;
 			if (*g == want)

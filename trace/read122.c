@@ -1197,9 +1197,9 @@ static int advance(struct r122 *r, const struct rawev *ev, uint64_t m, struct er
 		}
 		if (first) {
 			emit(r, ev, TI_G_EXISTS, gid, 0, -1, status_reason(st), 0, NULL);
+			/* Its M's P (-1 in the odd trace whose M names none). */
 			if (st == G_RUNNING)
-				emit(r, ev, TI_G_START, gid, 0, (int32_t)(ms->p >= 0 ? ms->p : 0), TI_R_NONE, 0,
-				     NULL);
+				emit(r, ev, TI_G_START, gid, 0, (int32_t)ms->p, TI_R_NONE, 0, NULL);
 		}
 		return 1;
 	}
