@@ -6,6 +6,7 @@
  * expects to refuse are refused with the byte offset and the same
  * complaint; cut, corrupted and wrongly versioned traces exit with a
  * message naming the offset, never a crash. */
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -585,6 +586,39 @@ START_TEST(cuts_and_flips)
 }
 END_TEST
 
+/* Every input the fuzzer (fuzz/fuzz_go122.c) once crashed on reads, or
+ * is refused with one message naming an offset inside it: a batch of no
+ * bytes, times past 2^63 ns. */
+START_TEST(fuzz_regressions)
+{
+	const char *root = getenv("SCHEDLAB_FUZZ_REGRESSIONS");
+	char dirpath[512];
+	snprintf(dirpath, sizeof dirpath, "%s/go122", root && *root ? root : "fuzz/regressions");
+	DIR *d = opendir(dirpath);
+	ck_assert_msg(d != NULL, "%s", dirpath);
+	struct dirent *de;
+	int files = 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char path[1024];
+		snprintf(path, sizeof path, "%s/%s", dirpath, de->d_name);
+		size_t n;
+		free(slurp(path, &n));
+		struct evlog l;
+		read_all(path, &l);
+		if (!l.ok) {
+			ck_assert_msg(strstr(l.err, path) && !strchr(l.err, '\n'), "%s", l.err);
+			ck_assert_uint_le(msg_offset(l.err), n);
+		}
+		evlog_free(&l);
+		files++;
+	}
+	closedir(d);
+	ck_assert_int_ge(files, 2);
+}
+END_TEST
+
 /* ---- Large traces ---- */
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -738,6 +772,7 @@ Suite *make_import122_suite(void)
 	tcase_add_test(tc, bad_traces);
 	tcase_add_test(tc, cuts_and_flips);
 	tcase_add_test(tc, pipeline);
+	tcase_add_test(tc, fuzz_regressions);
 	tcase_add_test(tc, large_trace_bounded);
 	suite_add_tcase(s, tc);
 	return s;

@@ -734,7 +734,7 @@ static bool load_generation(struct r122 *r, struct err *e)
 			r->bufcap = ncap;
 		}
 		uint64_t data_off = r->fpos;
-		size_t got = fread(r->buf + r->buflen, 1, r->next_size, r->f);
+		size_t got = r->next_size ? fread(r->buf + r->buflen, 1, r->next_size, r->f) : 0;
 		r->fpos += got;
 		if (got != r->next_size)
 			return fail(r, e, r->next_foff, "truncated: batch of %llu bytes, the file holds %zu",
@@ -967,8 +967,9 @@ static const char *const pnames[] = { "bad", "running", "idle", "in a syscall", 
 static void emit(struct r122 *r, const struct rawev *ev, uint16_t kind, uint64_t g, uint64_t target,
 		 int32_t p, uint16_t reason, int64_t arg, const char *label)
 {
-	double ns = (double)ev->ticks * r->ns_per_tick;
-	int64_t ts = (int64_t)(ns - r->t0);
+	/* advance checked that it fits in 64 bits. */
+	double d = (double)ev->ticks * r->ns_per_tick - r->t0;
+	int64_t ts = d > 0 ? (int64_t)d : 0;
 	/* Ms' clocks may disagree slightly: time never goes backwards. */
 	if (ts < r->last_ts)
 		ts = r->last_ts;
@@ -1065,6 +1066,9 @@ static int advance(struct r122 *r, const struct rawev *ev, uint64_t m, struct er
 		r->t0 = (double)ev->ticks * r->ns_per_tick;
 		r->have_t0 = true;
 	}
+	if ((double)ev->ticks * r->ns_per_tick - r->t0 > 9e18)
+		return fail(r, e, ev->foff, "%s at tick %llu: over 280 years after the trace's first event",
+			    name, (unsigned long long)ev->ticks), -1;
 
 	switch (ev->type) {
 	case T122_PROC_STATUS: {

@@ -47,15 +47,16 @@ int main(int argc, char **argv)
 			if (ev.kind <= TI_USER_TASK)
 				kinds[ev.kind]++;
 		}
+		if (got < 0) {
+			fprintf(stderr, "trace122-encode: %s\n", e.msg);
+			ti_close(r);
+			return 2;
+		}
 		printf("%s: %s, %llu events (create %llu, start %llu, block %llu, unblock %llu, end %llu)\n",
 		       argv[2], ti_version(r), (unsigned long long)n, (unsigned long long)kinds[TI_G_CREATE],
 		       (unsigned long long)kinds[TI_G_START], (unsigned long long)kinds[TI_G_BLOCK],
 		       (unsigned long long)kinds[TI_G_UNBLOCK], (unsigned long long)kinds[TI_G_END]);
 		ti_close(r);
-		if (got < 0) {
-			fprintf(stderr, "trace122-encode: %s\n", e.msg);
-			return 2;
-		}
 		return 0;
 	}
 	if (argc != 3) {
