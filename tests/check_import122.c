@@ -40,6 +40,9 @@ static void tmpdir_teardown(void)
 	free(cmd);
 }
 
+static void write_bytes(const char *path, const void *b, size_t n);
+static unsigned char *slurp(const char *path, size_t *n);
+
 /* ---- Reading a whole trace ---- */
 
 struct evlog {
