@@ -636,8 +636,10 @@ START_TEST(cuts_and_flips)
 		evlog_free(&l);
 	}
 	/* A cut trace misses its strings or stacks, which come last: only a
-	 * cut right after the first batch (the frequency) reads, empty. */
-	ck_assert_uint_eq(refused, tried - 1);
+	 * cut right after the first batch (the frequency) reads, empty (one
+	 * the coarser steps under valgrind may not hit). */
+	ck_assert_uint_ge(refused + 1, tried);
+	ck_assert_uint_gt(refused, 0);
 	static const unsigned char vals[] = { 0x00, 0x01, 0x7f, 0x80, 0xff };
 	for (size_t i = 16; i < n; i += step * 3) {
 		for (size_t k = 0; k < sizeof vals; k++) {
