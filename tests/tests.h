@@ -32,6 +32,7 @@ Suite *make_exp_suite(void);
 Suite *make_report_suite(void);
 Suite *make_conventions_suite(void);
 Suite *make_explore_suite(void);
+Suite *make_import122_suite(void);
 Suite *make_import_suite(void);
 /* tests/check_core.c, compiled once per platform */
 Suite *sim__make_core_suite(void);
