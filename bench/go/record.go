@@ -9,7 +9,9 @@
 // the start to the last counted goroutine's exit, Go's own scheduling
 // latency histogram) plus "program", "trace", "trace_bytes" and
 // "trace_window_ns" (from trace.Start's return to trace.Stop's call: what
-// the trace covers) and "host" (the CPU the run got: see host below).  The figures are the traced run's: the tracer's own
+// the trace covers) and "host" (the CPU the run got: see host below).
+// TRACE "-" runs the program the same way without the tracer (no "trace"
+// keys), to show what tracing itself costs the program.  The figures are the traced run's: the tracer's own
 // cost (tens to hundreds of ns per event) is part of what was recorded, and
 // what an importer sees.
 package main
@@ -26,8 +28,8 @@ import (
 type recordReport struct {
 	Program string `json:"program"`
 	twinReport
-	Trace         string `json:"trace"`
-	TraceBytes    int64  `json:"trace_bytes"`
+	Trace         string `json:"trace,omitempty"`
+	TraceBytes    int64  `json:"trace_bytes,omitempty"`
 	TraceWindowNs int64  `json:"trace_window_ns"`
 	Host          *host  `json:"host"`
 }
@@ -80,7 +82,7 @@ func hostOf(before, after map[string][2]int64) *host {
 }
 
 func recordUsage() {
-	fmt.Fprintf(os.Stderr, "usage: %s record PROGRAM PROCS SEED TRACE | %s record list\n", os.Args[0], os.Args[0])
+	fmt.Fprintf(os.Stderr, "usage: %s record PROGRAM PROCS SEED TRACE|- | %s record list\n", os.Args[0], os.Args[0])
 	os.Exit(2)
 }
 
@@ -105,9 +107,11 @@ func findRecordable(name string) *twin {
 func runRecorded(prog *twin, procs int, seed uint64, f *os.File) (twinReport, int64, *host) {
 	prepare(prog.name)
 	runtime.GC()
-	if err := trace.Start(f); err != nil {
-		fmt.Fprintf(os.Stderr, "go-bench record: runtime/trace: %v\n", err)
-		os.Exit(1)
+	if f != nil {
+		if err := trace.Start(f); err != nil {
+			fmt.Fprintf(os.Stderr, "go-bench record: runtime/trace: %v\n", err)
+			os.Exit(1)
+		}
 	}
 	ss0, haveSS := schedstat()
 	t0 := nanotime()
@@ -125,7 +129,9 @@ func runRecorded(prog *twin, procs int, seed uint64, f *os.File) (twinReport, in
 	if ss1, ok := schedstat(); ok && haveSS {
 		h = hostOf(ss0, ss1)
 	}
-	trace.Stop()
+	if f != nil {
+		trace.Stop()
+	}
 	var last, completed int64
 	for i := range shards {
 		if shards[i].last > last {
@@ -177,12 +183,19 @@ func recordMain() {
 		fmt.Fprintf(os.Stderr, "go-bench record: SEED: expected a whole number from 0 to 2^64-1, got '%s'\n", argv[2])
 		os.Exit(2)
 	}
+	runtime.GOMAXPROCS(procs)
+	if argv[3] == "-" {
+		rep, window, h := runRecorded(prog, procs, seed, nil)
+		out, _ := json.Marshal(recordReport{Program: prog.name, twinReport: rep,
+			TraceWindowNs: window, Host: h})
+		fmt.Println(string(out))
+		return
+	}
 	f, err := os.Create(argv[3])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "go-bench record: TRACE: %v\n", err)
 		os.Exit(2)
 	}
-	runtime.GOMAXPROCS(procs)
 	rep, window, h := runRecorded(prog, procs, seed, f)
 	if err := f.Close(); err != nil {
 		fmt.Fprintf(os.Stderr, "go-bench record: %s: %v\n", argv[3], err)
