@@ -879,7 +879,7 @@ int cmd_compare(int argc, char **argv)
 	run->api = &sim__rt_api;
 	run->topo = topo;
 	run->wl = wl;
-	run->procs = o.procs ? (int)o.procs : topo->npus;
+	run->procs = cli_default_procs(run->wl, topo, (long)o.procs);
 	run->max_sim_ns = limits.max_sim_ns;
 	run->max_wall_ns = limits.max_wall_ns;
 	run->max_memory = limits.max_memory;

@@ -131,6 +131,11 @@ struct rt *cli_run_exec(struct cli_run *run, bool record_draws, struct err *e);
 cJSON *cli_report_json(const struct cli_run *run);
 /* The text summary `schedlab run` prints, to stdout. */
 void cli_report_text(const struct cli_run *run);
+/* An imported Go trace's recorded figures beside the run's (nothing for other
+ * workloads), and the Ps a run gets when --procs is not given. */
+void cli_recorded_text(const struct workload *wl, const struct rt_result *r);
+cJSON *cli_recorded_json(const struct workload *wl, const struct rt_result *r);
+int cli_default_procs(const struct workload *wl, const struct topo *t, long given);
 /* o, printed, to path ("-": stdout); returns 0, or EXIT_BADINPUT with a
  * message naming cmd and --json path. */
 int cli_write_json(const char *cmd, const char *path, const cJSON *o);

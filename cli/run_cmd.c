@@ -2,8 +2,10 @@
  * its report; the set-up and report `schedlab compare` shares (cli/run.h);
  * `workload expand`, `workload show`, `list policies`, `list workloads`. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -13,6 +15,7 @@
 #include "topologies/topo.h"
 #include "workloads/json.h"
 #include "workloads/program.h"
+#include "trace/import.h"
 #include "trace/trace.h"
 
 void cli_help_run(FILE *f)
@@ -293,6 +296,8 @@ cJSON *cli_report_json(const struct cli_run *run)
 		cJSON_AddStringToObject(m, "ended", rt_ended_names[r->ended]);
 	if (r->sched_latency.count)
 		cJSON_AddItemToObject(m, "sched_latency_ns", cli_latency_json(&r->sched_latency));
+	if (run->wl->recorded.present)
+		cJSON_AddItemToObject(o, "recorded", cli_recorded_json(run->wl, r));
 	if (r->requests) {
 		cJSON_AddNumberToObject(m, "requests", (double)r->requests);
 		cJSON_AddItemToObject(m, "request_latency_ns", cli_latency_json(&r->request_latency));
@@ -433,6 +438,62 @@ static void cpu_text(const struct rt_cpu_time *c)
 	}
 }
 
+/* An imported Go trace's own figures beside the prediction's: the
+ * makespan's error, the goroutines (the replay's has one more: its main,
+ * which starts those alive when tracing began), scheduling latency. */
+void cli_recorded_text(const struct workload *wl, const struct rt_result *r)
+{
+	const struct wl_recorded *rec = &wl->recorded;
+	if (!rec->present)
+		return;
+	printf("recorded        Go %s trace, GOMAXPROCS %d\n", rec->go[0] ? rec->go : "?",
+	       rec->gomaxprocs);
+	printf("  makespan      %.3f ms", (double)rec->makespan_ns / 1e6);
+	if (rec->makespan_ns > 0)
+		printf(", predicted %+.1f%%",
+		       100.0 * ((double)r->makespan_ns - (double)rec->makespan_ns) /
+			       (double)rec->makespan_ns);
+	printf("\n  goroutines    %lld (the replay adds 1: its main, trace)\n",
+	       (long long)rec->goroutines);
+	if (rec->lat_p50_ns || rec->lat_p99_ns) {
+		printf("  scheduling    p50 %.1f us, p99 %.1f us", (double)rec->lat_p50_ns / 1e3,
+		       (double)rec->lat_p99_ns / 1e3);
+		if (r->sched_latency.count)
+			printf("; predicted p50 %.1f us, p99 %.1f us",
+			       (double)hist_quantile(&r->sched_latency, 0.5) / 1e3,
+			       (double)hist_quantile(&r->sched_latency, 0.99) / 1e3);
+		printf("\n");
+	}
+}
+
+cJSON *cli_recorded_json(const struct workload *wl, const struct rt_result *r)
+{
+	const struct wl_recorded *rec = &wl->recorded;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "go", rec->go);
+	cJSON_AddNumberToObject(o, "gomaxprocs", rec->gomaxprocs);
+	cJSON_AddNumberToObject(o, "makespan_ns", (double)rec->makespan_ns);
+	cJSON_AddNumberToObject(o, "goroutines", (double)rec->goroutines);
+	cJSON *l = cJSON_AddObjectToObject(o, "sched_latency_ns");
+	cJSON_AddNumberToObject(l, "p50", (double)rec->lat_p50_ns);
+	cJSON_AddNumberToObject(l, "p99", (double)rec->lat_p99_ns);
+	if (rec->makespan_ns > 0)
+		cJSON_AddNumberToObject(o, "makespan_error",
+					((double)r->makespan_ns - (double)rec->makespan_ns) /
+						(double)rec->makespan_ns);
+	return o;
+}
+
+/* Ps for a run: --procs, else an imported trace's GOMAXPROCS (at most
+ * the machine's PUs), else every PU. */
+int cli_default_procs(const struct workload *wl, const struct topo *t, long given)
+{
+	if (given)
+		return (int)given;
+	int rec = wl ? wl->recorded.gomaxprocs : 0;
+	return rec > 0 && rec <= t->npus ? rec : t->npus;
+}
+
 void cli_report_text(const struct cli_run *run)
 {
 	const struct rt_result *r = &run->r;
@@ -460,6 +521,7 @@ void cli_report_text(const struct cli_run *run)
 			latency_row("request", &r->request_latency);
 	}
 
+	cli_recorded_text(run->wl, r);
 	if (r->cpu.measured)
 		cpu_text(&r->cpu);
 	cli_host_text(&r->host);
@@ -544,6 +606,71 @@ int cmd_run(int argc, char **argv)
 	return run_main(argc, argv, "run", NULL);
 }
 
+/* `schedlab workload import TRACE [-o FILE]': a Go execution trace as a
+ * workload (trace/import.c), to stdout or FILE. */
+static int workload_import(int argc, char **argv)
+{
+	const char *in = NULL, *out = "-";
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
+			if (i + 1 >= argc)
+				return cli_usage_error("workload", "import: %s needs a file name (or -)",
+						       argv[i]);
+			out = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cli_usage_error("workload", "import: unknown option %s", argv[i]);
+		} else if (in) {
+			return cli_usage_error("workload", "import: one trace at a time (%s, then %s)",
+					       in, argv[i]);
+		} else {
+			in = argv[i];
+		}
+	}
+	if (!in)
+		return cli_usage_error("workload", "import: expected a Go execution trace: workload "
+				       "import TRACE [-o FILE]");
+	struct err e;
+	FILE *f = stdout;
+	char *tmp = NULL;
+	if (strcmp(out, "-") != 0) {
+		/* Written beside FILE and renamed: a failed import leaves no
+		 * half workload behind. */
+		tmp = xasprintf("%s.tmp.%d", out, (int)getpid());
+		f = fopen(tmp, "w");
+		if (!f) {
+			fprintf(stderr, "schedlab: %s: %s\n", out, strerror(errno));
+			free(tmp);
+			return 2;
+		}
+	}
+	struct ti_stats st;
+	char *name = path_stem(in);
+	bool ok = ti_import(in, name, f, &st, &e);
+	free(name);
+	if (tmp) {
+		if (fclose(f) != 0 && ok) {
+			err_set(&e, "%s: %s", out, strerror(errno));
+			ok = false;
+		}
+		if (ok && rename(tmp, out) != 0) {
+			err_set(&e, "%s: %s", out, strerror(errno));
+			ok = false;
+		}
+		if (!ok)
+			unlink(tmp);
+		free(tmp);
+	}
+	if (!ok) {
+		fprintf(stderr, "schedlab: %s\n", e.msg);
+		return 2;
+	}
+	fprintf(stderr, "imported %s (%s): %" PRIu64 " events, %" PRIu64 " goroutines (%" PRIu64
+		" of the runtime left out) as %" PRIu64 " programs, GOMAXPROCS %d, %.3f ms recorded\n",
+		in, st.go, st.events, st.goroutines, st.internal, st.programs, st.gomaxprocs,
+		(double)st.makespan_ns / 1e6);
+	return 0;
+}
+
 /* `schedlab workload expand W ...': W's run as a trace. */
 int cmd_workload(int argc, char **argv)
 {
@@ -563,9 +690,11 @@ int cmd_workload(int argc, char **argv)
 		return cli_usage_error("workload", "show %s: no bundled workload of that name (see "
 				       "`schedlab list workloads`)", argv[2]);
 	}
+	if (argc >= 2 && strcmp(argv[1], "import") == 0)
+		return workload_import(argc - 1, argv + 1);
 	if (argc < 3 || strcmp(argv[1], "expand") != 0 || argv[2][0] == '-')
-		return cli_usage_error("workload", "expected: workload expand WORKLOAD [options], or "
-				       "workload show NAME");
+		return cli_usage_error("workload", "expected: workload expand WORKLOAD [options], "
+				       "workload import TRACE [-o FILE], or workload show NAME");
 	/* the rest is run's options, with -w WORKLOAD */
 	char **args = xcalloc((size_t)argc + 2, sizeof(*args));
 	int n = 0;
@@ -585,9 +714,17 @@ void cli_help_workload(FILE *f)
 		"usage: schedlab workload expand WORKLOAD [--seed N] [-o FILE|-] [-p POLICY]\n"
 		"                [-t TOPOLOGY] [--procs N] [--set KEY=VALUE ...]\n"
 		"                [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
+		"       schedlab workload import TRACE [-o FILE|-]\n"
 		"       schedlab workload show NAME\n"
 		"\n"
 		"show prints a bundled workload's JSON, to start a new one from.\n"
+		"\n"
+		"import reads a Go execution trace (`go test -trace t.out', runtime/trace; Go\n"
+		"1.11-1.20 and 1.22+ formats) and writes it as a workload (JSON, to stdout by\n"
+		"default): each goroutine a program of its compute, spawns, wake-up edges,\n"
+		"sleeps, network waits and system calls, and the recorded figures in its\n"
+		"\"recorded\" key.  `run -w TRACE' (and compare, sweep) import on the fly.\n"
+		"See docs/workload-format.md, \"Imported traces\".\n"
 		"\n"
 		"Simulates WORKLOAD and writes it as a trace (JSON lines, to stdout by default):\n"
 		"the workload's document and seed, then every random stream's sampled values in\n"
@@ -828,7 +965,7 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	}
 	run.topo = topo;
 	run.wl = wl;
-	run.procs = o.procs ? (int)o.procs : topo->npus;
+	run.procs = cli_default_procs(wl, topo, (long)o.procs);
 
 	rt = cli_run_exec(&run, expand != NULL, &e);
 	if (!rt) {

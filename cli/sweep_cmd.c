@@ -400,7 +400,7 @@ static int make_cells(struct sweep *s)
 								.pol = v->pol, .knobs = s->knobs[i],
 								.set = s->sets[i], .topo = s->topos[t],
 								.wl = s->wls[w],
-								.procs = procs ? (int)procs : s->topos[t]->npus,
+								.procs = cli_default_procs(s->wls[w], s->topos[t], (long)procs),
 								.seed = s->seed + sd,
 								.max_sim_ns = s->limits.max_sim_ns,
 								.max_wall_ns = s->limits.max_wall_ns,

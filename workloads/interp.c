@@ -713,7 +713,11 @@ static int op_sleep(struct m *m, struct g *g, struct gframe *f, const struct pro
 	 * duration's evaluation did (a panic there ends the G when it wakes,
 	 * not with its park half made) */
 	g->in_op = true;
-	rt_sleep_park(m, g, eval(m, g, &op->x));
+	int64_t ns = eval(m, g, &op->x);
+	if (op->code == PROG_SLEEP_UNTIL)
+		/* an instant of the run: what is left of it from now */
+		ns -= plat_nanotime() - m->rt->start_ns;
+	rt_sleep_park(m, g, ns);
 	return G_PARK;
 }
 
@@ -1077,7 +1081,8 @@ static inline int op_run(struct m *m, struct g *g, struct gframe *f, const struc
 	case PROG_SEND: return op_send(m, g, f, op);
 	case PROG_RECV: return op_recv(m, g, f, op);
 	case PROG_YIELD: f->pc++; return G_YIELD;
-	case PROG_SLEEP: return op_sleep(m, g, f, op);
+	case PROG_SLEEP:
+	case PROG_SLEEP_UNTIL: return op_sleep(m, g, f, op);
 	case PROG_LOOP: return op_loop(m, g, f, op);
 	case PROG_END: return op_end(f, op);
 	case PROG_EXIT: return G_EXIT;

@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -893,7 +894,7 @@ static bool op_bare(struct cc *c, const char *name, const char *path)
 }
 
 static const char *const op_names =
-	"compute, sleep, syscall, yield, spawn, chan, waitgroup, mutex, send, recv, close, "
+	"compute, sleep, sleep_until, syscall, yield, spawn, chan, waitgroup, mutex, send, recv, close, "
 	"select, wg_add, wg_done, wg_wait, lock, unlock, alloc, touch, accept, net_read, "
 	"net_write, request_begin, request_end, loop, if, set, assert, break, exit";
 
@@ -914,6 +915,8 @@ static bool compile_op(struct cc *c, const cJSON *v, const char *path)
 		return op_one(c, a, p, PROG_SLEEP, "ns", DIST_TIME, PT_INT);
 	if (strcmp(name, "syscall") == 0)
 		return op_one(c, a, p, PROG_SYSCALL, "ns", DIST_TIME, PT_INT);
+	if (strcmp(name, "sleep_until") == 0)
+		return op_one(c, a, p, PROG_SLEEP_UNTIL, "ns", DIST_TIME, PT_INT);
 	if (strcmp(name, "spawn") == 0)
 		return op_spawn(c, a, p);
 	if (strcmp(name, "chan") == 0)
@@ -1464,6 +1467,43 @@ static bool declare_stacks(struct cc *c, const cJSON *st, const char *path)
 	return true;
 }
 
+/* "recorded": {"go": V, "gomaxprocs": N, "makespan_ns": T, "goroutines": N,
+ * "sched_latency_ns": {"p50": T, "p99": T}} -- an imported trace's own
+ * figures (docs/workload-format.md, "Imported traces"). */
+static bool declare_recorded(struct cc *c, const cJSON *r, const char *path)
+{
+	if (!r)
+		return true;
+	static const char *const keys[] = { "go", "gomaxprocs", "makespan_ns", "goroutines",
+					    "sched_latency_ns", NULL };
+	static const char *const lkeys[] = { "p50", "p99", NULL };
+	struct wl_recorded *rec = &c->w->recorded;
+	const char *go = "";
+	long procs = 0, span = 0, gs = 0, p50 = 0, p99 = 0;
+	char p[JV_PATH];
+	if (!jv_object(&c->j, r, path, keys) || !jv_get_string(&c->j, r, path, "go", false, &go) ||
+	    !jv_get_int(&c->j, r, path, "gomaxprocs", true, 1, 1024, &procs) ||
+	    !jv_get_int(&c->j, r, path, "makespan_ns", true, 0, LONG_MAX, &span) ||
+	    !jv_get_int(&c->j, r, path, "goroutines", false, 0, LONG_MAX, &gs))
+		return c->ok = false;
+	const cJSON *l = cJSON_GetObjectItemCaseSensitive(r, "sched_latency_ns");
+	if (l && (!jv_object(&c->j, l, kp(p, path, "sched_latency_ns"), lkeys) ||
+		  !jv_get_int(&c->j, l, p, "p50", false, 0, LONG_MAX, &p50) ||
+		  !jv_get_int(&c->j, l, p, "p99", false, 0, LONG_MAX, &p99)))
+		return c->ok = false;
+	if (strlen(go) >= sizeof rec->go)
+		return fail(c, kp(p, path, "go"), "a Go version of at most %zu characters",
+			    sizeof rec->go - 1);
+	rec->present = true;
+	snprintf(rec->go, sizeof rec->go, "%s", go);
+	rec->gomaxprocs = (int)procs;
+	rec->makespan_ns = span;
+	rec->goroutines = gs;
+	rec->lat_p50_ns = p50;
+	rec->lat_p99_ns = p99;
+	return true;
+}
+
 /* ---- The document ---- */
 
 struct workload *wl_compile(const char *file, const char *text, struct err *e)
@@ -1473,7 +1513,8 @@ struct workload *wl_compile(const char *file, const char *text, struct err *e)
 	if (!root)
 		return NULL;
 	static const char *const keys[] = { "name", "description", "main", "channels", "waitgroups",
-					    "mutexes", "regions", "listeners", "stacks", "programs", NULL };
+					    "mutexes", "regions", "listeners", "stacks", "recorded", "programs",
+					    NULL };
 	struct workload *w = NULL;
 	const char *name = NULL, *desc = "", *main_name = "main";
 	if (!jv_object(&c.j, root, "$", keys) || !jv_get_string(&c.j, root, "$", "name", true, &name) ||
@@ -1489,7 +1530,8 @@ struct workload *wl_compile(const char *file, const char *text, struct err *e)
 			   PT_MUTEX, wl_add_mutex) ||
 	    !declare_regions(&c, cJSON_GetObjectItemCaseSensitive(root, "regions"), "$.regions", 0) ||
 	    !declare_listeners(&c, cJSON_GetObjectItemCaseSensitive(root, "listeners"), "$.listeners") ||
-	    !declare_stacks(&c, cJSON_GetObjectItemCaseSensitive(root, "stacks"), "$.stacks"))
+	    !declare_stacks(&c, cJSON_GetObjectItemCaseSensitive(root, "stacks"), "$.stacks") ||
+	    !declare_recorded(&c, cJSON_GetObjectItemCaseSensitive(root, "recorded"), "$.recorded"))
 		goto fail;
 	const cJSON *progs = cJSON_GetObjectItemCaseSensitive(root, "programs");
 	if (!progs) {

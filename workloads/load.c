@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/import.h"
 #include "util/jsonv.h"
 
 extern const struct { const char *name; const char *text; } wl_catalog_files[];
@@ -185,6 +186,26 @@ out:
 	return w;
 }
 
+/* A Go execution trace, imported on the fly (trace/import.c). */
+static struct workload *wl_import_go(const char *path, struct err *e)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f) {
+		err_set(e, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct ti_stats st;
+	char *name = path_stem(path);
+	bool ok = ti_import(path, name, f, &st, e);
+	free(name);
+	fclose(f);
+	struct workload *w = ok ? wl_compile(path, text, e) : NULL;
+	free(text);
+	return w;
+}
+
 struct workload *wl_load(const char *spec, bool *is_trace, uint64_t *trace_seed, struct err *e)
 {
 	*is_trace = false;
@@ -206,6 +227,8 @@ struct workload *wl_load(const char *spec, bool *is_trace, uint64_t *trace_seed,
 			names);
 		return NULL;
 	}
+	if (ti_is_trace(spec))
+		return wl_import_go(spec, e);
 	char *text = jv_read_file(spec, e);
 	if (!text)
 		return NULL;

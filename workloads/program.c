@@ -235,6 +235,7 @@ static const char *const opnames[] = {
 	[PROG_JUMP] = "jump",           [PROG_JUMP_IFNOT] = "if",     [PROG_MAKE] = "make",
 	[PROG_ALLOC] = "alloc",         [PROG_TOUCH] = "touch",       [PROG_REQ_BEGIN] = "request_begin",
 	[PROG_REQ_END] = "request_end", [PROG_ASSERT] = "assert",
+	[PROG_SLEEP_UNTIL] = "sleep_until",
 };
 
 const char *wl_op_name(enum prog_opcode code)
@@ -341,6 +342,7 @@ static const char *check_op(const struct workload *w, const struct program *p, u
 	switch ((enum prog_opcode)op->code) {
 	case PROG_COMPUTE:
 	case PROG_SLEEP:
+	case PROG_SLEEP_UNTIL:
 	case PROG_SYSCALL:
 		return check_val(w, p, &op->x, PT_INT, 0);
 	case PROG_SPAWN:

@@ -87,6 +87,8 @@ enum prog_opcode {
 	PROG_REQ_BEGIN, /* a request starts now (PROG_F_ARRIVAL: when its data arrived) */
 	PROG_REQ_END,   /* ... and ends: its latency is recorded */
 	PROG_ASSERT,    /* panic with message strs[a] unless x != 0 */
+	PROG_SLEEP_UNTIL, /* sleep until x ns after the run started (at once if past): an
+			 * event from outside at its recorded time (imported traces) */
 	PROG__COUNT
 };
 
@@ -221,6 +223,16 @@ struct workload {
 	 * the bytes in use, which a move copies, and the top frame bytes it
 	 * writes each time it is run */
 	uint64_t stack_bytes, stack_frame;
+	/* "recorded": what the Go program a trace was imported from did
+	 * (trace/import.c), for a report to set beside its prediction. */
+	struct wl_recorded {
+		bool present;
+		char go[16];             /* the Go version that wrote the trace */
+		int gomaxprocs;
+		int64_t makespan_ns;
+		int64_t goroutines;
+		int64_t lat_p50_ns, lat_p99_ns;   /* runnable to running */
+	} recorded;
 	/* The JSON it was compiled from (canonical), for traces. */
 	char *source_json;
 	/* A replayed trace: every stream's draws, sorted by key. */

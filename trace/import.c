@@ -1,0 +1,492 @@
+/* A Go execution trace (any reader of trace/import.h) as a workload in
+ * schedlab's language (docs/workload-format.md, "Imported traces").
+ *
+ * Each goroutine becomes a program of what it did, in its own order:
+ *   - compute for each stretch it ran (start, or the last event while
+ *     running, to its next event);
+ *   - spawn of each goroutine it created;
+ *   - for each time it made another goroutine runnable, a send on a
+ *     channel of capacity 1 kept for that pair (giver -> taker); the taker
+ *     receives on it where it blocked: the happens-before edge, and no
+ *     more than the edge;
+ *   - sleep for the time it slept; a block ended from outside any
+ *     goroutine (a timer, the runtime) the same, for the time it waited;
+ *   - sleep_until the recorded instant for a network wait: readiness
+ *     comes from outside the program, at its recorded time;
+ *   - syscall for the duration of each call that blocked its M long enough
+ *     for the P to be taken (faster calls are part of its compute: the
+ *     Go 1.19 format records no end for them);
+ *   - yield for runtime.Gosched (a preemption is the scheduler's doing:
+ *     the compute simply goes on).
+ * Goroutines whose start function is in the runtime (GC workers, the
+ * sweeper, the trace writer) are left out and counted; an edge from one
+ * of them counts as from outside.  The goroutines alive when tracing
+ * started are spawned at time 0 by the workload's main program, "trace".
+ * Identical programs are shared (the name of the first).  The recorded
+ * figures go in the workload's "recorded" key. */
+#include "trace/import.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/u64map.h"
+#include "util/hist.h"
+#include "util/util.h"
+
+bool ti_is_trace(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	unsigned char head[16];
+	size_t n = fread(head, 1, sizeof head, f);
+	fclose(f);
+	return ti_header_minor(head, n, NULL) >= 0;
+}
+
+struct sbuf {
+	char *p;
+	size_t n, cap;
+};
+
+static void sb_add(struct sbuf *b, const char *s, size_t n, uint64_t *total)
+{
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 64;
+		while (b->n + n + 1 > cap)
+			cap *= 2;
+		*total += cap - b->cap;
+		b->p = xrealloc(b->p, cap);
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = 0;
+}
+
+enum gs { S_RUNNABLE, S_RUNNING, S_BLOCKED, S_SYSCALL, S_DONE };
+
+struct gi {
+	uint64_t id;
+	uint32_t parent;        /* index + 1 of the spawner; 0: the main program */
+	bool internal;
+	uint8_t state;
+	uint16_t reason;
+	int64_t since;          /* running: the start of the current compute; blocked: the block */
+	int64_t ready_at;       /* runnable since */
+	int64_t sys_at;         /* in a system call since */
+	int64_t made_at;        /* when it was made (or the trace started) */
+	struct sbuf ops;
+	uint32_t canon;         /* the G whose program it shares (itself if none) */
+	char *text;             /* resolved, at the end */
+};
+
+struct imp {
+	struct gi *g;
+	uint32_t ng, cg;
+	struct u64map idx;      /* goid -> index */
+	struct u64map pairs;    /* (giver << 32 | taker) -> 1: channels made */
+	struct hist *lat;
+	struct ti_stats *st;
+	uint64_t bytes;
+	int64_t last_ts;
+};
+
+static void op(struct imp *im, struct gi *g, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void op(struct imp *im, struct gi *g, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (g->ops.n)
+		sb_add(&g->ops, ",", 1, &im->bytes);
+	sb_add(&g->ops, buf, (size_t)n, &im->bytes);
+}
+
+static struct gi *find(struct imp *im, uint64_t id)
+{
+	const uint64_t *i = um_get(&im->idx, id);
+	return i ? &im->g[*i] : NULL;
+}
+
+static struct gi *add_g(struct imp *im, uint64_t id, const char *label, int64_t ts)
+{
+	if (im->ng == im->cg) {
+		im->cg = im->cg ? im->cg * 2 : 64;
+		im->g = xrealloc(im->g, im->cg * sizeof(*im->g));
+	}
+	struct gi *g = &im->g[im->ng];
+	memset(g, 0, sizeof(*g));
+	g->id = id;
+	/* The runtime's own goroutines (GC workers, the sweeper and
+	 * scavenger, the finalizer runner) and the trace writer. */
+	g->internal = label && strncmp(label, "runtime.", 8) == 0 && strcmp(label, "runtime.main") != 0;
+	if (label && strncmp(label, "runtime/trace.", 14) == 0)
+		g->internal = true;
+	g->state = S_RUNNABLE;
+	g->ready_at = ts;
+	g->made_at = ts;
+	g->canon = im->ng;
+	um_put(&im->idx, id, im->ng);
+	im->ng++;
+	if (g->internal)
+		im->st->internal++;
+	else
+		im->st->goroutines++;
+	return g;
+}
+
+/* The compute of a running G up to ts. */
+static void flush(struct imp *im, struct gi *g, int64_t ts)
+{
+	if (g->state != S_RUNNING)
+		return;
+	if (ts > g->since)
+		op(im, g, "{\"compute\":%" PRId64 "}", ts - g->since);
+	g->since = ts;
+}
+
+static bool bad(struct err *e, const char *path, const struct ti_event *ev, const char *what,
+		uint64_t g)
+{
+	err_set(e, "%s: offset %" PRIu64 ": inconsistent trace: %s (G %" PRIu64 ")", path, ev->off,
+		what, g);
+	return false;
+}
+
+static bool step(struct imp *im, const char *path, const struct ti_event *ev, struct err *e)
+{
+	struct ti_stats *st = im->st;
+	struct gi *g = ev->g ? find(im, ev->g) : NULL;
+	if (ev->ts > im->last_ts)
+		im->last_ts = ev->ts;
+	switch (ev->kind) {
+	case TI_PROCS:
+		if (!st->gomaxprocs)
+			st->gomaxprocs = (int)ev->arg;
+		return true;
+	case TI_G_EXISTS:
+		if (find(im, ev->g))
+			return bad(e, path, ev, "a goroutine said to exist twice", ev->g);
+		g = add_g(im, ev->g, ev->label, ev->ts);
+		if (ev->reason == TI_R_SYSCALL) {
+			g->state = S_SYSCALL;
+			g->sys_at = ev->ts;
+		} else if (ev->reason != TI_R_NONE) {
+			g->state = S_BLOCKED;
+			g->reason = ev->reason;
+			g->since = ev->ts;
+		}
+		return true;
+	case TI_G_CREATE: {
+		if (find(im, ev->target))
+			return bad(e, path, ev, "a goroutine created twice", ev->target);
+		uint32_t pi = g ? (uint32_t)(g - im->g) : 0;
+		struct gi *c = add_g(im, ev->target, ev->label, ev->ts);
+		g = ev->g ? find(im, ev->g) : NULL;   /* add_g may move the table */
+		if (g && g->state == S_RUNNING && !g->internal) {
+			c->parent = pi + 1;
+			if (!c->internal) {
+				flush(im, g, ev->ts);
+				op(im, g, "\x01%" PRIu32 "\x02", (uint32_t)(c - im->g));
+				st->spawns++;
+			}
+		}
+		/* Else made outside the kept goroutines: parent 0, the main
+		 * program starts it when it was made. */
+		return true;
+	}
+	case TI_G_START:
+		if (!g || g->state != S_RUNNABLE)
+			return bad(e, path, ev, "a goroutine starts that is not runnable", ev->g);
+		if (!g->internal)
+			hist_record(im->lat, (uint64_t)(ev->ts > g->ready_at ? ev->ts - g->ready_at : 0));
+		g->state = S_RUNNING;
+		g->since = ev->ts;
+		return true;
+	case TI_G_STOP:
+		if (!g || g->state != S_RUNNING)
+			return bad(e, path, ev, "a goroutine stops that is not running", ev->g);
+		flush(im, g, ev->ts);
+		if (ev->reason == TI_R_YIELD && !g->internal) {
+			op(im, g, "\"yield\"");
+			st->yields++;
+		}
+		g->state = S_RUNNABLE;
+		g->ready_at = ev->ts;
+		return true;
+	case TI_G_BLOCK:
+		if (!g || g->state != S_RUNNING)
+			return bad(e, path, ev, "a goroutine blocks that is not running", ev->g);
+		flush(im, g, ev->ts);
+		g->state = S_BLOCKED;
+		g->reason = ev->reason;
+		g->since = ev->ts;
+		if (!g->internal && ev->reason <= TI_R_OTHER)
+			st->blocks[ev->reason]++;
+		return true;
+	case TI_G_UNBLOCK: {
+		struct gi *t = find(im, ev->target);
+		if (!t || t->state != S_BLOCKED)
+			return bad(e, path, ev, "a goroutine made runnable that is not blocked",
+				   ev->target);
+		if (!t->internal) {
+			bool from_g = g && g->state == S_RUNNING && !g->internal && g != t;
+			if (t->reason == TI_R_NET) {
+				op(im, t, "{\"sleep_until\":%" PRId64 "}", ev->ts);
+				st->net++;
+			} else if (t->reason == TI_R_SLEEP || !from_g) {
+				op(im, t, "{\"sleep\":%" PRId64 "}", ev->ts - t->since);
+				if (t->reason == TI_R_SLEEP)
+					st->sleeps++;
+				else
+					st->external++;
+			} else {
+				uint32_t gi = (uint32_t)(g - im->g), ti = (uint32_t)(t - im->g);
+				flush(im, g, ev->ts);
+				um_put(&im->pairs, (uint64_t)gi << 32 | ti, 1);
+				op(im, g, "{\"send\":\"h%" PRIu64 "_%" PRIu64 "\"}", g->id, t->id);
+				op(im, t, "{\"recv\":\"h%" PRIu64 "_%" PRIu64 "\"}", g->id, t->id);
+				st->edges++;
+			}
+		}
+		t->state = S_RUNNABLE;
+		t->ready_at = ev->ts;
+		return true;
+	}
+	case TI_G_END:
+		if (!g || g->state != S_RUNNING)
+			return bad(e, path, ev, "a goroutine ends that is not running", ev->g);
+		flush(im, g, ev->ts);
+		g->state = S_DONE;
+		return true;
+	case TI_SYSCALL:
+		if (!g || g->state != S_RUNNING)
+			return bad(e, path, ev, "a system call by a goroutine not running", ev->g);
+		flush(im, g, ev->ts);
+		g->state = S_SYSCALL;
+		g->sys_at = ev->ts;
+		if (!g->internal)
+			st->syscalls++;
+		return true;
+	case TI_SYSCALL_END:
+		if (!g || g->state != S_SYSCALL)
+			return bad(e, path, ev, "a system call returns that was not made", ev->g);
+		if (ev->arg == 0) {
+			g->state = S_RUNNING;
+			g->since = ev->ts;
+			return true;
+		}
+		if (!g->internal) {
+			op(im, g, "{\"syscall\":%" PRId64 "}", ev->ts > g->sys_at ? ev->ts - g->sys_at : 0);
+			st->blocked_syscalls++;
+		}
+		g->state = S_RUNNABLE;
+		g->ready_at = ev->ts;
+		return true;
+	default:
+		return true;
+	}
+}
+
+/* FNV-1a, for sharing identical programs. */
+static uint64_t hash_text(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static char *resolve(struct imp *im, const struct gi *g)
+{
+	struct sbuf b = { 0 };
+	uint64_t dummy = 0;
+	const char *p = g->ops.p ? g->ops.p : "";
+	while (*p) {
+		const char *q = strchr(p, '\x01');
+		if (!q) {
+			sb_add(&b, p, strlen(p), &dummy);
+			break;
+		}
+		sb_add(&b, p, (size_t)(q - p), &dummy);
+		char *end;
+		unsigned long c = strtoul(q + 1, &end, 10);
+		char name[64];
+		int n = snprintf(name, sizeof name, "{\"spawn\":\"g%" PRIu64 "\"}",
+				 im->g[im->g[c].canon].id);
+		sb_add(&b, name, (size_t)n, &dummy);
+		p = end + 1;
+	}
+	if (!b.p)
+		b.p = xstrdup("");
+	return b.p;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static bool write_workload(struct imp *im, const char *path, const char *name, FILE *f,
+			   struct err *e)
+{
+	struct ti_stats *st = im->st;
+	/* Children were made after their parents: resolving from the last
+	 * made to the first, every spawned program is final when its
+	 * spawner's text names it. */
+	struct u64map seen = { 0 };
+	for (uint32_t i = im->ng; i-- > 0;) {
+		struct gi *g = &im->g[i];
+		if (g->internal)
+			continue;
+		g->text = resolve(im, g);
+		uint64_t h = hash_text(g->text);
+		g->canon = i;
+		for (uint64_t k = h;; k++) {
+			uint64_t *v = um_get(&seen, k);
+			if (!v) {
+				um_put(&seen, k, i);
+				st->programs++;
+				break;
+			}
+			if (strcmp(im->g[*v].text, g->text) == 0) {
+				g->canon = (uint32_t)*v;
+				break;
+			}
+		}
+	}
+	um_free(&seen);
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	fprintf(f, "{\n\"name\": ");
+	json_str(f, name);
+	char desc[1024];
+	snprintf(desc, sizeof desc,
+		 "Imported from the Go execution trace %s (%s, GOMAXPROCS %d): %" PRIu64
+		 " goroutines as %" PRIu64 " programs; %" PRIu64 " runtime goroutines left out. "
+		 "%" PRIu64 " spawns, %" PRIu64 " wake-up edges between goroutines, %" PRIu64
+		 " sleeps, %" PRIu64 " wake-ups from outside, %" PRIu64 " network waits, %" PRIu64
+		 " blocking system calls.",
+		 base, st->go, st->gomaxprocs, st->goroutines, st->programs, st->internal,
+		 st->spawns, st->edges, st->sleeps, st->external, st->net, st->blocked_syscalls);
+	fprintf(f, ",\n\"description\": ");
+	json_str(f, desc);
+	fprintf(f, ",\n\"recorded\": {\"go\": ");
+	json_str(f, st->go + (strncmp(st->go, "go ", 3) == 0 ? 3 : 0));
+	fprintf(f, ", \"gomaxprocs\": %d, \"makespan_ns\": %" PRId64 ", \"goroutines\": %" PRIu64
+		", \"sched_latency_ns\": {\"p50\": %" PRIu64 ", \"p99\": %" PRIu64 "}}",
+		st->gomaxprocs, st->makespan_ns, st->goroutines, st->lat_p50, st->lat_p99);
+	fprintf(f, ",\n\"main\": \"trace\"");
+	if (im->pairs.n) {
+		fprintf(f, ",\n\"channels\": {");
+		/* In (giver, taker) order, for a stable document. */
+		uint64_t *keys = xmalloc(im->pairs.n * sizeof(*keys));
+		size_t n = 0;
+		for (size_t i = 0; i < im->pairs.cap; i++)
+			if (im->pairs.used[i])
+				keys[n++] = im->pairs.k[i];
+		for (size_t i = 1; i < n; i++)
+			for (size_t j = i; j > 0 && keys[j - 1] > keys[j]; j--) {
+				uint64_t t = keys[j];
+				keys[j] = keys[j - 1];
+				keys[j - 1] = t;
+			}
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "%s\"h%" PRIu64 "_%" PRIu64 "\": 1", i ? ", " : "",
+				im->g[keys[i] >> 32].id, im->g[(uint32_t)keys[i]].id);
+		free(keys);
+		fprintf(f, "}");
+	}
+	fprintf(f, ",\n\"programs\": {\n\"trace\": [");
+	bool first = true;
+	int64_t now = 0;
+	for (uint32_t i = 0; i < im->ng; i++) {
+		struct gi *g = &im->g[i];
+		if (g->internal || g->parent)
+			continue;
+		/* Made from outside after the start: at its recorded time. */
+		if (g->made_at > now) {
+			fprintf(f, "%s{\"sleep_until\": %" PRId64 "}", first ? "" : ", ", g->made_at);
+			now = g->made_at;
+			first = false;
+		}
+		fprintf(f, "%s{\"spawn\": \"g%" PRIu64 "\"}", first ? "" : ", ", im->g[g->canon].id);
+		first = false;
+	}
+	fprintf(f, "]");
+	for (uint32_t i = 0; i < im->ng; i++) {
+		struct gi *g = &im->g[i];
+		if (g->internal || g->canon != i)
+			continue;
+		fprintf(f, ",\n\"g%" PRIu64 "\": [%s]", g->id, g->text);
+	}
+	fprintf(f, "\n}\n}\n");
+	if (fflush(f) != 0 || ferror(f)) {
+		err_set(e, "writing the workload: %s", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+bool ti_import(const char *path, const char *name, FILE *out, struct ti_stats *st, struct err *e)
+{
+	memset(st, 0, sizeof(*st));
+	struct ti_reader *r = ti_open(path, e);
+	if (!r)
+		return false;
+	snprintf(st->go, sizeof st->go, "%s", ti_version(r));
+	struct imp im = { .st = st };
+	im.lat = xcalloc(1, sizeof(*im.lat));
+	bool ok = false;
+	struct ti_event ev;
+	int k;
+	while ((k = ti_next(r, &ev, e)) == 1) {
+		st->events++;
+		if (!step(&im, path, &ev, e))
+			goto out;
+	}
+	if (k < 0)
+		goto out;
+	if (st->goroutines == 0) {
+		err_set(e, "%s: the trace has no goroutines of the program (only the runtime's)", path);
+		goto out;
+	}
+	/* Still running at the end: its compute to the end of the trace. */
+	for (uint32_t i = 0; i < im.ng; i++)
+		flush(&im, &im.g[i], im.last_ts);
+	st->makespan_ns = im.last_ts;
+	st->lat_n = im.lat->count;
+	st->lat_p50 = hist_quantile(im.lat, 0.5);
+	st->lat_p99 = hist_quantile(im.lat, 0.99);
+	st->lat_max = im.lat->max;
+	st->peak_bytes = im.bytes;
+	ok = write_workload(&im, path, name, out, e);
+out:
+	for (uint32_t i = 0; i < im.ng; i++) {
+		free(im.g[i].ops.p);
+		free(im.g[i].text);
+	}
+	free(im.g);
+	free(im.lat);
+	um_free(&im.idx);
+	um_free(&im.pairs);
+	ti_close(r);
+	return ok;
+}

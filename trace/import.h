@@ -1,0 +1,100 @@
+/* Reading Go execution traces (the import side of trace/go.c): each
+ * reader turns one Go version's wire format into the common event stream
+ * below, which trace/import.c translates into a workload. */
+#ifndef SCHEDLAB_TRACE_IMPORT_H
+#define SCHEDLAB_TRACE_IMPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A Go execution trace read as one stream of events, the same whatever
+ * Go version wrote it.  Events come in the order the trace's own
+ * consistency rules give (time, then each G's sequence), every G's
+ * transitions valid: the reader has checked them. */
+enum ti_kind {
+	TI_PROCS,          /* GOMAXPROCS is now arg (at trace start, and each change) */
+	TI_G_EXISTS,       /* g existed at trace start; reason: TI_R_* of its state (TI_R_NONE runnable, or why blocked / TI_R_SYSCALL) */
+	TI_G_CREATE,       /* g created target (g 0: created outside any G) */
+	TI_G_START,        /* g starts running on P p */
+	TI_G_STOP,         /* g stops running and stays runnable: reason TI_R_YIELD or TI_R_PREEMPT */
+	TI_G_BLOCK,        /* g blocks: reason TI_R_CHAN_SEND.. TI_R_OTHER */
+	TI_G_UNBLOCK,      /* g (0: no G, e.g. the netpoller or a timer off any G) makes target runnable */
+	TI_G_END,          /* g exits */
+	TI_SYSCALL,        /* g enters a system call (it keeps running on its M) */
+	TI_SYSCALL_END,    /* g returns from it; arg 1 if its P was taken meanwhile (it must get one again) */
+	TI_USER_TASK,      /* optional: user task begin (arg id) / end (arg -id); readers may skip */
+};
+enum ti_reason {
+	TI_R_NONE, TI_R_YIELD, TI_R_PREEMPT,
+	TI_R_CHAN_SEND, TI_R_CHAN_RECV, TI_R_SELECT, TI_R_SYNC, TI_R_COND,
+	TI_R_SLEEP, TI_R_NET, TI_R_SYSCALL, TI_R_GC, TI_R_OTHER,
+};
+struct ti_event {
+	int64_t ts;        /* ns since the trace's first event */
+	uint64_t off;      /* byte offset in the file of the event (for messages) */
+	uint64_t g;        /* the G the event is about (0: none) */
+	uint64_t target;   /* the other G (CREATE, UNBLOCK), else 0 */
+	int32_t p;         /* the P (START), else -1 */
+	uint16_t kind;     /* enum ti_kind */
+	uint16_t reason;   /* enum ti_reason */
+	int64_t arg;
+	const char *label; /* optional: a function name for the event (creation: the G's start function), NULL if none; valid until the next ti_next */
+};
+struct ti_reader;
+struct err;
+/* Opens path; NULL with e set ("FILE: offset N: what is wrong", as every
+ * reader error) when it is not a trace this build reads. */
+struct ti_reader *ti_open(const char *path, struct err *e);
+struct ti_reader *ti_open_go119(const char *path, struct err *e);   /* "go 1.19 trace" (also 1.11-1.21 headers if the layout is the same: the reader says which it takes) */
+struct ti_reader *ti_open_go122(const char *path, struct err *e);   /* "go 1.22 trace" and later */
+/* 1: *ev filled; 0: the end; -1: e set (exit 2 for the command). */
+int ti_next(struct ti_reader *r, struct ti_event *ev, struct err *e);
+/* "go 1.19", "go 1.22", ...: what the header said. */
+const char *ti_version(const struct ti_reader *r);
+void ti_close(struct ti_reader *r);
+
+/* ---- For the readers (not the contract's users) ---- */
+
+/* Every reader's struct starts with this, so ti_next/ti_close reach its
+ * own functions and ti_version its header's version. */
+struct ti_ops {
+	int (*next)(struct ti_reader *r, struct ti_event *ev, struct err *e);
+	void (*close)(struct ti_reader *r);
+};
+struct ti_reader {
+	const struct ti_ops *ops;
+	char version[16];  /* "go 1.19" */
+};
+
+/* Whether the first 16 bytes of a file are a Go trace header: the version
+ * ("go 1.19") in out (16 bytes), its minor number returned, or -1. */
+int ti_header_minor(const unsigned char *head, size_t n, char out[16]);
+
+/* ---- The translation into a workload (trace/import.c) ---- */
+
+#include <stdio.h>
+
+/* What an import found: the recorded figures the workload carries in its
+ * "recorded" key, and the counts its description gives. */
+struct ti_stats {
+	char go[16];                /* ti_version */
+	int gomaxprocs;             /* the first TI_PROCS (0: none) */
+	int64_t makespan_ns;        /* first event to last */
+	uint64_t events, goroutines, internal;   /* Gs kept, Gs left out (runtime.*) */
+	uint64_t programs;          /* distinct programs after sharing */
+	uint64_t spawns, edges, external, sleeps, net, syscalls, blocked_syscalls, yields;
+	uint64_t blocks[TI_R_OTHER + 1];         /* by reason, the kept Gs' */
+	uint64_t lat_n, lat_p50, lat_p99, lat_max;   /* runnable -> running, ns */
+	uint64_t peak_bytes;        /* the importer's own peak of buffered text */
+};
+
+/* Reads the Go trace at path and writes the workload (JSON) to out, named
+ * name.  false with e set ("FILE: offset N: ..." for the trace's faults,
+ * or the write's). */
+bool ti_import(const char *path, const char *name, FILE *out, struct ti_stats *st, struct err *e);
+
+/* Whether the file at path starts with a Go trace header. */
+bool ti_is_trace(const char *path);
+
+#endif

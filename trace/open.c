@@ -1,0 +1,65 @@
+/* The front of every trace reader (trace/import.h): which reader a file's
+ * header asks for, and the calls that reach that reader's own functions. */
+#include "trace/import.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/util.h"
+
+int ti_header_minor(const unsigned char *head, size_t n, char out[16])
+{
+	/* "go 1.N trace" padded with NULs to 16 bytes. */
+	if (n < 16 || memcmp(head, "go 1.", 5) != 0)
+		return -1;
+	int minor = 0;
+	size_t i = 5;
+	while (i < 16 && head[i] >= '0' && head[i] <= '9' && minor < 1000)
+		minor = minor * 10 + (head[i++] - '0');
+	if (i == 5 || i + 6 > 16 || memcmp(head + i, " trace", 6) != 0)
+		return -1;
+	for (size_t j = i + 6; j < 16; j++)
+		if (head[j] != 0)
+			return -1;
+	if (out)
+		snprintf(out, 16, "go 1.%d", minor);
+	return minor;
+}
+
+struct ti_reader *ti_open(const char *path, struct err *e)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		err_set(e, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	unsigned char head[16];
+	size_t n = fread(head, 1, sizeof head, f);
+	fclose(f);
+	char ver[16];
+	int minor = ti_header_minor(head, n, ver);
+	if (minor < 0) {
+		err_set(e, "%s: offset 0: not a Go execution trace (no \"go 1.N trace\" header)", path);
+		return NULL;
+	}
+	if (minor >= 22)
+		return ti_open_go122(path, e);
+	return ti_open_go119(path, e);
+}
+
+int ti_next(struct ti_reader *r, struct ti_event *ev, struct err *e)
+{
+	return r->ops->next(r, ev, e);
+}
+
+const char *ti_version(const struct ti_reader *r)
+{
+	return r->version;
+}
+
+void ti_close(struct ti_reader *r)
+{
+	if (r)
+		r->ops->close(r);
+}
