@@ -107,13 +107,15 @@ func findRecordable(name string) *twin {
 func runRecorded(prog *twin, procs int, seed uint64, f *os.File) (twinReport, int64, *host) {
 	prepare(prog.name)
 	runtime.GC()
+	// the CPU the run got is read outside the traced window: a replay counts
+	// what the main goroutine does in it (it ends with the trace)
+	ss0, haveSS := schedstat()
 	if f != nil {
 		if err := trace.Start(f); err != nil {
 			fmt.Fprintf(os.Stderr, "go-bench record: runtime/trace: %v\n", err)
 			os.Exit(1)
 		}
 	}
-	ss0, haveSS := schedstat()
 	t0 := nanotime()
 	before := schedHist()
 	runStart = nanotime()
@@ -125,12 +127,12 @@ func runRecorded(prog *twin, procs int, seed uint64, f *os.File) (twinReport, in
 	live.Wait()
 	after := schedHist()
 	window := nanotime() - t0
+	if f != nil {
+		trace.Stop()
+	}
 	var h *host
 	if ss1, ok := schedstat(); ok && haveSS {
 		h = hostOf(ss0, ss1)
-	}
-	if f != nil {
-		trace.Stop()
 	}
 	var last, completed int64
 	for i := range shards {
