@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/trace"
 	"strings"
 	"testing"
 )
@@ -14,6 +15,9 @@ import (
 // goroutines from creation to end, and the figures count every goroutine
 // the program started (rp-pingpong: its body and the two players).
 func TestRecordWritesATraceGoReads(t *testing.T) {
+	if trace.IsEnabled() {
+		t.Skip("the tracer is on already (go test -trace): a second one cannot start")
+	}
 	prev := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(prev)
 	runtime.GOMAXPROCS(1)
