@@ -489,6 +489,14 @@ static void print_table(const struct compare *c, const struct cli_run *run, cons
 	else
 		printf("seeds %llu..%llu\n", (unsigned long long)c->seed,
 		       (unsigned long long)(c->seed + (uint64_t)c->nseeds - 1));
+	const struct wl_recorded *rec = &run->wl->recorded;
+	if (rec->present)
+		/* an imported Go trace: what the program did when recorded */
+		printf("recorded: Go %s trace, GOMAXPROCS %d: makespan %.3f ms, %lld goroutines "
+		       "(the replay adds its main), sched latency p50 %.1f us, p99 %.1f us\n",
+		       rec->go[0] ? rec->go : "?", rec->gomaxprocs, (double)rec->makespan_ns / 1e6,
+		       (long long)rec->goroutines, (double)rec->lat_p50_ns / 1e3,
+		       (double)rec->lat_p99_ns / 1e3);
 	if (c->nseeds > 1)
 		printf("each value: the mean over %d seeds ±95%% confidence interval (Student t)\n",
 		       c->nseeds);
@@ -581,6 +589,8 @@ static cJSON *compare_json(struct compare *c, const struct cli_run *run, const s
 	cJSON_AddStringToObject(cmp, "topology", run->topo->name);
 	cJSON_AddStringToObject(cmp, "workload", run->wl->name);
 	cJSON_AddNumberToObject(cmp, "procs", run->procs);
+	if (run->wl->recorded.present)
+		cJSON_AddItemToObject(cmp, "recorded", cli_recorded_json(run->wl, NULL));
 	cJSON *seeds = cJSON_AddArrayToObject(cmp, "seeds");
 	for (int i = 0; i < c->nseeds; i++)
 		cJSON_AddItemToArray(seeds, cJSON_CreateNumber((double)(c->seed + (uint64_t)i)));

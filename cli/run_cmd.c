@@ -466,6 +466,7 @@ void cli_recorded_text(const struct workload *wl, const struct rt_result *r)
 	}
 }
 
+/* r NULL: the recorded figures alone (compare: one per policy would repeat them). */
 cJSON *cli_recorded_json(const struct workload *wl, const struct rt_result *r)
 {
 	const struct wl_recorded *rec = &wl->recorded;
@@ -477,7 +478,7 @@ cJSON *cli_recorded_json(const struct workload *wl, const struct rt_result *r)
 	cJSON *l = cJSON_AddObjectToObject(o, "sched_latency_ns");
 	cJSON_AddNumberToObject(l, "p50", (double)rec->lat_p50_ns);
 	cJSON_AddNumberToObject(l, "p99", (double)rec->lat_p99_ns);
-	if (rec->makespan_ns > 0)
+	if (r && rec->makespan_ns > 0)
 		cJSON_AddNumberToObject(o, "makespan_error",
 					((double)r->makespan_ns - (double)rec->makespan_ns) /
 						(double)rec->makespan_ns);
@@ -677,6 +678,9 @@ int cmd_workload(int argc, char **argv)
 	/* `workload show --help` and `workload expand --help` too: expand's
 	 * later options reach run_main, which answers --help itself */
 	int h = argc >= 3 && (strcmp(argv[1], "show") == 0 || strcmp(argv[1], "expand") == 0) ? 2 : 1;
+	for (int i = 2; argc >= 2 && strcmp(argv[1], "import") == 0 && i < argc; i++)
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			h = i;
 	if (argc > h && (strcmp(argv[h], "-h") == 0 || strcmp(argv[h], "--help") == 0)) {
 		cli_help_workload(stdout);
 		return 0;

@@ -255,9 +255,11 @@ _schedlab()
 		elif [[ $cmd == list && $sub == knobs && $prev == knobs ]]; then
 			_schedlab_add "$cur" "$(_schedlab_ask list policies --names)"
 		elif [[ $cmd == workload && -z $sub ]]; then
-			_schedlab_add "$cur" $'expand\nshow'
+			_schedlab_add "$cur" $'expand\nimport\nshow'
 		elif [[ $cmd == workload && $sub == show && $prev == show ]]; then
 			_schedlab_add "$cur" "$(_schedlab_ask list workloads --names)"
+		elif [[ $cmd == workload && $sub == import ]]; then
+			_schedlab_files "$cur"
 		elif [[ $cmd == workload && $sub == expand && $prev == expand ]]; then
 			_schedlab_add "$cur" "$(_schedlab_ask list workloads --names)"
 			_schedlab_files "$cur"

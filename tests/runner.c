@@ -302,6 +302,7 @@ int main(void)
 	srunner_add_suite(sr, make_exp_suite());
 	srunner_add_suite(sr, make_report_suite());
 	srunner_add_suite(sr, make_conventions_suite());
+	srunner_add_suite(sr, make_import_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

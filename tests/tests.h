@@ -31,6 +31,7 @@ Suite *make_regress_suite(void);
 Suite *make_exp_suite(void);
 Suite *make_report_suite(void);
 Suite *make_conventions_suite(void);
+Suite *make_import_suite(void);
 /* tests/check_core.c, compiled once per platform */
 Suite *sim__make_core_suite(void);
 Suite *nat__make_core_suite(void);

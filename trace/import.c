@@ -79,6 +79,8 @@ struct gi {
 	int64_t ready_at;       /* runnable since */
 	int64_t sys_at;         /* in a system call since */
 	int64_t made_at;        /* when it was made (or the trace started) */
+	int64_t pending;        /* compute not yet written: one op for a stretch the
+				 * trace cuts only by events the replay has no op for */
 	struct sbuf ops;
 	uint32_t canon;         /* the G whose program it shares (itself if none) */
 	char *text;             /* resolved, at the end */
@@ -97,16 +99,32 @@ struct imp {
 
 static void op(struct imp *im, struct gi *g, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+static void put(struct imp *im, struct gi *g, const char *s, size_t n)
+{
+	if (g->ops.n)
+		sb_add(&g->ops, ",", 1, &im->bytes);
+	sb_add(&g->ops, s, n, &im->bytes);
+}
+
+static void put_compute(struct imp *im, struct gi *g)
+{
+	if (g->pending <= 0)
+		return;
+	char buf[64];
+	int n = snprintf(buf, sizeof buf, "{\"compute\":%" PRId64 "}", g->pending);
+	g->pending = 0;
+	put(im, g, buf, (size_t)n);
+}
+
 static void op(struct imp *im, struct gi *g, const char *fmt, ...)
 {
 	char buf[256];
+	put_compute(im, g);
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	if (g->ops.n)
-		sb_add(&g->ops, ",", 1, &im->bytes);
-	sb_add(&g->ops, buf, (size_t)n, &im->bytes);
+	put(im, g, buf, (size_t)n);
 }
 
 static struct gi *find(struct imp *im, uint64_t id)
@@ -148,7 +166,7 @@ static void flush(struct imp *im, struct gi *g, int64_t ts)
 	if (g->state != S_RUNNING)
 		return;
 	if (ts > g->since)
-		op(im, g, "{\"compute\":%" PRId64 "}", ts - g->since);
+		g->pending += ts - g->since;
 	g->since = ts;
 }
 
@@ -264,6 +282,7 @@ static bool step(struct imp *im, const char *path, const struct ti_event *ev, st
 		if (!g || g->state != S_RUNNING)
 			return bad(e, path, ev, "a goroutine ends that is not running", ev->g);
 		flush(im, g, ev->ts);
+		put_compute(im, g);
 		g->state = S_DONE;
 		return true;
 	case TI_SYSCALL:
@@ -327,6 +346,12 @@ static char *resolve(struct imp *im, const struct gi *g)
 	if (!b.p)
 		b.p = xstrdup("");
 	return b.p;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
 }
 
 static void json_str(FILE *f, const char *s)
@@ -402,12 +427,7 @@ static bool write_workload(struct imp *im, const char *path, const char *name, F
 		for (size_t i = 0; i < im->pairs.cap; i++)
 			if (im->pairs.used[i])
 				keys[n++] = im->pairs.k[i];
-		for (size_t i = 1; i < n; i++)
-			for (size_t j = i; j > 0 && keys[j - 1] > keys[j]; j--) {
-				uint64_t t = keys[j];
-				keys[j] = keys[j - 1];
-				keys[j - 1] = t;
-			}
+		qsort(keys, n, sizeof(*keys), cmp_u64);
 		for (size_t i = 0; i < n; i++)
 			fprintf(f, "%s\"h%" PRIu64 "_%" PRIu64 "\": 1", i ? ", " : "",
 				im->g[keys[i] >> 32].id, im->g[(uint32_t)keys[i]].id);
@@ -455,22 +475,47 @@ bool ti_import(const char *path, const char *name, FILE *out, struct ti_stats *s
 	struct imp im = { .st = st };
 	im.lat = xcalloc(1, sizeof(*im.lat));
 	bool ok = false;
-	struct ti_event ev;
+	/* One event behind the reader: the last one may be the tracer's own
+	 * (below). */
+	struct ti_event ev, prev;
+	bool have_prev = false;
 	int k;
 	while ((k = ti_next(r, &ev, e)) == 1) {
 		st->events++;
-		if (!step(&im, path, &ev, e))
+		if (have_prev && !step(&im, path, &prev, e))
 			goto out;
+		prev = ev;
+		prev.label = NULL;   /* valid only until the next ti_next */
+		if (ev.label && (ev.kind == TI_G_EXISTS || ev.kind == TI_G_CREATE)) {
+			/* labels decide what is internal: take it now */
+			if (!step(&im, path, &ev, e))
+				goto out;
+			have_prev = false;
+			continue;
+		}
+		have_prev = true;
 	}
 	if (k < 0)
+		goto out;
+	/* Go 1.19's StopTrace writes a GoSched for the G that stops tracing,
+	 * after stopping the world: the stretch before it is the tracer
+	 * stopping (ms on a busy host), not the program.  So a yield that is
+	 * the trace's last event is left out, and the recording ends at the
+	 * event before it. */
+	int minor = 0;
+	bool stop_yield = have_prev && prev.kind == TI_G_STOP && prev.reason == TI_R_YIELD &&
+			  sscanf(st->go, "go 1.%d", &minor) == 1 && minor < 22;
+	if (have_prev && !stop_yield && !step(&im, path, &prev, e))
 		goto out;
 	if (st->goroutines == 0) {
 		err_set(e, "%s: the trace has no goroutines of the program (only the runtime's)", path);
 		goto out;
 	}
 	/* Still running at the end: its compute to the end of the trace. */
-	for (uint32_t i = 0; i < im.ng; i++)
+	for (uint32_t i = 0; i < im.ng; i++) {
 		flush(&im, &im.g[i], im.last_ts);
+		put_compute(&im, &im.g[i]);
+	}
 	st->makespan_ns = im.last_ts;
 	st->lat_n = im.lat->count;
 	st->lat_p50 = hist_quantile(im.lat, 0.5);

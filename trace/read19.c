@@ -719,7 +719,8 @@ static int r19_next(struct ti_reader *base, struct ti_event *out, struct err *e)
 			if (!s->has_head)
 				continue;
 			any = true;
-			if (ready(r, &s->head) && (!best || s->head.ticks < best->head.ticks))
+			/* the cheap test first: most heads are later than the best */
+			if ((!best || s->head.ticks < best->head.ticks) && ready(r, &s->head))
 				best = s;
 		}
 		if (!any)
