@@ -610,6 +610,18 @@ START_TEST(large_trace_bounded_memory)
 	if (!test_under_valgrind())
 		ck_assert_msg(kb < 24 * 1024, "reader peak %ld KiB for a %llu-byte trace", kb,
 			      (unsigned long long)bytes);
+	/* the big one's workload would pass the limit of a workload file:
+	 * refused where it does, with the offset */
+	if (!test_under_valgrind()) {
+		char *out = NULL, *err = NULL;
+		int rc = shf(&out, &err, "%s workload import %s -o %s/big.json", test_schedlab_bin(),
+			     p, tmpdir);
+		ck_assert_msg(rc == 2, "exit %d: %s", rc, err);
+		ck_assert_ptr_nonnull(strstr(err, "the limit of a workload file"));
+		ck_assert_ptr_nonnull(strstr(err, ": offset "));
+		free(out);
+		free(err);
+	}
 	/* and the whole import of a smaller one: each wake-up an edge */
 	char *small = xasprintf("%s/small.trace", tmpdir);
 	write_pingpong(small, 2000);

@@ -93,9 +93,17 @@ struct imp {
 	struct u64map pairs;    /* (giver << 32 | taker) -> 1: channels made */
 	struct hist *lat;
 	struct ti_stats *st;
-	uint64_t bytes;
+	uint64_t bytes;         /* allocated for the programs' text */
+	uint64_t text;          /* the programs' text */
 	int64_t last_ts;
 };
+
+/* The workload's text is kept whole until the end (programs are shared
+ * only when complete).  It stops at the limit of an input file, so that
+ * what `workload import -o` writes can be read back, and an import on the
+ * fly compiles no more than a file could give (compiling takes about 19
+ * bytes of memory per byte of JSON). */
+#define TEXT_LIMIT ((uint64_t)INPUT_MAX_BYTES)
 
 static void op(struct imp *im, struct gi *g, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -104,6 +112,7 @@ static void put(struct imp *im, struct gi *g, const char *s, size_t n)
 	if (g->ops.n)
 		sb_add(&g->ops, ",", 1, &im->bytes);
 	sb_add(&g->ops, s, n, &im->bytes);
+	im->text += n + 1;
 }
 
 static void put_compute(struct imp *im, struct gi *g)
@@ -482,6 +491,12 @@ bool ti_import(const char *path, const char *name, FILE *out, struct ti_stats *s
 	int k;
 	while ((k = ti_next(r, &ev, e)) == 1) {
 		st->events++;
+		if (im.text > TEXT_LIMIT) {
+			err_set(e, "%s: offset %" PRIu64 ": the workload passes %" PRIu64 " MiB here, "
+				"the limit of a workload file: import a shorter trace (trace less of the "
+				"run)", path, ev.off, TEXT_LIMIT >> 20);
+			goto out;
+		}
 		if (have_prev && !step(&im, path, &prev, e))
 			goto out;
 		prev = ev;
