@@ -644,7 +644,7 @@ START_TEST(completion_offers_commands_and_every_option)
 		      true, "list ");
 	words_free(&got);
 	got = complete("workload \"\"");
-	assert_offers(&got, (const char *[]){ "expand", "show" }, 2, true, "workload ");
+	assert_offers(&got, (const char *[]){ "expand", "import", "show" }, 3, true, "workload ");
 	words_free(&got);
 }
 END_TEST
