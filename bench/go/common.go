@@ -34,10 +34,15 @@ func main() {
 		probeMain()
 		return
 	}
+	if len(os.Args) >= 2 && os.Args[1] == "record" {
+		recordMain()
+		return
+	}
 	if len(os.Args) < 2 || programs[os.Args[1]] == nil {
 		fmt.Fprintf(os.Stderr, "usage: %s skynet|pingpong|spawn|fib|yield|echo|blocked [PROCS [N]]\n"+
-			"       %s twin WORKLOAD PROCS SEED | twin list\n       %s probe\n",
-			os.Args[0], os.Args[0], os.Args[0])
+			"       %s twin WORKLOAD PROCS SEED | twin list\n       %s probe\n"+
+			"       %s record PROGRAM PROCS SEED TRACE | record list\n",
+			os.Args[0], os.Args[0], os.Args[0], os.Args[0])
 		os.Exit(2)
 	}
 	programs[os.Args[1]]()
