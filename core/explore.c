@@ -81,11 +81,7 @@ void rt_explore_fail(struct rt *rt, const char *what, const char *fmt, ...)
 		}
 		x->state = buf;
 	}
-#if defined(SCHEDLAB_SIM)
-	/* the run ends before its next event: what follows a violation
-	 * would only bury it */
-	sim_stop(rt->plat.eng);
-#endif
+	plat_rt_halt(rt);
 }
 
 /* ---- The census's set of Gs ---- */

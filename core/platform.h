@@ -155,6 +155,9 @@
  *     bool plat_rt_init(struct rt *, struct err *)   after the core's own set-up
  *     void plat_rt_run(struct rt *)   runs M0 (and everything it starts) to the end
  *     void plat_rt_fini(struct rt *)
+ *     void plat_rt_halt(struct rt *)   ends the run before its next event
+ *         (an exploration's violation: what follows would only bury it);
+ *         natively nothing, as explorations are simulated only
  */
 #ifndef SCHEDLAB_CORE_PLATFORM_H
 #define SCHEDLAB_CORE_PLATFORM_H

@@ -295,6 +295,7 @@ static inline void plat_netpoll_close(struct rt *rt, struct pollfd_desc *pd)
 static inline bool plat_rt_init(struct rt *rt, struct err *e) { return natp_rt_init(rt, e); }
 static inline void plat_rt_run(struct rt *rt) { natp_rt_run(rt); }
 static inline void plat_rt_fini(struct rt *rt) { natp_rt_fini(rt); }
+static inline void plat_rt_halt(struct rt *rt) { (void)rt; }
 #define PLAT_HOST 1
 static inline void plat_host(struct rt *rt, struct rt_host *out) { natp_host(rt, out); }
 

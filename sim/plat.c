@@ -805,6 +805,11 @@ void simp_rt_run(struct rt *rt)
 	simp_line_slow = SIMP_LINE_MODEL;
 }
 
+void simp_rt_halt(struct rt *rt)
+{
+	sim_stop(rt->plat.eng);
+}
+
 void simp_rt_fini(struct rt *rt)
 {
 	sim_engine_free(rt->plat.eng);

@@ -91,6 +91,7 @@ double simp_pause_ns(void);
 bool simp_rt_init(struct rt *rt, struct err *e);
 void simp_rt_run(struct rt *rt);
 void simp_rt_fini(struct rt *rt);
+void simp_rt_halt(struct rt *rt);
 
 static inline plat_line_t plat_line_new(struct rt *rt, int node) { return simp_line_new(rt, node); }
 /* Not a line of the hardware model: simp_access prices nothing on it. */
@@ -263,5 +264,6 @@ static inline int64_t plat_touch(struct rt_region *r, uint64_t offset, uint64_t 
 static inline bool plat_rt_init(struct rt *rt, struct err *e) { return simp_rt_init(rt, e); }
 static inline void plat_rt_run(struct rt *rt) { simp_rt_run(rt); }
 static inline void plat_rt_fini(struct rt *rt) { simp_rt_fini(rt); }
+static inline void plat_rt_halt(struct rt *rt) { simp_rt_halt(rt); }
 
 #endif
