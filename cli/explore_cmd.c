@@ -777,7 +777,7 @@ int cmd_explore(int argc, char **argv)
 	}
 	c.base.topo = topo;
 	c.base.wl = wl;
-	c.base.procs = o.procs ? (int)o.procs : topo->npus;
+	c.base.procs = cli_default_procs(wl, topo, (long)o.procs);
 	if (own.trace) {
 		/* claimed now, so a bad path fails before the exploration */
 		rc = cli_out_claim("explore", "--trace", own.trace);

@@ -377,7 +377,7 @@ static int make_plans(const struct rg_suite *s, const char *newpol, const char *
 			rc = cli_usage_error(CMD, "case %s: %s is a trace, which replays one seed's draws: "
 					     "a suite's case runs many seeds", k->name, k->workload);
 		if (!rc)
-			p[i].procs = k->procs ? (int)k->procs : p[i].topo->npus;
+			p[i].procs = cli_default_procs(p[i].wl, p[i].topo, k->procs);
 	}
 	if (rc) {
 		plans_free(p, n);
