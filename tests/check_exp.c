@@ -21,17 +21,15 @@
 /* A fresh temporary folder (the caller removes it with rm_rf). */
 static char *temp_dir(void)
 {
-	char *d = strdup("/tmp/schedlab-exp-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(d));
+	char *d = malloc(64);
+	ck_assert_ptr_nonnull(d);
+	test_tmpdir(d, 64, "exp");
 	return d;
 }
 
 static void rm_rf(char *dir)
 {
-	char *cmd = NULL;
-	ck_assert_int_ge(asprintf(&cmd, "rm -rf '%s'", dir), 0);
-	ck_assert_int_eq(system(cmd), 0);
-	free(cmd);
+	test_rm_rf(dir);
 	free(dir);
 }
 

@@ -26,30 +26,12 @@ static char tmpdir[64];
 
 static void tmpdir_setup(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/schedlab-import-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	test_tmpdir(tmpdir, sizeof(tmpdir), "import");
 }
 
 static void tmpdir_teardown(void)
 {
-	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
-	char *out = NULL, *err = NULL;
-	test_run(cmd, &out, &err);
-	free(out);
-	free(err);
-	free(cmd);
-}
-
-static int shf(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int shf(char **out, char **err, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *cmd = xvasprintf(fmt, ap);
-	va_end(ap);
-	int rc = test_run(cmd, out, err);
-	free(cmd);
-	return rc;
+	test_rm_rf(tmpdir);
 }
 
 static char *data_trace(const char *name)
@@ -181,7 +163,7 @@ START_TEST(real_trace_runs_from_the_command_line)
 	char *path = data_trace("net.trace");
 	/* run -w TRACE: the recorded GOMAXPROCS as --procs, the recorded
 	 * figures beside the prediction */
-	int rc = shf(&out, &err, "%s run -p steal -t numa4 -w '%s' --json -", test_schedlab_bin(),
+	int rc = test_runf(&out, &err, "%s run -p steal -t numa4 -w '%s' --json -", test_schedlab_bin(),
 		     path);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	cJSON *j = cJSON_Parse(out);
@@ -203,7 +185,7 @@ START_TEST(real_trace_runs_from_the_command_line)
 	cJSON_Delete(j);
 	free(out);
 	free(err);
-	rc = shf(&out, &err, "%s run -p steal -t numa4 -w '%s' --procs 4", test_schedlab_bin(),
+	rc = test_runf(&out, &err, "%s run -p steal -t numa4 -w '%s' --procs 4", test_schedlab_bin(),
 		 path);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	ck_assert_ptr_nonnull(strstr(out, ", 4 Ps,"));
@@ -220,7 +202,7 @@ START_TEST(workload_import_writes_a_file)
 	tmpdir_setup();
 	char *out = NULL, *err = NULL;
 	char *path = data_trace("sync.trace");
-	int rc = shf(&out, &err, "%s workload import '%s' -o %s/s.json && %s run -p numa -t numa4 "
+	int rc = test_runf(&out, &err, "%s workload import '%s' -o %s/s.json && %s run -p numa -t numa4 "
 		     "-w %s/s.json", test_schedlab_bin(), path, tmpdir, test_schedlab_bin(), tmpdir);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	ck_assert_ptr_nonnull(strstr(err, "4 goroutines"));
@@ -229,7 +211,7 @@ START_TEST(workload_import_writes_a_file)
 	free(out);
 	free(err);
 	/* compare -w TRACE: both policies, the recorded GOMAXPROCS */
-	rc = shf(&out, &err, "%s compare -p steal,numa -t numa4 -w '%s'", test_schedlab_bin(), path);
+	rc = test_runf(&out, &err, "%s compare -p steal,numa -t numa4 -w '%s'", test_schedlab_bin(), path);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	ck_assert_ptr_nonnull(strstr(out, "2 Ps"));
 	free(out);
@@ -281,7 +263,7 @@ START_TEST(round_trip_goroutine_structure)
 	static const char *const pols[] = { "steal", "global", "numa" };
 	for (int p = 0; p < 3; p++) {
 		char *out = NULL, *err = NULL;
-		int rc = shf(&out, &err, "%s run -p %s -t numa4 -w %s --trace %s/rt.trace --json -",
+		int rc = test_runf(&out, &err, "%s run -p %s -t numa4 -w %s --trace %s/rt.trace --json -",
 			     test_schedlab_bin(), pols[p], wl, tmpdir);
 		ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 		cJSON *rep = cJSON_Parse(out);
@@ -332,7 +314,7 @@ static void write_bytes(const char *path, const void *p, size_t n)
 static void expect_bad(const char *path, const char *what)
 {
 	char *out = NULL, *err = NULL;
-	int rc = shf(&out, &err, "%s workload import '%s' -o %s/never.json", test_schedlab_bin(),
+	int rc = test_runf(&out, &err, "%s workload import '%s' -o %s/never.json", test_schedlab_bin(),
 		     path, tmpdir);
 	ck_assert_msg(rc == 2, "%s: exit %d (want 2): %s", path, rc, err);
 	ck_assert_msg(strstr(err, "offset ") != NULL, "%s: no byte offset in: %s", path, err);
@@ -344,7 +326,7 @@ static void expect_bad(const char *path, const char *what)
 	free(out);
 	free(err);
 	/* run -w TRACE says the same */
-	rc = shf(&out, &err, "%s run -p steal -w '%s'", test_schedlab_bin(), path);
+	rc = test_runf(&out, &err, "%s run -p steal -w '%s'", test_schedlab_bin(), path);
 	ck_assert_msg(rc == 2, "run -w %s: exit %d: %s", path, rc, err);
 	ck_assert_msg(strstr(err, what) != NULL, "run: want \"%s\" in: %s", what, err);
 	free(out);
@@ -422,7 +404,7 @@ START_TEST(bad_traces_exit_2_with_the_offset)
 	write_bytes(p, "{\"name\": 1}", 11);
 	{
 		char *out = NULL, *err = NULL;
-		int rc = shf(&out, &err, "%s workload import '%s'", test_schedlab_bin(), p);
+		int rc = test_runf(&out, &err, "%s workload import '%s'", test_schedlab_bin(), p);
 		ck_assert_int_eq(rc, 2);
 		ck_assert_ptr_nonnull(strstr(err, "offset 0: not a Go execution trace"));
 		free(out);
@@ -431,7 +413,7 @@ START_TEST(bad_traces_exit_2_with_the_offset)
 	/* a pipe: the reader needs a file */
 	{
 		char *out = NULL, *err = NULL;
-		int rc = shf(&out, &err, "cat '%s' | %s workload import /dev/stdin", good,
+		int rc = test_runf(&out, &err, "cat '%s' | %s workload import /dev/stdin", good,
 			     test_schedlab_bin());
 		ck_assert_int_eq(rc, 2);
 		ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
@@ -624,7 +606,7 @@ START_TEST(large_trace_bounded_memory)
 	 * refused where it does, with the offset */
 	if (!test_under_valgrind()) {
 		char *out = NULL, *err = NULL;
-		int rc = shf(&out, &err, "%s workload import %s -o %s/big.json", test_schedlab_bin(),
+		int rc = test_runf(&out, &err, "%s workload import %s -o %s/big.json", test_schedlab_bin(),
 			     p, tmpdir);
 		ck_assert_msg(rc == 2, "exit %d: %s", rc, err);
 		ck_assert_ptr_nonnull(strstr(err, "the limit of a workload file"));
@@ -665,7 +647,7 @@ START_TEST(sleep_until_is_absolute)
 		fprintf(f, "{\"name\": \"su\", \"programs\": {\"main\": %s}}", cases[i][0]);
 		fclose(f);
 		char *out = NULL, *err = NULL;
-		int rc = shf(&out, &err, "%s run -p steal -t numa1 -w %s --json -", test_schedlab_bin(),
+		int rc = test_runf(&out, &err, "%s run -p steal -t numa1 -w %s --json -", test_schedlab_bin(),
 			     wl);
 		ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 		cJSON *j = cJSON_Parse(out);

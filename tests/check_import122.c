@@ -25,19 +25,12 @@ static char tmpdir[64];
 
 static void tmpdir_setup(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/schedlab-i122-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	test_tmpdir(tmpdir, sizeof(tmpdir), "i122");
 }
 
 static void tmpdir_teardown(void)
 {
-	char *cmd = NULL;
-	ck_assert_int_ge(asprintf(&cmd, "rm -rf '%s'", tmpdir), 0);
-	char *out = NULL, *err = NULL;
-	test_run(cmd, &out, &err);
-	free(out);
-	free(err);
-	free(cmd);
+	test_rm_rf(tmpdir);
 }
 
 static void write_bytes(const char *path, const void *b, size_t n);
@@ -781,19 +774,6 @@ END_TEST
 
 /* ---- The whole pipeline: a 1.22 trace through the command line ---- */
 
-static int shf(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int shf(char **out, char **err, const char *fmt, ...)
-{
-	char *args = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	ck_assert_int_ge(vasprintf(&args, fmt, ap), 0);
-	va_end(ap);
-	int rc = test_schedlab(args, out, err);
-	free(args);
-	return rc;
-}
-
 /* `schedlab workload import` of Go's annotations trace (1.22) writes a
  * workload with the recording's figures and main's wait on G9 as a
  * channel edge; `run -w` replays the trace itself at its GOMAXPROCS and
@@ -806,7 +786,7 @@ START_TEST(pipeline)
 	const char *tr = encode_gotest("go122-annotations", expect, sizeof expect, &bad);
 	snprintf(wl, sizeof wl, "%s/ann.json", tmpdir);
 	char *out = NULL, *err = NULL;
-	int rc = shf(&out, &err, "workload import '%s' -o '%s'", tr, wl);
+	int rc = test_schedlabf(&out, &err, "workload import '%s' -o '%s'", tr, wl);
 	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
 	free(out);
 	free(err);
@@ -819,7 +799,7 @@ START_TEST(pipeline)
 	ck_assert_ptr_nonnull(strstr(json, "{\"recv\":\"h9_1\"}"));
 	free(json);
 
-	rc = shf(&out, &err, "run -p steal -w '%s'", tr);
+	rc = test_schedlabf(&out, &err, "run -p steal -w '%s'", tr);
 	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
 	ck_assert_msg(strstr(out, "48 Ps") && strstr(out, "Go 1.22 trace, GOMAXPROCS 48"), "%s", out);
 	free(out);
@@ -830,7 +810,7 @@ START_TEST(pipeline)
 	snprintf(cut, sizeof cut, "%s/cut.trace", tmpdir);
 	write_bytes(cut, b, n - 100);
 	free(b);
-	rc = shf(&out, &err, "workload import '%s'", cut);
+	rc = test_schedlabf(&out, &err, "workload import '%s'", cut);
 	ck_assert_int_eq(rc, 2);
 	ck_assert_msg(strstr(err, cut) && strstr(err, ": offset ") && strstr(err, "truncated"), "%s", err);
 	free(out);

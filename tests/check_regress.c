@@ -341,16 +341,12 @@ static char tmpdir[64];
 
 static void make_tmp(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/check-regress-XXXXXX");
-	ck_assert(mkdtemp(tmpdir) != NULL);
+	test_tmpdir(tmpdir, sizeof(tmpdir), "regress");
 }
 
 static void clean_tmp(void)
 {
-	char *cmd = NULL;
-	ck_assert_int_ge(asprintf(&cmd, "rm -rf '%s'", tmpdir), 0);
-	ck_assert_int_eq(system(cmd), 0);
-	free(cmd);
+	test_rm_rf(tmpdir);
 }
 
 static char *tmp_path(const char *name)

@@ -42,32 +42,12 @@ static char tmpdir[64];
 
 static void tmpdir_setup(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/schedlab-trace-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	test_tmpdir(tmpdir, sizeof(tmpdir), "trace");
 }
 
 static void tmpdir_teardown(void)
 {
-	char *cmd = NULL;
-	ck_assert_int_ge(asprintf(&cmd, "rm -rf '%s'", tmpdir), 0);
-	char *out = NULL, *err = NULL;
-	test_run(cmd, &out, &err);
-	free(out);
-	free(err);
-	free(cmd);
-}
-
-static int shf(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int shf(char **out, char **err, const char *fmt, ...)
-{
-	char *cmd = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	ck_assert_int_ge(vasprintf(&cmd, fmt, ap), 0);
-	va_end(ap);
-	int rc = test_run(cmd, out, err);
-	free(cmd);
-	return rc;
+	test_rm_rf(tmpdir);
 }
 
 static int nworkloads(void)
@@ -178,7 +158,7 @@ static void catalog_trace(int i, int mode)
 	const char *pol = policies[i % 3];
 	char *out = NULL, *err = NULL;
 	bool heavy = mode == 1 && native_heavy(name);
-	int rc = shf(&out, &err,
+	int rc = test_runf(&out, &err,
 		     "timeout 300 '%s' run -p %s -w %s %s --trace %s/t.out --json %s/r.json %s",
 		     test_schedlab_bin(), pol, name,
 		     mode == 0 ? "-t numa4 --procs 4 --max-sim-time 2ms" : "--native --procs 2",
@@ -199,7 +179,7 @@ static void catalog_trace(int i, int mode)
 	ck_assert_msg(rc == 0 || (mode == 0 && rc == 4), "%s under %s: exit %d: %s", name, pol, rc, err);
 	free(out);
 	free(err);
-	rc = shf(&out, &err, "go tool trace -d %s/t.out > %s/d.txt", tmpdir, tmpdir);
+	rc = test_runf(&out, &err, "go tool trace -d %s/t.out > %s/d.txt", tmpdir, tmpdir);
 	ck_assert_msg(rc == 0, "%s under %s (%s): go tool trace -d failed: %s", name, pol,
 		      mode ? "native" : "sim", err);
 	free(out);
@@ -276,7 +256,7 @@ START_TEST(mechanisms_as_user_logs)
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		char *out = NULL, *err = NULL;
-		int rc = shf(&out, &err, "'%s' run -p %s -w %s -t numa4 --procs 8 --max-sim-time 2ms "
+		int rc = test_runf(&out, &err, "'%s' run -p %s -w %s -t numa4 --procs 8 --max-sim-time 2ms "
 				    "--trace %s/t.out >/dev/null; go tool trace -d %s/t.out > %s/d.txt",
 			     test_schedlab_bin(), cases[k].pol, cases[k].wl, tmpdir, tmpdir, tmpdir);
 		ck_assert_msg(rc == 0 || rc == 4, "%s: %s", cases[k].pol, err);
@@ -298,7 +278,7 @@ START_TEST(pprof_sched_names_programs)
 	if (!have_go())
 		return;
 	char *out = NULL, *err = NULL;
-	int rc = shf(&out, &err, "'%s' run -p steal -w pipeline -t numa4 --procs 4 --trace %s/t.out "
+	int rc = test_runf(&out, &err, "'%s' run -p steal -w pipeline -t numa4 --procs 4 --trace %s/t.out "
 			    ">/dev/null && go tool trace -pprof=sched %s/t.out > %s/s.pprof && "
 			    "test -s %s/s.pprof && gzip -dc %s/s.pprof | grep -a -c producer",
 		     test_schedlab_bin(), tmpdir, tmpdir, tmpdir, tmpdir, tmpdir);
@@ -360,7 +340,7 @@ START_TEST(tracing_changes_nothing)
 
 	/* and the command's reports, text and JSON */
 	char *out = NULL, *err = NULL;
-	int rc = shf(&out, &err,
+	int rc = test_runf(&out, &err,
 		     "cd %s && S='%s' && A='run -p numa -w %s -t numa4 --procs 16 --max-sim-time 10ms' && "
 		     "{ $S $A --json a.json > a.txt; $S $A --json b.json --trace b.out > b.txt; true; } && "
 		     "cmp a.json b.json && cmp a.txt b.txt && test -s b.out",
@@ -380,7 +360,7 @@ START_TEST(chrome_json_from_run)
 	if (mode == 1 && test_under_valgrind())
 		return;
 	char *out = NULL, *err = NULL;
-	int rc = shf(&out, &err, "'%s' run -p steal -w pipeline %s --trace %s/t.json --json %s/r.json",
+	int rc = test_runf(&out, &err, "'%s' run -p steal -w pipeline %s --trace %s/t.json --json %s/r.json",
 		     test_schedlab_bin(), mode == 0 ? "-t numa4 --procs 4 --max-sim-time 2ms"
 		     : "--native --procs 2", tmpdir, tmpdir);
 	ck_assert_msg(rc == 0 || (mode == 0 && rc == 4), "exit %d: %s", rc, err);
@@ -420,7 +400,7 @@ START_TEST(global_takes_as_in_report)
 	if (!have_go())
 		return;
 	char *out = NULL, *err = NULL;
-	int rc = shf(&out, &err, "'%s' run -p steal -w rpc-server -t numa4 --procs 16 "
+	int rc = test_runf(&out, &err, "'%s' run -p steal -w rpc-server -t numa4 --procs 16 "
 			    "--max-sim-time 5ms --trace %s/t.out --json %s/r.json; "
 			    "go tool trace -d %s/t.out > %s/d.txt", test_schedlab_bin(), tmpdir, tmpdir,
 		     tmpdir, tmpdir);
@@ -451,7 +431,7 @@ END_TEST
 START_TEST(trace_limit_message)
 {
 	char *out = NULL, *err = NULL;
-	int rc = shf(&out, &err, "'%s' run -p steal -w pingpong -t numa4 --procs 4 --trace %s/t.out "
+	int rc = test_runf(&out, &err, "'%s' run -p steal -w pingpong -t numa4 --procs 4 --trace %s/t.out "
 			    "--trace-limit 1000", test_schedlab_bin(), tmpdir);
 	ck_assert_int_eq(rc, 2);
 	ck_assert_msg(strstr(err, "t.out") && strstr(err, "more than 1000 trace events") &&
@@ -462,13 +442,13 @@ START_TEST(trace_limit_message)
 	ck_assert_int_ne(access(path, F_OK), 0);
 	free(out);
 	free(err);
-	rc = shf(&out, &err, "'%s' run -p steal -w pingpong --trace %s/t.out --trace-limit 0",
+	rc = test_runf(&out, &err, "'%s' run -p steal -w pingpong --trace %s/t.out --trace-limit 0",
 		 test_schedlab_bin(), tmpdir);
 	ck_assert_int_eq(rc, 2);
 	ck_assert_msg(strstr(err, "--trace-limit 0"), "%s", err);
 	free(out);
 	free(err);
-	rc = shf(&out, &err, "'%s' run -p steal -w pingpong --trace-limit 10", test_schedlab_bin());
+	rc = test_runf(&out, &err, "'%s' run -p steal -w pingpong --trace-limit 10", test_schedlab_bin());
 	ck_assert_int_eq(rc, 2);
 	ck_assert_msg(strstr(err, "--trace"), "%s", err);
 	free(out);

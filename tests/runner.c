@@ -1,4 +1,5 @@
 /* The one test runner: every suite, Check's own summary at the end. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,6 +263,44 @@ int test_run(const char *cmdline, char **out, char **err)
 	else
 		free(e);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int test_runf(char **out, char **err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *cmd = NULL;
+	ck_assert_int_ge(vasprintf(&cmd, fmt, ap), 0);
+	va_end(ap);
+	int rc = test_run(cmd, out, err);
+	free(cmd);
+	return rc;
+}
+
+int test_schedlabf(char **out, char **err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *args = NULL;
+	ck_assert_int_ge(vasprintf(&args, fmt, ap), 0);
+	va_end(ap);
+	int rc = test_schedlab(args, out, err);
+	free(args);
+	return rc;
+}
+
+void test_tmpdir(char *buf, size_t n, const char *tag)
+{
+	ck_assert_int_lt(snprintf(buf, n, "/tmp/schedlab-%s-XXXXXX", tag), (int)n);
+	ck_assert_ptr_nonnull(mkdtemp(buf));
+}
+
+void test_rm_rf(const char *dir)
+{
+	char *cmd = NULL;
+	ck_assert_int_ge(asprintf(&cmd, "rm -rf '%s'", dir), 0);
+	ck_assert_int_eq(test_run(cmd, NULL, NULL), 0);
+	free(cmd);
 }
 
 int test_schedlab(const char *args, char **out, char **err)

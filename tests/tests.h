@@ -49,6 +49,14 @@ const char *test_schedlab_bin(void);
 /* Runs a shell command line; returns its exit status and its stdout and
  * stderr (caller frees). */
 int test_run(const char *cmdline, char **out, char **err);
+/* test_run of a command line made printf's way. */
+int test_runf(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* test_schedlab with its args made printf's way. */
+int test_schedlabf(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A fresh folder /tmp/schedlab-TAG-XXXXXX into buf (64 bytes do), and
+ * its removal with everything in it. */
+void test_tmpdir(char *buf, size_t n, const char *tag);
+void test_rm_rf(const char *dir);
 /* test_run of the built schedlab with args (a shell-quoted string). */
 int test_schedlab(const char *args, char **out, char **err);
 /* The whole file at path, NUL-terminated (the caller frees it); fails the
