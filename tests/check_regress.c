@@ -873,18 +873,16 @@ START_TEST(explore_gate)
 	free(jt);
 #endif
 	/* and the options' misuse */
-	rc = regress(&out, &err, "--baseline %s --bug checkdead-ms", base);
-	ck_assert_msg(rc == 2 && strstr(err, "--bug checkdead-ms: only with --explore N"), "%s", err);
-	free(out);
-	free(err);
-	rc = regress(&out, &err, "--baseline %s --update --explore 5", base);
-	ck_assert_msg(rc == 2 && strstr(err, "--update runs no new side"), "%s", err);
-	free(out);
-	free(err);
-	rc = regress(&out, &err, "--baseline %s --explore 0", base);
-	ck_assert_msg(rc == 2 && strstr(err, "--explore 0: expected a number of schedules"), "%s", err);
-	free(out);
-	free(err);
+	char *args = NULL;
+	ck_assert_int_ge(asprintf(&args, "--baseline %s --bug checkdead-ms", base), 0);
+	bad(args, "--bug checkdead-ms: only with --explore N");
+	free(args);
+	ck_assert_int_ge(asprintf(&args, "--baseline %s --update --explore 5", base), 0);
+	bad(args, "--update runs no new side");
+	free(args);
+	ck_assert_int_ge(asprintf(&args, "--baseline %s --explore 0", base), 0);
+	bad(args, "--explore 0: expected a number of schedules");
+	free(args);
 	free(text);
 	free(suite);
 	free(base);
