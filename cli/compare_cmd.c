@@ -408,7 +408,7 @@ static void format_cell(char *buf, size_t size, const struct metric *m, const ch
 	const char *unit = "";
 	switch (m->unit) {
 	case UNIT_NS:
-		unit = cli_ns_unit(s.mean, &scale, &decimals);
+		unit = str_ns_unit(s.mean, &scale, &decimals);
 		break;
 	case UNIT_RATE:
 		decimals = 1;

@@ -180,7 +180,6 @@ const char *cli_throughput(const struct rt_result *r, double *per_s);
 /* The unit that suits a duration of ns nanoseconds, as the text summary
  * shows it: its name ("ns", "us", "ms", "s"), the nanoseconds in one of
  * it, and the decimals shown. */
-const char *cli_ns_unit(double ns, double *scale, int *decimals);
 /* ns in that unit, "12.31 ms": at most 9 characters. */
 const char *cli_fmt_ns(char buf[16], double ns);
 

@@ -348,32 +348,12 @@ cJSON *cli_report_json(const struct cli_run *run)
 /* The text summary: one row per metric, labels in a column of their own. */
 #define LABEL "%-16s"
 
-const char *cli_ns_unit(double ns, double *scale, int *decimals)
-{
-	static const struct {
-		double below, scale;
-		int decimals;
-		const char *name;
-	} units[] = {
-		{ 1e4, 1, 0, "ns" },
-		{ 1e6, 1e3, 1, "us" },
-		{ 1e9, 1e6, 2, "ms" },
-		{ 0, 1e9, 2, "s" },
-	};
-	int i = 0;
-	while (i < 3 && !(ns < units[i].below))
-		i++;
-	*scale = units[i].scale;
-	*decimals = units[i].decimals;
-	return units[i].name;
-}
-
 /* A duration in at most 9 characters, in the unit that suits it. */
 const char *cli_fmt_ns(char buf[16], double ns)
 {
 	double scale;
 	int decimals;
-	const char *unit = cli_ns_unit(ns, &scale, &decimals);
+	const char *unit = str_ns_unit(ns, &scale, &decimals);
 	snprintf(buf, 16, "%.*f %s", decimals, ns / scale, unit);
 	return buf;
 }

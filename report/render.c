@@ -201,24 +201,6 @@ static void table_end(struct doc *d)
 
 /* ---- Numbers ---- */
 
-static const char *ns_unit(double ns, double *scale, int *decimals)
-{
-	if (fabs(ns) < 1e4) {
-		*scale = 1, *decimals = 0;
-		return "ns";
-	}
-	if (fabs(ns) < 1e6) {
-		*scale = 1e3, *decimals = 1;
-		return "us";
-	}
-	if (fabs(ns) < 1e9) {
-		*scale = 1e6, *decimals = 2;
-		return "ms";
-	}
-	*scale = 1e9, *decimals = 2;
-	return "s";
-}
-
 /* "12.31 ms ±0.42 (n=3)": a metric over a group's ok runs. */
 static void format_stat(char *buf, size_t size, const struct rep_metric *m, const char *rate,
 			const struct rep_acc *a, int nok)
@@ -232,7 +214,7 @@ static void format_stat(char *buf, size_t size, const struct rep_metric *m, cons
 	const char *unit = "";
 	switch (m->unit) {
 	case RU_NS:
-		unit = ns_unit(a->mean, &scale, &decimals);
+		unit = str_ns_unit(a->mean, &scale, &decimals);
 		break;
 	case RU_RATE:
 		decimals = 1;

@@ -2,6 +2,7 @@
 #include "util/util.h"
 
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,26 @@ void err_set(struct err *e, const char *fmt, ...)
 	str_fit(e->msg, sizeof(e->msg), esc);
 	free(esc);
 	free(raw);
+}
+
+const char *str_ns_unit(double ns, double *scale, int *decimals)
+{
+	static const struct {
+		double below, scale;
+		int decimals;
+		const char *name;
+	} units[] = {
+		{ 1e4, 1, 0, "ns" },
+		{ 1e6, 1e3, 1, "us" },
+		{ 1e9, 1e6, 2, "ms" },
+		{ 0, 1e9, 2, "s" },
+	};
+	int i = 0;
+	while (i < 3 && !(fabs(ns) < units[i].below))
+		i++;
+	*scale = units[i].scale;
+	*decimals = units[i].decimals;
+	return units[i].name;
 }
 
 size_t str_list_add(char *buf, size_t size, size_t used, const char *item)

@@ -26,6 +26,11 @@ char *path_stem(const char *path);
  * is returned.  For the "expected one of: a, b, c" of error messages. */
 size_t str_list_add(char *buf, size_t size, size_t used, const char *item);
 
+/* The unit a duration of ns reads best in -- "ns" below 10 us, then "us",
+ * "ms" below 1 s, "s" -- with the divisor and the decimals to print it
+ * with; a negative duration (a change) by its magnitude. */
+const char *str_ns_unit(double ns, double *scale, int *decimals);
+
 /* Exit statuses of the command line (DESIGN.md). */
 enum {
 	EXIT_FOUND = 1,     /* the run found what it was asked to find */
