@@ -85,6 +85,7 @@ int64_t test_wait_probe_stop(struct test_wait_probe *p);
  * valgrind setup), where the heavy runs are cut short. */
 bool test_under_valgrind(void);
 bool test_under_tsan(void);
+bool test_under_asan(void);
 /* Test cases that run no native thread: ThreadSanitizer's run
  * (scripts/run-tests --tsan) leaves them out through CK_EXCLUDE_TAGS, as
  * a simulation runs on one thread and TSan has nothing there to see. */
