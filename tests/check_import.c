@@ -493,7 +493,9 @@ static void tw_event(struct tw *w, int p, int type, const uint64_t *v, int nv)
 	w->last[p] = w->ticks;
 }
 
-static uint64_t write_pingpong(const char *path, long rounds)
+/* A trace of Gs 1 and 2, existing when it starts, GOMAXPROCS 2; an event
+ * every 100 ns. */
+static struct tw *tw_open(const char *path)
 {
 	struct tw *w = xcalloc(1, sizeof(*w));
 	w->f = fopen(path, "wb");
@@ -507,29 +509,60 @@ static uint64_t write_pingpong(const char *path, long rounds)
 	tw_event(w, 0, 13, v, 3);                   /* G 1 exists (stack 1) */
 	v[0] = 2;
 	tw_event(w, 0, 13, v, 3);                   /* G 2 exists */
+	return w;
+}
+
+static uint64_t tw_close(struct tw *w);
+
+/* G 1 on P 0 and G 2 on P 1 (or both on P 0), waking each other rounds
+ * times, each blocking on a receive after waking the other. */
+static uint64_t write_pingpong_on(const char *path, long rounds, bool one_p)
+{
+	struct tw *w = tw_open(path);
+	int p2 = one_p ? 0 : 1;
+	uint64_t v[4];
 	uint64_t seq[3] = { 0, 1, 1 };
-	/* G 1 starts, wakes G 2 ... each blocks on a receive after waking the other */
-	v[0] = 1; v[1] = seq[1]++;
-	tw_event(w, 0, 14, v, 2);                   /* GoStart 1 on P 0 */
-	v[0] = 2; v[1] = seq[2]++;
-	tw_event(w, 1, 14, v, 2);                   /* GoStart 2 on P 1 */
-	v[0] = 0;
-	tw_event(w, 1, 23, v, 1);                   /* G 2 blocks (recv) */
+	if (one_p) {
+		v[0] = 2; v[1] = seq[2]++;
+		tw_event(w, 0, 14, v, 2);           /* GoStart 2 on P 0 */
+		v[0] = 0;
+		tw_event(w, 0, 23, v, 1);           /* G 2 blocks (recv) */
+		v[0] = 1; v[1] = seq[1]++;
+		tw_event(w, 0, 14, v, 2);           /* GoStart 1 on P 0 */
+	} else {
+		v[0] = 1; v[1] = seq[1]++;
+		tw_event(w, 0, 14, v, 2);           /* GoStart 1 on P 0 */
+		v[0] = 2; v[1] = seq[2]++;
+		tw_event(w, 1, 14, v, 2);           /* GoStart 2 on P 1 */
+		v[0] = 0;
+		tw_event(w, 1, 23, v, 1);           /* G 2 blocks (recv) */
+	}
 	for (long r = 0; r < rounds; r++) {
 		v[0] = 2; v[1] = seq[2]++; v[2] = 0;
 		tw_event(w, 0, 21, v, 3);           /* G 1 wakes G 2 */
 		v[0] = 0;
 		tw_event(w, 0, 23, v, 1);           /* G 1 blocks */
 		v[0] = 2; v[1] = seq[2]++;
-		tw_event(w, 1, 14, v, 2);           /* G 2 starts */
+		tw_event(w, p2, 14, v, 2);          /* G 2 starts */
 		v[0] = 1; v[1] = seq[1]++; v[2] = 0;
-		tw_event(w, 1, 21, v, 3);           /* G 2 wakes G 1 */
+		tw_event(w, p2, 21, v, 3);          /* G 2 wakes G 1 */
 		v[0] = 0;
-		tw_event(w, 1, 23, v, 1);           /* G 2 blocks */
+		tw_event(w, p2, 23, v, 1);          /* G 2 blocks */
 		v[0] = 1; v[1] = seq[1]++;
 		tw_event(w, 0, 14, v, 2);           /* G 1 starts */
 	}
 	tw_event(w, 0, 15, v, 0);                   /* G 1 ends */
+	return tw_close(w);
+}
+
+static uint64_t write_pingpong(const char *path, long rounds)
+{
+	return write_pingpong_on(path, rounds, false);
+}
+
+/* Flushes both Ps' batches and writes the footer. */
+static uint64_t tw_close(struct tw *w)
+{
 	tw_flush(w, 0);
 	tw_flush(w, 1);
 	/* the string, the stack and the frequency come last, as Go writes them */
@@ -553,6 +586,103 @@ static uint64_t write_pingpong(const char *path, long rounds)
 	free(w);
 	return bytes;
 }
+
+/* ---- What the recording's runtime did between Gs ---- */
+
+/* The first op of program name, as JSON text. */
+static char *first_op(const cJSON *j, const char *name)
+{
+	const cJSON *prog = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "programs"), name);
+	ck_assert_msg(cJSON_IsArray(prog) && cJSON_GetArraySize(prog) > 0, "no program %s", name);
+	return cJSON_PrintUnformatted(cJSON_GetArrayItem(prog, 0));
+}
+
+/* On one P, the time between a G blocking and the next, already runnable,
+ * starting is the recorded runtime's (its scheduler, the tracer): it is
+ * charged to the G that blocked, before its next op, so that the G it
+ * woke waits as long in the replay.  Across Ps there is no such gap. */
+START_TEST(switch_gap_charged_to_the_blocked_g)
+{
+	tmpdir_setup();
+	char *p = xasprintf("%s/one.trace", tmpdir);
+	write_pingpong_on(p, 10, true);
+	struct ti_stats st;
+	cJSON *j = import_json(p, &st);
+	/* every start after a block: G 1's first, then two a round */
+	ck_assert_uint_eq(st.gaps, 21);
+	ck_assert_int_eq(st.gap_ns, 21 * 100);
+	ck_assert_uint_ge(st.gap_p50, 95);
+	ck_assert_uint_le(st.gap_p50, 105);
+	/* G 2 ran 100 ns before blocking, and the gap after it was 100 ns */
+	char *op = first_op(j, "g2");
+	ck_assert_str_eq(op, "{\"compute\":200}");
+	free(op);
+	const char *desc = cJSON_GetObjectItem(j, "description")->valuestring;
+	ck_assert_ptr_nonnull(strstr(desc, "21 switches' recorded gaps (p50 "));
+	cJSON_Delete(j);
+	free(p);
+
+	p = xasprintf("%s/two.trace", tmpdir);
+	write_pingpong_on(p, 10, false);
+	j = import_json(p, &st);
+	ck_assert_uint_eq(st.gaps, 0);
+	ck_assert_int_eq(st.gap_ns, 0);
+	op = first_op(j, "g2");
+	ck_assert_str_eq(op, "{\"compute\":100}");
+	free(op);
+	cJSON_Delete(j);
+	free(p);
+	tmpdir_teardown();
+}
+END_TEST
+
+/* Go 1.19 writes a blocking call's return with the instant it returned
+ * when the G had to wait for a P, and with 0 when it took one at once
+ * (exitsyscallfast).  Only the first is a wait for a P: schedlab's report
+ * counts no latency for a G that never queued, so neither does the
+ * recording's figure. */
+START_TEST(syscall_fast_return_is_no_latency_sample)
+{
+	tmpdir_setup();
+	char *p = xasprintf("%s/sys.trace", tmpdir);
+	struct tw *w = tw_open(p);
+	uint64_t v[4];
+	v[0] = 1; v[1] = 1;
+	tw_event(w, 0, 14, v, 2);                   /* GoStart 1 on P 0 */
+	v[0] = 0;
+	tw_event(w, 0, 28, v, 1);                   /* GoSysCall */
+	tw_event(w, 0, 30, v, 0);                   /* GoSysBlock: its P taken */
+	v[0] = 1; v[1] = 2; v[2] = 0;
+	tw_event(w, 0, 29, v, 3);                   /* GoSysExit, ts 0: a P at once */
+	v[0] = 1; v[1] = 3;
+	tw_event(w, 0, 14, v, 2);                   /* GoStart 1 */
+	v[0] = 0;
+	tw_event(w, 0, 28, v, 1);                   /* GoSysCall */
+	tw_event(w, 0, 30, v, 0);                   /* GoSysBlock */
+	uint64_t returned = (uint64_t)w->ticks + 50;
+	v[0] = 1; v[1] = 4; v[2] = returned;
+	tw_event(w, 0, 29, v, 3);                   /* GoSysExit at returned: queued */
+	v[0] = 1; v[1] = 5;
+	tw_event(w, 0, 14, v, 2);                   /* GoStart 1, 150 ns after it returned */
+	tw_event(w, 0, 15, v, 0);                   /* GoEnd */
+	tw_close(w);
+	struct ti_stats st;
+	cJSON *j = import_json(p, &st);
+	ck_assert_uint_eq(st.blocked_syscalls, 2);
+	/* G 1's first start (it existed, runnable, when tracing began) and
+	 * the queued return: not the fast one */
+	ck_assert_uint_eq(st.lat_n, 2);
+	/* each call lasts to its return: the event (200 ns on), or the
+	 * instant written in it (150 ns on) */
+	const cJSON *prog = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "programs"), "g1");
+	char *text = cJSON_PrintUnformatted(prog);
+	ck_assert_msg(strstr(text, "{\"syscall\":200}") && strstr(text, "{\"syscall\":150}"), "%s", text);
+	free(text);
+	cJSON_Delete(j);
+	free(p);
+	tmpdir_teardown();
+}
+END_TEST
 
 /* Reads the ping-pong trace of write_pingpong to its end: 0 if every
  * wake-up was there, 3 if it does not open, 4 otherwise. */
@@ -711,6 +841,8 @@ Suite *make_import_suite(void)
 	tcase_add_test(tc, round_trip_goroutine_structure);
 	tcase_add_test(tc, bad_traces_exit_2_with_the_offset);
 	tcase_add_test(tc, large_trace_bounded_memory);
+	tcase_add_test(tc, switch_gap_charged_to_the_blocked_g);
+	tcase_add_test(tc, syscall_fast_return_is_no_latency_sample);
 	tcase_add_test(tc, sleep_until_is_absolute);
 	tcase_add_test(tc, recorded_key_checked);
 	suite_add_tcase(s, tc);

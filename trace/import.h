@@ -22,7 +22,9 @@ enum ti_kind {
 	TI_G_UNBLOCK,      /* g (0: no G, e.g. the netpoller or a timer off any G) makes target runnable */
 	TI_G_END,          /* g exits */
 	TI_SYSCALL,        /* g enters a system call (it keeps running on its M) */
-	TI_SYSCALL_END,    /* g returns from it; arg 1 if its P was taken meanwhile (it must get one again) */
+	TI_SYSCALL_END,    /* g returns from it; arg 1 if its P was taken meanwhile (it must get one
+			    * again), 2 if so but the trace says it got one at once (Go 1.19's
+			    * fast path: it never waited, so no scheduling latency is counted) */
 	TI_USER_TASK,      /* optional: user task begin (arg id) / end (arg -id); readers may skip */
 };
 enum ti_reason {
@@ -86,6 +88,8 @@ struct ti_stats {
 	uint64_t spawns, edges, external, sleeps, net, syscalls, blocked_syscalls, yields;
 	uint64_t blocks[TI_R_OTHER + 1];         /* by reason, the kept Gs' */
 	uint64_t lat_n, lat_p50, lat_p99, lat_max;   /* runnable -> running, ns */
+	uint64_t gaps, gap_p50;     /* switches whose recorded gap was charged, its median (ns) */
+	int64_t gap_ns;             /* their sum */
 	uint64_t peak_bytes;        /* the importer's own peak of buffered text */
 };
 

@@ -688,9 +688,13 @@ static int translate(struct r19 *r, struct stream *s, const struct r19_event *h,
 		PUSH(TI_SYSCALL_END);
 		ev->arg = 1;
 		/* The runtime writes the exit when the G has a P again; the
-		 * value is when the call returned. */
+		 * value is when the call returned, and 0 when it took its old
+		 * P back or an idle one at once (exitsyscallfast), without
+		 * waiting in a queue. */
 		if (real > 0 && real >= r->t0 && real <= h->ticks)
 			ev->ts = ns_of(r, real);
+		else if (real == 0)
+			ev->arg = 2;
 		break;
 	}
 	case EV_USER_TASK_CREATE:
