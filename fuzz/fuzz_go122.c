@@ -1,7 +1,9 @@
-/* libFuzzer target: Go 1.22+ execution traces (trace/read122.c), read
- * through ti_open as `schedlab workload import' reads them.  Besides no
- * crash: a refusal is one valid line naming the file and an offset inside
- * it, and the stream's time never goes backwards. */
+/* libFuzzer target: Go execution traces, 1.22+ (trace/read122.c) and, from
+ * the 1.19 seeds, 1.11-1.21 (trace/read19.c), read through ti_open as
+ * `schedlab workload import' reads them, then translated (trace/import.c).
+ * Besides no crash: a refusal is one valid line naming the file and an
+ * offset inside it, the stream's time never goes backwards, and what the
+ * reader refuses the import refuses. */
 #include <unistd.h>
 
 #include "fuzz/fuzz.h"
@@ -37,5 +39,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (o && strtoull(o + 9, NULL, 10) > size)
 			abort();
 	}
+	FILE *out = fopen("/dev/null", "w");
+	if (!out)
+		abort();
+	struct ti_stats st;
+	struct err ie = { "" };
+	bool ok = ti_import(path, "fuzz", out, &st, &ie);
+	fclose(out);
+	if (!ok)
+		fuzz_check_message(&ie);
+	if (ok && (!r || got < 0))
+		abort();
 	return 0;
 }

@@ -661,7 +661,8 @@ END_TEST
 
 /* Every input the fuzzer (fuzz/fuzz_go122.c) once crashed on reads, or
  * is refused with one message naming an offset inside it: a batch of no
- * bytes, times past 2^63 ns. */
+ * bytes, times past 2^63 ns, a Go 1.19 trace whose frequency of 23 ticks
+ * a second made its times ages. */
 START_TEST(fuzz_regressions)
 {
 	const char *root = getenv("SCHEDLAB_FUZZ_REGRESSIONS");
@@ -684,6 +685,14 @@ START_TEST(fuzz_regressions)
 			ck_assert_msg(strstr(l.err, path) && !strchr(l.err, '\n'), "%s", l.err);
 			ck_assert_uint_le(msg_offset(l.err), n);
 		}
+		/* and the translation refuses what the reader refuses */
+		FILE *out = fopen("/dev/null", "w");
+		ck_assert_ptr_nonnull(out);
+		struct ti_stats st;
+		struct err e = { "" };
+		bool imported = ti_import(path, "r", out, &st, &e);
+		fclose(out);
+		ck_assert_msg(l.ok || !imported, "%s: the reader refuses it, the import does not", path);
 		evlog_free(&l);
 		files++;
 	}

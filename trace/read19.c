@@ -622,6 +622,15 @@ static uint16_t block_reason(int type)
 /* Turns the raw event just taken from stream s into stream events. */
 static int translate(struct r19 *r, struct stream *s, const struct r19_event *h, struct err *e)
 {
+	/* A frequency of a few ticks a second makes any tick count ages:
+	 * refused before it passes what the stream's ns can hold (with room
+	 * for the sums the importer makes of them). */
+	if (((long double)h->ticks - (long double)r->t0) * 1e9L / (long double)r->freq > 0x1p62L) {
+		err_set(e, "%s: offset %" PRIu64 ": time stamp %" PRId64 " ticks after the first is "
+			"past 2^62 ns at %" PRId64 " ticks a second", r->path, h->off,
+			(int64_t)((uint64_t)h->ticks - (uint64_t)r->t0), r->freq);
+		return -1;
+	}
 	int64_t ts = ns_of(r, h->ticks);
 	struct ti_event *ev;
 #define PUSH(k) (ev = q_push(r), ev->ts = ts, ev->off = h->off, ev->kind = (k), ev->g = h->g)
