@@ -187,8 +187,10 @@ struct rt_cpu_time {
 	/* ns[RT_CPU_LOCK_SPIN] ([0]) and ns[RT_CPU_LOCK_SLEEP] ([1]) by whose lock */
 	uint64_t lock_ns[2][RT_LOCK__COUNT];
 	uint64_t on_ns, off_ns;        /* the two sets' totals: their fractions' denominators */
-	uint64_t lifetime_ns;          /* every M's time from its start to the end of the run:
-					* on_ns + off_ns, unless a panic cut the run short */
+	uint64_t lifetime_ns;          /* every M's time from its start to the end of the run
+					* (natively, to its last state change if that read the
+					* clock just before the end was published): on_ns +
+					* off_ns, unless a panic cut the run short */
 	uint64_t span_ns;              /* from the start of the run to its end (every M idle) */
 	int pus;                       /* the machine's PUs */
 	bool futex_measured;           /* the platform counts the CPU its futex calls take */

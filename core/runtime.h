@@ -418,10 +418,10 @@ struct m {
 	struct g *curg;          /* the G running on it */
 	bool spinning;           /* looking for work with a P and none found yet [proc: Spinning] */
 	/* Where its time goes (timed runs) [proc: Where the time goes]: its
-	 * state (RT_MT), since when, its futex_ns then, and when it started
-	 * (-1: not yet). */
+	 * state (RT_MT), since when, its futex_ns then, when it started (-1:
+	 * not yet), and the last instant charged to a state. */
 	unsigned mt;
-	int64_t mt_since, mt_born;
+	int64_t mt_since, mt_born, mt_counted;
 	uint64_t mt_futex0;
 	struct rt_note park;     /* sleeps here when idle */
 	struct m *schedlink;     /* next on the idle list (sched.lock) */
