@@ -268,6 +268,8 @@ START_TEST(go_testdata)
 }
 END_TEST
 
+static size_t count(const struct evlog *l, uint16_t kind, uint64_t g);
+
 /* The expected stream of the simplest test, event by event: G1 enters a
  * syscall on M0, M1 steals M0's P, and G1 comes back without it. */
 START_TEST(syscall_steal_stream)
@@ -298,6 +300,19 @@ START_TEST(syscall_steal_stream)
 		ck_assert_uint_gt(l.ev[i].off, 16);
 		ck_assert_uint_lt(l.ev[i].off, 200);
 	}
+	evlog_free(&l);
+	/* M0 takes P 1 before G1's call ends: Go's exitsyscallfast, which
+	 * starts G1 at once (arg 2: no wait for a P, import.h); above it
+	 * came back without one (arg 1: queued) */
+	path = encode_gotest("go122-syscall-steal-proc-reacquire-new-proc", expect, sizeof expect, &bad);
+	read_all(path, &l);
+	ck_assert_msg(l.ok, "%s", l.err);
+	ck_assert_uint_eq(count(&l, TI_SYSCALL_END, 1), 1);
+	const struct ti_event *end = NULL;
+	for (size_t i = 0; i < l.n; i++)
+		if (l.ev[i].kind == TI_SYSCALL_END)
+			end = &l.ev[i];
+	ck_assert_int_eq(end->arg, 2);
 	evlog_free(&l);
 }
 END_TEST

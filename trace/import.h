@@ -23,8 +23,10 @@ enum ti_kind {
 	TI_G_END,          /* g exits */
 	TI_SYSCALL,        /* g enters a system call (it keeps running on its M) */
 	TI_SYSCALL_END,    /* g returns from it; arg 1 if its P was taken meanwhile (it must get one
-			    * again), 2 if so but the trace says it got one at once (Go 1.19's
-			    * fast path: it never waited, so no scheduling latency is counted) */
+			    * again), 2 if so but the trace says it got one at once (Go's
+			    * exitsyscallfast: 1.19 writes no return instant, 1.22+ ends the
+			    * call on an M that holds a P; it never waited, so no scheduling
+			    * latency is counted) */
 	TI_USER_TASK,      /* optional: user task begin (arg id) / end (arg -id); readers may skip */
 };
 enum ti_reason {

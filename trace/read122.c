@@ -1380,7 +1380,9 @@ static int advance(struct r122 *r, const struct rawev *ev, uint64_t m, struct er
 		uint64_t gid = ms->g;
 		g->status = G_RUNNABLE;
 		ms->g = 0;
-		emit(r, ev, TI_SYSCALL_END, gid, 0, -1, TI_R_NONE, 1, NULL);
+		/* With a P the M got one back at once (exitsyscallfast) and
+		 * starts the G next: it never queued (import.h) */
+		emit(r, ev, TI_SYSCALL_END, gid, 0, -1, TI_R_NONE, ms->p >= 0 ? 2 : 1, NULL);
 		return 1;
 	}
 	case T122_GO_CREATE_SYSCALL: {
