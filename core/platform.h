@@ -100,6 +100,13 @@
  *     bool plat_g_has_stack(void)
  *         whether a G can run a C function (natively yes; a simulated G
  *         is only a program counter)
+ *     bool plat_g_frame_init(struct rt *, uint64_t bytes, struct err *)
+ *         every G of the run writes bytes of its own stack each time it
+ *         runs (a workload's "stacks"): false if a G's stack has no room
+ *         for them; the platform bounds its stacks' memory by them
+ *     void plat_g_write_frame(uint64_t bytes)
+ *         from a G with a stack: writes bytes of it below the caller's
+ *         frame, as a deep call would
  *     bool plat_futex_cpu_counted(void)
  *         whether the futex calls add the CPU they take to the calling
  *         M's m->stats.futex_ns, cut at the run's end (simulated: their

@@ -634,6 +634,42 @@ void natp_g_leave(struct g *g, enum g_why why)
 		ctx_switch(&g->plat.ctx, &m->plat.g0);
 }
 
+/* A workload's "stacks" natively: each run of a G writes the declared
+ * frame on its real stack, where a deep call would put its frames, so that
+ * a native run pays what the simulated one charges for it (a frame that
+ * stays in a cache between runs is cheap, one that was evicted is not).
+ * Half the slot: the interpreter's own frames, several times larger in a
+ * sanitizer build, need the rest. */
+#define NATP_G_FRAME_MAX (NATP_G_STACK / 2)
+
+bool natp_g_frame_init(struct rt *rt, uint64_t bytes, struct err *e)
+{
+	struct plat_rt *pr = &rt->plat;
+	if (bytes > NATP_G_FRAME_MAX) {
+		err_set(e, "stacks.frame: a goroutine's native stack has room for a frame of at most "
+			   "%u KiB, not %llu KiB (a simulated run has no such bound)",
+			NATP_G_FRAME_MAX / 1024, (unsigned long long)(bytes + 1023) / 1024);
+		return false;
+	}
+	/* Every stack a G has run on now holds the frame's pages, not one:
+	 * the bounds of natp_rt_init count them so. */
+	uint64_t per = pr->page + (bytes + pr->page - 1) / pr->page * pr->page;
+	uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * pr->page;
+	if (ram / 2 / per < pr->max_stacks)
+		pr->max_stacks = (size_t)(ram / 2 / per);
+	if (pr->mem_floor < 2 * ARENA_SLOTS * per)
+		pr->mem_floor = 2 * ARENA_SLOTS * per;
+	return true;
+}
+
+__attribute__((noinline)) void natp_g_write_frame(uint64_t bytes)
+{
+	char *frame = __builtin_alloca(bytes);
+	memset(frame, 0x5a, bytes);
+	/* the frame is dead after the memset: keep its stores */
+	__asm__ volatile("" : : "r"(frame) : "memory");
+}
+
 /* ---- The netpoller: epoll ----
  *
  * Two epoll sets.  epfd holds the C API's descriptors; any M may poll it

@@ -239,6 +239,13 @@ static inline void plat_g_free(struct rt *rt, struct g *g) { natp_g_free(rt, g);
 	})
 static inline void plat_g_leave(struct g *g, enum g_why why) { natp_g_leave(g, why); }
 static inline bool plat_g_has_stack(void) { return true; }
+bool natp_g_frame_init(struct rt *rt, uint64_t bytes, struct err *e);
+static inline bool plat_g_frame_init(struct rt *rt, uint64_t bytes, struct err *e)
+{
+	return natp_g_frame_init(rt, bytes, e);
+}
+void natp_g_write_frame(uint64_t bytes);
+static inline void plat_g_write_frame(uint64_t bytes) { natp_g_write_frame(bytes); }
 static inline bool plat_futex_cpu_counted(void) { return false; }
 
 static inline void *plat_alloc(size_t size, int node) { return natp_alloc(size, node); }

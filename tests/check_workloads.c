@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -772,6 +773,55 @@ START_TEST(recursion_within_max_depth_completes)
 }
 END_TEST
 
+/* A workload's "stacks" natively: each G writes its declared frame on its
+ * real stack when it runs.  200 Gs each write a 128 KiB frame and then
+ * wait, all at once, so 200 stacks hold 32 fresh pages each: the run
+ * faults in at least 200 x 24 pages more than the same workload without
+ * stacks (minor faults: a count, whatever the host's load). */
+static const char stacked_text[] =
+	"{\"name\": \"t\", %s\"channels\": {\"go\": 0}, \"waitgroups\": [\"wg\"],\n"
+	" \"programs\": {\"main\": [{\"wg_add\": {\"wg\": \"wg\", \"n\": 200}},\n"
+	"  {\"spawn\": {\"program\": \"w\", \"count\": 200}},\n"
+	"  {\"sleep\": \"20ms\"}, {\"close\": \"go\"}, {\"wg_wait\": \"wg\"}],\n"
+	" \"w\": [{\"recv\": {\"chan\": \"go\"}}, {\"wg_done\": \"wg\"}]}}";
+
+static long faults_of_native_run(const char *stacks)
+{
+	char *text = NULL;
+	ck_assert_int_ge(asprintf(&text, stacked_text, stacks), 0);
+	struct rusage before, after;
+	getrusage(RUSAGE_SELF, &before);
+	run_ok(text, 1);
+	getrusage(RUSAGE_SELF, &after);
+	free(text);
+	return after.ru_minflt - before.ru_minflt;
+}
+
+START_TEST(native_run_writes_the_declared_stack_frame)
+{
+	long plain = faults_of_native_run("");
+	long stacked = faults_of_native_run("\"stacks\": {\"size\": \"256KiB\", \"frame\": \"128KiB\"},\n");
+	ck_assert_msg(stacked >= plain + 200 * 24,
+		      "200 Gs' 128 KiB frames faulted %ld pages, without stacks %ld", stacked, plain);
+}
+END_TEST
+
+/* ... which a native G's stack bounds; a simulated run has no such bound. */
+START_TEST(native_frame_past_the_stack_exits_2)
+{
+	char *path = write_file("big.json",
+				"{\"name\": \"big\", \"stacks\": {\"size\": \"1MiB\", \"frame\": \"256KiB\"},\n"
+				" \"programs\": {\"main\": [{\"compute\": \"1us\"}]}}");
+	char *out = NULL, *err = NULL;
+	ck_assert_int_eq(schedlabf(&out, &err, "run -p steal --native -w '%s'", path), 2);
+	ck_assert_msg(strstr(err, path) && strstr(err, "stacks.frame") && strstr(err, "128 KiB"),
+		      "%s", err);
+	free(out), free(err);
+	ck_assert_int_eq(schedlabf(&out, &err, "run -p steal -w '%s'", path), 0);
+	free(out), free(err), free(path);
+}
+END_TEST
+
 /* ---- What the language's constructs do ---- */
 
 /* A loop's var counts 0..n-1; nested loops; the count may be computed. */
@@ -1066,6 +1116,8 @@ Suite *make_workloads_suite(void)
 	tcase_add_test(tc, closed_loop_server_reports_request_latency);
 	tcase_add_loop_test(tc, closed_loop_server_completes, test_first_mode(), test_modes());
 	tcase_add_loop_test(tc, open_loop_handler_exits_at_eof, test_first_mode(), test_modes());
+	tcase_add_loop_test(tc, native_run_writes_the_declared_stack_frame, 1, test_modes());
+	tcase_add_loop_test(tc, native_frame_past_the_stack_exits_2, 1, test_modes());
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;

@@ -289,6 +289,12 @@ static bool run_new(struct rt *rt, const struct rt_config *cfg, struct err *e)
 	wlr_net_init(rt);
 	if (cfg->trace)
 		make_labels(r, w);
+	if (w->stack_bytes && !plat_g_frame_init(rt, w->stack_frame, e)) {
+		char why[sizeof(e->msg)];
+		snprintf(why, sizeof(why), "%s", e->msg);
+		err_set(e, "%s: %s", rt->name, why);
+		return false;
+	}
 	r->regions = xcalloc(w->nregions + 1, sizeof(*r->regions));
 	for (uint32_t i = 0; i < w->nregions; i++) {
 		const struct prog_region *pr = &w->regions[i];
@@ -542,7 +548,8 @@ static void g_account_user(struct m *m, struct g *g, int64_t ns)
  * it, made on its maker's node when it first runs and kept with the G
  * when the G is reused.  Each run writes the top frame, so a G that runs
  * far from its stack pays for it whenever the frame is no longer in a
- * cache.  Natively a G has a real stack and none of this happens. */
+ * cache.  Natively a G has a real stack, and each run writes the frame
+ * there (plat_g_write_frame); it has no node to move from. */
 static void stack_enter(struct m *m, struct g *g)
 {
 	struct rt *rt = m->rt;
@@ -1115,8 +1122,13 @@ enum g_why wlr_g_run(struct m *m, struct g *g)
 {
 	struct gframe *f = g_frame(g);
 	const struct program *pr = f->prog;
-	if (wlr(m->rt)->wl->stack_bytes && !plat_g_has_stack())
-		stack_enter(m, g);
+	const struct workload *w = wlr(m->rt)->wl;
+	if (w->stack_bytes) {
+		if (plat_g_has_stack())
+			plat_g_write_frame(w->stack_frame);
+		else
+			stack_enter(m, g);
+	}
 	for (;;) {
 		if (g->panicking || f->pc >= pr->nops)
 			return G_EXIT;
