@@ -143,8 +143,9 @@ static void reorder(cJSON *o, const char *const *keys)
 
 static void order_latency(cJSON *lat)
 {
-	static const char *const top[] = { "cache_ns", "c2c_ns", "dram_ns", "slit_scale",
-					   "bandwidth_gbs", "mlp", "os_ns", "runtime_ns", NULL };
+	static const char *const top[] = { "cache_ns", "cache_bw_gbs", "c2c_ns", "dram_ns",
+					   "slit_scale", "bandwidth_gbs", "mlp", "os_ns",
+					   "runtime_ns", NULL };
 	static const char *const caches[] = { "L1", "L2", "L3", "L4", NULL };
 	static const char *const c2c[] = { "core", "group", "package", "hops", NULL };
 	static const char *const dram[] = { "local", "hops", "matrix", NULL };
@@ -154,6 +155,7 @@ static void order_latency(cJSON *lat)
 	static const char *const rt[] = { "g_create", "g_exit", "stack_acquire", NULL };
 	reorder(lat, top);
 	reorder(cJSON_GetObjectItemCaseSensitive(lat, "cache_ns"), caches);
+	reorder(cJSON_GetObjectItemCaseSensitive(lat, "cache_bw_gbs"), caches);
 	reorder(cJSON_GetObjectItemCaseSensitive(lat, "c2c_ns"), c2c);
 	reorder(cJSON_GetObjectItemCaseSensitive(lat, "dram_ns"), dram);
 	cJSON *o = cJSON_GetObjectItemCaseSensitive(lat, "os_ns");

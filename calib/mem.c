@@ -376,6 +376,51 @@ static void size_string(char *b, size_t n, uint64_t bytes)
 }
 
 static const double default_cache_ns[TOPO_MAX_LEVEL + 1] = { 0, 1.3, 4.3, 16, 40 };
+static const double default_cache_bw_gbs[TOPO_MAX_LEVEL + 1] = { 0, 192, 156, 45, 30 };
+
+/* A core's stream into one cache level: memset over a working set that
+ * the level holds and the one inside it does not, repeated for about a
+ * millisecond a sample, by a thread bound to the first PU; GB/s. */
+struct stream_arg {
+	struct cal_ctx *c;
+	uint64_t ws;
+	struct cal_stat st;
+	bool ok;
+};
+
+static void *stream_main(void *p)
+{
+	struct stream_arg *a = p;
+	struct cal_ctx *c = a->c;
+	cal_bind_pu(c->hw, c->t->pus[0].os_index);
+	char *buf = map_buffer(a->ws);
+	if (!buf) {
+		cal_thread_done();
+		return NULL;
+	}
+	long reps = (long)((1u << 20) / a->ws) + 1;   /* ~1 MB a sample at least */
+	reps = reps < 8 ? 8 : reps;
+	memset(buf, 1, a->ws);                         /* fault in, and warm */
+	struct cal_samples sm = { 0 };
+	struct cal_budget b = cal_budget(c, c->o->quick ? 5 : 9, 101);
+	for (int k = 0; cal_more(&b, k); k++) {
+		int64_t t0 = cal_now();
+		for (long r = 0; r < reps; r++) {
+			memset(buf, (int)r, a->ws);
+			__asm__ volatile("" : : "r"(buf) : "memory");
+		}
+		int64_t dt = cal_now() - t0;
+		if (dt > 0)
+			cal_add(&sm, (double)a->ws * (double)reps / (double)dt);
+	}
+	cal_summarize(&sm, &a->st);
+	a->st.samples = sm.n;
+	cal_samples_free(&sm);
+	munmap(buf, a->ws);
+	a->ok = a->st.samples > 0;
+	cal_thread_done();
+	return NULL;
+}
 
 bool cal_cache_probes(struct cal_ctx *c, struct err *e)
 {
@@ -443,6 +488,7 @@ bool cal_cache_probes(struct cal_ctx *c, struct err *e)
 	}
 
 	cJSON *sizes = cJSON_CreateObject();
+	uint64_t prev_eff = 0;
 	c->largest_cache = 0;
 	char summary[256] = "";
 	size_t used = 0;
@@ -457,6 +503,8 @@ bool cal_cache_probes(struct cal_ctx *c, struct err *e)
 				 "default hit latency and hwloc's size are kept",
 				 (unsigned long long)(max_ws >> 20), lv);
 			cal_assumed(c, path, default_cache_ns[lv], note);
+			snprintf(path, sizeof(path), "cache_bw_gbs.L%d", lv);
+			cal_assumed(c, path, default_cache_bw_gbs[lv], note);
 			continue;
 		}
 		const struct plateau *p = &pl[lv - 1];
@@ -505,8 +553,30 @@ bool cal_cache_probes(struct cal_ctx *c, struct err *e)
 			   "effective %s", lo, hi, lv,
 			   (unsigned long long)(reported[lv] >> 10), sz);
 		cal_figure(c, path, &st);
+		/* its stream: half the level, which is past the level inside
+		 * it for any hierarchy of sizes growing 4x or more */
+		struct stream_arg sa = { .c = c, .ws = eff / 2 / 64 * 64 };
+		if (lv > 1 && sa.ws <= prev_eff)
+			sa.ws = (eff - eff / 4) / 64 * 64;
+		snprintf(path, sizeof(path), "cache_bw_gbs.L%d", lv);
+		if (pthread_create(&th, NULL, stream_main, &sa) == 0) {
+			pthread_join(th, NULL);
+		}
+		if (sa.ok) {
+			char ws[32];
+			size_string(ws, sizeof(ws), sa.ws);
+			cal_method(&sa.st, "memset over %s (half of L%d's effective %s), repeated, by "
+				   "one thread bound to the first PU: GB/s a sample", ws, lv, sz);
+			cal_figure(c, path, &sa.st);
+		} else {
+			cal_assumed(c, path, default_cache_bw_gbs[lv],
+				    "the stream over this level could not be measured (no memory or no "
+				    "thread); the model's default");
+		}
+		prev_eff = eff;
 		used += (size_t)snprintf(summary + used, used < sizeof(summary) ? sizeof(summary) - used : 0,
-					 "%sL%d %s %.1f ns", lv > 1 ? ", " : "", lv, sz, st.median);
+					 "%sL%d %s %.1f ns %.0f GB/s", lv > 1 ? ", " : "", lv, sz,
+					 st.median, sa.ok ? sa.st.median : default_cache_bw_gbs[lv]);
 	}
 	c->cache_sizes = sizes;
 	snprintf(c->summary, sizeof(c->summary), "%s", summary[0] ? summary : "no cache steps found");

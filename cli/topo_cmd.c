@@ -270,6 +270,9 @@ static void print_text(const struct topo *t)
 	printf("\ncache hit (ns)   ");
 	for (int l = 1; l <= max_level; l++)
 		printf("  L%d %g", l, lat->cache_ns[l]);
+	printf("\ncache stream (GB/s)");
+	for (int l = 1; l <= max_level; l++)
+		printf("  L%d %g", l, lat->cache_bw_gbs[l]);
 	printf("\ncore to core (ns)   same core %g  same group %g", lat->c2c_core_ns,
 	       lat->c2c_group_ns);
 	if (t->ngroups > t->npackages)
@@ -388,6 +391,11 @@ cJSON *topo_to_json(const struct topo *t)
 	for (int lv = 1; lv <= TOPO_MAX_LEVEL; lv++) {
 		char key[4] = { 'L', (char)('0' + lv), 0, 0 };
 		cJSON_AddNumberToObject(cn, key, lat->cache_ns[lv]);
+	}
+	cJSON *cb = cJSON_AddObjectToObject(l, "cache_bw_gbs");
+	for (int lv = 1; lv <= TOPO_MAX_LEVEL; lv++) {
+		char key[4] = { 'L', (char)('0' + lv), 0, 0 };
+		cJSON_AddNumberToObject(cb, key, lat->cache_bw_gbs[lv]);
 	}
 	cJSON *c2c = cJSON_AddObjectToObject(l, "c2c_ns");
 	cJSON_AddNumberToObject(c2c, "core", lat->c2c_core_ns);

@@ -315,7 +315,8 @@ double hw_touch(struct hw *hw, int cpu, double now, hw_region_t r, uint64_t offs
 	uint64_t end = offset + bytes;
 	/* Latency-bound time: only the first line of a touch waits a full
 	 * latency; after it an overlapping stream delivers a line every lat/m
-	 * (for a pointer chase m is 1, so every line waits in full). */
+	 * (for a pointer chase m is 1, so every line waits in full), and lines
+	 * that hit a cache no faster than its cache_bw_gbs. */
 	double lat_time = 0;
 	double first = 1;
 	int nbusy = 0;          /* nodes whose DRAM this touch reads */
@@ -335,16 +336,21 @@ double hw_touch(struct hw *hw, int cpu, double now, hw_region_t r, uint64_t offs
 			if (tc->cache[l] >= 0 && cache_hit(&hw->caches[tc->cache[l]], gid, meta->version))
 				hit = l;
 
-		double lat;
+		double lat, step;  /* the first line's wait; each later line's */
 		if (hit) {
 			lat = t->lat.cache_ns[hit];
+			/* hits overlap too, but no faster than the level streams */
+			step = lat / m > HW_LINE / t->lat.cache_bw_gbs[hit] ? lat / m
+									   : HW_LINE / t->lat.cache_bw_gbs[hit];
 			hw->ctr.hits[hit] += lines;
 		} else if (meta->writer >= 0 && writer_holds(hw, meta, gid)) {
 			lat = topo_c2c_ns(t, t->pus[meta->writer].core, core);
+			step = lat / m;
 			hw->ctr.c2c += lines;
 		} else {
 			int home = meta->home;
 			lat = topo_dram_ns(t, node, home);
+			step = lat / m;   /* the controller's bandwidth bounds it below */
 			hw->ctr.dram += lines;
 			int hops = topo_hops(t, node, home);
 			hw->ctr.dram_by_hops[hops] += lines;
@@ -352,9 +358,12 @@ double hw_touch(struct hw *hw, int cpu, double now, hw_region_t r, uint64_t offs
 			hw->ctr.dram_ns_by_hops[hops] += lat * (double)lines;
 			if (hw->dram_bytes[home] == 0)
 				hw->busy_nodes[nbusy++] = home;
-			hw->dram_bytes[home] += (double)(lines * HW_LINE);
+			/* a write allocates: the line is read for ownership now and
+			 * written back when it is evicted, twice its bytes through
+			 * the controller (bandwidth_gbs is a read stream's) */
+			hw->dram_bytes[home] += (double)(lines * HW_LINE) * (write ? 2 : 1);
 		}
-		lat_time += first * lat + ((double)lines - first) * lat / m;
+		lat_time += first * lat + ((double)lines - first) * step;
 		first = 0;
 
 		if (write) {

@@ -432,6 +432,10 @@ static const struct {
 	{ "cache_ns", "L2", "12" },
 	{ "cache_ns", "L3", "40" },
 	{ "cache_ns", "L4", "100" },
+	{ "cache_bw_gbs", "L1", "0.5" },
+	{ "cache_bw_gbs", "L2", "0.5" },
+	{ "cache_bw_gbs", "L3", "0.5" },
+	{ "cache_bw_gbs", "L4", "0.5" },
 	{ "c2c_ns", "core", "30" },
 	{ "c2c_ns", "group", "150" },
 	{ "c2c_ns", "package", "300" },
@@ -988,6 +992,30 @@ START_TEST(latency_figures_price_what_they_name)
 				      figures[i].key, w ? "at a gate" : "in turn", d, times);
 		}
 	}
+
+	/* a stream of hits comes at the level's cache_bw_gbs: 16 KiB written,
+	 * then read again from L1, 256 lines at 10 ns (6.4 GB/s) against 1 ns
+	 * (64 GB/s; L1's latency over mlp is 0.07 ns) after the first */
+	const char *rehit =
+		"{\"name\": \"rehit\", \"regions\": {\"r\": {\"size\": \"1MiB\"}}, \"programs\": {"
+		"\"main\": [{\"touch\": {\"region\": \"r\", \"bytes\": \"16KiB\", \"write\": true}},"
+		" {\"touch\": {\"region\": \"r\", \"bytes\": \"16KiB\"}}]}}";
+	double slow = probe_makespan(rehit, "{\"cache_bw_gbs\": {\"L1\": 6.4}}");
+	double fast = probe_makespan(rehit, "{\"cache_bw_gbs\": {\"L1\": 64}}");
+	ck_assert_double_eq_tol(slow - fast, 255 * 9.0, 1);
+
+	/* a write that misses moves its lines twice through the controller
+	 * (read for ownership, written back): 1 MiB of fresh memory at 1 GB/s
+	 * takes 1 ms more written than read */
+	const char *fresh =
+		"{\"name\": \"fresh\", \"regions\": {\"r\": {\"size\": \"1MiB\"}}, \"programs\": {"
+		"\"main\": [{\"touch\": {\"region\": \"r\", \"bytes\": \"1MiB\", \"write\": %s}}]}}";
+	char wl[512];
+	snprintf(wl, sizeof(wl), fresh, "true");
+	double written = probe_makespan(wl, "{\"bandwidth_gbs\": 1}");
+	snprintf(wl, sizeof(wl), fresh, "false");
+	double read = probe_makespan(wl, "{\"bandwidth_gbs\": 1}");
+	ck_assert_double_eq_tol(written - read, 1048576.0, 1000);
 
 	/* the wake-up by relation: each relation's figure alone moves the
 	 * probe run, whose Ms wake each other across every relation */

@@ -64,6 +64,7 @@ enum topo_rel {
 #define TOPO_MAX_MATRIX_NODES 1024 /* "dram_ns.matrix" */
 struct topo_latency {
 	double cache_ns[TOPO_MAX_LEVEL + 1];  /* hit latency by level; [0] unused */
+	double cache_bw_gbs[TOPO_MAX_LEVEL + 1]; /* one core's sustained stream from the level */
 	double c2c_core_ns;     /* line transfer between SMT siblings */
 	double c2c_group_ns;    /* ... within a core group */
 	double c2c_package_ns;  /* ... between groups of one package */

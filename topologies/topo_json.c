@@ -114,8 +114,9 @@ static bool parse_dram_matrix(const struct jv *j, const cJSON *dram, const char 
 
 static bool parse_latency(const struct jv *j, const cJSON *lat_json, struct topo *t)
 {
-	static const char *const keys[] = { "cache_ns", "c2c_ns", "dram_ns", "slit_scale",
-					    "bandwidth_gbs", "mlp", "os_ns", "runtime_ns", NULL };
+	static const char *const keys[] = { "cache_ns", "cache_bw_gbs", "c2c_ns", "dram_ns",
+					    "slit_scale", "bandwidth_gbs", "mlp", "os_ns",
+					    "runtime_ns", NULL };
 	static const char *const cache_keys[] = { "L1", "L2", "L3", "L4", NULL };
 	static const char *const c2c_keys[] = { "core", "group", "package", "hops", NULL };
 	static const char *const dram_keys[] = { "local", "hops", "matrix", NULL };
@@ -137,6 +138,16 @@ static bool parse_latency(const struct jv *j, const cJSON *lat_json, struct topo
 			return false;
 		for (int l = 1; l <= TOPO_MAX_LEVEL; l++)
 			if (!jv_get_positive(j, o, p, cache_keys[l - 1], false, &lat->cache_ns[l]))
+				return false;
+	}
+	o = cJSON_GetObjectItemCaseSensitive(lat_json, "cache_bw_gbs");
+	if (o) {
+		jv_key(p, sizeof(p), path, "cache_bw_gbs");
+		if (!jv_object(j, o, p, cache_keys))
+			return false;
+		for (int l = 1; l <= TOPO_MAX_LEVEL; l++)
+			if (!jv_get_positive(j, o, p, cache_keys[l - 1], false,
+					     &lat->cache_bw_gbs[l]))
 				return false;
 	}
 	o = cJSON_GetObjectItemCaseSensitive(lat_json, "c2c_ns");
