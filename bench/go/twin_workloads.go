@@ -74,9 +74,26 @@ func cpuHogs(seed uint64) {
 	done.Wait()
 }
 
-// deep-stacks natively: the pairs with the goroutines' real stacks (the
-// workload's "stacks" model a 64 KiB frame only in simulation, see
-// interp.c stack_enter), so the twin is the same.
+// writeFrame64 writes a 64 KiB frame on the running goroutine's stack, as
+// the workload's "stacks" says each goroutine does each time it runs (and
+// as schedlab's native runtime does, plat_g_write_frame): a declared array
+// stays on the stack (Go grows the stack to hold it on the first call),
+// and its zeroing plus one store a line write all of it.
+//
+//go:noinline
+func writeFrame64(k int) byte {
+	var frame [64 << 10]byte
+	for i := 0; i < len(frame); i += 64 {
+		frame[i] = byte(i >> 6)
+	}
+	return frame[k&(len(frame)-1)]
+}
+
+var frame64Sink byte
+
+// deep-stacks natively: the pairs with the goroutines' real stacks, each
+// writing its 64 KiB frame when it starts and whenever it runs again after
+// a receive (where it had parked).
 func deepStacks(seed uint64) {
 	r := newRand(seed)
 	var done sync.WaitGroup
@@ -87,16 +104,20 @@ func deepStacks(seed uint64) {
 			a, b := make(chan int64), make(chan int64)
 			e := child(c)
 			spawn(func() {
+				frame64Sink += writeFrame64(0)
 				for k := 0; k < 100; k++ {
 					v := <-a
+					frame64Sink += writeFrame64(k)
 					compute(exponential(e, float64(2*us)))
 					b <- v
 				}
 			})
+			frame64Sink += writeFrame64(0)
 			for k := 0; k < 100; k++ {
 				compute(exponential(c, float64(2*us)))
 				a <- 1
 				<-b
+				frame64Sink += writeFrame64(k)
 			}
 			done.Done()
 		})
