@@ -101,6 +101,7 @@
 #define rt_sharedq_get_ready_by PLAT_SYM(rt_sharedq_get_ready_by)
 #define rt_p_has_work PLAT_SYM(rt_p_has_work)
 #define rt_runqempty PLAT_SYM(rt_runqempty)
+#define rt_runqempty_peek PLAT_SYM(rt_runqempty_peek)
 #define rt_runqlen PLAT_SYM(rt_runqlen)
 #define rt_runqsteal PLAT_SYM(rt_runqsteal)
 #define rt_steal_order_reset PLAT_SYM(rt_steal_order_reset)

@@ -745,7 +745,7 @@ struct g *rt_dropp(struct m *m, const int *node_order, bool recheck_global_first
 void rt_pidleput(struct rt *rt, struct p *pp)
 {
 	assert(rt_mutex_held(&rt->sched.lock));
-	assert(rt_runqempty(pp) && "an idle P's queue must be empty");
+	assert(rt_runqempty_peek(pp) && "an idle P's queue must be empty");
 	pp->link = rt->sched.pidle;
 	rt->sched.pidle = pp;
 	if (__builtin_expect(rt->explore != NULL, 0))

@@ -91,6 +91,14 @@ bool rt_runqempty(struct p *pp)
 	}
 }
 
+/* Asked by an idle P's owner, whose queue nobody else fills (a thief can
+ * only empty it), so one look is the answer. */
+bool rt_runqempty_peek(struct p *pp)
+{
+	return rq_head(plat_peek_u64(&pp->runqhead)) == plat_peek_u32(&pp->runqtail) &&
+	       !plat_peek_ptr(&pp->runnext);
+}
+
 /* A snapshot length, for statistics and tests. */
 uint32_t rt_runqlen(struct p *pp)
 {

@@ -863,6 +863,9 @@ void rt_runq_init(struct rt *rt, struct p *pp);
 bool rt_runqputslow(struct rt *rt, struct p *pp, struct g *g, uint64_t head, uint32_t t);
 struct g *rt_runqget_lifo(struct p *pp);
 bool rt_runqempty(struct p *pp);
+/* the same, unpriced, for assertions: a build without NDEBUG must simulate
+ * exactly what a release build does */
+bool rt_runqempty_peek(struct p *pp);
 void rt_sharedq_put(struct rt *rt, struct p *pp, struct g *g);
 /* n Gs linked through schedlink, head to tail, in one put */
 void rt_sharedq_putlist(struct rt *rt, struct p *pp, struct g *head, struct g *tail, uint32_t n);
