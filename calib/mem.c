@@ -379,8 +379,11 @@ static const double default_cache_ns[TOPO_MAX_LEVEL + 1] = { 0, 1.3, 4.3, 16, 40
 static const double default_cache_bw_gbs[TOPO_MAX_LEVEL + 1] = { 0, 192, 156, 45, 30 };
 
 /* A core's stream into one cache level: memset over a working set that
- * the level holds and the one inside it does not, repeated for about a
- * millisecond a sample, by a thread bound to the first PU; GB/s. */
+ * the level holds and the one inside it does not, repeated for a megabyte
+ * or more a sample, by a thread bound to the first PU; GB/s.  memset is
+ * how a native G writes its stacks frame (plat_g_write_frame), and glibc
+ * (2.36) streams past the cache only above a threshold of the shared
+ * cache's size, far above half of it. */
 struct stream_arg {
 	struct cal_ctx *c;
 	uint64_t ws;
@@ -554,7 +557,8 @@ bool cal_cache_probes(struct cal_ctx *c, struct err *e)
 			   (unsigned long long)(reported[lv] >> 10), sz);
 		cal_figure(c, path, &st);
 		/* its stream: half the level, which is past the level inside
-		 * it for any hierarchy of sizes growing 4x or more */
+		 * it when each level is more than twice the one inside; else
+		 * three quarters */
 		struct stream_arg sa = { .c = c, .ws = eff / 2 / 64 * 64 };
 		if (lv > 1 && sa.ws <= prev_eff)
 			sa.ws = (eff - eff / 4) / 64 * 64;
@@ -565,8 +569,9 @@ bool cal_cache_probes(struct cal_ctx *c, struct err *e)
 		if (sa.ok) {
 			char ws[32];
 			size_string(ws, sizeof(ws), sa.ws);
-			cal_method(&sa.st, "memset over %s (half of L%d's effective %s), repeated, by "
-				   "one thread bound to the first PU: GB/s a sample", ws, lv, sz);
+			cal_method(&sa.st, "memset over %s (%s of L%d's effective %s), repeated, by "
+				   "one thread bound to the first PU: GB/s a sample", ws,
+				   sa.ws == eff / 2 / 64 * 64 ? "half" : "three quarters", lv, sz);
 			cal_figure(c, path, &sa.st);
 		} else {
 			cal_assumed(c, path, default_cache_bw_gbs[lv],

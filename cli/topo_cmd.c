@@ -270,7 +270,7 @@ static void print_text(const struct topo *t)
 	printf("\ncache hit (ns)   ");
 	for (int l = 1; l <= max_level; l++)
 		printf("  L%d %g", l, lat->cache_ns[l]);
-	printf("\ncache stream (GB/s)");
+	printf("\ncache stream (GB/s) ");
 	for (int l = 1; l <= max_level; l++)
 		printf("  L%d %g", l, lat->cache_bw_gbs[l]);
 	printf("\ncore to core (ns)   same core %g  same group %g", lat->c2c_core_ns,

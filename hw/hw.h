@@ -28,18 +28,22 @@
  *     across nodes, or the node of the first PU to touch each page.  A DRAM
  *     access costs the topology's latency for (accessing node, home node),
  *     and each node's controller is a FIFO server of finite bandwidth: the
- *     DRAM bytes a touch reads from a node wait until that controller is
+ *     DRAM bytes a touch moves from a node wait until that controller is
  *     free and then occupy it for bytes / bandwidth, so every core streaming
  *     from one node shares that node's bandwidth, while interleaved data
- *     gets all the nodes'.  A touch costs the larger of its latency-bound
- *     time and its bandwidth-bound time (queueing included).
+ *     gets all the nodes'.  A write that misses moves its lines twice (read
+ *     for ownership, written back on eviction; the bandwidth is a read
+ *     stream's).  A touch costs the larger of its latency-bound time and
+ *     its bandwidth-bound time (queueing included).
  *
  * Overlap of the lines of one touch: a sequential stream overlaps up to the
  * topology's mlp (memory-level parallelism: hardware prefetch and fill
  * buffers) outstanding lines, independent random loads up to half of that,
  * and a pointer chase not at all (each load needs the previous one's
  * value).  A touch of n lines at latency L costs L + (n-1) * L / overlap:
- * only its first line waits a full latency.
+ * only its first line waits a full latency.  Lines that hit a cache come
+ * no faster than that level streams: L + (n-1) * max(L / overlap, 64 /
+ * cache_bw_gbs[level]).
  *
  * Everything is deterministic: no clocks, no randomness, no pointer order.
  * Costs are returned in nanoseconds as doubles (an L1 hit is 1.3 ns); the

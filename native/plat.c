@@ -646,7 +646,7 @@ bool natp_g_frame_init(struct rt *rt, uint64_t bytes, struct err *e)
 {
 	struct plat_rt *pr = &rt->plat;
 	if (bytes > NATP_G_FRAME_MAX) {
-		err_set(e, "stacks.frame: a goroutine's native stack has room for a frame of at most "
+		err_set(e, "$.stacks.frame: a goroutine's native stack has room for a frame of at most "
 			   "%u KiB, not %llu KiB (a simulated run has no such bound)",
 			NATP_G_FRAME_MAX / 1024, (unsigned long long)(bytes + 1023) / 1024);
 		return false;

@@ -199,7 +199,8 @@ static inline void plat_g_free(struct rt *rt, struct g *g) { (void)rt, (void)g; 
 static inline enum g_why plat_execute(struct m *m, struct g *g) { return simp_execute(m, g); }
 static inline bool plat_g_has_stack(void) { return false; }
 /* A simulated G has no stack: the workload models one as a region
- * (workloads/interp.c, stack_enter) and never calls these. */
+ * (workloads/interp.c, stack_enter), so any frame fits, and nothing is
+ * written for it here. */
 static inline bool plat_g_frame_init(struct rt *rt, uint64_t bytes, struct err *e)
 {
 	(void)rt, (void)bytes, (void)e;

@@ -1047,6 +1047,10 @@ START_TEST(test_latency_must_be_a_positive_number)
 		   "bad.json: $.latency.dram_ns.hops[1]: must be a positive number", NULL);
 	text_fails(PAIR("20", ", \"latency\": {\"cache_ns\": {\"L2\": -1.5}}"),
 		   "bad.json: $.latency.cache_ns.L2: must be a positive number", NULL);
+	text_fails(PAIR("20", ", \"latency\": {\"cache_bw_gbs\": {\"L2\": 0}}"),
+		   "bad.json: $.latency.cache_bw_gbs.L2: must be a positive number", NULL);
+	text_fails(PAIR("20", ", \"latency\": {\"cache_bw_gbs\": {\"L5\": 10}}"),
+		   "bad.json: $.latency.cache_bw_gbs.L5", NULL);
 	text_fails(PAIR("20", ", \"latency\": {\"os_ns\": {\"context_switch\": 0}}"),
 		   "bad.json: $.latency.os_ns.context_switch: must be a positive number", NULL);
 	text_fails(PAIR("20", ", \"latency\": {\"slit_scale\": -0.5}"),

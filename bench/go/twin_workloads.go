@@ -89,36 +89,43 @@ func writeFrame64(k int) byte {
 	return frame[k&(len(frame)-1)]
 }
 
-var frame64Sink byte
+// frame64Sinks keeps each pair's frames read, a slot each: a shared sink
+// would be one line bouncing between cores at every write.
+var frame64Sinks [1024][64]byte
 
 // deep-stacks natively: the pairs with the goroutines' real stacks, each
-// writing its 64 KiB frame when it starts and whenever it runs again after
-// a receive (where it had parked).
+// writing its 64 KiB frame when it starts and after each receive, where it
+// may have parked.
 func deepStacks(seed uint64) {
 	r := newRand(seed)
 	var done sync.WaitGroup
 	done.Add(1024)
 	for i := 0; i < 1024; i++ {
 		c := child(r)
+		i := i
 		spawn(func() {
+			var sink byte
 			a, b := make(chan int64), make(chan int64)
 			e := child(c)
 			spawn(func() {
-				frame64Sink += writeFrame64(0)
+				var sink byte
+				sink += writeFrame64(0)
 				for k := 0; k < 100; k++ {
 					v := <-a
-					frame64Sink += writeFrame64(k)
+					sink += writeFrame64(k)
 					compute(exponential(e, float64(2*us)))
 					b <- v
 				}
+				frame64Sinks[i][32] = sink
 			})
-			frame64Sink += writeFrame64(0)
+			sink += writeFrame64(0)
 			for k := 0; k < 100; k++ {
 				compute(exponential(c, float64(2*us)))
 				a <- 1
 				<-b
-				frame64Sink += writeFrame64(k)
+				sink += writeFrame64(k)
 			}
+			frame64Sinks[i][0] = sink
 			done.Done()
 		})
 	}
