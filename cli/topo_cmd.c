@@ -343,6 +343,16 @@ static cJSON *provenance_json(const struct topo *t)
 	return o;
 }
 
+/* A figure per cache level as {"L1": .., "L4": ..}, as the loader reads it. */
+static void add_levels(cJSON *lat, const char *key, const double *by_level)
+{
+	cJSON *o = cJSON_AddObjectToObject(lat, key);
+	for (int lv = 1; lv <= TOPO_MAX_LEVEL; lv++) {
+		char name[4] = { 'L', (char)('0' + lv), 0, 0 };
+		cJSON_AddNumberToObject(o, name, by_level[lv]);
+	}
+}
+
 cJSON *topo_to_json(const struct topo *t)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -387,16 +397,8 @@ cJSON *topo_to_json(const struct topo *t)
 
 	const struct topo_latency *lat = &t->lat;
 	cJSON *l = cJSON_AddObjectToObject(o, "latency");
-	cJSON *cn = cJSON_AddObjectToObject(l, "cache_ns");
-	for (int lv = 1; lv <= TOPO_MAX_LEVEL; lv++) {
-		char key[4] = { 'L', (char)('0' + lv), 0, 0 };
-		cJSON_AddNumberToObject(cn, key, lat->cache_ns[lv]);
-	}
-	cJSON *cb = cJSON_AddObjectToObject(l, "cache_bw_gbs");
-	for (int lv = 1; lv <= TOPO_MAX_LEVEL; lv++) {
-		char key[4] = { 'L', (char)('0' + lv), 0, 0 };
-		cJSON_AddNumberToObject(cb, key, lat->cache_bw_gbs[lv]);
-	}
+	add_levels(l, "cache_ns", lat->cache_ns);
+	add_levels(l, "cache_bw_gbs", lat->cache_bw_gbs);
 	cJSON *c2c = cJSON_AddObjectToObject(l, "c2c_ns");
 	cJSON_AddNumberToObject(c2c, "core", lat->c2c_core_ns);
 	cJSON_AddNumberToObject(c2c, "group", lat->c2c_group_ns);

@@ -2,6 +2,7 @@
  * bandwidth, OS costs.  The model is described in hw.h. */
 #include "hw/hw.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -340,8 +341,7 @@ double hw_touch(struct hw *hw, int cpu, double now, hw_region_t r, uint64_t offs
 		if (hit) {
 			lat = t->lat.cache_ns[hit];
 			/* hits overlap too, but no faster than the level streams */
-			step = lat / m > HW_LINE / t->lat.cache_bw_gbs[hit] ? lat / m
-									   : HW_LINE / t->lat.cache_bw_gbs[hit];
+			step = fmax(lat / m, HW_LINE / t->lat.cache_bw_gbs[hit]);
 			hw->ctr.hits[hit] += lines;
 		} else if (meta->writer >= 0 && writer_holds(hw, meta, gid)) {
 			lat = topo_c2c_ns(t, t->pus[meta->writer].core, core);

@@ -112,12 +112,29 @@ static bool parse_dram_matrix(const struct jv *j, const cJSON *dram, const char 
 	return true;
 }
 
+/* A figure per cache level, "L1".."L4", in the latency object's key. */
+static bool parse_levels(const struct jv *j, const cJSON *lat_json, const char *path,
+			 const char *key, double *by_level)
+{
+	static const char *const level_keys[] = { "L1", "L2", "L3", "L4", NULL };
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(lat_json, key);
+	if (!o)
+		return true;
+	char p[JV_PATH];
+	jv_key(p, sizeof(p), path, key);
+	if (!jv_object(j, o, p, level_keys))
+		return false;
+	for (int l = 1; l <= TOPO_MAX_LEVEL; l++)
+		if (!jv_get_positive(j, o, p, level_keys[l - 1], false, &by_level[l]))
+			return false;
+	return true;
+}
+
 static bool parse_latency(const struct jv *j, const cJSON *lat_json, struct topo *t)
 {
 	static const char *const keys[] = { "cache_ns", "cache_bw_gbs", "c2c_ns", "dram_ns",
 					    "slit_scale", "bandwidth_gbs", "mlp", "os_ns",
 					    "runtime_ns", NULL };
-	static const char *const cache_keys[] = { "L1", "L2", "L3", "L4", NULL };
 	static const char *const c2c_keys[] = { "core", "group", "package", "hops", NULL };
 	static const char *const dram_keys[] = { "local", "hops", "matrix", NULL };
 	static const char *const os_keys[] = { "syscall", "futex_wait", "futex_wake", "wakeup",
@@ -131,26 +148,10 @@ static bool parse_latency(const struct jv *j, const cJSON *lat_json, struct topo
 	if (!jv_object(j, lat_json, path, keys))
 		return false;
 
-	const cJSON *o = cJSON_GetObjectItemCaseSensitive(lat_json, "cache_ns");
-	if (o) {
-		jv_key(p, sizeof(p), path, "cache_ns");
-		if (!jv_object(j, o, p, cache_keys))
-			return false;
-		for (int l = 1; l <= TOPO_MAX_LEVEL; l++)
-			if (!jv_get_positive(j, o, p, cache_keys[l - 1], false, &lat->cache_ns[l]))
-				return false;
-	}
-	o = cJSON_GetObjectItemCaseSensitive(lat_json, "cache_bw_gbs");
-	if (o) {
-		jv_key(p, sizeof(p), path, "cache_bw_gbs");
-		if (!jv_object(j, o, p, cache_keys))
-			return false;
-		for (int l = 1; l <= TOPO_MAX_LEVEL; l++)
-			if (!jv_get_positive(j, o, p, cache_keys[l - 1], false,
-					     &lat->cache_bw_gbs[l]))
-				return false;
-	}
-	o = cJSON_GetObjectItemCaseSensitive(lat_json, "c2c_ns");
+	if (!parse_levels(j, lat_json, path, "cache_ns", lat->cache_ns) ||
+	    !parse_levels(j, lat_json, path, "cache_bw_gbs", lat->cache_bw_gbs))
+		return false;
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(lat_json, "c2c_ns");
 	if (o) {
 		jv_key(p, sizeof(p), path, "c2c_ns");
 		if (!jv_object(j, o, p, c2c_keys) ||
