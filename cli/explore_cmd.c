@@ -23,7 +23,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -342,6 +341,7 @@ static void launch(struct explore_ctx *c, struct slot *sl)
 	fflush(stderr);
 	pid_t pid;
 	/* a full process table is a passing state of a busy host: retry */
+	pid_t parent = getpid();
 	for (int tries = 0; (pid = fork()) < 0 && errno == EAGAIN && tries < 50; tries++)
 		nanosleep(&(struct timespec){ 0, 100 * 1000000 }, NULL);
 	if (pid < 0) {
@@ -350,9 +350,7 @@ static void launch(struct explore_ctx *c, struct slot *sl)
 	}
 	if (pid == 0) {
 		/* the exploration's end (or death) ends its schedules */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() == 1)
-			_exit(3);
+		proc_die_with_parent(parent);
 		dup2(sl->err_fd, 2);
 		struct sched_result r;
 		int rc = run_schedule(c, sl->spec, &r, NULL);

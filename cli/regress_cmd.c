@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -695,11 +694,10 @@ static void explore_case(const struct rg_suite *s, const struct plan *p,
 	pid_t pid = -1;
 	if (pipe(fd) == 0) {
 		fflush(NULL);
+		pid_t parent = getpid();
 		pid = fork();
 		if (pid == 0) {
-			prctl(PR_SET_PDEATHSIG, SIGKILL);   /* regress's end is its end */
-			if (getppid() == 1)
-				_exit(3);
+			proc_die_with_parent(parent);   /* regress's end is its end */
 			dup2(fd[1], 1);
 			close(fd[0]);
 			close(fd[1]);

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -453,11 +452,8 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 			if (pid == 0) {
 				/* a parent killed (SIGTERM, SIGINT, SIGKILL) takes its
 				 * runs with it, rather than leave them running to
-				 * --max-wall-time; checked again in case it died
-				 * before the prctl */
-				prctl(PR_SET_PDEATHSIG, SIGKILL);
-				if (getppid() != parent)
-					_exit(3);
+				 * --max-wall-time */
+				proc_die_with_parent(parent);
 				close(p[0]);
 				for (int i = 0; i < running; i++) {
 					close(ch[i].fd);

@@ -63,6 +63,7 @@ static cJSON *import_json(const char *path, struct ti_stats *st)
 	return j;
 }
 
+
 /* ---- Real Go 1.19 traces ---- */
 
 struct expect {
@@ -107,6 +108,41 @@ START_TEST(real_traces_structure)
 		ck_assert_int_eq(cJSON_GetArraySize(tr), 1);
 		ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(tr, 0), "spawn")->valuestring,
 				 "g1");
+		cJSON_Delete(j);
+		free(path);
+	}
+}
+END_TEST
+
+/* Go 1.26's recordings of the same programs (tests/data/traces126): the
+ * version and GOMAXPROCS exact; the programs' own structure at least what
+ * the source makes -- 4 workers spawned and 40 values handed to them; 3
+ * workers, ticker wake-ups from outside and one blocking system call; 5
+ * round trips' network waits -- since Go 1.22+ traces list goroutines
+ * that exist at the trace's start without their creation. */
+START_TEST(real_traces_go126)
+{
+	static const struct expect ex[] = {
+		{ "chan.trace", 5, 4, 40, 0, 0, 0, 0 },
+		{ "sync.trace", 4, 3, 0, 1, 3, 0, 1 },
+		{ "net.trace", 2, 1, 0, 0, 0, 10, 0 },
+	};
+	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
+		char *path = xasprintf("%s/traces126/%s", test_data_dir(), ex[i].file);
+		struct ti_stats st;
+		cJSON *j = import_json(path, &st);
+		ck_assert_str_eq(st.go, "go 1.26");
+		ck_assert_int_eq(st.gomaxprocs, 2);
+		ck_assert_uint_ge(st.goroutines, ex[i].goroutines);
+		ck_assert_uint_ge(st.spawns, ex[i].spawns);
+		ck_assert_uint_ge(st.edges, ex[i].edges);
+		ck_assert_uint_ge(st.sleeps, ex[i].sleeps);
+		ck_assert_uint_ge(st.external, ex[i].external);
+		ck_assert_uint_ge(st.net, ex[i].net);
+		ck_assert_uint_ge(st.blocked_syscalls, ex[i].blocked_syscalls);
+		ck_assert_int_gt(st.makespan_ns, 500000);
+		const cJSON *rec = cJSON_GetObjectItem(j, "recorded");
+		ck_assert_str_eq(cJSON_GetObjectItem(rec, "go")->valuestring, "1.26");
 		cJSON_Delete(j);
 		free(path);
 	}
@@ -835,6 +871,7 @@ Suite *make_import_suite(void)
 	TCase *tc = tcase_create("go119");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, real_traces_structure);
+	tcase_add_test(tc, real_traces_go126);
 	tcase_add_test(tc, real_traces_events_ordered);
 	tcase_add_test(tc, real_trace_runs_from_the_command_line);
 	tcase_add_test(tc, workload_import_writes_a_file);

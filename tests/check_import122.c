@@ -494,6 +494,95 @@ START_TEST(go123_coroutines)
 }
 END_TEST
 
+static void write_bytes(const char *path, const void *b, size_t n);
+static void expect_error(const char *path, const char *words);
+
+/* Go 1.26: two generations like go125-sync's, each closed by its
+ * EndOfGeneration byte, read as 1.25's are; without the last mark the
+ * trace was cut (Go's reader says so too), and a batch of a generation
+ * after its mark, or two marks in a row, are refused. */
+static char *go126_text(const char *const *gens, int ngens)
+{
+	char *t = xstrdup("Trace Go1.26\n");
+	for (int i = 0; i < ngens; i++) {
+		char *n = xasprintf("%s%s", t, gens[i]);
+		free(t);
+		t = n;
+	}
+	return t;
+}
+
+static void write_go126(const char *path, const char *text)
+{
+	unsigned char *bin = NULL;
+	size_t n = 0;
+	int bad = -1;
+	struct err e = { { 0 } };
+	ck_assert_msg(t122_encode(text, &bin, &n, &bad, &e), "%s", e.msg);
+	ck_assert_int_eq(bad, 0);
+	write_bytes(path, bin, n);
+	free(bin);
+}
+
+START_TEST(go126_end_of_generation)
+{
+	static const char *const gen[] = {
+		"EventBatch gen=1 m=18446744073709551615 time=9 size=16\n"
+		"Sync\nFrequency freq=1000000000\n"
+		"ClockSnapshot dt=1 mono=99 sec=1740755049 nsec=123\n"
+		"EventBatch gen=1 m=1 time=15 size=4\nProcStatus dt=1 p=0 pstatus=1\n"
+		"EventBatch gen=1 m=18446744073709551615 time=11 size=1\nStacks\n"
+		"EventBatch gen=1 m=18446744073709551615 time=12 size=1\nStrings\n",
+		"EndOfGeneration\n",
+		"EventBatch gen=2 m=18446744073709551615 time=19 size=17\n"
+		"Sync\nFrequency freq=500000000\n"
+		"ClockSnapshot dt=1 mono=199 sec=1740755050 nsec=123\n"
+		"EventBatch gen=2 m=1 time=40 size=4\nProcStatus dt=1 p=0 pstatus=1\n",
+		"EndOfGeneration\n",
+		"EventBatch gen=2 m=18446744073709551615 time=21 size=1\nStacks\n",
+	};
+	char path[300];
+	snprintf(path, sizeof path, "%s/g126.trace", tmpdir);
+	struct evlog l;
+	/* whole: two generations, each closed */
+	const char *const whole[] = { gen[0], gen[1], gen[2], gen[1] };
+	char *t = go126_text(whole, 4);
+	write_go126(path, t);
+	free(t);
+	read_all(path, &l);
+	ck_assert_msg(l.ok, "%s", l.err);
+	ck_assert_str_eq(l.version, "go 1.26");
+	evlog_free(&l);
+	/* the last mark missing: cut short */
+	t = go126_text(whole, 3);
+	write_go126(path, t);
+	free(t);
+	expect_error(path, "generation 2 has no end-of-generation mark");
+	/* a generation's batch after its mark */
+	const char *const late[] = { gen[0], gen[1], gen[2], gen[1], gen[4], gen[1] };
+	t = go126_text(late, 6);
+	write_go126(path, t);
+	free(t);
+	expect_error(path, "a batch of generation 2 after its end-of-generation mark");
+	/* two marks in a row */
+	const char *const twice[] = { gen[0], gen[1], gen[1], gen[2], gen[1] };
+	t = go126_text(twice, 5);
+	write_go126(path, t);
+	free(t);
+	expect_error(path, "two end-of-generation marks");
+	/* the byte means nothing before 1.26: a 1.25 trace with it is broken */
+	t = go126_text(whole, 4);
+	memcpy(t, "Trace Go1.25", 12);
+	unsigned char *bin = NULL;
+	size_t n = 0;
+	int bad = -1;
+	struct err e = { { 0 } };
+	ck_assert(!t122_encode(t, &bin, &n, &bad, &e));
+	ck_assert_msg(strstr(e.msg, "no event \"EndOfGeneration\" in go 1.25"), "%s", e.msg);
+	free(t);
+}
+END_TEST
+
 /* ---- Bad traces ---- */
 
 static void write_bytes(const char *path, const void *b, size_t n)
@@ -844,6 +933,7 @@ Suite *make_import122_suite(void)
 	tcase_add_test(tc, annotations_content);
 	tcase_add_test(tc, versions_and_generations);
 	tcase_add_test(tc, go123_coroutines);
+	tcase_add_test(tc, go126_end_of_generation);
 	tcase_add_test(tc, bad_traces);
 	tcase_add_test(tc, cuts_and_flips);
 	tcase_add_test(tc, pipeline);

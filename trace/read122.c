@@ -1,5 +1,6 @@
 /* Reader of Go 1.22+ execution traces ("go 1.22 trace"; 1.23, which Go
- * 1.24 also writes; 1.25) into the common event stream of trace/import.h.
+ * 1.24 also writes; 1.25; 1.26) into the common event stream of
+ * trace/import.h.
  *
  * The format, as Go's src/internal/trace describes it (read for facts; this
  * is our own code):
@@ -12,7 +13,10 @@
  *     every second).  A generation's batches come together and carry its
  *     number; it holds its own string table, stack table, CPU samples and
  *     tick frequency (a lone Frequency batch up to 1.23, a Sync batch with
- *     Frequency and ClockSnapshot from 1.25).  A generation is the unit of
+ *     Frequency and ClockSnapshot from 1.25).  From 1.26 the runtime ends
+ *     each generation with one EndOfGeneration byte in place of a batch,
+ *     so a trace cut between two generations' batches is told from a
+ *     whole one.  A generation is the unit of
  *     reading here: one is held in memory at a time, so memory is bounded
  *     by the largest generation (GEN_MAX_BYTES), never by the trace.
  *   - An event batch is one M's events in the order that M wrote them:
@@ -101,11 +105,14 @@ static const struct t122_spec specs[T122_NTYPES] = {
 	[T122_EXPERIMENTAL_BATCH] = { .name = "ExperimentalBatch", .args = { "exp", "gen", "m", "time" }, .data = true },
 	[T122_SYNC] = { .name = "Sync" },
 	[T122_CLOCK_SNAPSHOT] = TIMED("ClockSnapshot", "mono", "sec", "nsec"),
+	[T122_END_OF_GENERATION] = { .name = "EndOfGeneration" },
 };
 #undef TIMED
 
 static int type_since(unsigned type)
 {
+	if (type >= T122_END_OF_GENERATION)
+		return 26;
 	if (type >= T122_SYNC)
 		return 25;
 	if (type >= T122_GO_SWITCH)
@@ -116,7 +123,7 @@ static int type_since(unsigned type)
 bool t122_minor_known(int minor)
 {
 	/* Go 1.24 writes 1.23's header and format. */
-	return minor == 22 || minor == 23 || minor == 25;
+	return minor == 22 || minor == 23 || minor == 25 || minor == 26;
 }
 
 const struct t122_spec *t122_spec(unsigned type, int minor)
@@ -345,6 +352,7 @@ struct r122 {
 	uint64_t gen;
 	bool have_next_hdr; /* the first batch header of the next one is read */
 	uint64_t next_gen, next_m, next_ticks, next_size, next_foff;
+	int end_marks; /* Go 1.26's EndOfGeneration bytes since the last batch */
 	bool eof;
 	unsigned char *buf;
 	size_t buflen, bufcap;
@@ -432,6 +440,12 @@ static int read_batch_header(struct r122 *r, struct err *e)
 			return 0;
 		}
 		r->fpos++;
+		if (c == T122_END_OF_GENERATION && r->minor >= 26) {
+			if (r->end_marks++)
+				return fail(r, e, off, "two end-of-generation marks with no batch "
+						       "between them"), -1;
+			continue;
+		}
 		bool experimental = c == T122_EXPERIMENTAL_BATCH && r->minor >= 23;
 		if (c != T122_EVENT_BATCH && !experimental)
 			return fail(r, e, off, "expected a batch (type %d), found a byte of type %d",
@@ -772,10 +786,18 @@ static bool load_generation(struct r122 *r, struct err *e)
 		int more = read_batch_header(r, e);
 		if (more < 0)
 			return false;
+		bool ends = more == 0 || r->next_gen != r->gen;
+		if (r->minor >= 26 && ends != (r->end_marks > 0))
+			return fail(r, e, more ? r->next_foff : r->fpos,
+				    ends ? "generation %llu has no end-of-generation mark (a trace cut "
+					   "short?)"
+					 : "a batch of generation %llu after its end-of-generation mark",
+				    (unsigned long long)r->gen);
+		r->end_marks = 0;
 		if (more == 0)
 			break;
 		r->have_next_hdr = true;
-		if (r->next_gen != r->gen)
+		if (ends)
 			break; /* read when this one is done */
 	}
 	if (!r->have_freq)
@@ -1627,7 +1649,7 @@ struct ti_reader *ti_open_go122(const char *path, struct err *e)
 	}
 	if (!t122_minor_known(r->minor)) {
 		err_set(e, "%s: offset 0: go 1.%d traces are not read by this build (it reads go 1.22, "
-			   "1.23 -- also written by Go 1.24 -- and 1.25)", path, r->minor);
+			   "1.23 -- also written by Go 1.24 -- 1.25 and 1.26)", path, r->minor);
 		r122_close(&r->base);
 		return NULL;
 	}

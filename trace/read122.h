@@ -28,6 +28,8 @@ enum t122_type {
 	T122_EXPERIMENTAL_BATCH,
 	/* Go 1.25 */
 	T122_SYNC, T122_CLOCK_SNAPSHOT,
+	/* Go 1.26: a lone byte between generations, outside any batch */
+	T122_END_OF_GENERATION,
 	T122_NTYPES
 };
 

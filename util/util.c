@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 _Noreturn void die_oom(size_t bytes)
 {
@@ -128,4 +131,11 @@ uint64_t proc_kb_bytes(const char *path, const char *key)
 			break;
 	fclose(f);
 	return (uint64_t)kb << 10;
+}
+
+void proc_die_with_parent(int parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != (pid_t)parent)
+		raise(SIGKILL);
 }

@@ -81,6 +81,14 @@ char *str_shown(const char *s, size_t max);
  * the line is missing. */
 uint64_t proc_kb_bytes(const char *path, const char *key);
 
+/* In a child just forked from parent: arranges for the child to die by
+ * SIGKILL when the parent does, and, if the parent is already gone (it
+ * died before the prctl could take), dies that way at once.  The child
+ * never exits with a status of its own for it: a status would read as the
+ * run's result.  Compares with parent, not with 1: under a subreaper an
+ * orphan's parent is the subreaper. */
+void proc_die_with_parent(int parent);
+
 /* Greatest common divisor: strides coprime with a count visit every
  * element once (steal orders, walks of a region's lines). */
 static inline uint64_t u64_gcd(uint64_t a, uint64_t b)

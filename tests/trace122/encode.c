@@ -278,7 +278,8 @@ bool t122_encode(const char *text, unsigned char **outp, size_t *outn, int *bad_
 		for (int i = 0; i < s->nargs; i++)
 			if (!arg(tok[i + 1], s->args[i], &a[i], lineno, e))
 				goto fail;
-		if (t == T122_EVENT_BATCH || t == T122_EXPERIMENTAL_BATCH) {
+		if (t == T122_EVENT_BATCH || t == T122_EXPERIMENTAL_BATCH ||
+		    t == T122_END_OF_GENERATION) {
 			if (in_batch && o.n - batch_start != batch_size)
 				(*bad_sizes)++;
 			in_batch = t == T122_EVENT_BATCH;
