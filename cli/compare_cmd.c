@@ -11,12 +11,12 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
-#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 
 #include "cli/cli.h"
 #include "cli/run.h"
 #include "exp/matrix.h"
+#include "exp/metric.h"
 #include "exp/store.h"
 #include "exp/spec.h"
 #include "core/policy.h"
@@ -225,72 +225,7 @@ static int columns_parse(struct compare *c, const char *spec, const char *const 
 
 /* ---- Metrics ---- */
 
-enum unit {
-	UNIT_NS,                       /* a duration, in the unit that suits it */
-	UNIT_RATE,                     /* per second: the unit is the report's */
-	UNIT_COUNT,
-	UNIT_PUS,                      /* a number of PUs, two decimals */
-	UNIT_FRAC,                     /* a fraction, shown as a percentage; its change in pp */
-};
-
-/* The unit as CSV and JSON name it (UNIT_RATE's is the report's). */
-static const char *const unit_names[] = {
-	[UNIT_NS] = "ns", [UNIT_RATE] = "/s", [UNIT_COUNT] = "count", [UNIT_PUS] = "PUs",
-	[UNIT_FRAC] = "fraction",
-};
-
-/* The table's rows, in order: each a path into the report's "metrics". */
-static const struct metric {
-	const char *path;              /* "sched_latency_ns.p50": keys below "metrics" */
-	const char *label;
-	enum unit unit;
-	bool only_if_any;              /* a row only if some run has it (the requests') */
-	const char *unit_path;         /* UNIT_RATE: the key of the report's unit for it */
-} metrics[] = {
-	{ "makespan_ns", "makespan", UNIT_NS, false, NULL },
-	{ "throughput_per_s", "throughput", UNIT_RATE, false, "throughput_unit" },
-	{ "completed", "goroutines completed", UNIT_COUNT, false, NULL },
-	{ "requests", "requests", UNIT_COUNT, true, NULL },
-	{ "sched_latency_ns.p50", "sched latency p50", UNIT_NS, false, NULL },
-	{ "sched_latency_ns.p90", "sched latency p90", UNIT_NS, false, NULL },
-	{ "sched_latency_ns.p99", "sched latency p99", UNIT_NS, false, NULL },
-	{ "sched_latency_ns.p999", "sched latency p99.9", UNIT_NS, false, NULL },
-	{ "sched_latency_ns.max", "sched latency max", UNIT_NS, false, NULL },
-	{ "sched_latency_ns.mean", "sched latency mean", UNIT_NS, false, NULL },
-	{ "request_latency_ns.p50", "request latency p50", UNIT_NS, true, NULL },
-	{ "request_latency_ns.p90", "request latency p90", UNIT_NS, true, NULL },
-	{ "request_latency_ns.p99", "request latency p99", UNIT_NS, true, NULL },
-	{ "request_latency_ns.p999", "request latency p99.9", UNIT_NS, true, NULL },
-	{ "request_latency_ns.max", "request latency max", UNIT_NS, true, NULL },
-	{ "request_latency_ns.mean", "request latency mean", UNIT_NS, true, NULL },
-	{ "cpu.busy_pus", "cpu busy PUs", UNIT_PUS, false, NULL },
-	{ "cpu.busy_frac", "cpu busy, of all PUs", UNIT_FRAC, false, NULL },
-	{ "cpu.futex_frac", "cpu futex, of on-CPU", UNIT_FRAC, false, NULL },
-	{ "cpu.on_cpu_ns", "on-CPU time", UNIT_NS, false, NULL },
-	{ "cpu.on_cpu.user", "on-CPU user", UNIT_FRAC, false, NULL },
-	{ "cpu.on_cpu.sched", "on-CPU sched", UNIT_FRAC, false, NULL },
-	{ "cpu.on_cpu.spin", "on-CPU spin", UNIT_FRAC, false, NULL },
-	{ "cpu.on_cpu.lock_wait", "on-CPU lock wait", UNIT_FRAC, false, NULL },
-	{ "cpu.lock_wait_by.on_cpu.sched", "on-CPU lock wait, scheduler", UNIT_FRAC, false, NULL },
-	{ "cpu.off_cpu_ns", "off-CPU time", UNIT_NS, false, NULL },
-	{ "cpu.off_cpu.lock_wait", "off-CPU lock wait", UNIT_FRAC, false, NULL },
-	{ "cpu.lock_wait_by.off_cpu.sched", "off-CPU lock wait, scheduler", UNIT_FRAC, false, NULL },
-	{ "cpu.off_cpu.syscall", "off-CPU syscall", UNIT_FRAC, false, NULL },
-	{ "cpu.off_cpu.parked", "off-CPU parked", UNIT_FRAC, false, NULL },
-	{ "locality.mem_local_frac", "local memory", UNIT_FRAC, false, NULL },
-	{ "locality.cache_hit_frac", "cache hits", UNIT_FRAC, false, NULL },
-	{ "locality.migrations_core", "migrations core", UNIT_COUNT, false, NULL },
-	{ "locality.migrations_node", "migrations node", UNIT_COUNT, false, NULL },
-	{ "locality.stack_migrations", "stack migrations", UNIT_COUNT, true, NULL },
-	{ "steals.same_node", "steals same node", UNIT_COUNT, false, NULL },
-	{ "steals.remote_node", "steals remote node", UNIT_COUNT, false, NULL },
-	{ "steals.goroutines_stolen", "goroutines stolen", UNIT_COUNT, false, NULL },
-	{ "threads.created", "threads created", UNIT_COUNT, false, NULL },
-	{ "threads.parks", "thread parks", UNIT_COUNT, false, NULL },
-	{ "threads.wakeups", "thread wake-ups", UNIT_COUNT, false, NULL },
-	{ "threads.futex_calls", "futex calls", UNIT_COUNT, false, NULL },
-};
-#define NMETRICS ((int)(sizeof(metrics) / sizeof(metrics[0])))
+/* The table's rows are the registry's (exp/metric.h), in its order. */
 
 /* The item at path below a report's "metrics", or NULL. */
 static const cJSON *metric_item(const cJSON *report, const char *path)
@@ -315,7 +250,7 @@ static const char *metric_unit(const struct compare *c, const struct metric *m)
 		if (u)
 			return u;
 	}
-	return unit_names[m->unit];
+	return metric_unit_name(m->unit);
 }
 
 /* A metric of a report, if the run produced it in the table's unit. */
@@ -351,8 +286,7 @@ static struct stat column_stat(const struct compare *c, int col, const struct me
 	if (s.n >= 1)
 		s.mean = gsl_stats_mean(x, 1, (size_t)s.n);
 	if (s.n >= 2)
-		s.ci95 = gsl_cdf_tdist_Pinv(0.975, s.n - 1) *
-			 gsl_stats_sd(x, 1, (size_t)s.n) / sqrt(s.n);
+		s.ci95 = metric_ci95(s.n, gsl_stats_sd(x, 1, (size_t)s.n));
 	free(x);
 	return s;
 }
@@ -399,44 +333,7 @@ static void print_padded(const char *s, int width)
 static void format_cell(char *buf, size_t size, const struct metric *m, const char *rate,
 			struct stat s, int nseeds)
 {
-	if (s.n == 0) {
-		snprintf(buf, size, "-");
-		return;
-	}
-	double scale = 1;
-	int decimals = 0;
-	const char *unit = "";
-	switch (m->unit) {
-	case UNIT_NS:
-		unit = str_ns_unit(s.mean, &scale, &decimals);
-		break;
-	case UNIT_RATE:
-		decimals = 1;
-		unit = rate;
-		break;
-	case UNIT_COUNT:
-		decimals = nseeds > 1;
-		break;
-	case UNIT_PUS:
-		decimals = 2;
-		unit = "PUs";
-		break;
-	case UNIT_FRAC:
-		/* two decimals, more below 1% to show three digits */
-		scale = 0.01;
-		decimals = 2;
-		if (s.mean > 0 && s.mean < 0.01)
-			decimals = 2 + (int)fmin(3, ceil(-log10(100 * s.mean)));
-		unit = "%";
-		break;
-	}
-	int len = snprintf(buf, size, "%.*f%s%s", decimals, s.mean / scale,
-			   m->unit == UNIT_NS || m->unit == UNIT_RATE || m->unit == UNIT_PUS ? " " : "",
-			   unit);
-	if (s.n >= 2)
-		len += snprintf(buf + len, size - (size_t)len, " ±%.*f", decimals, s.ci95 / scale);
-	if (s.n < nseeds)
-		snprintf(buf + len, size - (size_t)len, " (n=%d)", s.n);
+	metric_format_mean(buf, size, m, rate, s.mean, s.ci95, s.n, nseeds);
 }
 
 static void format_change(char *buf, size_t size, const struct metric *m, struct stat base,
@@ -445,7 +342,7 @@ static void format_change(char *buf, size_t size, const struct metric *m, struct
 	double rel;
 	if (base.n == 0 || s.n == 0)
 		snprintf(buf, size, "-");
-	else if (m->unit == UNIT_FRAC && pp_change(base, s, &rel))
+	else if (m->unit == MU_FRAC && pp_change(base, s, &rel))
 		snprintf(buf, size, "%+.2f pp", rel);
 	else if (!rel_change(base, s, &rel))
 		snprintf(buf, size, "n/a");
@@ -459,25 +356,25 @@ static void print_table(const struct compare *c, const struct cli_run *run, cons
 			const struct stat *stats)
 {
 	int nc = c->ncols;
-	char(*cells)[CELL] = xcalloc((size_t)(NMETRICS * nc * 2), CELL);
+	char(*cells)[CELL] = xcalloc((size_t)(metric_count * nc * 2), CELL);
 	int label_w = 0;
 	int *value_w = xcalloc((size_t)nc, sizeof(int));
 	int change_w = (int)strlen("change");
 	for (int j = 0; j < nc; j++)
 		value_w[j] = text_width(c->cols[j].label);
-	for (int i = 0; i < NMETRICS; i++) {
+	for (int i = 0; i < metric_count; i++) {
 		if (!shown[i])
 			continue;
-		if ((int)strlen(metrics[i].label) > label_w)
-			label_w = (int)strlen(metrics[i].label);
+		if ((int)strlen(metric_table[i].label) > label_w)
+			label_w = (int)strlen(metric_table[i].label);
 		for (int j = 0; j < nc; j++) {
 			char *v = cells[(i * nc + j) * 2], *d = cells[(i * nc + j) * 2 + 1];
-			format_cell(v, CELL, &metrics[i], metric_unit(c, &metrics[i]), stats[i * nc + j],
+			format_cell(v, CELL, &metric_table[i], metric_unit(c, &metric_table[i]), stats[i * nc + j],
 				    c->nseeds);
 			if (text_width(v) > value_w[j])
 				value_w[j] = text_width(v);
 			if (j > 0) {
-				format_change(d, CELL, &metrics[i], stats[i * nc], stats[i * nc + j]);
+				format_change(d, CELL, &metric_table[i], stats[i * nc], stats[i * nc + j]);
 				if (text_width(d) > change_w)
 					change_w = text_width(d);
 			}
@@ -515,10 +412,10 @@ static void print_table(const struct compare *c, const struct cli_run *run, cons
 		}
 	}
 	printf("\n");
-	for (int i = 0; i < NMETRICS; i++) {
+	for (int i = 0; i < metric_count; i++) {
 		if (!shown[i])
 			continue;
-		printf("%-*s", label_w, metrics[i].label);
+		printf("%-*s", label_w, metric_table[i].label);
 		for (int j = 0; j < nc; j++) {
 			printf("  ");
 			print_padded(cells[(i * nc + j) * 2], value_w[j]);
@@ -597,22 +494,22 @@ static cJSON *compare_json(struct compare *c, const struct cli_run *run, const s
 	for (int i = 0; i < c->nseeds; i++)
 		cJSON_AddItemToArray(seeds, cJSON_CreateNumber((double)(c->seed + (uint64_t)i)));
 	cJSON *sum = cJSON_CreateObject();
-	for (int i = 0; i < NMETRICS; i++) {
+	for (int i = 0; i < metric_count; i++) {
 		cJSON *m = NULL;
 		for (int j = 0; j < c->ncols; j++) {
 			struct stat s = stats[i * c->ncols + j];
 			if (s.n == 0)
 				continue;
 			if (!m)
-				m = cJSON_AddObjectToObject(sum, metrics[i].path);
+				m = cJSON_AddObjectToObject(sum, metric_table[i].path);
 			cJSON *v = cJSON_AddObjectToObject(m, c->cols[j].label);
 			cJSON_AddNumberToObject(v, "mean", s.mean);
 			if (s.n >= 2)
 				cJSON_AddNumberToObject(v, "ci95", s.ci95);
 			cJSON_AddNumberToObject(v, "n", s.n);
-			cJSON_AddStringToObject(v, "unit", metric_unit(c, &metrics[i]));
+			cJSON_AddStringToObject(v, "unit", metric_unit(c, &metric_table[i]));
 			double ch;
-			if (j > 0 && metrics[i].unit == UNIT_FRAC) {
+			if (j > 0 && metric_table[i].unit == MU_FRAC) {
 				if (pp_change(stats[i * c->ncols], s, &ch))
 					cJSON_AddNumberToObject(v, "pp_change", ch);
 			} else if (j > 0 && rel_change(stats[i * c->ncols], s, &ch)) {
@@ -635,25 +532,25 @@ static int write_csv(const char *path, const struct compare *c, const struct sta
 		return EXIT_BADINPUT;
 	}
 	fprintf(f, "metric,column,mean,ci95,n,rel_change,pp_change,unit\n");
-	for (int i = 0; i < NMETRICS; i++) {
+	for (int i = 0; i < metric_count; i++) {
 		for (int j = 0; j < c->ncols; j++) {
 			struct stat s = stats[i * c->ncols + j];
 			if (s.n == 0)
 				continue;
 			char b[32];
-			fprintf(f, "%s,%s,%s,", metrics[i].path, c->cols[j].label,
+			fprintf(f, "%s,%s,%s,", metric_table[i].path, c->cols[j].label,
 				format_number(b, s.mean));
 			if (s.n >= 2)
 				fprintf(f, "%s", format_number(b, s.ci95));
 			fprintf(f, ",%d,", s.n);
 			double ch;
-			bool frac = metrics[i].unit == UNIT_FRAC;
+			bool frac = metric_table[i].unit == MU_FRAC;
 			if (j > 0 && !frac && rel_change(stats[i * c->ncols], s, &ch))
 				fprintf(f, "%s", format_number(b, ch));
 			fprintf(f, ",");
 			if (j > 0 && frac && pp_change(stats[i * c->ncols], s, &ch))
 				fprintf(f, "%s", format_number(b, ch));
-			fprintf(f, ",%s\n", metric_unit(c, &metrics[i]));
+			fprintf(f, ",%s\n", metric_unit(c, &metric_table[i]));
 		}
 	}
 	if (f != stdout ? fclose(f) != 0 : fflush(f) != 0) {
@@ -898,12 +795,12 @@ int cmd_compare(int argc, char **argv)
 
 	rc = run_all(&c, run, json, (int)own.jobs, o.sets, o.nsets, own.store);
 	if (rc == 0) {
-		struct stat *stats = xcalloc((size_t)(NMETRICS * c.ncols), sizeof(*stats));
-		bool shown[NMETRICS];
-		for (int i = 0; i < NMETRICS; i++) {
-			shown[i] = !metrics[i].only_if_any;
+		struct stat *stats = xcalloc((size_t)(metric_count * c.ncols), sizeof(*stats));
+		bool shown[metric_count];
+		for (int i = 0; i < metric_count; i++) {
+			shown[i] = !metric_table[i].only_if_any;
 			for (int j = 0; j < c.ncols; j++) {
-				stats[i * c.ncols + j] = column_stat(&c, j, &metrics[i]);
+				stats[i * c.ncols + j] = column_stat(&c, j, &metric_table[i]);
 				shown[i] = shown[i] || stats[i * c.ncols + j].n > 0;
 			}
 		}

@@ -20,6 +20,7 @@
 #include "cli/run.h"
 #include "core/policy.h"
 #include "exp/matrix.h"
+#include "exp/metric.h"
 #include "exp/spec.h"
 #include "exp/store.h"
 #include "regress/regress.h"
@@ -31,6 +32,8 @@
 
 void cli_help_regress(FILE *f)
 {
+	char names[2048];
+	metric_names_wrapped(names, sizeof(names), 30, 21, 79);
 	fprintf(f,
 		"usage: schedlab regress --baseline FILE [--update] [--suite FILE]\n"
 		"                        [-p POLICY[:KEY=VALUE...]] [--against POLICY]\n"
@@ -102,12 +105,7 @@ void cli_help_regress(FILE *f)
 		"named on stderr, with its case), a new run deadlocked, panicked or was cut\n"
 		"at a limit, or an exploration broke an invariant; 2 bad input (the suite, the baseline, an option), or a\n"
 		"baseline run that failed.\n",
-		EXP_MAX_RUNS, "makespan, throughput,\n"
-		"                     request_p50/p90/p99/p999/mean/max, sched_p50/... the same,\n"
-		"                     cpu_user, cpu_sched, cpu_spin, cpu_lock_wait, mem_local,\n"
-		"                     cache_hit, migrations_core, migrations_node, futex_calls,\n"
-		"                     threads",
-		cli_limits_help);
+		EXP_MAX_RUNS, names, cli_limits_help);
 }
 
 struct regress_own {
@@ -203,9 +201,9 @@ static int apply_max_regress(const struct regress_own *r, double *threshold)
 				break;
 			}
 			*eq = '\0';
-			int m = rg_metric_index(item);
+			int m = metric_index(item);
 			if (m < 0) {
-				rg_metric_names(names, sizeof(names));
+				metric_names(names, sizeof(names));
 				rc = cli_usage_error(CMD, "--max-regress: unknown metric '%s' (expected one "
 						     "of: %s)", item, names);
 				break;
@@ -550,7 +548,7 @@ static void truncate_side(struct rg_side **sp, int n)
 		t->variant[c] = s->variant[c] ? xstrdup(s->variant[c]) : NULL;
 		t->knobs[c] = s->knobs[c] ? cJSON_Duplicate(s->knobs[c], true) : NULL;
 		t->host[c] = s->host[c] ? cJSON_Duplicate(s->host[c], true) : NULL;
-		for (int m = 0; m < rg_metric_count(); m++)
+		for (int m = 0; m < metric_count; m++)
 			for (int k = 0; k < n; k++)
 				*rg_at(t, c, m, k) = *rg_at(s, c, m, k);
 	}
@@ -887,8 +885,8 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 		rc = too_few(r, b->native, (uint64_t)nseeds, from);
 		free(from);
 	}
-	double *threshold = xmalloc(sizeof(*threshold) * (size_t)rg_metric_count());
-	memcpy(threshold, b->suite->threshold, sizeof(*threshold) * (size_t)rg_metric_count());
+	double *threshold = xmalloc(sizeof(*threshold) * (size_t)metric_count);
+	memcpy(threshold, b->suite->threshold, sizeof(*threshold) * (size_t)metric_count);
 	if (!rc)
 		rc = apply_max_regress(r, threshold);
 	if (!rc && r->json)

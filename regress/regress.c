@@ -11,7 +11,7 @@
 #include "util/jsonv.h"
 #include "util/version.h"
 
-#define NM rg_metric_count()
+#define NM metric_count
 
 /* ---- Values ---- */
 
@@ -53,7 +53,7 @@ void rg_side_take(struct rg_side *s, int c, int k, const cJSON *row)
 	const cJSON *report = cJSON_GetObjectItemCaseSensitive(row, "report");
 	for (int m = 0; m < NM; m++) {
 		double v;
-		*rg_at(s, c, m, k) = exp_row_metric_number(row, rg_metric_at(m)->path, &v) ? v : NAN;
+		*rg_at(s, c, m, k) = exp_row_metric_number(row, metric_table[m].path, &v) ? v : NAN;
 	}
 	const cJSON *knobs = cJSON_GetObjectItemCaseSensitive(report, "knobs");
 	if (knobs && !s->knobs[c])
@@ -109,7 +109,7 @@ bool rg_baseline_write(const char *path, const struct rg_suite *s, const struct 
 				any |= !isnan(*rg_at(side, c, m, i));
 			if (!any)
 				continue;
-			cJSON *a = cJSON_AddArrayToObject(vals, rg_metric_at(m)->name);
+			cJSON *a = cJSON_AddArrayToObject(vals, metric_table[m].name);
 			for (int i = 0; i < side->nseeds; i++) {
 				double v = *rg_at(side, c, m, i);
 				cJSON_AddItemToArray(a, isnan(v) ? cJSON_CreateNull() : cJSON_CreateNumber(v));
@@ -205,7 +205,7 @@ static bool load_case(const struct jv *j, const cJSON *co, const char *path, str
 		return jv_fail(j, p, "expected an object, got %s", jv_type_name(vals));
 	for (const cJSON *a = vals->child; a; a = a->next) {
 		jv_key(q, sizeof(q), p, a->string);
-		int m = rg_metric_index(a->string);
+		int m = metric_index(a->string);
 		if (m < 0)
 			return jv_fail(j, q, "unknown metric");
 		if (!jv_array(j, a, q))
@@ -359,7 +359,7 @@ static bool sim_row(const struct rg_baseline *base, const struct rg_side *side, 
 		row->new_med = rs_median(nw, n);
 		row->old_spread = spread(o, n, row->old_med);
 		row->new_spread = spread(nw, n, row->new_med);
-		paired_test(row, rel, n, rg_metric_at(m)->better, t);
+		paired_test(row, rel, n, metric_table[m].better, t);
 	}
 	free(o);
 	free(nw);
@@ -386,7 +386,7 @@ static bool native_row(const struct rg_baseline *base, const struct rg_side *sid
 	int no = finite_values(base->side, c, m, o), nn = finite_values(side, c, m, nw);
 	bool ok = no > 0 && nn > 0;
 	if (ok) {
-		int better = rg_metric_at(m)->better;
+		int better = metric_table[m].better;
 		row->ncase = c;
 		row->old_med = rs_median(o, no);
 		row->new_med = rs_median(nw, nn);
@@ -454,7 +454,7 @@ static bool geomean_row(const struct rg_result *r, int m, double t, struct rg_ro
 		} else {
 			for (int k = 0; k < ns; k++)
 				g[k] = expm1(g[k] / nc);
-			paired_test(row, g, ns, rg_metric_at(m)->better, t);
+			paired_test(row, g, ns, metric_table[m].better, t);
 		}
 	}
 	free(g);
@@ -527,12 +527,12 @@ static const char *case_name(const struct rg_result *r, const struct rg_row *row
 	return row->ncase < 0 ? "geomean" : r->suite->cases[row->ncase].name;
 }
 
-static const char *fmt_value(char *b, size_t n, const char *unit, double v)
+static const char *fmt_value(char *b, size_t n, enum metric_unit unit, double v)
 {
 	double a = fabs(v);
 	if (isnan(v))
 		snprintf(b, n, "-");
-	else if (strcmp(unit, "ns") == 0) {
+	else if (unit == MU_NS) {
 		if (a >= 1e9)
 			snprintf(b, n, "%.3fs", v / 1e9);
 		else if (a >= 1e6)
@@ -541,14 +541,14 @@ static const char *fmt_value(char *b, size_t n, const char *unit, double v)
 			snprintf(b, n, "%.2fµs", v / 1e3);
 		else
 			snprintf(b, n, "%.0fns", v);
-	} else if (strcmp(unit, "/s") == 0) {
+	} else if (unit == MU_RATE) {
 		if (a >= 1e6)
 			snprintf(b, n, "%.4gM/s", v / 1e6);
 		else if (a >= 1e3)
 			snprintf(b, n, "%.4gk/s", v / 1e3);
 		else
 			snprintf(b, n, "%.4g/s", v);
-	} else if (strcmp(unit, "frac") == 0)
+	} else if (unit == MU_FRAC)
 		snprintf(b, n, "%.2f%%", 100 * v);
 	else
 		snprintf(b, n, "%.6g", v);
@@ -627,7 +627,7 @@ void rg_report_text(FILE *f, const struct rg_result *r)
 		r->alpha);
 	for (int i = 0; i < r->nmetrics; i++) {
 		const struct rg_metric_result *mr = &r->metrics[i];
-		const struct rg_metric *m = rg_metric_at(mr->metric);
+		const struct metric *m = &metric_table[mr->metric];
 		char th[64] = "not gated";
 		if (!isnan(mr->threshold))
 			snprintf(th, sizeof(th), "gate: %s by more than %.4g%%",
@@ -669,7 +669,7 @@ void rg_report_markdown(FILE *f, const struct rg_result *r)
 	fprintf(f, "- test: %s; alpha %.3g\n", test_name(r), r->alpha);
 	for (int i = 0; i < r->nmetrics; i++) {
 		const struct rg_metric_result *mr = &r->metrics[i];
-		const struct rg_metric *m = rg_metric_at(mr->metric);
+		const struct metric *m = &metric_table[mr->metric];
 		fprintf(f, "\n### %s (%s is better", m->name, m->better < 0 ? "lower" : "higher");
 		if (!isnan(mr->threshold))
 			fprintf(f, "; gate %.4g%%", 100 * mr->threshold);
@@ -690,7 +690,7 @@ void rg_report_markdown(FILE *f, const struct rg_result *r)
 		fputc('\n', f);
 	for (int i = 0; i < r->nunreported; i++)
 		fprintf(f, "- **%s**: gated, but no case reports it: its gate was not applied\n",
-			rg_metric_at(r->unreported[i])->name);
+			(&metric_table[r->unreported[i]])->name);
 	fprintf(f, "\n%d regression%s beyond %s threshold%s.\n", r->nregressions,
 		r->nregressions == 1 ? "" : "s", r->nregressions == 1 ? "its" : "their",
 		r->nregressions == 1 ? "" : "s");
@@ -733,11 +733,11 @@ cJSON *rg_report_json(const struct rg_result *r)
 	cJSON_AddNumberToObject(t, "n", r->nseeds);
 	cJSON *un = cJSON_AddArrayToObject(o, "unreported");
 	for (int i = 0; i < r->nunreported; i++)
-		cJSON_AddItemToArray(un, cJSON_CreateString(rg_metric_at(r->unreported[i])->name));
+		cJSON_AddItemToArray(un, cJSON_CreateString((&metric_table[r->unreported[i]])->name));
 	cJSON *ms = cJSON_AddArrayToObject(o, "metrics");
 	for (int i = 0; i < r->nmetrics; i++) {
 		const struct rg_metric_result *mr = &r->metrics[i];
-		const struct rg_metric *m = rg_metric_at(mr->metric);
+		const struct metric *m = &metric_table[mr->metric];
 		cJSON *mo = cJSON_CreateObject();
 		cJSON_AddItemToArray(ms, mo);
 		cJSON_AddStringToObject(mo, "metric", m->name);
@@ -768,7 +768,7 @@ void rg_report_regressions(FILE *f, const char *prefix, const struct rg_result *
 {
 	for (int i = 0; i < r->nmetrics; i++) {
 		const struct rg_metric_result *mr = &r->metrics[i];
-		const struct rg_metric *m = rg_metric_at(mr->metric);
+		const struct metric *m = &metric_table[mr->metric];
 		for (int k = 0; k < mr->nrows; k++) {
 			const struct rg_row *row = &mr->rows[k];
 			if (!row->regression)
@@ -785,5 +785,5 @@ void rg_report_unreported(FILE *f, const char *prefix, const struct rg_result *r
 {
 	for (int i = 0; i < r->nunreported; i++)
 		fprintf(f, "%s%s: gated, but no case reports it: its gate was not applied\n", prefix,
-			rg_metric_at(r->unreported[i])->name);
+			(&metric_table[r->unreported[i]])->name);
 }

@@ -11,24 +11,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "exp/metric.h"
 #include "util/util.h"
 
 /* ---- Metrics ---- */
 
-struct rg_metric {
-	const char *name;      /* short name: "request_p99" */
-	const char *path;      /* dotted path under a report's "metrics" */
-	int better;            /* -1 lower is better, +1 higher is better */
-	const char *unit;      /* "ns", "/s", "frac", "count" */
-};
-
-int rg_metric_count(void);
-const struct rg_metric *rg_metric_at(int i);
-/* By short name; NULL if unknown. */
-const struct rg_metric *rg_metric_find(const char *name);
-int rg_metric_index(const char *name);
-/* "request_p99, throughput, ..." for messages */
-void rg_metric_names(char *buf, size_t size);
+/* The metrics are the registry's (exp/metric.h): any can be gated, by
+ * its short name. */
 /* A threshold as given: "5%", "5", "0.5%" (percent; 0 to 1000); false if
  * it is not one. */
 bool rg_parse_pct(const char *s, double *frac);
@@ -84,7 +73,7 @@ struct rg_side *rg_side_new(int ncases, int nseeds);
 void rg_side_free(struct rg_side *s);
 static inline double *rg_at(const struct rg_side *s, int c, int m, int k)
 {
-	return &s->v[((size_t)c * (size_t)rg_metric_count() + (size_t)m) * (size_t)s->nseeds + (size_t)k];
+	return &s->v[((size_t)c * (size_t)metric_count + (size_t)m) * (size_t)s->nseeds + (size_t)k];
 }
 /* Reads every known metric of a run's report (a store row, exp/store.h)
  * into case c, seed slot k. */

@@ -12,65 +12,6 @@
 #include "regress/stats.h"
 #include "util/jsonv.h"
 
-/* Latency and time: lower is better; throughput and shares of useful
- * work: higher. */
-static const struct rg_metric metrics[] = {
-	{ "makespan", "makespan_ns", -1, "ns" },
-	{ "throughput", "throughput_per_s", +1, "/s" },
-	{ "request_p50", "request_latency_ns.p50", -1, "ns" },
-	{ "request_p90", "request_latency_ns.p90", -1, "ns" },
-	{ "request_p99", "request_latency_ns.p99", -1, "ns" },
-	{ "request_p999", "request_latency_ns.p999", -1, "ns" },
-	{ "request_mean", "request_latency_ns.mean", -1, "ns" },
-	{ "request_max", "request_latency_ns.max", -1, "ns" },
-	{ "sched_p50", "sched_latency_ns.p50", -1, "ns" },
-	{ "sched_p90", "sched_latency_ns.p90", -1, "ns" },
-	{ "sched_p99", "sched_latency_ns.p99", -1, "ns" },
-	{ "sched_p999", "sched_latency_ns.p999", -1, "ns" },
-	{ "sched_mean", "sched_latency_ns.mean", -1, "ns" },
-	{ "sched_max", "sched_latency_ns.max", -1, "ns" },
-	{ "cpu_user", "cpu.on_cpu.user", +1, "frac" },
-	{ "cpu_sched", "cpu.on_cpu.sched", -1, "frac" },
-	{ "cpu_spin", "cpu.on_cpu.spin", -1, "frac" },
-	{ "cpu_lock_wait", "cpu.on_cpu.lock_wait", -1, "frac" },
-	{ "mem_local", "locality.mem_local_frac", +1, "frac" },
-	{ "cache_hit", "locality.cache_hit_frac", +1, "frac" },
-	{ "migrations_core", "locality.migrations_core", -1, "count" },
-	{ "migrations_node", "locality.migrations_node", -1, "count" },
-	{ "futex_calls", "threads.futex_calls", -1, "count" },
-	{ "threads", "threads.created", -1, "count" },
-};
-
-#define NMETRICS ((int)(sizeof(metrics) / sizeof(metrics[0])))
-
-int rg_metric_count(void) { return NMETRICS; }
-
-const struct rg_metric *rg_metric_at(int i)
-{
-	return i >= 0 && i < NMETRICS ? &metrics[i] : NULL;
-}
-
-int rg_metric_index(const char *name)
-{
-	for (int i = 0; i < NMETRICS; i++)
-		if (strcmp(metrics[i].name, name) == 0)
-			return i;
-	return -1;
-}
-
-const struct rg_metric *rg_metric_find(const char *name)
-{
-	return rg_metric_at(rg_metric_index(name));
-}
-
-void rg_metric_names(char *buf, size_t size)
-{
-	buf[0] = '\0';
-	size_t used = 0;
-	for (int i = 0; i < NMETRICS; i++)
-		used = str_list_add(buf, size, used, metrics[i].name);
-}
-
 bool rg_parse_pct(const char *s, double *frac)
 {
 	if (!s || !*s || isspace((unsigned char)*s))
@@ -222,14 +163,14 @@ static bool parse_thresholds(const struct jv *j, const cJSON *node, const char *
 	if (!cJSON_IsObject(node))
 		return jv_fail(j, path, "expected an object of metric: \"PCT%%\", got %s",
 			       jv_type_name(node));
-	for (int m = 0; m < NMETRICS; m++)
+	for (int m = 0; m < metric_count; m++)
 		threshold[m] = NAN;
 	for (const cJSON *t = node->child; t; t = t->next) {
 		char p[JV_PATH], names[512];
 		jv_key(p, sizeof(p), path, t->string);
-		int m = rg_metric_index(t->string);
+		int m = metric_index(t->string);
 		if (m < 0) {
-			rg_metric_names(names, sizeof(names));
+			metric_names(names, sizeof(names));
 			return jv_fail(j, p, "unknown metric (expected one of: %s)", names);
 		}
 		if (!isnan(threshold[m]))
@@ -256,8 +197,8 @@ struct rg_suite *rg_suite_parse_json(const char *label, const cJSON *json, struc
 	if (!jv_object(j, json, "$", keys))
 		return NULL;
 	struct rg_suite *s = xcalloc(1, sizeof(*s));
-	s->threshold = xmalloc(sizeof(*s->threshold) * NMETRICS);
-	s->shown = xcalloc(NMETRICS, sizeof(*s->shown));
+	s->threshold = xmalloc(sizeof(*s->threshold) * metric_count);
+	s->shown = xcalloc(metric_count, sizeof(*s->shown));
 	s->json = cJSON_Duplicate(json, true);
 	const char *name = NULL, *desc = NULL;
 	long seeds = DEFAULT_SEEDS, seed = 1;
@@ -275,10 +216,10 @@ struct rg_suite *rg_suite_parse_json(const char *label, const cJSON *json, struc
 		if (!parse_thresholds(j, th, "$.thresholds", s->threshold))
 			goto fail;
 	} else {
-		for (int m = 0; m < NMETRICS; m++)
+		for (int m = 0; m < metric_count; m++)
 			s->threshold[m] = NAN;
 		for (size_t i = 0; i < sizeof(default_thresholds) / sizeof(default_thresholds[0]); i++)
-			s->threshold[rg_metric_index(default_thresholds[i].name)] =
+			s->threshold[metric_index(default_thresholds[i].name)] =
 				default_thresholds[i].pct / 100;
 	}
 	const cJSON *show = cJSON_GetObjectItemCaseSensitive(json, "show");
@@ -293,9 +234,9 @@ struct rg_suite *rg_suite_parse_json(const char *label, const cJSON *json, struc
 				jv_fail(j, p, "expected a metric's name, got %s", jv_type_name(it));
 				goto fail;
 			}
-			int m = rg_metric_index(it->valuestring);
+			int m = metric_index(it->valuestring);
 			if (m < 0) {
-				rg_metric_names(names, sizeof(names));
+				metric_names(names, sizeof(names));
 				jv_fail(j, p, "unknown metric \"%s\" (expected one of: %s)", it->valuestring,
 					names);
 				goto fail;
@@ -304,9 +245,9 @@ struct rg_suite *rg_suite_parse_json(const char *label, const cJSON *json, struc
 		}
 	} else {
 		for (size_t i = 0; i < sizeof(default_shown) / sizeof(default_shown[0]); i++)
-			s->shown[rg_metric_index(default_shown[i])] = true;
+			s->shown[metric_index(default_shown[i])] = true;
 	}
-	for (int m = 0; m < NMETRICS; m++)
+	for (int m = 0; m < metric_count; m++)
 		if (!isnan(s->threshold[m]))
 			s->shown[m] = true;
 	const cJSON *cases = cJSON_GetObjectItemCaseSensitive(json, "cases");

@@ -202,46 +202,10 @@ static void table_end(struct doc *d)
 /* ---- Numbers ---- */
 
 /* "12.31 ms ±0.42 (n=3)": a metric over a group's ok runs. */
-static void format_stat(char *buf, size_t size, const struct rep_metric *m, const char *rate,
+static void format_stat(char *buf, size_t size, const struct metric *m, const char *rate,
 			const struct rep_acc *a, int nok)
 {
-	if (a->n == 0) {
-		snprintf(buf, size, "-");
-		return;
-	}
-	double scale = 1;
-	int decimals = 0;
-	const char *unit = "";
-	switch (m->unit) {
-	case RU_NS:
-		unit = str_ns_unit(a->mean, &scale, &decimals);
-		break;
-	case RU_RATE:
-		decimals = 1;
-		unit = rate ? rate : "/s";
-		break;
-	case RU_COUNT:
-		decimals = a->n > 1;
-		break;
-	case RU_PUS:
-		decimals = 2;
-		unit = "PUs";
-		break;
-	case RU_FRAC:
-		scale = 0.01;
-		decimals = 2;
-		if (a->mean > 0 && a->mean < 0.01)
-			decimals = 2 + (int)fmin(3, ceil(-log10(100 * a->mean)));
-		unit = "%";
-		break;
-	}
-	int len = snprintf(buf, size, "%.*f%s%s", decimals, a->mean / scale,
-			   m->unit == RU_FRAC || m->unit == RU_COUNT ? "" : " ", unit);
-	if (a->n >= 2)
-		len += snprintf(buf + len, size - (size_t)len, " ±%.*f", decimals,
-				rep_acc_ci95(a) / scale);
-	if (a->n < nok)
-		snprintf(buf + len, size - (size_t)len, " (n=%d)", a->n);
+	metric_format_mean(buf, size, m, rate, a->mean, rep_acc_ci95(a), a->n, nok);
 }
 
 /* A figure's number as data: the fewest digits that read back exactly. */
@@ -617,21 +581,13 @@ static const char *const scaling_paths[] = { "throughput_per_s", "request_latenc
 					     "sched_latency_ns.p99", "cpu.busy_frac" };
 #define NSCALING 4
 
-static int metric_index(const char *path)
-{
-	for (int i = 0; i < rep_nmetrics; i++)
-		if (strcmp(rep_metrics[i].path, path) == 0)
-			return i;
-	return -1;
-}
-
 /* One figure of a metric against x (procs or a knob), a curve per series
  * with its 95% band; and its table. */
 static void scaling_figure(struct doc *d, const struct cluster *c, const char *xname,
 			   bool log2x, const char *title, int mi)
 {
 	const struct rep_store *s = d->s;
-	const struct rep_metric *m = &rep_metrics[mi];
+	const struct metric *m = &metric_table[mi];
 	int have = 0;
 	for (int u = 0; u < c->nseries; u++)
 		for (int p = 0; p < c->series[u].n; p++)
@@ -644,17 +600,17 @@ static void scaling_figure(struct doc *d, const struct cluster *c, const char *x
 	char ytitle[128];
 	double scale = 1;
 	const char *yformat = "%.1s%c";          /* gnuplot's SI prefixes: 160k */
-	if (m->unit == RU_NS) {
+	if (m->unit == MU_NS) {
 		snprintf(ytitle, sizeof(ytitle), "%s", m->label);
 		scale = 1e9;
 		yformat = "%.1s %cs";            /* 300 ms */
-	} else if (m->unit == RU_FRAC) {
+	} else if (m->unit == MU_FRAC) {
 		snprintf(ytitle, sizeof(ytitle), "%s (%%)", m->label);
 		scale = 0.01;
 		yformat = "%g";
 	} else {
 		snprintf(ytitle, sizeof(ytitle), "%s (%s)", m->label,
-			 m->unit == RU_RATE ? (rate ? rate : "/s") : "");
+			 m->unit == MU_RATE ? (rate ? rate : "/s") : "");
 	}
 	char ftitle[512];
 	snprintf(ftitle, sizeof(ftitle), "%s: %s", title, m->label);
@@ -789,12 +745,12 @@ static void scaling_cluster(struct doc *d, const struct cluster *c, const char *
 	for (int u = 0; u < c->nseries; u++)
 		for (int p = 0; p < c->series[u].n; p++)
 			requests = requests ||
-				   s->groups[c->series[u].pts[p]->g]->m[metric_index("requests")].n;
+				   s->groups[c->series[u].pts[p]->g]->m[metric_index_by_path("requests")].n;
 	for (int k = 0; k < NSCALING; k++) {
 		if (k == 2 && requests)
 			continue;    /* request latency is the one that matters there */
 		scaling_figure(d, c, xname, positive && hi >= 4 * lo, title,
-			       metric_index(scaling_paths[k]));
+			       metric_index_by_path(scaling_paths[k]));
 	}
 }
 
@@ -904,18 +860,18 @@ static void scenario_table(struct doc *d, const struct series *vs, int nv)
 			     (unsigned long long)g->last_seed);
 	}
 	row_end(d);
-	for (int i = 0; i < rep_nmetrics; i++) {
-		bool any = !rep_metrics[i].only_if_any;
+	for (int i = 0; i < metric_count; i++) {
+		bool any = !metric_table[i].only_if_any;
 		for (int v = 0; v < nv && !any; v++)
 			any = s->groups[vs[v].pts[0]->g]->m[i].n > 0;
 		if (!any)
 			continue;
 		row_begin(d);
-		cell(d, NULL, "%s", rep_metrics[i].label);
+		cell(d, NULL, "%s", metric_table[i].label);
 		for (int v = 0; v < nv; v++) {
 			const struct rep_group *g = s->groups[vs[v].pts[0]->g];
 			char buf[128];
-			format_stat(buf, sizeof(buf), &rep_metrics[i], g->rate_unit, &g->m[i],
+			format_stat(buf, sizeof(buf), &metric_table[i], g->rate_unit, &g->m[i],
 				    group_ok(g));
 			cell(d, NULL, "%s", buf);
 		}

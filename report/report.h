@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "exp/metric.h"
 #include "util/hist.h"
 #include "util/util.h"
 
@@ -23,16 +24,7 @@ enum rep_format { REP_HTML, REP_MD };
 enum rep_status { RS_OK, RS_DEADLOCK, RS_PANIC, RS_LIMIT, RS_CRASHED, RS_ERROR, RS_N };
 extern const char *const rep_status_names[RS_N];
 
-/* The table's metrics (the ones `compare` shows), their paths below a
- * report's "metrics". */
-enum rep_unit { RU_NS, RU_RATE, RU_COUNT, RU_PUS, RU_FRAC };
-struct rep_metric {
-	const char *path, *label;
-	enum rep_unit unit;
-	bool only_if_any;
-};
-extern const struct rep_metric rep_metrics[];
-extern const int rep_nmetrics;
+
 
 /* Running mean and variance (Welford): a metric over a group's seeds
  * without keeping the values. */
@@ -69,7 +61,7 @@ struct rep_group {
 	char **set_keys;
 	double *set_vals;
 	int nrows, nstatus[RS_N];
-	struct rep_acc *m;             /* [rep_nmetrics], over the ok rows */
+	struct rep_acc *m;             /* [metric_count], over the ok rows */
 	char *rate_unit;               /* throughput's unit, the first ok row's */
 	struct rep_hist dist[REP_NDIST];
 	double cpu_ns[REP_NCPU];       /* sums over ok rows with a cpu breakdown */

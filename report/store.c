@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
-#include <gsl/gsl_cdf.h>
 
 #include "report/report.h"
 #include "exp/store.h"
@@ -18,51 +17,6 @@ const char *const rep_dist_paths[REP_NDIST] = { "sched_latency_ns", "request_lat
 const char *const rep_cpu_names[REP_NCPU] = { "user",     "sched",    "spin",  "lock_wait",
 					      "lock_wait", "syscall", "parked" };
 
-const struct rep_metric rep_metrics[] = {
-	{ "makespan_ns", "makespan", RU_NS, false },
-	{ "throughput_per_s", "throughput", RU_RATE, false },
-	{ "completed", "goroutines completed", RU_COUNT, false },
-	{ "requests", "requests", RU_COUNT, true },
-	{ "sched_latency_ns.p50", "sched latency p50", RU_NS, false },
-	{ "sched_latency_ns.p90", "sched latency p90", RU_NS, false },
-	{ "sched_latency_ns.p99", "sched latency p99", RU_NS, false },
-	{ "sched_latency_ns.p999", "sched latency p99.9", RU_NS, false },
-	{ "sched_latency_ns.max", "sched latency max", RU_NS, false },
-	{ "sched_latency_ns.mean", "sched latency mean", RU_NS, false },
-	{ "request_latency_ns.p50", "request latency p50", RU_NS, true },
-	{ "request_latency_ns.p90", "request latency p90", RU_NS, true },
-	{ "request_latency_ns.p99", "request latency p99", RU_NS, true },
-	{ "request_latency_ns.p999", "request latency p99.9", RU_NS, true },
-	{ "request_latency_ns.max", "request latency max", RU_NS, true },
-	{ "request_latency_ns.mean", "request latency mean", RU_NS, true },
-	{ "cpu.busy_pus", "cpu busy PUs", RU_PUS, false },
-	{ "cpu.busy_frac", "cpu busy, of all PUs", RU_FRAC, false },
-	{ "cpu.futex_frac", "cpu futex, of on-CPU", RU_FRAC, false },
-	{ "cpu.on_cpu_ns", "on-CPU time", RU_NS, false },
-	{ "cpu.on_cpu.user", "on-CPU user", RU_FRAC, false },
-	{ "cpu.on_cpu.sched", "on-CPU sched", RU_FRAC, false },
-	{ "cpu.on_cpu.spin", "on-CPU spin", RU_FRAC, false },
-	{ "cpu.on_cpu.lock_wait", "on-CPU lock wait", RU_FRAC, false },
-	{ "cpu.lock_wait_by.on_cpu.sched", "on-CPU lock wait, scheduler", RU_FRAC, false },
-	{ "cpu.off_cpu_ns", "off-CPU time", RU_NS, false },
-	{ "cpu.off_cpu.lock_wait", "off-CPU lock wait", RU_FRAC, false },
-	{ "cpu.lock_wait_by.off_cpu.sched", "off-CPU lock wait, scheduler", RU_FRAC, false },
-	{ "cpu.off_cpu.syscall", "off-CPU syscall", RU_FRAC, false },
-	{ "cpu.off_cpu.parked", "off-CPU parked", RU_FRAC, false },
-	{ "locality.mem_local_frac", "local memory", RU_FRAC, false },
-	{ "locality.cache_hit_frac", "cache hits", RU_FRAC, false },
-	{ "locality.migrations_core", "migrations core", RU_COUNT, false },
-	{ "locality.migrations_node", "migrations node", RU_COUNT, false },
-	{ "locality.stack_migrations", "stack migrations", RU_COUNT, true },
-	{ "steals.same_node", "steals same node", RU_COUNT, false },
-	{ "steals.remote_node", "steals remote node", RU_COUNT, false },
-	{ "steals.goroutines_stolen", "goroutines stolen", RU_COUNT, false },
-	{ "threads.created", "threads created", RU_COUNT, false },
-	{ "threads.parks", "thread parks", RU_COUNT, false },
-	{ "threads.wakeups", "thread wake-ups", RU_COUNT, false },
-	{ "threads.futex_calls", "futex calls", RU_COUNT, false },
-};
-const int rep_nmetrics = (int)(sizeof(rep_metrics) / sizeof(rep_metrics[0]));
 
 /* Nodes of a memory matrix: as many as a topology may have. */
 #define MAX_NODES 1024
@@ -79,8 +33,7 @@ double rep_acc_ci95(const struct rep_acc *a)
 {
 	if (a->n < 2)
 		return 0;
-	double sd = sqrt(a->m2 / (a->n - 1));
-	return gsl_cdf_tdist_Pinv(0.975, a->n - 1) * sd / sqrt(a->n);
+	return metric_ci95(a->n, sqrt(a->m2 / (a->n - 1)));
 }
 
 void rep_hist_expand(const struct rep_hist *h, struct hist *out)
@@ -273,7 +226,7 @@ static struct rep_group *group_of(struct rep_store *s, const char *variant, cons
 	g->mode = xstrdup(mode);
 	g->policy = xstrdup(policy);
 	g->procs = procs;
-	g->m = xcalloc((size_t)rep_nmetrics, sizeof(*g->m));
+	g->m = xcalloc((size_t)metric_count, sizeof(*g->m));
 	g->nset = cJSON_GetArraySize(set);
 	g->set_keys = xcalloc((size_t)g->nset + 1, sizeof(char *));
 	g->set_vals = xcalloc((size_t)g->nset + 1, sizeof(double));
@@ -301,8 +254,8 @@ static void note_distinct(char **list, int *n, bool *more, const char *v)
 /* Folds an ok row's report into its group (already checked). */
 static void fold_report(struct rep_store *s, struct rep_group *g, const cJSON *metrics)
 {
-	for (int i = 0; i < rep_nmetrics; i++) {
-		const cJSON *v = exp_json_dotted(metrics, rep_metrics[i].path);
+	for (int i = 0; i < metric_count; i++) {
+		const cJSON *v = exp_json_dotted(metrics, metric_table[i].path);
 		if (cJSON_IsNumber(v))
 			rep_acc_add(&g->m[i], v->valuedouble);
 	}
@@ -377,10 +330,10 @@ static bool check_report(const struct jv *j, const cJSON *report, struct rep_gro
 		return jv_fail(j, ".report.metrics", "expected an object, got %s",
 			       jv_type_name(metrics));
 	char p[JV_PATH];
-	for (int i = 0; i < rep_nmetrics; i++) {
-		const cJSON *v = exp_json_dotted(metrics, rep_metrics[i].path);
+	for (int i = 0; i < metric_count; i++) {
+		const cJSON *v = exp_json_dotted(metrics, metric_table[i].path);
 		if (v && !cJSON_IsNumber(v)) {
-			snprintf(p, sizeof(p), ".report.metrics.%s", rep_metrics[i].path);
+			snprintf(p, sizeof(p), ".report.metrics.%s", metric_table[i].path);
 			return jv_fail(j, p, "expected a number, got %s", jv_type_name(v));
 		}
 	}

@@ -198,27 +198,37 @@ END_TEST
 struct empty_test {
 	struct rt *rt;
 	struct p *pp;
-	plat_u32 ready;
-	bool next0, next1;
+	int iters;
+	plat_u32 arrived;     /* both sides' arrivals at each iteration's meeting */
+	plat_u32 started;     /* the iteration the owner has set up (1-based) */
+	plat_u32 checked;     /* the iteration the checker has looked at */
 	bool saw_empty;
 };
 
-static void rendezvous(plat_u32 *ready)
+/* Spins until *v reaches want, letting the other side run on a machine
+ * busy with more threads than CPUs (a sanitizer build, suites running side
+ * by side, a loaded CI host). */
+static void wait_for(plat_u32 *v, uint32_t want)
 {
-	plat_add_u32(ready, 1, memory_order_seq_cst);
-	/* spin, but let the other side run on a machine busy with more
-	 * threads than CPUs (a sanitizer build, a loaded CI host) */
-	for (unsigned spins = 1; plat_load_u32(ready, memory_order_seq_cst) != 2; spins++)
-		if (spins % 1024 == 0)
+	for (unsigned spins = 1; plat_load_u32(v, memory_order_seq_cst) < want; spins++)
+		if (spins % 256 == 0)
 			sched_yield();
 }
 
+/* One checker thread for every iteration: a thread made per iteration
+ * made the test's time the cost of 100,000 thread creations, minutes
+ * under AddressSanitizer on a busy machine. */
 static void *empty_checker(void *arg)
 {
 	struct empty_test *t = arg;
-	rendezvous(&t->ready);
-	if (rt_runqempty(t->pp))
-		t->saw_empty = true;
+	for (uint32_t i = 1; i <= (uint32_t)t->iters; i++) {
+		wait_for(&t->started, i);
+		plat_add_u32(&t->arrived, 1, memory_order_seq_cst);
+		wait_for(&t->arrived, 2 * i);
+		if (rt_runqempty(t->pp))
+			t->saw_empty = true;
+		plat_store_u32(&t->checked, i, memory_order_seq_cst);
+	}
 	return NULL;
 }
 
@@ -228,23 +238,31 @@ START_TEST(local_queue_empty)
 	struct fixture f;
 	fixture_open(&f, 1);
 	struct g gs[2] = { 0 };
-	struct empty_test t = { .rt = f.rt, .pp = f.rt->allp[0] };
-	plat_u32_init(&t.ready, 0, 0);
-	for (int i = 0; i < iters; i++) {
-		plat_store_u32(&t.ready, 0, memory_order_seq_cst);
-		t.next0 = (i & 1) == 0;
-		t.next1 = (i & 2) == 0;
-		rt_runqput(f.rt, t.pp, &gs[0], t.next0);
-		pthread_t th;
-		ck_assert_int_eq(pthread_create(&th, NULL, empty_checker, &t), 0);
-		rendezvous(&t.ready);
-		rt_runqput(f.rt, t.pp, &gs[1], t.next1);
+	struct empty_test t = { .rt = f.rt, .pp = f.rt->allp[0], .iters = iters };
+	plat_u32_init(&t.arrived, 0, 0);
+	plat_u32_init(&t.started, 0, 0);
+	plat_u32_init(&t.checked, 0, 0);
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, empty_checker, &t), 0);
+	for (uint32_t i = 1; i <= (uint32_t)iters; i++) {
+		bool next0 = ((i - 1) & 1) == 0, next1 = ((i - 1) & 2) == 0;
+		rt_runqput(f.rt, t.pp, &gs[0], next0);
+		plat_store_u32(&t.started, i, memory_order_seq_cst);
+		plat_add_u32(&t.arrived, 1, memory_order_seq_cst);
+		wait_for(&t.arrived, 2 * i);
+		rt_runqput(f.rt, t.pp, &gs[1], next1);
 		rt_runqget(t.pp, NULL);
-		pthread_join(th, NULL);
-		ck_assert_msg(!t.saw_empty, "queue is empty (next: %d %d, iteration %d)", t.next0,
-			      t.next1, i);
+		wait_for(&t.checked, i);
+		if (t.saw_empty) {
+			/* let the checker run out its iterations and end */
+			plat_store_u32(&t.started, (uint32_t)iters, memory_order_seq_cst);
+			plat_store_u32(&t.arrived, 2 * (uint32_t)iters, memory_order_seq_cst);
+			pthread_join(th, NULL);
+			ck_abort_msg("queue is empty (next: %d %d, iteration %u)", next0, next1, i - 1);
+		}
 		rt_runqget(t.pp, NULL);
 	}
+	pthread_join(th, NULL);
 	fixture_close(&f);
 }
 END_TEST

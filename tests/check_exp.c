@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "exp/metric.h"
 #include "exp/spec.h"
 #include "exp/store.h"
 #include "tests/tests.h"
@@ -970,6 +971,93 @@ START_TEST(compare_reports_the_first_failing_run)
 }
 END_TEST
 
+/* ---- The metric registry ---- */
+
+/* Every registered metric is a number in a run's report: a report key
+ * renamed without its registry row would otherwise read as "-" in compare,
+ * be missing from the report and ungateable.  rpc-server under numa has
+ * requests; deep-stacks has stacks (stack migrations). */
+START_TEST(every_registered_metric_is_in_a_report)
+{
+	char *dir = temp_dir();
+	static const char *const workloads[] = { "rpc-server", "deep-stacks" };
+	cJSON *reports[2];
+	for (int w = 0; w < 2; w++) {
+		char *path = path_in(dir, workloads[w]);
+		char *out = NULL, *err = NULL;
+		int rc = test_schedlabf(&out, &err, "run -p numa -t numa4 -w %s --procs 8 "
+					"--max-sim-time 20ms --json %s", workloads[w], path);
+		ck_assert_msg(rc == 0 || rc == 4, "%s: exit %d: %s", workloads[w], rc, err);
+		free(out);
+		free(err);
+		char *text = test_read_file(path);
+		reports[w] = cJSON_Parse(text);
+		ck_assert_ptr_nonnull(reports[w]);
+		free(text);
+		free(path);
+	}
+	for (int i = 0; i < metric_count; i++) {
+		const struct metric *m = &metric_table[i];
+		bool found = false;
+		for (int w = 0; w < 2 && !found; w++) {
+			const cJSON *v = exp_json_dotted(
+				cJSON_GetObjectItemCaseSensitive(reports[w], "metrics"), m->path);
+			found = cJSON_IsNumber(v);
+		}
+		ck_assert_msg(found, "metric %s (%s): no number at metrics.%s in either report",
+			      m->name, m->label, m->path);
+		ck_assert_int_eq(metric_index(m->name), i);
+		ck_assert_int_eq(metric_index_by_path(m->path), i);
+		ck_assert(m->better == -1 || m->better == 1);
+		ck_assert(m->unit_path == NULL || m->unit == MU_RATE);
+	}
+	for (int w = 0; w < 2; w++)
+		cJSON_Delete(reports[w]);
+	rm_rf(dir);
+}
+END_TEST
+
+/* The manual's list of regress's metrics is the registry's. */
+START_TEST(the_manual_lists_every_metric)
+{
+	char *path = NULL;
+	const char *root = getenv("SCHEDLAB_SOURCE_ROOT");
+	ck_assert_int_ge(asprintf(&path, "%s/man/schedlab.1", root && *root ? root : "."), 0);
+	char *man = test_read_file(path);
+	const char *list = strstr(man, "The metrics, by their short names:");
+	ck_assert_msg(list, "%s has no list of the metrics", path);
+	const char *end = strstr(list, "\n.It");
+	ck_assert_ptr_nonnull(end);
+	for (int i = 0; i < metric_count; i++) {
+		char word[64];
+		snprintf(word, sizeof(word), "%s%s", metric_table[i].name,
+			 i + 1 < metric_count ? "," : ".");
+		const char *at = strstr(list, word);
+		ck_assert_msg(at && at < end && (at[-1] == ' ' || at[-1] == '\n'),
+			      "%s: --max-regress's list lacks %s", path, metric_table[i].name);
+	}
+	/* and the ones better higher, by name */
+	const char *hi = strstr(man, "lower is better but for");
+	ck_assert_ptr_nonnull(hi);
+	const char *hi_end = strchr(hi, '.');
+	for (int i = 0; i < metric_count; i++) {
+		const char *name = metric_table[i].name, *at = hi;
+		size_t n = strlen(name);
+		bool listed = false;
+		while ((at = strstr(at, name)) && at < hi_end && !listed) {
+			listed = (at[-1] == ' ' || at[-1] == '\n') &&
+				 (at[n] == ',' || at[n] == ' ' || at[n] == '.' || at[n] == '\n');
+			at += n;
+		}
+		ck_assert_msg(listed == (metric_table[i].better > 0),
+			      "%s: %s is %s as better higher", path, name,
+			      listed ? "listed, wrongly," : "not listed");
+	}
+	free(man);
+	free(path);
+}
+END_TEST
+
 Suite *make_exp_suite(void)
 {
 	Suite *s = suite_create("exp");
@@ -978,6 +1066,7 @@ Suite *make_exp_suite(void)
 	tcase_add_loop_test(tc, bad_lists_are_refused, 0,
 			    (int)(sizeof(bad_lists) / sizeof(bad_lists[0])));
 	tcase_add_test(tc, store_numbers_read_back_exactly);
+	tcase_add_test(tc, the_manual_lists_every_metric);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("runs");
 	tcase_set_timeout(tc, 600);
@@ -998,6 +1087,7 @@ Suite *make_exp_suite(void)
 	tcase_add_loop_test(tc, bad_input_exits_2, 0, (int)(sizeof(bad_args) / sizeof(bad_args[0])));
 	tcase_add_test(tc, compare_outputs_do_not_depend_on_jobs);
 	tcase_add_test(tc, compare_reports_the_first_failing_run);
+	tcase_add_test(tc, every_registered_metric_is_in_a_report);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -277,15 +277,15 @@ START_TEST(suite_format)
 	}
 	for (int c = 0; c < s->ncases; c++)
 		ck_assert_msg(s->cases[c].exercises && *s->cases[c].exercises, "%s", s->cases[c].name);
-	ck_assert(isnan(s->threshold[rg_metric_index("request_p50")]));
-	ck_assert_double_eq_tol(s->threshold[rg_metric_index("request_p99")], 0.05, 1e-12);
+	ck_assert(isnan(s->threshold[metric_index("request_p50")]));
+	ck_assert_double_eq_tol(s->threshold[metric_index("request_p99")], 0.05, 1e-12);
 	rg_suite_free(s);
 
 	s = rg_suite_parse("s.json", "{\"suite\": \"x\", \"cases\": [{\"name\": \"a\", \"policy\": "
 			   "\"steal\", \"set\": {\"runnext\": 0}}], \"thresholds\": {\"makespan\": 3}}", &e);
 	ck_assert_msg(s != NULL, "%s", e.msg);
-	ck_assert_double_eq_tol(s->threshold[rg_metric_index("makespan")], 0.03, 1e-12);
-	ck_assert(isnan(s->threshold[rg_metric_index("request_p99")]));
+	ck_assert_double_eq_tol(s->threshold[metric_index("makespan")], 0.03, 1e-12);
+	ck_assert(isnan(s->threshold[metric_index("request_p99")]));
 	ck_assert_str_eq(s->cases[0].topology, "numa4");
 	ck_assert_int_eq(s->seeds, 8);
 	rg_suite_free(s);
@@ -328,10 +328,10 @@ START_TEST(suite_format)
 	ck_assert(rg_parse_pct("5%", &f) && fabs(f - 0.05) < 1e-12);
 	ck_assert(rg_parse_pct("0.5", &f) && fabs(f - 0.005) < 1e-12);
 	ck_assert(!rg_parse_pct("-1%", &f) && !rg_parse_pct("5%%", &f) && !rg_parse_pct("", &f));
-	ck_assert_int_ge(rg_metric_index("throughput"), 0);
-	ck_assert_int_eq(rg_metric_find("throughput")->better, 1);
-	ck_assert_int_eq(rg_metric_find("request_p99")->better, -1);
-	ck_assert_str_eq(rg_metric_find("sched_p50")->path, "sched_latency_ns.p50");
+	ck_assert_int_ge(metric_index("throughput"), 0);
+	ck_assert_int_eq(metric_table[metric_index("throughput")].better, 1);
+	ck_assert_int_eq(metric_table[metric_index("request_p99")].better, -1);
+	ck_assert_str_eq(metric_table[metric_index("sched_p50")].path, "sched_latency_ns.p50");
 }
 END_TEST
 
