@@ -178,7 +178,7 @@ static int columns_parse(struct compare *c, const char *spec, const char *const 
 		rc = cli_item_policy(CMD, api, col->label, "column", i + 1, &col->pol);
 		if (rc)
 			break;
-		col->knobs = cli_knobs_new(col->pol);
+		col->knobs = run_knobs_new(col->pol);
 	}
 	free(copy);
 	/* --set, for each column whose policy has the knob */
@@ -352,7 +352,7 @@ static void format_change(char *buf, size_t size, const struct metric *m, struct
 
 #define CELL 64
 
-static void print_table(const struct compare *c, const struct cli_run *run, const bool *shown,
+static void print_table(const struct compare *c, const struct run *run, const bool *shown,
 			const struct stat *stats)
 {
 	int nc = c->ncols;
@@ -470,14 +470,14 @@ static cJSON *distributions_json(const struct compare *c)
 				dist = cJSON_AddObjectToObject(o, dists[d]);
 			cJSON *col = cJSON_AddObjectToObject(dist, c->cols[j].label);
 			cJSON_AddNumberToObject(col, "count", (double)h->count);
-			cJSON_AddItemToObject(col, "buckets", cli_hist_buckets_json(h));
+			cJSON_AddItemToObject(col, "buckets", run_hist_buckets_json(h));
 		}
 	}
 	free(h);
 	return o;
 }
 
-static cJSON *compare_json(struct compare *c, const struct cli_run *run, const struct stat *stats)
+static cJSON *compare_json(struct compare *c, const struct run *run, const struct stat *stats)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "schedlab", SCHEDLAB_VERSION);
@@ -489,7 +489,7 @@ static cJSON *compare_json(struct compare *c, const struct cli_run *run, const s
 	cJSON_AddStringToObject(cmp, "workload", run->wl->name);
 	cJSON_AddNumberToObject(cmp, "procs", run->procs);
 	if (run->wl->recorded.present)
-		cJSON_AddItemToObject(cmp, "recorded", cli_recorded_json(run->wl, NULL));
+		cJSON_AddItemToObject(cmp, "recorded", run_recorded_json(run->wl, NULL));
 	cJSON *seeds = cJSON_AddArrayToObject(cmp, "seeds");
 	for (int i = 0; i < c->nseeds; i++)
 		cJSON_AddItemToArray(seeds, cJSON_CreateNumber((double)(c->seed + (uint64_t)i)));
@@ -601,7 +601,7 @@ static cJSON *column_set(const struct column *col, const char *const *sets, int 
  * status returned (1, 2, 4; a crash's 128 + the signal), with no table: a
  * cut run's figures would not be comparable with the others'.  The other
  * runs were made all the same (they ran in parallel). */
-static int run_all(struct compare *c, struct cli_run *run, const char *json, int jobs,
+static int run_all(struct compare *c, struct run *run, const char *json, int jobs,
 		   const char *const *sets, int nsets, const char *store)
 {
 	long n = (long)c->ncols * c->nseeds;
@@ -722,7 +722,7 @@ static int compare_own_value(void *ctx, const char *a, const char *v)
 
 int cmd_compare(int argc, char **argv)
 {
-	struct cli_run limits = { .seed = 0 };
+	struct run limits = { .seed = 0 };
 	struct cli_opts o = { .cmd = CMD, .limits = &limits };
 	struct compare_own own = { .nseeds = 1 };
 	const struct cli_own own_ops = { cli_help_compare, compare_own_kind, compare_own_value, &own };
@@ -758,7 +758,7 @@ int cmd_compare(int argc, char **argv)
 	struct compare c = { .seed = seed, .nseeds = (int)nseeds };
 	struct topo *topo = NULL;
 	struct workload *wl = NULL;
-	struct cli_run *run = NULL;
+	struct run *run = NULL;
 	rc = columns_parse(&c, o.policy, o.sets, o.nsets);
 	if (rc)
 		goto out;
@@ -788,7 +788,7 @@ int cmd_compare(int argc, char **argv)
 	run->api = &sim__rt_api;
 	run->topo = topo;
 	run->wl = wl;
-	run->procs = cli_default_procs(run->wl, topo, (long)o.procs);
+	run->procs = run_default_procs(run->wl, topo, (long)o.procs);
 	run->max_sim_ns = limits.max_sim_ns;
 	run->max_wall_ns = limits.max_wall_ns;
 	run->max_memory = limits.max_memory;

@@ -193,7 +193,7 @@ static int own_value(void *ctx, const char *a, const char *v)
 /* ---- One schedule ---- */
 
 struct explore_ctx {
-	struct cli_run base;           /* the run every schedule makes */
+	struct run base;           /* the run every schedule makes */
 	struct explore_own *own;
 	const struct cli_opts *o;
 	int argc;
@@ -235,13 +235,13 @@ static int run_schedule(struct explore_ctx *c, struct sched_spec s, struct sched
 {
 	struct rt_explore x;
 	explore_init(c, &x, s);
-	struct cli_run run = c->base;
+	struct run run = c->base;
 	memset(&run.r, 0, sizeof(run.r));
 	memset(&run.mech, 0, sizeof(run.mech));
 	run.explore = &x;
 	run.trace = trace != NULL;
 	struct err e = { "" };
-	struct rt *rt = cli_run_exec(&run, false, &e);
+	struct rt *rt = run_exec(&run, false, &e);
 	memset(res, 0, sizeof(*res));
 	if (!rt) {
 		fprintf(stderr, "schedlab: %s\n", e.msg);
@@ -751,7 +751,7 @@ int cmd_explore(int argc, char **argv)
 		return cli_usage_error("explore", "-p %s: no such policy (policies: %s)", o.policy,
 				       names);
 	}
-	int64_t *knobs = cli_knobs_new(c.base.pol);
+	int64_t *knobs = run_knobs_new(c.base.pol);
 	struct topo *topo = NULL;
 	struct workload *wl = NULL;
 	struct err e = { "" };
@@ -775,7 +775,7 @@ int cmd_explore(int argc, char **argv)
 	}
 	c.base.topo = topo;
 	c.base.wl = wl;
-	c.base.procs = cli_default_procs(wl, topo, (long)o.procs);
+	c.base.procs = run_default_procs(wl, topo, (long)o.procs);
 	if (own.trace) {
 		/* claimed now, so a bad path fails before the exploration */
 		rc = cli_out_claim("explore", "--trace", own.trace);

@@ -321,7 +321,7 @@ static int make_plans(const struct rg_suite *s, const char *newpol, const char *
 		struct plan *q = &p[n++];
 		q->ncase = c;
 		q->pol = pol;
-		q->knobs = cli_knobs_new(pol);
+		q->knobs = run_knobs_new(pol);
 		q->set = cJSON_CreateObject();
 		for (const cJSON *kv = k->set->child; kv && !rc; kv = kv->next) {
 			char *a = xasprintf("%s=%.0f", kv->string, kv->valuedouble);
@@ -374,7 +374,7 @@ static int make_plans(const struct rg_suite *s, const char *newpol, const char *
 			rc = cli_usage_error(CMD, "case %s: %s is a trace, which replays one seed's draws: "
 					     "a suite's case runs many seeds", k->name, k->workload);
 		if (!rc)
-			p[i].procs = cli_default_procs(p[i].wl, p[i].topo, k->procs);
+			p[i].procs = run_default_procs(p[i].wl, p[i].topo, k->procs);
 	}
 	if (rc) {
 		plans_free(p, n);
@@ -390,7 +390,7 @@ static int make_plans(const struct rg_suite *s, const char *newpol, const char *
  * runtime refused, else (a deadlock, a panic, a limit, a crash) what the
  * baseline cannot be made of (update) or what the change broke (1). */
 static int run_plans(const struct rg_suite *s, struct plan *p, int np, int nseeds, bool native,
-		     const struct cli_run *limits, int jobs, bool update, struct rg_side *side)
+		     const struct run *limits, int jobs, bool update, struct rg_side *side)
 {
 	long n = (long)np * nseeds;
 	struct exp_cell *cells = xcalloc((size_t)n, sizeof(*cells));
@@ -476,7 +476,7 @@ static double elapsed_s(const struct timespec *t0)
 }
 
 static int update(const struct regress_own *r, const struct cli_opts *o,
-		  const struct cli_run *limits)
+		  const struct run *limits)
 {
 	if (o->policy || o->nsets || r->nmax || r->against || r->markdown || r->json)
 		return cli_usage_error(CMD, "--update writes the baseline from the suite as it is: "
@@ -843,7 +843,7 @@ static void write_markdown(FILE *f, const struct md_report *m)
 }
 
 static int compare(const struct regress_own *r, const struct cli_opts *o,
-		   const struct cli_run *limits)
+		   const struct run *limits)
 {
 	struct err e = { "" };
 	struct rg_baseline *b = rg_baseline_load(r->baseline, &e);
@@ -988,7 +988,7 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 
 int cmd_regress(int argc, char **argv)
 {
-	struct cli_run limits = { .seed = 0 };
+	struct run limits = { .seed = 0 };
 	struct cli_opts o = { .cmd = CMD, .limits = &limits };
 	struct regress_own r = { .alpha = 0.05 };
 	const struct cli_own own = { cli_help_regress, own_kind, own_value, &r };

@@ -118,7 +118,7 @@ struct sweep {
 	long nprocs;
 	uint64_t seed, nseeds;
 	bool native;
-	struct cli_run limits;
+	struct run limits;
 	/* the cells */
 	struct exp_cell *cells;
 	int64_t **knobs;
@@ -195,7 +195,7 @@ static int parse_variants(struct sweep *s, const char *spec)
 		rc = cli_item_policy(CMD, api, v->label, "variant", i + 1, &v->pol);
 		if (rc)
 			break;
-		v->knobs = cli_knobs_new(v->pol);
+		v->knobs = run_knobs_new(v->pol);
 		rc = cli_item_knobs(CMD, v->label, "variant", i + 1, v->pol, v->knobs, v->given);
 	}
 	exp_list_free(items, n);
@@ -225,7 +225,7 @@ static int parse_dims(struct sweep *s, const char *const *sets, int nsets)
 			if (!pol_knob(s->vars[v].pol, d->key, NULL))
 				continue;
 			used = true;
-			int64_t *tmp = cli_knobs_new(s->vars[v].pol);
+			int64_t *tmp = run_knobs_new(s->vars[v].pol);
 			for (long k = 0; k < d->n; k++) {
 				char *a = xasprintf("%s=%s", d->key, d->vals[k]);
 				bool ok = pol_set_knob(s->vars[v].pol, tmp, a, &e);
@@ -362,7 +362,7 @@ static int make_cells(struct sweep *s)
 					at[a] = 0;
 				for (;;) {
 					/* one combination of the applied dimensions' values */
-					int64_t *knobs = cli_knobs_new(v->pol);
+					int64_t *knobs = run_knobs_new(v->pol);
 					memcpy(knobs, v->knobs, (size_t)pol_nknobs(v->pol) * sizeof(*knobs));
 					cJSON *given = cJSON_Duplicate(v->given, true);
 					size_t cap = strlen(v->label) + 1;
@@ -401,7 +401,7 @@ static int make_cells(struct sweep *s)
 								.pol = v->pol, .knobs = s->knobs[i],
 								.set = s->sets[i], .topo = s->topos[t],
 								.wl = s->wls[w],
-								.procs = cli_default_procs(s->wls[w], s->topos[t], (long)procs),
+								.procs = run_default_procs(s->wls[w], s->topos[t], (long)procs),
 								.seed = s->seed + sd,
 								.max_sim_ns = s->limits.max_sim_ns,
 								.max_wall_ns = s->limits.max_wall_ns,
@@ -680,9 +680,9 @@ static void print_runs(const struct exp_run *runs, long n)
 		double mk = 0, p99 = 0;
 		char a[16] = "-", b[16] = "-";
 		if (exp_row_metric_number(row, "makespan_ns", &mk))
-			cli_fmt_ns(a, mk);
+			run_fmt_ns(a, mk);
 		if (exp_row_metric_number(row, "sched_latency_ns.p99", &p99))
-			cli_fmt_ns(b, p99);
+			run_fmt_ns(b, p99);
 		printf("%5ld  %-28s %-8s %-14s %5d %6.0f  %-8s %12s %12s\n",
 		       (long)cJSON_GetObjectItem(row, "index")->valuedouble,
 		       cJSON_GetObjectItem(row, "variant")->valuestring,

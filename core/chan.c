@@ -79,7 +79,7 @@ static void wait_on(struct m *m, struct hchan *c, struct waitq *q, uint64_t v)
 	s->success = false;
 	s->is_select = false;
 	s->is_send = q == &c->sendq;
-	g->waitreason = s->is_send ? "chan send" : "chan receive";
+	g->waitreason = s->is_send ? RT_WAIT_CHAN_SEND : RT_WAIT_CHAN_RECV;
 	waitq_push(q, s);
 	rt_park_commit(m, chan_unlock, c);
 }
@@ -162,7 +162,7 @@ static void finish(struct m *m, enum chan_try t, struct sudog *woken)
 /* Go: a send or receive on a nil channel blocks forever -- committed to
  * park on no queue, so nothing readies it and a run left with only such
  * Gs ends in a deadlock naming why. */
-static bool block_forever(struct m *m, const char *why)
+static bool block_forever(struct m *m, enum rt_wait why)
 {
 	m->curg->waitreason = why;
 	rt_park_commit(m, NULL, NULL);
@@ -172,7 +172,7 @@ static bool block_forever(struct m *m, const char *why)
 bool rt_chansend(struct m *m, struct hchan *c, uint64_t v)
 {
 	if (!c)
-		return block_forever(m, "chan send (nil chan)");
+		return block_forever(m, RT_WAIT_CHAN_SEND_NIL);
 	rt_lock(&c->lock);
 	plat_shared_access(c->line, true);
 	struct sudog *woken;
@@ -189,7 +189,7 @@ bool rt_chansend(struct m *m, struct hchan *c, uint64_t v)
 bool rt_chanrecv(struct m *m, struct hchan *c, uint64_t *v, bool *ok)
 {
 	if (!c)
-		return block_forever(m, "chan receive (nil chan)");
+		return block_forever(m, RT_WAIT_CHAN_RECV_NIL);
 	rt_lock(&c->lock);
 	plat_shared_access(c->line, true);
 	struct sudog *woken;
@@ -301,7 +301,7 @@ int rt_select(struct m *m, const struct select_case *cases, uint32_t ncases, boo
 	if (n == 0 && has_default)
 		return RT_SELECT_DEFAULT;
 	if (n == 0) {
-		block_forever(m, "select (no cases)");
+		block_forever(m, RT_WAIT_SELECT_NO_CASES);
 		return RT_SELECT_PARKED;
 	}
 	if (!g->sel) {
@@ -360,7 +360,7 @@ int rt_select(struct m *m, const struct select_case *cases, uint32_t ncases, boo
 		s->success = false;
 		waitq_push(cases[i].send ? &s->c->sendq : &s->c->recvq, s);
 	}
-	g->waitreason = "select";
+	g->waitreason = RT_WAIT_SELECT;
 	rt_park_commit(m, selunlock_parked, g);
 	return RT_SELECT_PARKED;
 }

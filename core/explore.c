@@ -453,7 +453,7 @@ static bool lost_sleeper(struct rt *rt)
 	for (size_t i = 0; i < rt->nallg; i++) {
 		struct g *g = rt->allg[i];
 		if (g->status == G_WAITING && g->timer && g->timer->g == g && g->timer->pp == NULL &&
-		    g->waitreason && strcmp(g->waitreason, "sleep") == 0) {
+		    g->waitreason == RT_WAIT_SLEEP) {
 			rt_explore_fail(rt, "no G lost",
 					"G%llu sleeps but its timer is on no P's heap: nothing will wake it",
 					(unsigned long long)g->goid);

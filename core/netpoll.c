@@ -328,7 +328,7 @@ enum fd_wait rt_netpoll_fd_wait(struct m *m, struct pollfd_desc *pd, uint32_t mo
 		return r;
 	}
 	*slot = m->curg;
-	m->curg->waitreason = mode == NETPOLL_R ? "IO wait" : "IO wait (write)";
+	m->curg->waitreason = mode == NETPOLL_R ? RT_WAIT_IO_READ : RT_WAIT_IO_WRITE;
 	rt_netpoll_waiters_add(m->rt, 1);
 	rt_park_commit(m, pd_unlock, pd);
 	return FD_PARK;

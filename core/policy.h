@@ -339,6 +339,32 @@ enum rt_run_why {
 };
 extern const char *const rt_run_why_names[RT_RUN__COUNT];
 
+/* Why a G is parked (Go's waitReason): its words in the deadlock report
+ * and schedtrace's detail, and the execution trace's block reason.  One
+ * list: NAME, the words (Go's where Go has them), the trace's reason. */
+#define RT_WAIT_REASONS(X)                                                      \
+	X(NONE, NULL, RT_TB_OTHER)                                              \
+	X(CHAN_SEND, "chan send", RT_TB_CHAN_SEND)                              \
+	X(CHAN_RECV, "chan receive", RT_TB_CHAN_RECV)                           \
+	X(CHAN_SEND_NIL, "chan send (nil chan)", RT_TB_CHAN_SEND)               \
+	X(CHAN_RECV_NIL, "chan receive (nil chan)", RT_TB_CHAN_RECV)            \
+	X(SELECT, "select", RT_TB_SELECT)                                       \
+	X(SELECT_NO_CASES, "select (no cases)", RT_TB_SELECT)                   \
+	X(SLEEP, "sleep", RT_TB_SLEEP)                                          \
+	X(IO_READ, "IO wait", RT_TB_NET)                                        \
+	X(IO_WRITE, "IO wait (write)", RT_TB_NET)                               \
+	X(IO_ENDED, "IO wait (nothing more will arrive)", RT_TB_NET)            \
+	X(MUTEX, "sync.Mutex.Lock", RT_TB_SYNC)                                 \
+	X(WAITGROUP, "sync.WaitGroup.Wait", RT_TB_SYNC)
+enum rt_wait {
+#define RT_WAIT_ENUM(name, words, tb) RT_WAIT_##name,
+	RT_WAIT_REASONS(RT_WAIT_ENUM)
+#undef RT_WAIT_ENUM
+	RT_WAIT__COUNT
+};
+/* The words of a wait reason; NULL for RT_WAIT_NONE. */
+extern const char *const rt_wait_names[RT_WAIT__COUNT];
+
 /* Steal batch sizes: 1 to 16 exactly, then by powers of two (17-32, ...). */
 #define RT_STEAL_EXACT 16
 #define RT_STEAL_BUCKETS (RT_STEAL_EXACT + 28)

@@ -86,6 +86,22 @@
  *   rt_startm_unlock  every start of an M (a P handed to an idle or new
  *      M), policies' included: the M is picked under sched.lock and woken
  *      or made after the lock is released.
+ *
+ * Work put on another P.  A policy that places a G where another P's
+ * owner looks (numa's shared queues) or on a node's global queue cannot
+ * rely on step 1's wakep, which starts an M for the caller's node: it
+ * calls rt_wakep_for(target) or rt_wakep_node(node).  A busy target finds
+ * the work itself; for an idle one the same throttle holds -- if an M is
+ * spinning, nothing is started, since that M's steal pass or its last look
+ * at every shared queue before it drops its P (rt_dropp) finds it -- else
+ * the target (or an idle P of the node) is started with a spinning M.
+ * Starting the target's M for every placed G instead cost the placing M
+ * sched.lock and a wake-up each time (docs/runtime.md, "Why numa ...").
+ * rt_start_idle_p starts an idle P past the throttle, for work a spinner
+ * would take too slowly (numa's shared queue after a thief took one of
+ * its Gs).  The count of spinners changes only in the core: through
+ * these, rt_claim_spinner and rt_release_spinner, the spinning Ms' own
+ * rt_becomespinning and rt_resetspinning, and sysmon's hand-off of a P.
  * global does not spin for work; its idle_spin only polls its one queue.
  *
  * Stealing
@@ -467,12 +483,12 @@ void rt_startm(struct m *m, struct p *pp, bool spinning)
 		if (!pp) {
 			rt_unlock(&rt->sched.lock);
 			if (spinning)
-				plat_add_u32(&rt->sched.nmspinning, (uint32_t)-1, memory_order_relaxed);
+				rt_release_spinner(rt);
 			return;
 		}
 	}
 	if (!rt_startm_unlock(rt, pp, spinning, NULL) && spinning)
-		plat_add_u32(&rt->sched.nmspinning, (uint32_t)-1, memory_order_relaxed);
+		rt_release_spinner(rt);
 }
 
 /* Parks m (which holds no P) until startm gives it one, or the run ends. */
@@ -516,23 +532,87 @@ void rt_poller_forever(struct m *m, bool forever)
 	rt_unlock(&s->lock);
 }
 
+bool rt_claim_spinner(struct rt *rt)
+{
+	uint32_t zero = 0;
+	return plat_load_u32(&rt->sched.nmspinning, memory_order_relaxed) == 0 &&
+	       plat_cas_u32(&rt->sched.nmspinning, &zero, 1, memory_order_acq_rel);
+}
+
+void rt_release_spinner(struct rt *rt)
+{
+	plat_add_u32(&rt->sched.nmspinning, (uint32_t)-1, memory_order_relaxed);
+}
+
+void rt_startm_spinning_unlock(struct rt *rt, struct p *pp)
+{
+	if (!rt_startm_unlock(rt, pp, true, NULL))
+		rt_release_spinner(rt);
+}
+
 /* Starts a spinning M if none is spinning and a P is idle [proc: Spinning]. */
 void rt_wakep(struct m *m)
 {
 	struct rt *rt = m->rt;
-	uint32_t zero = 0;
-	if (plat_load_u32(&rt->sched.npidle, memory_order_relaxed) == 0 ||
-	    plat_load_u32(&rt->sched.nmspinning, memory_order_relaxed) != 0 ||
-	    !plat_cas_u32(&rt->sched.nmspinning, &zero, 1, memory_order_acq_rel))
+	if (plat_load_u32(&rt->sched.npidle, memory_order_relaxed) == 0 || !rt_claim_spinner(rt))
 		return;
 	rt_lock(&rt->sched.lock);
 	struct p *pp = rt_pidleget_near(rt, m->p ? m->p->node : plat_node());
 	rt_unlock(&rt->sched.lock);
 	if (!pp) {
-		plat_add_u32(&rt->sched.nmspinning, (uint32_t)-1, memory_order_relaxed);
+		rt_release_spinner(rt);
 		return;
 	}
 	rt_startm(m, pp, true);
+}
+
+/* [proc: Spinning, "Work put on another P"] */
+void rt_wakep_for(struct m *m, struct p *target)
+{
+	struct rt *rt = m->rt;
+	/* A busy target will see its shared queue: the put's full barrier
+	 * (rt_sharedq_put) before this read, and the owner's after it marks
+	 * itself idle, mean one of the two sees the other. */
+	if (!rt_p_is_idle(rt, target->id))
+		return;
+	/* Read after the put's full barrier, as rt_wakep reads it after a
+	 * ring put: a spinner that stops after this read looks at every
+	 * shared queue again (rt_dropp). */
+	if (!rt_claim_spinner(rt))
+		return;
+	/* Taking sched.lock orders this against target's owner dropping it,
+	 * which checks its shared queue under the same lock: if target is
+	 * no longer idle, it sees its queue. */
+	rt_lock(&rt->sched.lock);
+	rt_startm_spinning_unlock(rt, rt_pidleget_this(rt, target));
+}
+
+void rt_start_idle_p(struct rt *rt, struct p *target)
+{
+	plat_add_u32(&rt->sched.nmspinning, 1, memory_order_relaxed);
+	rt_lock(&rt->sched.lock);
+	rt_startm_spinning_unlock(rt, rt_pidleget_this(rt, target));
+}
+
+void rt_wakep_node(struct m *m, int node)
+{
+	struct rt *rt = m->rt;
+	/* the put under sched.lock is seen by a spinner's last look, under
+	 * the same lock */
+	if (!plat_load_u32(&rt->sched.npidle, memory_order_relaxed) || !rt_claim_spinner(rt))
+		return;
+	rt_lock(&rt->sched.lock);
+	rt_startm_spinning_unlock(rt, rt_pidleget_near(rt, node));
+}
+
+void rt_count_steal(struct m *m, const struct p *victim, uint32_t n)
+{
+	if (victim->node == m->p->node)
+		m->stats.steals_same_node++;
+	else
+		m->stats.steals_remote_node++;
+	m->stats.gs_stolen += n;
+	rt_mech_steal(m->p, n);
 }
 
 /* ---- Where the time goes [proc: Where the time goes] ---- */
@@ -1128,7 +1208,7 @@ void rt_sleep_park(struct m *m, struct g *g, int64_t ns)
 	g->timer->when = rt_time_after(plat_nanotime(), ns);
 	g->timer->f = sleep_ready;
 	g->timer->g = g;
-	g->waitreason = "sleep";
+	g->waitreason = RT_WAIT_SLEEP;
 	rt_park_commit(m, sleep_commit, g);
 }
 
@@ -1651,7 +1731,8 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 		char where[sizeof(r->blocked)];
 		rt->body->g_describe(rt, g, where, sizeof(where));
 		int n = snprintf(r->blocked + used, sizeof(r->blocked) - used, "goroutine %llu [%s]: %s\n",
-				 (unsigned long long)g->goid, g->waitreason ? g->waitreason : "?", where);
+				 (unsigned long long)g->goid,
+				 rt_wait_names[g->waitreason] ? rt_wait_names[g->waitreason] : "?", where);
 		used += n > 0 ? (size_t)n : 0;
 	}
 	r->threads.created = rt->threads_created;

@@ -172,6 +172,12 @@ const char *const rt_gq_why_names[RT_GQ__COUNT] = {
 	[RT_GQ_IDLE] = "before_idle",
 };
 
+const char *const rt_wait_names[RT_WAIT__COUNT] = {
+#define RT_WAIT_WORDS(name, words, tb) [RT_WAIT_##name] = words,
+	RT_WAIT_REASONS(RT_WAIT_WORDS)
+#undef RT_WAIT_WORDS
+};
+
 const char *const rt_run_why_names[RT_RUN__COUNT] = {
 	[RT_RUN_SPAWN] = "spawn",
 	[RT_RUN_PARTNER] = "partner",

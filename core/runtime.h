@@ -254,7 +254,7 @@ struct g {
 	/* While it waits (a channel's wait touches this line only); each
 	 * wait sets the fields it uses. */
 	struct sudog sud;
-	const char *waitreason;  /* why it is parked, for the deadlock report */
+	uint8_t waitreason;      /* why it is parked (enum rt_wait) */
 
 	uint64_t goid;
 	/* Policies' per-G records (the numa policy's home P and stack) */
@@ -631,6 +631,10 @@ void rt_free(struct rt *rt);
 /* The body of every M: acquires its nextp and runs the scheduler loop. */
 void rt_mstart(struct m *m);
 
+/* m, holding a P, stole n Gs from victim: its counters and the
+ * mechanisms' (same node or remote, Gs stolen). */
+void rt_count_steal(struct m *m, const struct p *victim, uint32_t n);
+
 /* Ms: starting, stopping, waking [proc: Spinning]. */
 void rt_startm(struct m *m, struct p *pp, bool spinning);
 /* With sched.lock held: starts an M for pp (NULL: none), spinning, with g
@@ -657,6 +661,27 @@ void rt_checkdead(struct rt *rt);
  * back from such a wait (false) [proc: The end of a run]. */
 void rt_poller_forever(struct m *m, bool forever);
 void rt_wakep(struct m *m);
+/* The wake-up throttle [proc: Spinning]: true if the caller now holds the
+ * one count of a spinner it is about to start (nmspinning was 0); false if
+ * an M is spinning, which will find the work.  rt_release_spinner gives
+ * the count back when no M was started after all. */
+bool rt_claim_spinner(struct rt *rt);
+void rt_release_spinner(struct rt *rt);
+/* With sched.lock held: starts a spinning M for pp, whose count the caller
+ * holds (rt_claim_spinner, or counted), and releases the lock; with no pp,
+ * or at the run's end, the count is given back. */
+void rt_startm_spinning_unlock(struct rt *rt, struct p *pp);
+/* Work was put where target's owner looks (its shared queue): makes sure
+ * someone runs it, as rt_wakep does for a put to the caller's own ring
+ * [proc: Spinning, "Work put on another P"]. */
+void rt_wakep_for(struct m *m, struct p *target);
+/* Starts idle target with a spinning M past the throttle, for work the
+ * spinners would be too slow to take (numa's shared queues after a
+ * steal); nothing if target is no longer idle. */
+void rt_start_idle_p(struct rt *rt, struct p *target);
+/* Work was put on node's global queue: a spinning M on an idle P of that
+ * node (or the nearest), if none is spinning. */
+void rt_wakep_node(struct m *m, int node);
 void rt_becomespinning(struct m *m);
 void rt_resetspinning(struct m *m);
 void rt_resetspinning_quiet(struct m *m);

@@ -95,7 +95,7 @@ SCHEDTRACE_RACY static void print_gs(struct rt *rt, FILE *f)
 		 * otherwise (a readied G shows why it last waited); a G made
 		 * here does not reset it (a reused G's line is cold), so a new
 		 * G may show its struct's last life's reason. */
-		const char *why = st == G_DEAD ? NULL : RACY(g->waitreason);
+		const char *why = st == G_DEAD ? NULL : rt_wait_names[RACY(g->waitreason)];
 		fprintf(f, "  G%llu: status=%d(%s) m=%d lockedm=-1\n",
 			(unsigned long long)RACY(g->goid), go_gstatus(st), why ? why : "",
 			st == G_RUNNING || st == G_SYSCALL ? (m ? m->id : -1) : -1);

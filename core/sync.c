@@ -102,7 +102,7 @@ bool rt_gmutex_lock(struct m *m, struct gmutex *mu)
 	}
 	struct g *g = m->curg;
 	g->sud.g = g;
-	g->waitreason = "sync.Mutex.Lock";
+	g->waitreason = RT_WAIT_MUTEX;
 	waitq_push(&mu->q, &g->sud);
 	rt_park_commit(m, gmutex_qunlock, mu);
 	return false;
@@ -193,7 +193,7 @@ bool rt_waitgroup_wait(struct m *m, struct waitgroup *wg)
 	} while (!plat_cas_u64(&wg->state, &st, st + 1, memory_order_acq_rel));
 	struct g *g = m->curg;
 	g->sud.g = g;
-	g->waitreason = "sync.WaitGroup.Wait";
+	g->waitreason = RT_WAIT_WAITGROUP;
 	waitq_push(&wg->q, &g->sud);
 	rt_park_commit(m, waitgroup_unlock, wg);
 	return false;

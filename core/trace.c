@@ -87,31 +87,18 @@ void rt_trace_rec_at(struct rt *rt, struct m *m, int64_t ts, enum rt_tev_kind ki
 	e->b = b;
 }
 
-/* Why g parks, from what the core wrote for the deadlock report. */
-static enum rt_tblock block_reason(const char *why)
-{
-	if (!why)
-		return RT_TB_OTHER;
-	if (strncmp(why, "chan send", 9) == 0)
-		return RT_TB_CHAN_SEND;
-	if (strncmp(why, "chan receive", 12) == 0)
-		return RT_TB_CHAN_RECV;
-	if (strncmp(why, "select", 6) == 0)
-		return RT_TB_SELECT;
-	if (strncmp(why, "sync.", 5) == 0)
-		return RT_TB_SYNC;
-	if (strcmp(why, "sleep") == 0)
-		return RT_TB_SLEEP;
-	if (strncmp(why, "IO wait", 7) == 0)
-		return RT_TB_NET;
-	return RT_TB_OTHER;
-}
+/* The trace's block reason of each wait reason (core/policy.h's list). */
+static const uint8_t block_reason[RT_WAIT__COUNT] = {
+#define RT_WAIT_TB(name, words, tb) [RT_WAIT_##name] = tb,
+	RT_WAIT_REASONS(RT_WAIT_TB)
+#undef RT_WAIT_TB
+};
 
 void rt_trace_block(struct m *m, struct g *g)
 {
 	struct rt *rt = m->rt;
 	rt_trace_rec(rt, m, RT_TEV_G_BLOCK, g->goid, m->p ? m->p->id : -1,
-		     block_reason(g->waitreason), rt_trace_label(rt, g, true));
+		     block_reason[g->waitreason], rt_trace_label(rt, g, true));
 }
 
 void rt_trace_wake(struct m *m, struct g *g, unsigned why)

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/run.h"
+#include "run/run.h"
 #include "exp/matrix.h"
 #include "exp/store.h"
 #include "topologies/topo.h"
@@ -96,14 +96,14 @@ static char *last_line(const char *s, size_t len)
 static cJSON *cell_run(const struct exp_cell *c, const char *matrix, long runs, const char *cmd,
 		       char **summary, char **messages)
 {
-	struct cli_run run = {
+	struct run run = {
 		.api = c->api, .pol = c->pol, .knobs = c->knobs, .topo = c->topo, .wl = c->wl,
 		.seed = c->seed, .procs = c->procs, .max_sim_ns = c->max_sim_ns,
 		.max_wall_ns = c->max_wall_ns, .max_memory = c->max_memory,
 	};
 	cJSON *row = row_new(c, matrix, runs);
 	struct err e = { "" };
-	struct rt *rt = cli_run_exec(&run, false, &e);
+	struct rt *rt = run_exec(&run, false, &e);
 	if (summary)
 		*summary = NULL;
 	if (messages)
@@ -118,13 +118,13 @@ static cJSON *cell_run(const struct exp_cell *c, const char *matrix, long runs, 
 		return row;
 	}
 	run.api->destroy(rt);
-	cJSON *report = cli_report_json(&run);
+	cJSON *report = run_report_json(&run);
 	char *msg = NULL;
 	size_t msglen = 0;
 	FILE *mf = open_memstream(&msg, &msglen);
 	int rc = rt_result_report_fatal(&run.r, mf);
 	if (rc == 0)
-		rc = cli_report_cut(cmd ? cmd : "run", &run, mf);
+		rc = run_report_cut(cmd ? cmd : "run", &run, mf);
 	fclose(mf);
 	const char *status = run.r.panicked ? "panic" : run.r.deadlock ? "deadlock"
 			     : rc == EXIT_LIMIT ? "limit" : "ok";
@@ -148,7 +148,7 @@ static cJSON *cell_run(const struct exp_cell *c, const char *matrix, long runs, 
 		size_t len = 0;
 		FILE *saved = stdout;
 		stdout = open_memstream(&text, &len);
-		cli_report_text(&run);
+		run_report_text(&run);
 		fclose(stdout);
 		stdout = saved;
 		*summary = text;

@@ -7,8 +7,8 @@
  * that row's status and message; the other runs go on.  compare, sweep
  * and regress make their runs here.
  *
- * Part of the schedlab command (it runs cells with cli/run.h's machinery):
- * compiled into cli/, not into libschedlab. */
+ * In the library: it runs each cell with run/run.h, so tests and any
+ * command can run a matrix in-process. */
 #ifndef SCHEDLAB_EXP_MATRIX_H
 #define SCHEDLAB_EXP_MATRIX_H
 

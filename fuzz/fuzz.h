@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topologies/topo.h"
 #include "util/util.h"
 
 /* The input as the loaders see a file: NUL-terminated text, and none
@@ -30,6 +31,27 @@ static inline void fuzz_check_message(const struct err *e)
 		fprintf(stderr, "fuzz: bad error message: \"%s\"\n", e->msg);
 		abort();
 	}
+}
+
+/* A loaded topology, or the loader's refusal: what the simulator relies
+ * on (every core on a node and a core group of the machine, with a first
+ * PU of the machine; every PU on a core) holds, or the message is one
+ * line of text.  Frees t. */
+static inline void fuzz_check_topo(struct topo *t, const struct err *e)
+{
+	if (!t) {
+		fuzz_check_message(e);
+		return;
+	}
+	for (int c = 0; c < t->ncores; c++)
+		if (t->cores[c].node < 0 || t->cores[c].node >= t->nnodes ||
+		    t->cores[c].group < 0 || t->cores[c].group >= t->ngroups ||
+		    t->cores[c].first_pu < 0 || t->cores[c].first_pu >= t->npus)
+			abort();
+	for (int p = 0; p < t->npus; p++)
+		if (t->pus[p].core < 0 || t->pus[p].core >= t->ncores)
+			abort();
+	topo_free(t);
 }
 
 #endif

@@ -268,47 +268,6 @@ static void numa_fini(struct rt *rt)
 
 /* ---- Placing Gs ---- */
 
-/* Counts a spinner about to be started, if none is spinning (rt_wakep's
- * throttle): false if one is, and it will find the work. */
-static bool become_waker(struct rt *rt)
-{
-	uint32_t zero = 0;
-	return plat_load_u32(&rt->sched.nmspinning, memory_order_relaxed) == 0 &&
-	       plat_cas_u32(&rt->sched.nmspinning, &zero, 1, memory_order_acq_rel);
-}
-
-/* Makes sure someone will run target's work, as Go's wakep does for work
- * put anywhere: a busy target will find it; for an idle one, if no M is
- * spinning, target is started (on its own node's M) with a spinning M,
- * which finds the work in its own shared queue and, having found work,
- * passes the search on [proc: Spinning].  With an M already spinning
- * nothing is started: that M finds the work (its steal pass, or the
- * last look at every P's shared queue before it drops its P) -- the
- * wake-up throttle of Go's scheduler.  Starting target's M for every G
- * placed on it instead cost the placing M sched.lock and a wake-up each
- * time (docs/runtime.md, "Why numa ..."): at 384 Ps the accept loop
- * spent 27 us per connection there and the run took 7 times longer. */
-static void kick(struct m *m, struct p *target)
-{
-	struct rt *rt = m->rt;
-	/* A busy target will see its shared queue: the put's full barrier
-	 * (rt_sharedq_put) before this read, and the owner's after it marks
-	 * itself idle, mean one of the two sees the other. */
-	if (!rt_p_is_idle(rt, target->id))
-		return;
-	/* Read after the put's full barrier, as rt_wakep reads it after a
-	 * ring put: a spinner that stops after this read looks at every
-	 * shared queue again (rt_dropp). */
-	if (!become_waker(rt))
-		return;
-	/* Taking sched.lock orders this against target's owner dropping it,
-	 * which checks its shared queue under the same lock: if target is
-	 * no longer idle, it sees its queue. */
-	rt_lock(&rt->sched.lock);
-	if (!rt_startm_unlock(rt, rt_pidleget_this(rt, target), true, NULL))
-		plat_add_u32(&rt->sched.nmspinning, (uint32_t)-1, memory_order_relaxed);
-}
-
 /* n Gs (head to tail through schedlink) go to target: the caller's own
  * ring if it is the caller's P, else target's shared queue, or without
  * one target's node's global queue. */
@@ -326,7 +285,7 @@ static void place_list(struct m *m, struct numa *nu, struct p *target, struct g 
 	}
 	if (nu->shared) {
 		rt_sharedq_putlist(rt, target, head, tail, n);
-		kick(m, target);
+		rt_wakep_for(m, target);
 		return;
 	}
 	int qi = rt_gq_of_node(rt, target->node);
@@ -336,15 +295,7 @@ static void place_list(struct m *m, struct numa *nu, struct p *target, struct g 
 		rt_globrunqputbatch(rt, qi, &g, 1);
 	}
 	rt_unlock(&rt->sched.lock);
-	/* as in kick: a spinner, if none is spinning, on target's node if
-	 * one of its Ps is idle; the put under sched.lock is seen by a
-	 * spinner's last look, under the same lock */
-	if (!plat_load_u32(&rt->sched.npidle, memory_order_relaxed) ||
-	    !become_waker(rt))
-		return;
-	rt_lock(&rt->sched.lock);
-	if (!rt_startm_unlock(rt, rt_pidleget_near(rt, target->node), true, NULL))
-		plat_add_u32(&rt->sched.nmspinning, (uint32_t)-1, memory_order_relaxed);
+	rt_wakep_node(m, target->node);
 }
 
 static void place_on(struct m *m, struct numa *nu, struct p *target, struct g *g)
@@ -487,18 +438,8 @@ static struct g *take_node_queue(struct rt *rt, struct p *pp, int node, uint32_t
 	return g;
 }
 
-static void count_steal(struct m *m, struct p *victim, uint32_t n)
-{
-	if (victim->node == m->p->node)
-		m->stats.steals_same_node++;
-	else
-		m->stats.steals_remote_node++;
-	m->stats.gs_stolen += n;
-	rt_mech_steal(m->p, n);
-}
-
 /* An idle P whose shared queue still holds work after a thief took a G
- * of it is started to run the rest itself.  kick() starts nobody while an
+ * of it is started to run the rest itself.  rt_wakep_for starts nobody while an
  * M spins, trusting the spinner; but a spinner takes one G of a shared
  * queue at a time, and Go's throttle (half the busy Ps may spin) keeps
  * the spinners few, so a burst dealt round the Ps could sit on idle Ps
@@ -510,10 +451,7 @@ static void wake_owner(struct rt *rt, struct p *p2)
 {
 	if (!rt_p_is_idle(rt, p2->id) || !plat_load_u32(&p2->sharedq_size, memory_order_relaxed))
 		return;
-	plat_add_u32(&rt->sched.nmspinning, 1, memory_order_relaxed);
-	rt_lock(&rt->sched.lock);
-	if (!rt_startm_unlock(rt, rt_pidleget_this(rt, p2), true, NULL))
-		plat_add_u32(&rt->sched.nmspinning, (uint32_t)-1, memory_order_relaxed);
+	rt_start_idle_p(rt, p2);
 }
 
 /* One victim: half its ring (its runnext on the last pass), else a G of
@@ -548,7 +486,7 @@ static struct g *steal_from(struct m *m, struct numa *nu, struct p *p2, bool las
 		wake_owner(rt, p2);
 	}
 	if (g)
-		count_steal(m, p2, n);
+		rt_count_steal(m, p2, n);
 	return g;
 }
 

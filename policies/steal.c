@@ -151,12 +151,7 @@ static struct g *steal_work(struct m *m, struct steal *st)
 			struct g *g = rt_runqsteal(rt, pp, p2, last || eager,
 						   eager ? 0 : st->runnext_delay_us, &n);
 			if (g) {
-				if (p2->node == pp->node)
-					m->stats.steals_same_node++;
-				else
-					m->stats.steals_remote_node++;
-				m->stats.gs_stolen += n;
-				rt_mech_steal(pp, n);
+				rt_count_steal(m, p2, n);
 				return g;
 			}
 		}

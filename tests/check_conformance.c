@@ -345,6 +345,62 @@ START_TEST(numa_wakes_like_wakep)
 }
 END_TEST
 
+/* _i: every (policy, knob) pair of the registry, in order.  Each knob moved
+ * off its default -- a switch flipped; a knob that is off by default (0)
+ * to 50; any other to 0, which these knobs read as "never" or "none" (or
+ * to its maximum where 0 is not allowed) -- runs workloads that reach the
+ * mechanisms the knobs govern (run queues and runnext, spawn bursts, hogs
+ * and preemption, system calls, the network, stacks, node memory) on two
+ * nodes, and completes them.  A switch runs all eight, a number the first
+ * three.  A knob added to a policy is covered without a line changed. */
+static const char *const knob_workloads[] = { "rpc-server", "spawn-burst", "cpu-hogs",
+					      "pingpong-hog", "syscall-heavy", "deep-stacks",
+					      "numa-shards", "pipeline" };
+#define NKNOB_WORKLOADS (int)(sizeof(knob_workloads) / sizeof(knob_workloads[0]))
+
+static int knob_count(void)
+{
+	int n = 0;
+	for (int p = 0; p < sim__rt_api.pol_count(); p++)
+		n += pol_nknobs(sim__rt_api.pol_at(p));
+	return n;
+}
+
+START_TEST(every_knob_off_its_default_completes)
+{
+	const struct pol_ops *pol = NULL;
+	int left = _i;
+	for (int p = 0; p < sim__rt_api.pol_count(); p++) {
+		pol = sim__rt_api.pol_at(p);
+		if (left < pol_nknobs(pol))
+			break;
+		left -= pol_nknobs(pol);
+	}
+	const struct pol_knob *knob = &pol->knobs[left];
+	bool is_switch = knob->min == 0 && knob->max == 1;
+	int64_t v = is_switch         ? !knob->def
+		    : knob->def == 0  ? (knob->max < 50 ? knob->max : 50)
+		    : knob->min == 0 ? 0
+				      : knob->max;
+	char set[128];
+	snprintf(set, sizeof(set), "%s=%lld", knob->name, (long long)v);
+	const char *quick = getenv("SCHEDLAB_QUICK");
+	int nw = (quick && *quick && strcmp(quick, "0")) || test_under_valgrind() ? 1
+		 : is_switch ? NKNOB_WORKLOADS
+			     : 3;
+	for (int i = 0; i < nw; i++) {
+		/* valgrind: the lightest one */
+		const char *name = test_under_valgrind() ? "pipeline" : knob_workloads[i];
+		struct workload *w = catalog(name);
+		char what[256];
+		snprintf(what, sizeof(what), "%s on %s with %s (numa2, 8 Ps)", name, pol->name, set);
+		struct test_outcome o = run(&sim__rt_api, pol->name, "numa2", w, 8, 3, set);
+		assert_completes(&o, what);
+		wl_free(w);
+	}
+}
+END_TEST
+
 Suite *make_conformance_suite(void)
 {
 	Suite *s = suite_create("conformance");
@@ -353,6 +409,7 @@ Suite *make_conformance_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, catalog_completes, 0, npol * NMACHINES * wl_catalog_count());
 	tcase_add_loop_test(tc, same_seed_same_run, 0, npol);
+	tcase_add_loop_test(tc, every_knob_off_its_default_completes, 0, knob_count());
 	/* under valgrind, the simulated half only [tests.h: test_modes] */
 	if (test_under_valgrind()) {
 		tcase_add_loop_test(tc, deadlock_is_detected_sim, 0, npol);

@@ -157,14 +157,13 @@ static uint64_t json_metric(const char *path, const char *name)
 	return json_metric_in(path, name, false);
 }
 
-static const char *const policies[] = { "global", "steal", "numa" };
 
 /* Runs workload i (mode 0 simulated, 1 native) with --trace, parses the
  * trace with go tool trace -d and checks its counts against the report. */
 static void catalog_trace(int i, int mode)
 {
 	const char *name = workload_name(i);
-	const char *pol = policies[i % 3];
+	const char *pol = sim__rt_api.pol_at(i % sim__rt_api.pol_count())->name;
 	char *out = NULL, *err = NULL;
 	bool heavy = mode == 1 && native_heavy(name);
 	int rc = test_runf(&out, &err,

@@ -243,7 +243,7 @@ enum nr wlr_net_take(struct m *m, struct wlr_src *src)
 		return NR_TOOK;
 	}
 	src->rg = g;
-	g->waitreason = src->remaining ? "IO wait" : "IO wait (nothing more will arrive)";
+	g->waitreason = src->remaining ? RT_WAIT_IO_READ : RT_WAIT_IO_ENDED;
 	if (src->remaining)
 		rt_netpoll_waiters_add(m->rt, 1);
 	rt_park_commit(m, src_unlock, src);
@@ -281,7 +281,7 @@ void wlr_net_respond(struct m *m, struct wlr_src *c)
 	c->to_send--;
 	int64_t when = rt_time_after(plat_nanotime(), wlr_draw(m, &c->rs, c->lis->think));
 	if (c->remaining++ == 0 && c->rg) {
-		c->rg->waitreason = "IO wait";
+		c->rg->waitreason = RT_WAIT_IO_READ;
 		rt_netpoll_waiters_add(rt, 1);
 	}
 	rt_unlock(&c->lock);
@@ -314,7 +314,7 @@ struct g *wlr_net_deliver(struct rt *rt, const struct netpoll_event *ev)
 	} else if (src->rg && src->remaining == 0) {
 		/* its reader will now wait forever: no longer a waiter */
 		rt_netpoll_waiters_add(rt, -1);
-		src->rg->waitreason = "IO wait (nothing more will arrive)";
+		src->rg->waitreason = RT_WAIT_IO_ENDED;
 	}
 	rt_unlock(&src->lock);
 	if (g)

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "cli/run.h"
+#include "run/run.h"
 
 static void add_or_null(cJSON *o, const char *key, bool known, double v)
 {
@@ -15,7 +14,7 @@ static void add_or_null(cJSON *o, const char *key, bool known, double v)
 		cJSON_AddNullToObject(o, key);
 }
 
-void cli_host_json(cJSON *report, const struct rt_host *h)
+void run_host_json(cJSON *report, const struct rt_host *h)
 {
 	if (!h->measured)
 		return;
@@ -46,17 +45,17 @@ void cli_host_json(cJSON *report, const struct rt_host *h)
 	add_or_null(o, "steal_ns", h->stat_read, (double)h->steal_ns);
 }
 
-void cli_host_text(const struct rt_host *h)
+void run_host_text(const struct rt_host *h)
 {
 	if (!h->measured)
 		return;
 	char b[3][16];
 	double share;
-	printf("%-16scpu %s in %s wall (%.2f PUs)", "host", cli_fmt_ns(b[0], (double)h->cpu_ns),
-	       cli_fmt_ns(b[1], (double)h->wall_ns), (double)h->cpu_ns / (double)h->wall_ns);
+	printf("%-16scpu %s in %s wall (%.2f PUs)", "host", run_fmt_ns(b[0], (double)h->cpu_ns),
+	       run_fmt_ns(b[1], (double)h->wall_ns), (double)h->cpu_ns / (double)h->wall_ns);
 	if (rt_host_share(h, &share))
 		printf(", run delay %s (%.1f%% of runnable time)",
-		       cli_fmt_ns(b[2], (double)h->run_delay_ns), 100.0 * (1.0 - share));
+		       run_fmt_ns(b[2], (double)h->run_delay_ns), 100.0 * (1.0 - share));
 	printf(", %llu involuntary switches", (unsigned long long)h->involuntary_switches);
 	if (h->loadavg_start >= 0)
 		printf(", load %.2f on %d PUs", h->loadavg_start, h->pus);
@@ -81,14 +80,14 @@ static const char *fmt_count(char buf[32], uint64_t n)
 	return buf;
 }
 
-bool cli_host_warn(FILE *f, const struct rt_host *h)
+bool run_host_warn(FILE *f, const struct rt_host *h)
 {
 	char why[160];
 	if (!rt_host_busy(h, why, sizeof(why)))
 		return false;
 	char b[16], n[32];
 	fprintf(f, "schedlab: warning: the host was busy: %s (run delay %s, %s involuntary switches",
-		why, cli_fmt_ns(b, (double)h->run_delay_ns), fmt_count(n, h->involuntary_switches));
+		why, run_fmt_ns(b, (double)h->run_delay_ns), fmt_count(n, h->involuntary_switches));
 	if (h->loadavg_start >= 0)
 		fprintf(f, ", load %.1f on %d PUs", h->loadavg_start, h->pus);
 	fprintf(f, "); native figures understate what an idle machine gives\n");

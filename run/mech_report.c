@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "cli/run.h"
+#include "run/run.h"
 
 static const char *const gq_labels[RT_GQ__COUNT] = {
 	[RT_GQ_FAIRNESS] = "fairness",
@@ -28,7 +27,7 @@ static const char *const why_labels[RT_RUN__COUNT] = {
 
 /* ---- JSON ---- */
 
-cJSON *cli_hist_buckets_json(const struct hist *h)
+cJSON *run_hist_buckets_json(const struct hist *h)
 {
 	cJSON *a = cJSON_CreateArray();
 	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
@@ -46,7 +45,7 @@ static cJSON *dist_json(const struct hist *h)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "count", (double)h->count);
-	cJSON_AddItemToObject(o, "latency_ns", cli_latency_json(h));
+	cJSON_AddItemToObject(o, "latency_ns", run_latency_json(h));
 	return o;
 }
 
@@ -58,7 +57,7 @@ static cJSON *qlen_json(const struct rt_qlen *q, uint64_t span)
 	return o;
 }
 
-void cli_mech_json(cJSON *metrics, const struct rt_mech *mc)
+void run_mech_json(cJSON *metrics, const struct rt_mech *mc)
 {
 	if (!mc->measured)
 		return;
@@ -151,14 +150,14 @@ static void dist_row(const char *label, const struct hist *h)
 	char b[7][16];
 	snprintf(b[6], sizeof(b[6]), "%llu", (unsigned long long)h->count);
 	printf("  %-14s%10s%10s%10s%10s%10s%10s%10s\n", label, b[6],
-	       cli_fmt_ns(b[0], (double)hist_quantile(h, 0.5)),
-	       cli_fmt_ns(b[1], (double)hist_quantile(h, 0.9)),
-	       cli_fmt_ns(b[2], (double)hist_quantile(h, 0.99)),
-	       cli_fmt_ns(b[3], (double)hist_quantile(h, 0.999)), cli_fmt_ns(b[4], (double)h->max),
-	       cli_fmt_ns(b[5], hist_mean(h)));
+	       run_fmt_ns(b[0], (double)hist_quantile(h, 0.5)),
+	       run_fmt_ns(b[1], (double)hist_quantile(h, 0.9)),
+	       run_fmt_ns(b[2], (double)hist_quantile(h, 0.99)),
+	       run_fmt_ns(b[3], (double)hist_quantile(h, 0.999)), run_fmt_ns(b[4], (double)h->max),
+	       run_fmt_ns(b[5], hist_mean(h)));
 }
 
-void cli_mech_text(const struct rt_mech *mc)
+void run_mech_text(const struct rt_mech *mc)
 {
 	if (!mc->measured)
 		return;
@@ -276,7 +275,7 @@ void cli_mech_text(const struct rt_mech *mc)
 			char b[16];
 			if (mc->mem_hop_lines[h])
 				printf("%s%d: %s", h ? ", " : "", h,
-				       cli_fmt_ns(b, mc->mem_hop_ns[h] / (double)mc->mem_hop_lines[h]));
+				       run_fmt_ns(b, mc->mem_hop_ns[h] / (double)mc->mem_hop_lines[h]));
 			else
 				printf("%s%d: -", h ? ", " : "", h);
 		}
@@ -299,7 +298,7 @@ static void cdf_rows(FILE *f, const char *name, const struct hist *h)
 	}
 }
 
-int cli_write_cdf(const char *cmd, const char *path, const struct cli_run *run)
+int run_write_cdf(const char *cmd, const char *path, const struct run *run)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
 	if (!f) {

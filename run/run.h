@@ -1,0 +1,101 @@
+/* One run and its report, as a library: what a run is given, making and
+ * running its runtime, and what it measured as the JSON report of
+ * DESIGN.md ("Report") or the text summary.  `schedlab run`, compare,
+ * sweep, regress, explore, the run-matrix engine (matrix.h) and the tests
+ * all make their runs here; cli/ only parses options and writes files.
+ * Implemented in exec.c, report.c, mech_report.c and host_report.c. */
+#ifndef SCHEDLAB_RUN_RUN_H
+#define SCHEDLAB_RUN_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/policy.h"
+#include "util/hist.h"
+#include "util/util.h"
+
+struct topo;
+struct workload;
+
+/* A run: what it is given, and (after run_exec) what it measured. */
+struct run {
+	const struct rt_api *api;
+	const struct pol_ops *pol;
+	const int64_t *knobs;          /* one per knob of pol */
+	const struct topo *topo;
+	const struct workload *wl;
+	uint64_t seed;
+	int procs;
+	/* --max-sim-time, --max-wall-time, --max-memory (0: the default) */
+	int64_t max_sim_ns, max_wall_ns;
+	uint64_t max_memory;
+	/* --trace: record the run's execution trace, at most trace_limit
+	 * events (0: the default) */
+	bool trace;
+	uint64_t trace_limit;
+	/* --schedtrace (0: none), --scheddetail: `run` only */
+	int64_t schedtrace_ns;
+	bool scheddetail;
+	/* `explore`'s schedule and checks (NULL: a plain run) */
+	struct rt_explore *explore;
+	struct rt_result r;
+	struct rt_mech mech;           /* (run_exec; rt_mech_free frees it) */
+};
+
+/* pol's knobs at their defaults, one per knob (at least one slot); the
+ * caller frees.  pol_set_knob changes them. */
+int64_t *run_knobs_new(const struct pol_ops *pol);
+/* Creates run's runtime, runs it to its end and fills run->r.  Returns the
+ * runtime, for the caller to read what else it wants (the draws of
+ * record_draws) and destroy (run->api->destroy); or NULL with the reason in
+ * e if the runtime refused the input. */
+struct rt *run_exec(struct run *run, bool record_draws, struct err *e);
+
+/* ---- The report ---- */
+
+/* The JSON report of DESIGN.md ("Report"); a metric the run did not
+ * produce is left out.  The caller deletes it. */
+cJSON *run_report_json(const struct run *run);
+/* The text summary `schedlab run` prints, to stdout. */
+void run_report_text(const struct run *run);
+/* An imported Go trace's recorded figures beside the run's (nothing for other
+ * workloads), and the Ps a run gets when --procs is not given. */
+void run_recorded_text(const struct workload *wl, const struct rt_result *r);
+cJSON *run_recorded_json(const struct workload *wl, const struct rt_result *r);
+int run_default_procs(const struct workload *wl, const struct topo *t, long given);
+/* A latency histogram as the report gives it: its quantiles, max, mean,
+ * and its non-empty buckets whole, [bound_ns, count] each. */
+cJSON *run_latency_json(const struct hist *h);
+cJSON *run_hist_buckets_json(const struct hist *h);
+/* The mechanisms (mech_report.c): into the report's metrics, as text,
+ * and every latency distribution as a CDF in CSV to path ("-": stdout;
+ * 0, or EXIT_BADINPUT with a message naming cmd and --cdf path). */
+void run_mech_json(cJSON *metrics, const struct rt_mech *mech);
+void run_mech_text(const struct rt_mech *mech);
+int run_write_cdf(const char *cmd, const char *path, const struct run *run);
+
+/* The CPU a native run got (host_report.c): the report's "host" object
+ * (nothing if the run measured none), its line of the text summary, and
+ * the warning on f if the host was busy (true if it was). */
+void run_host_json(cJSON *report, const struct rt_host *h);
+void run_host_text(const struct rt_host *h);
+bool run_host_warn(FILE *f, const struct rt_host *h);
+
+/* If the run was cut at a limit, says so on f -- which limit, where, the
+ * option that raises it -- and returns EXIT_LIMIT; else 0. */
+int run_report_cut(const char *cmd, const struct run *run, FILE *f);
+/* The run's throughput per second of makespan, and its unit: requests
+ * answered ("requests/s") if the workload's servers answered any, else
+ * goroutines completed ("goroutines/s"). */
+const char *run_throughput(const struct rt_result *r, double *per_s);
+
+/* The unit that suits a duration of ns nanoseconds, as the text summary
+ * shows it: its name ("ns", "us", "ms", "s"), the nanoseconds in one of
+ * it, and the decimals shown. */
+/* ns in that unit, "12.31 ms": at most 9 characters. */
+const char *run_fmt_ns(char buf[16], double ns);
+
+#endif
