@@ -63,7 +63,8 @@ void cli_help_explore(FILE *f)
 		"                     pct: random M priorities and D-1 change points (PCT)\n"
 		"  --depth D          pct's bug depth D, 1 to 16 (default 3)\n"
 		"  -j N               schedules run at once, in forked children (default: the\n"
-		"                     online CPUs)\n"
+		"                     online CPUs, fewer if the memory available would not\n"
+		"                     hold that many runs at their --max-memory)\n"
 		"  --keep-going       report every failing schedule, not only the first\n"
 		"  --max-starve DUR   the starvation bound (default 50ms)\n"
 		"  --delay DUR        a perturbing delay's bound (default 200us; random draws\n"
@@ -571,7 +572,16 @@ static int explore(struct explore_ctx *c)
 	struct explore_own *own = c->own;
 	uint64_t n = own->schedules;
 	long cpus = online_cpus();
-	int jobs = (int)(own->jobs ? own->jobs : (uint64_t)(cpus < 256 ? cpus : 256));
+	/* by default as many as the CPUs and the memory hold, each schedule's
+	 * process growing to the run's memory budget at most, as the run
+	 * matrix's; and -j or not, each slot's two temporary files leave the
+	 * command its share of descriptors */
+	int jobs = (int)(own->jobs ? own->jobs
+				   : (uint64_t)proc_jobs_cap((int)(cpus < 256 ? cpus : 256),
+							     c->base.max_memory ? c->base.max_memory
+										: RT_MEMORY_BUDGET,
+							     0));
+	jobs = proc_jobs_cap(jobs, 0, 2);
 	if ((uint64_t)jobs > n)
 		jobs = (int)n;
 	struct slot *slots = xcalloc((size_t)jobs, sizeof(*slots));

@@ -208,7 +208,6 @@ int exp_default_jobs(const struct exp_cell *cells, long n, uint64_t max_memory)
 			return 1;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int jobs = cpus > 0 ? (int)(cpus < 4096 ? cpus : 4096) : 1;
-	uint64_t avail = proc_kb_bytes("/proc/meminfo", "MemAvailable");
 	uint64_t each = max_memory;
 	/* 0: the largest budget a cell runs with */
 	for (long i = 0; each == 0 && i < n; i++)
@@ -219,9 +218,7 @@ int exp_default_jobs(const struct exp_cell *cells, long n, uint64_t max_memory)
 			each = cells[i].max_memory;
 	if (each == 0)
 		each = RT_MEMORY_BUDGET;
-	if (avail && avail / each < (uint64_t)jobs)
-		jobs = (int)(avail / each);
-	return jobs < 1 ? 1 : jobs;
+	return proc_jobs_cap(jobs, each, 0);
 }
 
 /* ---- Running ---- */
@@ -389,12 +386,8 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 	}
 	int jobs = o->jobs > 0 ? o->jobs : exp_default_jobs(cells, n, 0);
 	/* a running run holds two descriptors here (its pipe, its memory
-	 * file) and three while it starts: a quarter of the limit leaves the
-	 * caller room */
-	struct rlimit nofile;
-	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY &&
-	    (rlim_t)jobs > nofile.rlim_cur / 4)
-		jobs = nofile.rlim_cur / 4 > 0 ? (int)(nofile.rlim_cur / 4) : 1;
+	 * file) and three while it starts */
+	jobs = proc_jobs_cap(jobs, 0, 3);
 	if (jobs > n)
 		jobs = n > 0 ? (int)n : 1;
 	bool show = o->progress == EXP_PROGRESS_ON ||

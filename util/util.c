@@ -8,6 +8,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 _Noreturn void die_oom(size_t bytes)
@@ -138,4 +139,16 @@ void proc_die_with_parent(int parent)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != (pid_t)parent)
 		raise(SIGKILL);
+}
+
+int proc_jobs_cap(int jobs, uint64_t bytes_each, int fds_each)
+{
+	uint64_t avail = proc_kb_bytes("/proc/meminfo", "MemAvailable");
+	if (bytes_each && avail && avail / bytes_each < (uint64_t)jobs)
+		jobs = (int)(avail / bytes_each);
+	struct rlimit nofile;
+	if (fds_each > 0 && getrlimit(RLIMIT_NOFILE, &nofile) == 0 &&
+	    nofile.rlim_cur != RLIM_INFINITY && (rlim_t)jobs > nofile.rlim_cur / (rlim_t)(fds_each + 1))
+		jobs = (int)(nofile.rlim_cur / (rlim_t)(fds_each + 1));
+	return jobs < 1 ? 1 : jobs;
 }

@@ -88,6 +88,11 @@ uint64_t proc_kb_bytes(const char *path, const char *key);
  * run's result.  Compares with parent, not with 1: under a subreaper an
  * orphan's parent is the subreaper. */
 void proc_die_with_parent(int parent);
+/* How many of jobs children this machine can hold at once: at most as
+ * many as MemAvailable has room for at bytes_each (0: no memory bound),
+ * and few enough that fds_each descriptors each leave the caller a share
+ * of RLIMIT_NOFILE as large as one child's.  At least 1. */
+int proc_jobs_cap(int jobs, uint64_t bytes_each, int fds_each);
 
 /* Greatest common divisor: strides coprime with a count visit every
  * element once (steal orders, walks of a region's lines). */
