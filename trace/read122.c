@@ -1070,8 +1070,579 @@ static uint16_t status_reason(uint64_t st)
 	return st == G_SYSCALL ? TI_R_SYSCALL : st == G_WAITING ? TI_R_OTHER : TI_R_NONE;
 }
 
+static int on_proc_status(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	const uint64_t *a = ev->args;
+	uint64_t gen = r->gen;
+	uint64_t pid = a[0], st = a[1];
+	if (st < P_RUNNING || st > P_SYSCALL_ABANDONED)
+		return fail(r, e, ev->foff, "ProcStatus for P %llu: unknown status %llu",
+			    (unsigned long long)pid, (unsigned long long)st), -1;
+	struct seqst *p = pget(r, pid);
+	if (p) {
+		if (st == P_SYSCALL_ABANDONED && p->status == P_SYSCALL)
+			st = P_SYSCALL; /* nothing lost: it is in a syscall we know */
+		else if (!(st == P_SYSCALL_ABANDONED && p->status == P_SYSCALL_ABANDONED) &&
+			 p->status != st)
+			return fail(r, e, ev->foff, "ProcStatus says P %llu is %s, it was %s",
+				    (unsigned long long)pid, pnames[st], pnames[p->status]), -1;
+	} else {
+		p = pmake(r, pid);
+		if (!p)
+			return fail(r, e, ev->foff, "P id %llu out of range (at most %d)",
+				    (unsigned long long)pid, MAX_PROCS - 1), -1;
+	}
+	p->status = (uint8_t)st;
+	p->gen = gen;
+	p->seq = 0;
+	if ((st == P_RUNNING || st == P_SYSCALL) && m != NO_THREAD)
+		ms->p = (int64_t)pid;
+	return 1;
+}
+
+static int on_proc_start(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	const uint64_t *a = ev->args;
+	uint64_t gen = r->gen;
+	struct seqst *p = pget(r, a[0]);
+	if (!p || p->status != P_IDLE || !succeeds(p, gen, a[1]) || ms->p >= 0)
+		return 0;
+	if (!need(r, ev, m, ms, NEED_NOT, MAY, e))
+		return -1;
+	p->status = P_RUNNING;
+	p->seq = a[1];
+	ms->p = (int64_t)a[0];
+	return 1;
+}
+
+static int on_proc_stop(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	if (!need(r, ev, m, ms, MUST, MAY, e))
+		return -1;
+	struct seqst *p = pget(r, (uint64_t)ms->p);
+	if (!p || (p->status != P_RUNNING && p->status != P_SYSCALL))
+		return fail(r, e, ev->foff, "ProcStop of P %lld, which is %s", (long long)ms->p,
+			    p ? pnames[p->status] : "unknown"), -1;
+	p->status = P_IDLE;
+	ms->p = -1;
+	return 1;
+}
+
+static int on_proc_steal(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	const uint64_t *a = ev->args;
+	uint64_t gen = r->gen;
+	uint64_t pid = a[0], victim = a[2];
+	struct seqst *p = pget(r, pid);
+	if (!p || (p->status != P_SYSCALL && p->status != P_SYSCALL_ABANDONED) ||
+	    !succeeds(p, gen, a[1]))
+		return 0;
+	if (!need(r, ev, m, ms, MAY, MAY, e))
+		return -1;
+	uint8_t old = p->status;
+	p->status = P_IDLE;
+	p->seq = a[1];
+	if (old == P_SYSCALL_ABANDONED)
+		return 1; /* its M is unknown: leave every M as it is */
+	if (victim == m) {
+		if (ms->p != (int64_t)pid)
+			return fail(r, e, ev->foff, "M %llu steals P %llu from itself, but holds P %lld",
+				    (unsigned long long)m, (unsigned long long)pid, (long long)ms->p), -1;
+		ms->p = -1;
+		return 1;
+	}
+	struct mstate *vm = mget(r, victim, false);
+	if (!vm)
+		return fail(r, e, ev->foff, "ProcSteal of P %llu from M %llu, which never ran",
+			    (unsigned long long)pid, (unsigned long long)victim), -1;
+	if (vm->p != (int64_t)pid)
+		return fail(r, e, ev->foff, "ProcSteal of P %llu from M %llu, which holds P %lld",
+			    (unsigned long long)pid, (unsigned long long)victim, (long long)vm->p), -1;
+	vm->p = -1;
+	return 1;
+}
+
+static int on_go_status(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	const uint64_t *a = ev->args;
+	const char *name = specs[ev->type].name;
+	uint64_t gen = r->gen;
+	uint64_t gid = a[0], gm = a[1], st = a[2];
+	if (st < G_RUNNABLE || st > G_WAITING)
+		return fail(r, e, ev->foff, "%s for G %llu: unknown status %llu", name,
+			    (unsigned long long)gid, (unsigned long long)st), -1;
+	struct seqst *g = gget(r, gid);
+	bool first = false;
+	if (g) {
+		if (g->status != st)
+			return fail(r, e, ev->foff, "%s says G %llu is %s, it was %s", name,
+				    (unsigned long long)gid, gnames[st], gnames[g->status]), -1;
+	} else if (gen == r->first_gen) {
+		g = gnew(r, gid);
+		if (!g)
+			return fail(r, e, ev->foff, "out of memory"), -1;
+		g->status = (uint8_t)st;
+		first = true;
+	} else
+		return fail(r, e, ev->foff, "%s for G %llu, unknown, after the first generation",
+			    name, (unsigned long long)gid), -1;
+	g->gen = gen;
+	g->seq = 0;
+	if (st == G_RUNNING) {
+		if (m == NO_THREAD)
+			return fail(r, e, ev->foff, "%s: G %llu running on no M", name,
+				    (unsigned long long)gid), -1;
+		ms->g = gid;
+	} else if (st == G_SYSCALL) {
+		if (gm == NO_THREAD)
+			return fail(r, e, ev->foff, "%s: G %llu in a syscall on no M", name,
+				    (unsigned long long)gid), -1;
+		if (gm == m)
+			ms->g = gid;
+		else {
+			struct mstate *om = mget(r, gm, false);
+			if (om && om->g != gid)
+				return fail(r, e, ev->foff, "%s: G %llu in a syscall on M %llu, which runs G %llu",
+					    name, (unsigned long long)gid, (unsigned long long)gm,
+					    (unsigned long long)om->g), -1;
+			if (!om) {
+				om = mget(r, gm, true);
+				if (!om)
+					return fail(r, e, ev->foff, "out of memory"), -1;
+				if (m != NO_THREAD)
+					ms = mget(r, m, false); /* the table may have moved */
+				om->g = gid;
+			}
+		}
+	}
+	if (first) {
+		emit(r, ev, TI_G_EXISTS, gid, 0, -1, status_reason(st), 0, NULL);
+		/* Its M's P (-1 in the odd trace whose M names none). */
+		if (st == G_RUNNING)
+			emit(r, ev, TI_G_START, gid, 0, (int32_t)ms->p, TI_R_NONE, 0, NULL);
+	}
+	return 1;
+}
+
+static int on_go_create(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	const uint64_t *a = ev->args;
+	const char *name = specs[ev->type].name;
+	uint64_t gen = r->gen;
+	if (!need(r, ev, m, ms, MUST, MAY, e))
+		return -1;
+	if (ms->g) {
+		struct seqst *cg = gget(r, ms->g);
+		if (cg && cg->status != G_RUNNING)
+			return fail(r, e, ev->foff, "%s by G %llu, which is %s, not running", name,
+				    (unsigned long long)ms->g, gnames[cg->status]), -1;
+	}
+	uint64_t ng = a[0];
+	if (gget(r, ng))
+		return fail(r, e, ev->foff, "%s of G %llu, which already exists", name,
+			    (unsigned long long)ng), -1;
+	const char *label = NULL;
+	if (a[1]) {
+		uint64_t *top = map_get(&r->stacks, a[1]);
+		if (!top)
+			return fail(r, e, ev->foff, "%s: stack id %llu not in the generation's stack table",
+				    name, (unsigned long long)a[1]), -1;
+		if (*top) {
+			label = string_at(r, *top - 1);
+			if (!label)
+				return fail(r, e, ev->foff, "%s: function string id %llu not in the generation's string table",
+					    name, (unsigned long long)(*top - 1)), -1;
+		}
+	}
+	struct seqst *g = gnew(r, ng);
+	if (!g)
+		return fail(r, e, ev->foff, "out of memory"), -1;
+	g->status = ev->type == T122_GO_CREATE ? G_RUNNABLE : G_WAITING;
+	g->gen = gen;
+	g->seq = 0;
+	emit(r, ev, TI_G_CREATE, ms->g, ng, -1, TI_R_NONE, 0, label);
+	if (ev->type == T122_GO_CREATE_BLOCKED) {
+		/* A coroutine (iter.Pull) is made waiting: in the stream, a
+		 * start and a block at its creation, a run of no length. */
+		emit(r, ev, TI_G_START, ng, 0, (int32_t)ms->p, TI_R_NONE, 0, NULL);
+		emit(r, ev, TI_G_BLOCK, ng, 0, -1, TI_R_OTHER, 0, NULL);
+	}
+	return 1;
+}
+
+/* The running G ends, is stopped (preempted, yielded) or blocks: it
+ * leaves its M. */
+static int on_go_leaves_m(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	const uint64_t *a = ev->args;
+	const char *name = specs[ev->type].name;
+	if (!need(r, ev, m, ms, MUST, MUST, e))
+		return -1;
+	struct seqst *g = cur_g(r, ev, ms, G_RUNNING, e);
+	if (!g)
+		return -1;
+	uint64_t gid = ms->g;
+	ms->g = 0;
+	if (ev->type == T122_GO_DESTROY) {
+		gdel(r, gid);
+		emit(r, ev, TI_G_END, gid, 0, -1, TI_R_NONE, 0, NULL);
+		return 1;
+	}
+	const char *why = string_at(r, a[0]);
+	if (!why)
+		return fail(r, e, ev->foff, "%s: reason string id %llu not in the generation's string table",
+			    name, (unsigned long long)a[0]), -1;
+	uint16_t reason = block_reason(why);
+	if (ev->type == T122_GO_STOP) {
+		g->status = G_RUNNABLE;
+		emit(r, ev, TI_G_STOP, gid, 0, -1,
+		     reason == TI_R_PREEMPT ? TI_R_PREEMPT : TI_R_YIELD, 0, NULL);
+	} else {
+		g->status = G_WAITING;
+		emit(r, ev, TI_G_BLOCK, gid, 0, -1,
+		     reason == TI_R_PREEMPT || reason == TI_R_YIELD ? TI_R_OTHER : reason, 0, NULL);
+	}
+	return 1;
+}
+
+static int on_go_start(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	const uint64_t *a = ev->args;
+	uint64_t gen = r->gen;
+	struct seqst *g = gget(r, a[0]);
+	if (!g || g->status != G_RUNNABLE || !succeeds(g, gen, a[1]))
+		return 0;
+	if (!need(r, ev, m, ms, MUST, NEED_NOT, e))
+		return -1;
+	g->status = G_RUNNING;
+	g->seq = a[1];
+	ms->g = a[0];
+	emit(r, ev, TI_G_START, a[0], 0, (int32_t)ms->p, TI_R_NONE, 0, NULL);
+	return 1;
+}
+
+static int on_go_unblock(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	const uint64_t *a = ev->args;
+	uint64_t gen = r->gen;
+	struct seqst *g = gget(r, a[0]);
+	if (!g || g->status != G_WAITING || !succeeds(g, gen, a[1]))
+		return 0;
+	g->status = G_RUNNABLE;
+	g->seq = a[1];
+	emit(r, ev, TI_G_UNBLOCK, ms->g, a[0], -1, TI_R_NONE, 0, NULL);
+	return 1;
+}
+
+static int on_go_switch(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	const uint64_t *a = ev->args;
+	uint64_t gen = r->gen;
+	/* A coroutine switch: the running G hands its M and P to a
+	 * waiting one, and waits (or ends). */
+	if (!need(r, ev, m, ms, MUST, MUST, e))
+		return -1;
+	struct seqst *ng = gget(r, a[0]);
+	if (!ng || ng->status != G_WAITING || !succeeds(ng, gen, a[1]))
+		return 0;
+	struct seqst *g = cur_g(r, ev, ms, G_RUNNING, e);
+	if (!g)
+		return -1;
+	uint64_t gid = ms->g;
+	ng->status = G_RUNNING;
+	ng->seq = a[1];
+	ms->g = a[0];
+	emit(r, ev, TI_G_UNBLOCK, gid, a[0], -1, TI_R_NONE, 0, NULL);
+	if (ev->type == T122_GO_SWITCH) {
+		g->status = G_WAITING;
+		emit(r, ev, TI_G_BLOCK, gid, 0, -1, TI_R_OTHER, 0, NULL);
+	} else {
+		gdel(r, gid);
+		emit(r, ev, TI_G_END, gid, 0, -1, TI_R_NONE, 0, NULL);
+	}
+	emit(r, ev, TI_G_START, a[0], 0, (int32_t)ms->p, TI_R_NONE, 0, NULL);
+	return 1;
+}
+
+static int on_go_syscall_begin(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	const uint64_t *a = ev->args;
+	uint64_t gen = r->gen;
+	if (!need(r, ev, m, ms, MUST, MUST, e))
+		return -1;
+	struct seqst *g = cur_g(r, ev, ms, G_RUNNING, e);
+	if (!g)
+		return -1;
+	struct seqst *p = pget(r, (uint64_t)ms->p);
+	if (!p)
+		return fail(r, e, ev->foff, "GoSyscallBegin on P %lld, never seen",
+			    (long long)ms->p), -1;
+	if (!succeeds(p, gen, a[0]))
+		return fail(r, e, ev->foff, "GoSyscallBegin: P %lld's sequence goes from %llu to %llu",
+			    (long long)ms->p, (unsigned long long)p->seq, (unsigned long long)a[0]), -1;
+	g->status = G_SYSCALL;
+	p->status = P_SYSCALL;
+	p->seq = a[0];
+	emit(r, ev, TI_SYSCALL, ms->g, 0, -1, TI_R_NONE, 0, NULL);
+	return 1;
+}
+
+static int on_go_syscall_end(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	if (!need(r, ev, m, ms, MUST, MUST, e))
+		return -1;
+	struct seqst *g = cur_g(r, ev, ms, G_SYSCALL, e);
+	if (!g)
+		return -1;
+	struct seqst *p = pget(r, (uint64_t)ms->p);
+	if (!p || p->status != P_SYSCALL)
+		return fail(r, e, ev->foff, "GoSyscallEnd: P %lld is %s, not in a syscall",
+			    (long long)ms->p, p ? pnames[p->status] : "unknown"), -1;
+	g->status = G_RUNNING;
+	p->status = P_RUNNING;
+	emit(r, ev, TI_SYSCALL_END, ms->g, 0, -1, TI_R_NONE, 0, NULL);
+	return 1;
+}
+
+static int on_go_syscall_end_blocked(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	/* Only once the M has lost the P it entered the syscall with. */
+	if (ms->p >= 0) {
+		struct seqst *p = pget(r, (uint64_t)ms->p);
+		if (!p)
+			return fail(r, e, ev->foff, "GoSyscallEndBlocked on P %lld, never seen",
+				    (long long)ms->p), -1;
+		if (p->status == P_SYSCALL)
+			return 0;
+	}
+	if (!need(r, ev, m, ms, MAY, MUST, e))
+		return -1;
+	struct seqst *g = cur_g(r, ev, ms, G_SYSCALL, e);
+	if (!g)
+		return -1;
+	uint64_t gid = ms->g;
+	g->status = G_RUNNABLE;
+	ms->g = 0;
+	/* With a P the M got one back at once (exitsyscallfast) and
+	 * starts the G next: it never queued (import.h) */
+	emit(r, ev, TI_SYSCALL_END, gid, 0, -1, TI_R_NONE, ms->p >= 0 ? 2 : 1, NULL);
+	return 1;
+}
+
+static int on_go_create_syscall(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	const uint64_t *a = ev->args;
+	uint64_t gen = r->gen;
+	/* A G appears out of a C thread calling into Go (cgo callback). */
+	if (!need(r, ev, m, ms, MAY, NEED_NOT, e))
+		return -1;
+	if (gget(r, a[0]))
+		return fail(r, e, ev->foff, "GoCreateSyscall of G %llu, which already exists",
+			    (unsigned long long)a[0]), -1;
+	struct seqst *g = gnew(r, a[0]);
+	if (!g)
+		return fail(r, e, ev->foff, "out of memory"), -1;
+	g->status = G_SYSCALL;
+	g->gen = gen;
+	g->seq = 0;
+	ms->g = a[0];
+	/* In the stream: made by no G, running on its own thread (on no
+	 * P: p -1), in a syscall -- the C code -- from then on. */
+	emit(r, ev, TI_G_CREATE, 0, a[0], -1, TI_R_NONE, 0, NULL);
+	emit(r, ev, TI_G_START, a[0], 0, -1, TI_R_NONE, 0, NULL);
+	emit(r, ev, TI_SYSCALL, a[0], 0, -1, TI_R_NONE, 0, NULL);
+	return 1;
+}
+
+static int on_go_destroy_syscall(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	if (!need(r, ev, m, ms, MAY, MUST, e))
+		return -1;
+	if (!cur_g(r, ev, ms, G_SYSCALL, e))
+		return -1;
+	uint64_t gid = ms->g;
+	gdel(r, gid);
+	ms->g = 0;
+	if (ms->p >= 0) {
+		/* The thread goes back to C: its P is left to be stolen. */
+		struct seqst *p = pget(r, (uint64_t)ms->p);
+		if (!p || p->status != P_SYSCALL)
+			return fail(r, e, ev->foff, "GoDestroySyscall: P %lld is %s, not in a syscall",
+				    (long long)ms->p, p ? pnames[p->status] : "unknown"), -1;
+		p->status = P_SYSCALL_ABANDONED;
+		ms->p = -1;
+	}
+	/* Back from C, then gone. */
+	emit(r, ev, TI_SYSCALL_END, gid, 0, -1, TI_R_NONE, 0, NULL);
+	emit(r, ev, TI_G_END, gid, 0, -1, TI_R_NONE, 0, NULL);
+	return 1;
+}
+
+static int on_gc_active(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	const uint64_t *a = ev->args;
+	uint64_t gen = r->gen;
+	if (gen == r->first_gen) {
+		if (r->gc_state != GC_UNDETERMINED)
+			return fail(r, e, ev->foff, "GCActive after another GC event of the first generation"), -1;
+	} else {
+		if (a[0] != r->gc_seq + 1)
+			return 0;
+		if (r->gc_state != GC_RUNNING)
+			return fail(r, e, ev->foff, "GCActive while no GC runs"), -1;
+	}
+	r->gc_seq = a[0];
+	r->gc_state = GC_RUNNING;
+	return 1;
+}
+
+static int on_gc_begin(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	const uint64_t *a = ev->args;
+	if (r->gc_state != GC_UNDETERMINED) {
+		if (a[0] != r->gc_seq + 1)
+			return 0;
+		if (r->gc_state == GC_RUNNING)
+			return fail(r, e, ev->foff, "GCBegin while a GC runs"), -1;
+	}
+	r->gc_seq = a[0];
+	r->gc_state = GC_RUNNING;
+	return 1;
+}
+
+static int on_gc_end(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	const uint64_t *a = ev->args;
+	if (a[0] != r->gc_seq + 1)
+		return 0;
+	if (r->gc_state != GC_RUNNING)
+		return fail(r, e, ev->foff, "GCEnd while no GC runs"), -1;
+	r->gc_seq = a[0];
+	r->gc_state = GC_NOT_RUNNING;
+	return 1;
+}
+
+static int on_procs_change(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	const uint64_t *a = ev->args;
+	if (!need(r, ev, m, ms, MUST, MUST, e))
+		return -1;
+	if (a[0] == 0 || a[0] > MAX_PROCS)
+		return fail(r, e, ev->foff, "GOMAXPROCS %llu", (unsigned long long)a[0]), -1;
+	if ((int64_t)a[0] != r->procs) {
+		r->procs = (int64_t)a[0];
+		emit(r, ev, TI_PROCS, 0, 0, -1, TI_R_NONE, r->procs, NULL);
+	}
+	return 1;
+}
+
+static int on_user_task(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	const uint64_t *a = ev->args;
+	const char *name = specs[ev->type].name;
+	if (!need(r, ev, m, ms, MUST, MUST, e))
+		return -1;
+	if (a[0] > INT64_MAX)
+		return fail(r, e, ev->foff, "%s: task id %llu too large", name,
+			    (unsigned long long)a[0]), -1;
+	emit(r, ev, TI_USER_TASK, ms->g, 0, -1, TI_R_NONE,
+	     ev->type == T122_USER_TASK_BEGIN ? (int64_t)a[0] : -(int64_t)a[0], NULL);
+	return 1;
+}
+
+/* Labels, logs, regions, stopping the world, mark assists: on an M that
+ * holds a P and runs a G; nothing a scheduler replays. */
+static int on_runtime_event(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	return need(r, ev, m, ms, MUST, MUST, e) ? 1 : -1;
+}
+
+/* Heap figures and sweeping: on an M that runs a G, with a P or not. */
+static int on_runtime_event_on_g(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	return need(r, ev, m, ms, MUST, MAY, e) ? 1 : -1;
+}
+
+/* A sweep or an assist under way as a generation starts: no state here. */
+static int on_runtime_status(struct r122 *r, const struct rawev *ev, uint64_t m,
+		struct mstate *ms, struct err *e)
+{
+	return 1;
+}
+
+/* Each event type's step: 1 it happened (the state moved and what it
+ * means was emitted), 0 it cannot happen yet (another M's event must come
+ * first), -1 the trace is broken (e says where). */
+typedef int step_fn(struct r122 *r, const struct rawev *ev, uint64_t m, struct mstate *ms,
+		    struct err *e);
+static step_fn *const steps[T122_NTYPES] = {
+	[T122_PROC_STATUS] = on_proc_status,
+	[T122_PROC_START] = on_proc_start,
+	[T122_PROC_STOP] = on_proc_stop,
+	[T122_PROC_STEAL] = on_proc_steal,
+	[T122_GO_STATUS] = on_go_status,
+	[T122_GO_STATUS_STACK] = on_go_status,
+	[T122_GO_CREATE] = on_go_create,
+	[T122_GO_CREATE_BLOCKED] = on_go_create,
+	[T122_GO_DESTROY] = on_go_leaves_m,
+	[T122_GO_STOP] = on_go_leaves_m,
+	[T122_GO_BLOCK] = on_go_leaves_m,
+	[T122_GO_START] = on_go_start,
+	[T122_GO_UNBLOCK] = on_go_unblock,
+	[T122_GO_SWITCH] = on_go_switch,
+	[T122_GO_SWITCH_DESTROY] = on_go_switch,
+	[T122_GO_SYSCALL_BEGIN] = on_go_syscall_begin,
+	[T122_GO_SYSCALL_END] = on_go_syscall_end,
+	[T122_GO_SYSCALL_END_BLOCKED] = on_go_syscall_end_blocked,
+	[T122_GO_CREATE_SYSCALL] = on_go_create_syscall,
+	[T122_GO_DESTROY_SYSCALL] = on_go_destroy_syscall,
+	[T122_GC_ACTIVE] = on_gc_active,
+	[T122_GC_BEGIN] = on_gc_begin,
+	[T122_GC_END] = on_gc_end,
+	[T122_PROCS_CHANGE] = on_procs_change,
+	[T122_USER_TASK_BEGIN] = on_user_task,
+	[T122_USER_TASK_END] = on_user_task,
+	[T122_GO_LABEL] = on_runtime_event,
+	[T122_USER_LOG] = on_runtime_event,
+	[T122_USER_REGION_BEGIN] = on_runtime_event,
+	[T122_USER_REGION_END] = on_runtime_event,
+	[T122_STW_BEGIN] = on_runtime_event,
+	[T122_STW_END] = on_runtime_event,
+	[T122_GC_MARK_ASSIST_BEGIN] = on_runtime_event,
+	[T122_GC_MARK_ASSIST_END] = on_runtime_event,
+	[T122_HEAP_ALLOC] = on_runtime_event_on_g,
+	[T122_HEAP_GOAL] = on_runtime_event_on_g,
+	[T122_GC_SWEEP_BEGIN] = on_runtime_event_on_g,
+	[T122_GC_SWEEP_END] = on_runtime_event_on_g,
+	[T122_GC_SWEEP_ACTIVE] = on_runtime_status,
+	[T122_GC_MARK_ASSIST_ACTIVE] = on_runtime_status,
+};
+
 /* Returns 1 if the event happened (its state applied, its events queued),
- * 0 if it must wait for another M's events, -1 on error. */
+ * 0 if it must wait for another M's events, -1 on error: the checks every
+ * event passes, then its type's step. */
 static int advance(struct r122 *r, const struct rawev *ev, uint64_t m, struct err *e)
 {
 	static struct mstate none = { .g = 0, .p = -1 };
@@ -1079,9 +1650,7 @@ static int advance(struct r122 *r, const struct rawev *ev, uint64_t m, struct er
 	struct mstate *ms = m == NO_THREAD ? &scratch : mget(r, m, true);
 	if (!ms)
 		return fail(r, e, ev->foff, "out of memory"), -1;
-	const uint64_t *a = ev->args;
 	const char *name = specs[ev->type].name;
-	uint64_t gen = r->gen;
 	if (!r->have_t0) {
 		/* Times count from the trace's first event (this one, if it may
 		 * happen: the earliest of every M's first). */
@@ -1092,435 +1661,10 @@ static int advance(struct r122 *r, const struct rawev *ev, uint64_t m, struct er
 		return fail(r, e, ev->foff, "%s at tick %llu: over 280 years after the trace's first event",
 			    name, (unsigned long long)ev->ticks), -1;
 
-	switch (ev->type) {
-	case T122_PROC_STATUS: {
-		uint64_t pid = a[0], st = a[1];
-		if (st < P_RUNNING || st > P_SYSCALL_ABANDONED)
-			return fail(r, e, ev->foff, "ProcStatus for P %llu: unknown status %llu",
-				    (unsigned long long)pid, (unsigned long long)st), -1;
-		struct seqst *p = pget(r, pid);
-		if (p) {
-			if (st == P_SYSCALL_ABANDONED && p->status == P_SYSCALL)
-				st = P_SYSCALL; /* nothing lost: it is in a syscall we know */
-			else if (!(st == P_SYSCALL_ABANDONED && p->status == P_SYSCALL_ABANDONED) &&
-				 p->status != st)
-				return fail(r, e, ev->foff, "ProcStatus says P %llu is %s, it was %s",
-					    (unsigned long long)pid, pnames[st], pnames[p->status]), -1;
-		} else {
-			p = pmake(r, pid);
-			if (!p)
-				return fail(r, e, ev->foff, "P id %llu out of range (at most %d)",
-					    (unsigned long long)pid, MAX_PROCS - 1), -1;
-		}
-		p->status = (uint8_t)st;
-		p->gen = gen;
-		p->seq = 0;
-		if ((st == P_RUNNING || st == P_SYSCALL) && m != NO_THREAD)
-			ms->p = (int64_t)pid;
-		return 1;
-	}
-	case T122_PROC_START: {
-		struct seqst *p = pget(r, a[0]);
-		if (!p || p->status != P_IDLE || !succeeds(p, gen, a[1]) || ms->p >= 0)
-			return 0;
-		if (!need(r, ev, m, ms, NEED_NOT, MAY, e))
-			return -1;
-		p->status = P_RUNNING;
-		p->seq = a[1];
-		ms->p = (int64_t)a[0];
-		return 1;
-	}
-	case T122_PROC_STOP: {
-		if (!need(r, ev, m, ms, MUST, MAY, e))
-			return -1;
-		struct seqst *p = pget(r, (uint64_t)ms->p);
-		if (!p || (p->status != P_RUNNING && p->status != P_SYSCALL))
-			return fail(r, e, ev->foff, "ProcStop of P %lld, which is %s", (long long)ms->p,
-				    p ? pnames[p->status] : "unknown"), -1;
-		p->status = P_IDLE;
-		ms->p = -1;
-		return 1;
-	}
-	case T122_PROC_STEAL: {
-		uint64_t pid = a[0], victim = a[2];
-		struct seqst *p = pget(r, pid);
-		if (!p || (p->status != P_SYSCALL && p->status != P_SYSCALL_ABANDONED) ||
-		    !succeeds(p, gen, a[1]))
-			return 0;
-		if (!need(r, ev, m, ms, MAY, MAY, e))
-			return -1;
-		uint8_t old = p->status;
-		p->status = P_IDLE;
-		p->seq = a[1];
-		if (old == P_SYSCALL_ABANDONED)
-			return 1; /* its M is unknown: leave every M as it is */
-		if (victim == m) {
-			if (ms->p != (int64_t)pid)
-				return fail(r, e, ev->foff, "M %llu steals P %llu from itself, but holds P %lld",
-					    (unsigned long long)m, (unsigned long long)pid, (long long)ms->p), -1;
-			ms->p = -1;
-			return 1;
-		}
-		struct mstate *vm = mget(r, victim, false);
-		if (!vm)
-			return fail(r, e, ev->foff, "ProcSteal of P %llu from M %llu, which never ran",
-				    (unsigned long long)pid, (unsigned long long)victim), -1;
-		if (vm->p != (int64_t)pid)
-			return fail(r, e, ev->foff, "ProcSteal of P %llu from M %llu, which holds P %lld",
-				    (unsigned long long)pid, (unsigned long long)victim, (long long)vm->p), -1;
-		vm->p = -1;
-		return 1;
-	}
-	case T122_GO_STATUS:
-	case T122_GO_STATUS_STACK: {
-		uint64_t gid = a[0], gm = a[1], st = a[2];
-		if (st < G_RUNNABLE || st > G_WAITING)
-			return fail(r, e, ev->foff, "%s for G %llu: unknown status %llu", name,
-				    (unsigned long long)gid, (unsigned long long)st), -1;
-		struct seqst *g = gget(r, gid);
-		bool first = false;
-		if (g) {
-			if (g->status != st)
-				return fail(r, e, ev->foff, "%s says G %llu is %s, it was %s", name,
-					    (unsigned long long)gid, gnames[st], gnames[g->status]), -1;
-		} else if (gen == r->first_gen) {
-			g = gnew(r, gid);
-			if (!g)
-				return fail(r, e, ev->foff, "out of memory"), -1;
-			g->status = (uint8_t)st;
-			first = true;
-		} else
-			return fail(r, e, ev->foff, "%s for G %llu, unknown, after the first generation",
-				    name, (unsigned long long)gid), -1;
-		g->gen = gen;
-		g->seq = 0;
-		if (st == G_RUNNING) {
-			if (m == NO_THREAD)
-				return fail(r, e, ev->foff, "%s: G %llu running on no M", name,
-					    (unsigned long long)gid), -1;
-			ms->g = gid;
-		} else if (st == G_SYSCALL) {
-			if (gm == NO_THREAD)
-				return fail(r, e, ev->foff, "%s: G %llu in a syscall on no M", name,
-					    (unsigned long long)gid), -1;
-			if (gm == m)
-				ms->g = gid;
-			else {
-				struct mstate *om = mget(r, gm, false);
-				if (om && om->g != gid)
-					return fail(r, e, ev->foff, "%s: G %llu in a syscall on M %llu, which runs G %llu",
-						    name, (unsigned long long)gid, (unsigned long long)gm,
-						    (unsigned long long)om->g), -1;
-				if (!om) {
-					om = mget(r, gm, true);
-					if (!om)
-						return fail(r, e, ev->foff, "out of memory"), -1;
-					if (m != NO_THREAD)
-						ms = mget(r, m, false); /* the table may have moved */
-					om->g = gid;
-				}
-			}
-		}
-		if (first) {
-			emit(r, ev, TI_G_EXISTS, gid, 0, -1, status_reason(st), 0, NULL);
-			/* Its M's P (-1 in the odd trace whose M names none). */
-			if (st == G_RUNNING)
-				emit(r, ev, TI_G_START, gid, 0, (int32_t)ms->p, TI_R_NONE, 0, NULL);
-		}
-		return 1;
-	}
-	case T122_GO_CREATE:
-	case T122_GO_CREATE_BLOCKED: {
-		if (!need(r, ev, m, ms, MUST, MAY, e))
-			return -1;
-		if (ms->g) {
-			struct seqst *cg = gget(r, ms->g);
-			if (cg && cg->status != G_RUNNING)
-				return fail(r, e, ev->foff, "%s by G %llu, which is %s, not running", name,
-					    (unsigned long long)ms->g, gnames[cg->status]), -1;
-		}
-		uint64_t ng = a[0];
-		if (gget(r, ng))
-			return fail(r, e, ev->foff, "%s of G %llu, which already exists", name,
-				    (unsigned long long)ng), -1;
-		const char *label = NULL;
-		if (a[1]) {
-			uint64_t *top = map_get(&r->stacks, a[1]);
-			if (!top)
-				return fail(r, e, ev->foff, "%s: stack id %llu not in the generation's stack table",
-					    name, (unsigned long long)a[1]), -1;
-			if (*top) {
-				label = string_at(r, *top - 1);
-				if (!label)
-					return fail(r, e, ev->foff, "%s: function string id %llu not in the generation's string table",
-						    name, (unsigned long long)(*top - 1)), -1;
-			}
-		}
-		struct seqst *g = gnew(r, ng);
-		if (!g)
-			return fail(r, e, ev->foff, "out of memory"), -1;
-		g->status = ev->type == T122_GO_CREATE ? G_RUNNABLE : G_WAITING;
-		g->gen = gen;
-		g->seq = 0;
-		emit(r, ev, TI_G_CREATE, ms->g, ng, -1, TI_R_NONE, 0, label);
-		if (ev->type == T122_GO_CREATE_BLOCKED) {
-			/* A coroutine (iter.Pull) is made waiting: in the stream, a
-			 * start and a block at its creation, a run of no length. */
-			emit(r, ev, TI_G_START, ng, 0, (int32_t)ms->p, TI_R_NONE, 0, NULL);
-			emit(r, ev, TI_G_BLOCK, ng, 0, -1, TI_R_OTHER, 0, NULL);
-		}
-		return 1;
-	}
-	case T122_GO_DESTROY:
-	case T122_GO_STOP:
-	case T122_GO_BLOCK: {
-		if (!need(r, ev, m, ms, MUST, MUST, e))
-			return -1;
-		struct seqst *g = cur_g(r, ev, ms, G_RUNNING, e);
-		if (!g)
-			return -1;
-		uint64_t gid = ms->g;
-		ms->g = 0;
-		if (ev->type == T122_GO_DESTROY) {
-			gdel(r, gid);
-			emit(r, ev, TI_G_END, gid, 0, -1, TI_R_NONE, 0, NULL);
-			return 1;
-		}
-		const char *why = string_at(r, a[0]);
-		if (!why)
-			return fail(r, e, ev->foff, "%s: reason string id %llu not in the generation's string table",
-				    name, (unsigned long long)a[0]), -1;
-		uint16_t reason = block_reason(why);
-		if (ev->type == T122_GO_STOP) {
-			g->status = G_RUNNABLE;
-			emit(r, ev, TI_G_STOP, gid, 0, -1,
-			     reason == TI_R_PREEMPT ? TI_R_PREEMPT : TI_R_YIELD, 0, NULL);
-		} else {
-			g->status = G_WAITING;
-			emit(r, ev, TI_G_BLOCK, gid, 0, -1,
-			     reason == TI_R_PREEMPT || reason == TI_R_YIELD ? TI_R_OTHER : reason, 0, NULL);
-		}
-		return 1;
-	}
-	case T122_GO_START: {
-		struct seqst *g = gget(r, a[0]);
-		if (!g || g->status != G_RUNNABLE || !succeeds(g, gen, a[1]))
-			return 0;
-		if (!need(r, ev, m, ms, MUST, NEED_NOT, e))
-			return -1;
-		g->status = G_RUNNING;
-		g->seq = a[1];
-		ms->g = a[0];
-		emit(r, ev, TI_G_START, a[0], 0, (int32_t)ms->p, TI_R_NONE, 0, NULL);
-		return 1;
-	}
-	case T122_GO_UNBLOCK: {
-		struct seqst *g = gget(r, a[0]);
-		if (!g || g->status != G_WAITING || !succeeds(g, gen, a[1]))
-			return 0;
-		g->status = G_RUNNABLE;
-		g->seq = a[1];
-		emit(r, ev, TI_G_UNBLOCK, ms->g, a[0], -1, TI_R_NONE, 0, NULL);
-		return 1;
-	}
-	case T122_GO_SWITCH:
-	case T122_GO_SWITCH_DESTROY: {
-		/* A coroutine switch: the running G hands its M and P to a
-		 * waiting one, and waits (or ends). */
-		if (!need(r, ev, m, ms, MUST, MUST, e))
-			return -1;
-		struct seqst *ng = gget(r, a[0]);
-		if (!ng || ng->status != G_WAITING || !succeeds(ng, gen, a[1]))
-			return 0;
-		struct seqst *g = cur_g(r, ev, ms, G_RUNNING, e);
-		if (!g)
-			return -1;
-		uint64_t gid = ms->g;
-		ng->status = G_RUNNING;
-		ng->seq = a[1];
-		ms->g = a[0];
-		emit(r, ev, TI_G_UNBLOCK, gid, a[0], -1, TI_R_NONE, 0, NULL);
-		if (ev->type == T122_GO_SWITCH) {
-			g->status = G_WAITING;
-			emit(r, ev, TI_G_BLOCK, gid, 0, -1, TI_R_OTHER, 0, NULL);
-		} else {
-			gdel(r, gid);
-			emit(r, ev, TI_G_END, gid, 0, -1, TI_R_NONE, 0, NULL);
-		}
-		emit(r, ev, TI_G_START, a[0], 0, (int32_t)ms->p, TI_R_NONE, 0, NULL);
-		return 1;
-	}
-	case T122_GO_SYSCALL_BEGIN: {
-		if (!need(r, ev, m, ms, MUST, MUST, e))
-			return -1;
-		struct seqst *g = cur_g(r, ev, ms, G_RUNNING, e);
-		if (!g)
-			return -1;
-		struct seqst *p = pget(r, (uint64_t)ms->p);
-		if (!p)
-			return fail(r, e, ev->foff, "GoSyscallBegin on P %lld, never seen",
-				    (long long)ms->p), -1;
-		if (!succeeds(p, gen, a[0]))
-			return fail(r, e, ev->foff, "GoSyscallBegin: P %lld's sequence goes from %llu to %llu",
-				    (long long)ms->p, (unsigned long long)p->seq, (unsigned long long)a[0]), -1;
-		g->status = G_SYSCALL;
-		p->status = P_SYSCALL;
-		p->seq = a[0];
-		emit(r, ev, TI_SYSCALL, ms->g, 0, -1, TI_R_NONE, 0, NULL);
-		return 1;
-	}
-	case T122_GO_SYSCALL_END: {
-		if (!need(r, ev, m, ms, MUST, MUST, e))
-			return -1;
-		struct seqst *g = cur_g(r, ev, ms, G_SYSCALL, e);
-		if (!g)
-			return -1;
-		struct seqst *p = pget(r, (uint64_t)ms->p);
-		if (!p || p->status != P_SYSCALL)
-			return fail(r, e, ev->foff, "GoSyscallEnd: P %lld is %s, not in a syscall",
-				    (long long)ms->p, p ? pnames[p->status] : "unknown"), -1;
-		g->status = G_RUNNING;
-		p->status = P_RUNNING;
-		emit(r, ev, TI_SYSCALL_END, ms->g, 0, -1, TI_R_NONE, 0, NULL);
-		return 1;
-	}
-	case T122_GO_SYSCALL_END_BLOCKED: {
-		/* Only once the M has lost the P it entered the syscall with. */
-		if (ms->p >= 0) {
-			struct seqst *p = pget(r, (uint64_t)ms->p);
-			if (!p)
-				return fail(r, e, ev->foff, "GoSyscallEndBlocked on P %lld, never seen",
-					    (long long)ms->p), -1;
-			if (p->status == P_SYSCALL)
-				return 0;
-		}
-		if (!need(r, ev, m, ms, MAY, MUST, e))
-			return -1;
-		struct seqst *g = cur_g(r, ev, ms, G_SYSCALL, e);
-		if (!g)
-			return -1;
-		uint64_t gid = ms->g;
-		g->status = G_RUNNABLE;
-		ms->g = 0;
-		/* With a P the M got one back at once (exitsyscallfast) and
-		 * starts the G next: it never queued (import.h) */
-		emit(r, ev, TI_SYSCALL_END, gid, 0, -1, TI_R_NONE, ms->p >= 0 ? 2 : 1, NULL);
-		return 1;
-	}
-	case T122_GO_CREATE_SYSCALL: {
-		/* A G appears out of a C thread calling into Go (cgo callback). */
-		if (!need(r, ev, m, ms, MAY, NEED_NOT, e))
-			return -1;
-		if (gget(r, a[0]))
-			return fail(r, e, ev->foff, "GoCreateSyscall of G %llu, which already exists",
-				    (unsigned long long)a[0]), -1;
-		struct seqst *g = gnew(r, a[0]);
-		if (!g)
-			return fail(r, e, ev->foff, "out of memory"), -1;
-		g->status = G_SYSCALL;
-		g->gen = gen;
-		g->seq = 0;
-		ms->g = a[0];
-		/* In the stream: made by no G, running on its own thread (on no
-		 * P: p -1), in a syscall -- the C code -- from then on. */
-		emit(r, ev, TI_G_CREATE, 0, a[0], -1, TI_R_NONE, 0, NULL);
-		emit(r, ev, TI_G_START, a[0], 0, -1, TI_R_NONE, 0, NULL);
-		emit(r, ev, TI_SYSCALL, a[0], 0, -1, TI_R_NONE, 0, NULL);
-		return 1;
-	}
-	case T122_GO_DESTROY_SYSCALL: {
-		if (!need(r, ev, m, ms, MAY, MUST, e))
-			return -1;
-		if (!cur_g(r, ev, ms, G_SYSCALL, e))
-			return -1;
-		uint64_t gid = ms->g;
-		gdel(r, gid);
-		ms->g = 0;
-		if (ms->p >= 0) {
-			/* The thread goes back to C: its P is left to be stolen. */
-			struct seqst *p = pget(r, (uint64_t)ms->p);
-			if (!p || p->status != P_SYSCALL)
-				return fail(r, e, ev->foff, "GoDestroySyscall: P %lld is %s, not in a syscall",
-					    (long long)ms->p, p ? pnames[p->status] : "unknown"), -1;
-			p->status = P_SYSCALL_ABANDONED;
-			ms->p = -1;
-		}
-		/* Back from C, then gone. */
-		emit(r, ev, TI_SYSCALL_END, gid, 0, -1, TI_R_NONE, 0, NULL);
-		emit(r, ev, TI_G_END, gid, 0, -1, TI_R_NONE, 0, NULL);
-		return 1;
-	}
-	case T122_GC_ACTIVE:
-		if (gen == r->first_gen) {
-			if (r->gc_state != GC_UNDETERMINED)
-				return fail(r, e, ev->foff, "GCActive after another GC event of the first generation"), -1;
-		} else {
-			if (a[0] != r->gc_seq + 1)
-				return 0;
-			if (r->gc_state != GC_RUNNING)
-				return fail(r, e, ev->foff, "GCActive while no GC runs"), -1;
-		}
-		r->gc_seq = a[0];
-		r->gc_state = GC_RUNNING;
-		return 1;
-	case T122_GC_BEGIN:
-		if (r->gc_state != GC_UNDETERMINED) {
-			if (a[0] != r->gc_seq + 1)
-				return 0;
-			if (r->gc_state == GC_RUNNING)
-				return fail(r, e, ev->foff, "GCBegin while a GC runs"), -1;
-		}
-		r->gc_seq = a[0];
-		r->gc_state = GC_RUNNING;
-		return 1;
-	case T122_GC_END:
-		if (a[0] != r->gc_seq + 1)
-			return 0;
-		if (r->gc_state != GC_RUNNING)
-			return fail(r, e, ev->foff, "GCEnd while no GC runs"), -1;
-		r->gc_seq = a[0];
-		r->gc_state = GC_NOT_RUNNING;
-		return 1;
-	case T122_PROCS_CHANGE:
-		if (!need(r, ev, m, ms, MUST, MUST, e))
-			return -1;
-		if (a[0] == 0 || a[0] > MAX_PROCS)
-			return fail(r, e, ev->foff, "GOMAXPROCS %llu", (unsigned long long)a[0]), -1;
-		if ((int64_t)a[0] != r->procs) {
-			r->procs = (int64_t)a[0];
-			emit(r, ev, TI_PROCS, 0, 0, -1, TI_R_NONE, r->procs, NULL);
-		}
-		return 1;
-	case T122_USER_TASK_BEGIN:
-	case T122_USER_TASK_END:
-		if (!need(r, ev, m, ms, MUST, MUST, e))
-			return -1;
-		if (a[0] > INT64_MAX)
-			return fail(r, e, ev->foff, "%s: task id %llu too large", name,
-				    (unsigned long long)a[0]), -1;
-		emit(r, ev, TI_USER_TASK, ms->g, 0, -1, TI_R_NONE,
-		     ev->type == T122_USER_TASK_BEGIN ? (int64_t)a[0] : -(int64_t)a[0], NULL);
-		return 1;
-	case T122_GO_LABEL:
-	case T122_USER_LOG:
-	case T122_USER_REGION_BEGIN:
-	case T122_USER_REGION_END:
-	case T122_STW_BEGIN:
-	case T122_STW_END:
-	case T122_GC_MARK_ASSIST_BEGIN:
-	case T122_GC_MARK_ASSIST_END:
-		return need(r, ev, m, ms, MUST, MUST, e) ? 1 : -1;
-	case T122_HEAP_ALLOC:
-	case T122_HEAP_GOAL:
-	case T122_GC_SWEEP_BEGIN:
-	case T122_GC_SWEEP_END:
-		return need(r, ev, m, ms, MUST, MAY, e) ? 1 : -1;
-	case T122_GC_SWEEP_ACTIVE:
-	case T122_GC_MARK_ASSIST_ACTIVE:
-		return 1;
-	default:
+	step_fn *step = steps[ev->type];
+	if (!step)
 		return fail(r, e, ev->foff, "%s (type %u) inside an event batch", name, ev->type), -1;
-	}
+	return step(r, ev, m, ms, e);
 }
 
 /* ---- The reader ---- */
