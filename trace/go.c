@@ -533,184 +533,265 @@ static void request(struct w *w, const struct rt_tev *ev)
 	}
 }
 
-static void one(struct w *w, const struct rt_tev *ev)
+static void go_procs(struct w *w, const struct rt_tev *ev)
+{
+	int64_t ts = ev->ts;
+	uint64_t a[2] = { ev->a, 0 };
+	put(w, w->nop, ts, EV_GOMAXPROCS, a, 2);
+}
+
+static void go_p_start(struct w *w, const struct rt_tev *ev)
+{
+	int64_t ts = ev->ts;
+	int p = ev->p;
+	if (!is_p(w, p) || w->b[p].running) {
+		w->st.dropped++;
+		return;
+	}
+	proc_start(w, p, ts, ev->m);
+}
+
+static void go_p_stop(struct w *w, const struct rt_tev *ev)
+{
+	int64_t ts = ev->ts;
+	int p = ev->p;
+	if (!is_p(w, p) || !w->b[p].running) {
+		w->st.dropped++;
+		return;
+	}
+	if (w->b[p].curg) {
+		struct gst *h = gmap_get(&w->gs, w->b[p].curg, false);
+		if (h)
+			g_off(w, h, ts, EV_GO_SCHED, stack_id(w, h->prog, SIZE_MAX), GS_RUNNABLE);
+		w->b[p].curg = 0;
+		w->st.repaired++;
+	}
+	proc_stop(w, p, ts);
+}
+
+static void go_g_create(struct w *w, const struct rt_tev *ev)
+{
+	int64_t ts = ev->ts;
+	int p = ev->p;
+	if (gmap_get(&w->gs, ev->g, false)) {
+		w->st.dropped++;
+		return;
+	}
+	struct gst *by = ev->a ? gmap_get(&w->gs, ev->a, false) : NULL;
+	int bi = actor_batch(w, p, ev->a);
+	uint64_t stk = by ? stack_id(w, by->prog, SIZE_MAX) : stack_id(w, rtf(w, RF_MAIN), SIZE_MAX);
+	g_create(w, ev->g, (uint32_t)ev->b, bi, ts, stk);
+}
+
+static void go_g_start(struct w *w, const struct rt_tev *ev)
 {
 	int64_t ts = ev->ts;
 	int p = ev->p;
 	struct gst *g;
-	char msg[160];
-	switch ((enum rt_tev_kind)ev->kind) {
-	case RT_TEV_PROCS: {
-		uint64_t a[2] = { ev->a, 0 };
-		put(w, w->nop, ts, EV_GOMAXPROCS, a, 2);
-		break;
+	if (!is_p(w, p)) {
+		w->st.dropped++;
+		return;
 	}
-	case RT_TEV_P_START:
-		if (!is_p(w, p) || w->b[p].running) {
-			w->st.dropped++;
-			break;
-		}
-		proc_start(w, p, ts, ev->m);
-		break;
-	case RT_TEV_P_STOP:
-		if (!is_p(w, p) || !w->b[p].running) {
-			w->st.dropped++;
-			break;
-		}
-		if (w->b[p].curg) {
-			struct gst *h = gmap_get(&w->gs, w->b[p].curg, false);
-			if (h)
-				g_off(w, h, ts, EV_GO_SCHED, stack_id(w, h->prog, SIZE_MAX), GS_RUNNABLE);
-			w->b[p].curg = 0;
-			w->st.repaired++;
-		}
-		proc_stop(w, p, ts);
-		break;
-	case RT_TEV_G_CREATE: {
-		if (gmap_get(&w->gs, ev->g, false)) {
-			w->st.dropped++;
-			break;
-		}
-		struct gst *by = ev->a ? gmap_get(&w->gs, ev->a, false) : NULL;
-		int bi = actor_batch(w, p, ev->a);
-		uint64_t stk = by ? stack_id(w, by->prog, SIZE_MAX) : stack_id(w, rtf(w, RF_MAIN), SIZE_MAX);
-		g_create(w, ev->g, (uint32_t)ev->b, bi, ts, stk);
-		break;
+	g = gmap_get(&w->gs, ev->g, false);
+	if (!g) {
+		g = g_create(w, ev->g, 0, w->nop, ts, stack_id(w, rtf(w, RF_RUNTIME), SIZE_MAX));
+		w->st.repaired++;
 	}
-	case RT_TEV_G_START:
-		if (!is_p(w, p)) {
-			w->st.dropped++;
-			break;
-		}
-		g = gmap_get(&w->gs, ev->g, false);
-		if (!g) {
-			g = g_create(w, ev->g, 0, w->nop, ts, stack_id(w, rtf(w, RF_RUNTIME), SIZE_MAX));
-			w->st.repaired++;
-		}
-		if (g->state == GS_DEAD) {
-			w->st.dropped++;
-			break;
-		}
-		if (g->state == GS_RUNNING && g->p == p)
-			break;   /* already shown running there */
-		if (g->state == GS_RUNNING) {
-			g_off(w, g, ts, EV_GO_SCHED, stack_id(w, g->prog, SIZE_MAX), GS_RUNNABLE);
-			w->st.repaired++;
-		}
-		if (g->state == GS_WAITING) {
-			g_unblock(w, g, w->nop, ts, stack_id(w, rtf(w, RF_WAKE), SIZE_MAX));
-			w->st.repaired++;
-		}
-		g->insys = g->sysblocked = false;
-		g_start(w, g, p, ts, ev->m, 0);
-		break;
-	case RT_TEV_G_END:
-		if ((g = running_g(w, ev)))
-			g_off(w, g, ts, EV_GO_END, 0, GS_DEAD);
-		break;
-	case RT_TEV_G_YIELD:
-	case RT_TEV_G_PREEMPT:
-		if ((g = running_g(w, ev))) {
-			g_off(w, g, ts, ev->kind == RT_TEV_G_YIELD ? EV_GO_SCHED : EV_GO_PREEMPT,
-			      stack_id(w, g->prog, SIZE_MAX), GS_RUNNABLE);
-		}
-		break;
-	case RT_TEV_G_BLOCK:
-		if ((g = running_g(w, ev))) {
-			g_off(w, g, ts, block_type(ev->a), stack_id(w, ev->b, g->prog), GS_WAITING);
-			w->st.blocks++;
-		}
-		break;
-	case RT_TEV_G_UNBLOCK: {
-		g = gmap_get(&w->gs, ev->g, false);
-		if (!g || g->state != GS_WAITING) {
-			w->st.dropped++;
-			break;
-		}
-		struct gst *by = ev->a ? gmap_get(&w->gs, ev->a, false) : NULL;
-		int bi = actor_batch(w, p, ev->a);
-		size_t f = ev->b == RT_TW_TIMER ? rtf(w, RF_TIMER) : ev->b == RT_TW_NET ? rtf(w, RF_NETPOLL)
-			 : ev->b == RT_TW_SYSCALL ? rtf(w, RF_SYSCALL) : rtf(w, RF_WAKE);
-		g_unblock(w, g, bi, ts, by ? stack_id(w, by->prog, SIZE_MAX) : stack_id(w, f, SIZE_MAX));
-		w->st.unblocks++;
-		break;
+	if (g->state == GS_DEAD) {
+		w->st.dropped++;
+		return;
 	}
-	case RT_TEV_SYSCALL:
-		if ((g = running_g(w, ev))) {
-			uint64_t a[1] = { stack_id(w, ev->b, g->prog) };
-			put(w, g->p, ts, EV_GO_SYSCALL, a, 1);
-			g->insys = true;
-			g->sysblocked = false;
-			g->sysp = g->p;
-			w->st.syscalls++;
-		}
-		break;
-	case RT_TEV_SYSCALL_BLOCK:
-		g = gmap_get(&w->gs, ev->g, false);
-		if (!g || !g->insys || g->sysblocked || g->state != GS_RUNNING || g->p != p) {
-			w->st.dropped++;
-			break;
-		}
+	if (g->state == GS_RUNNING && g->p == p)
+		return;   /* already shown running there */
+	if (g->state == GS_RUNNING) {
+		g_off(w, g, ts, EV_GO_SCHED, stack_id(w, g->prog, SIZE_MAX), GS_RUNNABLE);
+		w->st.repaired++;
+	}
+	if (g->state == GS_WAITING) {
+		g_unblock(w, g, w->nop, ts, stack_id(w, rtf(w, RF_WAKE), SIZE_MAX));
+		w->st.repaired++;
+	}
+	g->insys = g->sysblocked = false;
+	g_start(w, g, p, ts, ev->m, 0);
+}
+
+static void go_g_end(struct w *w, const struct rt_tev *ev)
+{
+	int64_t ts = ev->ts;
+	struct gst *g;
+	if ((g = running_g(w, ev)))
+		g_off(w, g, ts, EV_GO_END, 0, GS_DEAD);
+}
+
+static void go_g_yield(struct w *w, const struct rt_tev *ev)
+{
+	int64_t ts = ev->ts;
+	struct gst *g;
+	if ((g = running_g(w, ev))) {
+		g_off(w, g, ts, ev->kind == RT_TEV_G_YIELD ? EV_GO_SCHED : EV_GO_PREEMPT,
+		      stack_id(w, g->prog, SIZE_MAX), GS_RUNNABLE);
+	}
+}
+
+static void go_g_block(struct w *w, const struct rt_tev *ev)
+{
+	int64_t ts = ev->ts;
+	struct gst *g;
+	if ((g = running_g(w, ev))) {
+		g_off(w, g, ts, block_type(ev->a), stack_id(w, ev->b, g->prog), GS_WAITING);
+		w->st.blocks++;
+	}
+}
+
+static void go_g_unblock(struct w *w, const struct rt_tev *ev)
+{
+	int64_t ts = ev->ts;
+	int p = ev->p;
+	struct gst *g;
+	g = gmap_get(&w->gs, ev->g, false);
+	if (!g || g->state != GS_WAITING) {
+		w->st.dropped++;
+		return;
+	}
+	struct gst *by = ev->a ? gmap_get(&w->gs, ev->a, false) : NULL;
+	int bi = actor_batch(w, p, ev->a);
+	size_t f = ev->b == RT_TW_TIMER ? rtf(w, RF_TIMER) : ev->b == RT_TW_NET ? rtf(w, RF_NETPOLL)
+		 : ev->b == RT_TW_SYSCALL ? rtf(w, RF_SYSCALL) : rtf(w, RF_WAKE);
+	g_unblock(w, g, bi, ts, by ? stack_id(w, by->prog, SIZE_MAX) : stack_id(w, f, SIZE_MAX));
+	w->st.unblocks++;
+}
+
+static void go_syscall(struct w *w, const struct rt_tev *ev)
+{
+	int64_t ts = ev->ts;
+	struct gst *g;
+	if ((g = running_g(w, ev))) {
+		uint64_t a[1] = { stack_id(w, ev->b, g->prog) };
+		put(w, g->p, ts, EV_GO_SYSCALL, a, 1);
+		g->insys = true;
+		g->sysblocked = false;
+		g->sysp = g->p;
+		w->st.syscalls++;
+	}
+}
+
+static void go_syscall_block(struct w *w, const struct rt_tev *ev)
+{
+	int64_t ts = ev->ts;
+	int p = ev->p;
+	struct gst *g;
+	g = gmap_get(&w->gs, ev->g, false);
+	if (!g || !g->insys || g->sysblocked || g->state != GS_RUNNING || g->p != p) {
+		w->st.dropped++;
+		return;
+	}
+	g_off(w, g, ts, EV_GO_SYSBLOCK, 0, GS_WAITING);
+	g->sysblocked = true;
+	proc_stop(w, p, ts);
+}
+
+static void go_syscall_exit(struct w *w, const struct rt_tev *ev)
+{
+	int64_t ts = ev->ts;
+	int p = ev->p;
+	struct gst *g;
+	g = gmap_get(&w->gs, ev->g, false);
+	if (!g || !g->insys) {
+		w->st.dropped++;
+		return;
+	}
+	if (!g->sysblocked && p == g->sysp && g->state == GS_RUNNING) {
+		g->insys = false;   /* back on its own P, which it never lost */
+		return;
+	}
+	if (!g->sysblocked) {
+		/* it came back to another P before the hand-off of its
+		 * own was recorded (natively, a race of clock reads) */
+		if (g->state != GS_RUNNING)
+			return;
+		int op = g->p;
 		g_off(w, g, ts, EV_GO_SYSBLOCK, 0, GS_WAITING);
-		g->sysblocked = true;
-		proc_stop(w, p, ts);
-		break;
-	case RT_TEV_SYSCALL_EXIT:
-		g = gmap_get(&w->gs, ev->g, false);
-		if (!g || !g->insys) {
-			w->st.dropped++;
-			break;
-		}
-		if (!g->sysblocked && p == g->sysp && g->state == GS_RUNNING) {
-			g->insys = false;   /* back on its own P, which it never lost */
-			break;
-		}
-		if (!g->sysblocked) {
-			/* it came back to another P before the hand-off of its
-			 * own was recorded (natively, a race of clock reads) */
-			if (g->state != GS_RUNNING)
-				break;
-			int op = g->p;
-			g_off(w, g, ts, EV_GO_SYSBLOCK, 0, GS_WAITING);
-			proc_stop(w, op, ts);
-			w->st.repaired++;
-		}
-		{
-			uint64_t a[3] = { g->goid, g->seq, 0 };
-			put(w, is_p(w, p) ? p : w->nop, ts, EV_GO_SYSEXIT, a, 3);
-			g->seq++;
-			g->state = GS_RUNNABLE;
-		}
-		g->insys = g->sysblocked = false;
-		if (is_p(w, p)) {
-			/* not one of the run's starts: the same run goes on */
-			g_start(w, g, p, ts, ev->m,
-				string_id(w, "back from a system call", &w->str_sysexit));
-		}
-		break;
-	case RT_TEV_STEAL:
-		snprintf(msg, sizeof(msg), "P%d stole %" PRIu64 " Gs from P%" PRIu64, p, ev->b, ev->a);
-		user_log(w, p, ts, CAT_STEAL, msg);
-		break;
-	case RT_TEV_GLOBAL_TAKE:
-		snprintf(msg, sizeof(msg), "P%d took %" PRIu64 " Gs from the global queue (%s)", p, ev->b,
-			 ev->a < sizeof(global_why) / sizeof(global_why[0]) && global_why[ev->a]
-			 ? global_why[ev->a] : "other");
-		user_log(w, p, ts, CAT_GLOBRUNQ, msg);
-		break;
-	case RT_TEV_PLACE:
-		snprintf(msg, sizeof(msg), "G%" PRIu64 " placed on P%" PRIu64 " (node %" PRIu64 ") by P%d",
-			 ev->g, ev->a, ev->b, p);
-		user_log(w, p, ts, CAT_PLACE, msg);
-		break;
-	case RT_TEV_REQ_BEGIN:
-	case RT_TEV_REQ_HANDLE:
-	case RT_TEV_REQ_END:
-		request(w, ev);
-		break;
-	default:
-		break;   /* run-queue lengths, spinning: nothing of Go's format shows them */
+		proc_stop(w, op, ts);
+		w->st.repaired++;
 	}
+	{
+		uint64_t a[3] = { g->goid, g->seq, 0 };
+		put(w, is_p(w, p) ? p : w->nop, ts, EV_GO_SYSEXIT, a, 3);
+		g->seq++;
+		g->state = GS_RUNNABLE;
+	}
+	g->insys = g->sysblocked = false;
+	if (is_p(w, p)) {
+		/* not one of the run's starts: the same run goes on */
+		g_start(w, g, p, ts, ev->m,
+			string_id(w, "back from a system call", &w->str_sysexit));
+	}
+}
+
+static void go_steal(struct w *w, const struct rt_tev *ev)
+{
+	int64_t ts = ev->ts;
+	int p = ev->p;
+	char msg[160];
+	snprintf(msg, sizeof(msg), "P%d stole %" PRIu64 " Gs from P%" PRIu64, p, ev->b, ev->a);
+	user_log(w, p, ts, CAT_STEAL, msg);
+}
+
+static void go_global_take(struct w *w, const struct rt_tev *ev)
+{
+	int64_t ts = ev->ts;
+	int p = ev->p;
+	char msg[160];
+	snprintf(msg, sizeof(msg), "P%d took %" PRIu64 " Gs from the global queue (%s)", p, ev->b,
+		 ev->a < sizeof(global_why) / sizeof(global_why[0]) && global_why[ev->a]
+		 ? global_why[ev->a] : "other");
+	user_log(w, p, ts, CAT_GLOBRUNQ, msg);
+}
+
+static void go_place(struct w *w, const struct rt_tev *ev)
+{
+	int64_t ts = ev->ts;
+	int p = ev->p;
+	char msg[160];
+	snprintf(msg, sizeof(msg), "G%" PRIu64 " placed on P%" PRIu64 " (node %" PRIu64 ") by P%d",
+		 ev->g, ev->a, ev->b, p);
+	user_log(w, p, ts, CAT_PLACE, msg);
+}
+
+static void go_req_begin(struct w *w, const struct rt_tev *ev)
+{
+	request(w, ev);
+}
+
+/* Each kind of the run's events as Go 1.19's format shows it; the kinds
+ * not here (run-queue lengths, spinning) have nothing of Go's format to
+ * show them. */
+static void (*const writers[RT_TEV_KINDS])(struct w *w, const struct rt_tev *ev) = {
+	[RT_TEV_PROCS] = go_procs,
+	[RT_TEV_P_START] = go_p_start,
+	[RT_TEV_P_STOP] = go_p_stop,
+	[RT_TEV_G_CREATE] = go_g_create,
+	[RT_TEV_G_START] = go_g_start,
+	[RT_TEV_G_END] = go_g_end,
+	[RT_TEV_G_YIELD] = go_g_yield,
+	[RT_TEV_G_PREEMPT] = go_g_yield,
+	[RT_TEV_G_BLOCK] = go_g_block,
+	[RT_TEV_G_UNBLOCK] = go_g_unblock,
+	[RT_TEV_SYSCALL] = go_syscall,
+	[RT_TEV_SYSCALL_BLOCK] = go_syscall_block,
+	[RT_TEV_SYSCALL_EXIT] = go_syscall_exit,
+	[RT_TEV_STEAL] = go_steal,
+	[RT_TEV_GLOBAL_TAKE] = go_global_take,
+	[RT_TEV_PLACE] = go_place,
+	[RT_TEV_REQ_BEGIN] = go_req_begin,
+	[RT_TEV_REQ_HANDLE] = go_req_begin,
+	[RT_TEV_REQ_END] = go_req_begin,
+};
+
+static void one(struct w *w, const struct rt_tev *ev)
+{
+	if (ev->kind < RT_TEV_KINDS && writers[ev->kind])
+		writers[ev->kind](w, ev);
 }
 
 bool trace_write_go_stats(FILE *f, const struct rt_trace *t, struct trace_go_stats *st,
