@@ -261,135 +261,197 @@ static void flow(struct cw *w, const char *cat, int from_p, int64_t from_ts, int
 		enclosing ? ",\"bp\":\"e\"" : "");
 }
 
-static void event(struct cw *w, const struct rt_tev *ev)
+static void draw_procs(struct cw *w, const struct rt_tev *ev, int p, int m)
+{
+	counter(w, PID_SCHED, ev->ts, "GOMAXPROCS", -1, "procs", ev->a);
+}
+
+static void draw_p_start(struct cw *w, const struct rt_tev *ev, int p, int m)
+{
+	if (p < 0 || m < 0)
+		return;
+	if (w->holder[p] >= 0)
+		hold_close(w, w->holder[p], ev->ts);
+	hold_close(w, m, ev->ts);
+	w->holds[m] = (struct open_hold){ p, ev->ts };
+	w->holder[p] = m;
+}
+
+static void draw_p_stop(struct cw *w, const struct rt_tev *ev, int p, int m)
+{
+	if (p < 0)
+		return;
+	if (m < 0 || w->holds[m].p != p)
+		m = w->holder[p];
+	if (m >= 0)
+		hold_close(w, m, ev->ts);
+}
+
+static void draw_g_create(struct cw *w, const struct rt_tev *ev, int p, int m)
 {
 	FILE *f = w->f;
+	struct gstate *g = g_get(w, ev->g);
+	g->label = ev->b;
+	instant(w, p, ev->ts);
+	fprintf(f, ",\"cat\":\"g\",\"name\":\"create G%" PRIu64 "\",\"args\":{\"goid\":%" PRIu64
+		",\"by\":%" PRIu64 ",\"program\":\"%s\"}}",
+		ev->g, ev->g, ev->a, label(w, ev->b));
+}
+
+static void draw_g_start(struct cw *w, const struct rt_tev *ev, int p, int m)
+{
+	if (p < 0)
+		return;
+	struct gstate *g = g_get(w, ev->g);
+	if (g->run_p >= 0)   /* never stopped: a broken trace, closed here */
+		run_close(w, g->run_p, ev->ts, "unknown", NULL, 0);
+	run_close(w, p, ev->ts, "unknown", NULL, 0);
+	g = g_get(w, ev->g);
+	w->runs[p] = (struct open_run){ ev->g, ev->ts, m };
+	g->run_p = p;
+	if (g->wake_p >= 0) {
+		flow(w, "wake", g->wake_p, g->wake_ts, p, ev->ts, true);
+		g->wake_p = -1;
+	}
+}
+
+static void draw_g_end(struct cw *w, const struct rt_tev *ev, int p, int m)
+{
+	g_stop(w, ev, "end", NULL, 0);
+}
+
+static void draw_g_yield(struct cw *w, const struct rt_tev *ev, int p, int m)
+{
+	g_stop(w, ev, "yield", NULL, 0);
+}
+
+static void draw_g_preempt(struct cw *w, const struct rt_tev *ev, int p, int m)
+{
+	g_stop(w, ev, "preempted", NULL, 0);
+}
+
+static void draw_g_block(struct cw *w, const struct rt_tev *ev, int p, int m)
+{
+	FILE *f = w->f;
+	const char *why = NAME_OF(block_names, ev->a);
+	g_stop(w, ev, "block", why, ev->b);
+	instant(w, p, ev->ts);
+	fprintf(f, ",\"cat\":\"block\",\"name\":\"block G%" PRIu64 "\",\"args\":{\"goid\":%" PRIu64
+		",\"reason\":\"%s\",\"op\":\"%s\"}}", ev->g, ev->g, why, label(w, ev->b));
+}
+
+static void draw_g_unblock(struct cw *w, const struct rt_tev *ev, int p, int m)
+{
+	FILE *f = w->f;
+	struct gstate *g = g_get(w, ev->g);
+	/* the flow leaves from the waker's slice, on the P it runs on */
+	g->wake_p = p;
+	g->wake_ts = ev->ts;
+	instant(w, p, ev->ts);
+	fprintf(f, ",\"cat\":\"wake\",\"name\":\"unblock G%" PRIu64 "\",\"args\":{\"goid\":%" PRIu64
+		",\"by\":%" PRIu64 ",\"reason\":\"%s\"}}",
+		ev->g, ev->g, ev->a, NAME_OF(wake_names, ev->b));
+}
+
+static void draw_syscall(struct cw *w, const struct rt_tev *ev, int p, int m)
+{
+	FILE *f = w->f;
+	instant(w, p, ev->ts);
+	fprintf(f, ",\"cat\":\"syscall\",\"name\":\"syscall G%" PRIu64 "\",\"args\":{\"goid\":%" PRIu64
+		",\"op\":\"%s\"}}", ev->g, ev->g, label(w, ev->b));
+}
+
+static void draw_syscall_block(struct cw *w, const struct rt_tev *ev, int p, int m)
+{
+	FILE *f = w->f;
+	/* the G keeps its M but gives up the P: its run on the P ends */
+	g_stop(w, ev, "syscall", NULL, 0);
+	instant(w, p, ev->ts);
+	fprintf(f, ",\"cat\":\"syscall\",\"name\":\"syscall blocks G%" PRIu64
+		"\",\"args\":{\"goid\":%" PRIu64 "}}", ev->g, ev->g);
+}
+
+static void draw_syscall_exit(struct cw *w, const struct rt_tev *ev, int p, int m)
+{
+	FILE *f = w->f;
+	instant(w, p, ev->ts);
+	fprintf(f, ",\"cat\":\"syscall\",\"name\":\"syscall exit G%" PRIu64
+		"\",\"args\":{\"goid\":%" PRIu64 "}}", ev->g, ev->g);
+}
+
+static void draw_steal(struct cw *w, const struct rt_tev *ev, int p, int m)
+{
+	FILE *f = w->f;
+	int victim = valid_p(w, (int32_t)ev->a);
+	instant(w, p, ev->ts);
+	fprintf(f, ",\"cat\":\"steal\",\"name\":\"steal %" PRIu64 " from P%d\",\"args\":{\"from\":%d"
+		",\"gs\":%" PRIu64 "}}", ev->b, victim, victim, ev->b);
+	if (p >= 0 && victim >= 0)
+		flow(w, "steal", victim, ev->ts, p, ev->ts, false);
+}
+
+static void draw_global_take(struct cw *w, const struct rt_tev *ev, int p, int m)
+{
+	FILE *f = w->f;
+	instant(w, p, ev->ts);
+	fprintf(f, ",\"cat\":\"global\",\"name\":\"global take %" PRIu64 "\",\"args\":{\"gs\":%" PRIu64
+		",\"reason\":\"%s\"}}", ev->b, ev->b, NAME_OF(global_names, ev->a));
+}
+
+static void draw_place(struct cw *w, const struct rt_tev *ev, int p, int m)
+{
+	FILE *f = w->f;
+	instant(w, p, ev->ts);
+	fprintf(f, ",\"cat\":\"place\",\"name\":\"place G%" PRIu64 " on P%" PRIu64
+		"\",\"args\":{\"goid\":%" PRIu64 ",\"to\":%" PRIu64 ",\"node\":%" PRIu64 "}}",
+		ev->g, ev->a, ev->g, ev->a, ev->b);
+}
+
+static void draw_runq(struct cw *w, const struct rt_tev *ev, int p, int m)
+{
+	if (p >= 0)
+		counter(w, PID_PS, ev->ts, "runq", p, "len", ev->a);
+	else
+		counter(w, PID_SCHED, ev->ts, "global runq", -1, "len", ev->a);
+}
+
+static void draw_spinning(struct cw *w, const struct rt_tev *ev, int p, int m)
+{
+	counter(w, PID_SCHED, ev->ts, "spinning Ms", -1, "Ms", ev->a);
+}
+
+/* Each kind of the run's events as the trace-event format draws it, given
+ * its P and M (-1 where the event names none the trace has); a kind
+ * added after this writer is left out. */
+typedef void draw_fn(struct cw *w, const struct rt_tev *ev, int p, int m);
+static draw_fn *const drawers[RT_TEV_KINDS] = {
+	[RT_TEV_PROCS] = draw_procs,
+	[RT_TEV_P_START] = draw_p_start,
+	[RT_TEV_P_STOP] = draw_p_stop,
+	[RT_TEV_G_CREATE] = draw_g_create,
+	[RT_TEV_G_START] = draw_g_start,
+	[RT_TEV_G_END] = draw_g_end,
+	[RT_TEV_G_YIELD] = draw_g_yield,
+	[RT_TEV_G_PREEMPT] = draw_g_preempt,
+	[RT_TEV_G_BLOCK] = draw_g_block,
+	[RT_TEV_G_UNBLOCK] = draw_g_unblock,
+	[RT_TEV_SYSCALL] = draw_syscall,
+	[RT_TEV_SYSCALL_BLOCK] = draw_syscall_block,
+	[RT_TEV_SYSCALL_EXIT] = draw_syscall_exit,
+	[RT_TEV_STEAL] = draw_steal,
+	[RT_TEV_GLOBAL_TAKE] = draw_global_take,
+	[RT_TEV_PLACE] = draw_place,
+	[RT_TEV_RUNQ] = draw_runq,
+	[RT_TEV_SPINNING] = draw_spinning,
+};
+
+static void event(struct cw *w, const struct rt_tev *ev)
+{
 	int p = valid_p(w, ev->p), m = valid_m(w, ev->m);
 	if (ev->g == 0 && ev->kind >= RT_TEV_G_CREATE && ev->kind <= RT_TEV_SYSCALL_EXIT)
 		return;   /* a G's event without a G: nothing to draw */
-	switch (ev->kind) {
-	case RT_TEV_PROCS:
-		counter(w, PID_SCHED, ev->ts, "GOMAXPROCS", -1, "procs", ev->a);
-		break;
-	case RT_TEV_P_START:
-		if (p < 0 || m < 0)
-			break;
-		if (w->holder[p] >= 0)
-			hold_close(w, w->holder[p], ev->ts);
-		hold_close(w, m, ev->ts);
-		w->holds[m] = (struct open_hold){ p, ev->ts };
-		w->holder[p] = m;
-		break;
-	case RT_TEV_P_STOP:
-		if (p < 0)
-			break;
-		if (m < 0 || w->holds[m].p != p)
-			m = w->holder[p];
-		if (m >= 0)
-			hold_close(w, m, ev->ts);
-		break;
-	case RT_TEV_G_CREATE: {
-		struct gstate *g = g_get(w, ev->g);
-		g->label = ev->b;
-		instant(w, p, ev->ts);
-		fprintf(f, ",\"cat\":\"g\",\"name\":\"create G%" PRIu64 "\",\"args\":{\"goid\":%" PRIu64
-			",\"by\":%" PRIu64 ",\"program\":\"%s\"}}",
-			ev->g, ev->g, ev->a, label(w, ev->b));
-		break;
-	}
-	case RT_TEV_G_START: {
-		if (p < 0)
-			break;
-		struct gstate *g = g_get(w, ev->g);
-		if (g->run_p >= 0)   /* never stopped: a broken trace, closed here */
-			run_close(w, g->run_p, ev->ts, "unknown", NULL, 0);
-		run_close(w, p, ev->ts, "unknown", NULL, 0);
-		g = g_get(w, ev->g);
-		w->runs[p] = (struct open_run){ ev->g, ev->ts, m };
-		g->run_p = p;
-		if (g->wake_p >= 0) {
-			flow(w, "wake", g->wake_p, g->wake_ts, p, ev->ts, true);
-			g->wake_p = -1;
-		}
-		break;
-	}
-	case RT_TEV_G_END:
-		g_stop(w, ev, "end", NULL, 0);
-		break;
-	case RT_TEV_G_YIELD:
-		g_stop(w, ev, "yield", NULL, 0);
-		break;
-	case RT_TEV_G_PREEMPT:
-		g_stop(w, ev, "preempted", NULL, 0);
-		break;
-	case RT_TEV_G_BLOCK: {
-		const char *why = NAME_OF(block_names, ev->a);
-		g_stop(w, ev, "block", why, ev->b);
-		instant(w, p, ev->ts);
-		fprintf(f, ",\"cat\":\"block\",\"name\":\"block G%" PRIu64 "\",\"args\":{\"goid\":%" PRIu64
-			",\"reason\":\"%s\",\"op\":\"%s\"}}", ev->g, ev->g, why, label(w, ev->b));
-		break;
-	}
-	case RT_TEV_G_UNBLOCK: {
-		struct gstate *g = g_get(w, ev->g);
-		/* the flow leaves from the waker's slice, on the P it runs on */
-		g->wake_p = p;
-		g->wake_ts = ev->ts;
-		instant(w, p, ev->ts);
-		fprintf(f, ",\"cat\":\"wake\",\"name\":\"unblock G%" PRIu64 "\",\"args\":{\"goid\":%" PRIu64
-			",\"by\":%" PRIu64 ",\"reason\":\"%s\"}}",
-			ev->g, ev->g, ev->a, NAME_OF(wake_names, ev->b));
-		break;
-	}
-	case RT_TEV_SYSCALL:
-		instant(w, p, ev->ts);
-		fprintf(f, ",\"cat\":\"syscall\",\"name\":\"syscall G%" PRIu64 "\",\"args\":{\"goid\":%" PRIu64
-			",\"op\":\"%s\"}}", ev->g, ev->g, label(w, ev->b));
-		break;
-	case RT_TEV_SYSCALL_BLOCK:
-		/* the G keeps its M but gives up the P: its run on the P ends */
-		g_stop(w, ev, "syscall", NULL, 0);
-		instant(w, p, ev->ts);
-		fprintf(f, ",\"cat\":\"syscall\",\"name\":\"syscall blocks G%" PRIu64
-			"\",\"args\":{\"goid\":%" PRIu64 "}}", ev->g, ev->g);
-		break;
-	case RT_TEV_SYSCALL_EXIT:
-		instant(w, p, ev->ts);
-		fprintf(f, ",\"cat\":\"syscall\",\"name\":\"syscall exit G%" PRIu64
-			"\",\"args\":{\"goid\":%" PRIu64 "}}", ev->g, ev->g);
-		break;
-	case RT_TEV_STEAL: {
-		int victim = valid_p(w, (int32_t)ev->a);
-		instant(w, p, ev->ts);
-		fprintf(f, ",\"cat\":\"steal\",\"name\":\"steal %" PRIu64 " from P%d\",\"args\":{\"from\":%d"
-			",\"gs\":%" PRIu64 "}}", ev->b, victim, victim, ev->b);
-		if (p >= 0 && victim >= 0)
-			flow(w, "steal", victim, ev->ts, p, ev->ts, false);
-		break;
-	}
-	case RT_TEV_GLOBAL_TAKE:
-		instant(w, p, ev->ts);
-		fprintf(f, ",\"cat\":\"global\",\"name\":\"global take %" PRIu64 "\",\"args\":{\"gs\":%" PRIu64
-			",\"reason\":\"%s\"}}", ev->b, ev->b, NAME_OF(global_names, ev->a));
-		break;
-	case RT_TEV_PLACE:
-		instant(w, p, ev->ts);
-		fprintf(f, ",\"cat\":\"place\",\"name\":\"place G%" PRIu64 " on P%" PRIu64
-			"\",\"args\":{\"goid\":%" PRIu64 ",\"to\":%" PRIu64 ",\"node\":%" PRIu64 "}}",
-			ev->g, ev->a, ev->g, ev->a, ev->b);
-		break;
-	case RT_TEV_RUNQ:
-		if (p >= 0)
-			counter(w, PID_PS, ev->ts, "runq", p, "len", ev->a);
-		else
-			counter(w, PID_SCHED, ev->ts, "global runq", -1, "len", ev->a);
-		break;
-	case RT_TEV_SPINNING:
-		counter(w, PID_SCHED, ev->ts, "spinning Ms", -1, "Ms", ev->a);
-		break;
-	default:
-		break;   /* a kind added after this writer: ignored */
-	}
+	if (ev->kind < RT_TEV_KINDS && drawers[ev->kind])
+		drawers[ev->kind](w, ev, p, m);
 }
 
 static void meta(struct cw *w, int pid, int tid, const char *what, const char *name, int sort)

@@ -766,7 +766,8 @@ static void go_req_begin(struct w *w, const struct rt_tev *ev)
 /* Each kind of the run's events as Go 1.19's format shows it; the kinds
  * not here (run-queue lengths, spinning) have nothing of Go's format to
  * show them. */
-static void (*const writers[RT_TEV_KINDS])(struct w *w, const struct rt_tev *ev) = {
+typedef void write_fn(struct w *w, const struct rt_tev *ev);
+static write_fn *const writers[RT_TEV_KINDS] = {
 	[RT_TEV_PROCS] = go_procs,
 	[RT_TEV_P_START] = go_p_start,
 	[RT_TEV_P_STOP] = go_p_stop,
