@@ -499,24 +499,45 @@ static void wake_figure(struct cal_ctx *c, const char *path, const struct pp_res
 	cal_figure(c, path, &st);
 }
 
-bool cal_os_probes(struct cal_ctx *c, struct err *e)
+/* A figure measured as the sum of two costs, less the one measured apart:
+ * s less by, no part of it below 0 and its p90 not below its median. */
+static void stat_less(struct cal_stat *s, double by)
+{
+	s->median -= by;
+	s->p10 -= by;
+	s->p90 -= by;
+	if (s->median < 0)
+		s->median = 0;
+	if (s->p10 < 0)
+		s->p10 = 0;
+	if (s->p90 < s->median)
+		s->p90 = s->median;
+}
+
+/* os_ns.wakeup.hops[] in c->latency, made on first use. */
+static cJSON *hops_array(struct cal_ctx *c)
+{
+	cJSON *os = cJSON_GetObjectItemCaseSensitive(c->latency, "os_ns");
+	if (!os)
+		os = cJSON_AddObjectToObject(c->latency, "os_ns");
+	cJSON *wk = cJSON_GetObjectItemCaseSensitive(os, "wakeup");
+	if (!wk)
+		wk = cJSON_AddObjectToObject(os, "wakeup");
+	cJSON *hops = cJSON_GetObjectItemCaseSensitive(wk, "hops");
+	return hops ? hops : cJSON_AddArrayToObject(wk, "hops");
+}
+
+/* The wake-up of a sleeping thread by every relation of two PUs the
+ * machine has (os_ns.wakeup.*), and os_ns.futex_wake from the nearest two
+ * PUs; *fr (the nearest pair's, or the same PU's) and *pair_name say whose
+ * ping-pong the later figures use. */
+static bool wakeup_probes(struct cal_ctx *c, unsigned pu0, struct pp_result *fr,
+			  const char **pair_name, struct err *e)
 {
 	struct cal_pair pairs[CAL_MAX_PAIRS];
 	int npairs = cal_pairs(c->t, pairs, true);
-	unsigned pu0 = c->t->pus[0].os_index;
-
-	struct loop_costs lc;
-	if (!run_on_pu(c, pu0, loop_probe, &lc, e))
-		return false;
-	cal_figure(c, "os_ns.syscall", &lc.syscall);
-	cal_figure(c, "os_ns.pause", &lc.pause);
-	cal_measurement(c, "sched_yield_ns", &lc.yield);
-	cal_progress_step(&c->prog, 0.05);
-
-	/* wake-up by relation */
 	struct pp_result same = { 0 }, nearest = { 0 };
 	bool have_nearest = false, have_smt = false;
-	cJSON *hops = NULL;
 	for (int i = 0; i < npairs; i++) {
 		struct pp_result r;
 		if (!pingpong(c, pairs[i].pu_a, pairs[i].pu_b, 100, 4000, &r, e))
@@ -549,17 +570,7 @@ bool cal_os_probes(struct cal_ctx *c, struct err *e)
 		case CAL_HOPS: {
 			char path[64];
 			snprintf(path, sizeof(path), "os_ns.wakeup.hops[%d]", pairs[i].hops - 1);
-			if (!hops) {
-				cJSON *wk = cJSON_GetObjectItemCaseSensitive(
-					cJSON_GetObjectItemCaseSensitive(c->latency, "os_ns"), "wakeup");
-				if (!wk) {
-					cJSON *os = cJSON_GetObjectItemCaseSensitive(c->latency, "os_ns");
-					if (!os)
-						os = cJSON_AddObjectToObject(c->latency, "os_ns");
-					wk = cJSON_AddObjectToObject(os, "wakeup");
-				}
-				hops = cJSON_AddArrayToObject(wk, "hops");
-			}
+			cJSON *hops = hops_array(c);
 			if (r.lat.samples > 0) {
 				cJSON_AddItemToArray(hops, cJSON_CreateNumber(cal_rounded(r.lat.median)));
 				wake_figure(c, path, &r, &pairs[i]);
@@ -588,13 +599,19 @@ bool cal_os_probes(struct cal_ctx *c, struct err *e)
 		c->wakeup_core_ns = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(w, "core"));
 	}
 	/* the futex calls' own costs, from the nearest pair of two PUs */
-	const struct pp_result *fr = have_nearest ? &nearest : &same;
+	*fr = have_nearest ? nearest : same;
+	*pair_name = have_nearest ? "nearest two PUs" : "one PU";
 	struct cal_stat wake = fr->call;
 	cal_method(&wake, "the waker's FUTEX_WAKE call that woke a sleeping thread (futex ping-pong, %s)",
-		   have_nearest ? "nearest two PUs" : "one PU");
+		   *pair_name);
 	cal_figure(c, "os_ns.futex_wake", &wake);
+	return true;
+}
 
-	/* sleep overshoot */
+/* How late nanosleep and a timed FUTEX_WAIT end (the measurements by time
+ * asked), and os_ns.timer_slack from them, less a wake-up's own cost. */
+static bool sleep_probes(struct cal_ctx *c, unsigned pu0, struct err *e)
+{
 	struct sleep_costs *sc = xcalloc(1, sizeof(*sc));
 	if (!run_on_pu(c, pu0, sleep_probe, sc, e)) {
 		free(sc);
@@ -610,15 +627,7 @@ bool cal_os_probes(struct cal_ctx *c, struct err *e)
 	}
 	struct cal_stat slack;
 	cal_summarize(&sc->over, &slack);
-	slack.median -= c->wakeup_core_ns;
-	slack.p10 -= c->wakeup_core_ns;
-	slack.p90 -= c->wakeup_core_ns;
-	if (slack.median < 0)
-		slack.median = 0;
-	if (slack.p10 < 0)
-		slack.p10 = 0;
-	if (slack.p90 < slack.median)
-		slack.p90 = slack.median;
+	stat_less(&slack, c->wakeup_core_ns);
 	cal_method(&slack, "overshoot of nanosleep and timed FUTEX_WAIT asked for 10 us to 1 ms "
 		   "(pooled), less os_ns.wakeup.core (%.0f ns)", c->wakeup_core_ns);
 	cal_figure(c, "os_ns.timer_slack", &slack);
@@ -630,16 +639,22 @@ bool cal_os_probes(struct cal_ctx *c, struct err *e)
 	}
 	cal_samples_free(&sc->over);
 	free(sc);
-	cal_progress_step(&c->prog, 0.8);
+	return true;
+}
 
-	/* threads */
+/* Making a thread, a context switch, and what a FUTEX_WAIT costs before
+ * the switch; the CPU of a ping-pong cycle (fr's, the pair pair_name
+ * names). */
+static bool thread_probes(struct cal_ctx *c, unsigned pu0, double yield_ns,
+			  const struct pp_result *fr, const char *pair_name, struct err *e)
+{
 	struct create_costs cc;
 	if (!run_on_pu(c, pu0, create_probe, &cc, e))
 		return false;
 	cal_figure(c, "os_ns.thread_create", &cc.create);
 	cal_measurement(c, "thread_create_to_run_ns", &cc.to_run);
 	struct cal_stat cs;
-	if (!context_switch(c, pu0, lc.yield.median, &cs, e))
+	if (!context_switch(c, pu0, yield_ns, &cs, e))
 		return false;
 	cal_figure(c, "os_ns.context_switch", &cs);
 
@@ -650,22 +665,32 @@ bool cal_os_probes(struct cal_ctx *c, struct err *e)
 		   "meanwhile, runs", pu0);
 	cal_measurement(c, "futex_sleep_to_switch_ns", &sl);
 	struct cal_stat wait = sl;
-	wait.median -= cs.median;
-	wait.p10 -= cs.median;
-	wait.p90 -= cs.median;
-	if (wait.p10 < 0)
-		wait.p10 = 0;
-	if (wait.median < 0)
-		wait.median = 0;
-	if (wait.p90 < wait.median)
-		wait.p90 = wait.median;
+	stat_less(&wait, cs.median);
 	cal_method(&wait, "two threads on PU %u: from one's FUTEX_WAIT call until the other, yielding "
 		   "meanwhile, runs (%.0f ns), less os_ns.context_switch (%.0f ns)", pu0, sl.median,
 		   cs.median);
 	cal_figure(c, "os_ns.futex_wait", &wait);
 	struct cal_stat cyc = fr->cycle_cpu;
 	cal_method(&cyc, "CPU time (CLOCK_THREAD_CPUTIME_ID) of a futex ping-pong thread per wake "
-		   "and wait (%s)", have_nearest ? "nearest two PUs" : "one PU");
+		   "and wait (%s)", pair_name);
 	cal_measurement(c, "futex_cycle_cpu_ns", &cyc);
 	return true;
+}
+
+bool cal_os_probes(struct cal_ctx *c, struct err *e)
+{
+	unsigned pu0 = c->t->pus[0].os_index;
+	struct loop_costs lc;
+	if (!run_on_pu(c, pu0, loop_probe, &lc, e))
+		return false;
+	cal_figure(c, "os_ns.syscall", &lc.syscall);
+	cal_figure(c, "os_ns.pause", &lc.pause);
+	cal_measurement(c, "sched_yield_ns", &lc.yield);
+	cal_progress_step(&c->prog, 0.05);
+	struct pp_result fr;
+	const char *pair_name;
+	if (!wakeup_probes(c, pu0, &fr, &pair_name, e) || !sleep_probes(c, pu0, e))
+		return false;
+	cal_progress_step(&c->prog, 0.8);
+	return thread_probes(c, pu0, lc.yield.median, &fr, pair_name, e);
 }
