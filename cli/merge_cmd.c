@@ -58,102 +58,41 @@ static int jsonl_filter(const struct dirent *d)
 	return d->d_name[0] != '.' && n > 6 && strcmp(d->d_name + n - 6, ".jsonl") == 0;
 }
 
-int cmd_merge(int argc, char **argv)
+/* The files a FILE argument names: itself, or a folder's *.jsonl files in
+ * order, appended to *files.  0, or a usage error's status. */
+static int add_files(const char *a, char ***files, long *nfiles, long *cap)
 {
-	const char *out = NULL;
-	char **files = NULL;
-	long nfiles = 0, cap = 0;
-	int rc = 0;
-	for (int i = 1; i < argc && rc == 0; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			cli_help_merge(stdout);
-			goto done;
+	struct stat st;
+	if (!(stat(a, &st) == 0 && S_ISDIR(st.st_mode))) {
+		if (*nfiles == *cap) {
+			*cap = *cap ? 2 * *cap : 64;
+			*files = xrealloc(*files, (size_t)*cap * sizeof(**files));
 		}
-		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-			if (++i == argc) {
-				rc = cli_usage_error(CMD, "option %s needs a value", a);
-				break;
-			}
-			out = argv[i];
-			continue;
-		}
-		if (a[0] == '-' && a[1] != '\0') {
-			rc = cli_usage_error(CMD, "unknown option '%s'", a);
-			break;
-		}
-		struct stat st;
-		if (stat(a, &st) == 0 && S_ISDIR(st.st_mode)) {
-			struct dirent **list;
-			int n = scandir(a, &list, jsonl_filter, alphasort);
-			if (n < 0) {
-				rc = cli_usage_error(CMD, "%s: cannot read the folder", a);
-				break;
-			}
-			if (n == 0)
-				rc = cli_usage_error(CMD, "%s: no *.jsonl file in the folder", a);
-			for (int k = 0; k < n; k++) {
-				if (nfiles == cap) {
-					cap = cap ? 2 * cap : 64;
-					files = xrealloc(files, (size_t)cap * sizeof(*files));
-				}
-				files[nfiles++] = xasprintf("%s/%s", a, list[k]->d_name);
-				free(list[k]);
-			}
-			free(list);
-		} else {
-			if (nfiles == cap) {
-				cap = cap ? 2 * cap : 64;
-				files = xrealloc(files, (size_t)cap * sizeof(*files));
-			}
-			files[nfiles++] = xstrdup(a);
-		}
+		(*files)[(*nfiles)++] = xstrdup(a);
+		return 0;
 	}
-	if (rc)
-		goto done;
-	if (!out) {
-		rc = cli_usage_error(CMD, "missing -o STORE");
-		goto done;
+	struct dirent **list;
+	int n = scandir(a, &list, jsonl_filter, alphasort);
+	if (n < 0)
+		return cli_usage_error(CMD, "%s: cannot read the folder", a);
+	for (int k = 0; k < n; k++) {
+		if (*nfiles == *cap) {
+			*cap = *cap ? 2 * *cap : 64;
+			*files = xrealloc(*files, (size_t)*cap * sizeof(**files));
+		}
+		(*files)[(*nfiles)++] = xasprintf("%s/%s", a, list[k]->d_name);
+		free(list[k]);
 	}
-	if (nfiles == 0) {
-		rc = cli_usage_error(CMD, "no FILE to merge");
-		goto done;
-	}
-	if (strcmp(out, "-") != 0 && (rc = cli_out_claim(CMD, "-o", out)) != 0)
-		goto done;
+	free(list);
+	return n == 0 ? cli_usage_error(CMD, "%s: no *.jsonl file in the folder", a) : 0;
+}
 
-	struct exp_store **stores = xcalloc((size_t)nfiles, sizeof(*stores));
-	long nrows = 0;
-	for (long f = 0; f < nfiles && rc == 0; f++) {
-		struct err e = { "" };
-		stores[f] = exp_store_read(files[f], &e);
-		if (!stores[f])
-			rc = cli_cmd_input_error(CMD, &e);
-		else
-			nrows += stores[f]->nrows;
-	}
-	struct entry *ents = xcalloc((size_t)(nrows ? nrows : 1), sizeof(*ents));
-	long n = 0;
-	for (long f = 0; f < nfiles && rc == 0; f++)
-		for (long r = 0; r < stores[f]->nrows; r++) {
-			cJSON *row = stores[f]->rows[r];
-			ents[n] = (struct entry){
-				.row = row,
-				.matrix = cJSON_GetObjectItem(row, "matrix")->valuestring,
-				.index = cJSON_GetObjectItem(row, "index")->valuedouble,
-				.file = f, .line = stores[f]->lines[r], .order = n,
-				.text = exp_json_line(row),
-			};
-			n++;
-		}
-	if (rc == 0 && n == 0)
-		rc = cli_usage_error(CMD, "the files given hold no rows");
-	if (rc == 0)
-		qsort(ents, (size_t)n, sizeof(*ents), entry_cmp);
-	/* duplicates: the same row is kept once; different ones are refused */
-	cJSON **rows = xcalloc((size_t)(n ? n : 1), sizeof(*rows));
-	long kept = 0;
-	for (long i = 0; i < n && rc == 0; i++) {
+/* ents sorted by (matrix, index): the rows kept into rows, a row given
+ * twice once; two different rows of one run are refused (exit 2). */
+static int dedupe(const struct entry *ents, long n, char *const *files, cJSON **rows, long *kept)
+{
+	*kept = 0;
+	for (long i = 0; i < n; i++) {
 		if (i > 0 && strcmp(ents[i].matrix, ents[i - 1].matrix) == 0 &&
 		    ents[i].index == ents[i - 1].index) {
 			if (strcmp(ents[i].text, ents[i - 1].text) != 0) {
@@ -165,17 +104,22 @@ int cmd_merge(int argc, char **argv)
 					ents[i].index, ents[i].matrix, a, ents[i - 1].line, b, ents[i].line);
 				free(a);
 				free(b);
-				rc = EXIT_BADINPUT;
+				return EXIT_BADINPUT;
 			}
 			continue;
 		}
-		rows[kept++] = ents[i].row;
+		rows[(*kept)++] = ents[i].row;
 	}
-	/* runs missing from each matrix (rows say how many runs it has; the
-	 * reader holds index < runs <= EXP_MAX_RUNS): counted as the total
-	 * less the rows there are, the first 20 listed from the gaps */
+	return 0;
+}
+
+/* Says on stderr which runs each matrix lacks (rows say how many runs it
+ * has; the reader holds index < runs <= EXP_MAX_RUNS): the total less the
+ * rows there are, the first 20 listed from the gaps.  True if any does. */
+static bool report_missing(cJSON *const *rows, long kept)
+{
 	bool missing = false;
-	for (long i = 0; i < kept && rc == 0;) {
+	for (long i = 0; i < kept;) {
 		const char *m = cJSON_GetObjectItem(rows[i], "matrix")->valuestring;
 		long total = 0, j = i, have = 0, expect = 0, shown = 0;
 		char list[512] = "";
@@ -204,6 +148,47 @@ int cmd_merge(int argc, char **argv)
 		}
 		i = j;
 	}
+	return missing;
+}
+
+/* Every file's rows, read whole, sorted, deduplicated and written to out:
+ * 0, 1 (runs missing: the store is written), or 2. */
+static int merge(char *const *files, long nfiles, const char *out)
+{
+	int rc = 0;
+	struct exp_store **stores = xcalloc((size_t)nfiles, sizeof(*stores));
+	long nrows = 0;
+	for (long f = 0; f < nfiles && rc == 0; f++) {
+		struct err e = { "" };
+		stores[f] = exp_store_read(files[f], &e);
+		if (!stores[f])
+			rc = cli_cmd_input_error(CMD, &e);
+		else
+			nrows += stores[f]->nrows;
+	}
+	struct entry *ents = xcalloc((size_t)(nrows ? nrows : 1), sizeof(*ents));
+	long n = 0;
+	for (long f = 0; f < nfiles && rc == 0; f++)
+		for (long r = 0; r < stores[f]->nrows; r++) {
+			cJSON *row = stores[f]->rows[r];
+			ents[n] = (struct entry){
+				.row = row,
+				.matrix = cJSON_GetObjectItem(row, "matrix")->valuestring,
+				.index = cJSON_GetObjectItem(row, "index")->valuedouble,
+				.file = f, .line = stores[f]->lines[r], .order = n,
+				.text = exp_json_line(row),
+			};
+			n++;
+		}
+	if (rc == 0 && n == 0)
+		rc = cli_usage_error(CMD, "the files given hold no rows");
+	if (rc == 0)
+		qsort(ents, (size_t)n, sizeof(*ents), entry_cmp);
+	cJSON **rows = xcalloc((size_t)(n ? n : 1), sizeof(*rows));
+	long kept = 0;
+	if (rc == 0)
+		rc = dedupe(ents, n, files, rows, &kept);
+	bool missing = rc == 0 && report_missing(rows, kept);
 	if (rc == 0) {
 		size_t len = strlen(out);
 		rc = exp_store_save(CMD, "-o", out, len > 4 && strcmp(out + len - 4, ".csv") == 0, rows,
@@ -218,6 +203,40 @@ int cmd_merge(int argc, char **argv)
 	for (long f = 0; f < nfiles; f++)
 		exp_store_free(stores[f]);
 	free(stores);
+	return rc;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	const char *out = NULL;
+	char **files = NULL;
+	long nfiles = 0, cap = 0;
+	int rc = 0;
+	for (int i = 1; i < argc && rc == 0; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			cli_help_merge(stdout);
+			goto done;
+		}
+		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+			if (++i == argc)
+				rc = cli_usage_error(CMD, "option %s needs a value", a);
+			else
+				out = argv[i];
+		} else if (a[0] == '-' && a[1] != '\0') {
+			rc = cli_usage_error(CMD, "unknown option '%s'", a);
+		} else {
+			rc = add_files(a, &files, &nfiles, &cap);
+		}
+	}
+	if (rc)
+		goto done;
+	if (!out)
+		rc = cli_usage_error(CMD, "missing -o STORE");
+	else if (nfiles == 0)
+		rc = cli_usage_error(CMD, "no FILE to merge");
+	else if (strcmp(out, "-") == 0 || (rc = cli_out_claim(CMD, "-o", out)) == 0)
+		rc = merge(files, nfiles, out);
 done:
 	for (long f = 0; f < nfiles; f++)
 		free(files[f]);
