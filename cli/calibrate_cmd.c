@@ -9,6 +9,7 @@
 #include "calib/calib.h"
 #include "cli/cli.h"
 #include "topologies/topo.h"
+#include "util/output.h"
 
 void cli_help_calibrate(FILE *f)
 {
@@ -121,22 +122,17 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	char *text = cJSON_Print(doc);
 	cJSON_Delete(doc);
-	bool ok;
-	if (strcmp(path, "-") == 0) {
-		ok = printf("%s\n", text) >= 0 && fflush(stdout) == 0;
-	} else {
-		FILE *f = fopen(path, "w");
-		ok = f && fprintf(f, "%s\n", text) >= 0;
-		if (f && fclose(f) != 0)
-			ok = false;
-	}
+	/* whole or not at all: an interrupted calibration leaves the last
+	 * one in place, never an empty file -t host would fail on */
+	char *line = xasprintf("%s\n", text);
+	int wrc = output_write_text("calibrate", "-o", path, line);
+	free(line);
 	free(text);
 	char *shown = str_shown(path, 512);
-	if (!ok) {
-		fprintf(stderr, "schedlab calibrate: cannot write %s: %s\n", shown, strerror(errno));
+	if (wrc) {
 		free(shown);
 		free(path);
-		return EXIT_BADINPUT;
+		return wrc;
 	}
 	if (strcmp(path, "-") != 0)
 		fprintf(stderr, "calibrate: wrote %s in %.1f s\n", shown, (double)(cal_now() - t0) / 1e9);

@@ -49,6 +49,9 @@ cJSON *topo_to_json(const struct topo *t);
  * printing why, else 0.  cli_out_release, when the command returns,
  * removes a claimed file it created that was never written. */
 int cli_out_claim(const char *cmd, const char *opt, const char *path);
+/* path (a file, or a name that may be one) is read by the command: a
+ * later claim of the same file is refused. */
+void cli_in_note(const char *path);
 void cli_out_release(void);
 
 #endif

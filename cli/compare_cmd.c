@@ -17,6 +17,7 @@
 #include "cli/run.h"
 #include "exp/matrix.h"
 #include "exp/metric.h"
+#include "util/output.h"
 #include "exp/store.h"
 #include "exp/spec.h"
 #include "core/policy.h"
@@ -526,11 +527,13 @@ static cJSON *compare_json(struct compare *c, const struct run *run, const struc
 
 static int write_csv(const char *path, const struct compare *c, const struct stat *stats)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "schedlab %s: --csv %s: %s\n", CMD, path, strerror(errno));
+	struct output o;
+	struct err e;
+	if (!output_open(&o, "--csv", path, &e)) {
+		fprintf(stderr, "schedlab %s: %s\n", CMD, e.msg);
 		return EXIT_BADINPUT;
 	}
+	FILE *f = o.f;
 	fprintf(f, "metric,column,mean,ci95,n,rel_change,pp_change,unit\n");
 	for (int i = 0; i < metric_count; i++) {
 		for (int j = 0; j < c->ncols; j++) {
@@ -553,8 +556,8 @@ static int write_csv(const char *path, const struct compare *c, const struct sta
 			fprintf(f, ",%s\n", metric_unit(c, &metric_table[i]));
 		}
 	}
-	if (f != stdout ? fclose(f) != 0 : fflush(f) != 0) {
-		fprintf(stderr, "schedlab %s: --csv %s: %s\n", CMD, path, strerror(errno));
+	if (!output_commit(&o, &e)) {
+		fprintf(stderr, "schedlab %s: %s\n", CMD, e.msg);
 		return EXIT_BADINPUT;
 	}
 	return 0;

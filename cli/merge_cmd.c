@@ -235,8 +235,12 @@ int cmd_merge(int argc, char **argv)
 		rc = cli_usage_error(CMD, "missing -o STORE");
 	else if (nfiles == 0)
 		rc = cli_usage_error(CMD, "no FILE to merge");
-	else if (strcmp(out, "-") == 0 || (rc = cli_out_claim(CMD, "-o", out)) == 0)
-		rc = merge(files, nfiles, out);
+	else {
+		for (long f = 0; f < nfiles; f++)
+			cli_in_note(files[f]);
+		if (strcmp(out, "-") == 0 || (rc = cli_out_claim(CMD, "-o", out)) == 0)
+			rc = merge(files, nfiles, out);
+	}
 done:
 	for (long f = 0; f < nfiles; f++)
 		free(files[f]);

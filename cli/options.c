@@ -2,6 +2,7 @@
  * one loop over the arguments, so that a shared option is spelled, checked
  * and refused in the same words by every command; each command gives only
  * its own options, through struct cli_own. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -87,6 +88,19 @@ int cli_parse_options(struct cli_opts *o, int argc, char **argv, const struct cl
 	}
 	if (!o->workload)
 		o->workload = CLI_DEFAULT_WORKLOAD;
+	/* the files -t and -w name (sweep's lists item by item) may not be
+	 * any output's */
+	const char *lists[2] = { o->topology, o->workload };
+	for (int k = 0; k < 2; k++) {
+		char *copy = lists[k] ? xstrdup(lists[k]) : NULL;
+		for (char *item = copy, *end; item; item = end) {
+			end = strchr(item, ',');
+			if (end)
+				*end++ = '\0';
+			cli_in_note(item);
+		}
+		free(copy);
+	}
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 #include "core/policy.h"
 #include "exp/matrix.h"
 #include "exp/metric.h"
+#include "util/output.h"
 #include "exp/spec.h"
 #include "exp/store.h"
 #include "regress/regress.h"
@@ -518,10 +519,9 @@ static int update(const struct regress_own *r, const struct cli_opts *o,
 	struct rg_side *side = rg_side_new(s->ncases, s->seeds);
 	rc = run_plans(s, p, np, s->seeds, r->native, limits, (int)r->jobs, true, side);
 	if (!rc) {
-		if (!rg_baseline_write(r->baseline, s, side, r->native)) {
-			char *shown = str_shown(r->baseline, 512);
-			fprintf(stderr, "schedlab %s: --baseline %s: %s\n", CMD, shown, strerror(errno));
-			free(shown);
+		struct err we;
+		if (!rg_baseline_write(r->baseline, s, side, r->native, &we)) {
+			fprintf(stderr, "schedlab %s: %s\n", CMD, we.msg);
 			rc = EXIT_BADINPUT;
 		} else {
 			printf("schedlab regress: wrote baseline %s: suite %s, %d cases x %d %s (%ld runs, "
@@ -561,21 +561,10 @@ struct md_report;
 static int write_text(const char *opt, const char *path, void (*fn)(FILE *, const struct md_report *),
 		      const struct md_report *res)
 {
-	if (strcmp(path, "-") == 0) {
-		fn(stdout, res);
-		return 0;
-	}
-	FILE *f = fopen(path, "w");
-	bool ok = f != NULL;
-	if (ok) {
-		fn(f, res);
-		ok = !ferror(f);
-		ok = fclose(f) == 0 && ok;
-	}
-	if (!ok) {
-		char *shown = str_shown(path, 512);
-		fprintf(stderr, "schedlab %s: %s %s: %s\n", CMD, opt, shown, strerror(errno));
-		free(shown);
+	struct output o;
+	struct err e;
+	if (!output_open(&o, opt, path, &e) || (fn(o.f, res), !output_commit(&o, &e))) {
+		fprintf(stderr, "schedlab %s: %s\n", CMD, e.msg);
 		return EXIT_BADINPUT;
 	}
 	return 0;
@@ -586,25 +575,11 @@ static int write_text(const char *opt, const char *path, void (*fn)(FILE *, cons
 static int write_json(const char *path, const cJSON *j)
 {
 	char *text = exp_json_line(j);
-	bool ok;
-	if (strcmp(path, "-") == 0) {
-		ok = printf("%s\n", text) >= 0 && fflush(stdout) == 0;
-	} else {
-		FILE *f = fopen(path, "w");
-		ok = f != NULL;
-		if (ok) {
-			ok = fprintf(f, "%s\n", text) >= 0;
-			ok = fclose(f) == 0 && ok;
-		}
-	}
+	char *line = xasprintf("%s\n", text);
+	int rc = output_write_text(CMD, "--json", path, line);
+	free(line);
 	free(text);
-	if (!ok) {
-		char *shown = str_shown(path, 512);
-		fprintf(stderr, "schedlab %s: --json %s: %s\n", CMD, shown, strerror(errno));
-		free(shown);
-		return EXIT_BADINPUT;
-	}
-	return 0;
+	return rc;
 }
 
 static int busy_runs(const struct rg_side *side)
@@ -889,6 +864,7 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 	memcpy(threshold, b->suite->threshold, sizeof(*threshold) * (size_t)metric_count);
 	if (!rc)
 		rc = apply_max_regress(r, threshold);
+	cli_in_note(r->baseline);
 	if (!rc && r->json)
 		rc = cli_out_claim(CMD, "--json", r->json);
 	if (!rc && r->markdown)

@@ -99,6 +99,7 @@ int cmd_report(int argc, char **argv)
 	if (strcmp(out, "-") == 0)
 		return cli_usage_error(CMD, "-o -: the report is a file (Markdown has a folder of "
 				       "figures beside it)");
+	cli_in_note(store);
 	int rc = cli_out_claim(CMD, "-o", out);
 	if (!rc && script)
 		rc = cli_out_claim(CMD, "--plot-script", script);

@@ -17,6 +17,7 @@
 #include "workloads/program.h"
 #include "trace/import.h"
 #include "trace/trace.h"
+#include "util/output.h"
 
 void cli_help_run(FILE *f)
 {
@@ -175,16 +176,9 @@ int cli_parse_limit(const char *cmd, const char *a, const char *v, struct run *r
 int cli_write_json(const char *cmd, const char *path, const cJSON *o)
 {
 	char *text = cJSON_Print(o);
-	int rc = 0;
-	if (strcmp(path, "-") == 0) {
-		printf("%s\n", text);
-	} else {
-		FILE *f = fopen(path, "w");
-		if (!f || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0) {
-			fprintf(stderr, "schedlab %s: --json %s: %s\n", cmd, path, strerror(errno));
-			rc = EXIT_BADINPUT;
-		}
-	}
+	char *line = xasprintf("%s\n", text);
+	int rc = output_write_text(cmd, "--json", path, line);
+	free(line);
 	free(text);
 	return rc;
 }
@@ -196,14 +190,11 @@ static int write_trace(const char *cmd, const char *path, const struct workload 
 {
 	const struct rt_draw *recs;
 	size_t n = api->draws(rt, &recs);
-	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "schedlab %s: -o %s: %s\n", cmd, path, strerror(errno));
-		return EXIT_BADINPUT;
-	}
-	wl_write_trace(f, wl, seed, recs, n);
-	if (f != stdout ? fclose(f) != 0 : fflush(f) != 0) {
-		fprintf(stderr, "schedlab %s: -o %s: %s\n", cmd, path, strerror(errno));
+	struct output o;
+	struct err e;
+	if (!output_open(&o, "-o", path, &e) ||
+	    (wl_write_trace(o.f, wl, seed, recs, n), !output_commit(&o, &e))) {
+		fprintf(stderr, "schedlab %s: %s\n", cmd, e.msg);
 		return EXIT_BADINPUT;
 	}
 	return 0;
@@ -238,39 +229,28 @@ static int workload_import(int argc, char **argv)
 		return cli_usage_error("workload", "import: expected a Go execution trace: workload "
 				       "import TRACE [-o FILE]");
 	struct err e;
-	FILE *f = stdout;
-	char *tmp = NULL;
-	if (strcmp(out, "-") != 0) {
-		/* Written beside FILE and renamed: a failed import leaves no
-		 * half workload behind. */
-		tmp = xasprintf("%s.tmp.%d", out, (int)getpid());
-		f = fopen(tmp, "w");
-		if (!f) {
-			fprintf(stderr, "schedlab: %s: %s\n", out, strerror(errno));
-			free(tmp);
-			return 2;
-		}
+	if (output_is_file(out, in)) {
+		fprintf(stderr, "schedlab: workload import: -o %s is the trace being read: it would "
+				"be overwritten\n", out);
+		return EXIT_BADINPUT;
+	}
+	/* a failed import leaves no half workload behind (util/output.h) */
+	struct output o;
+	if (!output_open(&o, "-o", out, &e)) {
+		fprintf(stderr, "schedlab: %s\n", e.msg);
+		return EXIT_BADINPUT;
 	}
 	struct ti_stats st;
 	char *name = path_stem(in);
-	bool ok = ti_import(in, name, f, &st, &e);
+	bool ok = ti_import(in, name, o.f, &st, &e);
 	free(name);
-	if (tmp) {
-		if (fclose(f) != 0 && ok) {
-			err_set(&e, "%s: %s", out, strerror(errno));
-			ok = false;
-		}
-		if (ok && rename(tmp, out) != 0) {
-			err_set(&e, "%s: %s", out, strerror(errno));
-			ok = false;
-		}
-		if (!ok)
-			unlink(tmp);
-		free(tmp);
-	}
+	if (!ok)
+		output_abort(&o);
+	else
+		ok = output_commit(&o, &e);
 	if (!ok) {
 		fprintf(stderr, "schedlab: %s\n", e.msg);
-		return 2;
+		return EXIT_BADINPUT;
 	}
 	fprintf(stderr, "imported %s (%s): %" PRIu64 " events, %" PRIu64 " goroutines (%" PRIu64
 		" of the runtime left out) as %" PRIu64 " programs, GOMAXPROCS %d, %.3f ms recorded\n",
@@ -464,19 +444,18 @@ int cli_write_exec_trace(const char *cmd, const char *path, const struct rt_api 
 		rc = EXIT_BADINPUT;
 		goto out;
 	}
-	FILE *f = fopen(path, "wb");
-	if (!f) {
-		fprintf(stderr, "schedlab %s: --trace %s: %s\n", cmd, shown, strerror(errno));
+	struct output o;
+	if (!output_open(&o, "--trace", path, &e)) {
+		fprintf(stderr, "schedlab %s: %s\n", cmd, e.msg);
 		rc = EXIT_BADINPUT;
 		goto out;
 	}
-	bool ok = trace_writer(path)(f, &t, &e);
-	if (fclose(f) != 0 && ok) {
-		ok = false;
-		err_set(&e, "%s", strerror(errno));
-	}
-	if (!ok) {
+	if (!trace_writer(path)(o.f, &t, &e)) {
+		output_abort(&o);
 		fprintf(stderr, "schedlab %s: --trace %s: %s\n", cmd, shown, e.msg);
+		rc = EXIT_BADINPUT;
+	} else if (!output_commit(&o, &e)) {
+		fprintf(stderr, "schedlab %s: %s\n", cmd, e.msg);
 		rc = EXIT_BADINPUT;
 	}
 out:

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cli.h"
+#include "util/output.h"
 #include "cli/run.h"
 #include "core/policy.h"
 #include "exp/matrix.h"
@@ -556,13 +557,15 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 		return EXIT_BADINPUT;
 	}
 	free(args);
-	FILE *f = fopen(file, "w");
-	if (!f || !realpath(file, absfile)) {
-		fprintf(stderr, "schedlab %s: --emit-jobs %s: %s\n", CMD, file, strerror(errno));
-		if (f)
-			fclose(f);
+	/* both files whole or not at all (util/output.h); the jobs file
+	 * first, since the Slurm script names its absolute path */
+	struct output jo, bo;
+	struct err e;
+	if (!output_open(&jo, "--emit-jobs", file, &e)) {
+		fprintf(stderr, "schedlab %s: %s\n", CMD, e.msg);
 		return EXIT_BADINPUT;
 	}
+	FILE *f = jo.f;
 	for (long i = 0; i < s->n; i++) {
 		sh_quote(f, exe);
 		fprintf(f, " sweep");
@@ -573,33 +576,40 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 		free(out);
 		fputc('\n', f);
 	}
-	bool ok = fclose(f) == 0;
-	char *sb = xasprintf("%s.sbatch", file);
-	FILE *b = ok ? fopen(sb, "w") : NULL;
-	if (b) {
-		fprintf(b, "#!/bin/sh\n"
-			   "# A Slurm job array of schedlab sweep's %ld runs, written by\n"
-			   "# `schedlab sweep --emit-jobs`: task I runs line I+1 of the jobs file,\n"
-			   "# which writes its row to %s/I.jsonl; when all are done:\n"
-			   "#   schedlab merge %s -o STORE\n"
-			   "# (Slurm refuses arrays above its MaxArraySize, 1001 tasks by default.)\n"
-			   "#SBATCH --job-name=schedlab-sweep\n"
-			   "#SBATCH --array=0-%ld\n"
-			   "#SBATCH --ntasks=1\n"
-			   "#SBATCH --cpus-per-task=1\n"
-			   "#SBATCH --output=%s/slurm-%%A_%%a.out\n"
-			   "set -eu\n"
-			   "line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" ",
-			s->n, dir, dir, s->n - 1, dir);
-		sh_quote(b, absfile);
-		fprintf(b, ")\n"
-			   "exec sh -c \"$line\"\n");
-		ok = fclose(b) == 0;
-	} else {
-		ok = false;
+	if (!output_commit(&jo, &e)) {
+		fprintf(stderr, "schedlab %s: %s\n", CMD, e.msg);
+		return EXIT_BADINPUT;
 	}
-	if (!ok) {
-		fprintf(stderr, "schedlab %s: --emit-jobs %s: %s\n", CMD, sb, strerror(errno));
+	if (!realpath(file, absfile)) {
+		fprintf(stderr, "schedlab %s: --emit-jobs %s: %s\n", CMD, file, strerror(errno));
+		return EXIT_BADINPUT;
+	}
+	char *sb = xasprintf("%s.sbatch", file);
+	if (!output_open(&bo, "--emit-jobs", sb, &e)) {
+		fprintf(stderr, "schedlab %s: %s\n", CMD, e.msg);
+		free(sb);
+		return EXIT_BADINPUT;
+	}
+	FILE *b = bo.f;
+	fprintf(b, "#!/bin/sh\n"
+		   "# A Slurm job array of schedlab sweep's %ld runs, written by\n"
+		   "# `schedlab sweep --emit-jobs`: task I runs line I+1 of the jobs file,\n"
+		   "# which writes its row to %s/I.jsonl; when all are done:\n"
+		   "#   schedlab merge %s -o STORE\n"
+		   "# (Slurm refuses arrays above its MaxArraySize, 1001 tasks by default.)\n"
+		   "#SBATCH --job-name=schedlab-sweep\n"
+		   "#SBATCH --array=0-%ld\n"
+		   "#SBATCH --ntasks=1\n"
+		   "#SBATCH --cpus-per-task=1\n"
+		   "#SBATCH --output=%s/slurm-%%A_%%a.out\n"
+		   "set -eu\n"
+		   "line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" ",
+		s->n, dir, dir, s->n - 1, dir);
+	sh_quote(b, absfile);
+	fprintf(b, ")\n"
+		   "exec sh -c \"$line\"\n");
+	if (!output_commit(&bo, &e)) {
+		fprintf(stderr, "schedlab %s: %s\n", CMD, e.msg);
 		free(sb);
 		return EXIT_BADINPUT;
 	}

@@ -6,6 +6,7 @@
 
 #include "exp/spec.h"
 #include "exp/store.h"
+#include "util/output.h"
 
 /* ---- Exact compact JSON ---- */
 
@@ -547,18 +548,18 @@ void exp_store_write_csv(FILE *f, cJSON *const *rows, long n)
 int exp_store_save(const char *cmd, const char *opt, const char *path, bool csv,
 		   cJSON *const *rows, long n)
 {
-	bool out = strcmp(path, "-") == 0;
-	FILE *f = out ? stdout : fopen(path, "w");
-	if (f) {
-		if (csv)
-			exp_store_write_csv(f, rows, n);
-		else
-			exp_store_write_jsonl(f, rows, n);
+	struct output o;
+	struct err e;
+	if (!output_open(&o, opt, path, &e)) {
+		fprintf(stderr, "schedlab %s: %s\n", cmd, e.msg);
+		return EXIT_BADINPUT;
 	}
-	if (!f || (out ? fflush(f) != 0 : fclose(f) != 0)) {
-		char *shown = str_shown(path, 512);
-		fprintf(stderr, "schedlab %s: %s %s: %s\n", cmd, opt, shown, strerror(errno));
-		free(shown);
+	if (csv)
+		exp_store_write_csv(o.f, rows, n);
+	else
+		exp_store_write_jsonl(o.f, rows, n);
+	if (!output_commit(&o, &e)) {
+		fprintf(stderr, "schedlab %s: %s\n", cmd, e.msg);
 		return EXIT_BADINPUT;
 	}
 	return 0;

@@ -9,6 +9,7 @@
 #include "regress/regress.h"
 #include "regress/stats.h"
 #include "util/jsonv.h"
+#include "util/output.h"
 #include "util/version.h"
 
 #define NM metric_count
@@ -72,7 +73,7 @@ void rg_side_take(struct rg_side *s, int c, int k, const cJSON *row)
 #define BASELINE_FORMAT 1
 
 bool rg_baseline_write(const char *path, const struct rg_suite *s, const struct rg_side *side,
-		       bool native)
+		       bool native, struct err *e)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "regress_baseline", BASELINE_FORMAT);
@@ -122,11 +123,12 @@ bool rg_baseline_write(const char *path, const struct rg_suite *s, const struct 
 	/* exact numbers (exp_json_line: cJSON's printer may drop the last
 	 * bit, and a value that is not the run's would show as a change), a
 	 * line per case so the file reads and diffs well */
-	FILE *f = fopen(path, "w");
-	if (!f) {
+	struct output out;
+	if (!output_open(&out, "--baseline", path, e)) {
 		cJSON_Delete(o);
 		return false;
 	}
+	FILE *f = out.f;
 	fputs("{", f);
 	bool first = true;
 	for (const cJSON *it = o->child; it; it = it->next) {
@@ -148,12 +150,7 @@ bool rg_baseline_write(const char *path, const struct rg_suite *s, const struct 
 	}
 	fputs("\n}\n", f);
 	cJSON_Delete(o);
-	bool ok = !ferror(f);
-	int saved = errno;
-	ok = (fclose(f) == 0) && ok;
-	if (!ok && !errno)
-		errno = saved ? saved : EIO;
-	return ok;
+	return output_commit(&out, e);
 }
 
 void rg_baseline_free(struct rg_baseline *b)

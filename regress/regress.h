@@ -88,10 +88,12 @@ struct rg_baseline {
 	struct rg_side *side;
 };
 
-/* Writes the baseline: version, commit, mode, the suite, per case its
- * inputs, knobs and every per-seed value.  false with errno set. */
+/* Writes the baseline whole or not at all (util/output.h): version,
+ * commit, mode, the suite, per case its inputs, knobs and every per-seed
+ * value.  false with e set ("--baseline FILE: reason"). */
 bool rg_baseline_write(const char *path, const struct rg_suite *s, const struct rg_side *side,
-		       bool native);
+		       bool native,
+		       struct err *e);
 struct rg_baseline *rg_baseline_load(const char *path, struct err *e);
 void rg_baseline_free(struct rg_baseline *b);
 

@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "report/report.h"
+#include "util/output.h"
+#include "util/output.h"
 
 struct doc {
 	const struct rep_store *s;
@@ -1295,17 +1297,13 @@ char *rep_figures_dir(const char *md_path)
 	return xasprintf("%.*s-figures", (int)n, md_path);
 }
 
-static int write_file(const char *path, const char *text, size_t len, struct err *e)
+/* A file whole or not at all (util/output.h); what is the option. */
+static int write_file(const char *what, const char *path, const char *text, size_t len,
+		      struct err *e)
 {
-	FILE *f = fopen(path, "w");
-	if (!f || fwrite(text, 1, len, f) != len || fclose(f) != 0) {
-		char *shown = str_shown(path, 512);
-		err_set(e, "-o %s: %s", shown, strerror(errno));
-		free(shown);
-		if (f)
-			fclose(f);
+	struct output o;
+	if (!output_open(&o, what, path, e) || (fwrite(text, 1, len, o.f), !output_commit(&o, e)))
 		return EXIT_BADINPUT;
-	}
 	return 0;
 }
 
@@ -1375,7 +1373,7 @@ int rep_write(const struct rep_store *s, const struct rep_opts *o, struct err *e
 			err_set(e, "%s: %s", script, strerror(errno));
 			rc = EXIT_BADINPUT;
 		} else {
-			rc = write_file(o->plot_script, sc, slen, e);
+			rc = write_file("--plot-script", o->plot_script, sc, slen, e);
 			free(sc);
 		}
 	}
@@ -1385,7 +1383,7 @@ int rep_write(const struct rep_store *s, const struct rep_opts *o, struct err *e
 		d.out = open_memstream(&text, &len);
 		emit(&d);
 		fclose(d.out);
-		rc = d.failed ? EXIT_BADINPUT : write_file(o->out, text, len, e);
+		rc = d.failed ? EXIT_BADINPUT : write_file("-o", o->out, text, len, e);
 		free(text);
 	}
 	if (o->format == REP_HTML)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "run/run.h"
+#include "util/output.h"
 
 static const char *const gq_labels[RT_GQ__COUNT] = {
 	[RT_GQ_FAIRNESS] = "fairness",
@@ -300,11 +301,13 @@ static void cdf_rows(FILE *f, const char *name, const struct hist *h)
 
 int run_write_cdf(const char *cmd, const char *path, const struct run *run)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "schedlab %s: --cdf %s: %s\n", cmd, path, strerror(errno));
+	struct output o;
+	struct err e;
+	if (!output_open(&o, "--cdf", path, &e)) {
+		fprintf(stderr, "schedlab %s: %s\n", cmd, e.msg);
 		return EXIT_BADINPUT;
 	}
+	FILE *f = o.f;
 	const struct rt_result *r = &run->r;
 	const struct rt_mech *mc = &run->mech;
 	fprintf(f, "distribution,le_ns,count,cum_count,cum_frac\n");
@@ -325,8 +328,8 @@ int run_write_cdf(const char *cmd, const char *path, const struct run *run)
 			snprintf(name, sizeof(name), "program.%s", mc->class_names[k]);
 			cdf_rows(f, name, mc->latency_by_class[k]);
 		}
-	if (f != stdout ? fclose(f) != 0 : fflush(f) != 0) {
-		fprintf(stderr, "schedlab %s: --cdf %s: %s\n", cmd, path, strerror(errno));
+	if (!output_commit(&o, &e)) {
+		fprintf(stderr, "schedlab %s: %s\n", cmd, e.msg);
 		return EXIT_BADINPUT;
 	}
 	return 0;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -376,6 +377,176 @@ START_TEST(failed_run_leaves_no_half_file)
 }
 END_TEST
 
+/* An output past the file-size limit (a full disk's first failing write:
+ * the kernel refuses it with EFBIG) is exit 2 naming the option, and the
+ * file it would have replaced is left whole, with nothing beside it.
+ * _i: the writers. */
+static const struct {
+	const char *opt, *args;   /* %1$s the folder, the output is OUT */
+} big_outputs[] = {
+	{ "--json", "run -p steal -t numa4 -w rpc-server --max-sim-time 20ms --json OUT" },
+	{ "--cdf", "run -p steal -t numa4 -w rpc-server --max-sim-time 20ms --cdf OUT" },
+	{ "--trace", "run -p steal -t numa4 -w rpc-server --max-sim-time 20ms --trace OUT.json" },
+	{ "-o", "workload expand pipeline -o OUT" },
+	{ "--json", "compare -p steal,numa -t numa1 -w pipeline --json OUT" },
+	{ "--csv", "compare -p steal,numa -t numa1 -w pipeline --csv OUT" },
+	{ "--csv", "sweep -p steal -t numa1 -w pipeline --seeds 2 --csv OUT" },
+};
+
+static void replace_out(char *buf, size_t n, const char *args, const char *out)
+{
+	const char *at = strstr(args, "OUT");
+	ck_assert_ptr_nonnull(at);
+	snprintf(buf, n, "%.*s%s%s", (int)(at - args), args, out, at + 3);
+}
+
+START_TEST(an_output_past_the_file_size_limit_keeps_the_old_file)
+{
+	char *dir = tmpdir(), *out = NULL, cmd[1024], args[512];
+	ck_assert_int_ge(asprintf(&out, "%s/out", dir), 0);
+	replace_out(args, sizeof(args), big_outputs[_i].args, out);
+	bool trace = strstr(args, "--trace");
+	char *target = trace ? xasprintf("%s.json", out) : xstrdup(out);
+	/* 20 KiB of old content: more than the limit, so a truncation would show */
+	char old[20480];
+	memset(old, 'x', sizeof(old));
+	old[sizeof(old) - 1] = '\n';
+	write_file(target, old, sizeof(old));
+	/* ulimit -f counts 1 KiB blocks (every output here is larger); SIGXFSZ
+	 * ignored, as a write to a full disk fails with an error rather than
+	 * a signal */
+	snprintf(cmd, sizeof(cmd), "ulimit -f 1 && trap '' XFSZ && '%s' %s", test_schedlab_bin(),
+		 args);
+	char *err = NULL;
+	int rc = test_run(cmd, NULL, &err);
+	ck_assert_msg(rc == 2, "%s: exit %d: %s", args, rc, err);
+	ck_assert_msg(strstr(err, big_outputs[_i].opt) && strstr(err, "File too large"), "%s", err);
+	size_t n = 0;
+	char *text = input_read(target, &n, &(struct err){ "" });
+	ck_assert_msg(text && n == sizeof(old) && memcmp(text, old, n) == 0,
+		      "%s: the old %s was changed (%zu bytes)", args, target, n);
+	free(text);
+	/* nothing left beside it */
+	DIR *d = opendir(dir);
+	int entries = 0;
+	for (struct dirent *de; (de = readdir(d));)
+		entries += de->d_name[0] != '.';
+	closedir(d);
+	ck_assert_msg(entries == 1, "%s: %d files in the folder, want the output alone", args,
+		      entries);
+	free(err);
+	free(target);
+	free(out);
+	test_rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
+/* A device given as an output is written through, never replaced by a
+ * regular file (a rename over /dev/null made it one).  Root makes its own
+ * null device in the test's folder; elsewhere the case says so and ends. */
+START_TEST(a_device_output_stays_a_device)
+{
+	char *dir = tmpdir(), *dev = NULL, *trace = NULL, *args = NULL;
+	ck_assert_int_ge(asprintf(&dev, "%s/null", dir), 0);
+	if (mknod(dev, S_IFCHR | 0666, makedev(1, 3)) != 0) {
+		fprintf(stderr, "inputs: a_device_output_stays_a_device: SKIPPED, mknod: %s\n",
+			strerror(errno));
+		test_rm_rf(dir);
+		free(dir);
+		free(dev);
+		return;
+	}
+	ck_assert_int_ge(asprintf(&trace, "%s/traces126/chan.trace", test_data_dir()), 0);
+	static const char *const cmds[] = { "workload import '%s' -o '%s'",
+					    "run -p steal -t numa1 -w pipeline --json '%2$s'",
+					    "workload expand pipeline -o '%2$s'" };
+	for (size_t k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++) {
+		ck_assert_int_ge(asprintf(&args, cmds[k], trace, dev), 0);
+		char *err = NULL;
+		int rc = test_schedlab(args, NULL, &err);
+		ck_assert_msg(rc == 0, "%s: exit %d: %s", args, rc, err);
+		struct stat st;
+		ck_assert_int_eq(stat(dev, &st), 0);
+		ck_assert_msg(S_ISCHR(st.st_mode), "%s: the device became a regular file", args);
+		free(err);
+		free(args);
+	}
+	free(trace);
+	free(dev);
+	test_rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
+/* A file's bytes, whatever they are (a trace has NULs). */
+static char *read_bytes(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	char *b = NULL;
+	size_t cap = 0;
+	*n = 0;
+	for (size_t got = 1; got > 0;) {
+		if (*n == cap)
+			b = xrealloc(b, cap = cap ? 2 * cap : 4096);
+		got = fread(b + *n, 1, cap - *n, f);
+		*n += got;
+	}
+	fclose(f);
+	return b;
+}
+
+/* An output that names an input, or another output, is refused before
+ * anything is run or written: the input stays as it was. */
+START_TEST(an_output_that_is_an_input_is_refused)
+{
+	char *dir = tmpdir(), *wl = write_tiny(dir), *args = NULL;
+	char *store = xasprintf("%s/s.jsonl", dir), *trace = xasprintf("%s/t.trace", dir);
+	ck_assert_int_ge(asprintf(&args, "sweep -p steal -t numa1 -w '%s' --json '%s'", wl, store), 0);
+	ck_assert_int_eq(test_schedlab(args, NULL, NULL), 0);
+	free(args);
+	char *src = xasprintf("%s/traces126/chan.trace", test_data_dir());
+	char *cp = xasprintf("cp '%s' '%s'", src, trace);
+	ck_assert_int_eq(test_run(cp, NULL, NULL), 0);
+	free(cp);
+	free(src);
+	struct {
+		const char *fmt, *file, *words;
+	} cases[] = {
+		{ "run -p steal -t numa1 -w '%1$s' --json '%1$s'", wl, "an input of the command" },
+		{ "workload expand '%1$s' -o '%1$s'", wl, "an input of the command" },
+		{ "report '%1$s' -o '%1$s' --format html", store, "an input of the command" },
+		{ "merge '%1$s' -o '%1$s'", store, "an input of the command" },
+		{ "workload import '%1$s' -o '%1$s'", trace, "the trace being read" },
+		{ "run -p steal -t numa1 -w pipeline --json '%1$s.x' --cdf '%1$s.x'", wl, "--json" },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		size_t before = 0;
+		char *was = read_bytes(cases[k].file, &before);
+		ck_assert_int_ge(asprintf(&args, cases[k].fmt, cases[k].file), 0);
+		char *err = NULL;
+		int rc = test_schedlab(args, NULL, &err);
+		ck_assert_msg(rc == 2 && strstr(err, cases[k].words), "%s: exit %d: %s", args, rc,
+			      err);
+		assert_one_clean_line(err);
+		size_t after = 0;
+		char *now = read_bytes(cases[k].file, &after);
+		ck_assert_msg(now && after == before && memcmp(now, was, after) == 0,
+			      "%s: the input changed", args);
+		free(was);
+		free(now);
+		free(err);
+		free(args);
+	}
+	free(store);
+	free(trace);
+	free(wl);
+	test_rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
 /* ---- hwloc XML ---- */
 
 static char *regression(const char *target, const char *name)
@@ -667,6 +838,10 @@ Suite *make_inputs_suite(void)
 	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, json_to_a_missing_folder_fails_before_the_run);
 	tcase_add_test(tc, failed_run_leaves_no_half_file);
+	tcase_add_loop_test(tc, an_output_past_the_file_size_limit_keeps_the_old_file, 0,
+			    (int)(sizeof(big_outputs) / sizeof(big_outputs[0])));
+	tcase_add_test(tc, a_device_output_stays_a_device);
+	tcase_add_test(tc, an_output_that_is_an_input_is_refused);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hwloc");

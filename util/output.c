@@ -1,0 +1,121 @@
+/* Outputs written whole or not at all (output.h). */
+#include "util/output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void fail(struct err *e, const struct output *o, int why)
+{
+	char *shown = str_shown(o->path, 512);
+	err_set(e, "%s %s: %s", o->what, shown, strerror(why));
+	free(shown);
+}
+
+bool output_open(struct output *o, const char *what, const char *path, struct err *e)
+{
+	*o = (struct output){ .path = xstrdup(path), .what = what };
+	if (strcmp(path, "-") == 0) {
+		o->f = stdout;
+		return true;
+	}
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		fail(e, o, EISDIR);
+		output_abort(o);
+		return false;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* a device or a FIFO: written through (O_NONBLOCK is not used:
+		 * a FIFO's writer waits for its reader, as a shell's would) */
+		o->f = fopen(path, "w");
+		if (!o->f) {
+			fail(e, o, errno);
+			output_abort(o);
+			return false;
+		}
+		return true;
+	}
+	o->tmp = xasprintf("%s.tmp-XXXXXX", path);
+	int fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		int why = errno;
+		free(o->tmp);
+		o->tmp = NULL;
+		fail(e, o, why);
+		output_abort(o);
+		return false;
+	}
+	/* the mode a new file gets from fopen (0666 less the umask), or the
+	 * replaced file's own */
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(fd, stat(path, &st) == 0 ? st.st_mode & 07777 : 0666 & ~mask);
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		int why = errno;
+		close(fd);
+		fail(e, o, why);
+		output_abort(o);
+		return false;
+	}
+	return true;
+}
+
+bool output_commit(struct output *o, struct err *e)
+{
+	int why = 0;
+	if (fflush(o->f) != 0 || ferror(o->f))
+		why = errno ? errno : EIO;
+	if (!why && o->tmp && fsync(fileno(o->f)) != 0)
+		why = errno;
+	if (o->f != stdout) {
+		if (fclose(o->f) != 0 && !why)
+			why = errno;
+		o->f = NULL;
+	}
+	if (!why && o->tmp && rename(o->tmp, o->path) != 0)
+		why = errno;
+	if (why) {
+		fail(e, o, why);
+		output_abort(o);
+		return false;
+	}
+	free(o->tmp);
+	free(o->path);
+	*o = (struct output){ 0 };
+	return true;
+}
+
+void output_abort(struct output *o)
+{
+	if (o->f && o->f != stdout)
+		fclose(o->f);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	*o = (struct output){ 0 };
+}
+
+int output_write_text(const char *cmd, const char *what, const char *path, const char *text)
+{
+	struct output o;
+	struct err e;
+	if (!output_open(&o, what, path, &e) ||
+	    (fputs(text, o.f), !output_commit(&o, &e))) {
+		fprintf(stderr, "schedlab %s: %s\n", cmd, e.msg);
+		return EXIT_BADINPUT;
+	}
+	return 0;
+}
+
+bool output_is_file(const char *path, const char *other)
+{
+	struct stat a, b;
+	return strcmp(path, "-") != 0 && strcmp(other, "-") != 0 && stat(path, &a) == 0 &&
+	       stat(other, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
