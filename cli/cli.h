@@ -45,9 +45,9 @@ int cli_cmd_input_error(const char *cmd, const struct err *e);
 cJSON *topo_to_json(const struct topo *t);
 
 /* Output files (output.c): claims path (not "-") for option opt before the
- * run -- creates it if missing, so a bad path fails now; returns 2 after
- * printing why, else 0.  cli_out_release, when the command returns,
- * removes a claimed file it created that was never written. */
+ * run -- checks that it and a temporary file beside it can be written, so
+ * a bad path fails now; returns 2 after printing why, else 0.
+ * cli_out_release, when the command returns, forgets the claims. */
 int cli_out_claim(const char *cmd, const char *opt, const char *path);
 /* path (a file, or a name that may be one) is read by the command: a
  * later claim of the same file is refused. */

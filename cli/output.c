@@ -1,14 +1,13 @@
 /* Output files named on the command line (--json FILE, --csv FILE, -o
- * FILE): claimed before the run, written after it.
+ * FILE): claimed before the run, written after it (util/output.h).
  *
- * Claiming opens (creates) the file, so a path that cannot be written
- * fails at once with exit 2, not after a run of minutes.  It does not
- * truncate: the report is written whole at the end, by the command, so a
- * run that fails leaves an existing file as it was; and a file the claim
- * created that is still empty when the command returns (it failed before
- * writing) is removed.  A FIFO or device that exists is checked for write
- * permission only: opening a FIFO would wait for its reader and closing
- * it would end that reader's input.
+ * Claiming checks that the file can be written -- an existing one opened
+ * without truncating it, and a temporary file made and removed beside it,
+ * where the output will be written -- so a path that cannot be written
+ * fails at once with exit 2, not after a run of minutes, and nothing is
+ * left behind by a command that fails or is killed.  A FIFO or device
+ * that exists is checked for write permission only: opening a FIFO would
+ * wait for its reader and closing it would end that reader's input.
  *
  * A claim is refused when its file is one of the command's inputs
  * (cli_in_note: the store a report reads, the baseline compared with,
@@ -29,7 +28,6 @@
 static struct {
 	char *path;
 	const char *opt;
-	bool created;
 } claims[MAX_CLAIMS];
 static int nclaims;
 static char *inputs[MAX_INPUTS];
@@ -68,7 +66,6 @@ int cli_out_claim(const char *cmd, const char *opt, const char *path)
 	int same = same_file(cmd, opt, path);
 	if (same)
 		return same;
-	bool created = false;
 	int err = 0;
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -76,16 +73,27 @@ int cli_out_claim(const char *cmd, const char *opt, const char *path)
 	} else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		if (access(path, W_OK) != 0)
 			err = errno;
-	} else {
-		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd >= 0)
-			created = true;
-		else if (errno == EEXIST)
-			fd = open(path, O_WRONLY | O_CLOEXEC);
+	} else if (stat(path, &st) == 0) {
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
 		if (fd < 0)
 			err = errno;
 		else
 			close(fd);
+	}
+	/* the folder must take the temporary file the output is written to
+	 * (util/output.h): made and removed at once, so that a command
+	 * killed before its end leaves nothing behind, not even an empty
+	 * file where none was */
+	if (!err) {
+		char *tmp = xasprintf("%s.tmp-XXXXXX", path);
+		int fd = mkstemp(tmp);
+		if (fd < 0) {
+			err = errno;
+		} else {
+			close(fd);
+			unlink(tmp);
+		}
+		free(tmp);
 	}
 	if (err) {
 		char *shown = str_shown(path, 512);
@@ -95,21 +103,15 @@ int cli_out_claim(const char *cmd, const char *opt, const char *path)
 	}
 	if (nclaims < MAX_CLAIMS) {
 		claims[nclaims].path = xstrdup(path);
-		claims[nclaims].opt = opt;
-		claims[nclaims++].created = created;
+		claims[nclaims++].opt = opt;
 	}
 	return 0;
 }
 
 void cli_out_release(void)
 {
-	for (int i = 0; i < nclaims; i++) {
-		struct stat st;
-		if (claims[i].created && stat(claims[i].path, &st) == 0 && S_ISREG(st.st_mode) &&
-		    st.st_size == 0)
-			unlink(claims[i].path);
+	for (int i = 0; i < nclaims; i++)
 		free(claims[i].path);
-	}
 	nclaims = 0;
 	for (int i = 0; i < ninputs; i++)
 		free(inputs[i]);

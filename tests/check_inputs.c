@@ -479,6 +479,43 @@ START_TEST(a_device_output_stays_a_device)
 }
 END_TEST
 
+/* A command killed while it runs leaves no empty or partial output: the
+ * file is either not there (the kill came first) or the whole report (the
+ * run ended first), whatever the timing; a calibration killed so once
+ * left an empty host.json that -t host then failed on. */
+START_TEST(a_killed_command_leaves_no_empty_output)
+{
+	char *dir = tmpdir(), *out = xasprintf("%s/r.json", dir), *cmd = NULL;
+	for (int ms = 100; ms <= 400; ms += 150) {
+		ck_assert_int_ge(asprintf(&cmd, "'%s' run -p global -t numa4 -w rpc-server --procs 64 "
+					  "--max-sim-time 2s --json '%s' >/dev/null 2>&1 & pid=$!; "
+					  "sleep 0.%03d; kill -9 $pid; wait $pid; exit 0",
+					  test_schedlab_bin(), out, ms), 0);
+		ck_assert_int_eq(test_run(cmd, NULL, NULL), 0);
+		free(cmd);
+		struct stat st;
+		if (stat(out, &st) == 0) {
+			char *text = test_read_file(out);
+			cJSON *o = cJSON_Parse(text);
+			ck_assert_msg(o && cJSON_GetObjectItem(o, "metrics"),
+				      "killed after %d ms: %s is not a whole report (%lld bytes)", ms, out,
+				      (long long)st.st_size);
+			cJSON_Delete(o);
+			free(text);
+			unlink(out);
+		}
+		DIR *d = opendir(dir);
+		for (struct dirent *de; (de = readdir(d));)
+			ck_assert_msg(de->d_name[0] == '.' || strstr(de->d_name, ".tmp-"),
+				      "killed after %d ms: %s left behind", ms, de->d_name);
+		closedir(d);
+	}
+	free(out);
+	test_rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
 /* A file's bytes, whatever they are (a trace has NULs). */
 static char *read_bytes(const char *path, size_t *n)
 {
@@ -841,6 +878,7 @@ Suite *make_inputs_suite(void)
 	tcase_add_loop_test(tc, an_output_past_the_file_size_limit_keeps_the_old_file, 0,
 			    (int)(sizeof(big_outputs) / sizeof(big_outputs[0])));
 	tcase_add_test(tc, a_device_output_stays_a_device);
+	tcase_add_test(tc, a_killed_command_leaves_no_empty_output);
 	tcase_add_test(tc, an_output_that_is_an_input_is_refused);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
