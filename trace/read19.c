@@ -484,7 +484,12 @@ static int stream_advance(struct r19 *r, struct stream *s, struct err *e)
 		h->off = ev.off;
 		h->n = (uint8_t)(ev.n > MAXARGS ? MAXARGS : ev.n);
 		memcpy(h->a, ev.a, sizeof(h->a));
-		s->ticks += (int64_t)ev.a[0];
+		/* a corrupt delta may carry the clock past 2^63 ticks */
+		if (__builtin_add_overflow(s->ticks, (int64_t)ev.a[0], &s->ticks) || s->ticks < 0) {
+			err_set(e, "%s: offset %" PRIu64 ": a time stamp past 2^63 ticks", r->path,
+				ev.off);
+			return -1;
+		}
 		h->ticks = s->ticks;
 		switch (ev.type) {
 		case EV_GO_START: case EV_GO_START_LOCAL: case EV_GO_START_LABEL:
@@ -757,8 +762,9 @@ static int r19_next(struct ti_reader *base, struct ti_event *out, struct err *e)
 			r->last_ticks = h.ticks;
 		}
 		if (h.ticks < r->last_ticks) {
-			err_set(e, "%s: offset %" PRIu64 ": time stamps out of order (%" PRId64 " ticks "
-				"before the previous event)", r->path, h.off, r->last_ticks - h.ticks);
+			err_set(e, "%s: offset %" PRIu64 ": time stamps out of order (%" PRIu64 " ticks "
+				"before the previous event)", r->path, h.off,
+				(uint64_t)r->last_ticks - (uint64_t)h.ticks);
 			return -1;
 		}
 		r->last_ticks = h.ticks;
