@@ -184,6 +184,11 @@ static int own_value(void *ctx, const char *a, const char *v)
 		if (!ok || v[0] == '-')
 			return cli_usage_error(cmd, "--replay %s: expected SEED:FROM:LIMIT:K, four "
 					       "non-negative integers as a failure prints them", v);
+		if (o->replay_from > o->replay_limit)
+			return cli_usage_error(cmd, "--replay %s: FROM (%llu) is past LIMIT (%llu): the "
+					       "perturbations run are FROM to LIMIT-1", v,
+					       (unsigned long long)o->replay_from,
+					       (unsigned long long)o->replay_limit);
 		o->replay_given = true;
 	} else if (strcmp(a, "--trace") == 0) {
 		o->trace = v;

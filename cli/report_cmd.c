@@ -113,6 +113,15 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "schedlab %s: %s\n", CMD, e.msg);
 		return EXIT_BADINPUT;
 	}
+	if (s.rows == 0) {
+		/* as merge refuses a store of no rows: a report of nothing is
+		 * a mistake in what was given */
+		char *shown = str_shown(store, 512);
+		fprintf(stderr, "schedlab %s: %s: the store holds no rows\n", CMD, shown);
+		free(shown);
+		rep_store_free(&s);
+		return EXIT_BADINPUT;
+	}
 	struct rep_opts o = { .out = out, .format = fmt, .plot_script = script,
 			      .gnuplot = getenv("SCHEDLAB_GNUPLOT") };
 	rc = rep_write(&s, &o, &e);

@@ -272,6 +272,8 @@ int cmd_workload(int argc, char **argv)
 		cli_help_workload(stdout);
 		return 0;
 	}
+	if (argc == 3 && strcmp(argv[1], "show") == 0 && argv[2][0] == '-' && argv[2][1])
+		return cli_usage_error("workload", "show: unknown option %s", argv[2]);
 	if (argc == 3 && strcmp(argv[1], "show") == 0) {
 		for (int i = 0; i < wl_catalog_count(); i++)
 			if (strcmp(argv[2], wl_catalog_name(i)) == 0) {
@@ -283,9 +285,13 @@ int cmd_workload(int argc, char **argv)
 	}
 	if (argc >= 2 && strcmp(argv[1], "import") == 0)
 		return workload_import(argc - 1, argv + 1);
-	if (argc < 3 || strcmp(argv[1], "expand") != 0 || argv[2][0] == '-')
+	if (argc < 3 || strcmp(argv[1], "expand") != 0 || argv[2][0] == '-') {
+		if (argc >= 2 && strcmp(argv[1], "expand") != 0 && strcmp(argv[1], "show") != 0)
+			return cli_usage_error("workload", "'%s' is not a workload command (expected "
+					       "expand, import or show)", argv[1]);
 		return cli_usage_error("workload", "expected: workload expand WORKLOAD [options], "
 				       "workload import TRACE [-o FILE], or workload show NAME");
+	}
 	/* the rest is run's options, with -w WORKLOAD */
 	char **args = xcalloc((size_t)argc + 2, sizeof(*args));
 	int n = 0;

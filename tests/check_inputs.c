@@ -516,6 +516,38 @@ START_TEST(a_killed_command_leaves_no_empty_output)
 }
 END_TEST
 
+/* Bad invocations found by the reliability audit: exit 2 and one line that
+ * names what is wrong. */
+START_TEST(bad_invocations_name_what_is_wrong)
+{
+	char *dir = tmpdir(), *empty = xasprintf("%s/empty.jsonl", dir);
+	write_file(empty, "", 0);
+	struct {
+		char *args;
+		const char *words;
+	} cases[] = {
+		{ xasprintf("workload frob"), "'frob' is not a workload command" },
+		{ xasprintf("workload show --frob"), "unknown option --frob" },
+		{ xasprintf("workload import '%s'", dir), "a folder, not a trace file" },
+		{ xasprintf("report '%s' -o '%s/r.html'", empty, dir), "the store holds no rows" },
+		{ xasprintf("explore -p steal -t numa1 -w pipeline --procs 2 --replay 1:5:2:0"),
+		  "FROM (5) is past LIMIT (2)" },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char *err = NULL;
+		int rc = test_schedlab(cases[k].args, NULL, &err);
+		ck_assert_msg(rc == 2 && strstr(err, cases[k].words), "%s: exit %d: %s", cases[k].args,
+			      rc, err);
+		assert_one_clean_line(err);
+		free(err);
+		free(cases[k].args);
+	}
+	free(empty);
+	test_rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
 /* A file's bytes, whatever they are (a trace has NULs). */
 static char *read_bytes(const char *path, size_t *n)
 {
@@ -879,6 +911,7 @@ Suite *make_inputs_suite(void)
 			    (int)(sizeof(big_outputs) / sizeof(big_outputs[0])));
 	tcase_add_test(tc, a_device_output_stays_a_device);
 	tcase_add_test(tc, a_killed_command_leaves_no_empty_output);
+	tcase_add_test(tc, bad_invocations_name_what_is_wrong);
 	tcase_add_test(tc, an_output_that_is_an_input_is_refused);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/util.h"
 
@@ -32,6 +33,12 @@ struct ti_reader *ti_open(const char *path, struct err *e)
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		err_set(e, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		err_set(e, "%s: a folder, not a trace file", path);
 		return NULL;
 	}
 	unsigned char head[16];
