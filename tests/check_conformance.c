@@ -409,7 +409,6 @@ Suite *make_conformance_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, catalog_completes, 0, npol * NMACHINES * wl_catalog_count());
 	tcase_add_loop_test(tc, same_seed_same_run, 0, npol);
-	tcase_add_loop_test(tc, every_knob_off_its_default_completes, 0, knob_count());
 	/* under valgrind, the simulated half only [tests.h: test_modes] */
 	if (test_under_valgrind()) {
 		tcase_add_loop_test(tc, deadlock_is_detected_sim, 0, npol);
@@ -429,6 +428,18 @@ Suite *make_conformance_suite(void)
 		tcase_add_test(tc, numa_moves_remote_stacks);
 		tcase_add_test(tc, numa_wakes_like_wakep);
 	}
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+/* The knobs off their defaults: a suite of its own, so that meson runs it
+ * beside the catalog loop. */
+Suite *make_knobs_suite(void)
+{
+	Suite *s = suite_create("knobs");
+	TCase *tc = tcase_create("every knob");
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, every_knob_off_its_default_completes, 0, knob_count());
 	suite_add_tcase(s, tc);
 	return s;
 }

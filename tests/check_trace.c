@@ -298,6 +298,58 @@ START_TEST(pprof_sched_names_programs)
 }
 END_TEST
 
+/* Today's Go (1.26, the machine's own; scripts/find-go), or NULL with a
+ * line saying why the cases that need it pass without it. */
+static const char *go126(void)
+{
+	static char path[512];
+	static int have = -1;
+	if (have < 0) {
+		const char *root = getenv("SCHEDLAB_SOURCE_ROOT");
+		char *out = NULL, *err = NULL;
+		have = test_runf(&out, &err, "'%s/scripts/find-go' 1.26", root && *root ? root : ".") == 0;
+		if (have) {
+			snprintf(path, sizeof(path), "%s", out);
+			path[strcspn(path, "\n")] = '\0';
+		} else {
+			fprintf(stderr, "trace tests: SKIPPED, no Go 1.26: %s", err);
+		}
+		free(out);
+		free(err);
+	}
+	return have ? path : NULL;
+}
+
+/* Go 1.26's `go tool trace` reads the trace of every catalog workload
+ * (converting Go 1.19's format: every event, strings and the stack table
+ * included, must be inside a batch), and its scheduler-latency profile
+ * names the programs as Go 1.19's does. */
+START_TEST(today_go_reads_every_trace)
+{
+	const char *go = go126();
+	if (!go)
+		return;
+	const char *name = workload_name(_i);
+	const char *pol = sim__rt_api.pol_at(_i % sim__rt_api.pol_count())->name;
+	char *out = NULL, *err = NULL;
+	int rc = test_runf(&out, &err, "'%s' run -p %s -w %s -t numa4 --procs 4 --max-sim-time 20ms "
+			   "--trace %s/t.out >/dev/null; test $? -le 4 && '%s' tool trace -d=parsed "
+			   "%s/t.out >/dev/null", test_schedlab_bin(), pol, name, tmpdir, go, tmpdir);
+	ck_assert_msg(rc == 0, "%s under %s: Go 1.26's go tool trace refused the trace: %s", name,
+		      pol, err);
+	free(out);
+	free(err);
+	if (strcmp(name, "pipeline") != 0)
+		return;
+	rc = test_runf(&out, &err, "'%s' tool trace -pprof=sched %s/t.out > %s/s.pprof && "
+			"'%s' tool pprof -top %s/s.pprof", go, tmpdir, tmpdir, go, tmpdir);
+	ck_assert_msg(rc == 0 && strstr(out, "producer") && strstr(out, "stage"),
+		      "Go 1.26's profile does not name the programs: %s %s", out, err);
+	free(out);
+	free(err);
+}
+END_TEST
+
 /* A simulated run is the same with tracing on or off: its report byte
  * for byte, and its schedule; and its trace needs no repair. */
 START_TEST(tracing_changes_nothing)
@@ -474,6 +526,7 @@ Suite *make_trace_suite(void)
 	tcase_add_loop_test(tc, catalog_trace_sim, 0, nworkloads());
 	tcase_add_loop_test(tc, mechanisms_as_user_logs, 0, 1);
 	tcase_add_loop_test(tc, pprof_sched_names_programs, 0, 1);
+	tcase_add_loop_test(tc, today_go_reads_every_trace, 0, nworkloads());
 	tcase_add_loop_test(tc, tracing_changes_nothing, 0, 4);
 	tcase_add_loop_test(tc, trace_limit_message, 0, 1);
 	tcase_add_loop_test(tc, chrome_json_from_run, 0, 1);

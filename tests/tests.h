@@ -21,6 +21,7 @@ Suite *make_api_suite(void);
 Suite *make_dist_suite(void);
 Suite *make_workloads_suite(void);
 Suite *make_conformance_suite(void);
+Suite *make_knobs_suite(void);
 Suite *make_inputs_suite(void);
 Suite *make_trace_suite(void);
 Suite *make_trace_chrome_suite(void);

@@ -812,12 +812,6 @@ bool trace_write_go_stats(FILE *f, const struct rt_trace *t, struct trace_go_sta
 
 	static const char header[16] = "go 1.19 trace\0\0\0";
 	bool ok = fwrite(header, 1, 16, f) == 16;
-	uint64_t freq[1] = { 1000000000 };   /* ticks are ns */
-	struct bytes fb = { 0 };
-	by_event(&fb, EV_FREQUENCY, freq, 1);
-	ok = ok && fwrite(w.strings.p, 1, w.strings.n, f) == w.strings.n;
-	ok = ok && (!w.stacks.n || fwrite(w.stacks.p, 1, w.stacks.n, f) == w.stacks.n);
-	ok = ok && fwrite(fb.p, 1, fb.n, f) == fb.n;
 	bool any = false;
 	for (int i = 0; i <= t->procs; i++) {
 		if (!w.b[i].b.n)
@@ -835,6 +829,18 @@ bool trace_write_go_stats(FILE *f, const struct rt_trace *t, struct trace_go_sta
 		ok = ok && fwrite(eb.p, 1, eb.n, f) == eb.n;
 		free(eb.p);
 	}
+	/* The tick frequency, the strings and the stack table last, in a batch
+	 * of no P, as Go 1.19's runtime writes its stack table when tracing
+	 * stops: Go 1.22 and later read a 1.19 trace's events, strings
+	 * included, only inside batches (outside, its stacks were refused and
+	 * its strings dropped). */
+	struct bytes fb = { 0 };
+	uint64_t gh[2] = { UINT64_MAX, 0 }, freq[1] = { 1000000000 };   /* ticks are ns */
+	by_event(&fb, EV_BATCH, gh, 2);
+	by_event(&fb, EV_FREQUENCY, freq, 1);
+	ok = ok && fwrite(fb.p, 1, fb.n, f) == fb.n;
+	ok = ok && fwrite(w.strings.p, 1, w.strings.n, f) == w.strings.n;
+	ok = ok && (!w.stacks.n || fwrite(w.stacks.p, 1, w.stacks.n, f) == w.stacks.n);
 	if (!ok)
 		err_set(e, "%s", strerror(errno ? errno : EIO));
 	if (st)
