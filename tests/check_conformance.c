@@ -439,6 +439,9 @@ Suite *make_knobs_suite(void)
 	Suite *s = suite_create("knobs");
 	TCase *tc = tcase_create("every knob");
 	tcase_set_timeout(tc, 300);
+	/* simulated runs only: ThreadSanitizer, for the native threads,
+	 * leaves them to the other builds */
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_loop_test(tc, every_knob_off_its_default_completes, 0, knob_count());
 	suite_add_tcase(s, tc);
 	return s;
