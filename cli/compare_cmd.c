@@ -528,11 +528,8 @@ static cJSON *compare_json(struct compare *c, const struct run *run, const struc
 static int write_csv(const char *path, const struct compare *c, const struct stat *stats)
 {
 	struct output o;
-	struct err e;
-	if (!output_open(&o, "--csv", path, &e)) {
-		fprintf(stderr, "schedlab %s: %s\n", CMD, e.msg);
+	if (!output_start(&o, CMD, "--csv", path))
 		return EXIT_BADINPUT;
-	}
 	FILE *f = o.f;
 	fprintf(f, "metric,column,mean,ci95,n,rel_change,pp_change,unit\n");
 	for (int i = 0; i < metric_count; i++) {
@@ -556,11 +553,7 @@ static int write_csv(const char *path, const struct compare *c, const struct sta
 			fprintf(f, ",%s\n", metric_unit(c, &metric_table[i]));
 		}
 	}
-	if (!output_commit(&o, &e)) {
-		fprintf(stderr, "schedlab %s: %s\n", CMD, e.msg);
-		return EXIT_BADINPUT;
-	}
-	return 0;
+	return output_finish(&o, CMD);
 }
 
 /* ---- The command ---- */

@@ -581,11 +581,8 @@ static int explore(struct explore_ctx *c)
 	 * process growing to the run's memory budget at most, as the run
 	 * matrix's; and -j or not, each slot's two temporary files leave the
 	 * command its share of descriptors */
-	int jobs = (int)(own->jobs ? own->jobs
-				   : (uint64_t)proc_jobs_cap((int)(cpus < 256 ? cpus : 256),
-							     c->base.max_memory ? c->base.max_memory
-										: RT_MEMORY_BUDGET,
-							     0));
+	uint64_t each = c->base.max_memory ? c->base.max_memory : RT_MEMORY_BUDGET;
+	int jobs = own->jobs ? (int)own->jobs : proc_jobs_cap(cpus < 256 ? (int)cpus : 256, each, 0);
 	jobs = proc_jobs_cap(jobs, 0, 2);
 	if ((uint64_t)jobs > n)
 		jobs = (int)n;

@@ -58,17 +58,22 @@ static int jsonl_filter(const struct dirent *d)
 	return d->d_name[0] != '.' && n > 6 && strcmp(d->d_name + n - 6, ".jsonl") == 0;
 }
 
+static void push_file(char ***files, long *nfiles, long *cap, char *path)
+{
+	if (*nfiles == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*files = xrealloc(*files, (size_t)*cap * sizeof(**files));
+	}
+	(*files)[(*nfiles)++] = path;
+}
+
 /* The files a FILE argument names: itself, or a folder's *.jsonl files in
  * order, appended to *files.  0, or a usage error's status. */
 static int add_files(const char *a, char ***files, long *nfiles, long *cap)
 {
 	struct stat st;
 	if (!(stat(a, &st) == 0 && S_ISDIR(st.st_mode))) {
-		if (*nfiles == *cap) {
-			*cap = *cap ? 2 * *cap : 64;
-			*files = xrealloc(*files, (size_t)*cap * sizeof(**files));
-		}
-		(*files)[(*nfiles)++] = xstrdup(a);
+		push_file(files, nfiles, cap, xstrdup(a));
 		return 0;
 	}
 	struct dirent **list;
@@ -76,11 +81,7 @@ static int add_files(const char *a, char ***files, long *nfiles, long *cap)
 	if (n < 0)
 		return cli_usage_error(CMD, "%s: cannot read the folder", a);
 	for (int k = 0; k < n; k++) {
-		if (*nfiles == *cap) {
-			*cap = *cap ? 2 * *cap : 64;
-			*files = xrealloc(*files, (size_t)*cap * sizeof(**files));
-		}
-		(*files)[(*nfiles)++] = xasprintf("%s/%s", a, list[k]->d_name);
+		push_file(files, nfiles, cap, xasprintf("%s/%s", a, list[k]->d_name));
 		free(list[k]);
 	}
 	free(list);

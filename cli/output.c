@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "util/output.h"
 
 #define MAX_CLAIMS 4
 #define MAX_INPUTS 64
@@ -39,15 +38,24 @@ void cli_in_note(const char *path)
 		inputs[ninputs++] = xstrdup(path);
 }
 
+/* Whether a and b name one file (device and inode; false if either does
+ * not exist). */
+static bool same_inode(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return strcmp(a, "-") != 0 && strcmp(b, "-") != 0 && stat(a, &sa) == 0 &&
+	       stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* 0, or 2 after saying which input or output path already is. */
 static int same_file(const char *cmd, const char *opt, const char *path)
 {
 	const char *what = NULL, *other = NULL;
 	for (int i = 0; i < ninputs && !what; i++)
-		if (output_is_file(path, inputs[i]))
+		if (same_inode(path, inputs[i]))
 			what = "an input of the command", other = inputs[i];
 	for (int i = 0; i < nclaims && !what; i++)
-		if (strcmp(path, claims[i].path) == 0 || output_is_file(path, claims[i].path))
+		if (strcmp(path, claims[i].path) == 0 || same_inode(path, claims[i].path))
 			what = claims[i].opt, other = claims[i].path;
 	if (!what)
 		return 0;
@@ -68,12 +76,13 @@ int cli_out_claim(const char *cmd, const char *opt, const char *path)
 		return same;
 	int err = 0;
 	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+	bool exists = stat(path, &st) == 0;
+	if (exists && S_ISDIR(st.st_mode)) {
 		err = EISDIR;
-	} else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+	} else if (exists && !S_ISREG(st.st_mode)) {
 		if (access(path, W_OK) != 0)
 			err = errno;
-	} else if (stat(path, &st) == 0) {
+	} else if (exists) {
 		int fd = open(path, O_WRONLY | O_CLOEXEC);
 		if (fd < 0)
 			err = errno;

@@ -562,12 +562,10 @@ static int write_text(const char *opt, const char *path, void (*fn)(FILE *, cons
 		      const struct md_report *res)
 {
 	struct output o;
-	struct err e;
-	if (!output_open(&o, opt, path, &e) || (fn(o.f, res), !output_commit(&o, &e))) {
-		fprintf(stderr, "schedlab %s: %s\n", CMD, e.msg);
+	if (!output_start(&o, CMD, opt, path))
 		return EXIT_BADINPUT;
-	}
-	return 0;
+	fn(o.f, res);
+	return output_finish(&o, CMD);
 }
 
 /* The JSON report with every number exact, as the baseline's are

@@ -191,13 +191,10 @@ static int write_trace(const char *cmd, const char *path, const struct workload 
 	const struct rt_draw *recs;
 	size_t n = api->draws(rt, &recs);
 	struct output o;
-	struct err e;
-	if (!output_open(&o, "-o", path, &e) ||
-	    (wl_write_trace(o.f, wl, seed, recs, n), !output_commit(&o, &e))) {
-		fprintf(stderr, "schedlab %s: %s\n", cmd, e.msg);
+	if (!output_start(&o, cmd, "-o", path))
 		return EXIT_BADINPUT;
-	}
-	return 0;
+	wl_write_trace(o.f, wl, seed, recs, n);
+	return output_finish(&o, cmd);
 }
 
 int cmd_run(int argc, char **argv)
@@ -229,11 +226,11 @@ static int workload_import(int argc, char **argv)
 		return cli_usage_error("workload", "import: expected a Go execution trace: workload "
 				       "import TRACE [-o FILE]");
 	struct err e;
-	if (output_is_file(out, in)) {
-		fprintf(stderr, "schedlab: workload import: -o %s is the trace being read: it would "
-				"be overwritten\n", out);
-		return EXIT_BADINPUT;
-	}
+	/* -o may not be the trace read (cli/output.c) */
+	cli_in_note(in);
+	int claim = cli_out_claim("workload import", "-o", out);
+	if (claim)
+		return claim;
 	/* a failed import leaves no half workload behind (util/output.h) */
 	struct output o;
 	if (!output_open(&o, "-o", out, &e)) {

@@ -560,11 +560,8 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 	/* both files whole or not at all (util/output.h); the jobs file
 	 * first, since the Slurm script names its absolute path */
 	struct output jo, bo;
-	struct err e;
-	if (!output_open(&jo, "--emit-jobs", file, &e)) {
-		fprintf(stderr, "schedlab %s: %s\n", CMD, e.msg);
+	if (!output_start(&jo, CMD, "--emit-jobs", file))
 		return EXIT_BADINPUT;
-	}
 	FILE *f = jo.f;
 	for (long i = 0; i < s->n; i++) {
 		sh_quote(f, exe);
@@ -576,17 +573,14 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 		free(out);
 		fputc('\n', f);
 	}
-	if (!output_commit(&jo, &e)) {
-		fprintf(stderr, "schedlab %s: %s\n", CMD, e.msg);
+	if (output_finish(&jo, CMD))
 		return EXIT_BADINPUT;
-	}
 	if (!realpath(file, absfile)) {
 		fprintf(stderr, "schedlab %s: --emit-jobs %s: %s\n", CMD, file, strerror(errno));
 		return EXIT_BADINPUT;
 	}
 	char *sb = xasprintf("%s.sbatch", file);
-	if (!output_open(&bo, "--emit-jobs", sb, &e)) {
-		fprintf(stderr, "schedlab %s: %s\n", CMD, e.msg);
+	if (!output_start(&bo, CMD, "--emit-jobs", sb)) {
 		free(sb);
 		return EXIT_BADINPUT;
 	}
@@ -608,8 +602,7 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 	sh_quote(b, absfile);
 	fprintf(b, ")\n"
 		   "exec sh -c \"$line\"\n");
-	if (!output_commit(&bo, &e)) {
-		fprintf(stderr, "schedlab %s: %s\n", CMD, e.msg);
+	if (output_finish(&bo, CMD)) {
 		free(sb);
 		return EXIT_BADINPUT;
 	}

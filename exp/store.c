@@ -549,18 +549,11 @@ int exp_store_save(const char *cmd, const char *opt, const char *path, bool csv,
 		   cJSON *const *rows, long n)
 {
 	struct output o;
-	struct err e;
-	if (!output_open(&o, opt, path, &e)) {
-		fprintf(stderr, "schedlab %s: %s\n", cmd, e.msg);
+	if (!output_start(&o, cmd, opt, path))
 		return EXIT_BADINPUT;
-	}
 	if (csv)
 		exp_store_write_csv(o.f, rows, n);
 	else
 		exp_store_write_jsonl(o.f, rows, n);
-	if (!output_commit(&o, &e)) {
-		fprintf(stderr, "schedlab %s: %s\n", cmd, e.msg);
-		return EXIT_BADINPUT;
-	}
-	return 0;
+	return output_finish(&o, cmd);
 }

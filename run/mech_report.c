@@ -302,11 +302,8 @@ static void cdf_rows(FILE *f, const char *name, const struct hist *h)
 int run_write_cdf(const char *cmd, const char *path, const struct run *run)
 {
 	struct output o;
-	struct err e;
-	if (!output_open(&o, "--cdf", path, &e)) {
-		fprintf(stderr, "schedlab %s: %s\n", cmd, e.msg);
+	if (!output_start(&o, cmd, "--cdf", path))
 		return EXIT_BADINPUT;
-	}
 	FILE *f = o.f;
 	const struct rt_result *r = &run->r;
 	const struct rt_mech *mc = &run->mech;
@@ -328,9 +325,5 @@ int run_write_cdf(const char *cmd, const char *path, const struct run *run)
 			snprintf(name, sizeof(name), "program.%s", mc->class_names[k]);
 			cdf_rows(f, name, mc->latency_by_class[k]);
 		}
-	if (!output_commit(&o, &e)) {
-		fprintf(stderr, "schedlab %s: %s\n", cmd, e.msg);
-		return EXIT_BADINPUT;
-	}
-	return 0;
+	return output_finish(&o, cmd);
 }

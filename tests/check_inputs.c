@@ -587,7 +587,7 @@ START_TEST(an_output_that_is_an_input_is_refused)
 		{ "workload expand '%1$s' -o '%1$s'", wl, "an input of the command" },
 		{ "report '%1$s' -o '%1$s' --format html", store, "an input of the command" },
 		{ "merge '%1$s' -o '%1$s'", store, "an input of the command" },
-		{ "workload import '%1$s' -o '%1$s'", trace, "the trace being read" },
+		{ "workload import '%1$s' -o '%1$s'", trace, "an input of the command" },
 		{ "run -p steal -t numa1 -w pipeline --json '%1$s.x' --cdf '%1$s.x'", wl, "--json" },
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {

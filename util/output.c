@@ -23,12 +23,13 @@ bool output_open(struct output *o, const char *what, const char *path, struct er
 		return true;
 	}
 	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+	bool exists = stat(path, &st) == 0;
+	if (exists && S_ISDIR(st.st_mode)) {
 		fail(e, o, EISDIR);
 		output_abort(o);
 		return false;
 	}
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+	if (exists && !S_ISREG(st.st_mode)) {
 		/* a device or a FIFO: written through (O_NONBLOCK is not used:
 		 * a FIFO's writer waits for its reader, as a shell's would) */
 		o->f = fopen(path, "w");
@@ -53,7 +54,7 @@ bool output_open(struct output *o, const char *what, const char *path, struct er
 	 * replaced file's own */
 	mode_t mask = umask(0);
 	umask(mask);
-	fchmod(fd, stat(path, &st) == 0 ? st.st_mode & 07777 : 0666 & ~mask);
+	fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask);
 	o->f = fdopen(fd, "w");
 	if (!o->f) {
 		int why = errno;
@@ -101,21 +102,29 @@ void output_abort(struct output *o)
 	*o = (struct output){ 0 };
 }
 
+bool output_start(struct output *o, const char *cmd, const char *what, const char *path)
+{
+	struct err e;
+	if (output_open(o, what, path, &e))
+		return true;
+	fprintf(stderr, "schedlab %s: %s\n", cmd, e.msg);
+	return false;
+}
+
+int output_finish(struct output *o, const char *cmd)
+{
+	struct err e;
+	if (output_commit(o, &e))
+		return 0;
+	fprintf(stderr, "schedlab %s: %s\n", cmd, e.msg);
+	return EXIT_BADINPUT;
+}
+
 int output_write_text(const char *cmd, const char *what, const char *path, const char *text)
 {
 	struct output o;
-	struct err e;
-	if (!output_open(&o, what, path, &e) ||
-	    (fputs(text, o.f), !output_commit(&o, &e))) {
-		fprintf(stderr, "schedlab %s: %s\n", cmd, e.msg);
+	if (!output_start(&o, cmd, what, path))
 		return EXIT_BADINPUT;
-	}
-	return 0;
-}
-
-bool output_is_file(const char *path, const char *other)
-{
-	struct stat a, b;
-	return strcmp(path, "-") != 0 && strcmp(other, "-") != 0 && stat(path, &a) == 0 &&
-	       stat(other, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	fputs(text, o.f);
+	return output_finish(&o, cmd);
 }

@@ -40,12 +40,12 @@ bool output_commit(struct output *o, struct err *e);
  * it was. */
 void output_abort(struct output *o);
 
-/* The whole of text to path in one go, as above: 0, or EXIT_BADINPUT after
- * "schedlab CMD: WHAT PATH: reason" on stderr. */
+/* The same for a command, saying "schedlab CMD: WHAT PATH: reason" on
+ * stderr when it fails: output_start is output_open (false: nothing to
+ * write to), output_finish is output_commit (0, or EXIT_BADINPUT). */
+bool output_start(struct output *o, const char *cmd, const char *what, const char *path);
+int output_finish(struct output *o, const char *cmd);
+/* The whole of text to path in one go, as above. */
 int output_write_text(const char *cmd, const char *what, const char *path, const char *text);
-
-/* Whether path names the same file as another (device and inode; false if
- * either does not exist): an output that would overwrite an input. */
-bool output_is_file(const char *path, const char *other);
 
 #endif
