@@ -479,6 +479,58 @@ START_TEST(a_device_output_stays_a_device)
 }
 END_TEST
 
+/* Inputs and outputs that are FIFOs or pipes: a FIFO with no writer (or
+ * reader) yet is waited for, as a shell's redirection would, and the wait
+ * is said on stderr so that one that never ends is visible; a pipe's
+ * workload is read once (a peek at its first bytes would lose them).  The
+ * script waits for each note before it opens the other end: the order
+ * holds whatever the host's load. */
+START_TEST(fifos_and_pipes_are_read_and_written_through)
+{
+	char *dir = tmpdir();
+	char *tiny = write_tiny(dir);
+	char *out = NULL, *err = NULL;
+	int rc = test_runf(&out, &err,
+			   "cd '%s' && mkfifo w.json r.json || exit 8; "
+			   "{ '%s' run -p steal -t numa1 -w w.json --json r.json >/dev/null 2>err.txt; "
+			   "echo $? >rc.txt; } & "
+			   "wait_for() { i=0; until grep -q \"$1\" err.txt 2>/dev/null; do "
+			   "sleep 0.1; i=$((i + 1)); [ $i -lt 1200 ] || { echo \"no '$1'\"; exit 9; }; "
+			   "done; }; "
+			   "wait_for 'w.json: a FIFO with no writer yet: waiting for one' && "
+			   "cat tiny.json >w.json && "
+			   "wait_for 'r.json: a FIFO with no reader yet: waiting for one' && "
+			   "cat r.json >got.json && wait && cat rc.txt && "
+			   "cat tiny.json | '%s' run -p steal -t numa1 -w /dev/stdin --json piped.json >/dev/null",
+			   dir, test_schedlab_bin(), test_schedlab_bin());
+	ck_assert_msg(rc == 0, "exit %d: %s%s", rc, out, err);
+	ck_assert_msg(strcmp(out, "0\n") == 0, "the FIFO run exited %s", out);
+	static const char *const reports[] = { "got.json", "piped.json" };
+	for (int k = 0; k < 2; k++) {
+		char *path = xasprintf("%s/%s", dir, reports[k]);
+		char *text = test_read_file(path);
+		cJSON *o = cJSON_Parse(text);
+		ck_assert_msg(o && cJSON_GetObjectItem(o, "metrics"), "%s: not a whole report",
+			      reports[k]);
+		cJSON_Delete(o);
+		free(text);
+		free(path);
+	}
+	free(out);
+	free(err);
+	/* a Go trace's readers open it by name, more than once: refused */
+	rc = test_runf(NULL, &err, "cat '%s/traces126/chan.trace' | '%s' run -p steal -w /dev/stdin",
+		       test_data_dir(), test_schedlab_bin());
+	ck_assert_msg(rc == 2 && strstr(err, "/dev/stdin: a Go execution trace is read from a file"),
+		      "a piped Go trace: exit %d: %s", rc, err);
+	assert_one_clean_line(err);
+	free(err);
+	free(tiny);
+	test_rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
 /* A command killed while it runs leaves no empty or partial output: the
  * file is either not there (the kill came first) or the whole report (the
  * run ended first), whatever the timing; a calibration killed so once
@@ -910,6 +962,7 @@ Suite *make_inputs_suite(void)
 	tcase_add_loop_test(tc, an_output_past_the_file_size_limit_keeps_the_old_file, 0,
 			    (int)(sizeof(big_outputs) / sizeof(big_outputs[0])));
 	tcase_add_test(tc, a_device_output_stays_a_device);
+	tcase_add_test(tc, fifos_and_pipes_are_read_and_written_through);
 	tcase_add_test(tc, a_killed_command_leaves_no_empty_output);
 	tcase_add_test(tc, bad_invocations_name_what_is_wrong);
 	tcase_add_test(tc, an_output_that_is_an_input_is_refused);

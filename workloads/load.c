@@ -15,6 +15,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "trace/import.h"
 #include "util/jsonv.h"
@@ -227,11 +229,32 @@ struct workload *wl_load(const char *spec, bool *is_trace, uint64_t *trace_seed,
 			names);
 		return NULL;
 	}
-	if (ti_is_trace(spec))
+	/* A pipe or FIFO can be read once only: its bytes are taken whole,
+	 * then looked at (a peek at a Go trace's header would lose them). */
+	int fd = input_open(spec, e);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ti_is_trace(spec)) {
+		close(fd);
 		return wl_import_go(spec, e);
-	char *text = jv_read_file(spec, e);
+	}
+	size_t len;
+	char *text = input_read_fd(fd, spec, false, &len, e);
 	if (!text)
 		return NULL;
+	if (ti_header_minor((const unsigned char *)text, len, NULL) >= 0) {
+		err_set(e, "%s: a Go execution trace is read from a file, not a pipe or FIFO: "
+			"save it to a file first", spec);
+		free(text);
+		return NULL;
+	}
+	const char *nul = memchr(text, '\0', len);
+	if (nul) {
+		err_set(e, "%s: byte %zu is a NUL: not a text file", spec, (size_t)(nul - text) + 1);
+		free(text);
+		return NULL;
+	}
 	struct workload *w = wl_load_text(spec, text, is_trace, trace_seed, e);
 	free(text);
 	return w;
