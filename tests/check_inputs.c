@@ -531,6 +531,31 @@ START_TEST(fifos_and_pipes_are_read_and_written_through)
 }
 END_TEST
 
+/* Writers racing for one output (two `regress --update` on one baseline
+ * once left NUL bytes in it): each writes its own temporary file and
+ * renames it, so the file ends as one writer's whole output -- byte for
+ * byte what that writer writes alone -- and nothing is left beside it. */
+START_TEST(concurrent_writers_leave_one_whole_output)
+{
+	char *dir = tmpdir();
+	int rc = test_runf(NULL, NULL,
+			   "cd '%s' || exit 8; for s in 1 2 3 4; do "
+			   "'%s' run -p steal -t numa1 -w pingpong --seed $s --json alone.$s.json >/dev/null "
+			   "|| exit 9; done; "
+			   "for round in 1 2 3; do for s in 1 2 3 4; do "
+			   "'%s' run -p steal -t numa1 -w pingpong --seed $s --json raced.json >/dev/null & "
+			   "done; wait; "
+			   "cmp -s raced.json alone.1.json || cmp -s raced.json alone.2.json || "
+			   "cmp -s raced.json alone.3.json || cmp -s raced.json alone.4.json || exit 10; "
+			   "done; ls | grep -q tmp && exit 11; exit 0",
+			   dir, test_schedlab_bin(), test_schedlab_bin());
+	ck_assert_msg(rc == 0, "exit %d (10: the raced output is no writer's whole report; "
+		      "11: a temporary file was left)", rc);
+	test_rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
 /* A command killed while it runs leaves no empty or partial output: the
  * file is either not there (the kill came first) or the whole report (the
  * run ended first), whatever the timing; a calibration killed so once
@@ -963,6 +988,7 @@ Suite *make_inputs_suite(void)
 			    (int)(sizeof(big_outputs) / sizeof(big_outputs[0])));
 	tcase_add_test(tc, a_device_output_stays_a_device);
 	tcase_add_test(tc, fifos_and_pipes_are_read_and_written_through);
+	tcase_add_test(tc, concurrent_writers_leave_one_whole_output);
 	tcase_add_test(tc, a_killed_command_leaves_no_empty_output);
 	tcase_add_test(tc, bad_invocations_name_what_is_wrong);
 	tcase_add_test(tc, an_output_that_is_an_input_is_refused);
