@@ -69,7 +69,8 @@ FILE *input_fopen(const char *path, struct err *e)
 	return f;
 }
 
-char *input_read_fd(int fd, const char *path, bool text, size_t *len, struct err *e)
+char *input_read_fd(int fd, const char *path, const void *head, size_t nhead, size_t *len,
+		    struct err *e)
 {
 	struct stat st;
 	if (fstat(fd, &st) != 0)
@@ -78,10 +79,15 @@ char *input_read_fd(int fd, const char *path, bool text, size_t *len, struct err
 	 * so the limit is enforced on what is read, not on what fstat says. */
 	size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < INPUT_MAX_BYTES
 			     ? (size_t)st.st_size + 1 : 1 << 16;
-	size_t n = 0;
+	if (cap < nhead + 1)
+		cap = nhead + 1;
+	size_t n = nhead;
 	char *buf = xmalloc(cap);
+	if (nhead)
+		memcpy(buf, head, nhead);
 	int failed = 0;     /* errno of a failed read, or -1 past the limit */
-	for (;;) {
+	const char *nul = memchr(buf, '\0', nhead);
+	while (!nul) {
 		if (n + 1 == cap) {
 			if (cap > INPUT_MAX_BYTES) {
 				failed = -1;
@@ -97,16 +103,19 @@ char *input_read_fd(int fd, const char *path, bool text, size_t *len, struct err
 			failed = got < 0 ? errno : 0;
 			break;
 		}
+		/* A NUL ends the text early for every parser after this one:
+		 * the rest would be silently ignored (and /dev/zero is
+		 * refused at once, not at the limit). */
+		nul = memchr(buf + n, '\0', (size_t)got);
 		n += (size_t)got;
+		if (nul)
+			break;
 		if (n > INPUT_MAX_BYTES) {
 			failed = -1;
 			break;
 		}
 	}
 	close(fd);
-	/* A NUL ends the text early for every parser after this one: the
-	 * rest would be silently ignored. */
-	const char *nul = text && !failed ? memchr(buf, '\0', n) : NULL;
 	if (failed > 0)
 		err_set(e, "%s: cannot read: %s", path, strerror(failed));
 	else if (failed < 0)
@@ -127,7 +136,7 @@ char *input_read_fd(int fd, const char *path, bool text, size_t *len, struct err
 char *input_read(const char *path, size_t *len, struct err *e)
 {
 	int fd = input_open(path, e);
-	return fd < 0 ? NULL : input_read_fd(fd, path, true, len, e);
+	return fd < 0 ? NULL : input_read_fd(fd, path, NULL, 0, len, e);
 }
 
 /* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs,

@@ -69,9 +69,10 @@ char *input_read(const char *path, size_t *len, struct err *e);
  * message naming the file. */
 int input_open(const char *path, struct err *e);
 FILE *input_fopen(const char *path, struct err *e);
-/* input_read of an open fd (closed here); text false lets NULs through
- * (a binary file read whole, bounded the same). */
-char *input_read_fd(int fd, const char *path, bool text, size_t *len, struct err *e);
+/* input_read of an open fd (closed here) whose first nhead bytes, head,
+ * were read already (a look at what kind of file it is). */
+char *input_read_fd(int fd, const char *path, const void *head, size_t nhead, size_t *len,
+		    struct err *e);
 #define INPUT_FIFO_NOTE_MS 1000
 /* Whether s[0..n) is well-formed UTF-8; if not, *bad (if bad) is the
  * offset of the first byte that is not. */

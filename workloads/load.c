@@ -208,6 +208,31 @@ static struct workload *wl_import_go(const char *path, struct err *e)
 	return w;
 }
 
+/* A workload file's text, read once whatever the file (a regular file, a
+ * pipe, a FIFO): its first bytes are looked at before the rest is read,
+ * so that a Go trace through a pipe is told apart from a text with a
+ * NUL. */
+static char *read_once(int fd, const char *spec, struct err *e)
+{
+	unsigned char head[16];
+	size_t n = 0;
+	while (n < sizeof(head)) {
+		ssize_t got = read(fd, head + n, sizeof(head) - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	if (ti_header_minor(head, n, NULL) >= 0) {
+		err_set(e, "%s: a Go execution trace is read from a file, not a pipe or FIFO: "
+			"save it to a file first", spec);
+		close(fd);
+		return NULL;
+	}
+	return input_read_fd(fd, spec, head, n, NULL, e);
+}
+
 struct workload *wl_load(const char *spec, bool *is_trace, uint64_t *trace_seed, struct err *e)
 {
 	*is_trace = false;
@@ -239,22 +264,9 @@ struct workload *wl_load(const char *spec, bool *is_trace, uint64_t *trace_seed,
 		close(fd);
 		return wl_import_go(spec, e);
 	}
-	size_t len;
-	char *text = input_read_fd(fd, spec, false, &len, e);
+	char *text = read_once(fd, spec, e);
 	if (!text)
 		return NULL;
-	if (ti_header_minor((const unsigned char *)text, len, NULL) >= 0) {
-		err_set(e, "%s: a Go execution trace is read from a file, not a pipe or FIFO: "
-			"save it to a file first", spec);
-		free(text);
-		return NULL;
-	}
-	const char *nul = memchr(text, '\0', len);
-	if (nul) {
-		err_set(e, "%s: byte %zu is a NUL: not a text file", spec, (size_t)(nul - text) + 1);
-		free(text);
-		return NULL;
-	}
 	struct workload *w = wl_load_text(spec, text, is_trace, trace_seed, e);
 	free(text);
 	return w;
