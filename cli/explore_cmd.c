@@ -367,8 +367,9 @@ static int load_base(const struct cli_opts *o, struct run *base, int64_t **knobs
 int cmd_explore(int argc, char **argv)
 {
 	struct explore_own own = {
-		.schedules = 100, .depth = 3, .delay_rate = 20,
-		.max_starve_ns = 50 * 1000000LL, .delay_ns = 200000,
+		.schedules = EXP_EXPLORE_SCHEDULES, .depth = EXP_EXPLORE_DEPTH,
+		.delay_rate = EXP_EXPLORE_DELAY_RATE, .max_starve_ns = EXP_EXPLORE_MAX_STARVE_NS,
+		.delay_ns = EXP_EXPLORE_DELAY_NS,
 		.strategy = RT_EXPLORE_RANDOM, .bug = RT_BUG_NONE,
 	};
 	struct explore_ctx c = { .own = &own };

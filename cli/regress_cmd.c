@@ -9,8 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +17,7 @@
 #include "cli/cli.h"
 #include "cli/run.h"
 #include "core/policy.h"
+#include "exp/explore.h"
 #include "exp/matrix.h"
 #include "exp/metric.h"
 #include "util/output.h"
@@ -598,138 +597,145 @@ struct explored {
 	char *out;                 /* what it printed: the summary, a failure and its replay */
 };
 
-/* The whole number just before word in text (0 if there is none). */
-static uint64_t number_before(const char *text, const char *word)
-{
-	const char *w = text ? strstr(text, word) : NULL;
-	if (!w)
-		return 0;
-	const char *d = w;
-	while (d > text && d[-1] >= '0' && d[-1] <= '9')
-		d--;
-	return strtoull(d, NULL, 10);
-}
-
-/* Runs `schedlab explore` (this very binary) on one case, its stdout
- * kept (at most 1 MiB: a failure's state dump is far smaller); its stderr
- * is ours.  A process of its own, as `explore` is run by hand, so the
- * replay command it prints is one the user can paste. */
-static void explore_case(const struct rg_suite *s, const struct plan *p,
-			 const struct regress_own *r, struct explored *x)
+/* The replay command's words of a case's exploration: what `schedlab
+ * explore` is given to explore the case by hand (malloc'd, as is each). */
+static char **explore_words(const struct rg_suite *s, const struct plan *p,
+			    const struct regress_own *r, int *nwords)
 {
 	const struct rg_case *k = &s->cases[p->ncase];
-	char exe[4096];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	memset(x, 0, sizeof(*x));
-	if (len <= 0) {
-		x->status = 3;
-		x->out = xasprintf("cannot find this program (/proc/self/exe): %s\n", strerror(errno));
-		return;
-	}
-	exe[len] = '\0';
-	int nset = cJSON_GetArraySize(p->set);
-	char **argv = xcalloc((size_t)(24 + 2 * nset + r->nlimit_args), sizeof(*argv));
+	char **w = xcalloc((size_t)(12 + 2 * cJSON_GetArraySize(p->set) + r->nlimit_args),
+			   sizeof(*w));
 	int n = 0;
-	argv[n++] = xstrdup("schedlab");
-	argv[n++] = xstrdup("explore");
-	argv[n++] = xstrdup("-p");
-	argv[n++] = xstrdup(p->pol->name);
+	w[n++] = xstrdup("-p");
+	w[n++] = xstrdup(p->pol->name);
 	for (const cJSON *kv = p->set->child; kv; kv = kv->next) {
-		argv[n++] = xstrdup("--set");
-		argv[n++] = xasprintf("%s=%.0f", kv->string, kv->valuedouble);
+		w[n++] = xstrdup("--set");
+		w[n++] = xasprintf("%s=%.0f", kv->string, kv->valuedouble);
 	}
-	argv[n++] = xstrdup("-t");
-	argv[n++] = xstrdup(k->topology);
-	argv[n++] = xstrdup("-w");
-	argv[n++] = xstrdup(k->workload);
-	argv[n++] = xstrdup("--procs");
-	argv[n++] = xasprintf("%d", p->procs);
-	argv[n++] = xstrdup("--seed");
-	argv[n++] = xasprintf("%ld", s->seed);
-	argv[n++] = xstrdup("--schedules");
-	argv[n++] = xasprintf("%" PRIu64, r->explore);
-	argv[n++] = xstrdup("--quiet");
+	w[n++] = xstrdup("-t");
+	w[n++] = xstrdup(k->topology);
+	w[n++] = xstrdup("-w");
+	w[n++] = xstrdup(k->workload);
+	w[n++] = xstrdup("--procs");
+	w[n++] = xasprintf("%d", p->procs);
+	w[n++] = xstrdup("--seed");
+	w[n++] = xasprintf("%ld", s->seed);
 	if (r->bug) {
-		argv[n++] = xstrdup("--bug");
-		argv[n++] = xstrdup(r->bug);
-	}
-	if (r->jobs) {   /* explore runs at most 256 schedules at once */
-		argv[n++] = xstrdup("-j");
-		argv[n++] = xasprintf("%" PRIu64, r->jobs < 256 ? r->jobs : 256);
+		w[n++] = xstrdup("--bug");
+		w[n++] = xstrdup(r->bug);
 	}
 	for (int i = 0; i < r->nlimit_args; i++)
-		argv[n++] = xstrdup(r->limit_args[i]);
-	argv[n] = NULL;
+		w[n++] = xstrdup(r->limit_args[i]);
+	*nwords = n;
+	return w;
+}
 
-	int fd[2];
-	pid_t pid = -1;
-	if (pipe(fd) == 0) {
-		fflush(NULL);
-		pid_t parent = getpid();
-		pid = fork();
-		if (pid == 0) {
-			proc_die_with_parent(parent);   /* regress's end is its end */
-			dup2(fd[1], 1);
-			close(fd[0]);
-			close(fd[1]);
-			execv(exe, argv);
-			fprintf(stderr, "schedlab %s: --explore: cannot run %s: %s\n", CMD, exe,
-				strerror(errno));
-			_exit(3);
-		}
-		close(fd[1]);
-		if (pid < 0)
-			close(fd[0]);
+/* The simulated run a case's exploration makes: the plan's, but a native
+ * plan's policy and topology are the simulated ones the suite names (an
+ * exploration is always simulated).  *own holds what was made here. */
+static int explore_base(const struct rg_case *k, const struct plan *p, bool native,
+			const struct run *limits, struct run *base, struct topo **own, int64_t **knobs)
+{
+	*base = (struct run){
+		.api = &sim__rt_api, .pol = sim__rt_api.pol_find(p->pol->name), .topo = p->topo,
+		.wl = p->wl, .procs = p->procs, .max_sim_ns = limits->max_sim_ns,
+		.max_wall_ns = limits->max_wall_ns, .max_memory = limits->max_memory,
+	};
+	*knobs = run_knobs_new(base->pol);
+	base->knobs = *knobs;
+	struct err e = { "" };
+	for (const cJSON *kv = p->set->child; kv; kv = kv->next) {
+		char *a = xasprintf("%s=%.0f", kv->string, kv->valuedouble);
+		bool ok = pol_set_knob(base->pol, *knobs, a, &e);
+		free(a);
+		if (!ok)
+			return cli_input_error(&e);
 	}
-	size_t cap = 1 << 20, used = 0;
-	char *out = xmalloc(cap + 1);
-	if (pid > 0) {
-		for (;;) {
-			char buf[4096];
-			ssize_t got = read(fd[0], buf, sizeof(buf));
-			if (got < 0 && errno == EINTR)
-				continue;
-			if (got <= 0)
-				break;
-			size_t keep = (size_t)got < cap - used ? (size_t)got : cap - used;
-			memcpy(out + used, buf, keep);
-			used += keep;
-		}
-		close(fd[0]);
-		int st;
-		pid_t got;
-		while ((got = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
-			;
-		if (got < 0)
-			x->status = 3;
-		else
-			x->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	} else {
-		x->status = 3;
-		used = (size_t)snprintf(out, cap, "cannot start an exploration: %s\n", strerror(errno));
+	if (native) {
+		*own = topo_load(k->topology, &e);
+		if (!*own)
+			return cli_input_error(&e);
+		base->topo = *own;
 	}
-	out[used] = '\0';
-	x->out = out;
-	x->schedules = number_before(out, " schedules (");
-	x->violations = number_before(out, " violations");
-	for (int i = 0; i < n; i++)
-		free(argv[i]);
-	free(argv);
+	return 0;
+}
+
+/* Explores one case in this process (exp/explore.h) as `schedlab explore`
+ * would with the case's inputs and --schedules N --quiet: x->out is the
+ * text it would print, its summary and a failure with its replay. */
+static void explore_case(const struct rg_suite *s, const struct plan *p,
+			 const struct regress_own *r, const struct run *limits, enum rt_bug bug,
+			 struct explored *x)
+{
+	memset(x, 0, sizeof(*x));
+	struct exp_explore_opts o = {
+		.schedules = r->explore, .jobs = r->jobs < 256 ? (int)r->jobs : 256,
+		.strategy = RT_EXPLORE_RANDOM, .depth = EXP_EXPLORE_DEPTH,
+		.delay_per_mille = EXP_EXPLORE_DELAY_RATE, .delay_ns = EXP_EXPLORE_DELAY_NS,
+		.max_starve_ns = EXP_EXPLORE_MAX_STARVE_NS, .bug = bug,
+	};
+	struct topo *topo = NULL;
+	int64_t *knobs = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&x->out, &len);
+	x->status = explore_base(&s->cases[p->ncase], p, r->native, limits, &o.base, &topo, &knobs);
+	o.base.seed = (uint64_t)s->seed;
+	struct exp_explore_result res = { 0 };
+	if (!x->status && (x->status = exp_explore(&o, &res)) == 3)
+		fprintf(stderr, "schedlab explore: %s\n", res.error);
+	if (!x->status || x->status == EXIT_FOUND || x->status == EXIT_LIMIT) {
+		exp_explore_print_summary(f, &o, &res);
+		int nwords;
+		char **words = explore_words(s, p, r, &nwords);
+		if (res.found)
+			exp_explore_print_failure(f, res.found, (const char *const *)words, nwords);
+		for (int i = 0; i < nwords; i++)
+			free(words[i]);
+		free(words);
+	}
+	fclose(f);
+	x->schedules = res.schedules;
+	x->violations = res.violations;
+	exp_explore_result_free(&res);
+	topo_free(topo);
+	free(knobs);
+}
+
+/* --bug's seeded bug; 0 or an exit status. */
+static int explore_bug(const char *name, enum rt_bug *bug)
+{
+	*bug = RT_BUG_NONE;
+	for (int i = 1; name && i < RT_BUG__COUNT; i++)
+		if (strcmp(name, rt_bug_names[i]) == 0)
+			*bug = (enum rt_bug)i;
+	if (name && *bug == RT_BUG_NONE)
+		return cli_usage_error(CMD, "--bug %s: no such seeded bug (explore --help names them)",
+				       name);
+#if !defined(SCHEDLAB_SEEDED_BUGS)
+	if (name)
+		return cli_usage_error(CMD, "--bug %s: this build has no seeded bugs (meson "
+				       "-Dseeded_bugs=enabled)", name);
+#endif
+	return 0;
 }
 
 /* Explores every plan; 0, or EXIT_FOUND after naming each case whose
  * exploration broke an invariant (or could not run) on stderr. */
 static int explore_cases(const struct rg_suite *s, const struct plan *p, int np,
-			 const struct regress_own *r, struct explored *x)
+			 const struct regress_own *r, const struct run *limits, struct explored *x)
 {
-	int rc = 0;
-	/* explore's end is seen by waitpid: not if SIGCHLD were ignored */
-	signal(SIGCHLD, SIG_DFL);
+	enum rt_bug bug;
+	int rc = explore_bug(r->bug, &bug);
+	if (rc) {
+		for (int i = 0; i < np; i++)
+			x[i] = (struct explored){ .status = rc, .out = xstrdup("") };
+		return rc;
+	}
 	for (int i = 0; i < np; i++) {
 		const struct rg_case *k = &s->cases[p[i].ncase];
 		if (isatty(2))
 			fprintf(stderr, "\rregress: exploring case %d of %d (%s) ", i + 1, np, k->name);
-		explore_case(s, &p[i], r, &x[i]);
+		explore_case(s, &p[i], r, limits, bug, &x[i]);
 		if (isatty(2))
 			fputc('\n', stderr);
 		if (x[i].status == 0)
@@ -898,7 +904,7 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 	}
 	if (!rc && r->explore) {
 		x = xcalloc((size_t)np, sizeof(*x));
-		explore_rc = explore_cases(b->suite, p, np, r, x);
+		explore_rc = explore_cases(b->suite, p, np, r, limits, x);
 	}
 	if (!rc) {
 		/* what the new side is, for the reports */

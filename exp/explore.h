@@ -26,6 +26,14 @@
 #include "core/explore.h"
 #include "run/run.h"
 
+/* The defaults of `schedlab explore`'s options (--schedules, --depth,
+ * --delay-rate, --delay, --max-starve). */
+#define EXP_EXPLORE_SCHEDULES 100
+#define EXP_EXPLORE_DEPTH 3
+#define EXP_EXPLORE_DELAY_RATE 20
+#define EXP_EXPLORE_DELAY_NS 200000
+#define EXP_EXPLORE_MAX_STARVE_NS (50 * 1000000LL)
+
 /* One schedule, as --replay SEED:FROM:LIMIT:K names it. */
 struct exp_sched {
 	uint64_t seed, from, limit, k;
