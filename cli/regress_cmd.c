@@ -274,6 +274,71 @@ static bool has_knob(const struct pol_ops *pol, const char *assignment)
 	return pol_knob(pol, key, &k) != NULL;
 }
 
+/* A plan's knobs: the case's, then --set's (those its policy has; with
+ * -p, every one), then -p's own; and its variant label.  0 or an exit
+ * status. */
+static int plan_knobs(struct plan *q, const struct rg_case *k, const char *const *sets, int nsets,
+		      bool strict, const char *newpol, const char *pknobs)
+{
+	const struct pol_ops *pol = q->pol;
+	int rc = 0;
+	q->knobs = run_knobs_new(pol);
+	q->set = cJSON_CreateObject();
+	for (const cJSON *kv = k->set->child; kv && !rc; kv = kv->next) {
+		char *a = xasprintf("%s=%.0f", kv->string, kv->valuedouble);
+		if (!has_knob(pol, a))
+			rc = cli_usage_error(CMD, "case %s sets %s, a knob %s does not have", k->name,
+					     kv->string, pol->name);
+		else
+			rc = plan_set(q, a, "the case's");
+		free(a);
+	}
+	for (int g = 0; g < nsets && !rc; g++)
+		if (has_knob(pol, sets[g]))
+			rc = plan_set(q, sets[g], "--set");
+		else if (strict)
+			rc = cli_usage_error(CMD, "--set %s: %s has no such knob", sets[g], pol->name);
+	char *own = pknobs ? xstrdup(pknobs) : NULL;
+	for (char *a = own, *end; a && !rc; a = end) {
+		end = strchr(a, ':');
+		if (end)
+			*end++ = '\0';
+		if (!strchr(a, '='))
+			rc = cli_usage_error(CMD, "-p %s:%s: expected POLICY:KEY=VALUE[:KEY=VALUE...]",
+					     newpol, pknobs);
+		else
+			rc = plan_set(q, a, "-p");
+	}
+	free(own);
+	/* the variant label: the policy and the knobs given, as -p takes them */
+	q->variant = xstrdup(pol->name);
+	for (const cJSON *kv = q->set->child; kv; kv = kv->next) {
+		char *more = xasprintf("%s:%s=%.0f", q->variant, kv->string, kv->valuedouble);
+		free(q->variant);
+		q->variant = more;
+	}
+	return rc;
+}
+
+/* The plans' topologies and workloads (a native plan runs on "host"). */
+static int plans_load(const struct rg_suite *s, struct plan *p, int n, bool native)
+{
+	int rc = 0;
+	for (int i = 0; i < n && !rc; i++) {
+		const struct rg_case *k = &s->cases[p[i].ncase];
+		bool is_trace;
+		uint64_t trace_seed;
+		rc = cli_load_inputs(native ? "host" : k->topology, k->workload, &p[i].topo, &p[i].wl,
+				     &is_trace, &trace_seed);
+		if (!rc && is_trace)
+			rc = cli_usage_error(CMD, "case %s: %s is a trace, which replays one seed's draws: "
+					     "a suite's case runs many seeds", k->name, k->workload);
+		if (!rc)
+			p[i].procs = run_default_procs(p[i].wl, p[i].topo, k->procs);
+	}
+	return rc;
+}
+
 /* The cases the new side runs, with its policy and knobs.  newpol is -p's
  * policy name (NULL: none), pknobs its ":KEY=VALUE" list. */
 static int make_plans(const struct rg_suite *s, const char *newpol, const char *pknobs,
@@ -321,41 +386,7 @@ static int make_plans(const struct rg_suite *s, const char *newpol, const char *
 		struct plan *q = &p[n++];
 		q->ncase = c;
 		q->pol = pol;
-		q->knobs = run_knobs_new(pol);
-		q->set = cJSON_CreateObject();
-		for (const cJSON *kv = k->set->child; kv && !rc; kv = kv->next) {
-			char *a = xasprintf("%s=%.0f", kv->string, kv->valuedouble);
-			if (!has_knob(pol, a))
-				rc = cli_usage_error(CMD, "case %s sets %s, a knob %s does not have", k->name,
-						     kv->string, pol->name);
-			else
-				rc = plan_set(q, a, "the case's");
-			free(a);
-		}
-		for (int g = 0; g < nsets && !rc; g++)
-			if (has_knob(pol, sets[g]))
-				rc = plan_set(q, sets[g], "--set");
-			else if (np)
-				rc = cli_usage_error(CMD, "--set %s: %s has no such knob", sets[g], pol->name);
-		char *own = pknobs ? xstrdup(pknobs) : NULL;
-		for (char *a = own, *end; a && !rc; a = end) {
-			end = strchr(a, ':');
-			if (end)
-				*end++ = '\0';
-			if (!strchr(a, '='))
-				rc = cli_usage_error(CMD, "-p %s:%s: expected POLICY:KEY=VALUE[:KEY=VALUE...]",
-						     newpol, pknobs);
-			else
-				rc = plan_set(q, a, "-p");
-		}
-		free(own);
-		/* the variant label: the policy and the knobs given, as -p takes them */
-		q->variant = xstrdup(pol->name);
-		for (const cJSON *kv = q->set->child; kv; kv = kv->next) {
-			char *more = xasprintf("%s:%s=%.0f", q->variant, kv->string, kv->valuedouble);
-			free(q->variant);
-			q->variant = more;
-		}
+		rc = plan_knobs(q, k, sets, nsets, np != NULL, newpol, pknobs);
 	}
 	for (int g = 0; g < nsets && !rc && !np; g++)
 		if (!set_used[g])
@@ -364,18 +395,8 @@ static int make_plans(const struct rg_suite *s, const char *newpol, const char *
 	if (!rc && n == 0)
 		rc = cli_usage_error(CMD, "-p %s: no case of suite %s runs %s; name the policy whose "
 				     "cases it replaces with --against POLICY", newpol, s->name, against);
-	for (int i = 0; i < n && !rc; i++) {
-		const struct rg_case *k = &s->cases[p[i].ncase];
-		bool is_trace;
-		uint64_t trace_seed;
-		rc = cli_load_inputs(native ? "host" : k->topology, k->workload, &p[i].topo, &p[i].wl,
-				     &is_trace, &trace_seed);
-		if (!rc && is_trace)
-			rc = cli_usage_error(CMD, "case %s: %s is a trace, which replays one seed's draws: "
-					     "a suite's case runs many seeds", k->name, k->workload);
-		if (!rc)
-			p[i].procs = run_default_procs(p[i].wl, p[i].topo, k->procs);
-	}
+	if (!rc)
+		rc = plans_load(s, p, n, native);
 	if (rc) {
 		plans_free(p, n);
 		return rc;
@@ -821,50 +842,54 @@ static void write_markdown(FILE *f, const struct md_report *m)
 		explore_markdown(f, m->s, m->p, m->np, m->r, m->x);
 }
 
-static int compare(const struct regress_own *r, const struct cli_opts *o,
-		   const struct run *limits)
+/* --suite, if given, must be the baseline's suite (--seeds aside). */
+static int check_suite(const struct regress_own *r, const struct rg_baseline *b)
 {
+	if (!r->suite)
+		return 0;
 	struct err e = { "" };
-	struct rg_baseline *b = rg_baseline_load(r->baseline, &e);
-	if (!b)
-		return input_error(&e);
+	struct rg_suite *given = rg_suite_load(r->suite, &e);
 	int rc = 0;
-	struct rg_suite *given = NULL;
-	if (r->suite) {
-		given = rg_suite_load(r->suite, &e);
-		if (!given)
-			rc = input_error(&e);
-		else if (!cJSON_Compare(given->json, b->suite->json, true)) {
-			/* the baseline may have had --seeds: compare without it */
-			cJSON *x = cJSON_Duplicate(given->json, true), *y = cJSON_Duplicate(b->suite->json, true);
-			cJSON_DeleteItemFromObjectCaseSensitive(x, "seeds");
-			cJSON_DeleteItemFromObjectCaseSensitive(y, "seeds");
-			if (!cJSON_Compare(x, y, true))
-				rc = cli_usage_error(CMD, "--suite %s is not the suite baseline %s was made "
-						     "from; remake it with --update", r->suite, r->baseline);
-			cJSON_Delete(x);
-			cJSON_Delete(y);
-		}
-		rg_suite_free(given);
+	if (!given)
+		return input_error(&e);
+	if (!cJSON_Compare(given->json, b->suite->json, true)) {
+		/* the baseline may have had --seeds: compare without it */
+		cJSON *x = cJSON_Duplicate(given->json, true), *y = cJSON_Duplicate(b->suite->json, true);
+		cJSON_DeleteItemFromObjectCaseSensitive(x, "seeds");
+		cJSON_DeleteItemFromObjectCaseSensitive(y, "seeds");
+		if (!cJSON_Compare(x, y, true))
+			rc = cli_usage_error(CMD, "--suite %s is not the suite baseline %s was made "
+					     "from; remake it with --update", r->suite, r->baseline);
+		cJSON_Delete(x);
+		cJSON_Delete(y);
 	}
+	rg_suite_free(given);
+	return rc;
+}
+
+/* A comparison's options against its baseline: the mode, --seeds (into
+ * *nseeds), the thresholds, the outputs.  0 or an exit status. */
+static int check_comparison(const struct regress_own *r, const struct rg_baseline *b,
+			    int *nseeds, double *threshold)
+{
+	int rc = check_suite(r, b);
 	if (!rc && b->native != r->native)
 		rc = cli_usage_error(CMD, "--baseline %s is %s and this run is %s: %s", r->baseline,
 				     b->native ? "native" : "simulated", r->native ? "native" : "simulated",
 				     b->native ? "add --native" : "drop --native, or make a native baseline");
-	int nseeds = b->side->nseeds;
+	*nseeds = b->side->nseeds;
 	if (!rc && r->seeds) {
-		if ((int)r->seeds > nseeds)
+		if ((int)r->seeds > *nseeds)
 			rc = cli_usage_error(CMD, "--seeds %llu: baseline %s has %d", (unsigned long long)r->seeds,
-					     r->baseline, nseeds);
+					     r->baseline, *nseeds);
 		else
-			nseeds = (int)r->seeds;
+			*nseeds = (int)r->seeds;
 	}
 	if (!rc) {
 		char *from = xasprintf("baseline %s", r->baseline);
-		rc = too_few(r, b->native, (uint64_t)nseeds, from);
+		rc = too_few(r, b->native, (uint64_t)*nseeds, from);
 		free(from);
 	}
-	double *threshold = xmalloc(sizeof(*threshold) * (size_t)metric_count);
 	memcpy(threshold, b->suite->threshold, sizeof(*threshold) * (size_t)metric_count);
 	if (!rc)
 		rc = apply_max_regress(r, threshold);
@@ -876,18 +901,96 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 	if (!rc && r->json && r->markdown && strcmp(r->json, r->markdown) == 0)
 		rc = cli_usage_error(CMD, "--json and --markdown both name %s%s", r->json,
 				     strcmp(r->json, "-") == 0 ? " (stdout): one of them can write there" : "");
-	char *newpol = NULL, *pknobs = NULL;
-	if (o->policy) {
-		newpol = xstrdup(o->policy);
-		char *colon = strchr(newpol, ':');
-		if (colon) {
-			*colon = '\0';
-			pknobs = colon + 1;
-		}
-		if (strchr(o->policy, ','))
-			rc = rc ? rc : cli_usage_error(CMD, "-p %s: one policy (the new side), not a list",
-						       o->policy);
+	return rc;
+}
+
+/* What the new side is, for the reports: "-p steal2 --set k=v, 3 of 13
+ * cases (those of steal)". */
+static void describe(char *desc, size_t size, const struct cli_opts *o,
+		     const struct regress_own *r, const char *newpol, int np, int ncases)
+{
+	size_t len = 0;
+	desc[0] = '\0';
+	if (o->policy)
+		len += (size_t)snprintf(desc + len, size - len, "-p %s", o->policy);
+	for (int g = 0; g < o->nsets && len < size; g++)
+		len += (size_t)snprintf(desc + len, size - len, "%s--set %s", len ? " " : "",
+					o->sets[g]);
+	if (len < size)
+		snprintf(desc + len, size - len, "%s%d of %d cases%s%s", len ? ", " : "", np, ncases,
+			 o->policy ? " (those of " : "",
+			 o->policy ? (r->against ? r->against : newpol) : "");
+	if (o->policy && strlen(desc) + 2 < size)
+		strcat(desc, ")");
+}
+
+/* The reports of a comparison made (the text, --markdown, --json) and its
+ * warnings; 0, EXIT_FOUND for a regression, or an output's failure. */
+static int report(const struct md_report *md, const struct rg_side *side, bool native)
+{
+	const struct regress_own *r = md->r;
+	const struct rg_result *res = md->res;
+	int rc = 0;
+	bool json_out = r->json && strcmp(r->json, "-") == 0;
+	bool md_out = r->markdown && strcmp(r->markdown, "-") == 0;
+	if (!json_out && !md_out) {
+		rg_report_text(stdout, res);
+		if (md->x)
+			explore_text(stdout, md->s, md->p, md->np, r, md->x);
 	}
+	if (r->markdown)
+		rc = write_text("--markdown", r->markdown, write_markdown, md);
+	if (!rc && r->json) {
+		cJSON *j = rg_report_json(res);
+		if (md->x)
+			cJSON_AddItemToObject(j, "explore", explore_json(md->s, md->p, md->np, r, md->x));
+		rc = write_json(r->json, j);
+		cJSON_Delete(j);
+	}
+	int busy = native ? busy_runs(side) : 0;
+	if (busy)
+		fprintf(stderr, "schedlab %s: warning: the host was busy during %d of the new "
+			"side's runs (their \"host\" objects are in --json): native figures "
+			"understate an idle machine's\n", CMD, busy);
+	rg_report_unreported(stderr, "schedlab regress: warning: ", res);
+	if (!rc && res->nregressions) {
+		rg_report_regressions(stderr, "schedlab regress: ", res);
+		rc = EXIT_FOUND;
+	}
+	return rc;
+}
+
+/* -p POLICY[:KEY=VALUE...] as the new policy's name and its knobs
+ * (*newpol malloc'd, *pknobs within it); 0 or an exit status. */
+static int new_policy(const struct cli_opts *o, char **newpol, char **pknobs)
+{
+	*newpol = *pknobs = NULL;
+	if (!o->policy)
+		return 0;
+	*newpol = xstrdup(o->policy);
+	char *colon = strchr(*newpol, ':');
+	if (colon) {
+		*colon = '\0';
+		*pknobs = colon + 1;
+	}
+	if (strchr(o->policy, ','))
+		return cli_usage_error(CMD, "-p %s: one policy (the new side), not a list", o->policy);
+	return 0;
+}
+
+static int compare(const struct regress_own *r, const struct cli_opts *o,
+		   const struct run *limits)
+{
+	struct err e = { "" };
+	struct rg_baseline *b = rg_baseline_load(r->baseline, &e);
+	if (!b)
+		return input_error(&e);
+	int nseeds;
+	double *threshold = xmalloc(sizeof(*threshold) * (size_t)metric_count);
+	int rc = check_comparison(r, b, &nseeds, threshold);
+	char *newpol = NULL, *pknobs = NULL;
+	if (!rc)
+		rc = new_policy(o, &newpol, &pknobs);
 	struct plan *p = NULL;
 	int np = 0;
 	if (!rc)
@@ -907,49 +1010,11 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 		explore_rc = explore_cases(b->suite, p, np, r, limits, x);
 	}
 	if (!rc) {
-		/* what the new side is, for the reports */
 		char desc[1024];
-		size_t len = 0;
-		desc[0] = '\0';
-		if (o->policy)
-			len += (size_t)snprintf(desc + len, sizeof(desc) - len, "-p %s", o->policy);
-		for (int g = 0; g < o->nsets && len < sizeof(desc); g++)
-			len += (size_t)snprintf(desc + len, sizeof(desc) - len, "%s--set %s",
-						len ? " " : "", o->sets[g]);
-		if (len < sizeof(desc))
-			snprintf(desc + len, sizeof(desc) - len, "%s%d of %d cases%s%s", len ? ", " : "",
-				 np, b->suite->ncases, o->policy ? " (those of " : "",
-				 o->policy ? (r->against ? r->against : newpol) : "");
-		if (o->policy && strlen(desc) + 2 < sizeof(desc))
-			strcat(desc, ")");
+		describe(desc, sizeof(desc), o, r, newpol, np, b->suite->ncases);
 		res = rg_compare(b, side, threshold, r->alpha, desc);
-		bool json_out = r->json && strcmp(r->json, "-") == 0;
-		bool md_out = r->markdown && strcmp(r->markdown, "-") == 0;
-		if (!json_out && !md_out) {
-			rg_report_text(stdout, res);
-			if (x)
-				explore_text(stdout, b->suite, p, np, r, x);
-		}
 		struct md_report md = { res, b->suite, p, np, r, x };
-		if (r->markdown)
-			rc = write_text("--markdown", r->markdown, write_markdown, &md);
-		if (!rc && r->json) {
-			cJSON *j = rg_report_json(res);
-			if (x)
-				cJSON_AddItemToObject(j, "explore", explore_json(b->suite, p, np, r, x));
-			rc = write_json(r->json, j);
-			cJSON_Delete(j);
-		}
-		int busy = b->native ? busy_runs(side) : 0;
-		if (busy)
-			fprintf(stderr, "schedlab %s: warning: the host was busy during %d of the new "
-				"side's runs (their \"host\" objects are in --json): native figures "
-				"understate an idle machine's\n", CMD, busy);
-		rg_report_unreported(stderr, "schedlab regress: warning: ", res);
-		if (!rc && res->nregressions) {
-			rg_report_regressions(stderr, "schedlab regress: ", res);
-			rc = EXIT_FOUND;
-		}
+		rc = report(&md, side, b->native);
 		if (!rc || (rc == EXIT_FOUND && explore_rc == EXIT_BADINPUT))
 			rc = explore_rc;
 	}
