@@ -76,21 +76,6 @@ int exp_explore_schedule(const struct exp_explore_opts *o, struct exp_sched s,
 	return rc;
 }
 
-static bool write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		p += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
 /* A child's report: the fixed part, then the state's bytes. */
 static int write_result(int fd, const struct exp_sched_result *r)
 {
@@ -109,8 +94,8 @@ static int write_result(int fd, const struct exp_sched_result *r)
 	}
 	size_t nt = strlen(tail);
 	fixed.state = (char *)(uintptr_t)(n + nt);
-	if (!write_all(fd, &fixed, sizeof(fixed)) || !write_all(fd, r->state, n) ||
-	    !write_all(fd, tail, nt))
+	if (!pool_write(fd, &fixed, sizeof(fixed)) || !pool_write(fd, r->state, n) ||
+	    !pool_write(fd, tail, nt))
 		return 3;
 	return 0;
 }
@@ -302,6 +287,24 @@ static bool same_failure(struct explorer *x, struct exp_sched t, struct exp_sche
  * general (fewer perturbations make another schedule), so this finds a
  * window whose ends each matter, not the least one.  *best gets the
  * result of the schedule returned. */
+/* Bisects *at between bad, where t fails the same way as *best, and
+ * good, where it is assumed to pass, until they are adjacent or the
+ * trials reach max; returns the failing end. */
+static uint64_t bisect(struct explorer *x, struct exp_sched *t, uint64_t *at, uint64_t bad,
+		       uint64_t good, int max, struct exp_sched_result *best, int *trials)
+{
+	while ((bad > good ? bad - good : good - bad) > 1 && *trials < max) {
+		uint64_t lo = bad < good ? bad : good, hi = bad < good ? good : bad;
+		*at = lo + (hi - lo) / 2;
+		(*trials)++;
+		if (same_failure(x, *t, best))
+			bad = *at;
+		else
+			good = *at;
+	}
+	return bad;
+}
+
 static struct exp_sched shrink(struct explorer *x, struct exp_sched s,
 			       struct exp_sched_result *best, int *trials)
 {
@@ -310,27 +313,10 @@ static struct exp_sched shrink(struct explorer *x, struct exp_sched s,
 	(*trials)++;
 	if (!same_failure(x, t, best))
 		return s;
-	uint64_t lo = t.from, hi = t.limit;   /* hi fails; lo (nothing) is assumed to pass */
-	while (hi - lo > 1 && *trials < 48) {
-		t.limit = lo + (hi - lo) / 2;
-		(*trials)++;
-		if (same_failure(x, t, best))
-			hi = t.limit;
-		else
-			lo = t.limit;
-	}
-	t.limit = hi;
-	lo = t.from;   /* fails */
-	hi = t.limit;  /* [limit, limit): nothing, assumed to pass */
-	while (hi - lo > 1 && *trials < 96) {
-		t.from = lo + (hi - lo) / 2;
-		(*trials)++;
-		if (same_failure(x, t, best))
-			lo = t.from;
-		else
-			hi = t.from;
-	}
-	t.from = lo;
+	/* the limit fails; from (nothing applied) is assumed to pass */
+	t.limit = bisect(x, &t, &t.limit, t.limit, t.from, 48, best, trials);
+	/* from fails; [limit, limit) (nothing) is assumed to pass */
+	t.from = bisect(x, &t, &t.from, t.from, t.limit, 96, best, trials);
 	if (t.from != s.from || t.limit != s.limit) {
 		/* the last trial may have been a passing one: make *best t's */
 		(*trials)++;

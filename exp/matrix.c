@@ -272,19 +272,9 @@ static int child_run(void *ctx, long i, int fd)
 		{ line, strlen(line) }, { "\n", 1 }, { summary ? summary : "", summary ? strlen(summary) : 0 },
 		{ "", 1 }, { messages ? messages : "", messages ? strlen(messages) : 0 },
 	};
-	for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
-		const char *p = parts[k].p;
-		size_t left = parts[k].n;
-		while (left > 0) {
-			ssize_t w = write(fd, p, left);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				return 3;
-			p += w;
-			left -= (size_t)w;
-		}
-	}
+	for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++)
+		if (!pool_write(fd, parts[k].p, parts[k].n))
+			return 3;
 	return 0;
 }
 

@@ -235,21 +235,6 @@ static hwloc_topology_t open_hwloc(void)
  * input as a crash): in the child, hwloc's crash is expected, not a find. */
 extern void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
 
-static bool write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		p += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
 /* The child: a status byte ('0' then the export, '1' then errno as an
  * int, or '2': a PU or node number is too large), and _exit
  * without running the parent's exit handlers. */
@@ -283,7 +268,7 @@ static _Noreturn void xml_child(int fd, const char *text, size_t len)
 	bool in_range = hwloc_bitmap_isincluded(cpus, range) && hwloc_bitmap_isincluded(nodes, range);
 	hwloc_bitmap_free(range);
 	if (!in_range) {
-		write_all(fd, "2", 1);
+		pool_write(fd, "2", 1);
 		goto out;
 	}
 	/* The export is loaded here once too: hwloc reads the same bytes the
@@ -293,12 +278,12 @@ static _Noreturn void xml_child(int fd, const char *text, size_t len)
 	    hwloc_topology_set_xmlbuffer(again, buf, buflen) != 0 || hwloc_topology_load(again) != 0)
 		goto failed;
 	/* buflen counts hwloc's terminating NUL */
-	status = write_all(fd, "0", 1) && write_all(fd, buf, (size_t)buflen - 1) ? 0 : 3;
+	status = pool_write(fd, "0", 1) && pool_write(fd, buf, (size_t)buflen - 1) ? 0 : 3;
 	goto out;
 failed:;
 	int err = errno;
-	write_all(fd, "1", 1);
-	write_all(fd, &err, sizeof(err));
+	pool_write(fd, "1", 1);
+	pool_write(fd, &err, sizeof(err));
 out:
 	if (buf)
 		hwloc_free_xmlbuffer(h, buf);

@@ -64,6 +64,21 @@ int pool_default_jobs(int max, uint64_t bytes_each)
 	return proc_jobs_cap(jobs, bytes_each, 0);
 }
 
+bool pool_write(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
 /* The tail of the memory file's text, malloc'd. */
 static char *out_tail(int fd, size_t *len)
 {

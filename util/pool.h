@@ -66,6 +66,10 @@ struct pool_ops {
 	void *ctx;
 };
 
+/* In a child: writes all of buf to fd (the pool's pipe), through short
+ * writes and interruptions; false if the pipe is gone. */
+bool pool_write(int fd, const void *buf, size_t n);
+
 /* Runs the jobs; returns how many were handed to done (n unless done
  * stopped the pool).  SIGCHLD is its default while it runs, whatever the
  * caller's (an ignored SIGCHLD would have the kernel reap the children
