@@ -113,6 +113,27 @@
  * runnext is taken only on the last pass and, if the victim is running,
  * only after a short sleep: its owner is probably about to run that G.
  *
+ * Policies' choices
+ *
+ * Some of what makes a policy is not a decision at run time but a shape
+ * the core builds and a way its shared mechanisms behave, chosen once:
+ * the size of each P's ring; whether sysmon runs, and after how long it
+ * preempts a G or retakes a P from a system call; one global queue and G
+ * free list or one of each per node; Ms bound to nodes in per-node pools,
+ * and a P started on the M that last ran it; the heap placed on the
+ * running P's node; Go 1.0's hand-off of the P at every system call and
+ * its Ps without local queues (Gs handed to Ms: m->nextg); Ps' shared
+ * queues; how many dead Gs a P keeps.  A policy's init makes these
+ * choices in one struct pol_choices [core/policy.h], which starts with
+ * the core's defaults (Go's today: 256 slots, 64 dead Gs, the rest off),
+ * so a policy states only what it changes; the core reads them as
+ * rt->choices, fixed for the run.  The rest of what a policy keeps is its
+ * own state, declared by size as a body's is (pol_ops.run_bytes, p_bytes,
+ * g_bytes): the core makes it zeroed -- for the run, after each struct p,
+ * after each G's body state in its slab -- and frees it, and the policy
+ * reaches it through rt_pol_run, rt_pol_p and rt_pol_g.  No field of
+ * struct rt, p or g is one policy's.
+ *
  * The end of a run
  *
  * A run ends when every G has exited.  No counter of live Gs is shared:
@@ -253,17 +274,17 @@ static struct m *mget(struct rt *rt, struct p *pp)
 {
 	assert(rt_mutex_held(&rt->sched.lock));
 	struct m **link = &rt->sched.midle;
-	if (pp && (rt->lastm || rt->node_mpools)) {
+	if (pp && (rt->choices.lastm || rt->choices.node_mpools)) {
 		struct m **pick = NULL;
 		for (struct m **l = link; *l; l = &(*l)->schedlink) {
-			if (rt->lastm && *l == pp->lastm) {
+			if (rt->choices.lastm && *l == pp->lastm) {
 				pick = l;
 				break;
 			}
-			if (rt->node_mpools && !pick && (*l)->node == pp->node)
+			if (rt->choices.node_mpools && !pick && (*l)->node == pp->node)
 				pick = l;
 		}
-		if (!pick && rt->node_mpools)
+		if (!pick && rt->choices.node_mpools)
 			return NULL;
 		if (pick)
 			link = pick;
@@ -429,7 +450,7 @@ static struct m *startm_locked(struct rt *rt, struct p *pp, bool spinning, struc
 	*fresh = !nmp;
 	if (!nmp) {
 		nmp = allocm(rt);
-		if (rt->node_mpools)
+		if (rt->choices.node_mpools)
 			nmp->node = pp->node;
 		rt->threads_created++;
 	} else {
@@ -858,7 +879,7 @@ struct p *rt_pidleget(struct rt *rt)
 struct p *rt_pidleget_near(struct rt *rt, int node)
 {
 	assert(rt_mutex_held(&rt->sched.lock));
-	if (!rt->node_queues)
+	if (!rt->choices.node_queues)
 		return rt_pidleget(rt);
 	for (struct p *pp = rt->sched.pidle; pp; pp = pp->link)
 		if (pp->node == node)
@@ -960,8 +981,8 @@ struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max)
 		n = size;
 	if (max > 0 && n > max)
 		n = max;
-	if (n > rt->runq_size / 2)
-		n = rt->runq_size / 2;
+	if (n > rt->choices.runq_size / 2)
+		n = rt->choices.runq_size / 2;
 	if (s->ngq > 1) {
 		plat_store_u32(&q->size, size - n, memory_order_relaxed);
 		size = plat_load_u32(&s->runqsize, memory_order_relaxed);
@@ -990,7 +1011,7 @@ struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max)
 static struct g *gfget(struct rt *rt, struct p *pp)
 {
 	struct gfreelist *gl = &rt->sched.gfree[rt_gq_of_node(rt, pp->node)];
-	int keep = rt->gfree_local_max / 2 > 0 ? rt->gfree_local_max / 2 : 1;
+	int keep = rt->choices.gfree_local_max / 2 > 0 ? rt->choices.gfree_local_max / 2 : 1;
 	if (!pp->gfree && plat_load_u32(&gl->n, memory_order_relaxed) > 0) {
 		rt_lock(&rt->sched.lock);
 		while (pp->ngfree < keep && gl->head) {
@@ -1018,11 +1039,11 @@ static void gfput(struct rt *rt, struct p *pp, struct g *g)
 {
 	g->schedlink = pp->gfree;
 	pp->gfree = g;
-	if (++pp->ngfree < rt->gfree_local_max)
+	if (++pp->ngfree < rt->choices.gfree_local_max)
 		return;
 	struct gfreelist *gl = &rt->sched.gfree[rt_gq_of_node(rt, pp->node)];
 	rt_lock(&rt->sched.lock);
-	while (pp->ngfree > rt->gfree_local_max / 2) {
+	while (pp->ngfree > rt->choices.gfree_local_max / 2) {
 		struct g *x = pp->gfree;
 		pp->gfree = x->schedlink;
 		pp->ngfree--;
@@ -1057,12 +1078,13 @@ static uint64_t newgoid(struct rt *rt, struct p *pp)
 /* Gs are made GSLAB at a time, each on a cache-line boundary (the first
  * line of a G is the one another CPU reads when it runs it), and
  * registered in allg under one lock.  Each G's body state (body_ops.g_bytes
- * of it: a program's frame; a C function's call) follows it in the slab. */
+ * of it: a program's frame; a C function's call) follows it in the slab,
+ * then the policy's (pol_ops.g_bytes, at rt->pol_g_off). */
 #define GSLAB 64
 
 static size_t gstride(const struct rt *rt)
 {
-	return (sizeof(struct g) + rt->body->g_bytes + 63) / 64 * 64;
+	return (rt->pol_g_off + rt->pol->g_bytes + 63) / 64 * 64;
 }
 
 /* false: the slab would take the run past its memory budget, which
@@ -1120,8 +1142,10 @@ static struct g *gnew(struct rt *rt, struct p *pp)
 	g->wake = RT_WAKE_OTHER;
 	g->runwhy = RT_RUN_SPAWN;
 	g->burst = 0;
-	g->home_p = -1;
-	g->remote_runs = 0;   /* a reused G keeps its stack, and the stack its node */
+	/* the policy's state of it starts afresh (a reused G keeps its
+	 * stack, and the stack its node) */
+	if (rt->pol->g_bytes)
+		memset(rt_pol_g(rt, g), 0, rt->pol->g_bytes);
 	/* sysmon may still hold this G from its last life and store to the
 	 * flag: only a fresh G's flag is initialised, a reused one is reset */
 	if (fresh)
@@ -1385,7 +1409,7 @@ void rt_mstart(struct m *m)
 	}
 	if (m->node >= 0)
 		plat_bind_node(m->node);
-	if (m == rt->m0 && rt->sysmon)
+	if (m == rt->m0 && rt->choices.sysmon)
 		newsysmon(m);
 	for (;;) {
 		if (!m->p) {
@@ -1468,6 +1492,8 @@ static struct rt *rt_alloc(const struct rt_config *cfg, const struct body_ops *b
 	rt->procs = cfg->procs > 0 ? cfg->procs : cfg->topo->npus;
 	rt->seed = cfg->seed;
 	rt->body = body;
+	/* the policy's state of a G follows the body's in its slab */
+	rt->pol_g_off = (sizeof(struct g) + body->g_bytes + 15) / 16 * 16;
 	rt->timed = body->timed;
 	/* An untimed run (the C API's) has no budget but Go's thread limit:
 	 * what it makes is its own business, as in Go. */
@@ -1477,55 +1503,45 @@ static struct rt *rt_alloc(const struct rt_config *cfg, const struct body_ops *b
 	rt->schedtrace_ns = cfg->schedtrace_ns;
 	rt->scheddetail = cfg->scheddetail;
 	rt->explore = cfg->explore;
-	rt->runq_size = 256;
-	rt->gfree_local_max = GFREE_LOCAL_MAX;
+	/* the choices a policy's init starts from */
+	rt->choices = (struct pol_choices){ .runq_size = 256, .gfree_local_max = GFREE_LOCAL_MAX };
 	rt_trace_init(rt, cfg);
 	return rt;
 }
 
-struct rt *rt_new(const struct rt_config *cfg, struct err *e)
+/* The configuration is one this compilation can run with its body; false:
+ * e says why. */
+static bool config_check(const struct rt_config *cfg, struct err *e)
 {
 	const struct body_ops *body = cfg->body;
 	assert(body && "a run needs a body (rt_api.body: a workload's programs)");
-	if (cfg->policy->version != POL_VERSION) {
-		err_set(e, "policy %s: table version %u, this runtime speaks %u", cfg->policy->name,
-			cfg->policy->version, POL_VERSION);
-		return NULL;
-	}
 	if (body->needs_stack && !plat_g_has_stack()) {
 		err_set(e, "a %s G has no stack to run a %s on", PLAT_NAME, body->name);
-		return NULL;
+		return false;
 	}
 	if (!body->check(cfg, e))
-		return NULL;
+		return false;
 	if (cfg->max_sim_ns < 0 || cfg->max_sim_ns > RT_MAX_SIM_NS || cfg->max_wall_ns < 0 ||
 	    cfg->max_memory > RT_MEMORY_BUDGET) {
 		err_set(e, "limits out of range: at most %lld ns of simulated time, and a memory "
 			   "budget of at most %llu bytes",
 			(long long)RT_MAX_SIM_NS, (unsigned long long)RT_MEMORY_BUDGET);
-		return NULL;
+		return false;
 	}
 	if (cfg->schedtrace_ns < 0) {
 		err_set(e, "schedtrace interval %lld ns: must be positive (0: none)",
 			(long long)cfg->schedtrace_ns);
-		return NULL;
+		return false;
 	}
-	/* One unwind for every failure below (as Redis's aeCreateEventLoop):
-	 * what was made so far is undone in reverse, each part's free
-	 * accepting what its init left half made. */
-	struct rt *rt = rt_alloc(cfg, body);
-	bool pol_made = false, plat_made = false, core_made = false;
-	if (!rt->pol->init(rt, e))
-		goto err;
-	pol_made = true;
-	if (!plat_rt_init(rt, e))
-		goto err;
-	plat_made = true;
-	assert(rt->runq_size >= 2 && (rt->runq_size & (rt->runq_size - 1)) == 0);
+	return true;
+}
 
-	/* Scheduler state on the lines Go's layout would give it: the lock and
-	 * the lists it guards together, the hot counters together, the global
-	 * queue and the id counter apart. */
+/* Scheduler state on the lines Go's layout would give it: the lock and
+ * the lists it guards together, the hot counters together, the global
+ * queues and the id counters apart.  After the policy's choices (how many
+ * global queues). */
+static void sched_init(struct rt *rt)
+{
 	struct sched *s = &rt->sched;
 	plat_line_t lock_line = plat_line_new(rt, 0), count_line = plat_line_new(rt, 0);
 	rt_mutex_init(rt, &s->lock, lock_line, RT_LOCK_SCHED);
@@ -1536,7 +1552,7 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	plat_u32_init(&s->polling, 0, poll_line);
 	plat_u64_init(&s->poll_until, 0, poll_line);
 	plat_u32_init(&s->netpoll_waiters, 0, poll_line);
-	s->ngq = rt->node_queues ? rt->topo->nnodes : 1;
+	s->ngq = rt->choices.node_queues ? rt->topo->nnodes : 1;
 	s->gq = xcalloc((size_t)s->ngq, sizeof(*s->gq));
 	s->gfree = xcalloc((size_t)s->ngq, sizeof(*s->gfree));
 	for (int i = 0; i < s->ngq; i++) {
@@ -1557,10 +1573,15 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	plat_line_t mask_line = plat_line_new(rt, 0);
 	for (int i = 0; i < words; i++)
 		plat_u32_init(&s->idlepmask[i], 0, mask_line);
+}
 
+/* The Ps, each with the policy's state of it after it, placed on PUs
+ * (place_ps), then their lines homed on their nodes, rings and timers. */
+static void make_ps(struct rt *rt)
+{
 	rt->allp = xcalloc((size_t)rt->procs, sizeof(*rt->allp));
 	for (int i = 0; i < rt->procs; i++) {
-		struct p *pp = xcalloc(1, sizeof(*pp));
+		struct p *pp = xcalloc(1, RT_P_POL_OFF + rt->pol->p_bytes);
 		pp->id = i;
 		rt->allp[i] = pp;
 	}
@@ -1575,13 +1596,45 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 		rt_runq_init(rt, pp);
 		rt_timers_init(rt, pp);
 	}
+}
+
+/* Frees the policy's state: what fini frees, then what the core made. */
+static void pol_free(struct rt *rt)
+{
+	if (rt->pol->fini)
+		rt->pol->fini(rt);
+	free(rt->pol_run);
+	rt->pol_run = NULL;
+}
+
+struct rt *rt_new(const struct rt_config *cfg, struct err *e)
+{
+	if (!config_check(cfg, e))
+		return NULL;
+	/* One unwind for every failure below (as Redis's aeCreateEventLoop):
+	 * what was made so far is undone in reverse, each part's free
+	 * accepting what its init left half made. */
+	struct rt *rt = rt_alloc(cfg, cfg->body);
+	bool pol_made = false, plat_made = false, core_made = false;
+	if (rt->pol->run_bytes)
+		rt->pol_run = xcalloc(1, rt->pol->run_bytes);
+	if (!rt->pol->init(rt, &rt->choices, e))
+		goto err;
+	pol_made = true;
+	if (!plat_rt_init(rt, e))
+		goto err;
+	plat_made = true;
+	assert(rt->choices.runq_size >= 2 &&
+	       (rt->choices.runq_size & (rt->choices.runq_size - 1)) == 0);
+	sched_init(rt);
+	make_ps(rt);
 	rt_mech_init(rt);
 	if (rt->pol->placed)
 		rt->pol->placed(rt);
 	rt_netpoll_init(rt);
 	/* From here rt_free undoes it all, the body's half-made state too. */
 	core_made = true;
-	if (!body->run_new(rt, cfg, e))
+	if (!rt->body->run_new(rt, cfg, e))
 		goto err;
 	return rt;
 
@@ -1593,7 +1646,8 @@ err:
 	if (plat_made)
 		plat_rt_fini(rt);
 	if (pol_made)
-		rt->pol->fini(rt);
+		pol_free(rt);
+	free(rt->pol_run);   /* made before a failed init, which has no fini */
 	free(rt->knobs);
 	free(rt);
 	return NULL;
@@ -1614,7 +1668,7 @@ void rt_run(struct rt *rt)
 	rt->body->main_init(rt, main_g);
 	if (rt->body->main_ends_run)
 		rt->main_g = main_g;
-	if (rt->no_local_runq) {
+	if (rt->choices.no_local_runq) {
 		rt_g_enq(main_g, RT_Q_NEXTG);
 		m0->nextg = main_g;
 	} else {
@@ -1758,7 +1812,7 @@ void rt_free(struct rt *rt)
 		rt->body->run_free(rt);
 	rt_netpoll_fini(rt);
 	plat_rt_fini(rt);
-	rt->pol->fini(rt);
+	pol_free(rt);
 	rt_mech_fini(rt);
 	for (size_t i = 0; i < rt->nallg; i++) {
 		plat_g_free(rt, rt->allg[i]);
@@ -1770,7 +1824,7 @@ void rt_free(struct rt *rt)
 	free(rt->gslabs);
 	free(rt->allg);
 	for (int i = 0; i < rt->procs; i++) {
-		plat_free(rt->allp[i]->runq, rt->runq_size * sizeof(plat_ptr));
+		plat_free(rt->allp[i]->runq, rt->choices.runq_size * sizeof(plat_ptr));
 		free(rt->allp[i]->runqbatch);
 		rt_timers_free(rt->allp[i]);
 		free(rt->allp[i]);

@@ -156,18 +156,37 @@ struct numa {
 	plat_u32 rr_next;                /* atomic: the next root's place in rr */
 	uint32_t burst_batch;
 	uint32_t stack_after;
-	/* [procs]: each P's burst roots not yet dealt, linked through
-	 * schedlink; only the M holding the P touches its batch, and it deals
-	 * the rest out before it next looks for work (numa_find) */
-	struct batch { struct g *head, *tail; uint32_t n; } *batch;
 };
 
-static bool numa_init(struct rt *rt, struct err *e)
+/* A P's: its burst roots not yet dealt, linked through schedlink; only
+ * the M holding the P touches its batch, and it deals the rest out before
+ * it next looks for work (numa_find). */
+struct numa_p {
+	struct g *head, *tail;
+	uint32_t n;
+};
+
+/* A G's. */
+struct numa_g {
+	struct p *home;          /* the P it last ran on [numa_find_runnable], NULL before */
+	uint32_t remote_runs;    /* runs in a row on a node other than its stack's */
+};
+
+static inline struct numa *numa_of(struct rt *rt)
+{
+	return rt_pol_run(rt);
+}
+static inline struct numa_g *numa_g(struct rt *rt, struct g *g)
+{
+	return rt_pol_g(rt, g);
+}
+
+static bool numa_init(struct rt *rt, struct pol_choices *c, struct err *e)
 {
 	(void)e;
-	struct numa *nu = xcalloc(1, sizeof(*nu));
+	struct numa *nu = numa_of(rt);
 	const int64_t *k = rt->knobs;
-	rt->runq_size = (uint32_t)k[K_RUNQ_SIZE];
+	c->runq_size = (uint32_t)k[K_RUNQ_SIZE];
 	nu->global_check = (uint32_t)k[K_GLOBAL_CHECK];
 	nu->steal_tries = (int)k[K_STEAL_TRIES];
 	nu->runnext_delay_us = k[K_RUNNEXT_DELAY];
@@ -184,17 +203,16 @@ static bool numa_init(struct rt *rt, struct err *e)
 	nu->stack_after = (uint32_t)k[K_STACK_MIGRATE];
 	nu->shared = k[K_SHARED_QUEUE] != 0;
 	nu->net_prio = k[K_NET_PRIO] != 0;
-	rt->sysmon = true;
-	rt->preempt_ns = k[K_PREEMPT] * 1000000;
-	rt->syscall_retake_ns = k[K_RETAKE] * 1000;
-	rt->node_queues = k[K_NODE_QUEUES] != 0;
-	rt->node_mpools = k[K_NODE_MPOOLS] != 0;
-	rt->lastm = k[K_LASTM] != 0;
-	rt->node_heaps = k[K_NODE_HEAPS] != 0;
-	rt->shared_queues = nu->shared || nu->net_prio;
+	c->sysmon = true;
+	c->preempt_ns = k[K_PREEMPT] * 1000000;
+	c->syscall_retake_ns = k[K_RETAKE] * 1000;
+	c->node_queues = k[K_NODE_QUEUES] != 0;
+	c->node_mpools = k[K_NODE_MPOOLS] != 0;
+	c->lastm = k[K_LASTM] != 0;
+	c->node_heaps = k[K_NODE_HEAPS] != 0;
+	c->shared_queues = nu->shared || nu->net_prio;
 	rt_steal_order_reset(&nu->order, (uint32_t)rt->procs);
 	nu->nnodes = rt->topo->nnodes;
-	rt->pol_state = nu;
 	return true;
 }
 
@@ -202,7 +220,7 @@ static bool numa_init(struct rt *rt, struct err *e)
  * and placed the Ps, before the run. */
 static void numa_placed(struct rt *rt)
 {
-	struct numa *nu = rt->pol_state;
+	struct numa *nu = numa_of(rt);
 	const struct topo *t = rt->topo;
 	int nn = nu->nnodes;
 	nu->near = xcalloc((size_t)nn * (size_t)nn, sizeof(*nu->near));
@@ -235,7 +253,6 @@ static void numa_placed(struct rt *rt)
 			rt_steal_order_reset(&nu->node_order[n], (uint32_t)nu->node_nps[n]);
 	/* round robin: the first P of each node, then the second of each... */
 	nu->rr = xcalloc((size_t)rt->procs, sizeof(*nu->rr));
-	nu->batch = xcalloc((size_t)rt->procs, sizeof(*nu->batch));
 	int k = 0;
 	for (int j = 0; k < rt->procs; j++)
 		for (int n = 0; n < nn; n++)
@@ -246,9 +263,7 @@ static void numa_placed(struct rt *rt)
 
 static void numa_fini(struct rt *rt)
 {
-	struct numa *nu = rt->pol_state;
-	if (!nu)
-		return;
+	struct numa *nu = numa_of(rt);
 	rt_steal_order_free(&nu->order);
 	if (nu->node_ps) {
 		for (int n = 0; n < nu->nnodes; n++) {
@@ -261,9 +276,6 @@ static void numa_fini(struct rt *rt)
 	free(nu->node_order);
 	free(nu->near);
 	free(nu->rr);
-	free(nu->batch);
-	free(nu);
-	rt->pol_state = NULL;
 }
 
 /* ---- Placing Gs ---- */
@@ -313,21 +325,21 @@ static struct p *next_root_p(struct rt *rt, struct numa *nu)
 /* The roots of a burst held back on m's P, dealt to the next P round. */
 static void deal_batch(struct m *m, struct numa *nu)
 {
-	struct batch *b = &nu->batch[m->p->id];
+	struct numa_p *b = rt_pol_p(m->p);
 	if (!b->n)
 		return;
 	for (struct g *g = b->head; g; g = g->schedlink)
 		rt_g_deq(g, RT_Q_POLICY);
 	struct g *head = b->head, *tail = b->tail;
 	uint32_t n = b->n;
-	*b = (struct batch){ NULL, NULL, 0 };
+	*b = (struct numa_p){ NULL, NULL, 0 };
 	place_list(m, nu, next_root_p(m->rt, nu), head, tail, n);
 }
 
 static void numa_newproc(struct m *m, struct g *g)
 {
 	struct rt *rt = m->rt;
-	struct numa *nu = rt->pol_state;
+	struct numa *nu = numa_of(rt);
 	struct g *parent = m->curg;
 	if (nu->root_rr && parent && rt->body->g_spawns_root(parent)) {
 		place_on(m, nu, next_root_p(rt, nu), g);
@@ -338,7 +350,7 @@ static void numa_newproc(struct m *m, struct g *g)
 	 * robin is too expensive", says the proposal): they are dealt
 	 * burst_batch at a time instead, to one P each batch. */
 	if (nu->root_rr && parent && nu->burst && parent->burst >= nu->burst) {
-		struct batch *b = &nu->batch[m->p->id];
+		struct numa_p *b = rt_pol_p(m->p);
 		rt_g_enq(g, RT_Q_POLICY);
 		g->schedlink = NULL;
 		if (b->tail)
@@ -357,10 +369,10 @@ static void numa_newproc(struct m *m, struct g *g)
 static void numa_ready(struct m *m, struct g *g)
 {
 	struct rt *rt = m->rt;
-	struct numa *nu = rt->pol_state;
+	struct numa *nu = numa_of(rt);
 	enum rt_wake why = (enum rt_wake)g->wake;
 	struct p *here = m->p;
-	struct p *home = g->home_p >= 0 ? rt->allp[g->home_p] : here;
+	struct p *home = numa_g(rt, g)->home ? numa_g(rt, g)->home : here;
 	if (why != RT_WAKE_OTHER && nu->home_return && home && home != here) {
 		place_on(m, nu, home, g);
 		return;
@@ -525,7 +537,7 @@ static struct g *steal_work(struct m *m, struct numa *nu)
 			return g;
 		const int *near = &nu->near[home * nu->nnodes];
 		for (int k = 0; k < nu->nnodes; k++)
-			if (near[k] != home && rt->node_queues &&
+			if (near[k] != home && rt->choices.node_queues &&
 			    (g = take_node_queue(rt, m->p, near[k], 0, RT_GQ_STEAL)))
 				return g;
 		for (int k = 0; k < nu->nnodes; k++)
@@ -539,7 +551,7 @@ static struct g *numa_find(struct m *m, bool *inherit)
 {
 	struct rt *rt = m->rt;
 	struct sched *s = &rt->sched;
-	struct numa *nu = rt->pol_state;
+	struct numa *nu = numa_of(rt);
 	struct g *g;
 	deal_batch(m, nu);
 top:
@@ -575,31 +587,38 @@ top:
 
 static struct g *numa_find_runnable(struct m *m, bool *inherit)
 {
+	struct rt *rt = m->rt;
 	struct g *g = numa_find(m, inherit);
+	if (!g)
+		return NULL;
 	/* A G's home moves with it within its node only: one a P of another
 	 * node stole keeps its home, and its next timer or network wake takes
 	 * it back there (the proposal: netpoller and timers return stolen Gs
 	 * to their home P), where its memory is. */
-	if (g && (g->home_p < 0 || m->rt->allp[g->home_p]->node == m->p->node))
-		g->home_p = m->p->id;
+	struct numa_g *ng = numa_g(rt, g);
+	if (!ng->home || ng->home->node == m->p->node)
+		ng->home = m->p;
 	/* The proposal's stack migration, right before the G runs: after
 	 * stack_after runs in a row on a node other than its stack's. */
-	struct numa *nu = m->rt->pol_state;
-	if (g && nu->stack_after && rt_g_stack_modelled(m->rt, g)) {
+	struct numa *nu = numa_of(rt);
+	if (nu->stack_after && rt_g_stack_modelled(rt, g)) {
 		if (g->stack_node == m->p->node)
-			g->remote_runs = 0;
-		else if (++g->remote_runs >= nu->stack_after)
-			m->rt->body->g_stack_move(m, g, m->p->node);
+			ng->remote_runs = 0;
+		else if (++ng->remote_runs >= nu->stack_after &&
+			 rt->body->g_stack_move(m, g, m->p->node))
+			ng->remote_runs = 0;
 	}
 	return g;
 }
 
 const struct pol_ops pol_numa = {
-	.version = POL_VERSION,
 	.name = "numa",
 	.summary = "the 2014 NUMA-aware proposal: per-node queues, M pools and heaps, "
 		   "hierarchical stealing, mostly-LIFO, home Ps, round-robin roots",
 	.knobs = numa_knobs,
+	.run_bytes = sizeof(struct numa),
+	.p_bytes = sizeof(struct numa_p),
+	.g_bytes = sizeof(struct numa_g),
 	.init = numa_init,
 	.placed = numa_placed,
 	.fini = numa_fini,

@@ -22,7 +22,6 @@
 #include "core/mech.h"
 #include "policies/knobs_shared.h"
 
-#include <stdlib.h>
 
 enum {
 	K_RUNQ_SIZE,
@@ -66,11 +65,11 @@ struct steal {
 	bool runnext, inherit;
 };
 
-static bool steal_init(struct rt *rt, struct err *e)
+static bool steal_init(struct rt *rt, struct pol_choices *c, struct err *e)
 {
 	(void)e;
-	struct steal *st = xcalloc(1, sizeof(*st));
-	rt->runq_size = (uint32_t)rt->knobs[K_RUNQ_SIZE];
+	struct steal *st = rt_pol_run(rt);
+	c->runq_size = (uint32_t)rt->knobs[K_RUNQ_SIZE];
 	st->global_check = (uint32_t)rt->knobs[K_GLOBAL_CHECK];
 	if (st->global_check)
 		st->global_check_inv = UINT64_MAX / st->global_check + 1;
@@ -80,35 +79,30 @@ static bool steal_init(struct rt *rt, struct err *e)
 	st->runnext = rt->knobs[K_RUNNEXT] != 0;
 	st->inherit = rt->knobs[K_INHERIT] != 0;
 	rt_steal_order_reset(&st->order, (uint32_t)rt->procs);
-	rt->sysmon = true;
-	rt->preempt_ns = rt->knobs[K_PREEMPT] * 1000000;
-	rt->syscall_retake_ns = rt->knobs[K_RETAKE] * 1000;
-	rt->pol_state = st;
+	c->sysmon = true;
+	c->preempt_ns = rt->knobs[K_PREEMPT] * 1000000;
+	c->syscall_retake_ns = rt->knobs[K_RETAKE] * 1000;
 	return true;
 }
 
 static void steal_fini(struct rt *rt)
 {
-	struct steal *st = rt->pol_state;
-	if (!st)
-		return;
+	struct steal *st = rt_pol_run(rt);
 	rt_steal_order_free(&st->order);
-	free(st);
-	rt->pol_state = NULL;
 }
 
 /* A spawned or woken G goes to the running P, and someone is woken to
  * look for work in case this P stays busy. */
 static void steal_newproc(struct m *m, struct g *g)
 {
-	struct steal *st = m->rt->pol_state;
+	struct steal *st = rt_pol_run(m->rt);
 	rt_runqput(m->rt, m->p, g, st->runnext);
 	rt_wakep(m);
 }
 
 static void steal_ready(struct m *m, struct g *g)
 {
-	struct steal *st = m->rt->pol_state;
+	struct steal *st = rt_pol_run(m->rt);
 	rt_runqput(m->rt, m->p, g, st->runnext);
 	if (!RT_BUG(m->rt, RT_BUG_NO_WAKEP))
 		rt_wakep(m);
@@ -250,7 +244,7 @@ __attribute__((noinline)) static struct g *find_slow(struct m *m, struct steal *
 
 static struct g *steal_find_runnable(struct m *m, bool *inherit)
 {
-	struct steal *st = m->rt->pol_state;
+	struct steal *st = rt_pol_run(m->rt);
 	bool over;
 	struct g *g = find_quick(m, st, inherit, &over);
 	if (g || over)
@@ -259,11 +253,11 @@ static struct g *steal_find_runnable(struct m *m, bool *inherit)
 }
 
 const struct pol_ops pol_steal = {
-	.version = POL_VERSION,
 	.name = "steal",
 	.summary = "P-based work stealing as Go runs it today: per-P rings and runnext, "
 		   "global queue, steal half, spinning Ms",
 	.knobs = steal_knobs,
+	.run_bytes = sizeof(struct steal),
 	.init = steal_init,
 	.fini = steal_fini,
 	.newproc = steal_newproc,

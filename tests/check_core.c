@@ -63,7 +63,7 @@ START_TEST(local_queue)
 	struct fixture f;
 	fixture_open(&f, 1);
 	struct p *pp = f.rt->allp[0];
-	uint32_t n = f.rt->runq_size;
+	uint32_t n = f.rt->choices.runq_size;
 	struct g *gs = calloc(n, sizeof(*gs));
 	for (uint32_t i = 0; i < n; i++) {
 		ck_assert_msg(rt_runqget(pp, NULL) == NULL, "runq is not empty initially");
@@ -85,7 +85,7 @@ START_TEST(local_queue_steal)
 	struct fixture f;
 	fixture_open(&f, 2);
 	struct p *p1 = f.rt->allp[0], *p2 = f.rt->allp[1];
-	uint32_t n = f.rt->runq_size;
+	uint32_t n = f.rt->choices.runq_size;
 	struct g *gs = calloc(n, sizeof(*gs));
 	int *sig = calloc(n, sizeof(*sig));
 	for (uint32_t i = 0; i < n; i++) {
@@ -145,7 +145,7 @@ START_TEST(overflow_to_global)
 	struct fixture f;
 	fixture_open(&f, 1);
 	struct p *pp = f.rt->allp[0];
-	uint32_t n = f.rt->runq_size;
+	uint32_t n = f.rt->choices.runq_size;
 	struct g *gs = calloc(n + 1, sizeof(*gs));
 	for (uint32_t i = 0; i <= n; i++)
 		rt_runqput(f.rt, pp, &gs[i], false);
@@ -314,7 +314,7 @@ START_TEST(local_queue_lifo_steal)
 		uint32_t burst = 1 + rnd % 8, pops = (rnd >> 8) % (burst + 1);
 		for (uint32_t i = 0; i < burst && next < n; i++)
 			rt_runqput(f.rt, t.owner, &t.gs[next++], false);
-		if (rt_runqlen(t.owner) > f.rt->runq_size / 2)
+		if (rt_runqlen(t.owner) > f.rt->choices.runq_size / 2)
 			pops = rt_runqlen(t.owner);   /* never overflow to the global queue */
 		for (struct g *g; pops-- > 0 && (g = rt_runqget_lifo(t.owner));)
 			lifo_take(&t, g);
