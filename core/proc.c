@@ -1005,6 +1005,16 @@ struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max)
 	return g;
 }
 
+struct g *rt_globrunqtake_slow(struct rt *rt, struct p *pp, int qi, uint32_t max,
+			       enum rt_gq_why why)
+{
+	rt_lock(&rt->sched.lock);
+	rt_mech_gq_why(pp, why);
+	struct g *g = rt_globrunqget_from(rt, pp, qi, max);
+	rt_unlock(&rt->sched.lock);
+	return g;
+}
+
 /* ---- G lifetimes ---- */
 
 /* A dead G to reuse: pp's own, else a batch from its node's global list. */
@@ -1200,6 +1210,14 @@ void rt_ready(struct m *m, struct g *g)
 	ready_since(m, g, runnable_now(m->rt), RT_WAKE_OTHER);
 }
 
+void rt_yield_global(struct m *m, struct g *g)
+{
+	struct rt *rt = m->rt;
+	rt_lock(&rt->sched.lock);
+	rt_globrunqput(rt, g);
+	rt_unlock(&rt->sched.lock);
+}
+
 void rt_park_commit(struct m *m, void (*unlock)(void *), void *arg)
 {
 	m->park_unlock = unlock;
@@ -1271,16 +1289,35 @@ static void gdestroy(struct m *m, struct g *g)
 	gfput(m->rt, m->p, g);
 }
 
-/* Runs g on m until it gives control back, then deals with why.  Inline
- * in the scheduler loop, its only caller: natively the switch back from g
- * lands here, and every return between here and the loop would be
- * mispredicted (the return-stack buffer holds g's calls by then). */
-static inline __attribute__((always_inline)) void execute(struct m *m, struct g *g, bool inherit)
+/* The report's figures of g's schedule on pp, in a timed run: its wait
+ * for a P, and the schedule's fingerprint.  An untimed run (the C API's)
+ * has neither: no clock read, and its schedule is not reproducible
+ * anyway. */
+static inline __attribute__((always_inline)) void count_schedule(struct m *m, struct p *pp,
+								 struct g *g)
 {
 	struct rt *rt = m->rt;
-	struct p *pp;
-again:
-	pp = m->p;
+	int64_t now = 0;
+	if (g->runnable_since >= 0) {
+		now = plat_nanotime();
+		hist_record(&m->stats.sched_latency, (uint64_t)(now - g->runnable_since));
+		rt_mech_run(rt, pp, g, now, (uint64_t)(now - g->runnable_since));
+	}
+	/* FNV-1a over the decision: a different schedule changes the hash */
+	uint64_t h = m->stats.sched_hash ^ 0xcbf29ce484222325ULL;
+	uint64_t words[3] = { (uint64_t)now, g->goid, (uint64_t)pp->id };
+	for (int i = 0; i < 3; i++)
+		h = (h ^ words[i]) * 0x100000001b3ULL;
+	m->stats.sched_hash = h;
+}
+
+/* g, taken off its queue, starts to run on m, which holds pp: a fresh
+ * time slice on pp unless it inherits one, published for sysmon, and
+ * counted. */
+static inline __attribute__((always_inline)) void g_start(struct m *m, struct p *pp, struct g *g,
+							  bool inherit)
+{
+	struct rt *rt = m->rt;
 	assert(g->status == G_RUNNABLE && "a G runs only from a run queue");
 	assert(g->onq == RT_Q_NONE && "a G runs only once taken off its queue");
 	g->status = G_RUNNING;
@@ -1296,88 +1333,105 @@ again:
 	/* store-release: sysmon may act on g (preemptone) once it sees it */
 	plat_store_ptr(&pp->curg, g, memory_order_release);
 	m->stats.runs++;
-	if (rt->timed) {
-		/* An untimed run (the C API's) has neither figure: no clock
-		 * read, and its schedule is not reproducible anyway. */
-		int64_t now = 0;
-		if (g->runnable_since >= 0) {
-			now = plat_nanotime();
-			hist_record(&m->stats.sched_latency, (uint64_t)(now - g->runnable_since));
-			rt_mech_run(rt, pp, g, now, (uint64_t)(now - g->runnable_since));
-		}
-		/* FNV-1a over the decision: a different schedule changes the hash */
-		uint64_t h = m->stats.sched_hash ^ 0xcbf29ce484222325ULL;
-		uint64_t words[3] = { (uint64_t)now, g->goid, (uint64_t)pp->id };
-		for (int i = 0; i < 3; i++)
-			h = (h ^ words[i]) * 0x100000001b3ULL;
-		m->stats.sched_hash = h;
-	}
+	if (rt->timed)
+		count_schedule(m, pp, g);
 	count_migration(m, g, pp->cpu);
 	if (rt->tracing) {
 		int64_t ts = rt_trace_now(rt, m);
 		rt_trace_rec_at(rt, m, ts, RT_TEV_G_START, g->goid, pp->id, 0, 0);
 		rt_trace_rec_at(rt, m, ts, RT_TEV_RUNQ, 0, pp->id, rt_trace_runqlen(pp), 0);
 	}
+}
 
+/* g yielded, or was preempted: runnable again, given to the policy. */
+static void g_requeue(struct m *m, struct g *g, enum g_why why)
+{
+	struct rt *rt = m->rt;
+	if (why == G_PREEMPT)
+		m->stats.preempted++;
+	rt_trace(rt, m, why == G_PREEMPT ? RT_TEV_G_PREEMPT : RT_TEV_G_YIELD, g->goid,
+		 m->p ? m->p->id : -1, 0, 0);
+	/* Go's gopreempt_m is a Gosched: both go to the global queue */
+	g->status = G_RUNNABLE;
+	g->runwhy = why == G_PREEMPT ? RT_RUN_PREEMPT : RT_RUN_YIELD;
+	g->runnable_since = runnable_now(rt);
+	rt->pol->yield(m, g);
+}
+
+/* g is back from a system call with no P: m takes an idle one if one
+ * appeared meanwhile (true: g runs on it at once), else g is queued
+ * globally, and m parks (rt_mstart) while a P's M runs it. */
+static bool g_syscall_back(struct m *m, struct g *g)
+{
+	struct rt *rt = m->rt;
+	g->runnable_since = runnable_now(rt);
+	g->runwhy = RT_RUN_SYSCALL;
+	rt_lock(&rt->sched.lock);
+	struct p *idle = rt_pidleget_near(rt, plat_node());
+	if (!idle)
+		rt_globrunqput(rt, g);
+	rt_unlock(&rt->sched.lock);
+	if (idle)
+		rt_acquirep(m, idle);
+	return idle != NULL;
+}
+
+/* g parked: only now, with g off m, may others find and ready it. */
+static void g_parked(struct m *m, struct g *g)
+{
+	m->stats.gparks++;
+	if (m->rt->tracing)
+		rt_trace_block(m, g);
+	g->status = G_WAITING;
+	void (*unlock)(void *) = m->park_unlock;
+	m->park_unlock = NULL;
+	if (unlock)
+		unlock(m->park_arg);
+}
+
+static void g_exited(struct m *m, struct g *g)
+{
+	struct rt *rt = m->rt;
+	rt_trace(rt, m, RT_TEV_G_END, g->goid, m->p ? m->p->id : -1, 0, 0);
+	if (g == rt->main_g) {
+		/* A C program ends when its main does, as a Go program does:
+		 * the Gs still parked are dropped. */
+		rt_lock(&rt->sched.lock);
+		stop_run(rt);
+		rt_unlock(&rt->sched.lock);
+	}
+	gdestroy(m, g);
+}
+
+/* Runs g on m until it gives control back, then deals with why.  Inline
+ * in the scheduler loop, its only caller: natively the switch back from g
+ * lands here, and every return between here and the loop would be
+ * mispredicted (the return-stack buffer holds g's calls by then). */
+static inline __attribute__((always_inline)) void execute(struct m *m, struct g *g, bool inherit)
+{
+again:
+	g_start(m, m->p, g, inherit);
 	enum g_why why = plat_execute(m, g);
-
 	m->curg = NULL;
 	g->m = NULL;
 	if (m->p)
 		plat_store_ptr(&m->p->curg, NULL, memory_order_relaxed);
 	switch (why) {
 	case G_PREEMPT:
-		m->stats.preempted++;
-		/* fall through */
 	case G_YIELD:
-		rt_trace(rt, m, why == G_PREEMPT ? RT_TEV_G_PREEMPT : RT_TEV_G_YIELD, g->goid,
-			 m->p ? m->p->id : -1, 0, 0);
-		/* Go's gopreempt_m is a Gosched: both go to the global queue */
-		g->status = G_RUNNABLE;
-		g->runwhy = why == G_PREEMPT ? RT_RUN_PREEMPT : RT_RUN_YIELD;
-		g->runnable_since = runnable_now(rt);
-		rt->pol->yield(m, g);
+		g_requeue(m, g, why);
 		break;
-	case G_NOP: {
-		/* Back from a system call with no P: take an idle one if one
-		 * appeared meanwhile, else queue the G globally; then m parks
-		 * (rt_mstart) and a P's M will run it. */
-		g->runnable_since = runnable_now(rt);
-		g->runwhy = RT_RUN_SYSCALL;
-		rt_lock(&rt->sched.lock);
-		struct p *idle = rt_pidleget_near(rt, plat_node());
-		if (!idle)
-			rt_globrunqput(rt, g);
-		rt_unlock(&rt->sched.lock);
-		if (idle) {
-			rt_acquirep(m, idle);
+	case G_NOP:
+		if (g_syscall_back(m, g)) {
 			inherit = false;
 			goto again;
 		}
 		break;
-	}
-	case G_PARK: {
-		/* Only now, with the G off the M, may others find and ready it. */
-		m->stats.gparks++;
-		if (rt->tracing)
-			rt_trace_block(m, g);
-		g->status = G_WAITING;
-		void (*unlock)(void *) = m->park_unlock;
-		m->park_unlock = NULL;
-		if (unlock)
-			unlock(m->park_arg);
+	case G_PARK:
+		g_parked(m, g);
 		break;
-	}
 	case G_EXIT:
-		rt_trace(rt, m, RT_TEV_G_END, g->goid, m->p ? m->p->id : -1, 0, 0);
-		if (g == rt->main_g) {
-			/* A C program ends when its main does, as a Go program
-			 * does: the Gs still parked are dropped. */
-			rt_lock(&rt->sched.lock);
-			stop_run(rt);
-			rt_unlock(&rt->sched.lock);
-		}
-		gdestroy(m, g);
+		g_exited(m, g);
 		break;
 	}
 }

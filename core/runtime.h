@@ -772,6 +772,17 @@ static inline uint32_t rt_globrunqsize(struct rt *rt, int qi)
 	struct sched *s = &rt->sched;
 	return plat_load_u32(s->ngq > 1 ? &s->gq[qi].size : &s->runqsize, memory_order_relaxed);
 }
+/* Gs for pp from queue qi as rt_globrunqget_from takes them (max 0: a
+ * batch), the take counted under why [core/mech.h], if its length hint
+ * says it holds any: sched.lock is taken and released here.  Returns one
+ * G (the rest on pp's ring), or NULL. */
+struct g *rt_globrunqtake_slow(struct rt *rt, struct p *pp, int qi, uint32_t max,
+			       enum rt_gq_why why);
+static inline struct g *rt_globrunqtake(struct rt *rt, struct p *pp, int qi, uint32_t max,
+					enum rt_gq_why why)
+{
+	return rt_globrunqsize(rt, qi) ? rt_globrunqtake_slow(rt, pp, qi, max, why) : NULL;
+}
 /* The run is over [proc: The end of a run]: the scheduler loops return. */
 static inline bool rt_done(struct rt *rt)
 {
@@ -785,6 +796,10 @@ static inline bool rt_done(struct rt *rt)
 struct g *rt_newg(struct m *m);
 void rt_startg(struct m *m, struct g *g);
 void rt_ready(struct m *m, struct g *g);
+/* A yielding or preempted G to the global queue (its M's node's), with no
+ * M woken: this M looks there itself in a moment (Go's goschedImpl).  A
+ * policy's yield. */
+void rt_yield_global(struct m *m, struct g *g);
 /* From a running G: gives control back to the scheduler with why; for
  * G_PARK, unlock(arg) runs on the M once the G is off it. */
 void rt_park_commit(struct m *m, void (*unlock)(void *), void *arg);

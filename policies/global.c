@@ -113,6 +113,18 @@ static bool idle_spin(struct m *m, int64_t ns)
 	return found;
 }
 
+/* With sched.lock held: the queue's oldest G, the lock released if there
+ * is one. */
+static struct g *take_locked(struct m *m)
+{
+	struct rt *rt = m->rt;
+	rt_mech_gq_why(m->p, RT_GQ_ONLY);
+	struct g *g = rt_globrunqget(rt, m->p, 1);
+	if (g)
+		rt_unlock(&rt->sched.lock);
+	return g;
+}
+
 static struct g *global_find_runnable(struct m *m, bool *inherit)
 {
 	struct rt *rt = m->rt;
@@ -135,12 +147,8 @@ top:
 	if (g)
 		return g;
 	rt_lock(&s->lock);
-	rt_mech_gq_why(m->p, RT_GQ_ONLY);
-	g = rt_globrunqget(rt, m->p, 1);
-	if (g) {
-		rt_unlock(&s->lock);
+	if ((g = take_locked(m)))
 		return g;
-	}
 	if (gl->idle_spin_ns && !spun) {
 		rt_unlock(&s->lock);
 		spun = true;
@@ -157,12 +165,8 @@ top:
 		rt_unlock(&s->lock);
 		rt_netpoll_now(m);
 		rt_lock(&s->lock);
-		rt_mech_gq_why(m->p, RT_GQ_ONLY);
-	g = rt_globrunqget(rt, m->p, 1);
-		if (g) {
-			rt_unlock(&s->lock);
+		if ((g = take_locked(m)))
 			return g;
-		}
 	}
 	rt_pidleput(rt, rt_releasep(m));
 	rt_unlock(&s->lock);

@@ -56,13 +56,7 @@
 #include <stdlib.h>
 
 enum {
-	K_RUNQ_SIZE,
-	K_GLOBAL_CHECK,
-	K_STEAL_TRIES,
-	K_RUNNEXT_DELAY,
-	K_SPINNING_PCT,
-	K_RUNNEXT,
-	K_PREEMPT,
+	K_PREEMPT = KS__COUNT,
 	K_RETAKE,
 	K_NODE_QUEUES,
 	K_NODE_MPOOLS,
@@ -82,16 +76,12 @@ enum {
 };
 
 static const struct pol_knob numa_knobs[] = {
-	[K_RUNQ_SIZE] = SHARED_KNOB_RUNQ_SIZE("slots in each P's private ring; a full ring moves half "
-					      "of itself to its node's global queue"),
-	[K_GLOBAL_CHECK] = SHARED_KNOB_GLOBAL_CHECK("every Nth schedule on a P takes from its node's "
-						    "global queue first (0: never first)"),
-	[K_STEAL_TRIES] = SHARED_KNOB_STEAL_TRIES("passes over the other Ps and queues before an M "
-						  "drops its P"),
-	[K_RUNNEXT_DELAY] = SHARED_KNOB_RUNNEXT_DELAY,
-	[K_SPINNING_PCT] = SHARED_KNOB_SPINNING_PCT,
-	[K_RUNNEXT] = SHARED_KNOB_RUNNEXT("a G spawned or readied by a running G goes to its P's "
-					  "runnext slot"),
+	SHARED_KNOBS("slots in each P's private ring; a full ring moves half of itself to its "
+		     "node's global queue",
+		     "every Nth schedule on a P takes from its node's global queue first (0: "
+		     "never first)",
+		     "passes over the other Ps and queues before an M drops its P",
+		     "a G spawned or readied by a running G goes to its P's runnext slot"),
 	[K_PREEMPT] = SHARED_KNOB_PREEMPT,
 	[K_RETAKE] = SHARED_KNOB_RETAKE("sysmon takes the P of a G blocked this long in a system "
 					"call"),
@@ -139,13 +129,10 @@ static const struct pol_knob numa_knobs[] = {
 };
 
 struct numa {
+	struct shared_knobs sk;
 	struct rt_steal_order order;     /* over all Ps, without hier_steal */
-	uint32_t global_check;
-	int steal_tries;
-	int64_t runnext_delay_us;
 	int64_t remote_delay_ns;
-	uint32_t spinning_pct;
-	bool runnext, hier, lifo, home_return, root_rr, shared, net_prio;
+	bool hier, lifo, home_return, root_rr, shared, net_prio;
 	uint32_t fifo_interval, burst;
 	int nnodes;
 	int *near;                       /* nnodes x nnodes: nodes by distance from each */
@@ -186,12 +173,7 @@ static bool numa_init(struct rt *rt, struct pol_choices *c, struct err *e)
 	(void)e;
 	struct numa *nu = numa_of(rt);
 	const int64_t *k = rt->knobs;
-	c->runq_size = (uint32_t)k[K_RUNQ_SIZE];
-	nu->global_check = (uint32_t)k[K_GLOBAL_CHECK];
-	nu->steal_tries = (int)k[K_STEAL_TRIES];
-	nu->runnext_delay_us = k[K_RUNNEXT_DELAY];
-	nu->spinning_pct = (uint32_t)k[K_SPINNING_PCT];
-	nu->runnext = k[K_RUNNEXT] != 0;
+	shared_knobs_read(&nu->sk, c, k, K_PREEMPT, K_RETAKE);
 	nu->hier = k[K_HIER_STEAL] != 0;
 	nu->lifo = k[K_LIFO] != 0;
 	nu->fifo_interval = (uint32_t)k[K_FIFO_INTERVAL];
@@ -203,9 +185,6 @@ static bool numa_init(struct rt *rt, struct pol_choices *c, struct err *e)
 	nu->stack_after = (uint32_t)k[K_STACK_MIGRATE];
 	nu->shared = k[K_SHARED_QUEUE] != 0;
 	nu->net_prio = k[K_NET_PRIO] != 0;
-	c->sysmon = true;
-	c->preempt_ns = k[K_PREEMPT] * 1000000;
-	c->syscall_retake_ns = k[K_RETAKE] * 1000;
 	c->node_queues = k[K_NODE_QUEUES] != 0;
 	c->node_mpools = k[K_NODE_MPOOLS] != 0;
 	c->lastm = k[K_LASTM] != 0;
@@ -362,7 +341,7 @@ static void numa_newproc(struct m *m, struct g *g)
 			deal_batch(m, nu);
 		return;
 	}
-	rt_runqput(rt, m->p, g, nu->runnext);
+	rt_runqput(rt, m->p, g, nu->sk.runnext);
 	rt_wakep(m);
 }
 
@@ -389,7 +368,7 @@ static void numa_ready(struct m *m, struct g *g)
 		rt_startm(m, NULL, false);
 		return;
 	}
-	bool next = nu->runnext;
+	bool next = nu->sk.runnext;
 	if (nu->net_prio) {
 		if (why == RT_WAKE_NET_ACCEPT) {
 			rt_sharedq_put(rt, here, g);
@@ -403,15 +382,6 @@ static void numa_ready(struct m *m, struct g *g)
 	}
 	rt_runqput(rt, here, g, next);
 	rt_wakep(m);
-}
-
-/* A yielding or preempted G goes to its node's global queue. */
-static void numa_yield(struct m *m, struct g *g)
-{
-	struct rt *rt = m->rt;
-	rt_lock(&rt->sched.lock);
-	rt_globrunqput(rt, g);
-	rt_unlock(&rt->sched.lock);
 }
 
 /* ---- Finding work ---- */
@@ -440,14 +410,7 @@ static struct g *local_get(struct numa *nu, struct p *pp, bool *inherit)
 static struct g *take_node_queue(struct rt *rt, struct p *pp, int node, uint32_t max,
 				 enum rt_gq_why why)
 {
-	int qi = rt_gq_of_node(rt, node);
-	if (!rt_globrunqsize(rt, qi))
-		return NULL;
-	rt_lock(&rt->sched.lock);
-	rt_mech_gq_why(pp, why);
-	struct g *g = rt_globrunqget_from(rt, pp, qi, max);
-	rt_unlock(&rt->sched.lock);
-	return g;
+	return rt_globrunqtake(rt, pp, rt_gq_of_node(rt, node), max, why);
 }
 
 /* An idle P whose shared queue still holds work after a thief took a G
@@ -492,7 +455,7 @@ static struct g *steal_from(struct m *m, struct numa *nu, struct p *p2, bool las
 	uint32_t n = 0;
 	struct g *g = NULL;
 	if (!rt_p_is_idle(rt, p2->id))
-		g = rt_runqsteal(rt, pp, p2, last, nu->runnext_delay_us, &n);
+		g = rt_runqsteal(rt, pp, p2, last, nu->sk.runnext_delay_us, &n);
 	if (!g && p2->sharedq_used && (g = rt_sharedq_get_ready_by(p2, ready_by))) {
 		n = 1;
 		wake_owner(rt, p2);
@@ -521,8 +484,8 @@ static struct g *steal_work(struct m *m, struct numa *nu)
 {
 	struct rt *rt = m->rt;
 	int home = m->p->node;
-	for (int i = 0; i < nu->steal_tries; i++) {
-		bool last = i == nu->steal_tries - 1;
+	for (int i = 0; i < nu->sk.steal_tries; i++) {
+		bool last = i == nu->sk.steal_tries - 1;
 		if (!nu->hier) {
 			for (struct rt_steal_enum e = rt_steal_order_start(&nu->order, rt_fastrand(m));
 			     !rt_steal_enum_done(&e); rt_steal_enum_next(&e)) {
@@ -562,7 +525,7 @@ top:
 	rt_check_timers(m, pp, 0);
 
 	/* fairness: the node's queue first, now and then */
-	if (nu->global_check && pp->schedtick % nu->global_check == 0 &&
+	if (nu->sk.global_check && pp->schedtick % nu->sk.global_check == 0 &&
 	    (g = take_node_queue(rt, pp, pp->node, 1, RT_GQ_FAIRNESS)))
 		return g;
 	if ((g = local_get(nu, pp, inherit)))
@@ -574,7 +537,7 @@ top:
 		if ((g = local_get(nu, pp, inherit)))
 			return g;
 	}
-	if (rt_trybecomespinning(m, nu->spinning_pct) && (g = steal_work(m, nu)))
+	if (rt_trybecomespinning(m, nu->sk.spinning_pct) && (g = steal_work(m, nu)))
 		return g;
 
 	/* Drop the P, after a last look at every node's queue, nearest
@@ -625,6 +588,6 @@ const struct pol_ops pol_numa = {
 	.newproc = numa_newproc,
 	.ready = numa_ready,
 	.ready_net = true,
-	.yield = numa_yield,
+	.yield = rt_yield_global,          /* to its node's global queue */
 	.find_runnable = numa_find_runnable,
 };
