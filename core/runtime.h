@@ -228,10 +228,10 @@ struct select_case {
  * the second the platform's context, the third what a channel wait uses,
  * the fourth what is set when the G is made and read only in a timed run,
  * by a policy that uses it, or by a less common wait.  Natively that is
- * 216 bytes, and the body's state follows in the fourth line (a C
- * function's call: 256 bytes a G); making a G writes its first and fourth
- * lines, running it the first two.  Gs are allocated on cache-line
- * boundaries (gslab_new). */
+ * 208 bytes, and the body's state follows in the fourth line, then the
+ * policy's (a C function's call, and numa's records: 256 bytes a G);
+ * making a G writes its first and fourth lines, running it the first
+ * two.  Gs are allocated on cache-line boundaries (gslab_new). */
 struct g {
 	struct g *schedlink;     /* next on a free list or a shared queue, or readied together */
 	enum g_status status;
