@@ -32,7 +32,6 @@
 #include "core/runtime.h"
 #include "core/mech.h"
 
-
 enum {
 	K_HANDOFF,
 	K_IDLE_SPIN,

@@ -22,7 +22,6 @@
 #include "core/mech.h"
 #include "policies/knobs_shared.h"
 
-
 enum {
 	K_INHERIT = KS__COUNT,
 	K_PREEMPT,
