@@ -351,7 +351,9 @@ static void numa_ready(struct m *m, struct g *g)
 	struct numa *nu = numa_of(rt);
 	enum rt_wake why = (enum rt_wake)g->wake;
 	struct p *here = m->p;
-	struct p *home = numa_g(rt, g)->home ? numa_g(rt, g)->home : here;
+	struct p *home = numa_g(rt, g)->home;
+	if (!home)
+		home = here;
 	if (why != RT_WAKE_OTHER && nu->home_return && home && home != here) {
 		place_on(m, nu, home, g);
 		return;
