@@ -257,10 +257,11 @@ struct g {
 	uint8_t waitreason;      /* why it is parked (enum rt_wait) */
 
 	uint64_t goid;
-	/* The node its stack is (to be) on, its maker's at first: the G's
-	 * stack is the core's, kept in a body that models it
-	 * [body_ops.g_stack_modelled], which sets this and moves the stack
-	 * (g_stack_move); a policy that moves stacks reads it. */
+	/* The node its stack is (to be) on, its maker's at first.  A G's
+	 * stack is the core's (plat_g's natively; in simulation a body may
+	 * model one: body_ops.g_stack_modelled), like where the G last ran:
+	 * the body that models it sets this, also when it moves the stack
+	 * (g_stack_move), and a policy that moves stacks reads it. */
 	int stack_node;
 	/* Made at its first select or sleep, kept while the G struct is
 	 * reused: inline, they would make every G a line longer for the few
