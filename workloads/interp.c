@@ -595,7 +595,6 @@ static bool g_stack_move(struct m *m, struct g *g, int node)
 	plat_touch(to, 0, bytes, RT_SEQUENTIAL, true, 0);
 	f->stack = to;
 	g->stack_node = node;
-	g->remote_runs = 0;
 	m->stats.stack_moves++;
 	return true;
 }
@@ -998,7 +997,7 @@ static int op_alloc(struct m *m, struct g *g, struct gframe *f, const struct pro
 	int64_t bytes = eval(m, g, &op->x);
 	uint32_t place = op->a;
 	if (place == RT_PLACE_HEAP)
-		place = rt->node_heaps ? RT_PLACE_LOCAL : RT_PLACE_FIRST_TOUCH;
+		place = rt->choices.node_heaps ? RT_PLACE_LOCAL : RT_PLACE_FIRST_TOUCH;
 	int node = place == RT_PLACE_LOCAL ? plat_node() : (int)eval(m, g, &op->y);
 	if (bytes < 0) {
 		rt_panic(m, "alloc of %lld bytes failed", (long long)bytes);
