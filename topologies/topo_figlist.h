@@ -12,7 +12,8 @@
  *             ("cache_sizes"), not under "latency";
  *   path   -- the JSON path below "latency" (or the root, for SIZE), as
  *             `topo --json` writes it and "provenance" names it;
- *   where  -- offset of the value in struct topo_latency (LAT(field));
+ *   where  -- offset of the value in struct topo_latency (LAT(field)); 0 for
+ *             MATRIX and SIZE, which live in struct topo;
  *   count  -- HOPS: offset of the given length (an int), else 0;
  *   unit   -- "ns", "GB/s", "B" or "" (a ratio);
  *   lo, hi -- the sane bounds: a figure read from a file outside [lo, hi]
@@ -21,7 +22,8 @@
  *             so far pass with room (a busy KVM guest measured DRAM at
  *             1.2 us and an L3 stream at 1.2 GB/s); lo 0 admits a cost
  *             that may be nothing;
- *   use    -- whether a machine uses the figure (USE_*, topo_figures.c);
+ *   use    -- whether a machine uses the figure (USE_*, topo_figures.c): a
+ *             cache level's, where the level is present;
  *   source -- where the default comes from (docs/topology.md's table);
  *   doc    -- a short phrase saying what it is, for messages.
  *
@@ -52,31 +54,24 @@
 	"assumption: carving a stack and faulting its first page in, about 1 us (calibrate " \
 	"measured 1.7 us on a KVM guest, 0.08 us for a reused stack)"
 
+/* The four cache levels' figures under key: where(l) is level l's offset. */
+#define TOPO_LEVELS(X, shape, key, where, unit, lo, hi, doc, s1, s2, s3, s4) \
+	X(shape, key ".L1", where(1), 0, unit, lo, hi, USE_L1, s1, doc " L1") \
+	X(shape, key ".L2", where(2), 0, unit, lo, hi, USE_L2, s2, doc " L2") \
+	X(shape, key ".L3", where(3), 0, unit, lo, hi, USE_L3, s3, doc " L3") \
+	X(shape, key ".L4", where(4), 0, unit, lo, hi, USE_L4, s4, doc " L4")
+#define TOPO_AT_CACHE_NS(l) LAT(cache_ns[l])
+#define TOPO_AT_CACHE_BW(l) LAT(cache_bw_gbs[l])
+#define TOPO_AT_ROOT(l) 0  /* t->cache_sizes[l] */
+
 #define TOPO_FIGURES(X) \
-	X(SCALAR, "cache_ns.L1", LAT(cache_ns[1]), 0, "ns", 0.1, 1e4, USE_L1, \
-	  TOPO_SRC_CACHE_L1, "an L1 hit") \
-	X(SCALAR, "cache_ns.L2", LAT(cache_ns[2]), 0, "ns", 0.1, 1e4, USE_L2, \
-	  TOPO_SRC_CACHE_L2, "an L2 hit") \
-	X(SCALAR, "cache_ns.L3", LAT(cache_ns[3]), 0, "ns", 0.1, 1e4, USE_L3, \
-	  TOPO_SRC_CACHE_L3, "an L3 hit") \
-	X(SCALAR, "cache_ns.L4", LAT(cache_ns[4]), 0, "ns", 0.1, 1e4, USE_L4, \
-	  TOPO_SRC_GUESS, "an L4 hit") \
-	X(SCALAR, "cache_bw_gbs.L1", LAT(cache_bw_gbs[1]), 0, "GB/s", 0.01, 1e5, USE_L1, \
-	  TOPO_SRC_BW_L1, "one core's stream of L1 hits") \
-	X(SCALAR, "cache_bw_gbs.L2", LAT(cache_bw_gbs[2]), 0, "GB/s", 0.01, 1e5, USE_L2, \
-	  TOPO_SRC_BW_L2, "one core's stream of L2 hits") \
-	X(SCALAR, "cache_bw_gbs.L3", LAT(cache_bw_gbs[3]), 0, "GB/s", 0.01, 1e5, USE_L3, \
-	  TOPO_SRC_BW_L3, "one core's stream of L3 hits") \
-	X(SCALAR, "cache_bw_gbs.L4", LAT(cache_bw_gbs[4]), 0, "GB/s", 0.01, 1e5, USE_L4, \
-	  TOPO_SRC_GUESS, "one core's stream of L4 hits") \
-	X(SIZE, "cache_sizes.L1", 0, 0, "B", 1024, 0x1p40, USE_ALWAYS, NULL, \
-	  "the L1's effective size") \
-	X(SIZE, "cache_sizes.L2", 0, 0, "B", 1024, 0x1p40, USE_ALWAYS, NULL, \
-	  "the L2's effective size") \
-	X(SIZE, "cache_sizes.L3", 0, 0, "B", 1024, 0x1p40, USE_ALWAYS, NULL, \
-	  "the L3's effective size") \
-	X(SIZE, "cache_sizes.L4", 0, 0, "B", 1024, 0x1p40, USE_ALWAYS, NULL, \
-	  "the L4's effective size") \
+	TOPO_LEVELS(X, SCALAR, "cache_ns", TOPO_AT_CACHE_NS, "ns", 0.1, 1e4, "a hit in", \
+		    TOPO_SRC_CACHE_L1, TOPO_SRC_CACHE_L2, TOPO_SRC_CACHE_L3, TOPO_SRC_GUESS) \
+	TOPO_LEVELS(X, SCALAR, "cache_bw_gbs", TOPO_AT_CACHE_BW, "GB/s", 0.01, 1e5, \
+		    "one core's stream of hits in", TOPO_SRC_BW_L1, TOPO_SRC_BW_L2, TOPO_SRC_BW_L3, \
+		    TOPO_SRC_GUESS) \
+	TOPO_LEVELS(X, SIZE, "cache_sizes", TOPO_AT_ROOT, "B", 1024, 0x1p40, \
+		    "the effective size of", NULL, NULL, NULL, NULL) \
 	X(SCALAR, "c2c_ns.core", LAT(c2c_core_ns), 0, "ns", 0.1, 1e5, USE_SMT, \
 	  "SMT siblings share L1 and L2 (estimate)", "a line transfer between SMT siblings") \
 	X(SCALAR, "c2c_ns.group", LAT(c2c_group_ns), 0, "ns", 0.1, 1e5, USE_GROUPS, \

@@ -161,8 +161,9 @@ static void add_spec(struct fig_build *b, const struct topo_fig_spec *s)
 		break;
 	case TOPO_SHAPE_SIZE: {
 		int level = s->path[strlen(s->path) - 1] - '0';
-		if (t->cache_sizes[level])
-			add(b, s->source, s->unit, true, (double)t->cache_sizes[level], "%s", s->path);
+		if (t->cache_sizes[level])  /* as given: a level the machine has */
+			add(b, s->source, s->unit, applies(b, s->use), (double)t->cache_sizes[level],
+			    "%s", s->path);
 		break;
 	}
 	case TOPO_SHAPE_HOPS:

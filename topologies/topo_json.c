@@ -68,33 +68,47 @@ static bool parse_hops(const struct jv *j, const struct topo_fig_spec *s, const 
 	return true;
 }
 
+/* An n x n node matrix given as rows: the rows' count and each row's
+ * length (distances, dram_ns.matrix). */
+static bool matrix_rows(const struct jv *j, const cJSON *m, const char *p, int n)
+{
+	if (!jv_array(j, m, p))
+		return false;
+	if (cJSON_GetArraySize(m) != n)
+		return jv_fail(j, p, "must be a %dx%d matrix (one row per NUMA node), got %d rows", n, n,
+			       cJSON_GetArraySize(m));
+	return true;
+}
+
+static bool matrix_row(const struct jv *j, const cJSON *row, const char *q, int n)
+{
+	if (!jv_array(j, row, q))
+		return false;
+	if (cJSON_GetArraySize(row) != n)
+		return jv_fail(j, q, "matrix is not square: row has %d entries, expected %d",
+			       cJSON_GetArraySize(row), n);
+	return true;
+}
+
 /* "matrix": DRAM latency measured for every (accessing node, home node)
  * pair; it prices every access, whatever "local", "hops" and the SLIT say. */
 static bool parse_dram_matrix(const struct jv *j, const struct topo_fig_spec *s, const cJSON *m,
 			      const char *p, struct topo *t)
 {
 	int n = t->nnodes;
-	if (!jv_array(j, m, p))
-		return false;
 	/* each entry is a figure with its provenance: a million at most */
-	if (n > TOPO_MAX_MATRIX_NODES)
+	if (cJSON_IsArray(m) && n > TOPO_MAX_MATRIX_NODES)
 		return jv_fail(j, p, "a DRAM matrix is supported up to %d NUMA nodes; this machine has %d",
 			       TOPO_MAX_MATRIX_NODES, n);
-	if (cJSON_GetArraySize(m) != n)
-		return jv_fail(j, p, "must be a %dx%d matrix (one row per NUMA node), got %d rows", n, n,
-			       cJSON_GetArraySize(m));
+	if (!matrix_rows(j, m, p, n))
+		return false;
 	free(t->dram_matrix);
 	t->dram_matrix = xcalloc((size_t)n * (size_t)n, sizeof(double));
 	int i = 0;
 	for (const cJSON *row = m->child; row; row = row->next, i++) {
 		char q[JV_PATH];
-		jv_idx(q, sizeof(q), p, i);
-		if (!jv_array(j, row, q))
-			return false;
-		if (cJSON_GetArraySize(row) != n)
-			return jv_fail(j, q, "matrix is not square: row has %d entries, expected %d",
-				       cJSON_GetArraySize(row), n);
-		if (!parse_numbers(j, s, row, q, &t->dram_matrix[i * n]))
+		if (!matrix_row(j, row, jv_idx(q, sizeof(q), p, i), n) ||
+		    !parse_numbers(j, s, row, q, &t->dram_matrix[i * n]))
 			return false;
 	}
 	return true;
@@ -268,20 +282,13 @@ static bool parse_distances(const struct jv *j, const cJSON *d, struct topo *t)
 		t->distance[0] = 10;
 		return true;
 	}
-	if (!jv_array(j, d, path))
+	if (!matrix_rows(j, d, path, n))
 		return false;
-	if (cJSON_GetArraySize(d) != n)
-		return jv_fail(j, path, "must be a %dx%d matrix (one row per NUMA node), got %d rows", n,
-			       n, cJSON_GetArraySize(d));
 	int i = 0;
 	for (const cJSON *row = d->child; row; row = row->next, i++) {
 		char p[JV_PATH];
-		jv_idx(p, sizeof(p), path, i);
-		if (!jv_array(j, row, p))
+		if (!matrix_row(j, row, jv_idx(p, sizeof(p), path, i), n))
 			return false;
-		if (cJSON_GetArraySize(row) != n)
-			return jv_fail(j, p, "matrix is not square: row has %d entries, expected %d",
-				       cJSON_GetArraySize(row), n);
 		int k = 0;
 		for (const cJSON *v = row->child; v; v = v->next, k++) {
 			char q[JV_PATH];
