@@ -1504,6 +1504,86 @@ static bool declare_recorded(struct cc *c, const cJSON *r, const char *path)
 
 /* ---- The document ---- */
 
+/* The workload-wide objects: channels, wait groups, mutexes, regions,
+ * listeners, stacks and the recorded figures. */
+static bool declare_objects(struct cc *c, const cJSON *root)
+{
+	return declare_channels(c, cJSON_GetObjectItemCaseSensitive(root, "channels"), "$.channels") &&
+	       declare_names(c, cJSON_GetObjectItemCaseSensitive(root, "waitgroups"), "$.waitgroups",
+			     PT_WG, wl_add_waitgroup) &&
+	       declare_names(c, cJSON_GetObjectItemCaseSensitive(root, "mutexes"), "$.mutexes",
+			     PT_MUTEX, wl_add_mutex) &&
+	       declare_regions(c, cJSON_GetObjectItemCaseSensitive(root, "regions"), "$.regions", 0) &&
+	       declare_listeners(c, cJSON_GetObjectItemCaseSensitive(root, "listeners"),
+				 "$.listeners") &&
+	       declare_stacks(c, cJSON_GetObjectItemCaseSensitive(root, "stacks"), "$.stacks") &&
+	       declare_recorded(c, cJSON_GetObjectItemCaseSensitive(root, "recorded"), "$.recorded");
+}
+
+/* Every program's name, parameters and variables, before any body (a body
+ * may spawn a program declared after it); then the main one. */
+static bool declare_programs(struct cc *c, const cJSON *root, const cJSON *progs,
+			     const char *main_name)
+{
+	if (!progs)
+		return jv_fail(&c->j, "$.programs", "required key is missing");
+	if (!cJSON_IsObject(progs) || !progs->child)
+		return jv_fail(&c->j, "$.programs",
+			       "expected an object of name: program, with at least main");
+	for (const cJSON *p = progs->child; p; p = p->next) {
+		char path[JV_PATH];
+		kp(path, "$.programs", p->string);
+		if (find_prog(c, p->string) >= 0)
+			return jv_fail(&c->j, path, "key given twice");
+		if (!declare_program(c, p, path))
+			return false;
+	}
+	int m = find_prog(c, main_name);
+	if (m < 0)
+		return jv_fail(&c->j, cJSON_GetObjectItemCaseSensitive(root, "main") ? "$.main"
+			       : "$.programs", "no program named '%s' to start with", main_name);
+	c->w->main = (uint32_t)m;
+	if (c->w->progs[m].nparams) {
+		char path[JV_PATH];
+		return jv_fail(&c->j, kp(path, "$.programs", main_name),
+			       "the first program takes no parameters");
+	}
+	return true;
+}
+
+static bool compile_programs(struct cc *c, const cJSON *progs)
+{
+	uint32_t pi = 0;
+	for (const cJSON *p = progs->child; p; p = p->next, pi++) {
+		char path[JV_PATH], bpath[JV_PATH];
+		kp(path, "$.programs", p->string);
+		c->prog = pi;
+		c->nloops = 0;
+		const cJSON *body = cJSON_IsArray(p) ? p : cJSON_GetObjectItemCaseSensitive(p, "body");
+		if (!compile_body(c, body, cJSON_IsArray(p) ? path : kp(bpath, path, "body")))
+			return false;
+	}
+	return true;
+}
+
+/* What needs the whole workload: recursion, the memory budget, and the
+ * validator's word that the compiler made only valid programs. */
+static bool check_whole(struct cc *c, const char *file, struct err *e)
+{
+	struct spawn_graph g = spawn_graph(c->w);
+	bool whole_ok = check_recursion(c, &g) && check_budget(c, &g);
+	spawn_graph_free(&g);
+	if (!whole_ok)
+		return false;
+	struct err ve;
+	if (!wl_validate(c->w, &ve)) {
+		/* the compiler makes only valid programs: this is its bug */
+		err_set(e, "%s: internal error: %s", file, ve.msg);
+		return false;
+	}
+	return true;
+}
+
 struct workload *wl_compile(const char *file, const char *text, struct err *e)
 {
 	struct cc c = { .j = { file, e }, .ok = true };
@@ -1521,75 +1601,14 @@ struct workload *wl_compile(const char *file, const char *text, struct err *e)
 		goto out;
 	w = c.w = wl_new(name, desc);
 	w->file = xstrdup(file);
-	if (!declare_channels(&c, cJSON_GetObjectItemCaseSensitive(root, "channels"), "$.channels") ||
-	    !declare_names(&c, cJSON_GetObjectItemCaseSensitive(root, "waitgroups"), "$.waitgroups",
-			   PT_WG, wl_add_waitgroup) ||
-	    !declare_names(&c, cJSON_GetObjectItemCaseSensitive(root, "mutexes"), "$.mutexes",
-			   PT_MUTEX, wl_add_mutex) ||
-	    !declare_regions(&c, cJSON_GetObjectItemCaseSensitive(root, "regions"), "$.regions", 0) ||
-	    !declare_listeners(&c, cJSON_GetObjectItemCaseSensitive(root, "listeners"), "$.listeners") ||
-	    !declare_stacks(&c, cJSON_GetObjectItemCaseSensitive(root, "stacks"), "$.stacks") ||
-	    !declare_recorded(&c, cJSON_GetObjectItemCaseSensitive(root, "recorded"), "$.recorded"))
-		goto fail;
 	const cJSON *progs = cJSON_GetObjectItemCaseSensitive(root, "programs");
-	if (!progs) {
-		jv_fail(&c.j, "$.programs", "required key is missing");
-		goto fail;
+	if (!declare_objects(&c, root) || !declare_programs(&c, root, progs, main_name) ||
+	    !compile_programs(&c, progs) || !check_whole(&c, file, e)) {
+		wl_free(w);
+		w = NULL;
+		goto out;
 	}
-	if (!cJSON_IsObject(progs) || !progs->child) {
-		jv_fail(&c.j, "$.programs", "expected an object of name: program, with at least main");
-		goto fail;
-	}
-	for (const cJSON *p = progs->child; p; p = p->next) {
-		char path[JV_PATH];
-		kp(path, "$.programs", p->string);
-		if (find_prog(&c, p->string) >= 0) {
-			jv_fail(&c.j, path, "key given twice");
-			goto fail;
-		}
-		if (!declare_program(&c, p, path))
-			goto fail;
-	}
-	int m = find_prog(&c, main_name);
-	if (m < 0) {
-		jv_fail(&c.j, cJSON_GetObjectItemCaseSensitive(root, "main") ? "$.main" : "$.programs",
-			"no program named '%s' to start with", main_name);
-		goto fail;
-	}
-	w->main = (uint32_t)m;
-	if (w->progs[m].nparams) {
-		char path[JV_PATH];
-		jv_fail(&c.j, kp(path, "$.programs", main_name), "the first program takes no parameters");
-		goto fail;
-	}
-	uint32_t pi = 0;
-	for (const cJSON *p = progs->child; p; p = p->next, pi++) {
-		char path[JV_PATH];
-		kp(path, "$.programs", p->string);
-		c.prog = pi;
-		c.nloops = 0;
-		const cJSON *body = cJSON_IsArray(p) ? p : cJSON_GetObjectItemCaseSensitive(p, "body");
-		char bpath[JV_PATH];
-		if (!compile_body(&c, body, cJSON_IsArray(p) ? path : kp(bpath, path, "body")))
-			goto fail;
-	}
-	struct spawn_graph g = spawn_graph(w);
-	bool whole_ok = check_recursion(&c, &g) && check_budget(&c, &g);
-	spawn_graph_free(&g);
-	if (!whole_ok)
-		goto fail;
-	struct err ve;
-	if (!wl_validate(w, &ve)) {
-		/* the compiler makes only valid programs: this is its bug */
-		err_set(e, "%s: internal error: %s", file, ve.msg);
-		goto fail;
-	}
-	char *canon = cJSON_PrintUnformatted(root);
-	w->source_json = canon;
-	goto out;
-fail:
-	wl_free(w);
-	w = NULL;
+	w->source_json = cJSON_PrintUnformatted(root);
 out:
 	free(c.globals.ents);
 	free(c.progs_ix.ents);
