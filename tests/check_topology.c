@@ -1864,6 +1864,27 @@ START_TEST(test_defaults_are_within_the_bounds)
 }
 END_TEST
 
+/* docs/topology.md's table of bounds says what the list says: a row per
+ * figure ("cache_ns.L1..L4" for a level's four). */
+START_TEST(test_docs_bounds_table_agrees_with_the_list)
+{
+	const char *root = getenv("SCHEDLAB_SOURCE_ROOT");
+	char *path = xasprintf("%s/docs/topology.md", root && *root ? root : ".");
+	char *doc = test_read_file(path);
+	for (int i = 0; i < topo_nfig_specs; i++) {
+		const struct topo_fig_spec *s = &topo_fig_specs[i];
+		size_t n = strlen(s->path);
+		bool level = n > 3 && s->path[n - 3] == '.' && s->path[n - 2] == 'L';
+		char *row = xasprintf("| `%.*s%s` | %g | %g | %s |", (int)(level ? n - 1 : n), s->path,
+				      level ? "1..L4" : "", s->lo, s->hi, s->unit);
+		ck_assert_msg(strstr(doc, row), "%s has no row %s", path, row);
+		free(row);
+	}
+	free(doc);
+	free(path);
+}
+END_TEST
+
 /* A machine whose latency object is what `topo --json` writes for t
  * (topo_to_json's "latency" is topo_latency_json's, whole). */
 static struct topo *written_back(const struct topo *t, const char *structure)
@@ -2021,6 +2042,7 @@ Suite *make_topology_suite(void)
 			    topo_nfig_specs);
 	tcase_add_test(tc, test_absurd_figures_are_refused);
 	tcase_add_test(tc, test_defaults_are_within_the_bounds);
+	tcase_add_test(tc, test_docs_bounds_table_agrees_with_the_list);
 	tcase_add_loop_test(tc, test_bundled_figures_round_trip_through_topo_json, 0,
 			    topo_bundled_count());
 	tcase_add_loop_test(tc, test_xml_figures_round_trip_through_topo_json, 0, n_xml_files);

@@ -70,7 +70,7 @@
 	TOPO_LEVELS(X, SCALAR, "cache_bw_gbs", TOPO_AT_CACHE_BW, "GB/s", 0.01, 1e5, \
 		    "one core's stream of hits in", TOPO_SRC_BW_L1, TOPO_SRC_BW_L2, TOPO_SRC_BW_L3, \
 		    TOPO_SRC_GUESS) \
-	TOPO_LEVELS(X, SIZE, "cache_sizes", TOPO_AT_ROOT, "B", 1024, 0x1p40, \
+	TOPO_LEVELS(X, SIZE, "cache_sizes", TOPO_AT_ROOT, "B", 1024, 1e12, \
 		    "the effective size of", NULL, NULL, NULL, NULL) \
 	X(SCALAR, "c2c_ns.core", LAT(c2c_core_ns), 0, "ns", 0.1, 1e5, USE_SMT, \
 	  "SMT siblings share L1 and L2 (estimate)", "a line transfer between SMT siblings") \
