@@ -193,7 +193,7 @@ static bool parse_section(const struct jv *j, const cJSON *o, const char *sectio
 		snprintf(sub, sizeof(sub), "%s%s%s", section, section[0] ? "." : "", k.list[i]);
 		const struct topo_fig_spec *s = topo_fig_spec_find(sub);
 		bool ok = s ? parse_figure(j, s, v, p, t)
-			: cJSON_IsNumber(v) && topo_fig_one_number(sub)
+			: !cJSON_IsObject(v) && topo_fig_one_number(sub)
 			? parse_one_number(j, v, sub, p, &t->lat)
 			: parse_section(j, v, sub, p, t);
 		if (!ok)
