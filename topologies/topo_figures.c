@@ -1,4 +1,6 @@
-/* Where each figure of the latency model comes from: the list of a
+/* The latency model's figures: the specs of topo_figlist.h's list, with
+ * the look-ups the loader and calibrate use; `topo --json`'s latency object
+ * written from them; and where each figure comes from: the list of a
  * machine's figures (topo__finish builds it, every one a default), the JSON
  * loader's marking of the figures a file sets ("given") and of those its
  * "provenance" object describes (measured, published, assumption), and the
