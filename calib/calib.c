@@ -138,7 +138,9 @@ static bool run_phase(struct cal_ctx *c, int ph, struct host_note *h, cJSON *pha
 {
 	const struct cal_options *o = c->o;
 	cal_progress_phase(&c->prog, phase_names[ph]);
-	c->phase_deadline = cal_now() + (int64_t)(o->seconds * phase_share[ph] * 1e9);
+	int64_t phase_ns = (int64_t)(o->seconds * phase_share[ph] * 1e9);
+	c->phase_deadline = cal_now() + phase_ns;
+	c->phase_hard = c->phase_deadline + phase_ns;
 	c->summary[0] = 0;
 	struct cal_usage u0, u1;
 	cal_usage_now(&u0);
