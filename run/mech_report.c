@@ -158,8 +158,8 @@ static void global_queue_text(const struct rt_mech *mc, double span)
 		any = true;
 	}
 	printf("%s\n", any ? " takes" : "no takes");
-	printf("  %-14slength %.2f on average, at most %u\n", "", span > 0 ? mc->globrunq.area_ns / span : 0,
-	       mc->globrunq.max);
+	printf("  %-14slength %.2f on average, at most %u\n", "",
+	       span > 0 ? mc->globrunq.area_ns / span : 0, mc->globrunq.max);
 }
 
 /* The Ps' busy time by node, where there are two nodes or more. */
