@@ -790,40 +790,25 @@ static void scaling_cluster(struct doc *d, const struct cluster *c, const char *
 	}
 }
 
-static void section_scaling(struct doc *d)
+/* By procs: a series per variant on one topology and workload. */
+static struct entry *procs_entries(const struct rep_store *s, int *n)
 {
-	const struct rep_store *s = d->s;
-	/* by procs: a series per variant on one topology and workload */
 	struct entry *e = xcalloc((size_t)s->ngroups + 1, sizeof(*e));
 	for (int i = 0; i < s->ngroups; i++) {
 		const struct rep_group *g = s->groups[i];
 		e[i] = (struct entry){ xasprintf("%s\x1f%s\x1f%s", g->topology, g->workload, g->mode),
 				       xstrdup(g->variant), (double)g->procs, i, i };
 	}
-	int ncl;
-	struct cluster *cl = cluster_entries(e, s->ngroups, &ncl);
-	int any = 0;
-	for (int i = 0; i < ncl; i++)
-		any += cluster_scales(s, &cl[i]);
-	int sec = 0;
-	if (any) {
-		heading(d, 2, "scaling-procs", "Scaling with procs");
-		for (int i = 0; i < ncl; i++) {
-			if (!cluster_scales(s, &cl[i]))
-				continue;
-			const struct rep_group *g = s->groups[cl[i].series[0].pts[0]->g];
-			char title[512];
-			snprintf(title, sizeof(title), "%s · %s%s", g->topology, g->workload,
-				 strcmp(g->mode, "sim") == 0 ? "" : " (native)");
-			scaling_cluster(d, &cl[i], "procs", title, &sec);
-		}
-	}
-	clusters_free(cl, ncl, e, s->ngroups);
+	*n = s->ngroups;
+	return e;
+}
 
-	/* by a knob: a series per policy and its other knobs, on one
-	 * topology, workload and P count */
+/* By a knob: a series per policy and its other knobs, on one topology,
+ * workload and P count; the key starts with the knob's name. */
+static struct entry *knob_entries(const struct rep_store *s, int *nentries)
+{
 	int n = 0, cap = 16;
-	e = xcalloc((size_t)cap, sizeof(*e));
+	struct entry *e = xcalloc((size_t)cap, sizeof(*e));
 	for (int i = 0; i < s->ngroups; i++) {
 		const struct rep_group *g = s->groups[i];
 		for (int k = 0; k < g->nset; k++) {
@@ -845,25 +830,51 @@ static void section_scaling(struct doc *d)
 			n++;
 		}
 	}
-	cl = cluster_entries(e, n, &ncl);
-	any = 0;
+	*nentries = n;
+	return e;
+}
+
+/* One part of the scaling section: the entries' clusters that scale,
+ * each under its title, against procs or (by_knob) the knob its key
+ * names.  Frees the entries. */
+static void scaling_part(struct doc *d, struct entry *e, int n, bool by_knob, int *sec)
+{
+	const struct rep_store *s = d->s;
+	int ncl;
+	struct cluster *cl = cluster_entries(e, n, &ncl);
+	int any = 0;
 	for (int i = 0; i < ncl; i++)
 		any += cluster_scales(s, &cl[i]);
-	if (any) {
-		heading(d, 2, "scaling-knobs", "Scaling with a knob");
-		for (int i = 0; i < ncl; i++) {
-			if (!cluster_scales(s, &cl[i]))
-				continue;
-			const struct rep_group *g = s->groups[cl[i].series[0].pts[0]->g];
-			char knob[128];
+	if (any)
+		heading(d, 2, by_knob ? "scaling-knobs" : "scaling-procs",
+			by_knob ? "Scaling with a knob" : "Scaling with procs");
+	for (int i = 0; any && i < ncl; i++) {
+		if (!cluster_scales(s, &cl[i]))
+			continue;
+		const struct rep_group *g = s->groups[cl[i].series[0].pts[0]->g];
+		const char *native = strcmp(g->mode, "sim") == 0 ? "" : " (native)";
+		if (by_knob) {
+			char knob[128], title[700];
 			snprintf(knob, sizeof(knob), "%.*s", (int)strcspn(cl[i].key, "\x1f"), cl[i].key);
-			char title[700];
 			snprintf(title, sizeof(title), "%s · %s · %s · %ld Ps%s", knob, g->topology,
-				 g->workload, g->procs, strcmp(g->mode, "sim") == 0 ? "" : " (native)");
-			scaling_cluster(d, &cl[i], knob, title, &sec);
+				 g->workload, g->procs, native);
+			scaling_cluster(d, &cl[i], knob, title, sec);
+		} else {
+			char title[512];
+			snprintf(title, sizeof(title), "%s · %s%s", g->topology, g->workload, native);
+			scaling_cluster(d, &cl[i], "procs", title, sec);
 		}
 	}
 	clusters_free(cl, ncl, e, n);
+}
+
+static void section_scaling(struct doc *d)
+{
+	int sec = 0, n;
+	struct entry *e = procs_entries(d->s, &n);
+	scaling_part(d, e, n, false, &sec);
+	e = knob_entries(d->s, &n);
+	scaling_part(d, e, n, true, &sec);
 }
 
 /* The metrics table of one scenario: a column per variant. */
