@@ -519,15 +519,40 @@ static bool num(struct r122 *r, const struct batch *b, size_t *pos, uint64_t *v,
 
 /* ---- Structural batches: strings, stacks, frequency ---- */
 
+/* The next item of a structural batch, at *pos: its type byte must be
+ * type ("expected WHAT (type N)WHERE, found ..." otherwise). */
+static bool item(struct r122 *r, const struct batch *b, size_t *pos, unsigned type,
+		 const char *what, const char *where, struct err *e)
+{
+	unsigned t = r->buf[b->pos + *pos];
+	if (t != type)
+		return fail(r, e, b->foff + *pos, "expected %s (type %u)%s, found type %u", what,
+			    type, where, t);
+	(*pos)++;
+	return true;
+}
+
+/* A new id of a generation's table: its slot, or NULL with e set (the id
+ * defined twice, or no memory). */
+static uint64_t *define(struct r122 *r, struct map *m, uint64_t id, const char *what,
+			uint64_t off, struct err *e)
+{
+	bool fresh;
+	uint64_t *slot = map_put(m, id, &fresh);
+	if (!slot)
+		return fail(r, e, off, "out of memory"), NULL;
+	if (!fresh)
+		return fail(r, e, off, "%s id %llu defined twice", what, (unsigned long long)id), NULL;
+	return slot;
+}
+
 static bool add_strings(struct r122 *r, const struct batch *b, struct err *e)
 {
 	size_t pos = 1;
 	while (pos < b->len) {
 		uint64_t off = b->foff + pos;
-		if (r->buf[b->pos + pos] != T122_STRING)
-			return fail(r, e, off, "expected a string (type %d) in a strings batch, found type %d",
-				    T122_STRING, r->buf[b->pos + pos]);
-		pos++;
+		if (!item(r, b, &pos, T122_STRING, "a string", " in a strings batch", e))
+			return false;
 		uint64_t id, len;
 		if (!num(r, b, &pos, &id, "string id", e) || !num(r, b, &pos, &len, "string length", e))
 			return false;
@@ -537,12 +562,9 @@ static bool add_strings(struct r122 *r, const struct batch *b, struct err *e)
 		if (len > b->len - pos)
 			return fail(r, e, off, "truncated string: %llu bytes, the batch ends first",
 				    (unsigned long long)len);
-		bool fresh;
-		uint64_t *slot = map_put(&r->strings, id, &fresh);
+		uint64_t *slot = define(r, &r->strings, id, "string", off, e);
 		if (!slot)
-			return fail(r, e, off, "out of memory");
-		if (!fresh)
-			return fail(r, e, off, "string id %llu defined twice", (unsigned long long)id);
+			return false;
 		if (r->strlen_ + len + 1 > r->strcap) {
 			size_t ncap = (r->strcap ? r->strcap * 2 : 4096) + len + 1;
 			char *n = realloc(r->strarena, ncap);
@@ -565,10 +587,8 @@ static bool add_stacks(struct r122 *r, const struct batch *b, struct err *e)
 	size_t pos = 1;
 	while (pos < b->len) {
 		uint64_t off = b->foff + pos;
-		if (r->buf[b->pos + pos] != T122_STACK)
-			return fail(r, e, off, "expected a stack (type %d) in a stacks batch, found type %d",
-				    T122_STACK, r->buf[b->pos + pos]);
-		pos++;
+		if (!item(r, b, &pos, T122_STACK, "a stack", " in a stacks batch", e))
+			return false;
 		uint64_t id, n, top = 0;
 		if (!num(r, b, &pos, &id, "stack id", e) || !num(r, b, &pos, &n, "frame count", e))
 			return false;
@@ -583,12 +603,9 @@ static bool add_stacks(struct r122 *r, const struct batch *b, struct err *e)
 			if (i == 0)
 				top = fr[1] + 1;
 		}
-		bool fresh;
-		uint64_t *slot = map_put(&r->stacks, id, &fresh);
+		uint64_t *slot = define(r, &r->stacks, id, "stack", off, e);
 		if (!slot)
-			return fail(r, e, off, "out of memory");
-		if (!fresh)
-			return fail(r, e, off, "stack id %llu defined twice", (unsigned long long)id);
+			return false;
 		*slot = top;
 	}
 	return true;
@@ -630,11 +647,8 @@ static bool check_cpu_samples(struct r122 *r, const struct batch *b, struct err 
 {
 	size_t pos = 1;
 	while (pos < b->len) {
-		uint64_t off = b->foff + pos;
-		if (r->buf[b->pos + pos] != T122_CPU_SAMPLE)
-			return fail(r, e, off, "expected a CPU sample (type %d), found type %d",
-				    T122_CPU_SAMPLE, r->buf[b->pos + pos]);
-		pos++;
+		if (!item(r, b, &pos, T122_CPU_SAMPLE, "a CPU sample", "", e))
+			return false;
 		uint64_t v;
 		for (int i = 0; i < 5; i++)
 			if (!num(r, b, &pos, &v, "CPU sample", e))
