@@ -490,9 +490,10 @@ bool rep_store_read(struct rep_store *s, const char *path, struct err *e)
 	s->file = xstrdup(path);
 	s->scratch = xcalloc(1, sizeof(*s->scratch));
 	char *shown = str_shown(strcmp(path, "-") == 0 ? "(stdin)" : path, 512);
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	struct err oe = { "" };
+	FILE *f = strcmp(path, "-") == 0 ? stdin : input_fopen(path, &oe);
 	if (!f) {
-		err_set(e, "%s: %s", shown, strerror(errno));
+		err_set(e, "%s", oe.msg);
 		free(shown);
 		return false;
 	}
