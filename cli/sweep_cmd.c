@@ -39,39 +39,9 @@ void cli_help_sweep(FILE *f)
 		"process of its own, N at once, and writes every run's row to a results store\n"
 		"(docs/experiments.md): its inputs, status and whole report.  Without --json -\n"
 		"or --csv -, a line per run goes to stdout.\n"
-		"\n"
-		"  -p, --policy LIST  policy variants, POLICY[:KEY=VALUE...] each, comma-separated\n"
-		"  -t, --topology LIST  topologies (default numa4; with --native: host)\n"
-		"  -w, --workload LIST  workloads (default rpc-server)\n"
-		"  --procs LIST       P counts (default: each topology's PUs, or an imported Go\n"
-		"                     trace's GOMAXPROCS when it fits)\n"
-		"  --set KEY=LIST     a knob's values (repeatable, one dimension each); a variant\n"
-		"                     whose policy has no KEY, or whose -p item sets KEY itself,\n"
-		"                     runs once for the dimension; a KEY no variant's policy\n"
-		"                     has is an error\n"
-		"  --seeds N          runs per combination, seeds S..S+N-1 (default 1)\n"
-		"  --seed S           the first seed (default 1)\n"
-		"  -j, --jobs N       runs at once (default: the online CPUs, no more than the\n"
-		"                     available memory holds at --max-memory each, and 1 with\n"
-		"                     --native: parallel native runs take each other's CPUs and\n"
-		"                     their timings mean little; -j N > 1 is obeyed with a\n"
-		"                     warning).  Each run may use up to --max-memory (default\n"
-		"                     4GiB) of simulator memory: N runs, N times that; and no\n"
-		"                     more than a quarter of the open-files limit (ulimit -n).\n"
-		"                     Progress goes to stderr when it is a terminal\n"
-		"  --json FILE|-      write the store, a JSON object per line and run\n"
-		"  --csv FILE|-       write the store as CSV; both may be given (one to stdout)\n"
-		"  --native           run on this machine (-t host only)\n"
-		"  --emit-jobs FILE   run nothing: write FILE, the command of run I on line I+1\n"
-		"                     (for `parallel --slf HOSTS < FILE`), and FILE.sbatch, a\n"
-		"                     Slurm job array running line $SLURM_ARRAY_TASK_ID + 1\n"
-		"                     (`sbatch FILE.sbatch`); each writes DIR/I.jsonl; then\n"
-		"                     `schedlab merge DIR -o STORE`\n"
-		"  --results DIR      with --emit-jobs: where the runs write (default FILE.results;\n"
-		"                     no blank, %%, quote or backslash: it is #SBATCH --output)\n"
-		"  --only I           run only run I of the matrix (its row as the whole sweep's)\n"
-		"%s"
-		"                     (the limits apply to each run on its own)\n"
+		"\n");
+	cli_opts_help(f, cli_sweep_opts, CLI_OPT_HELP_COL - 2);
+	fprintf(f,
 		"\n"
 		"A LIST is items separated by commas.  For --procs and --set an item may be a\n"
 		"range: A..B doubles from A up to B (1..64 = 1,2,4,8,16,32,64), A..B+S steps\n"
@@ -86,7 +56,7 @@ void cli_help_sweep(FILE *f)
 		"order, that did not (1 deadlock, 2 panic, 3 could not be started, 4 cut at a\n"
 		"limit, 128 + N killed by signal N), the store holding every row all the same;\n"
 		"2 bad input.\n",
-		cli_limits_help, EXP_MAX_RUNS);
+		EXP_MAX_RUNS);
 }
 
 /* ---- The matrix ---- */
@@ -632,46 +602,53 @@ struct sweep_own {
 	bool native;
 };
 
-static int sweep_own_kind(void *ctx, const char *a)
-{
-	struct sweep_own *o = ctx;
-	if (strcmp(a, "--native") == 0) {
-		o->native = true;
-		return CLI_OWN_FLAG;
-	}
-	static const char *const valued[] = { "--json", "--csv", "--emit-jobs", "--results",
-					      "--procs", "--only", "--seeds", "-j", "--jobs" };
-	for (size_t i = 0; i < sizeof(valued) / sizeof(valued[0]); i++)
-		if (strcmp(a, valued[i]) == 0)
-			return CLI_OWN_VALUE;
-	return CLI_OWN_NONE;
-}
-
-static int sweep_own_value(void *ctx, const char *a, const char *v)
-{
-	struct sweep_own *o = ctx;
-	if (strcmp(a, "--json") == 0)
-		o->json = v;
-	else if (strcmp(a, "--csv") == 0)
-		o->csv = v;
-	else if (strcmp(a, "--emit-jobs") == 0)
-		o->emit = v;
-	else if (strcmp(a, "--results") == 0)
-		o->results = v;
-	else if (strcmp(a, "--procs") == 0)
-		o->procs = v;
-	else if (strcmp(a, "--only") == 0)
-		o->only = v;
-	else if (strcmp(a, "--seeds") == 0) {
-		if (!cli_parse_u64(v, EXP_MAX_RUNS, &o->nseeds) || o->nseeds == 0)
-			return cli_usage_error(CMD, "--seeds %s: expected a number from 1 to %d", v,
-					       EXP_MAX_RUNS);
-	} else if (!cli_parse_u64(v, EXP_MAX_JOBS, &o->jobs) || o->jobs == 0) {
-		return cli_usage_error(CMD, "%s %s: expected a number of runs at once from 1 to %d",
-				       a, v, EXP_MAX_JOBS);
-	}
-	return 0;
-}
+const struct cli_opt cli_sweep_opts[] = {
+	CLI_SHARED_AS(CLI_SH_POLICY, "LIST",
+		      "policy variants, POLICY[:KEY=VALUE...] each, comma-separated"),
+	CLI_SHARED_AS(CLI_SH_TOPOLOGY, "LIST", "topologies (default numa4; with --native: host)"),
+	CLI_SHARED_AS(CLI_SH_WORKLOAD, "LIST", "workloads (default rpc-server)"),
+	/* a list here, not the shared option's one count */
+	CLI_STRING(NULL, "--procs", "LIST", struct sweep_own, procs,
+		   "P counts (default: each topology's PUs, or an imported Go\n"
+		   "trace's GOMAXPROCS when it fits)"),
+	CLI_SHARED_AS(CLI_SH_SET, "KEY=LIST",
+		      "a knob's values (repeatable, one dimension each); a variant\n"
+		      "whose policy has no KEY, or whose -p item sets KEY itself,\n"
+		      "runs once for the dimension; a KEY no variant's policy\n"
+		      "has is an error"),
+	CLI_COUNT(NULL, "--seeds", "N", struct sweep_own, nseeds, 1, EXP_MAX_RUNS, NULL,
+		  "runs per combination, seeds S..S+N-1 (default 1)"),
+	CLI_SHARED_AS(CLI_SH_SEED, "S", NULL),
+	CLI_COUNT("-j", "--jobs", "N", struct sweep_own, jobs, 1, EXP_MAX_JOBS,
+		  "expected a number of runs at once from %llu to %llu",
+		  "runs at once (default: the online CPUs, no more than the\n"
+		  "available memory holds at --max-memory each, and 1 with\n"
+		  "--native: parallel native runs take each other's CPUs and\n"
+		  "their timings mean little; -j N > 1 is obeyed with a\n"
+		  "warning).  Each run may use up to --max-memory (default\n"
+		  "4GiB) of simulator memory: N runs, N times that; and no\n"
+		  "more than a quarter of the open-files limit (ulimit -n).\n"
+		  "Progress goes to stderr when it is a terminal"),
+	CLI_STRING(NULL, "--json", "FILE|-", struct sweep_own, json,
+		   "write the store, a JSON object per line and run"),
+	CLI_STRING(NULL, "--csv", "FILE|-", struct sweep_own, csv,
+		   "write the store as CSV; both may be given (one to stdout)"),
+	CLI_FLAG(NULL, "--native", struct sweep_own, native, "run on this machine (-t host only)"),
+	CLI_STRING(NULL, "--emit-jobs", "FILE", struct sweep_own, emit,
+		   "run nothing: write FILE, the command of run I on line I+1\n"
+		   "(for `parallel --slf HOSTS < FILE`), and FILE.sbatch, a\n"
+		   "Slurm job array running line $SLURM_ARRAY_TASK_ID + 1\n"
+		   "(`sbatch FILE.sbatch`); each writes DIR/I.jsonl; then\n"
+		   "`schedlab merge DIR -o STORE`"),
+	CLI_STRING(NULL, "--results", "DIR", struct sweep_own, results,
+		   "with --emit-jobs: where the runs write (default FILE.results;\n"
+		   "no blank, %, quote or backslash: it is #SBATCH --output)"),
+	CLI_STRING(NULL, "--only", "I", struct sweep_own, only,
+		   "run only run I of the matrix (its row as the whole sweep's)"),
+	CLI_SHARED_LIMITS,
+	CLI_TEXT("                     (the limits apply to each run on its own)\n"),
+	CLI_END,
+};
 
 /* A line per run on stdout: what it was and its headline figures. */
 static void print_runs(const struct exp_run *runs, long n)
@@ -701,7 +678,7 @@ int cmd_sweep(int argc, char **argv)
 	struct sweep s = { .nseeds = 1 };
 	struct cli_opts o = { .cmd = CMD, .limits = &s.limits };
 	struct sweep_own own = { .nseeds = 1 };
-	const struct cli_own own_ops = { cli_help_sweep, sweep_own_kind, sweep_own_value, &own };
+	const struct cli_own own_ops = { cli_help_sweep, cli_sweep_opts, &own };
 	int rc = cli_parse_options(&o, argc, argv, &own_ops);
 	if (rc || o.help)
 		return rc;
