@@ -90,7 +90,10 @@ struct cli_opt {
 	const char *help;              /* first line beside the spelling, the others below it;
 					* a SHARED entry's NULL: the shared one's */
 	void (*help_more)(FILE *f);    /* more --help lines, made when printed */
-	bool hidden;                   /* taken, but --help does not list it */
+	const char *label;             /* --help's spelling and value, if not the entry's */
+	bool hidden;                   /* taken, but --help does not list it (it says it in
+					* words, or shows it in the usage only) */
+	bool refused;                  /* taken only to be refused in words of the command's */
 	bool eq;                       /* --long=VALUE is taken too */
 };
 
@@ -116,6 +119,8 @@ struct cli_opt {
 	{ .kind = CLI_OPT_SHARED, .shared = &cli_shared_opts[WHICH], .arg = ARG, .help = H }
 #define CLI_SHARED_HIDDEN(WHICH) \
 	{ .kind = CLI_OPT_SHARED, .shared = &cli_shared_opts[WHICH], .hidden = true }
+#define CLI_SHARED_REFUSED(WHICH) \
+	{ .kind = CLI_OPT_SHARED, .shared = &cli_shared_opts[WHICH], .hidden = true, .refused = true }
 #define CLI_TEXT(H) { .kind = CLI_OPT_TEXT, .help = H }
 #define CLI_END { .kind = CLI_OPT_END }
 

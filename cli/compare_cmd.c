@@ -700,7 +700,8 @@ const struct cli_opt cli_compare_opts[] = {
 		 "written whether the runs completed or not"),
 	CLI_SHARED_LIMITS,
 	CLI_TEXT("                     (the limits apply to each run on its own)\n"),
-	{ .kind = CLI_OPT_CALL, .lng = "--native", .call = refuse_native, .hidden = true },
+	{ .kind = CLI_OPT_CALL, .lng = "--native", .call = refuse_native, .hidden = true,
+	  .refused = true },
 	CLI_END,
 };
 

@@ -19,18 +19,8 @@ void cli_help_list(FILE *f)
 		"       schedlab list knobs [POLICY]\n"
 		"\n"
 		"Lists what a command line can name.\n"
-		"\n"
-		"  policies     every scheduling policy (-p), with a summary, then each of\n"
-		"               its knobs (--set KEY=VALUE): name, default, range, meaning\n"
-		"  topologies   the bundled machines (-t), with their packages, nodes, cores\n"
-		"               and PUs, and \"host\" (this machine, as hwloc sees it)\n"
-		"  workloads    the bundled workloads (-w), with the first sentence of each\n"
-		"               one's description, then those built in C\n"
-		"  knobs        the knob names of POLICY, or without it of every policy (each\n"
-		"               name once, in the order `list policies` shows them), one a\n"
-		"               line\n"
-		"  --names      print only the names, one a line (\"host\" last among the\n"
-		"               topologies), for scripts and the shell completion\n");
+		"\n");
+	cli_opts_help(f, cli_list_opts, 13);
 }
 
 static int list_topologies(bool names)
@@ -86,27 +76,52 @@ static int list_knobs(const char *policy)
 	return 0;
 }
 
+/* What list's line gives. */
+struct list_args {
+	const char *kind, *arg;
+	bool names;
+};
+
+const struct cli_opt cli_list_opts[] = {
+	CLI_TEXT("  policies     every scheduling policy (-p), with a summary, then each of\n"
+		 "               its knobs (--set KEY=VALUE): name, default, range, meaning\n"
+		 "  topologies   the bundled machines (-t), with their packages, nodes, cores\n"
+		 "               and PUs, and \"host\" (this machine, as hwloc sees it)\n"
+		 "  workloads    the bundled workloads (-w), with the first sentence of each\n"
+		 "               one's description, then those built in C\n"
+		 "  knobs        the knob names of POLICY, or without it of every policy (each\n"
+		 "               name once, in the order `list policies` shows them), one a\n"
+		 "               line\n"),
+	CLI_FLAG(NULL, "--names", struct list_args, names,
+		 "print only the names, one a line (\"host\" last among the\n"
+		 "topologies), for scripts and the shell completion"),
+	CLI_END,
+};
+
+static int list_arg(void *ctx, const char *a)
+{
+	struct list_args *l = ctx;
+	if (!l->kind)
+		l->kind = a;
+	else if (!l->arg)
+		l->arg = a;
+	else
+		return cli_usage_error("list", "unexpected argument '%s'", a);
+	return 0;
+}
+
 int cmd_list(int argc, char **argv)
 {
-	const char *kind = NULL, *arg = NULL;
-	bool names = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			cli_help_list(stdout);
-			return 0;
-		}
-		if (strcmp(a, "--names") == 0)
-			names = true;
-		else if (a[0] == '-' && a[1] != '\0')
-			return cli_usage_error("list", "unknown option '%s'", a);
-		else if (!kind)
-			kind = a;
-		else if (!arg)
-			arg = a;
-		else
-			return cli_usage_error("list", "unexpected argument '%s'", a);
-	}
+	struct list_args l = { 0 };
+	const struct cli_parser p = {
+		.cmd = "list", .opts = cli_list_opts, .ctx = &l, .help = cli_help_list, .arg = list_arg,
+	};
+	bool help;
+	int rc = cli_parse(&p, argc, argv, &help);
+	if (rc || help)
+		return rc;
+	const char *kind = l.kind, *arg = l.arg;
+	bool names = l.names;
 	if (!kind)
 		return cli_usage_error("list", "expected one of: policies, topologies, workloads, knobs");
 	bool knobs = strcmp(kind, "knobs") == 0;

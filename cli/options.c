@@ -188,6 +188,8 @@ int cli_parse(const struct cli_parser *p, int argc, char **argv, bool *help)
 static int label(char *buf, size_t size, const struct cli_opt *e, const struct cli_opt *d)
 {
 	const char *arg = e->arg ? e->arg : d->arg;
+	if (e->label)
+		return snprintf(buf, size, "%s", e->label);
 	return snprintf(buf, size, "%s%s%s%s%s", d->shrt ? d->shrt : "",
 			d->shrt && d->lng ? ", " : "", d->lng ? d->lng : "", arg ? " " : "",
 			arg ? arg : "");

@@ -160,10 +160,10 @@ const struct cli_opt cli_regress_opts[] = {
 		   "the report as JSON (with - on stdout, no text table)"),
 	CLI_SHARED_LIMITS,
 	/* the suite gives these: taken, to be refused by name (cmd_regress) */
-	CLI_SHARED_HIDDEN(CLI_SH_TOPOLOGY),
-	CLI_SHARED_HIDDEN(CLI_SH_WORKLOAD),
-	CLI_SHARED_HIDDEN(CLI_SH_PROCS),
-	CLI_SHARED_HIDDEN(CLI_SH_SEED),
+	CLI_SHARED_REFUSED(CLI_SH_TOPOLOGY),
+	CLI_SHARED_REFUSED(CLI_SH_WORKLOAD),
+	CLI_SHARED_REFUSED(CLI_SH_PROCS),
+	CLI_SHARED_REFUSED(CLI_SH_SEED),
 	CLI_END,
 };
 
