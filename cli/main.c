@@ -14,6 +14,7 @@ static void help(FILE *f)
 		"usage:\n"
 		"  schedlab list policies|topologies|workloads [--names]\n"
 		"  schedlab list knobs [POLICY]\n"
+		"  schedlab list options COMMAND\n"
 		"  schedlab topo [-t TOPOLOGY] [--mlc] [--json]\n"
 		"  schedlab run -p POLICY -t TOPOLOGY -w WORKLOAD [--procs N] [--seed N]\n"
 		"               [--set KEY=VALUE ...] [--json FILE|-] [--cdf FILE|-] [--native]\n"
