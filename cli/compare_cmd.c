@@ -705,18 +705,13 @@ const struct cli_opt cli_compare_opts[] = {
 	CLI_END,
 };
 
-int cmd_compare(int argc, char **argv)
+/* The options' combinations compare refuses, and the claims of its
+ * outputs: 0, or an exit status after a message. */
+static int compare_check(const struct cli_opts *o, const struct compare_own *own)
 {
-	struct run limits = { .seed = 0 };
-	struct cli_opts o = { .cmd = CMD, .limits = &limits };
-	struct compare_own own = { .nseeds = 1 };
-	const struct cli_own own_ops = { cli_help_compare, cli_compare_opts, &own };
-	int rc = cli_parse_options(&o, argc, argv, &own_ops);
-	if (rc || o.help)
-		return rc;
-	const char *json = own.json, *csv = own.csv;
-	uint64_t seed = o.seed, nseeds = own.nseeds;
-	if (!o.policy)
+	const char *json = own->json, *csv = own->csv;
+	uint64_t seed = o->seed, nseeds = own->nseeds;
+	if (!o->policy)
 		return cli_usage_error(CMD, "missing -p P1,P2,...");
 	if (json && csv && strcmp(json, "-") == 0 && strcmp(csv, "-") == 0)
 		return cli_usage_error(CMD, "--json - and --csv -: only one of them can write to "
@@ -731,14 +726,58 @@ int cmd_compare(int argc, char **argv)
 	int claim = json ? cli_out_claim(CMD, "--json", json) : 0;
 	if (!claim && csv)
 		claim = cli_out_claim(CMD, "--csv", csv);
-	if (!claim && own.store && ((json && strcmp(json, own.store) == 0) ||
-				    (csv && strcmp(csv, own.store) == 0)))
-		return cli_usage_error(CMD, "--store %s: --%s names it too", own.store,
-				       json && strcmp(json, own.store) == 0 ? "json" : "csv");
-	if (!claim && own.store)
-		claim = cli_out_claim(CMD, "--store", own.store);
-	if (claim)
-		return claim;
+	if (!claim && own->store && ((json && strcmp(json, own->store) == 0) ||
+				     (csv && strcmp(csv, own->store) == 0)))
+		return cli_usage_error(CMD, "--store %s: --%s names it too", own->store,
+				       json && strcmp(json, own->store) == 0 ? "json" : "csv");
+	if (!claim && own->store)
+		claim = cli_out_claim(CMD, "--store", own->store);
+	return claim;
+}
+
+/* The runs made: each metric's summary per column, as --csv, --json and
+ * the table (unless one of them is stdout) give it. */
+static int compare_report(struct compare *c, const struct run *run, const char *json,
+			  const char *csv)
+{
+	int rc = 0;
+	struct stat *stats = xcalloc((size_t)(metric_count * c->ncols), sizeof(*stats));
+	bool shown[metric_count];
+	for (int i = 0; i < metric_count; i++) {
+		shown[i] = !metric_table[i].only_if_any;
+		for (int j = 0; j < c->ncols; j++) {
+			stats[i * c->ncols + j] = column_stat(c, j, &metric_table[i]);
+			shown[i] = shown[i] || stats[i * c->ncols + j].n > 0;
+		}
+	}
+	if (csv)
+		rc = write_csv(csv, c, stats);
+	if (json && rc == 0) {
+		cJSON *report = compare_json(c, run, stats);
+		rc = cli_write_json(CMD, json, report);
+		cJSON_Delete(report);
+	}
+	bool to_stdout = (json && strcmp(json, "-") == 0) || (csv && strcmp(csv, "-") == 0);
+	if (rc == 0 && !to_stdout)
+		print_table(c, run, shown, stats);
+	free(stats);
+	return rc;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct run limits = { .seed = 0 };
+	struct cli_opts o = { .cmd = CMD, .limits = &limits };
+	struct compare_own own = { .nseeds = 1 };
+	const struct cli_own own_ops = { cli_help_compare, cli_compare_opts, &own };
+	int rc = cli_parse_options(&o, argc, argv, &own_ops);
+	if (rc || o.help)
+		return rc;
+	const char *json = own.json, *csv = own.csv;
+	uint64_t seed = o.seed, nseeds = own.nseeds;
+	rc = compare_check(&o, &own);
+	if (rc)
+		return rc;
 
 	struct compare c = { .seed = seed, .nseeds = (int)nseeds };
 	struct topo *topo = NULL;
@@ -779,28 +818,8 @@ int cmd_compare(int argc, char **argv)
 	run->max_memory = limits.max_memory;
 
 	rc = run_all(&c, run, json, (int)own.jobs, o.sets, o.nsets, own.store);
-	if (rc == 0) {
-		struct stat *stats = xcalloc((size_t)(metric_count * c.ncols), sizeof(*stats));
-		bool shown[metric_count];
-		for (int i = 0; i < metric_count; i++) {
-			shown[i] = !metric_table[i].only_if_any;
-			for (int j = 0; j < c.ncols; j++) {
-				stats[i * c.ncols + j] = column_stat(&c, j, &metric_table[i]);
-				shown[i] = shown[i] || stats[i * c.ncols + j].n > 0;
-			}
-		}
-		if (csv)
-			rc = write_csv(csv, &c, stats);
-		if (json && rc == 0) {
-			cJSON *report = compare_json(&c, run, stats);
-			rc = cli_write_json(CMD, json, report);
-			cJSON_Delete(report);
-		}
-		bool to_stdout = (json && strcmp(json, "-") == 0) || (csv && strcmp(csv, "-") == 0);
-		if (rc == 0 && !to_stdout)
-			print_table(&c, run, shown, stats);
-		free(stats);
-	}
+	if (rc == 0)
+		rc = compare_report(&c, run, json, csv);
 out:
 	cJSON_Delete(c.runs);
 	if (run)

@@ -454,6 +454,100 @@ out:
 	return rc;
 }
 
+/* The options' combinations run refuses, and the claims of its outputs:
+ * 0 (the trace limit in *trace_limit), or an exit status after a message. */
+static int run_check(const char *cmd, const struct cli_opts *o, const struct run_own *own,
+		     uint64_t *trace_limit)
+{
+	bool native = own->native;
+	const char *json = own->json, *expand = own->expand;
+	if (!o->policy)
+		return cli_usage_error(cmd, "missing -p POLICY");
+	if (native && o->topology && strcmp(o->topology, "host") != 0)
+		return cli_usage_error(cmd, "--native runs on this machine: -t must be host, not '%s'",
+				       o->topology);
+	if (own->scheddetail && !own->schedtrace_ns)
+		return cli_usage_error(cmd, "--scheddetail: only with --schedtrace DUR (it adds "
+				       "lines to the SCHED lines)");
+	if (native && o->time_limit)
+		return cli_usage_error(cmd, "%s: only a simulated run is cut at a time limit, not a "
+				       "--native one", o->time_limit);
+	*trace_limit = 0;
+	if (own->trace_limit) {
+		if (!own->trace)
+			return cli_usage_error(cmd, "--trace-limit %s: there is no --trace FILE to limit",
+					       own->trace_limit);
+		if (!cli_parse_u64(own->trace_limit, UINT64_MAX / 2, trace_limit) || *trace_limit == 0)
+			return cli_usage_error(cmd, "--trace-limit %s: not a positive number of events",
+					       own->trace_limit);
+	}
+	if (own->trace) {
+		int rc = trace_check_name(cmd, own->trace);
+		if (rc)
+			return rc;
+		if (json && strcmp(json, own->trace) == 0 && strcmp(json, "-") != 0)
+			return cli_usage_error(cmd, "--json and --trace both name %s", json);
+	}
+	int claim = json ? cli_out_claim(cmd, "--json", json)
+		  : expand ? cli_out_claim(cmd, "-o", expand) : 0;
+	if (!claim && own->cdf) {
+		if (json && strcmp(json, "-") == 0 && strcmp(own->cdf, "-") == 0)
+			return cli_usage_error(cmd, "--cdf -: stdout is --json's already");
+		claim = cli_out_claim(cmd, "--cdf", own->cdf);
+	}
+	if (!claim && own->trace)
+		claim = cli_out_claim(cmd, "--trace", own->trace);
+	return claim;
+}
+
+/* A run made (rt): its report as text, --json, --cdf and --trace ask, the
+ * host's warning; then the exit status its end gives. */
+static int run_report(const char *cmd, const struct run_own *own, struct run *run, struct rt *rt)
+{
+	const char *json = own->json;
+	int rc = 0;
+	if (json) {
+		cJSON *report = run_report_json(run);
+		rc = cli_write_json(cmd, json, report);
+		cJSON_Delete(report);
+	}
+	if (rc == 0 && own->cdf)
+		rc = run_write_cdf(cmd, own->cdf, run);
+	if ((!json || strcmp(json, "-") != 0) && (!own->cdf || strcmp(own->cdf, "-") != 0))
+		run_report_text(run);
+	run_host_warn(stderr, &run->r.host);
+	if (own->trace) {
+		int trc = cli_write_exec_trace(cmd, own->trace, run->api, rt);
+		if (rc == 0)
+			rc = trc;
+	}
+	if (rc == 0)
+		rc = rt_result_report_fatal(&run->r, stderr);
+	if (rc == 0)
+		rc = run_report_cut(cmd, run, stderr);
+	return rc;
+}
+
+/* -p and --set into run (the knobs, allocated, also into *knobs, which
+ * the caller frees): 0, or an exit status after a message. */
+static int run_policy(const char *cmd, const struct cli_opts *o, struct run *run,
+		      int64_t **knobs)
+{
+	run->pol = run->api->pol_find(o->policy);
+	if (!run->pol) {
+		char names[256];
+		cli_policy_names(run->api, names, sizeof(names));
+		return cli_usage_error(cmd, "-p %s: no such policy (policies: %s)", o->policy, names);
+	}
+	*knobs = run_knobs_new(run->pol);
+	struct err e = { "" };
+	for (int i = 0; i < o->nsets; i++)
+		if (!pol_set_knob(run->pol, *knobs, o->sets[i], &e))
+			return cli_usage_error(cmd, "%s", e.msg);
+	run->knobs = *knobs;
+	return 0;
+}
+
 /* `run', and `workload expand' (expand: where the trace goes; the run is
  * simulated and reports nothing else). */
 static int run_main(int argc, char **argv, const char *cmd, const char *expand)
@@ -468,46 +562,11 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	if (rc || o.help)
 		return rc;
 	bool native = own.native;
-	const char *json = own.json;
 	expand = own.expand;
-	if (!o.policy)
-		return cli_usage_error(cmd, "missing -p POLICY");
-	if (native && o.topology && strcmp(o.topology, "host") != 0)
-		return cli_usage_error(cmd, "--native runs on this machine: -t must be host, not '%s'",
-				       o.topology);
-	if (own.scheddetail && !own.schedtrace_ns)
-		return cli_usage_error(cmd, "--scheddetail: only with --schedtrace DUR (it adds "
-				       "lines to the SCHED lines)");
-	if (native && o.time_limit)
-		return cli_usage_error(cmd, "%s: only a simulated run is cut at a time limit, not a "
-				       "--native one", o.time_limit);
-	uint64_t trace_limit = 0;
-	if (own.trace_limit) {
-		if (!own.trace)
-			return cli_usage_error(cmd, "--trace-limit %s: there is no --trace FILE to limit",
-					       own.trace_limit);
-		if (!cli_parse_u64(own.trace_limit, UINT64_MAX / 2, &trace_limit) || trace_limit == 0)
-			return cli_usage_error(cmd, "--trace-limit %s: not a positive number of events",
-					       own.trace_limit);
-	}
-	if (own.trace) {
-		rc = trace_check_name(cmd, own.trace);
-		if (rc)
-			return rc;
-		if (json && strcmp(json, own.trace) == 0 && strcmp(json, "-") != 0)
-			return cli_usage_error(cmd, "--json and --trace both name %s", json);
-	}
-	int claim = json ? cli_out_claim(cmd, "--json", json)
-		  : expand ? cli_out_claim(cmd, "-o", expand) : 0;
-	if (!claim && own.cdf) {
-		if (json && strcmp(json, "-") == 0 && strcmp(own.cdf, "-") == 0)
-			return cli_usage_error(cmd, "--cdf -: stdout is --json's already");
-		claim = cli_out_claim(cmd, "--cdf", own.cdf);
-	}
-	if (!claim && own.trace)
-		claim = cli_out_claim(cmd, "--trace", own.trace);
-	if (claim)
-		return claim;
+	uint64_t trace_limit;
+	rc = run_check(cmd, &o, &own, &trace_limit);
+	if (rc)
+		return rc;
 	run.trace = own.trace != NULL;
 	run.trace_limit = trace_limit;
 
@@ -515,24 +574,14 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	run.seed = o.seed;
 	run.schedtrace_ns = own.schedtrace_ns;
 	run.scheddetail = own.scheddetail;
-	run.pol = run.api->pol_find(o.policy);
-	if (!run.pol) {
-		char names[256];
-		cli_policy_names(run.api, names, sizeof(names));
-		return cli_usage_error(cmd, "-p %s: no such policy (policies: %s)", o.policy, names);
-	}
-	int64_t *knobs = run_knobs_new(run.pol);
+	int64_t *knobs = NULL;
 	struct topo *topo = NULL;
 	struct workload *wl = NULL;
 	struct rt *rt = NULL;
 	struct err e = { "" };
-	for (int i = 0; i < o.nsets; i++) {
-		if (!pol_set_knob(run.pol, knobs, o.sets[i], &e)) {
-			rc = cli_usage_error(cmd, "%s", e.msg);
-			goto out;
-		}
-	}
-	run.knobs = knobs;
+	rc = run_policy(cmd, &o, &run, &knobs);
+	if (rc)
+		goto out;
 
 	bool is_trace;
 	uint64_t trace_seed;
@@ -572,25 +621,7 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 		if (rc == 0)
 			rc = write_trace(cmd, expand, wl, run.seed, run.api, rt);
 	} else {
-		if (json) {
-			cJSON *report = run_report_json(&run);
-			rc = cli_write_json(cmd, json, report);
-			cJSON_Delete(report);
-		}
-		if (rc == 0 && own.cdf)
-			rc = run_write_cdf(cmd, own.cdf, &run);
-		if ((!json || strcmp(json, "-") != 0) && (!own.cdf || strcmp(own.cdf, "-") != 0))
-			run_report_text(&run);
-		run_host_warn(stderr, &run.r.host);
-		if (own.trace) {
-			int trc = cli_write_exec_trace(cmd, own.trace, run.api, rt);
-			if (rc == 0)
-				rc = trc;
-		}
-		if (rc == 0)
-			rc = rt_result_report_fatal(&run.r, stderr);
-		if (rc == 0)
-			rc = run_report_cut(cmd, &run, stderr);
+		rc = run_report(cmd, &own, &run, rt);
 	}
 out:
 	if (rt)
