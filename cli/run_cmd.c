@@ -563,7 +563,7 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 		return rc;
 	bool native = own.native;
 	expand = own.expand;
-	uint64_t trace_limit;
+	uint64_t trace_limit = 0;
 	rc = run_check(cmd, &o, &own, &trace_limit);
 	if (rc)
 		return rc;
