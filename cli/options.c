@@ -166,6 +166,8 @@ int cli_parse(const struct cli_parser *p, int argc, char **argv, bool *help)
 			return cli_usage_error(p->cmd, p->unknown ? p->unknown : "unknown option '%s'", a);
 		const struct cli_opt *d = e->kind == CLI_OPT_SHARED ? e->shared : e;
 		void *ctx = e->kind == CLI_OPT_SHARED ? (void *)p->shared : p->ctx;
+		/* messages name the option, not "--long=VALUE" */
+		const char *opt = v ? d->lng : a;
 		if (d->arg && !v) {
 			if (++i == argc) {
 				const char *m = e->missing ? e->missing
@@ -174,7 +176,7 @@ int cli_parse(const struct cli_parser *p, int argc, char **argv, bool *help)
 			}
 			v = argv[i];
 		}
-		int rc = take(d, ctx, p->cmd, v && v > a && v < a + strlen(a) ? d->lng : a, v);
+		int rc = take(d, ctx, p->cmd, opt, v);
 		if (rc)
 			return rc;
 	}
