@@ -1,39 +1,24 @@
 /* `schedlab explore`: one workload under many perturbed schedules, each
  * checked for the core's invariants (core/explore.h; docs/runtime.md,
- * "Exploring schedules").
- *
- * Each schedule runs in a forked child of this process, -j at a time: the
- * topology and workload are loaded once, a fork costs far less than a run
- * (an exec'd process per run, as a run matrix makes, would load and
- * compile them again each time), and a child that crashes -- a core
- * assertion, a fault -- is one failed schedule, not the end of the
- * exploration.  A child reports through a file of its slot: the counts
- * and, if an invariant broke, which, why and the G/M/P state then.
- *
- * A schedule is (strategy, schedule seed, from, limit, k): schedule 0 is
- * the default one (limit 0: no perturbation at all), schedule i > 0 takes
- * the seed mix(--seed, i) and every perturbation it draws.  A failure is
- * shrunk by bisecting the window [from, limit) of the perturbations
- * applied down to one that still fails the same invariant, and printed
- * with the command that replays it (--replay SEED:FROM:LIMIT:K), which
- * with --trace FILE also writes its execution trace. */
+ * "Exploring schedules").  The exploration is the library's
+ * (exp/explore.h: the schedules in the child-process pool, the first
+ * failure in schedule order shrunk); this file parses the options, loads
+ * the inputs, prints the progress, the summary and each failure with the
+ * command that replays it (--replay SEED:FROM:LIMIT:K, which with --trace
+ * FILE also writes its execution trace). */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/run.h"
 #include "core/explore.h"
+#include "exp/explore.h"
 #include "topologies/topo.h"
 #include "workloads/program.h"
-
-#define STATE_MAX (48 * 1024)   /* of the G/M/P state a child reports */
 
 void cli_help_explore(FILE *f)
 {
@@ -191,238 +176,19 @@ const struct cli_opt cli_explore_opts[] = {
 	CLI_END,
 };
 
-/* ---- One schedule ---- */
+/* ---- The exploration (exp/explore.h) and its report ---- */
 
 struct explore_ctx {
-	struct run base;           /* the run every schedule makes */
+	struct exp_explore_opts x;
 	struct explore_own *own;
 	const struct cli_opts *o;
-	int argc;
-	char **argv;
+	/* the replay command's words: this command's, less the exploration's
+	 * own options */
+	const char **words;
+	int nwords;
+	bool tty;
+	double t0, last_print;
 };
-
-struct sched_spec {
-	uint64_t seed, from, limit, k;
-};
-
-/* What a schedule's child reports. */
-struct sched_result {
-	int status;                    /* 0 pass, 1 violation, 2 crash, 3 cut at a limit */
-	uint64_t decisions, applied, steps, checks;
-	char what[48];
-	char msg[600];
-	char *state;                   /* (malloc'd, or NULL) */
-};
-
-static void explore_init(struct explore_ctx *c, struct rt_explore *x, struct sched_spec s)
-{
-	memset(x, 0, sizeof(*x));
-	x->strategy = c->own->strategy;
-	x->seed = s.seed;
-	x->from = s.from;
-	x->limit = s.limit;
-	x->depth = (int)c->own->depth;
-	x->pct_steps = s.k;
-	x->delay_ns = c->own->delay_ns;
-	x->delay_per_mille = (uint32_t)c->own->delay_rate;
-	x->max_starve_ns = c->own->max_starve_ns;
-	x->bug = c->own->bug;
-	rt_explore_reset(x);
-}
-
-/* Runs s here, in this process; trace: also write the run's trace there. */
-static int run_schedule(struct explore_ctx *c, struct sched_spec s, struct sched_result *res,
-			const char *trace)
-{
-	struct rt_explore x;
-	explore_init(c, &x, s);
-	struct run run = c->base;
-	memset(&run.r, 0, sizeof(run.r));
-	memset(&run.mech, 0, sizeof(run.mech));
-	run.explore = &x;
-	run.trace = trace != NULL;
-	struct err e = { "" };
-	struct rt *rt = run_exec(&run, false, &e);
-	memset(res, 0, sizeof(*res));
-	if (!rt) {
-		fprintf(stderr, "schedlab: %s\n", e.msg);
-		return EXIT_BADINPUT;
-	}
-	res->decisions = x.decisions;
-	res->applied = x.applied;
-	res->steps = x.steps;
-	res->checks = x.checks;
-	if (x.failed) {
-		res->status = 1;
-		snprintf(res->what, sizeof(res->what), "%s", x.what);
-		snprintf(res->msg, sizeof(res->msg), "%s", x.msg);
-		res->state = x.state;
-	} else if (run.r.ended != RT_ENDED_ITSELF ||
-		   (run.r.panicked && rt_explore_limit_panic(run.r.panic))) {
-		res->status = 3;
-	}
-	int rc = 0;
-	if (trace)
-		rc = cli_write_exec_trace("explore", trace, run.api, rt);
-	run.api->destroy(rt);
-	rt_mech_free(&run.mech);
-	free(x.seen);
-	return rc;
-}
-
-/* A child's report: the fixed part, then the state's bytes -- past
- * STATE_MAX, its whole lines that fit and a count of the rest, so that
- * what follows it (the replay line) still starts a line. */
-static void write_result(int fd, const struct sched_result *r)
-{
-	struct sched_result fixed = *r;
-	size_t n = r->state ? strlen(r->state) : 0;
-	char tail[64] = "";
-	if (n > STATE_MAX) {
-		size_t keep = STATE_MAX - sizeof(tail);
-		while (keep && r->state[keep - 1] != '\n')
-			keep--;
-		size_t more = 0;
-		for (const char *p = r->state + keep; *p; p++)
-			more += *p == '\n';
-		snprintf(tail, sizeof(tail), "  ... %zu more lines\n", more);
-		n = keep;
-	}
-	size_t nt = strlen(tail);
-	fixed.state = (char *)(uintptr_t)(n + nt);
-	if (write(fd, &fixed, sizeof(fixed)) != (ssize_t)sizeof(fixed) ||
-	    (n && write(fd, r->state, n) != (ssize_t)n) ||
-	    (nt && write(fd, tail, nt) != (ssize_t)nt))
-		_exit(3);
-}
-
-static bool read_result(int fd, struct sched_result *r)
-{
-	if (lseek(fd, 0, SEEK_SET) != 0 || read(fd, r, sizeof(*r)) != (ssize_t)sizeof(*r))
-		return false;
-	size_t n = (size_t)(uintptr_t)r->state;
-	r->state = NULL;
-	if (n) {
-		r->state = xcalloc(1, n + 1);
-		if (read(fd, r->state, n) != (ssize_t)n) {
-			free(r->state);
-			r->state = NULL;
-		}
-	}
-	return true;
-}
-
-/* A slot: one child at a time, its report and stderr in files of its own. */
-struct slot {
-	pid_t pid;
-	uint64_t index;
-	struct sched_spec spec;
-	int res_fd, err_fd;
-};
-
-static int tmp_fd(void)
-{
-	FILE *f = tmpfile();
-	if (!f) {
-		fprintf(stderr, "schedlab explore: cannot make a temporary file: %s\n", strerror(errno));
-		exit(EXIT_BADINPUT);
-	}
-	return fileno(f);   /* kept open for the command's life: two per slot */
-}
-
-static void launch(struct explore_ctx *c, struct slot *sl)
-{
-	if (ftruncate(sl->res_fd, 0) != 0 || ftruncate(sl->err_fd, 0) != 0) {
-		fprintf(stderr, "schedlab explore: a temporary file: %s\n", strerror(errno));
-		exit(3);
-	}
-	lseek(sl->res_fd, 0, SEEK_SET);
-	lseek(sl->err_fd, 0, SEEK_SET);
-	fflush(stdout);
-	fflush(stderr);
-	pid_t pid;
-	/* a full process table is a passing state of a busy host: retry */
-	pid_t parent = getpid();
-	for (int tries = 0; (pid = fork()) < 0 && errno == EAGAIN && tries < 50; tries++)
-		nanosleep(&(struct timespec){ 0, 100 * 1000000 }, NULL);
-	if (pid < 0) {
-		fprintf(stderr, "schedlab explore: fork: %s\n", strerror(errno));
-		exit(3);   /* running schedules die with this process (their PDEATHSIG) */
-	}
-	if (pid == 0) {
-		/* the exploration's end (or death) ends its schedules */
-		proc_die_with_parent(parent);
-		dup2(sl->err_fd, 2);
-		struct sched_result r;
-		int rc = run_schedule(c, sl->spec, &r, NULL);
-		if (rc)
-			_exit(rc);
-		write_result(sl->res_fd, &r);
-		_exit(0);
-	}
-	sl->pid = pid;
-}
-
-/* The child's end as a result: its report, or the crash it died of. */
-static void collect(struct slot *sl, int status, struct sched_result *r)
-{
-	memset(r, 0, sizeof(*r));
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && read_result(sl->res_fd, r))
-		return;
-	r->status = 2;
-	snprintf(r->what, sizeof(r->what), "crash");
-	char err[400] = "";
-	ssize_t n = pread(sl->err_fd, err, sizeof(err) - 1, 0);
-	if (n > 0) {
-		err[n] = '\0';
-		char *nl;
-		while ((nl = strchr(err, '\n')) && nl[1] == '\0')
-			*nl = '\0';
-		for (char *p = err; *p; p++)
-			if (*p == '\n')
-				*p = ' ';
-	}
-	if (WIFSIGNALED(status))
-		snprintf(r->msg, sizeof(r->msg), "the run died of signal %d (%s)%s%s", WTERMSIG(status),
-			 strsignal(WTERMSIG(status)), err[0] ? ": " : "", err);
-	else
-		snprintf(r->msg, sizeof(r->msg), "the run exited with status %d%s%s",
-			 WIFEXITED(status) ? WEXITSTATUS(status) : -1, err[0] ? ": " : "", err);
-}
-
-/* Runs s in a child (crash-safe) and waits for it. */
-static void run_isolated(struct explore_ctx *c, struct slot *sl, struct sched_spec s,
-			 struct sched_result *r)
-{
-	sl->spec = s;
-	launch(c, sl);
-	int status;
-	pid_t got;
-	while ((got = waitpid(sl->pid, &status, 0)) < 0 && errno == EINTR)
-		;
-	if (got < 0) {
-		fprintf(stderr, "schedlab explore: waitpid: %s\n", strerror(errno));
-		exit(3);
-	}
-	sl->pid = 0;
-	collect(sl, status, r);
-}
-
-/* ---- Schedules, shrinking, the report ---- */
-
-static uint64_t mix(uint64_t a, uint64_t b)
-{
-	uint64_t z = a * 0x9e3779b97f4a7c15ULL + b + 0x6a09e667f3bcc909ULL;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static struct sched_spec spec_of(const struct explore_ctx *c, uint64_t i, uint64_t k)
-{
-	struct sched_spec s = { mix(c->o->seed, i), 0, i == 0 ? 0 : UINT64_MAX, k };
-	return s;
-}
 
 static double now_s(void)
 {
@@ -431,306 +197,178 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The command that replays s: this one's options, --replay instead of the
- * exploration's own. */
-static void print_replay(const struct explore_ctx *c, struct sched_spec s, FILE *f)
+/* The words of the replay command: argv's options, but --schedules, -j,
+ * --replay, --trace, --keep-going and --quiet. */
+static void replay_words(struct explore_ctx *c, int argc, char **argv)
 {
-	fprintf(f, "replay: schedlab explore");
-	for (int i = 1; i < c->argc; i++) {
-		const char *a = c->argv[i];
+	c->words = xcalloc((size_t)argc + 1, sizeof(*c->words));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
 		if (strcmp(a, "--schedules") == 0 || strcmp(a, "-j") == 0 || strcmp(a, "--replay") == 0 ||
 		    strcmp(a, "--trace") == 0) {
 			i++;
 			continue;
 		}
-		if (strcmp(a, "--keep-going") == 0 || strcmp(a, "--quiet") == 0)
-			continue;
-		bool plain = a[0] != '\0';
-		for (const char *p = a; *p; p++)
-			if (!(('a' <= *p && *p <= 'z') || ('A' <= *p && *p <= 'Z') ||
-			      ('0' <= *p && *p <= '9') || strchr("-_./:=,+@%", *p)))
-				plain = false;
-		if (plain) {
-			fprintf(f, " %s", a);
-		} else {
-			fputs(" '", f);
-			for (const char *p = a; *p; p++)
-				*p == '\'' ? fputs("'\\''", f) : fputc(*p, f);
-			fputc('\'', f);
-		}
+		if (strcmp(a, "--keep-going") != 0 && strcmp(a, "--quiet") != 0)
+			c->words[c->nwords++] = a;
 	}
-	fprintf(f, " --replay %" PRIu64 ":%" PRIu64 ":%" PRIu64 ":%" PRIu64 "\n", s.seed, s.from,
-		s.limit, s.k);
 }
 
-/* Does t break the same invariant as *best?  If so it becomes *best. */
-static bool same_failure(struct explore_ctx *c, struct slot *sl, struct sched_spec t,
-			 struct sched_result *best)
+static void print_failure(const struct explore_ctx *c, const struct exp_explore_failure *f)
 {
-	struct sched_result r;
-	run_isolated(c, sl, t, &r);
-	if (r.status != best->status || strcmp(r.what, best->what) != 0) {
-		free(r.state);
-		return false;
-	}
-	free(best->state);
-	*best = r;
-	return true;
+	exp_explore_print_failure(stdout, f, c->words, c->nwords);
 }
 
-/* The narrowest window of perturbations [from, limit) that still breaks
- * the same invariant: the limit bisected down from the perturbations the
- * failure had drawn, then from bisected up.  Neither half is monotone in
- * general (fewer perturbations make another schedule), so this finds a
- * window whose ends each matter, not the least one.  *best gets the
- * result of the schedule returned. */
-static struct sched_spec shrink(struct explore_ctx *c, struct slot *sl, struct sched_spec s,
-				struct sched_result *best, int *trials)
+static void on_failure(void *ctx, const struct exp_explore_failure *f)
 {
-	struct sched_spec t = s;
-	t.limit = best->decisions < s.limit ? best->decisions : s.limit;
-	(*trials)++;
-	if (!same_failure(c, sl, t, best))
-		return s;
-	uint64_t lo = t.from, hi = t.limit;   /* hi fails; lo (nothing) is assumed to pass */
-	while (hi - lo > 1 && *trials < 48) {
-		t.limit = lo + (hi - lo) / 2;
-		(*trials)++;
-		if (same_failure(c, sl, t, best))
-			hi = t.limit;
-		else
-			lo = t.limit;
-	}
-	t.limit = hi;
-	lo = t.from;   /* fails */
-	hi = t.limit;  /* [limit, limit): nothing, assumed to pass */
-	while (hi - lo > 1 && *trials < 96) {
-		t.from = lo + (hi - lo) / 2;
-		(*trials)++;
-		if (same_failure(c, sl, t, best))
-			lo = t.from;
-		else
-			hi = t.from;
-	}
-	t.from = lo;
-	if (t.from != s.from || t.limit != s.limit) {
-		/* the last trial may have been a passing one: make *best t's */
-		(*trials)++;
-		if (!same_failure(c, sl, t, best))
-			return s;
-	}
-	return t;
+	print_failure(ctx, f);
 }
 
-static void print_failure(const struct explore_ctx *c, uint64_t index, struct sched_spec s,
-			  const struct sched_result *r, uint64_t applied0, int trials)
+static void on_progress(void *ctx, uint64_t done, uint64_t violations)
 {
-	if (index == UINT64_MAX)   /* --replay's */
-		printf("explore: the replayed schedule broke \"%s\": %s\n", r->what, r->msg);
-	else
-		printf("explore: schedule %" PRIu64 " broke \"%s\": %s\n", index, r->what, r->msg);
-	if (trials)
-		printf("  shrunk in %d runs to %" PRIu64 " perturbations (of %" PRIu64 "): those "
-		       "numbered %" PRIu64 " to %" PRIu64 "\n",
-		       trials, r->applied, applied0, s.from, s.limit - 1);
-	else
-		printf("  %" PRIu64 " perturbations applied\n", r->applied);
-	if (r->state)
-		printf("state at the violation (Go's scheddetail lines):\n%s", r->state);
-	print_replay(c, s, stdout);
-	fflush(stdout);
+	struct explore_ctx *c = ctx;
+	double t = now_s();
+	if (!c->tty || t - c->last_print <= 0.25)
+		return;
+	c->last_print = t;
+	fprintf(stderr, "\rexplore: %" PRIu64 "/%" PRIu64 " schedules, %.1f/s, %" PRIu64
+		" violations ", done, c->x.schedules, (double)done / (t - c->t0), violations);
 }
 
-static long online_cpus(void)
+static int write_trace(void *ctx, const struct run *run, struct rt *rt)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? n : 1;
+	const struct explore_ctx *c = ctx;
+	return cli_write_exec_trace("explore", c->own->trace, run->api, rt);
+}
+
+/* Runs s here, in this process, with --trace's file if given. */
+static int run_here(struct explore_ctx *c, struct exp_sched s, struct exp_sched_result *r)
+{
+	struct err e = { "" };
+	int rc = exp_explore_schedule(&c->x, s, r, c->own->trace ? write_trace : NULL, c, &e);
+	if (rc == EXIT_BADINPUT && e.msg[0])
+		fprintf(stderr, "schedlab: %s\n", e.msg);
+	return rc;
 }
 
 static int replay(struct explore_ctx *c)
 {
 	struct explore_own *own = c->own;
-	struct sched_spec s = { own->replay_seed, own->replay_from, own->replay_limit, own->replay_k };
-	struct sched_result r;
-	int rc = run_schedule(c, s, &r, own->trace);
+	struct exp_explore_failure f = {
+		.index = UINT64_MAX,
+		.sched = { own->replay_seed, own->replay_from, own->replay_limit, own->replay_k },
+	};
+	struct exp_sched s = f.sched;
+	int rc = run_here(c, s, &f.r);
 	if (rc)
 		return rc;
-	if (r.status == 1) {
-		print_failure(c, UINT64_MAX, s, &r, r.applied, 0);
-		free(r.state);
+	if (f.r.status == EXP_SCHED_VIOLATION) {
+		f.applied0 = f.r.applied;
+		print_failure(c, &f);
+		free(f.r.state);
 		return EXIT_FOUND;
 	}
 	printf("explore: the schedule %" PRIu64 ":%" PRIu64 ":%" PRIu64 ":%" PRIu64 " broke no "
 	       "invariant (%" PRIu64 " scheduling steps checked, %" PRIu64 " perturbations)%s\n",
-	       s.seed, s.from, s.limit, s.k, r.checks, r.applied,
-	       r.status == 3 ? "; the run was cut at a limit" : "");
+	       s.seed, s.from, s.limit, s.k, f.r.checks, f.r.applied,
+	       f.r.status == EXP_SCHED_CUT ? "; the run was cut at a limit" : "");
 	return 0;
 }
 
 static int explore(struct explore_ctx *c)
 {
-	struct explore_own *own = c->own;
-	uint64_t n = own->schedules;
-	long cpus = online_cpus();
-	/* by default as many as the CPUs and the memory hold, each schedule's
-	 * process growing to the run's memory budget at most, as the run
-	 * matrix's; and -j or not, each slot's two temporary files leave the
-	 * command its share of descriptors */
-	uint64_t each = c->base.max_memory ? c->base.max_memory : RT_MEMORY_BUDGET;
-	int jobs = own->jobs ? (int)own->jobs : proc_jobs_cap(cpus < 256 ? (int)cpus : 256, each, 0);
-	jobs = proc_jobs_cap(jobs, 0, 2);
-	if ((uint64_t)jobs > n)
-		jobs = (int)n;
-	struct slot *slots = xcalloc((size_t)jobs, sizeof(*slots));
-	for (int i = 0; i < jobs; i++) {
-		slots[i].res_fd = tmp_fd();
-		slots[i].err_fd = tmp_fd();
-	}
-	bool tty = !own->quiet && isatty(2);
-	double t0 = now_s(), last_print = 0;
-
-	/* Schedule 0, the default, first and alone: its steps are PCT's k */
-	struct sched_result r0;
-	run_isolated(c, &slots[0], spec_of(c, 0, 0), &r0);
-	uint64_t k = r0.steps ? r0.steps : 1;
-	uint64_t done = 1, failures = 0, crashes = 0, cut = 0, checks = r0.checks;
-	uint64_t first_fail = UINT64_MAX;
-	int rc = 0;
-	struct sched_result *found = NULL;
-	struct sched_spec found_spec = { 0, 0, 0, 0 };
-	if (r0.status == 1 || r0.status == 2) {
-		failures++;
-		crashes += r0.status == 2;
-		first_fail = 0;
-		found = xcalloc(1, sizeof(*found));
-		*found = r0;
-		found_spec = spec_of(c, 0, k);
-	} else {
-		cut += r0.status == 3;
-	}
-	bool stop = found && !own->keep_going;
-	if (found && own->keep_going) {
-		print_failure(c, 0, found_spec, found, found->applied, 0);
-	}
-
-	uint64_t next = 1;
-	int inflight = 0;
-	while ((next < n && !stop) || inflight) {
-		for (int i = 0; i < jobs && next < n && !stop; i++) {
-			if (slots[i].pid)
-				continue;
-			slots[i].index = next;
-			slots[i].spec = spec_of(c, next, k);
-			next++;
-			launch(c, &slots[i]);
-			inflight++;
-		}
-		int status;
-		pid_t pid = waitpid(-1, &status, 0);
-		if (pid < 0) {
-			if (errno == EINTR)
-				continue;
-			/* SIGCHLD is not ignored (cmd_explore): a lost child is ours to report */
-			fprintf(stderr, "schedlab explore: waitpid: %s\n", strerror(errno));
-			exit(3);
-		}
-		struct slot *sl = NULL;
-		for (int i = 0; i < jobs; i++)
-			if (slots[i].pid == pid)
-				sl = &slots[i];
-		if (!sl)
-			continue;
-		sl->pid = 0;
-		inflight--;
-		struct sched_result r;
-		collect(sl, status, &r);
-		done++;
-		checks += r.checks;
-		if (r.status == 3)
-			cut++;
-		if (r.status == 1 || r.status == 2) {
-			failures++;
-			crashes += r.status == 2;
-			if (own->keep_going) {
-				print_failure(c, sl->index, sl->spec, &r, r.applied, 0);
-				free(r.state);
-			} else if (!found || sl->index < first_fail) {
-				/* the lowest failing index wins: the same report at any -j */
-				if (found)
-					free(found->state);
-				else
-					found = xcalloc(1, sizeof(*found));
-				*found = r;
-				found_spec = sl->spec;
-				first_fail = sl->index;
-				stop = true;
-			} else {
-				free(r.state);
-			}
-		} else {
-			free(r.state);
-		}
-		double t = now_s();
-		if (tty && t - last_print > 0.25) {
-			last_print = t;
-			fprintf(stderr, "\rexplore: %" PRIu64 "/%" PRIu64 " schedules, %.1f/s, %" PRIu64
-				" violations ", done, n, (double)done / (t - t0), failures);
-		}
-	}
-	double secs = now_s() - t0;
-	if (tty)
+	c->tty = !c->own->quiet && isatty(2);
+	c->t0 = now_s();
+	struct exp_explore_result res;
+	int rc = exp_explore(&c->x, &res);
+	if (c->tty)
 		fputc('\n', stderr);
-	printf("explore: %s on %s, %d Ps, %s: %" PRIu64 " schedules (%s) in %.1f s, %.1f "
-	       "schedules/s (%.0f/min), %" PRIu64 " scheduling steps checked, %" PRIu64
-	       " violations%s",
-	       c->base.pol->name, c->base.topo->name, c->base.procs, c->base.wl->name, done,
-	       own->strategy == RT_EXPLORE_PCT ? "pct" : "random", secs,
-	       secs > 0 ? (double)done / secs : 0.0, secs > 0 ? 60.0 * (double)done / secs : 0.0,
-	       checks, failures, crashes ? " (crashes among them)" : "");
-	if (cut)
-		printf(", %" PRIu64 " cut at a limit", cut);
-	if (r0.status == 1 || r0.status == 2)
-		printf("; the default schedule fails too");
-	printf("\n");
-	if (found && !own->keep_going) {
-		int trials = 0;
-		uint64_t applied0 = found->applied;
-		struct sched_spec s = found_spec;
-		/* a crash (a core assertion) shrinks the same way: the replay
-		 * then ends by that assertion, in the replaying process */
-		if (first_fail != 0)
-			s = shrink(c, &slots[0], found_spec, found, &trials);
-		print_failure(c, first_fail, s, found, applied0, trials);
-		if (own->trace && found->status == 1) {
-			struct sched_result tr;
-			int trc = run_schedule(c, s, &tr, own->trace);
+	if (rc == 3) {
+		fprintf(stderr, "schedlab explore: %s\n", res.error);
+		exp_explore_result_free(&res);
+		return rc;
+	}
+	exp_explore_print_summary(stdout, &c->x, &res);
+	const struct exp_explore_failure *f = res.found;
+	if (f) {
+		print_failure(c, f);
+		if (c->own->trace && f->r.status == EXP_SCHED_VIOLATION) {
+			struct exp_sched_result tr;
+			int trc = run_here(c, f->sched, &tr);
 			free(tr.state);
 			if (trc)
 				rc = trc;
 			else
-				printf("trace: %s\n", own->trace);
+				printf("trace: %s\n", c->own->trace);
 		}
 	}
-	if (found) {
-		free(found->state);
-		free(found);
-	} else if (r0.state) {
-		free(r0.state);
+	exp_explore_result_free(&res);
+	return rc;
+}
+
+/* The exploration's options from the command's. */
+static void explore_opts(struct explore_ctx *c)
+{
+	const struct explore_own *own = c->own;
+	struct exp_explore_opts *x = &c->x;
+	x->schedules = own->schedules;
+	x->jobs = (int)own->jobs;
+	x->strategy = own->strategy;
+	x->depth = (int)own->depth;
+	x->delay_per_mille = (uint32_t)own->delay_rate;
+	x->delay_ns = own->delay_ns;
+	x->max_starve_ns = own->max_starve_ns;
+	x->bug = own->bug;
+	x->keep_going = own->keep_going;
+	x->failure = on_failure;
+	x->progress = on_progress;
+	x->ctx = c;
+}
+
+/* The run every schedule makes, from -p, --set, -t, -w, --procs, --seed;
+ * 0 or an exit status.  The caller frees *knobs, *topo, *wl. */
+static int load_base(const struct cli_opts *o, struct run *base, int64_t **knobs,
+		     struct topo **topo, struct workload **wl)
+{
+	base->api = &sim__rt_api;
+	base->seed = o->seed;
+	base->pol = base->api->pol_find(o->policy);
+	if (!base->pol) {
+		char names[256];
+		cli_policy_names(base->api, names, sizeof(names));
+		return cli_usage_error("explore", "-p %s: no such policy (policies: %s)", o->policy,
+				       names);
 	}
-	free(slots);
-	/* a cut schedule's checks stopped at the limit: not a pass */
-	return rc ? rc : failures ? EXIT_FOUND : cut ? EXIT_LIMIT : 0;
+	*knobs = run_knobs_new(base->pol);
+	base->knobs = *knobs;
+	struct err e = { "" };
+	for (int i = 0; i < o->nsets; i++)
+		if (!pol_set_knob(base->pol, *knobs, o->sets[i], &e))
+			return cli_usage_error("explore", "%s", e.msg);
+	bool is_trace;
+	uint64_t trace_seed;
+	int rc = cli_load_inputs(o->topology, o->workload, topo, wl, &is_trace, &trace_seed);
+	/* a trace replays its own seed's draws */
+	if (!rc && is_trace && !(rc = cli_check_trace_seed(o, trace_seed)))
+		base->seed = trace_seed;
+	if (rc)
+		return rc;
+	base->topo = *topo;
+	base->wl = *wl;
+	base->procs = run_default_procs(*wl, *topo, (long)o->procs);
+	return 0;
 }
 
 int cmd_explore(int argc, char **argv)
 {
 	struct explore_own own = {
-		.schedules = 100, .depth = 3, .delay_rate = 20,
-		.max_starve_ns = 50 * 1000000LL, .delay_ns = 200000,
+		.schedules = EXP_EXPLORE_SCHEDULES, .depth = EXP_EXPLORE_DEPTH,
+		.delay_rate = EXP_EXPLORE_DELAY_RATE, .max_starve_ns = EXP_EXPLORE_MAX_STARVE_NS,
+		.delay_ns = EXP_EXPLORE_DELAY_NS,
 		.strategy = RT_EXPLORE_RANDOM, .bug = RT_BUG_NONE,
 	};
-	struct explore_ctx c = { .own = &own, .argc = argc, .argv = argv };
-	struct cli_opts o = { .cmd = "explore", .policy = NULL, .limits = &c.base };
+	struct explore_ctx c = { .own = &own };
+	struct cli_opts o = { .cmd = "explore", .policy = NULL, .limits = &c.x.base };
 	const struct cli_own own_ops = { cli_help_explore, cli_explore_opts, &own };
 	int rc = cli_parse_options(&o, argc, argv, &own_ops);
 	if (rc || o.help)
@@ -746,51 +384,19 @@ int cmd_explore(int argc, char **argv)
 				       "(--replay the one you want with --trace)");
 	if (own.replay_given && own.strategy == RT_EXPLORE_PCT && own.replay_k == 0)
 		return cli_usage_error("explore", "--replay: a pct schedule's K (its steps) is not 0");
-	/* the schedules are children this process waits for: an inherited
-	 * SIG_IGN would have the kernel reap them, and their results lost */
-	signal(SIGCHLD, SIG_DFL);
-	c.base.api = &sim__rt_api;
-	c.base.seed = o.seed;
-	c.base.pol = c.base.api->pol_find(o.policy);
-	if (!c.base.pol) {
-		char names[256];
-		cli_policy_names(c.base.api, names, sizeof(names));
-		return cli_usage_error("explore", "-p %s: no such policy (policies: %s)", o.policy,
-				       names);
-	}
-	int64_t *knobs = run_knobs_new(c.base.pol);
+	int64_t *knobs = NULL;
 	struct topo *topo = NULL;
 	struct workload *wl = NULL;
-	struct err e = { "" };
-	for (int i = 0; i < o.nsets; i++) {
-		if (!pol_set_knob(c.base.pol, knobs, o.sets[i], &e)) {
-			rc = cli_usage_error("explore", "%s", e.msg);
-			goto out;
-		}
-	}
-	c.base.knobs = knobs;
-	bool is_trace;
-	uint64_t trace_seed;
-	rc = cli_load_inputs(o.topology, o.workload, &topo, &wl, &is_trace, &trace_seed);
-	if (rc)
-		goto out;
-	if (is_trace) {
-		rc = cli_check_trace_seed(&o, trace_seed);
-		if (rc)
-			goto out;
-		c.base.seed = trace_seed;
-	}
-	c.base.topo = topo;
-	c.base.wl = wl;
-	c.base.procs = run_default_procs(wl, topo, (long)o.procs);
-	if (own.trace) {
-		/* claimed now, so a bad path fails before the exploration */
+	rc = load_base(&o, &c.x.base, &knobs, &topo, &wl);
+	/* claimed now, so a bad path fails before the exploration */
+	if (!rc && own.trace)
 		rc = cli_out_claim("explore", "--trace", own.trace);
-		if (rc)
-			goto out;
+	if (!rc) {
+		explore_opts(&c);
+		replay_words(&c, argc, argv);
+		rc = own.replay_given ? replay(&c) : explore(&c);
 	}
-	rc = own.replay_given ? replay(&c) : explore(&c);
-out:
+	free(c.words);
 	wl_free(wl);
 	topo_free(topo);
 	free(knobs);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -33,12 +34,17 @@ void cli_help_merge(FILE *f)
 		"run or did not finish); 2 bad input (a file that is not a store, a conflict).\n");
 }
 
+/* A row as merge keeps it: its key and where it is, not the row itself
+ * (a store of a gigabyte parsed whole took over ten), read again when it
+ * is written. */
 struct entry {
-	cJSON *row;
-	const char *matrix;
-	double index;
+	char *matrix;
+	double index, runs;            /* runs: 0 if the row does not say */
 	long file, line, order;
-	char *text;
+	uint64_t offset;               /* its line's bytes in its file */
+	size_t len;
+	char *text;                    /* its canonical text (exp_json_line), kept if its file
+					* cannot be read again (a pipe) */
 };
 
 static int entry_cmp(const void *pa, const void *pb)
@@ -88,17 +94,103 @@ static int add_files(const char *a, char ***files, long *nfiles, long *cap)
 	return n == 0 ? cli_usage_error(CMD, "%s: no *.jsonl file in the folder", a) : 0;
 }
 
-/* ents sorted by (matrix, index): the rows kept into rows, a row given
- * twice once; two different rows of one run are refused (exit 2). */
-static int dedupe(const struct entry *ents, long n, char *const *files, cJSON **rows, long *kept)
+struct gather {
+	char *const *files;
+	long nfiles;
+	struct entry *ents;
+	long n, cap;
+	long file;                     /* the file being read */
+	bool keep_text;                /* ... is a pipe: its rows are kept as text */
+	/* reading rows again: the file open, and the row last handed out */
+	long open_file;
+	int fd;
+	cJSON *row;
+	bool failed;
+};
+
+static bool gather_row(void *ctx, cJSON *row, long line, uint64_t offset, size_t len, struct err *e)
 {
-	*kept = 0;
-	for (long i = 0; i < n; i++) {
+	(void)e;
+	struct gather *g = ctx;
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 1024;
+		g->ents = xrealloc(g->ents, (size_t)g->cap * sizeof(*g->ents));
+	}
+	const cJSON *runs = cJSON_GetObjectItemCaseSensitive(row, "runs");
+	g->ents[g->n] = (struct entry){
+		.matrix = xstrdup(cJSON_GetObjectItem(row, "matrix")->valuestring),
+		.index = cJSON_GetObjectItem(row, "index")->valuedouble,
+		.runs = cJSON_IsNumber(runs) ? runs->valuedouble : 0,
+		.file = g->file, .line = line, .order = g->n,
+		.offset = offset, .len = len,
+		.text = g->keep_text ? exp_json_line(row) : NULL,
+	};
+	g->n++;
+	cJSON_Delete(row);
+	return true;
+}
+
+/* Entry i's row, read again from its file (or its kept text): valid until
+ * the next call; NULL after saying why (the file changed meanwhile). */
+static const cJSON *entry_row(struct gather *g, const struct entry *en)
+{
+	cJSON_Delete(g->row);
+	g->row = NULL;
+	if (en->text)
+		return g->row = cJSON_Parse(en->text);
+	if (g->open_file != en->file) {
+		if (g->fd >= 0)
+			close(g->fd);
+		struct err e = { "" };
+		g->fd = input_open(g->files[en->file], &e);
+		g->open_file = g->fd >= 0 ? en->file : -1;
+	}
+	char *buf = xmalloc(en->len + 1);
+	ssize_t got = g->fd >= 0 ? pread(g->fd, buf, en->len, (off_t)en->offset) : -1;
+	struct err e = { "" };
+	if (got == (ssize_t)en->len) {
+		buf[en->len] = '\0';
+		g->row = exp_row_parse(buf, en->len, &e);
+	}
+	free(buf);
+	if (!g->row) {
+		char *shown = str_shown(g->files[en->file], 256);
+		fprintf(stderr, "schedlab %s: %s:%ld: the file changed while it was merged\n", CMD,
+			shown, en->line);
+		free(shown);
+		g->failed = true;
+	}
+	return g->row;
+}
+
+/* Whether two rows of one run are the same row: their canonical texts
+ * compared, read again (rare: a row given twice). */
+static bool same_row(struct gather *g, const struct entry *a, const struct entry *b)
+{
+	const cJSON *ra = entry_row(g, a);
+	char *ta = ra ? exp_json_line(ra) : NULL;
+	const cJSON *rb = ta ? entry_row(g, b) : NULL;
+	char *tb = rb ? exp_json_line(rb) : NULL;
+	bool same = ta && tb && strcmp(ta, tb) == 0;
+	free(ta);
+	free(tb);
+	return same;
+}
+
+/* g's entries, sorted by (matrix, index): those kept into kept[], a row
+ * given twice once; two different rows of one run are refused (exit 2). */
+static int dedupe(struct gather *g, long *kept, long *nkept)
+{
+	*nkept = 0;
+	const struct entry *ents = g->ents;
+	for (long i = 0; i < g->n; i++) {
 		if (i > 0 && strcmp(ents[i].matrix, ents[i - 1].matrix) == 0 &&
 		    ents[i].index == ents[i - 1].index) {
-			if (strcmp(ents[i].text, ents[i - 1].text) != 0) {
-				char *a = str_shown(files[ents[i - 1].file], 256);
-				char *b = str_shown(files[ents[i].file], 256);
+			if (!same_row(g, &ents[i - 1], &ents[i])) {
+				if (g->failed)
+					return EXIT_BADINPUT;
+				char *a = str_shown(g->files[ents[i - 1].file], 256);
+				char *b = str_shown(g->files[ents[i].file], 256);
 				fprintf(stderr, "schedlab %s: run %.0f of matrix %s differs between %s:%ld "
 					"and %s:%ld (two runs of the same cell that did not give the same "
 					"row: different schedlab builds, or a native run?)\n", CMD,
@@ -109,7 +201,7 @@ static int dedupe(const struct entry *ents, long n, char *const *files, cJSON **
 			}
 			continue;
 		}
-		rows[(*kept)++] = ents[i].row;
+		kept[(*nkept)++] = i;
 	}
 	return 0;
 }
@@ -117,19 +209,19 @@ static int dedupe(const struct entry *ents, long n, char *const *files, cJSON **
 /* Says on stderr which runs each matrix lacks (rows say how many runs it
  * has; the reader holds index < runs <= EXP_MAX_RUNS): the total less the
  * rows there are, the first 20 listed from the gaps.  True if any does. */
-static bool report_missing(cJSON *const *rows, long kept)
+static bool report_missing(const struct entry *ents, const long *kept, long nkept)
 {
 	bool missing = false;
-	for (long i = 0; i < kept;) {
-		const char *m = cJSON_GetObjectItem(rows[i], "matrix")->valuestring;
+	for (long i = 0; i < nkept;) {
+		const char *m = ents[kept[i]].matrix;
 		long total = 0, j = i, have = 0, expect = 0, shown = 0;
 		char list[512] = "";
 		size_t used = 0;
-		for (; j < kept && strcmp(cJSON_GetObjectItem(rows[j], "matrix")->valuestring, m) == 0; j++) {
-			const cJSON *rj = cJSON_GetObjectItem(rows[j], "runs");
-			if (cJSON_IsNumber(rj) && (long)rj->valuedouble > total)
-				total = (long)rj->valuedouble;
-			long idx = (long)cJSON_GetObjectItem(rows[j], "index")->valuedouble;
+		for (; j < nkept && strcmp(ents[kept[j]].matrix, m) == 0; j++) {
+			const struct entry *en = &ents[kept[j]];
+			if ((long)en->runs > total)
+				total = (long)en->runs;
+			long idx = (long)en->index;
 			if (idx + 1 > total)
 				total = idx + 1;
 			for (; expect < idx && shown < 20; expect++, shown++)
@@ -152,58 +244,65 @@ static bool report_missing(cJSON *const *rows, long kept)
 	return missing;
 }
 
-/* Every file's rows, read whole, sorted, deduplicated and written to out:
- * 0, 1 (runs missing: the store is written), or 2. */
+struct kept_rows {
+	struct gather *g;
+	const long *kept;
+};
+
+static const cJSON *kept_row(void *ctx, long i)
+{
+	struct kept_rows *k = ctx;
+	return entry_row(k->g, &k->g->ents[k->kept[i]]);
+}
+
+/* Every file's rows, sorted, deduplicated and written to out: 0, 1 (runs
+ * missing: the store is written), or 2.  Only each row's key and place
+ * are held; the rows are read again as they are written. */
 static int merge(char *const *files, long nfiles, const char *out)
 {
 	int rc = 0;
-	struct exp_store **stores = xcalloc((size_t)nfiles, sizeof(*stores));
-	long nrows = 0;
+	struct gather g = { .files = files, .nfiles = nfiles, .open_file = -1, .fd = -1 };
 	for (long f = 0; f < nfiles && rc == 0; f++) {
 		struct err e = { "" };
-		stores[f] = exp_store_read(files[f], &e);
-		if (!stores[f])
+		struct stat st;
+		g.file = f;
+		g.keep_text = stat(files[f], &st) != 0 || !S_ISREG(st.st_mode);
+		if (!exp_store_scan(files[f], gather_row, &g, &e))
 			rc = cli_cmd_input_error(CMD, &e);
-		else
-			nrows += stores[f]->nrows;
 	}
-	struct entry *ents = xcalloc((size_t)(nrows ? nrows : 1), sizeof(*ents));
-	long n = 0;
-	for (long f = 0; f < nfiles && rc == 0; f++)
-		for (long r = 0; r < stores[f]->nrows; r++) {
-			cJSON *row = stores[f]->rows[r];
-			ents[n] = (struct entry){
-				.row = row,
-				.matrix = cJSON_GetObjectItem(row, "matrix")->valuestring,
-				.index = cJSON_GetObjectItem(row, "index")->valuedouble,
-				.file = f, .line = stores[f]->lines[r], .order = n,
-				.text = exp_json_line(row),
-			};
-			n++;
-		}
-	if (rc == 0 && n == 0)
-		rc = cli_usage_error(CMD, "the files given hold no rows");
+	/* an empty file among others is a job that wrote nothing: its runs
+	 * are reported missing */
+	if (rc == 0 && g.n == 0 && nfiles == 1) {
+		char *shown = str_shown(files[0], 256);
+		rc = cli_usage_error(CMD, "%s: no rows (an empty store)", shown);
+		free(shown);
+	} else if (rc == 0 && g.n == 0)
+		rc = cli_usage_error(CMD, "the %ld files given hold no rows", nfiles);
 	if (rc == 0)
-		qsort(ents, (size_t)n, sizeof(*ents), entry_cmp);
-	cJSON **rows = xcalloc((size_t)(n ? n : 1), sizeof(*rows));
-	long kept = 0;
+		qsort(g.ents, (size_t)g.n, sizeof(*g.ents), entry_cmp);
+	long *kept = xcalloc((size_t)(g.n ? g.n : 1), sizeof(*kept));
+	long nkept = 0;
 	if (rc == 0)
-		rc = dedupe(ents, n, files, rows, &kept);
-	bool missing = rc == 0 && report_missing(rows, kept);
+		rc = dedupe(&g, kept, &nkept);
+	bool missing = rc == 0 && report_missing(g.ents, kept, nkept);
 	if (rc == 0) {
 		size_t len = strlen(out);
-		rc = exp_store_save(CMD, "-o", out, len > 4 && strcmp(out + len - 4, ".csv") == 0, rows,
-				    kept);
+		struct kept_rows k = { &g, kept };
+		struct exp_rows rows = { nkept, kept_row, &k };
+		rc = exp_store_save_rows(CMD, "-o", out, len > 4 && strcmp(out + len - 4, ".csv") == 0,
+					 &rows);
 	}
 	if (rc == 0 && missing)
 		rc = EXIT_FOUND;
-	for (long i = 0; i < n; i++)
-		free(ents[i].text);
-	free(ents);
-	free(rows);
-	for (long f = 0; f < nfiles; f++)
-		exp_store_free(stores[f]);
-	free(stores);
+	for (long i = 0; i < g.n; i++) {
+		free(g.ents[i].matrix);
+		free(g.ents[i].text);
+	}
+	free(g.ents);
+	free(kept);
+	cJSON_Delete(g.row);
+	if (g.fd >= 0)
+		close(g.fd);
 	return rc;
 }
 

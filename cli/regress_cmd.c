@@ -9,8 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +17,7 @@
 #include "cli/cli.h"
 #include "cli/run.h"
 #include "core/policy.h"
+#include "exp/explore.h"
 #include "exp/matrix.h"
 #include "exp/metric.h"
 #include "util/output.h"
@@ -264,6 +263,71 @@ static bool has_knob(const struct pol_ops *pol, const char *assignment)
 	return pol_knob(pol, key, &k) != NULL;
 }
 
+/* A plan's knobs: the case's, then --set's (those its policy has; with
+ * -p, every one), then -p's own; and its variant label.  0 or an exit
+ * status. */
+static int plan_knobs(struct plan *q, const struct rg_case *k, const char *const *sets, int nsets,
+		      bool strict, const char *newpol, const char *pknobs)
+{
+	const struct pol_ops *pol = q->pol;
+	int rc = 0;
+	q->knobs = run_knobs_new(pol);
+	q->set = cJSON_CreateObject();
+	for (const cJSON *kv = k->set->child; kv && !rc; kv = kv->next) {
+		char *a = xasprintf("%s=%.0f", kv->string, kv->valuedouble);
+		if (!has_knob(pol, a))
+			rc = cli_usage_error(CMD, "case %s sets %s, a knob %s does not have", k->name,
+					     kv->string, pol->name);
+		else
+			rc = plan_set(q, a, "the case's");
+		free(a);
+	}
+	for (int g = 0; g < nsets && !rc; g++)
+		if (has_knob(pol, sets[g]))
+			rc = plan_set(q, sets[g], "--set");
+		else if (strict)
+			rc = cli_usage_error(CMD, "--set %s: %s has no such knob", sets[g], pol->name);
+	char *own = pknobs ? xstrdup(pknobs) : NULL;
+	for (char *a = own, *end; a && !rc; a = end) {
+		end = strchr(a, ':');
+		if (end)
+			*end++ = '\0';
+		if (!strchr(a, '='))
+			rc = cli_usage_error(CMD, "-p %s:%s: expected POLICY:KEY=VALUE[:KEY=VALUE...]",
+					     newpol, pknobs);
+		else
+			rc = plan_set(q, a, "-p");
+	}
+	free(own);
+	/* the variant label: the policy and the knobs given, as -p takes them */
+	q->variant = xstrdup(pol->name);
+	for (const cJSON *kv = q->set->child; kv; kv = kv->next) {
+		char *more = xasprintf("%s:%s=%.0f", q->variant, kv->string, kv->valuedouble);
+		free(q->variant);
+		q->variant = more;
+	}
+	return rc;
+}
+
+/* The plans' topologies and workloads (a native plan runs on "host"). */
+static int plans_load(const struct rg_suite *s, struct plan *p, int n, bool native)
+{
+	int rc = 0;
+	for (int i = 0; i < n && !rc; i++) {
+		const struct rg_case *k = &s->cases[p[i].ncase];
+		bool is_trace;
+		uint64_t trace_seed;
+		rc = cli_load_inputs(native ? "host" : k->topology, k->workload, &p[i].topo, &p[i].wl,
+				     &is_trace, &trace_seed);
+		if (!rc && is_trace)
+			rc = cli_usage_error(CMD, "case %s: %s is a trace, which replays one seed's draws: "
+					     "a suite's case runs many seeds", k->name, k->workload);
+		if (!rc)
+			p[i].procs = run_default_procs(p[i].wl, p[i].topo, k->procs);
+	}
+	return rc;
+}
+
 /* The cases the new side runs, with its policy and knobs.  newpol is -p's
  * policy name (NULL: none), pknobs its ":KEY=VALUE" list. */
 static int make_plans(const struct rg_suite *s, const char *newpol, const char *pknobs,
@@ -311,41 +375,7 @@ static int make_plans(const struct rg_suite *s, const char *newpol, const char *
 		struct plan *q = &p[n++];
 		q->ncase = c;
 		q->pol = pol;
-		q->knobs = run_knobs_new(pol);
-		q->set = cJSON_CreateObject();
-		for (const cJSON *kv = k->set->child; kv && !rc; kv = kv->next) {
-			char *a = xasprintf("%s=%.0f", kv->string, kv->valuedouble);
-			if (!has_knob(pol, a))
-				rc = cli_usage_error(CMD, "case %s sets %s, a knob %s does not have", k->name,
-						     kv->string, pol->name);
-			else
-				rc = plan_set(q, a, "the case's");
-			free(a);
-		}
-		for (int g = 0; g < nsets && !rc; g++)
-			if (has_knob(pol, sets[g]))
-				rc = plan_set(q, sets[g], "--set");
-			else if (np)
-				rc = cli_usage_error(CMD, "--set %s: %s has no such knob", sets[g], pol->name);
-		char *own = pknobs ? xstrdup(pknobs) : NULL;
-		for (char *a = own, *end; a && !rc; a = end) {
-			end = strchr(a, ':');
-			if (end)
-				*end++ = '\0';
-			if (!strchr(a, '='))
-				rc = cli_usage_error(CMD, "-p %s:%s: expected POLICY:KEY=VALUE[:KEY=VALUE...]",
-						     newpol, pknobs);
-			else
-				rc = plan_set(q, a, "-p");
-		}
-		free(own);
-		/* the variant label: the policy and the knobs given, as -p takes them */
-		q->variant = xstrdup(pol->name);
-		for (const cJSON *kv = q->set->child; kv; kv = kv->next) {
-			char *more = xasprintf("%s:%s=%.0f", q->variant, kv->string, kv->valuedouble);
-			free(q->variant);
-			q->variant = more;
-		}
+		rc = plan_knobs(q, k, sets, nsets, np != NULL, newpol, pknobs);
 	}
 	for (int g = 0; g < nsets && !rc && !np; g++)
 		if (!set_used[g])
@@ -354,18 +384,8 @@ static int make_plans(const struct rg_suite *s, const char *newpol, const char *
 	if (!rc && n == 0)
 		rc = cli_usage_error(CMD, "-p %s: no case of suite %s runs %s; name the policy whose "
 				     "cases it replaces with --against POLICY", newpol, s->name, against);
-	for (int i = 0; i < n && !rc; i++) {
-		const struct rg_case *k = &s->cases[p[i].ncase];
-		bool is_trace;
-		uint64_t trace_seed;
-		rc = cli_load_inputs(native ? "host" : k->topology, k->workload, &p[i].topo, &p[i].wl,
-				     &is_trace, &trace_seed);
-		if (!rc && is_trace)
-			rc = cli_usage_error(CMD, "case %s: %s is a trace, which replays one seed's draws: "
-					     "a suite's case runs many seeds", k->name, k->workload);
-		if (!rc)
-			p[i].procs = run_default_procs(p[i].wl, p[i].topo, k->procs);
-	}
+	if (!rc)
+		rc = plans_load(s, p, n, native);
 	if (rc) {
 		plans_free(p, n);
 		return rc;
@@ -587,138 +607,145 @@ struct explored {
 	char *out;                 /* what it printed: the summary, a failure and its replay */
 };
 
-/* The whole number just before word in text (0 if there is none). */
-static uint64_t number_before(const char *text, const char *word)
-{
-	const char *w = text ? strstr(text, word) : NULL;
-	if (!w)
-		return 0;
-	const char *d = w;
-	while (d > text && d[-1] >= '0' && d[-1] <= '9')
-		d--;
-	return strtoull(d, NULL, 10);
-}
-
-/* Runs `schedlab explore` (this very binary) on one case, its stdout
- * kept (at most 1 MiB: a failure's state dump is far smaller); its stderr
- * is ours.  A process of its own, as `explore` is run by hand, so the
- * replay command it prints is one the user can paste. */
-static void explore_case(const struct rg_suite *s, const struct plan *p,
-			 const struct regress_own *r, struct explored *x)
+/* The replay command's words of a case's exploration: what `schedlab
+ * explore` is given to explore the case by hand (malloc'd, as is each). */
+static char **explore_words(const struct rg_suite *s, const struct plan *p,
+			    const struct regress_own *r, int *nwords)
 {
 	const struct rg_case *k = &s->cases[p->ncase];
-	char exe[4096];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	memset(x, 0, sizeof(*x));
-	if (len <= 0) {
-		x->status = 3;
-		x->out = xasprintf("cannot find this program (/proc/self/exe): %s\n", strerror(errno));
-		return;
-	}
-	exe[len] = '\0';
-	int nset = cJSON_GetArraySize(p->set);
-	char **argv = xcalloc((size_t)(24 + 2 * nset + r->nlimit_args), sizeof(*argv));
+	char **w = xcalloc((size_t)(12 + 2 * cJSON_GetArraySize(p->set) + r->nlimit_args),
+			   sizeof(*w));
 	int n = 0;
-	argv[n++] = xstrdup("schedlab");
-	argv[n++] = xstrdup("explore");
-	argv[n++] = xstrdup("-p");
-	argv[n++] = xstrdup(p->pol->name);
+	w[n++] = xstrdup("-p");
+	w[n++] = xstrdup(p->pol->name);
 	for (const cJSON *kv = p->set->child; kv; kv = kv->next) {
-		argv[n++] = xstrdup("--set");
-		argv[n++] = xasprintf("%s=%.0f", kv->string, kv->valuedouble);
+		w[n++] = xstrdup("--set");
+		w[n++] = xasprintf("%s=%.0f", kv->string, kv->valuedouble);
 	}
-	argv[n++] = xstrdup("-t");
-	argv[n++] = xstrdup(k->topology);
-	argv[n++] = xstrdup("-w");
-	argv[n++] = xstrdup(k->workload);
-	argv[n++] = xstrdup("--procs");
-	argv[n++] = xasprintf("%d", p->procs);
-	argv[n++] = xstrdup("--seed");
-	argv[n++] = xasprintf("%ld", s->seed);
-	argv[n++] = xstrdup("--schedules");
-	argv[n++] = xasprintf("%" PRIu64, r->explore);
-	argv[n++] = xstrdup("--quiet");
+	w[n++] = xstrdup("-t");
+	w[n++] = xstrdup(k->topology);
+	w[n++] = xstrdup("-w");
+	w[n++] = xstrdup(k->workload);
+	w[n++] = xstrdup("--procs");
+	w[n++] = xasprintf("%d", p->procs);
+	w[n++] = xstrdup("--seed");
+	w[n++] = xasprintf("%ld", s->seed);
 	if (r->bug) {
-		argv[n++] = xstrdup("--bug");
-		argv[n++] = xstrdup(r->bug);
-	}
-	if (r->jobs) {   /* explore runs at most 256 schedules at once */
-		argv[n++] = xstrdup("-j");
-		argv[n++] = xasprintf("%" PRIu64, r->jobs < 256 ? r->jobs : 256);
+		w[n++] = xstrdup("--bug");
+		w[n++] = xstrdup(r->bug);
 	}
 	for (int i = 0; i < r->nlimit_args; i++)
-		argv[n++] = xstrdup(r->limit_args[i]);
-	argv[n] = NULL;
+		w[n++] = xstrdup(r->limit_args[i]);
+	*nwords = n;
+	return w;
+}
 
-	int fd[2];
-	pid_t pid = -1;
-	if (pipe(fd) == 0) {
-		fflush(NULL);
-		pid_t parent = getpid();
-		pid = fork();
-		if (pid == 0) {
-			proc_die_with_parent(parent);   /* regress's end is its end */
-			dup2(fd[1], 1);
-			close(fd[0]);
-			close(fd[1]);
-			execv(exe, argv);
-			fprintf(stderr, "schedlab %s: --explore: cannot run %s: %s\n", CMD, exe,
-				strerror(errno));
-			_exit(3);
-		}
-		close(fd[1]);
-		if (pid < 0)
-			close(fd[0]);
+/* The simulated run a case's exploration makes: the plan's, but a native
+ * plan's policy and topology are the simulated ones the suite names (an
+ * exploration is always simulated).  *own holds what was made here. */
+static int explore_base(const struct rg_case *k, const struct plan *p, bool native,
+			const struct run *limits, struct run *base, struct topo **own, int64_t **knobs)
+{
+	*base = (struct run){
+		.api = &sim__rt_api, .pol = sim__rt_api.pol_find(p->pol->name), .topo = p->topo,
+		.wl = p->wl, .procs = p->procs, .max_sim_ns = limits->max_sim_ns,
+		.max_wall_ns = limits->max_wall_ns, .max_memory = limits->max_memory,
+	};
+	*knobs = run_knobs_new(base->pol);
+	base->knobs = *knobs;
+	struct err e = { "" };
+	for (const cJSON *kv = p->set->child; kv; kv = kv->next) {
+		char *a = xasprintf("%s=%.0f", kv->string, kv->valuedouble);
+		bool ok = pol_set_knob(base->pol, *knobs, a, &e);
+		free(a);
+		if (!ok)
+			return cli_input_error(&e);
 	}
-	size_t cap = 1 << 20, used = 0;
-	char *out = xmalloc(cap + 1);
-	if (pid > 0) {
-		for (;;) {
-			char buf[4096];
-			ssize_t got = read(fd[0], buf, sizeof(buf));
-			if (got < 0 && errno == EINTR)
-				continue;
-			if (got <= 0)
-				break;
-			size_t keep = (size_t)got < cap - used ? (size_t)got : cap - used;
-			memcpy(out + used, buf, keep);
-			used += keep;
-		}
-		close(fd[0]);
-		int st;
-		pid_t got;
-		while ((got = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
-			;
-		if (got < 0)
-			x->status = 3;
-		else
-			x->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	} else {
-		x->status = 3;
-		used = (size_t)snprintf(out, cap, "cannot start an exploration: %s\n", strerror(errno));
+	if (native) {
+		*own = topo_load(k->topology, &e);
+		if (!*own)
+			return cli_input_error(&e);
+		base->topo = *own;
 	}
-	out[used] = '\0';
-	x->out = out;
-	x->schedules = number_before(out, " schedules (");
-	x->violations = number_before(out, " violations");
-	for (int i = 0; i < n; i++)
-		free(argv[i]);
-	free(argv);
+	return 0;
+}
+
+/* Explores one case in this process (exp/explore.h) as `schedlab explore`
+ * would with the case's inputs and --schedules N --quiet: x->out is the
+ * text it would print, its summary and a failure with its replay. */
+static void explore_case(const struct rg_suite *s, const struct plan *p,
+			 const struct regress_own *r, const struct run *limits, enum rt_bug bug,
+			 struct explored *x)
+{
+	memset(x, 0, sizeof(*x));
+	struct exp_explore_opts o = {
+		.schedules = r->explore, .jobs = r->jobs < 256 ? (int)r->jobs : 256,
+		.strategy = RT_EXPLORE_RANDOM, .depth = EXP_EXPLORE_DEPTH,
+		.delay_per_mille = EXP_EXPLORE_DELAY_RATE, .delay_ns = EXP_EXPLORE_DELAY_NS,
+		.max_starve_ns = EXP_EXPLORE_MAX_STARVE_NS, .bug = bug,
+	};
+	struct topo *topo = NULL;
+	int64_t *knobs = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&x->out, &len);
+	x->status = explore_base(&s->cases[p->ncase], p, r->native, limits, &o.base, &topo, &knobs);
+	o.base.seed = (uint64_t)s->seed;
+	struct exp_explore_result res = { 0 };
+	if (!x->status && (x->status = exp_explore(&o, &res)) == 3)
+		fprintf(stderr, "schedlab explore: %s\n", res.error);
+	if (!x->status || x->status == EXIT_FOUND || x->status == EXIT_LIMIT) {
+		exp_explore_print_summary(f, &o, &res);
+		int nwords;
+		char **words = explore_words(s, p, r, &nwords);
+		if (res.found)
+			exp_explore_print_failure(f, res.found, (const char *const *)words, nwords);
+		for (int i = 0; i < nwords; i++)
+			free(words[i]);
+		free(words);
+	}
+	fclose(f);
+	x->schedules = res.schedules;
+	x->violations = res.violations;
+	exp_explore_result_free(&res);
+	topo_free(topo);
+	free(knobs);
+}
+
+/* --bug's seeded bug; 0 or an exit status. */
+static int explore_bug(const char *name, enum rt_bug *bug)
+{
+	*bug = RT_BUG_NONE;
+	for (int i = 1; name && i < RT_BUG__COUNT; i++)
+		if (strcmp(name, rt_bug_names[i]) == 0)
+			*bug = (enum rt_bug)i;
+	if (name && *bug == RT_BUG_NONE)
+		return cli_usage_error(CMD, "--bug %s: no such seeded bug (explore --help names them)",
+				       name);
+#if !defined(SCHEDLAB_SEEDED_BUGS)
+	if (name)
+		return cli_usage_error(CMD, "--bug %s: this build has no seeded bugs (meson "
+				       "-Dseeded_bugs=enabled)", name);
+#endif
+	return 0;
 }
 
 /* Explores every plan; 0, or EXIT_FOUND after naming each case whose
  * exploration broke an invariant (or could not run) on stderr. */
 static int explore_cases(const struct rg_suite *s, const struct plan *p, int np,
-			 const struct regress_own *r, struct explored *x)
+			 const struct regress_own *r, const struct run *limits, struct explored *x)
 {
-	int rc = 0;
-	/* explore's end is seen by waitpid: not if SIGCHLD were ignored */
-	signal(SIGCHLD, SIG_DFL);
+	enum rt_bug bug;
+	int rc = explore_bug(r->bug, &bug);
+	if (rc) {
+		for (int i = 0; i < np; i++)
+			x[i] = (struct explored){ .status = rc, .out = xstrdup("") };
+		return rc;
+	}
 	for (int i = 0; i < np; i++) {
 		const struct rg_case *k = &s->cases[p[i].ncase];
 		if (isatty(2))
 			fprintf(stderr, "\rregress: exploring case %d of %d (%s) ", i + 1, np, k->name);
-		explore_case(s, &p[i], r, &x[i]);
+		explore_case(s, &p[i], r, limits, bug, &x[i]);
 		if (isatty(2))
 			fputc('\n', stderr);
 		if (x[i].status == 0)
@@ -804,50 +831,54 @@ static void write_markdown(FILE *f, const struct md_report *m)
 		explore_markdown(f, m->s, m->p, m->np, m->r, m->x);
 }
 
-static int compare(const struct regress_own *r, const struct cli_opts *o,
-		   const struct run *limits)
+/* --suite, if given, must be the baseline's suite (--seeds aside). */
+static int check_suite(const struct regress_own *r, const struct rg_baseline *b)
 {
+	if (!r->suite)
+		return 0;
 	struct err e = { "" };
-	struct rg_baseline *b = rg_baseline_load(r->baseline, &e);
-	if (!b)
-		return input_error(&e);
+	struct rg_suite *given = rg_suite_load(r->suite, &e);
 	int rc = 0;
-	struct rg_suite *given = NULL;
-	if (r->suite) {
-		given = rg_suite_load(r->suite, &e);
-		if (!given)
-			rc = input_error(&e);
-		else if (!cJSON_Compare(given->json, b->suite->json, true)) {
-			/* the baseline may have had --seeds: compare without it */
-			cJSON *x = cJSON_Duplicate(given->json, true), *y = cJSON_Duplicate(b->suite->json, true);
-			cJSON_DeleteItemFromObjectCaseSensitive(x, "seeds");
-			cJSON_DeleteItemFromObjectCaseSensitive(y, "seeds");
-			if (!cJSON_Compare(x, y, true))
-				rc = cli_usage_error(CMD, "--suite %s is not the suite baseline %s was made "
-						     "from; remake it with --update", r->suite, r->baseline);
-			cJSON_Delete(x);
-			cJSON_Delete(y);
-		}
-		rg_suite_free(given);
+	if (!given)
+		return input_error(&e);
+	if (!cJSON_Compare(given->json, b->suite->json, true)) {
+		/* the baseline may have had --seeds: compare without it */
+		cJSON *x = cJSON_Duplicate(given->json, true), *y = cJSON_Duplicate(b->suite->json, true);
+		cJSON_DeleteItemFromObjectCaseSensitive(x, "seeds");
+		cJSON_DeleteItemFromObjectCaseSensitive(y, "seeds");
+		if (!cJSON_Compare(x, y, true))
+			rc = cli_usage_error(CMD, "--suite %s is not the suite baseline %s was made "
+					     "from; remake it with --update", r->suite, r->baseline);
+		cJSON_Delete(x);
+		cJSON_Delete(y);
 	}
+	rg_suite_free(given);
+	return rc;
+}
+
+/* A comparison's options against its baseline: the mode, --seeds (into
+ * *nseeds), the thresholds, the outputs.  0 or an exit status. */
+static int check_comparison(const struct regress_own *r, const struct rg_baseline *b,
+			    int *nseeds, double *threshold)
+{
+	int rc = check_suite(r, b);
 	if (!rc && b->native != r->native)
 		rc = cli_usage_error(CMD, "--baseline %s is %s and this run is %s: %s", r->baseline,
 				     b->native ? "native" : "simulated", r->native ? "native" : "simulated",
 				     b->native ? "add --native" : "drop --native, or make a native baseline");
-	int nseeds = b->side->nseeds;
+	*nseeds = b->side->nseeds;
 	if (!rc && r->seeds) {
-		if ((int)r->seeds > nseeds)
+		if ((int)r->seeds > *nseeds)
 			rc = cli_usage_error(CMD, "--seeds %llu: baseline %s has %d", (unsigned long long)r->seeds,
-					     r->baseline, nseeds);
+					     r->baseline, *nseeds);
 		else
-			nseeds = (int)r->seeds;
+			*nseeds = (int)r->seeds;
 	}
 	if (!rc) {
 		char *from = xasprintf("baseline %s", r->baseline);
-		rc = too_few(r, b->native, (uint64_t)nseeds, from);
+		rc = too_few(r, b->native, (uint64_t)*nseeds, from);
 		free(from);
 	}
-	double *threshold = xmalloc(sizeof(*threshold) * (size_t)metric_count);
 	memcpy(threshold, b->suite->threshold, sizeof(*threshold) * (size_t)metric_count);
 	if (!rc)
 		rc = apply_max_regress(r, threshold);
@@ -859,18 +890,96 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 	if (!rc && r->json && r->markdown && strcmp(r->json, r->markdown) == 0)
 		rc = cli_usage_error(CMD, "--json and --markdown both name %s%s", r->json,
 				     strcmp(r->json, "-") == 0 ? " (stdout): one of them can write there" : "");
-	char *newpol = NULL, *pknobs = NULL;
-	if (o->policy) {
-		newpol = xstrdup(o->policy);
-		char *colon = strchr(newpol, ':');
-		if (colon) {
-			*colon = '\0';
-			pknobs = colon + 1;
-		}
-		if (strchr(o->policy, ','))
-			rc = rc ? rc : cli_usage_error(CMD, "-p %s: one policy (the new side), not a list",
-						       o->policy);
+	return rc;
+}
+
+/* What the new side is, for the reports: "-p steal2 --set k=v, 3 of 13
+ * cases (those of steal)". */
+static void describe(char *desc, size_t size, const struct cli_opts *o,
+		     const struct regress_own *r, const char *newpol, int np, int ncases)
+{
+	size_t len = 0;
+	desc[0] = '\0';
+	if (o->policy)
+		len += (size_t)snprintf(desc + len, size - len, "-p %s", o->policy);
+	for (int g = 0; g < o->nsets && len < size; g++)
+		len += (size_t)snprintf(desc + len, size - len, "%s--set %s", len ? " " : "",
+					o->sets[g]);
+	if (len < size)
+		snprintf(desc + len, size - len, "%s%d of %d cases%s%s", len ? ", " : "", np, ncases,
+			 o->policy ? " (those of " : "",
+			 o->policy ? (r->against ? r->against : newpol) : "");
+	if (o->policy && strlen(desc) + 2 < size)
+		strcat(desc, ")");
+}
+
+/* The reports of a comparison made (the text, --markdown, --json) and its
+ * warnings; 0, EXIT_FOUND for a regression, or an output's failure. */
+static int report(const struct md_report *md, const struct rg_side *side, bool native)
+{
+	const struct regress_own *r = md->r;
+	const struct rg_result *res = md->res;
+	int rc = 0;
+	bool json_out = r->json && strcmp(r->json, "-") == 0;
+	bool md_out = r->markdown && strcmp(r->markdown, "-") == 0;
+	if (!json_out && !md_out) {
+		rg_report_text(stdout, res);
+		if (md->x)
+			explore_text(stdout, md->s, md->p, md->np, r, md->x);
 	}
+	if (r->markdown)
+		rc = write_text("--markdown", r->markdown, write_markdown, md);
+	if (!rc && r->json) {
+		cJSON *j = rg_report_json(res);
+		if (md->x)
+			cJSON_AddItemToObject(j, "explore", explore_json(md->s, md->p, md->np, r, md->x));
+		rc = write_json(r->json, j);
+		cJSON_Delete(j);
+	}
+	int busy = native ? busy_runs(side) : 0;
+	if (busy)
+		fprintf(stderr, "schedlab %s: warning: the host was busy during %d of the new "
+			"side's runs (their \"host\" objects are in --json): native figures "
+			"understate an idle machine's\n", CMD, busy);
+	rg_report_unreported(stderr, "schedlab regress: warning: ", res);
+	if (!rc && res->nregressions) {
+		rg_report_regressions(stderr, "schedlab regress: ", res);
+		rc = EXIT_FOUND;
+	}
+	return rc;
+}
+
+/* -p POLICY[:KEY=VALUE...] as the new policy's name and its knobs
+ * (*newpol malloc'd, *pknobs within it); 0 or an exit status. */
+static int new_policy(const struct cli_opts *o, char **newpol, char **pknobs)
+{
+	*newpol = *pknobs = NULL;
+	if (!o->policy)
+		return 0;
+	*newpol = xstrdup(o->policy);
+	char *colon = strchr(*newpol, ':');
+	if (colon) {
+		*colon = '\0';
+		*pknobs = colon + 1;
+	}
+	if (strchr(o->policy, ','))
+		return cli_usage_error(CMD, "-p %s: one policy (the new side), not a list", o->policy);
+	return 0;
+}
+
+static int compare(const struct regress_own *r, const struct cli_opts *o,
+		   const struct run *limits)
+{
+	struct err e = { "" };
+	struct rg_baseline *b = rg_baseline_load(r->baseline, &e);
+	if (!b)
+		return input_error(&e);
+	int nseeds;
+	double *threshold = xmalloc(sizeof(*threshold) * (size_t)metric_count);
+	int rc = check_comparison(r, b, &nseeds, threshold);
+	char *newpol = NULL, *pknobs = NULL;
+	if (!rc)
+		rc = new_policy(o, &newpol, &pknobs);
 	struct plan *p = NULL;
 	int np = 0;
 	if (!rc)
@@ -887,52 +996,14 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 	}
 	if (!rc && r->explore) {
 		x = xcalloc((size_t)np, sizeof(*x));
-		explore_rc = explore_cases(b->suite, p, np, r, x);
+		explore_rc = explore_cases(b->suite, p, np, r, limits, x);
 	}
 	if (!rc) {
-		/* what the new side is, for the reports */
 		char desc[1024];
-		size_t len = 0;
-		desc[0] = '\0';
-		if (o->policy)
-			len += (size_t)snprintf(desc + len, sizeof(desc) - len, "-p %s", o->policy);
-		for (int g = 0; g < o->nsets && len < sizeof(desc); g++)
-			len += (size_t)snprintf(desc + len, sizeof(desc) - len, "%s--set %s",
-						len ? " " : "", o->sets[g]);
-		if (len < sizeof(desc))
-			snprintf(desc + len, sizeof(desc) - len, "%s%d of %d cases%s%s", len ? ", " : "",
-				 np, b->suite->ncases, o->policy ? " (those of " : "",
-				 o->policy ? (r->against ? r->against : newpol) : "");
-		if (o->policy && strlen(desc) + 2 < sizeof(desc))
-			strcat(desc, ")");
+		describe(desc, sizeof(desc), o, r, newpol, np, b->suite->ncases);
 		res = rg_compare(b, side, threshold, r->alpha, desc);
-		bool json_out = r->json && strcmp(r->json, "-") == 0;
-		bool md_out = r->markdown && strcmp(r->markdown, "-") == 0;
-		if (!json_out && !md_out) {
-			rg_report_text(stdout, res);
-			if (x)
-				explore_text(stdout, b->suite, p, np, r, x);
-		}
 		struct md_report md = { res, b->suite, p, np, r, x };
-		if (r->markdown)
-			rc = write_text("--markdown", r->markdown, write_markdown, &md);
-		if (!rc && r->json) {
-			cJSON *j = rg_report_json(res);
-			if (x)
-				cJSON_AddItemToObject(j, "explore", explore_json(b->suite, p, np, r, x));
-			rc = write_json(r->json, j);
-			cJSON_Delete(j);
-		}
-		int busy = b->native ? busy_runs(side) : 0;
-		if (busy)
-			fprintf(stderr, "schedlab %s: warning: the host was busy during %d of the new "
-				"side's runs (their \"host\" objects are in --json): native figures "
-				"understate an idle machine's\n", CMD, busy);
-		rg_report_unreported(stderr, "schedlab regress: warning: ", res);
-		if (!rc && res->nregressions) {
-			rg_report_regressions(stderr, "schedlab regress: ", res);
-			rc = EXIT_FOUND;
-		}
+		rc = report(&md, side, b->native);
 		if (!rc || (rc == EXIT_FOUND && explore_rc == EXIT_BADINPUT))
 			rc = explore_rc;
 	}

@@ -1,22 +1,16 @@
 /* The run-matrix engine (exp/matrix.h).
  *
- * Each run is a child process forked from the caller: it inherits the
- * loaded topologies and workloads, runs its cell with cli/run.h's
- * machinery, and writes back through a pipe its row (exp_json_line: exact
- * numbers, one line), a NUL-free newline, its text summary, a NUL and its
- * messages.  Its stdout and stderr go to a memory file of the parent's, so
- * that parallel runs never interleave on the terminal and a child that
- * dies says why (its last line: a sanitizer's report, "schedlab: out of
- * memory").  The parent polls the pipes of the running children, starts a
- * new run when one ends, and redraws one progress line. */
+ * Each run is a job of the child-process pool (util/pool.h), forked from
+ * the caller: it inherits the loaded topologies and workloads, runs its
+ * cell with run/run.h, and writes back through the pool's pipe its row
+ * (exp_json_line: exact numbers, one line), a newline, its text summary,
+ * a NUL and its messages.  Its stdout and stderr are the pool's memory
+ * file, so that a child that dies says why (its last line: a sanitizer's
+ * report, "schedlab: out of memory").  The pool hands the runs back in
+ * cell order; a progress line is redrawn every half second. */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +19,7 @@
 #include "exp/matrix.h"
 #include "exp/store.h"
 #include "topologies/topo.h"
+#include "util/pool.h"
 #include "util/version.h"
 #include "workloads/program.h"
 
@@ -206,8 +201,6 @@ int exp_default_jobs(const struct exp_cell *cells, long n, uint64_t max_memory)
 	for (long i = 0; i < n; i++)
 		if (strcmp(cells[i].api->mode, "native") == 0)
 			return 1;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int jobs = cpus > 0 ? (int)(cpus < 4096 ? cpus : 4096) : 1;
 	uint64_t each = max_memory;
 	/* 0: the largest budget a cell runs with */
 	for (long i = 0; each == 0 && i < n; i++)
@@ -218,19 +211,10 @@ int exp_default_jobs(const struct exp_cell *cells, long n, uint64_t max_memory)
 			each = cells[i].max_memory;
 	if (each == 0)
 		each = RT_MEMORY_BUDGET;
-	return proc_jobs_cap(jobs, each, 0);
+	return pool_default_jobs(4096, each);
 }
 
 /* ---- Running ---- */
-
-struct child {
-	pid_t pid;
-	long cell;
-	int fd;                        /* the pipe's read end */
-	int out;                       /* the memory file holding its stdout and stderr */
-	char *data;
-	size_t len, cap;
-};
 
 static double now_s(void)
 {
@@ -263,15 +247,23 @@ static void progress(const char *cmd, long done, long n, int running, long faile
 	fflush(stderr);
 }
 
+/* A matrix being run: the pool's context. */
+struct matrix {
+	const struct exp_cell *cells;
+	long n;
+	const char *id;
+	const struct exp_opts *o;
+	struct exp_run *runs;
+	long failed;
+	double t0;
+};
+
 /* The child: runs its cell and writes row, summary, messages to fd. */
-static _Noreturn void child_main(const struct exp_cell *c, const char *matrix, long runs,
-				 const char *cmd, int fd, int out)
+static int child_run(void *ctx, long i, int fd)
 {
-	dup2(out, STDOUT_FILENO);
-	dup2(out, STDERR_FILENO);
-	signal(SIGPIPE, SIG_DFL);
+	struct matrix *m = ctx;
 	char *summary, *messages;
-	cJSON *row = cell_run(c, matrix, runs, cmd, &summary, &messages);
+	cJSON *row = cell_run(&m->cells[i], m->id, m->n, m->o->cmd, &summary, &messages);
 	char *line = exp_json_line(row);
 	struct part {
 		const char *p;
@@ -280,253 +272,119 @@ static _Noreturn void child_main(const struct exp_cell *c, const char *matrix, l
 		{ line, strlen(line) }, { "\n", 1 }, { summary ? summary : "", summary ? strlen(summary) : 0 },
 		{ "", 1 }, { messages ? messages : "", messages ? strlen(messages) : 0 },
 	};
-	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		const char *p = parts[i].p;
-		size_t left = parts[i].n;
-		while (left > 0) {
-			ssize_t w = write(fd, p, left);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				_exit(3);
-			p += w;
-			left -= (size_t)w;
-		}
-	}
-	_exit(0);
+	for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++)
+		if (!pool_write(fd, parts[k].p, parts[k].n))
+			return 3;
+	return 0;
 }
 
-/* The memory file's text (its stdout and stderr), malloc'd. */
-static char *out_text(int fd, size_t *len)
+/* The row a child wrote, with the summary and messages of a failed run;
+ * NULL if it wrote none. */
+static cJSON *child_row(const struct pool_end *end, struct exp_run *run)
 {
-	off_t size = lseek(fd, 0, SEEK_END);
-	if (size < 0)
-		size = 0;
-	/* a runaway child's output is not worth more than its tail */
-	off_t from = size > 65536 ? size - 65536 : 0;
-	char *s = xmalloc((size_t)(size - from) + 1);
-	ssize_t r = pread(fd, s, (size_t)(size - from), from);
-	*len = r > 0 ? (size_t)r : 0;
-	s[*len] = '\0';
-	return s;
+	const char *nl = memchr(end->data, '\n', end->len);
+	if (end->what || !WIFEXITED(end->status) || WEXITSTATUS(end->status) != 0 || !nl)
+		return NULL;
+	cJSON *row = cJSON_ParseWithLength(end->data, (size_t)(nl - end->data));
+	const char *rest = nl + 1;
+	size_t restlen = end->len - (size_t)(rest - end->data);
+	const char *nul = memchr(rest, '\0', restlen);
+	if (row && nul && strcmp(exp_row_status(row), "ok") != 0) {
+		run->summary = xstrdup(rest);
+		size_t mlen = restlen - (size_t)(nul + 1 - rest);
+		run->messages = xmalloc(mlen + 1);
+		memcpy(run->messages, nul + 1, mlen);
+		run->messages[mlen] = '\0';
+	}
+	return row;
 }
 
-/* A child has ended (status from waitpid): its outcome. */
-static void child_done(struct child *ch, int status, const struct exp_cell *c, const char *matrix,
-		       long runs, struct exp_run *run)
+/* The "crashed" row of a child that died without one. */
+static cJSON *crashed_row(const struct matrix *m, const struct exp_cell *c,
+			  const struct pool_end *end, struct exp_run *run)
 {
-	cJSON *row = NULL;
-	char *nl = ch->data ? memchr(ch->data, '\n', ch->len) : NULL;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && nl) {
-		row = cJSON_ParseWithLength(ch->data, (size_t)(nl - ch->data));
-		const char *rest = nl + 1;
-		size_t restlen = ch->len - (size_t)(rest - ch->data);
-		const char *nul = memchr(rest, '\0', restlen);
-		if (row && nul && strcmp(exp_row_status(row), "ok") != 0) {
-			run->summary = xstrdup(rest);
-			size_t mlen = restlen - (size_t)(nul + 1 - rest);
-			run->messages = xmalloc(mlen + 1);
-			memcpy(run->messages, nul + 1, mlen);
-			run->messages[mlen] = '\0';
-		}
+	char *last = last_line(end->out, end->outlen);
+	char *msg;
+	int exit_status;
+	int status = end->status;
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		exit_status = 128 + sig;
+		msg = xasprintf("the run's process was killed by signal %d (%s)%s%s", sig,
+				strsignal(sig), last ? ": " : "", last ? last : "");
+	} else {
+		exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+		msg = xasprintf("the run's process exited with status %d without a report%s%s",
+				exit_status, last ? ": " : "", last ? last : "");
 	}
-	if (!row) {
-		size_t len;
-		char *out = out_text(ch->out, &len);
-		char *last = last_line(out, len);
-		char *msg;
-		int exit_status;
-		if (WIFSIGNALED(status)) {
-			int sig = WTERMSIG(status);
-			exit_status = 128 + sig;
-			msg = xasprintf("the run's process was killed by signal %d (%s)%s%s", sig,
-					strsignal(sig), last ? ": " : "", last ? last : "");
-		} else {
-			exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
-			msg = xasprintf("the run's process exited with status %d without a report%s%s",
-					exit_status, last ? ": " : "", last ? last : "");
-		}
-		row = row_new(c, matrix, runs);
-		row_finish(row, "crashed", exit_status, msg, NULL);
-		run->summary = xstrdup("");
-		run->messages = xasprintf("%s%s\n", out, msg);
-		free(msg);
-		free(last);
-		free(out);
-	}
-	run->row = row;
+	cJSON *row = row_new(c, m->id, m->n);
+	row_finish(row, "crashed", exit_status, msg, NULL);
+	run->summary = xstrdup("");
+	run->messages = xasprintf("%s%s\n", end->out, msg);
+	free(msg);
+	free(last);
+	return row;
 }
 
-static void run_error(const struct exp_cell *c, const char *matrix, long runs,
-		      struct exp_run *run, const char *what)
+/* The row of a run that could not start (or be followed). */
+static cJSON *error_row(const struct matrix *m, const struct exp_cell *c,
+			const struct pool_end *end, struct exp_run *run)
 {
-	char *msg = xasprintf("schedlab could not start the run: %s: %s", what, strerror(errno));
-	run->row = row_new(c, matrix, runs);
-	row_finish(run->row, "error", 3, msg, NULL);
+	char *msg = xasprintf("schedlab could not start the run: %s: %s", end->what,
+			      strerror(end->err));
+	cJSON *row = row_new(c, m->id, m->n);
+	row_finish(row, "error", 3, msg, NULL);
 	run->summary = xstrdup("");
 	run->messages = xasprintf("%s\n", msg);
 	free(msg);
+	return row;
 }
 
-/* Hands o->row_done the rows done in order from *emitted on. */
-static void emit_rows(const struct exp_opts *o, const struct exp_run *runs, long n, long *emitted)
+/* A run has ended, and every run before it: its outcome. */
+static bool child_done(void *ctx, long i, struct pool_end *end)
 {
-	for (; o->row_done && *emitted < n && runs[*emitted].row; ++*emitted)
-		o->row_done(o->ctx, *emitted, runs[*emitted].row);
+	struct matrix *m = ctx;
+	struct exp_run *run = &m->runs[i];
+	const struct exp_cell *c = &m->cells[i];
+	run->row = child_row(end, run);
+	if (!run->row)
+		run->row = end->what ? error_row(m, c, end, run) : crashed_row(m, c, end, run);
+	m->failed += strcmp(exp_row_status(run->row), "ok") != 0;
+	if (m->o->row_done)
+		m->o->row_done(m->o->ctx, i, run->row);
+	return true;
+}
+
+static void tick(void *ctx, long ended, int running)
+{
+	struct matrix *m = ctx;
+	progress(m->o->cmd, ended, m->n, running, m->failed, m->t0);
 }
 
 struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struct exp_opts *o)
 {
-	struct exp_run *runs = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*runs));
+	struct matrix m = {
+		.cells = cells, .n = n, .id = o->matrix, .o = o, .t0 = now_s(),
+		.runs = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*m.runs)),
+	};
 	char id[17];
-	const char *matrix = o->matrix;
-	if (!matrix) {
+	if (!m.id) {
 		exp_matrix_id(cells, n, id);
-		matrix = id;
+		m.id = id;
 	}
-	int jobs = o->jobs > 0 ? o->jobs : exp_default_jobs(cells, n, 0);
-	/* a running run holds two descriptors here (its pipe, its memory
-	 * file) and three while it starts */
-	jobs = proc_jobs_cap(jobs, 0, 3);
-	if (jobs > n)
-		jobs = n > 0 ? (int)n : 1;
 	bool show = o->progress == EXP_PROGRESS_ON ||
 		    (o->progress == EXP_PROGRESS_AUTO && isatty(STDERR_FILENO));
-	struct child *ch = xcalloc((size_t)jobs, sizeof(*ch));
-	struct pollfd *pfd = xcalloc((size_t)jobs, sizeof(*pfd));
-	int running = 0;
-	long next = 0, done = 0, failed = 0, emitted = 0;
-	double t0 = now_s(), last_shown = -1;
-	pid_t parent = getpid();
-	/* SIGCHLD inherited as ignored makes the kernel reap the children
-	 * itself: waitpid would fail (ECHILD) with no status, and a crashed
-	 * run read as one that exited 0 */
-	struct sigaction dfl = { .sa_handler = SIG_DFL }, saved;
-	sigemptyset(&dfl.sa_mask);
-	sigaction(SIGCHLD, &dfl, &saved);
-	/* a child's write end closes when it dies: that, not SIGCHLD, is the
-	 * signal, so nothing of the caller's signal handling changes */
-	while (done < n) {
-		emit_rows(o, runs, n, &emitted);
-		while (running < jobs && next < n) {
-			const struct exp_cell *c = &cells[next];
-			int p[2] = { -1, -1 };
-			int out = memfd_create("schedlab-run", MFD_CLOEXEC);
-			const char *what = out < 0 ? "memfd_create" : NULL;
-			if (!what && pipe2(p, O_CLOEXEC) != 0)
-				what = "pipe";
-			pid_t pid = -1;
-			if (!what) {
-				fflush(stdout);
-				fflush(stderr);
-				pid = fork();
-				if (pid < 0)
-					what = "fork";
-			}
-			if (what) {
-				int why = errno;
-				if (p[0] >= 0) {
-					close(p[0]);
-					close(p[1]);
-				}
-				if (out >= 0)
-					close(out);
-				errno = why;
-				/* short of descriptors or processes: wait for a
-				 * running run to end and try again; only with none
-				 * running is it the run's error */
-				if (running > 0 && (why == EMFILE || why == ENFILE || why == EAGAIN ||
-						    why == ENOMEM))
-					break;
-				run_error(c, matrix, n, &runs[next], what);
-				next++, done++, failed++;
-				continue;
-			}
-			if (pid == 0) {
-				/* a parent killed (SIGTERM, SIGINT, SIGKILL) takes its
-				 * runs with it, rather than leave them running to
-				 * --max-wall-time */
-				proc_die_with_parent(parent);
-				close(p[0]);
-				for (int i = 0; i < running; i++) {
-					close(ch[i].fd);
-					close(ch[i].out);
-				}
-				child_main(c, matrix, n, o->cmd, p[1], out);
-			}
-			close(p[1]);
-			ch[running] = (struct child){ .pid = pid, .cell = next, .fd = p[0], .out = out };
-			running++;
-			next++;
-		}
-		if (running <= 0)
-			continue;
-		if (show && now_s() - last_shown >= 0.5) {
-			progress(o->cmd, done, n, running, failed, t0);
-			last_shown = now_s();
-		}
-		for (int i = 0; i < running; i++)
-			pfd[i] = (struct pollfd){ .fd = ch[i].fd, .events = POLLIN };
-		int r = poll(pfd, (nfds_t)running, show ? 500 : -1);
-		if (r < 0 && errno != EINTR && errno != EAGAIN) {
-			/* cannot happen with valid fds (EFAULT, EINVAL); were it
-			 * to, every run unfinished is an error row and no
-			 * child is left behind */
-			int why = errno;
-			for (int i = 0; i < running; i++) {
-				kill(ch[i].pid, SIGKILL);
-				while (waitpid(ch[i].pid, NULL, 0) < 0 && errno == EINTR)
-					;
-				errno = why;
-				run_error(&cells[ch[i].cell], matrix, n, &runs[ch[i].cell], "poll");
-				close(ch[i].fd);
-				close(ch[i].out);
-				free(ch[i].data);
-			}
-			running = 0;
-			for (; next < n; next++) {
-				errno = why;
-				run_error(&cells[next], matrix, n, &runs[next], "poll");
-			}
-			break;
-		}
-		for (int i = running - 1; r > 0 && i >= 0; i--) {
-			if (!pfd[i].revents)
-				continue;
-			struct child *k = &ch[i];
-			if (k->len + 65536 > k->cap) {
-				k->cap = (k->len + 65536) * 2;
-				k->data = xrealloc(k->data, k->cap);
-			}
-			ssize_t got = read(k->fd, k->data + k->len, k->cap - k->len);
-			if (got > 0) {
-				k->len += (size_t)got;
-				continue;
-			}
-			if (got < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			/* end of file: the child has finished or died */
-			int status = 0;
-			while (waitpid(k->pid, &status, 0) < 0 && errno == EINTR)
-				;
-			child_done(k, status, &cells[k->cell], matrix, n, &runs[k->cell]);
-			failed += strcmp(exp_row_status(runs[k->cell].row), "ok") != 0;
-			done++;
-			close(k->fd);
-			close(k->out);
-			free(k->data);
-			ch[i] = ch[--running];
-		}
-	}
-	sigaction(SIGCHLD, &saved, NULL);
-	emit_rows(o, runs, n, &emitted);
+	struct pool_ops pool = {
+		.n = n, .jobs = o->jobs > 0 ? o->jobs : exp_default_jobs(cells, n, 0),
+		.capture = true, .run = child_run, .done = child_done,
+		.tick_ms = show ? 500 : 0, .tick = tick, .ctx = &m,
+	};
+	pool_run(&pool);
 	if (show) {
-		progress(o->cmd, done, n, 0, failed, t0);
+		progress(o->cmd, n, n, 0, m.failed, m.t0);
 		fprintf(stderr, "\n");
 	}
-	free(ch);
-	free(pfd);
-	return runs;
+	return m.runs;
 }
 
 void exp_runs_free(struct exp_run *runs, long n)

@@ -249,6 +249,7 @@ int exp_lines_read(struct exp_lines *r, size_t max, char **buf, size_t *cap)
 		memcpy(*buf + n, from, take);
 		n += take;
 		r->pos += take + (nl != NULL);
+		r->off += take + (nl != NULL);
 		if (nl)
 			break;
 	}
@@ -262,25 +263,27 @@ int exp_lines_read(struct exp_lines *r, size_t max, char **buf, size_t *cap)
 
 /* A store is read a line at a time (input_read's 64 MiB bound is a
  * workload's; a store of 20,000 runs is about 1 GiB). */
-struct exp_store *exp_store_read(const char *path, struct err *e)
+bool exp_store_scan(const char *path, exp_row_fn *fn, void *ctx, struct err *e)
 {
 	char *shown = str_shown(path, 256);
-	FILE *f = fopen(path, "r");
+	struct err oe = { "" };
+	FILE *f = input_fopen(path, &oe);
 	if (!f) {
-		err_set(e, "%s: %s", shown, strerror(errno));
+		err_set(e, "%s", oe.msg);
 		free(shown);
-		return NULL;
+		return false;
 	}
-	struct exp_store *s = xcalloc(1, sizeof(*s));
-	s->path = xstrdup(path);
-	long cap = 0, line = 0;
-	size_t total = 0, size = 0;
+	long line = 0;
+	size_t size = 0;
 	char *p = NULL;
 	int got;
 	bool ok = true;
 	struct exp_lines *lr = xcalloc(1, sizeof(*lr));
 	lr->f = f;
-	while (ok && (got = exp_lines_read(lr, EXP_STORE_MAX_LINE, &p, &size)) != EXP_LINE_EOF) {
+	for (;;) {
+		uint64_t offset = lr->off;
+		if (!ok || (got = exp_lines_read(lr, EXP_STORE_MAX_LINE, &p, &size)) == EXP_LINE_EOF)
+			break;
 		line++;
 		if (got == EXP_LINE_NUL) {
 			err_set(e, "%s:%ld: a NUL byte: not a text file", shown, line);
@@ -294,44 +297,19 @@ struct exp_store *exp_store_read(const char *path, struct err *e)
 			break;
 		}
 		size_t n = strlen(p);
-		total += n + 1;
-		if (total > EXP_STORE_MAX_BYTES) {
+		if (lr->off > EXP_STORE_MAX_BYTES) {
 			err_set(e, "%s:%ld: the store passes %zu MiB, the most schedlab reads: split "
 				"the matrix", shown, line, EXP_STORE_MAX_BYTES >> 20);
 			ok = false;
 			break;
 		}
-		while (n > 0 && p[n - 1] == '\r')
-			n--;
-		bool blank = true;
-		for (size_t i = 0; i < n && blank; i++)
-			blank = p[i] == ' ' || p[i] == '\t';
-		if (blank)
-			continue;
-		const char *end = NULL;
-		cJSON *row = cJSON_ParseWithLengthOpts(p, n, &end, false);
 		struct err re = { "" };
-		if (!row) {
-			err_set(e, "%s:%ld: not JSON (at column %ld)", shown, line,
-				end ? (long)(end - p) + 1 : 1L);
-			ok = false;
-		} else if (end && (size_t)(end - p) < n &&
-			   strspn(end, " \t") < n - (size_t)(end - p)) {
-			err_set(e, "%s:%ld: more than one JSON value on the line", shown, line);
-			cJSON_Delete(row);
-			ok = false;
-		} else if (!exp_row_check(row, &re)) {
+		cJSON *row = exp_row_parse(p, n, &re);
+		if (!row && re.msg[0]) {
 			err_set(e, "%s:%ld: %s", shown, line, re.msg);
-			cJSON_Delete(row);
 			ok = false;
-		} else {
-			if (s->nrows == cap) {
-				cap = cap ? 2 * cap : 64;
-				s->rows = xrealloc(s->rows, (size_t)cap * sizeof(*s->rows));
-				s->lines = xrealloc(s->lines, (size_t)cap * sizeof(*s->lines));
-			}
-			s->lines[s->nrows] = line;
-			s->rows[s->nrows++] = row;
+		} else if (row) {
+			ok = fn(ctx, row, line, offset, n, e);
 		}
 	}
 	if (ok && ferror(f)) {
@@ -342,7 +320,56 @@ struct exp_store *exp_store_read(const char *path, struct err *e)
 	free(lr);
 	fclose(f);
 	free(shown);
-	if (!ok) {
+	return ok;
+}
+
+cJSON *exp_row_parse(const char *p, size_t n, struct err *e)
+{
+	while (n > 0 && p[n - 1] == '\r')
+		n--;
+	if (strspn(p, " \t") >= n)
+		return NULL;            /* a blank line is no row */
+	size_t bad;
+	if (!utf8_valid(p, n, &bad)) {
+		err_set(e, "not UTF-8 (at column %zu)", bad + 1);
+		return NULL;
+	}
+	const char *end = NULL;
+	cJSON *row = cJSON_ParseWithLengthOpts(p, n, &end, false);
+	struct err re = { "" };
+	if (!row) {
+		err_set(e, "not JSON (at column %ld)", end ? (long)(end - p) + 1 : 1L);
+	} else if (end && (size_t)(end - p) < n && strspn(end, " \t") < n - (size_t)(end - p)) {
+		err_set(e, "more than one JSON value on the line");
+	} else if (!exp_row_check(row, &re)) {
+		err_set(e, "%s", re.msg);
+	} else {
+		return row;
+	}
+	cJSON_Delete(row);
+	return NULL;
+}
+
+/* exp_store_read's: every row kept, in file order. */
+static bool keep_row(void *ctx, cJSON *row, long line, uint64_t offset, size_t len, struct err *e)
+{
+	(void)offset, (void)len, (void)e;
+	struct exp_store *s = ctx;
+	if ((s->nrows & (s->nrows - 1)) == 0) {
+		size_t cap = s->nrows ? 2 * (size_t)s->nrows : 1;
+		s->rows = xrealloc(s->rows, cap * sizeof(*s->rows));
+		s->lines = xrealloc(s->lines, cap * sizeof(*s->lines));
+	}
+	s->lines[s->nrows] = line;
+	s->rows[s->nrows++] = row;
+	return true;
+}
+
+struct exp_store *exp_store_read(const char *path, struct err *e)
+{
+	struct exp_store *s = xcalloc(1, sizeof(*s));
+	s->path = xstrdup(path);
+	if (!exp_store_scan(path, keep_row, s, e)) {
 		exp_store_free(s);
 		return NULL;
 	}
@@ -398,10 +425,10 @@ bool exp_row_metric_number(const cJSON *row, const char *path, double *v)
 
 /* ---- Writing ---- */
 
-void exp_store_write_jsonl(FILE *f, cJSON *const *rows, long n)
+static void write_jsonl(FILE *f, const struct exp_rows *rows)
 {
-	for (long i = 0; i < n; i++) {
-		char *line = exp_json_line(rows[i]);
+	for (long i = 0; i < rows->n; i++) {
+		char *line = exp_json_line(rows->get(rows->ctx, i));
 		fprintf(f, "%s\n", line);
 		free(line);
 	}
@@ -486,15 +513,16 @@ static const cJSON *get(const cJSON *o, const char *key)
 	return cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
-void exp_store_write_csv(FILE *f, cJSON *const *rows, long n)
+static void write_csv(FILE *f, const struct exp_rows *rows)
 {
+	long n = rows->n;
 	static const char *const fixed[] = {
 		"index", "variant", "status", "exit_status", "mode", "policy", "topology",
 		"workload", "procs", "seed", "schedlab", "commit",
 	};
 	struct columns knobs = { 0 }, metrics = { 0 };
 	for (long i = 0; i < n; i++) {
-		const cJSON *report = get(rows[i], "report");
+		const cJSON *report = get(rows->get(rows->ctx, i), "report");
 		const cJSON *k;
 		cJSON_ArrayForEach(k, get(report, "knobs")) {
 			char *name = xasprintf("knob.%s", k->string);
@@ -515,7 +543,8 @@ void exp_store_write_csv(FILE *f, cJSON *const *rows, long n)
 	}
 	fputc('\n', f);
 	for (long r = 0; r < n; r++) {
-		const cJSON *row = rows[r], *in = get(row, "inputs"), *report = get(row, "report");
+		const cJSON *row = rows->get(rows->ctx, r), *in = get(row, "inputs");
+		const cJSON *report = get(row, "report");
 		const cJSON *vals[] = {
 			get(row, "index"), get(row, "variant"), get(row, "status"),
 			get(row, "exit_status"), get(in, "mode"), get(in, "policy"),
@@ -545,15 +574,36 @@ void exp_store_write_csv(FILE *f, cJSON *const *rows, long n)
 	free(metrics.names);
 }
 
-int exp_store_save(const char *cmd, const char *opt, const char *path, bool csv,
-		   cJSON *const *rows, long n)
+static const cJSON *array_row(void *ctx, long i)
+{
+	return ((cJSON *const *)ctx)[i];
+}
+
+void exp_store_write_jsonl(FILE *f, cJSON *const *rows, long n)
+{
+	write_jsonl(f, &(struct exp_rows){ n, array_row, (void *)rows });
+}
+
+void exp_store_write_csv(FILE *f, cJSON *const *rows, long n)
+{
+	write_csv(f, &(struct exp_rows){ n, array_row, (void *)rows });
+}
+
+int exp_store_save_rows(const char *cmd, const char *opt, const char *path, bool csv,
+			const struct exp_rows *rows)
 {
 	struct output o;
 	if (!output_start(&o, cmd, opt, path))
 		return EXIT_BADINPUT;
 	if (csv)
-		exp_store_write_csv(o.f, rows, n);
+		write_csv(o.f, rows);
 	else
-		exp_store_write_jsonl(o.f, rows, n);
+		write_jsonl(o.f, rows);
 	return output_finish(&o, cmd);
+}
+
+int exp_store_save(const char *cmd, const char *opt, const char *path, bool csv,
+		   cJSON *const *rows, long n)
+{
+	return exp_store_save_rows(cmd, opt, path, csv, &(struct exp_rows){ n, array_row, (void *)rows });
 }

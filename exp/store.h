@@ -14,6 +14,7 @@
 #define SCHEDLAB_EXP_STORE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
@@ -38,6 +39,7 @@ struct exp_lines {
 	char blk[1 << 16];
 	size_t pos, len;
 	bool eof;
+	uint64_t off;                  /* bytes of the file consumed: the next line's offset */
 };
 enum { EXP_LINE_EOF, EXP_LINE_OK, EXP_LINE_NUL, EXP_LINE_LONG };
 /* The next line of r, without its newline, NUL-terminated in *buf (grown
@@ -66,6 +68,18 @@ struct exp_store {
  * and the JSON path of what is wrong ("results.jsonl:3: .inputs.procs:
  * expected a number"). */
 struct exp_store *exp_store_read(const char *path, struct err *e);
+/* The same a row at a time, for a reader that keeps less than every row
+ * (merge: where each is): fn is given each row (its to delete or keep),
+ * its line number, and the offset and length of its line's bytes in the
+ * file; false from fn (e set) stops the scan.  False with e set if the
+ * file or a row is bad (as exp_store_read). */
+typedef bool exp_row_fn(void *ctx, cJSON *row, long line, uint64_t offset, size_t len,
+			struct err *e);
+bool exp_store_scan(const char *path, exp_row_fn *fn, void *ctx, struct err *e);
+/* One line's row (len bytes at p, a trailing \r ignored), checked: NULL
+ * for a blank line (e untouched) or a bad one (e says why, without the
+ * file and line). */
+cJSON *exp_row_parse(const char *p, size_t len, struct err *e);
 void exp_store_free(struct exp_store *s);
 /* Checks one row's shape (as exp_store_read does); e gets ".key: problem". */
 bool exp_row_check(const cJSON *row, struct err *e);
@@ -92,5 +106,15 @@ void exp_store_write_csv(FILE *f, cJSON *const *rows, long n);
  * EXIT_BADINPUT after a message naming cmd, opt and path. */
 int exp_store_save(const char *cmd, const char *opt, const char *path, bool csv,
 		   cJSON *const *rows, long n);
+/* The same for rows handed over one at a time (a store too large to hold
+ * parsed): get gives row i, valid until its next call; i runs from 0 to
+ * n - 1, twice for CSV (its columns, then its lines). */
+struct exp_rows {
+	long n;
+	const cJSON *(*get)(void *ctx, long i);
+	void *ctx;
+};
+int exp_store_save_rows(const char *cmd, const char *opt, const char *path, bool csv,
+			const struct exp_rows *rows);
 
 #endif

@@ -9,8 +9,9 @@
 #                                     the trace suite checks traces with
 #                                     `go tool trace`)
 #   scripts/install-deps.sh --bench   the same; scripts/bench-native anchors on Go
-#   scripts/install-deps.sh --cluster the same, plus a single-node Slurm
-#                                     (slurm-wlm, munge) and GNU parallel for
+#   scripts/install-deps.sh --cluster the same, plus Slurm (slurm-wlm,
+#                                     munge), GNU parallel and iproute2 (the
+#                                     network namespaces of its two hosts) for
 #                                     scripts/cluster-check (docs/cluster.md);
 #                                     left out of the plain install to keep it lean
 #   scripts/install-deps.sh --report  also Chromium, which scripts/check-report
@@ -43,7 +44,7 @@ PACKAGES="
 for arg in "$@"; do
   case "$arg" in
     --bench) ;;
-    --cluster) PACKAGES="$PACKAGES slurm-wlm munge parallel" ;;
+    --cluster) PACKAGES="$PACKAGES slurm-wlm munge parallel iproute2" ;;
     --report) PACKAGES="$PACKAGES chromium" ;;
     *) echo "install-deps: unknown option '$arg' (known: --bench, --cluster, --report)" >&2; exit 2 ;;
   esac

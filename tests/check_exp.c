@@ -1,6 +1,7 @@
 /* exp/: the run-matrix engine (through compare and sweep), the results
  * store, sweep's lists and ranges, --emit-jobs and merge. */
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "exp/spec.h"
 #include "exp/store.h"
 #include "tests/tests.h"
+#include "util/pool.h"
 
 /* A fresh temporary folder (the caller removes it with rm_rf). */
 static char *temp_dir(void)
@@ -1058,6 +1060,110 @@ START_TEST(the_manual_lists_every_metric)
 }
 END_TEST
 
+/* ---- The child-process pool (util/pool.h) ---- */
+
+struct pool_test {
+	long n, next;                  /* jobs, and the next one done expects */
+	long stop_at;                  /* done stops the pool here (-1: never) */
+	bool in_order;
+	int watched;
+	struct pool_end ends[16];      /* status, killed, len, data's first bytes */
+	char data[16][32], out[16][64];
+};
+
+/* Job i: later jobs end sooner; job 3 dies of SIGKILL after a word on
+ * stderr, job 4 exits 7, job 5 writes far more than max_data, job 6
+ * sleeps a minute (unless killed). */
+static int pool_job(void *ctx, long i, int fd)
+{
+	const struct pool_test *t = ctx;
+	usleep((useconds_t)(t->n - i) * 3000);
+	char buf[32];
+	int len = snprintf(buf, sizeof(buf), "job %ld", i);
+	if (i == 3) {
+		fprintf(stderr, "job 3 says boom\n");
+		fflush(stderr);
+		kill(getpid(), SIGKILL);
+	}
+	if (i == 4)
+		return 7;
+	if (i == 5) {
+		static char big[1 << 16];
+		memset(big, 'x', sizeof(big));
+		for (int k = 0; k < 64; k++)
+			if (write(fd, big, sizeof(big)) < 0)
+				return 3;
+	}
+	if (i == 6)
+		sleep(60);
+	return write(fd, buf, (size_t)len) == len ? 0 : 3;
+}
+
+static bool pool_done(void *ctx, long i, struct pool_end *end)
+{
+	struct pool_test *t = ctx;
+	t->in_order &= i == t->next++;
+	t->ends[i] = *end;
+	snprintf(t->data[i], sizeof(t->data[i]), "%s", end->data);
+	snprintf(t->out[i], sizeof(t->out[i]), "%s", end->out);
+	return i != t->stop_at;
+}
+
+static bool pool_watch(void *ctx, long i, pid_t pid)
+{
+	struct pool_test *t = ctx;
+	t->watched++;
+	return i == 6;
+}
+
+/* The ends come back in job order whatever order the children end in,
+ * each with its data, status and output; a job past max_data and one
+ * the watch names are killed, and no child is left. */
+START_TEST(pool_hands_back_in_job_order)
+{
+	for (int jobs = 1; jobs <= 4; jobs += 3) {
+		struct pool_test t = { .n = 8, .stop_at = -1, .in_order = true };
+		struct pool_ops ops = { .n = t.n, .jobs = jobs, .capture = true, .max_data = 1000,
+					.run = pool_job, .done = pool_done, .tick_ms = 20,
+					.watch = pool_watch, .ctx = &t };
+		ck_assert_int_eq(pool_run(&ops), 8);
+		ck_assert(t.in_order);
+		for (long i = 0; i < t.n; i++) {
+			char want[32];
+			snprintf(want, sizeof(want), "job %ld", i);
+			if (i < 3 || i == 7) {
+				ck_assert_str_eq(t.data[i], want);
+				ck_assert(WIFEXITED(t.ends[i].status) && WEXITSTATUS(t.ends[i].status) == 0);
+			}
+		}
+		ck_assert(WIFSIGNALED(t.ends[3].status) && WTERMSIG(t.ends[3].status) == SIGKILL);
+		ck_assert(!t.ends[3].killed);
+		ck_assert_str_eq(t.out[3], "job 3 says boom\n");
+		ck_assert(WIFEXITED(t.ends[4].status) && WEXITSTATUS(t.ends[4].status) == 7);
+		ck_assert(t.ends[5].killed);
+		ck_assert_int_eq((int)t.ends[5].len, 1000);
+		ck_assert(t.ends[6].killed && WIFSIGNALED(t.ends[6].status));
+		ck_assert_int_gt(t.watched, 0);
+		ck_assert(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD);
+	}
+}
+END_TEST
+
+/* done stops the pool: no job starts after, the running ones (job 6,
+ * asleep for a minute) are killed and reaped before pool_run returns. */
+START_TEST(pool_stop_kills_the_running)
+{
+	struct pool_test t = { .n = 8, .stop_at = 5, .in_order = true };
+	struct pool_ops ops = { .n = t.n, .jobs = 4, .capture = true, .max_data = 1000,
+				.run = pool_job, .done = pool_done, .ctx = &t };
+	time_t t0 = time(NULL);
+	ck_assert_int_eq(pool_run(&ops), 6);
+	ck_assert(t.in_order);
+	ck_assert_int_lt((int)(time(NULL) - t0), 30);
+	ck_assert(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD);
+}
+END_TEST
+
 Suite *make_exp_suite(void)
 {
 	Suite *s = suite_create("exp");
@@ -1067,6 +1173,11 @@ Suite *make_exp_suite(void)
 			    (int)(sizeof(bad_lists) / sizeof(bad_lists[0])));
 	tcase_add_test(tc, store_numbers_read_back_exactly);
 	tcase_add_test(tc, the_manual_lists_every_metric);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("pool");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, pool_hands_back_in_job_order);
+	tcase_add_test(tc, pool_stop_kills_the_running);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("runs");
 	tcase_set_timeout(tc, 600);

@@ -1,7 +1,9 @@
 /* `schedlab explore` end to end (suite explore): clean policies pass their
  * schedules; seeded bugs (test builds, -Dseeded_bugs) are missed by the
  * default schedule and found by the exploration within a stated number of
- * schedules; the printed command replays the failure. */
+ * schedules; the printed command replays the failure.  And the library's
+ * exploration (exp/explore.h) in this process: its counts, the same at
+ * any -j. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,7 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exp/explore.h"
 #include "tests/tests.h"
+#include "topologies/topo.h"
+#include "workloads/json.h"
 
 static char *wl(const char *name)
 {
@@ -77,6 +82,72 @@ START_TEST(bad_options)
 				       NULL, &err), 2);
 	ck_assert_ptr_nonnull(strstr(err, "--trace with --keep-going"));
 	free(err);
+}
+END_TEST
+
+/* ---- In-process: exp_explore, as regress --explore calls it ---- */
+
+struct inproc {
+	struct exp_explore_opts o;
+	struct topo *topo;
+	struct workload *wl;
+	int64_t *knobs;
+	uint64_t failures, last_index;
+	bool in_order;
+};
+
+static void inproc_open(struct inproc *x, const char *pol, const char *wl_name, int procs,
+			enum rt_bug bug)
+{
+	memset(x, 0, sizeof(*x));
+	struct err e = { "" };
+	char *path = wl(wl_name);
+	bool is_trace;
+	uint64_t trace_seed;
+	x->topo = topo_load("numa1", &e);
+	ck_assert_msg(x->topo != NULL, "%s", e.msg);
+	x->wl = wl_load(path, &is_trace, &trace_seed, &e);
+	ck_assert_msg(x->wl != NULL, "%s", e.msg);
+	free(path);
+	x->o.base = (struct run){ .api = &sim__rt_api, .pol = sim__rt_api.pol_find(pol),
+				  .topo = x->topo, .wl = x->wl, .seed = 1, .procs = procs };
+	ck_assert_ptr_nonnull(x->o.base.pol);
+	x->knobs = run_knobs_new(x->o.base.pol);
+	x->o.base.knobs = x->knobs;
+	x->o.strategy = RT_EXPLORE_RANDOM;
+	x->o.depth = EXP_EXPLORE_DEPTH;
+	x->o.delay_per_mille = EXP_EXPLORE_DELAY_RATE;
+	x->o.delay_ns = EXP_EXPLORE_DELAY_NS;
+	x->o.max_starve_ns = EXP_EXPLORE_MAX_STARVE_NS;
+	x->o.bug = bug;
+	x->in_order = true;
+}
+
+static void inproc_close(struct inproc *x)
+{
+	free(x->knobs);
+	wl_free(x->wl);
+	topo_free(x->topo);
+}
+
+/* A clean policy: every schedule run, none failing, their checks counted. */
+START_TEST(in_process_clean)
+{
+	struct inproc x;
+	inproc_open(&x, "steal", "wake.json", 2, RT_BUG_NONE);
+	x.o.schedules = 30;
+	x.o.jobs = 2;
+	struct exp_explore_result res;
+	ck_assert_int_eq(exp_explore(&x.o, &res), 0);
+	ck_assert_int_eq(res.status, 0);
+	ck_assert_int_eq((int)res.schedules, 30);
+	ck_assert_int_eq((int)res.violations, 0);
+	ck_assert_int_eq((int)res.crashes, 0);
+	ck_assert_int_gt((int)res.checks, 30);
+	ck_assert_ptr_null(res.found);
+	ck_assert(!res.default_fails);
+	exp_explore_result_free(&res);
+	inproc_close(&x);
 }
 END_TEST
 
@@ -168,6 +239,79 @@ static void found_and_replayed(const char *policy_args, const char *wl_name, con
 	free(path);
 }
 
+/* The counts are the exploration's, whatever -j: seed 1 finds
+ * runnext-eager at schedule 417 (see below), so 418 schedules ran, one
+ * violation, and the failure shrunk is the same at -j 1 and -j 3. */
+START_TEST(in_process_counts)
+{
+	struct exp_explore_failure first = { 0 };
+	for (int jobs = 1; jobs <= 3; jobs += 2) {
+		struct inproc x;
+		inproc_open(&x, "steal", "wake.json", 2, RT_BUG_RUNNEXT_EAGER);
+		x.o.schedules = 500;
+		x.o.jobs = jobs;
+		struct exp_explore_result res;
+		ck_assert_int_eq(exp_explore(&x.o, &res), 1);
+		ck_assert_int_eq((int)res.schedules, 418);
+		ck_assert_int_eq((int)res.violations, 1);
+		ck_assert_int_eq((int)res.crashes, 0);
+		ck_assert_ptr_nonnull(res.found);
+		ck_assert_int_eq((int)res.found->index, 417);
+		ck_assert_str_eq(res.found->r.what, "G in one place");
+		ck_assert_int_gt(res.found->trials, 0);
+		ck_assert_int_le((int)res.found->r.applied, (int)res.found->applied0);
+		if (jobs == 1) {
+			first = *res.found;
+			first.r.state = NULL;
+		} else {
+			ck_assert(memcmp(&first.sched, &res.found->sched, sizeof(first.sched)) == 0);
+			ck_assert_int_eq((int)first.r.applied, (int)res.found->r.applied);
+		}
+		/* the shrunk schedule, replayed here, breaks the same invariant */
+		struct exp_sched_result again;
+		struct err e = { "" };
+		ck_assert_int_eq(exp_explore_schedule(&x.o, res.found->sched, &again, NULL, NULL, &e), 0);
+		ck_assert_int_eq(again.status, EXP_SCHED_VIOLATION);
+		ck_assert_str_eq(again.what, "G in one place");
+		free(again.state);
+		exp_explore_result_free(&res);
+		inproc_close(&x);
+	}
+}
+END_TEST
+
+static void count_failure(void *ctx, const struct exp_explore_failure *f)
+{
+	struct inproc *x = ctx;
+	if (x->failures && f->index <= x->last_index)
+		x->in_order = false;
+	x->failures++;
+	x->last_index = f->index;
+}
+
+/* --keep-going: every failure handed over, in schedule order, and counted. */
+START_TEST(in_process_keep_going)
+{
+	struct inproc x;
+	inproc_open(&x, "global", "timers.json", 2, RT_BUG_LOST_TIMER);
+	x.o.max_starve_ns = 1000000;
+	x.o.schedules = 100;
+	x.o.jobs = 3;
+	x.o.keep_going = true;
+	x.o.failure = count_failure;
+	x.o.ctx = &x;
+	struct exp_explore_result res;
+	ck_assert_int_eq(exp_explore(&x.o, &res), 1);
+	ck_assert_int_eq((int)res.schedules, 100);
+	ck_assert_int_gt((int)res.violations, 1);
+	ck_assert_int_eq((int)res.violations, (int)x.failures);
+	ck_assert(x.in_order);
+	ck_assert_ptr_null(res.found);
+	exp_explore_result_free(&res);
+	inproc_close(&x);
+}
+END_TEST
+
 /* The numbers of schedules are what seed 1 needs, rounded up (random
  * strategy; seeds 1..5 need runnext-eager 2-417, sharedq-nolock 2-16,
  * no-recheck 10-67, lost-timer 3-72, checkdead-ms 1-3, retake-nocheck
@@ -232,6 +376,7 @@ Suite *make_explore_suite(void)
 	tcase_add_test(tc, bad_options);
 	tcase_add_test(tc, limits_are_cuts);
 	tcase_add_test(tc, deadlock_always_reported);
+	tcase_add_test(tc, in_process_clean);
 #if defined(SCHEDLAB_SEEDED_BUGS)
 	tcase_add_test(tc, finds_runnext_eager);
 	tcase_add_test(tc, finds_sharedq_nolock);
@@ -241,6 +386,8 @@ Suite *make_explore_suite(void)
 	tcase_add_test(tc, finds_lost_timer);
 	tcase_add_test(tc, finds_checkdead_ms);
 	tcase_add_test(tc, finds_retake_nocheck);
+	tcase_add_test(tc, in_process_counts);
+	tcase_add_test(tc, in_process_keep_going);
 #endif
 	suite_add_tcase(s, tc);
 	return s;

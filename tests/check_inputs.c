@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -479,6 +481,165 @@ START_TEST(a_device_output_stays_a_device)
 }
 END_TEST
 
+/* Inputs and outputs that are FIFOs or pipes: a FIFO with no writer (or
+ * reader) yet is waited for, as a shell's redirection would, and the wait
+ * is said on stderr so that one that never ends is visible; a pipe's
+ * workload is read once (a peek at its first bytes would lose them).  The
+ * script waits for each note before it opens the other end: the order
+ * holds whatever the host's load. */
+START_TEST(fifos_and_pipes_are_read_and_written_through)
+{
+	char *dir = tmpdir();
+	char *tiny = write_tiny(dir);
+	char *out = NULL, *err = NULL;
+	int rc = test_runf(&out, &err,
+			   "cd '%s' && mkfifo w.json r.json || exit 8; "
+			   "{ '%s' run -p steal -t numa1 -w w.json --json r.json >/dev/null 2>err.txt; "
+			   "echo $? >rc.txt; } & "
+			   "wait_for() { i=0; until grep -q \"$1\" err.txt 2>/dev/null; do "
+			   "sleep 0.1; i=$((i + 1)); [ $i -lt 1200 ] || { echo \"no '$1'\"; exit 9; }; "
+			   "done; }; "
+			   "wait_for 'w.json: a FIFO with no writer yet: waiting for one' && "
+			   "cat tiny.json >w.json && "
+			   "wait_for 'r.json: a FIFO with no reader yet: waiting for one' && "
+			   "cat r.json >got.json && wait && cat rc.txt && "
+			   "cat tiny.json | '%s' run -p steal -t numa1 -w /dev/stdin --json piped.json >/dev/null",
+			   dir, test_schedlab_bin(), test_schedlab_bin());
+	ck_assert_msg(rc == 0, "exit %d: %s%s", rc, out, err);
+	ck_assert_msg(strcmp(out, "0\n") == 0, "the FIFO run exited %s", out);
+	static const char *const reports[] = { "got.json", "piped.json" };
+	for (int k = 0; k < 2; k++) {
+		char *path = xasprintf("%s/%s", dir, reports[k]);
+		char *text = test_read_file(path);
+		cJSON *o = cJSON_Parse(text);
+		ck_assert_msg(o && cJSON_GetObjectItem(o, "metrics"), "%s: not a whole report",
+			      reports[k]);
+		cJSON_Delete(o);
+		free(text);
+		free(path);
+	}
+	free(out);
+	free(err);
+	/* a Go trace's readers open it by name, more than once: refused */
+	rc = test_runf(NULL, &err, "cat '%s/traces126/chan.trace' | '%s' run -p steal -w /dev/stdin",
+		       test_data_dir(), test_schedlab_bin());
+	ck_assert_msg(rc == 2 && strstr(err, "/dev/stdin: a Go execution trace is read from a file"),
+		      "a piped Go trace: exit %d: %s", rc, err);
+	assert_one_clean_line(err);
+	free(err);
+	free(tiny);
+	test_rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
+/* Writers racing for one output (two `regress --update` on one baseline
+ * once left NUL bytes in it): each writes its own temporary file and
+ * renames it, so the file ends as one writer's whole output -- byte for
+ * byte what that writer writes alone -- and nothing is left beside it. */
+START_TEST(concurrent_writers_leave_one_whole_output)
+{
+	char *dir = tmpdir();
+	int rc = test_runf(NULL, NULL,
+			   "cd '%s' || exit 8; for s in 1 2 3 4; do "
+			   "'%s' run -p steal -t numa1 -w pingpong --seed $s --json alone.$s.json >/dev/null "
+			   "|| exit 9; done; "
+			   "for round in 1 2 3; do for s in 1 2 3 4; do "
+			   "'%s' run -p steal -t numa1 -w pingpong --seed $s --json raced.json >/dev/null & "
+			   "done; wait; "
+			   "cmp -s raced.json alone.1.json || cmp -s raced.json alone.2.json || "
+			   "cmp -s raced.json alone.3.json || cmp -s raced.json alone.4.json || exit 10; "
+			   "done; ls | grep -q tmp && exit 11; exit 0",
+			   dir, test_schedlab_bin(), test_schedlab_bin());
+	ck_assert_msg(rc == 0, "exit %d (10: the raced output is no writer's whole report; "
+		      "11: a temporary file was left)", rc);
+	test_rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
+/* The peak resident memory of `schedlab merge IN -o OUT`, in KiB. */
+static long merge_peak_kib(const char *in, const char *out)
+{
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		/* AddressSanitizer keeps freed memory in quarantine (256 MB):
+		 * a reader that frees each row as it goes would look like one
+		 * that keeps them */
+		const char *asan = getenv("ASAN_OPTIONS");
+		char *opts = xasprintf("%s%squarantine_size_mb=0", asan ? asan : "", asan ? ":" : "");
+		setenv("ASAN_OPTIONS", opts, 1);
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(test_schedlab_bin(), "schedlab", "merge", in, "-o", out, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	struct rusage ru;
+	ck_assert_int_eq(wait4(pid, &status, 0, &ru), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "merge %s: status %d", in, status);
+	return ru.ru_maxrss;
+}
+
+/* merge holds each row's key and place, not the row: a store of 40 times
+ * the rows takes about the memory of the small one (a 375 MB store once
+ * took 5.4 GB, where report read it in 16 MB), and the output is the
+ * same as when the rows were held. */
+START_TEST(merge_memory_does_not_grow_with_the_store)
+{
+	char *dir = tmpdir();
+	char *one = xasprintf("%s/one.jsonl", dir);
+	char *args = xasprintf("sweep -p steal -t numa1 -w pingpong --seeds 2 --json '%s'", one);
+	ck_assert_int_eq(test_schedlab(args, NULL, NULL), 0);
+	char *text = test_read_file(one);
+	cJSON *row = cJSON_Parse(text);   /* the first line: one row of about 10 KB */
+	ck_assert_ptr_nonnull(row);
+	long peak[2];
+	static const int nrows[2] = { 50, 2000 };
+	for (int k = 0; k < 2; k++) {
+		char *in = xasprintf("%s/in%d.jsonl", dir, k), *out = xasprintf("%s/out%d.jsonl", dir, k);
+		FILE *f = fopen(in, "w");
+		cJSON_ReplaceItemInObject(row, "runs", cJSON_CreateNumber(nrows[k]));
+		for (int i = nrows[k] - 1; i >= 0; i--) {   /* backwards: merge sorts them */
+			cJSON_ReplaceItemInObject(row, "index", cJSON_CreateNumber(i));
+			char *line = cJSON_PrintUnformatted(row);
+			fprintf(f, "%s\n", line);
+			free(line);
+		}
+		ck_assert_int_eq(fclose(f), 0);
+		peak[k] = merge_peak_kib(in, out);
+		char *merged = test_read_file(out);
+		ck_assert_int_eq((int)strlen(merged) > 0, 1);
+		ck_assert_msg(strncmp(merged, "{\"store\":", 9) == 0, "%s: not a store", out);
+		free(merged);
+		free(in);
+		free(out);
+	}
+	fprintf(stderr, "inputs: merge of %d rows: %ld KiB at the peak; of %d rows: %ld KiB\n",
+		nrows[0], peak[0], nrows[1], peak[1]);
+	ck_assert_msg(peak[1] < 2 * peak[0] + 16 * 1024,
+		      "merge of %d rows peaked at %ld KiB, of %d rows at %ld KiB", nrows[1], peak[1],
+		      nrows[0], peak[0]);
+	/* an empty store is named */
+	char *empty = xasprintf("%s/empty.jsonl", dir), *err = NULL;
+	write_file(empty, "", 0);
+	free(args);
+	args = xasprintf("merge '%s' -o '%s/none.jsonl'", empty, dir);
+	ck_assert_int_eq(test_schedlab(args, NULL, &err), 2);
+	ck_assert_msg(strstr(err, "empty.jsonl: no rows (an empty store)"), "%s", err);
+	free(err);
+	free(empty);
+	cJSON_Delete(row);
+	free(text);
+	free(args);
+	free(one);
+	test_rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
 /* A command killed while it runs leaves no empty or partial output: the
  * file is either not there (the kill came first) or the whole report (the
  * run ended first), whatever the timing; a calibration killed so once
@@ -910,6 +1071,9 @@ Suite *make_inputs_suite(void)
 	tcase_add_loop_test(tc, an_output_past_the_file_size_limit_keeps_the_old_file, 0,
 			    (int)(sizeof(big_outputs) / sizeof(big_outputs[0])));
 	tcase_add_test(tc, a_device_output_stays_a_device);
+	tcase_add_test(tc, fifos_and_pipes_are_read_and_written_through);
+	tcase_add_test(tc, concurrent_writers_leave_one_whole_output);
+	tcase_add_test(tc, merge_memory_does_not_grow_with_the_store);
 	tcase_add_test(tc, a_killed_command_leaves_no_empty_output);
 	tcase_add_test(tc, bad_invocations_name_what_is_wrong);
 	tcase_add_test(tc, an_output_that_is_an_input_is_refused);

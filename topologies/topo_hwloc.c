@@ -5,8 +5,10 @@
  * XML is read in two steps, because libhwloc's own XML parser (Debian's
  * hwloc is built without libxml2, so it is hwloc's minimal parser whatever
  * HWLOC_LIBXML_IMPORT says) crashes on some malformed files: a forked child
- * parses the file and writes hwloc's own export of it back through a pipe;
- * a crash there is the file's fault, reported as bad input.  This process
+ * (one job of the child-process pool, util/pool.h, watched for its CPU
+ * time and memory) parses the file and writes hwloc's own export of it
+ * back through the pool's pipe; a crash there is the file's fault,
+ * reported as bad input.  This process
  * then loads only that export, which hwloc wrote itself, and converts it
  * here -- so the conversion below stays in the process that fuzzing and
  * the sanitizers watch, and the file's bytes never reach hwloc's parser
@@ -15,7 +17,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <hwloc.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "topologies/topo.h"
+#include "util/pool.h"
 
 struct topo *topo__load_xml_raw(const char *path, struct err *e);
 
@@ -233,21 +235,6 @@ static hwloc_topology_t open_hwloc(void)
  * input as a crash): in the child, hwloc's crash is expected, not a find. */
 extern void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
 
-static bool write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		p += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
 /* The child: a status byte ('0' then the export, '1' then errno as an
  * int, or '2': a PU or node number is too large), and _exit
  * without running the parent's exit handlers. */
@@ -281,7 +268,7 @@ static _Noreturn void xml_child(int fd, const char *text, size_t len)
 	bool in_range = hwloc_bitmap_isincluded(cpus, range) && hwloc_bitmap_isincluded(nodes, range);
 	hwloc_bitmap_free(range);
 	if (!in_range) {
-		write_all(fd, "2", 1);
+		pool_write(fd, "2", 1);
 		goto out;
 	}
 	/* The export is loaded here once too: hwloc reads the same bytes the
@@ -291,12 +278,12 @@ static _Noreturn void xml_child(int fd, const char *text, size_t len)
 	    hwloc_topology_set_xmlbuffer(again, buf, buflen) != 0 || hwloc_topology_load(again) != 0)
 		goto failed;
 	/* buflen counts hwloc's terminating NUL */
-	status = write_all(fd, "0", 1) && write_all(fd, buf, (size_t)buflen - 1) ? 0 : 3;
+	status = pool_write(fd, "0", 1) && pool_write(fd, buf, (size_t)buflen - 1) ? 0 : 3;
 	goto out;
 failed:;
 	int err = errno;
-	write_all(fd, "1", 1);
-	write_all(fd, &err, sizeof(err));
+	pool_write(fd, "1", 1);
+	pool_write(fd, &err, sizeof(err));
 out:
 	if (buf)
 		hwloc_free_xmlbuffer(h, buf);
@@ -340,45 +327,36 @@ static enum child_limit child_over(pid_t pid, uint64_t rss_max, const struct tim
 	return WITHIN;
 }
 
-/* Reads the child's answer until it closes the pipe, or until it is past
- * a limit (then killed; *limit says which). */
-static char *read_child(int fd, pid_t pid, uint64_t rss_max, size_t *len,
-			enum child_limit *limit)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *buf = xmalloc(cap);
+/* The XML parse in the child-process pool: one job, watched. */
+struct xml_job {
+	const char *text;
+	size_t len;
+	uint64_t rss_max;
 	struct timespec start;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	*limit = WITHIN;
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int r = poll(&p, 1, 100);
-		if (r < 0 && errno != EINTR)
-			break;
-		if (r <= 0) {
-			*limit = child_over(pid, rss_max, &start);
-			if (*limit != WITHIN) {
-				kill(pid, SIGKILL);
-				break;
-			}
-			continue;
-		}
-		if (n + 1 == cap) {
-			if (cap > XML_EXPORT_MAX)
-				break;
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		ssize_t got = read(fd, buf + n, cap - n - 1);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		n += (size_t)got;
-	}
-	buf[n] = '\0';
-	*len = n;
-	return buf;
+	enum child_limit limit;        /* the one the child was killed at */
+	struct pool_end end;           /* its end (data taken) */
+};
+
+static int xml_run(void *ctx, long i, int fd)
+{
+	const struct xml_job *j = ctx;
+	xml_child(fd, j->text, j->len);
+}
+
+static bool xml_watch(void *ctx, long i, pid_t pid)
+{
+	struct xml_job *j = ctx;
+	j->limit = child_over(pid, j->rss_max, &j->start);
+	return j->limit != WITHIN;
+}
+
+static bool xml_done(void *ctx, long i, struct pool_end *end)
+{
+	struct xml_job *j = ctx;
+	j->end = *end;
+	end->data = NULL;
+	j->end.out = NULL;
+	return true;
 }
 
 /* hwloc's export of the XML text (malloc'd, *outlen bytes), or NULL with
@@ -386,40 +364,30 @@ static char *read_child(int fd, pid_t pid, uint64_t rss_max, size_t *len,
 static char *xml_contained(const char *text, size_t len, const char *label, size_t *outlen,
 			   struct err *e)
 {
-	int fds[2];
-	if (pipe2(fds, O_CLOEXEC) != 0) {
-		err_set(e, "%s: cannot read the XML: pipe: %s", label, strerror(errno));
-		return NULL;
-	}
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		err_set(e, "%s: cannot read the XML: fork: %s", label, strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		xml_child(fds[1], text, len);
-	}
-	close(fds[1]);
-	enum child_limit limit;
-	size_t n;
-	uint64_t rss_max = (uint64_t)len * XML_CHILD_RSS_PER_BYTE;
-	if (rss_max < XML_CHILD_RSS_MIN)
-		rss_max = XML_CHILD_RSS_MIN;
-	char *out = read_child(fds[0], pid, rss_max, &n, &limit);
-	close(fds[0]);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (limit == CPU_LIMIT || limit == WALL_LIMIT) {
+	struct xml_job j = { .text = text, .len = len, .limit = WITHIN };
+	j.rss_max = (uint64_t)len * XML_CHILD_RSS_PER_BYTE;
+	if (j.rss_max < XML_CHILD_RSS_MIN)
+		j.rss_max = XML_CHILD_RSS_MIN;
+	clock_gettime(CLOCK_MONOTONIC, &j.start);
+	struct pool_ops ops = {
+		.n = 1, .jobs = 1, .max_data = XML_EXPORT_MAX, .run = xml_run, .done = xml_done,
+		.tick_ms = 100, .watch = xml_watch, .ctx = &j,
+	};
+	pool_run(&ops);
+	int status = j.end.status;
+	char *out = j.end.data;
+	size_t n = j.end.len;
+	if (j.end.what) {
+		err_set(e, "%s: cannot read the XML: %s: %s", label, j.end.what, strerror(j.end.err));
+	} else if (j.limit == CPU_LIMIT || j.limit == WALL_LIMIT) {
 		err_set(e, "%s: not a valid hwloc XML topology (the hwloc library did not finish "
-			"reading it in %d s)", label, limit == CPU_LIMIT ? XML_CHILD_CPU_S : XML_CHILD_WALL_S);
-	} else if (limit == RSS_LIMIT) {
+			"reading it in %d s)", label, j.limit == CPU_LIMIT ? XML_CHILD_CPU_S : XML_CHILD_WALL_S);
+	} else if (j.limit == RSS_LIMIT) {
 		err_set(e, "%s: not a valid hwloc XML topology (the hwloc library used more than "
-			"%llu MiB reading it)", label, (unsigned long long)(rss_max >> 20));
+			"%llu MiB reading it)", label, (unsigned long long)(j.rss_max >> 20));
+	} else if (j.end.killed) {
+		err_set(e, "%s: not a valid hwloc XML topology (hwloc's export of it is over %d MiB)",
+			label, (int)(XML_EXPORT_MAX >> 20));
 	} else if (WIFSIGNALED(status)) {
 		err_set(e, "%s: not a valid hwloc XML topology (the hwloc library crashed reading "
 			"it: %s)", label, strsignal(WTERMSIG(status)));

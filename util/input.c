@@ -6,38 +6,91 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-char *input_read(const char *path, size_t *len, struct err *e)
+/* A FIFO opened without waiting (O_NONBLOCK) is open at once, writer or
+ * not; its first byte or its writer's close is then waited for here, with
+ * a note once the wait has lasted.  A FIFO no writer ever opens waits
+ * forever, as a shell's redirection would: the note says for what. */
+static void fifo_wait_writer(int fd, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int rc;
+	while ((rc = poll(&pfd, 1, INPUT_FIFO_NOTE_MS)) < 0 && errno == EINTR)
+		;
+	if (rc != 0)
+		return;
+	char *shown = str_shown(path, 256);
+	fprintf(stderr, "schedlab: %s: a FIFO with no writer yet: waiting for one\n", shown);
+	free(shown);
+	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
+		;
+}
+
+int input_open(const char *path, struct err *e)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		err_set(e, "%s: cannot open: %s", path, strerror(errno));
-		return NULL;
+		return -1;
 	}
 	struct stat st;
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		close(fd);
 		err_set(e, "%s: cannot read: %s", path, strerror(EISDIR));
-		return NULL;
+		return -1;
 	}
+	if (S_ISFIFO(st.st_mode))
+		fifo_wait_writer(fd, path);
+	/* reads block again: a pipe's writer may be slower than its reader */
+	int flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	return fd;
+}
+
+FILE *input_fopen(const char *path, struct err *e)
+{
+	int fd = input_open(path, e);
+	if (fd < 0)
+		return NULL;
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		err_set(e, "%s: cannot open: %s", path, strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
+char *input_read_fd(int fd, const char *path, const void *head, size_t nhead, size_t *len,
+		    struct err *e)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		st.st_mode = 0;
 	/* Regular files tell their size; pipes and devices (/dev/zero) do not,
 	 * so the limit is enforced on what is read, not on what fstat says. */
 	size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < INPUT_MAX_BYTES
 			     ? (size_t)st.st_size + 1 : 1 << 16;
-	size_t n = 0;
+	if (cap < nhead + 1)
+		cap = nhead + 1;
+	size_t n = nhead;
 	char *buf = xmalloc(cap);
-	const char *why = NULL;
-	int saved = 0;
-	for (;;) {
+	if (nhead)
+		memcpy(buf, head, nhead);
+	int failed = 0;     /* errno of a failed read, or -1 past the limit */
+	const char *nul = memchr(buf, '\0', nhead);
+	while (!nul) {
 		if (n + 1 == cap) {
 			if (cap > INPUT_MAX_BYTES) {
-				why = "limit";
+				failed = -1;
 				break;
 			}
 			cap = cap * 2 > INPUT_MAX_BYTES + 2 ? INPUT_MAX_BYTES + 2 : cap * 2;
@@ -46,36 +99,31 @@ char *input_read(const char *path, size_t *len, struct err *e)
 		ssize_t got = read(fd, buf + n, cap - n - 1);
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got < 0) {
-			saved = errno;
-			why = "read";
+		if (got <= 0) {
+			failed = got < 0 ? errno : 0;
 			break;
 		}
-		if (got == 0)
-			break;
 		/* A NUL ends the text early for every parser after this one:
-		 * the rest would be silently ignored. */
-		const char *nul = memchr(buf + n, '\0', (size_t)got);
-		if (nul) {
-			n = (size_t)(nul - buf);
-			why = "nul";
-			break;
-		}
+		 * the rest would be silently ignored (and /dev/zero is
+		 * refused at once, not at the limit). */
+		nul = memchr(buf + n, '\0', (size_t)got);
 		n += (size_t)got;
+		if (nul)
+			break;
 		if (n > INPUT_MAX_BYTES) {
-			why = "limit";
+			failed = -1;
 			break;
 		}
 	}
 	close(fd);
-	if (why) {
-		if (strcmp(why, "read") == 0)
-			err_set(e, "%s: cannot read: %s", path, strerror(saved));
-		else if (strcmp(why, "nul") == 0)
-			err_set(e, "%s: byte %zu is a NUL: not a text file", path, n + 1);
-		else
-			err_set(e, "%s: larger than %u MiB, the limit for an input file", path,
-				(unsigned)(INPUT_MAX_BYTES >> 20));
+	if (failed > 0)
+		err_set(e, "%s: cannot read: %s", path, strerror(failed));
+	else if (failed < 0)
+		err_set(e, "%s: larger than %u MiB, the limit for an input file", path,
+			(unsigned)(INPUT_MAX_BYTES >> 20));
+	else if (nul)
+		err_set(e, "%s: byte %zu is a NUL: not a text file", path, (size_t)(nul - buf) + 1);
+	if (failed || nul) {
 		free(buf);
 		return NULL;
 	}
@@ -83,6 +131,12 @@ char *input_read(const char *path, size_t *len, struct err *e)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+char *input_read(const char *path, size_t *len, struct err *e)
+{
+	int fd = input_open(path, e);
+	return fd < 0 ? NULL : input_read_fd(fd, path, NULL, 0, len, e);
 }
 
 /* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs,

@@ -15,6 +15,32 @@ static void fail(struct err *e, const struct output *o, int why)
 	free(shown);
 }
 
+/* A FIFO's writer waits for its reader, as a shell's redirection would,
+ * saying so if there is none yet: a wait for a reader that never comes is
+ * visible. */
+static FILE *open_through(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENXIO) {
+		char *shown = str_shown(path, 256);
+		fprintf(stderr, "schedlab: %s: a FIFO with no reader yet: waiting for one\n", shown);
+		free(shown);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return NULL;
+	int flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		int why = errno;
+		close(fd);
+		errno = why;
+	}
+	return f;
+}
+
 bool output_open(struct output *o, const char *what, const char *path, struct err *e)
 {
 	*o = (struct output){ .path = xstrdup(path), .what = what };
@@ -30,9 +56,8 @@ bool output_open(struct output *o, const char *what, const char *path, struct er
 		return false;
 	}
 	if (exists && !S_ISREG(st.st_mode)) {
-		/* a device or a FIFO: written through (O_NONBLOCK is not used:
-		 * a FIFO's writer waits for its reader, as a shell's would) */
-		o->f = fopen(path, "w");
+		/* a device or a FIFO: written through */
+		o->f = open_through(path);
 		if (!o->f) {
 			fail(e, o, errno);
 			output_abort(o);

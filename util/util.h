@@ -61,6 +61,19 @@ void err_set(struct err *e, const char *fmt, ...) __attribute__((format(printf, 
  * NUL-terminated, its length in *len (if len); NULL with a message naming
  * the file if it cannot be opened or read, is larger, or holds a NUL. */
 char *input_read(const char *path, size_t *len, struct err *e);
+/* Opens an input file for reading (input_read's and every reader's open):
+ * a folder is refused, and a FIFO with no writer yet is waited for --
+ * `-w <(cmd)` and a FIFO its writer opens later both work, as with cat --
+ * with a line on stderr after INPUT_FIFO_NOTE_MS of silence, so that a
+ * wait for a writer that never comes is visible.  -1, or NULL, with a
+ * message naming the file. */
+int input_open(const char *path, struct err *e);
+FILE *input_fopen(const char *path, struct err *e);
+/* input_read of an open fd (closed here) whose first nhead bytes, head,
+ * were read already (a look at what kind of file it is). */
+char *input_read_fd(int fd, const char *path, const void *head, size_t nhead, size_t *len,
+		    struct err *e);
+#define INPUT_FIFO_NOTE_MS 1000
 /* Whether s[0..n) is well-formed UTF-8; if not, *bad (if bad) is the
  * offset of the first byte that is not. */
 bool utf8_valid(const char *s, size_t n, size_t *bad);

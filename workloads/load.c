@@ -15,6 +15,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "trace/import.h"
 #include "util/jsonv.h"
@@ -206,6 +208,31 @@ static struct workload *wl_import_go(const char *path, struct err *e)
 	return w;
 }
 
+/* A workload file's text, read once whatever the file (a regular file, a
+ * pipe, a FIFO): its first bytes are looked at before the rest is read,
+ * so that a Go trace through a pipe is told apart from a text with a
+ * NUL. */
+static char *read_once(int fd, const char *spec, struct err *e)
+{
+	unsigned char head[16];
+	size_t n = 0;
+	while (n < sizeof(head)) {
+		ssize_t got = read(fd, head + n, sizeof(head) - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	if (ti_header_minor(head, n, NULL) >= 0) {
+		err_set(e, "%s: a Go execution trace is read from a file, not a pipe or FIFO: "
+			"save it to a file first", spec);
+		close(fd);
+		return NULL;
+	}
+	return input_read_fd(fd, spec, head, n, NULL, e);
+}
+
 struct workload *wl_load(const char *spec, bool *is_trace, uint64_t *trace_seed, struct err *e)
 {
 	*is_trace = false;
@@ -227,9 +254,17 @@ struct workload *wl_load(const char *spec, bool *is_trace, uint64_t *trace_seed,
 			names);
 		return NULL;
 	}
-	if (ti_is_trace(spec))
+	/* A pipe or FIFO can be read once only: its bytes are taken whole,
+	 * then looked at (a peek at a Go trace's header would lose them). */
+	int fd = input_open(spec, e);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ti_is_trace(spec)) {
+		close(fd);
 		return wl_import_go(spec, e);
-	char *text = jv_read_file(spec, e);
+	}
+	char *text = read_once(fd, spec, e);
 	if (!text)
 		return NULL;
 	struct workload *w = wl_load_text(spec, text, is_trace, trace_seed, e);
