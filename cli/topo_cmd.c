@@ -445,26 +445,42 @@ static cJSON *mlc_to_json(const struct topo *t, const struct hw_mlc *m)
 	return o;
 }
 
+/* What topo's line gives. */
+struct topo_args {
+	const char *spec;
+	bool json, mlc;
+};
+
+const struct cli_opt cli_topo_opts[] = {
+	CLI_STRING("-t", "--topology", "T", struct topo_args, spec,
+		   "bundled name, \"host\", or a path to hwloc XML or\n"
+		   "schedlab JSON (default: numa4)"),
+	CLI_FLAG(NULL, "--mlc", struct topo_args, mlc,
+		 "instead, run simulated measurements through the\n"
+		 "hardware model, like Intel's Memory Latency Checker:\n"
+		 "idle pointer-chase latency node x node, core-to-core\n"
+		 "transfer latency by relation, and peak bandwidth with\n"
+		 "every core streaming from one node or interleaved"),
+	CLI_FLAG(NULL, "--json", struct topo_args, json,
+		 "print as JSON (keys calibration, latency, provenance,\n"
+		 "measurements, ...; with --mlc: keys dram_latency_ns,\n"
+		 "c2c_latency_ns, bandwidth_gbs)"),
+	CLI_END,
+};
+
 int cmd_topo(int argc, char **argv)
 {
-	const char *spec = "numa4";
-	bool json = false, mlc = false;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-t") == 0 || strcmp(argv[i], "--topology") == 0) {
-			if (++i == argc)
-				return cli_usage_error("topo", "option %s needs a topology", argv[i - 1]);
-			spec = argv[i];
-		} else if (strcmp(argv[i], "--json") == 0) {
-			json = true;
-		} else if (strcmp(argv[i], "--mlc") == 0) {
-			mlc = true;
-		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			cli_help_topo(stdout);
-			return 0;
-		} else {
-			return cli_usage_error("topo", "unknown option '%s'", argv[i]);
-		}
-	}
+	struct topo_args ta = { .spec = "numa4" };
+	const struct cli_parser p = {
+		.cmd = "topo", .opts = cli_topo_opts, .ctx = &ta, .help = cli_help_topo,
+		.missing = "option %s needs a topology",
+	};
+	bool help;
+	int rc = cli_parse(&p, argc, argv, &help);
+	if (rc || help)
+		return rc;
+	const char *spec = ta.spec;
+	bool json = ta.json, mlc = ta.mlc;
 	struct err e = { "" };
 	struct topo *t = topo_load(spec, &e);
 	if (!t)
