@@ -219,6 +219,7 @@ static void drain(struct pool *p, int i)
 	if (k->len + 65536 + 1 > k->cap) {
 		k->cap = (k->len + 65536 + 1) * 2;
 		k->data = xrealloc(k->data, k->cap);
+		k->data[k->len] = '\0';     /* a child that writes nothing ends with "" */
 	}
 	ssize_t got = read(k->fd, k->data + k->len, k->cap - k->len - 1);
 	if (got < 0 && (errno == EINTR || errno == EAGAIN))
