@@ -70,6 +70,9 @@ bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
  * value, into run (0, or a usage error's EXIT_BADINPUT). */
 bool cli_is_limit_option(const char *a);
 int cli_parse_limit(const char *cmd, const char *a, const char *v, struct run *run);
+/* A real time as --max-wall-time takes it (1ms to 8760h, units ns, us,
+ * ms, s, min, h) for option opt: 0, or a usage error's exit status. */
+int cli_parse_wall_time(const char *cmd, const char *opt, const char *v, int64_t *ns);
 /* The options' lines of --help. */
 extern const char cli_limits_help[];
 /* api's policies as "a, b, c", for the message of an unknown -p. */

@@ -330,10 +330,13 @@ long pool_run(const struct pool_ops *ops)
 	sigemptyset(&dfl.sa_mask);
 	sigaction(SIGCHLD, &dfl, &saved);
 	while (!p.stopped && p.delivered < ops->n) {
-		while (p.running < p.jobs && p.next < ops->n && p.next < p.delivered + p.window)
+		bool halt = ops->halt && ops->halt(ops->ctx);
+		while (!halt && p.running < p.jobs && p.next < ops->n &&
+		       p.next < p.delivered + p.window)
 			if (start(&p) < 0)
 				break;
 		deliver(&p);
+		p.stopped |= halt;
 		if (!p.stopped && p.running > 0)
 			step(&p);
 	}
