@@ -2,7 +2,6 @@
  * calibration file (docs/calibration.md). */
 #include <math.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -50,38 +49,13 @@ __attribute__((format(printf, 2, 3))) static void busy_because(struct host_note 
 	}
 }
 
-static cJSON *topo_default_value(const struct topo_latency *d, const char *path)
-{
-	static const struct {
-		const char *path;
-		size_t off;
-	} figs[] = {
-#define F(p, f) { p, offsetof(struct topo_latency, f) }
-		F("c2c_ns.core", c2c_core_ns),     F("c2c_ns.group", c2c_group_ns),
-		F("c2c_ns.package", c2c_package_ns), F("dram_ns.local", dram_local_ns),
-		F("slit_scale", slit_scale),       F("mlp", mlp),
-		F("os_ns.syscall", syscall_ns),    F("os_ns.futex_wait", futex_wait_ns),
-		F("os_ns.futex_wake", futex_wake_ns), F("os_ns.wakeup.core", wakeup_core_ns),
-		F("os_ns.wakeup.group", wakeup_group_ns), F("os_ns.wakeup.package", wakeup_package_ns),
-		F("os_ns.timer_slack", timer_slack_ns), F("os_ns.thread_create", thread_create_ns),
-		F("os_ns.context_switch", context_switch_ns), F("os_ns.g_switch", g_switch_ns),
-		F("os_ns.pause", pause_ns),        F("runtime_ns.g_create", g_create_ns),
-		F("runtime_ns.g_exit", g_exit_ns), F("runtime_ns.stack_acquire", stack_acquire_ns),
-#undef F
-	};
-	for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++)
-		if (strcmp(figs[i].path, path) == 0)
-			return cJSON_CreateNumber(*(const double *)((const char *)d + figs[i].off));
-	return NULL;
-}
-
-/* Every scalar figure of the model that no probe measured: the model's
- * value, marked as an assumption saying why. */
-static void fill_unmeasured(struct cal_ctx *c)
+/* Why a figure no probe measured is the model's default, when there is a
+ * better reason than "no sample could be taken". */
+static const char *unmeasured_note(const char *path)
 {
 	static const struct {
 		const char *path, *note;
-	} rest[] = {
+	} why[] = {
 		{ "c2c_ns.core", "this machine has no SMT siblings: no line transfer between two "
 				 "threads of one core to measure; the model's default" },
 		{ "c2c_ns.group", "no two cores of this machine share a core group; the model's default" },
@@ -93,25 +67,26 @@ static void fill_unmeasured(struct cal_ctx *c)
 					  "model's default" },
 		{ "slit_scale", "not used: dram_ns.matrix gives every node pair's measured latency" },
 	};
-	static const char *const every[] = {
-		"c2c_ns.core", "c2c_ns.group", "c2c_ns.package", "dram_ns.local", "slit_scale", "mlp",
-		"os_ns.syscall", "os_ns.futex_wait", "os_ns.futex_wake", "os_ns.wakeup.core",
-		"os_ns.wakeup.group", "os_ns.wakeup.package", "os_ns.timer_slack",
-		"os_ns.thread_create", "os_ns.context_switch", "os_ns.g_switch", "os_ns.pause",
-		"runtime_ns.g_create", "runtime_ns.g_exit", "runtime_ns.stack_acquire", NULL,
-	};
+	for (size_t k = 0; k < sizeof(why) / sizeof(why[0]); k++)
+		if (strcmp(why[k].path, path) == 0)
+			return why[k].note;
+	return "no sample could be taken on this host: the model's default";
+}
+
+/* Every scalar figure of the model (topologies/topo_figlist.h) that no probe
+ * measured: the model's value, marked as an assumption saying why.  The
+ * cache levels are the sweep's (mem.c), which knows the levels present. */
+static void fill_unmeasured(struct cal_ctx *c)
+{
 	struct topo_latency d;
 	topo__latency_defaults(&d);
-	for (int i = 0; every[i]; i++) {
-		if (cJSON_GetObjectItemCaseSensitive(c->provenance, every[i]))
+	for (int i = 0; i < topo_nfig_specs; i++) {
+		const struct topo_fig_spec *s = &topo_fig_specs[i];
+		bool level = s->use >= TOPO_USE_L1 && s->use <= TOPO_USE_L4;
+		if (s->shape != TOPO_SHAPE_SCALAR || level ||
+		    cJSON_GetObjectItemCaseSensitive(c->provenance, s->path))
 			continue;
-		const char *note = "no sample could be taken on this host: the model's default";
-		for (size_t k = 0; k < sizeof(rest) / sizeof(rest[0]); k++)
-			if (strcmp(rest[k].path, every[i]) == 0)
-				note = rest[k].note;
-		cJSON *v = topo_default_value(&d, every[i]);
-		cal_assumed(c, every[i], cJSON_GetNumberValue(v), note);
-		cJSON_Delete(v);
+		cal_assumed(c, s->path, *topo_fig_value(&d, s), unmeasured_note(s->path));
 	}
 }
 
@@ -141,27 +116,21 @@ static void reorder(cJSON *o, const char *const *keys)
 	cJSON_Delete(tmp);
 }
 
-static void order_latency(cJSON *lat)
+/* The latency object's keys in the list's order, section by section, as
+ * `topo --json` writes them. */
+static void order_latency(cJSON *lat, const char *section)
 {
-	static const char *const top[] = { "cache_ns", "cache_bw_gbs", "c2c_ns", "dram_ns",
-					   "slit_scale", "bandwidth_gbs", "mlp", "os_ns",
-					   "runtime_ns", NULL };
-	static const char *const caches[] = { "L1", "L2", "L3", "L4", NULL };
-	static const char *const c2c[] = { "core", "group", "package", "hops", NULL };
-	static const char *const dram[] = { "local", "hops", "matrix", NULL };
-	static const char *const os[] = { "syscall", "futex_wait", "futex_wake", "wakeup",
-					  "timer_slack", "thread_create", "context_switch",
-					  "g_switch", "pause", NULL };
-	static const char *const rt[] = { "g_create", "g_exit", "stack_acquire", NULL };
-	reorder(lat, top);
-	reorder(cJSON_GetObjectItemCaseSensitive(lat, "cache_ns"), caches);
-	reorder(cJSON_GetObjectItemCaseSensitive(lat, "cache_bw_gbs"), caches);
-	reorder(cJSON_GetObjectItemCaseSensitive(lat, "c2c_ns"), c2c);
-	reorder(cJSON_GetObjectItemCaseSensitive(lat, "dram_ns"), dram);
-	cJSON *o = cJSON_GetObjectItemCaseSensitive(lat, "os_ns");
-	reorder(o, os);
-	reorder(cJSON_GetObjectItemCaseSensitive(o, "wakeup"), c2c);
-	reorder(cJSON_GetObjectItemCaseSensitive(lat, "runtime_ns"), rt);
+	struct topo_fig_keys k;
+	topo_fig_keys(section, false, &k);
+	reorder(lat, k.list);
+	for (int i = 0; i < k.n; i++) {
+		cJSON *sub = cJSON_GetObjectItemCaseSensitive(lat, k.list[i]);
+		if (!cJSON_IsObject(sub))
+			continue;
+		char path[64];
+		snprintf(path, sizeof(path), "%s%s%s", section, section[0] ? "." : "", k.list[i]);
+		order_latency(sub, path);
+	}
 }
 
 static bool run_phase(struct cal_ctx *c, int ph, struct host_note *h, cJSON *phases,
@@ -169,7 +138,9 @@ static bool run_phase(struct cal_ctx *c, int ph, struct host_note *h, cJSON *pha
 {
 	const struct cal_options *o = c->o;
 	cal_progress_phase(&c->prog, phase_names[ph]);
-	c->phase_deadline = cal_now() + (int64_t)(o->seconds * phase_share[ph] * 1e9);
+	int64_t phase_ns = (int64_t)(o->seconds * phase_share[ph] * 1e9);
+	c->phase_deadline = cal_now() + phase_ns;
+	c->phase_hard = c->phase_deadline + phase_ns;
 	c->summary[0] = 0;
 	struct cal_usage u0, u1;
 	cal_usage_now(&u0);
@@ -245,53 +216,60 @@ static bool run_phase(struct cal_ctx *c, int ph, struct host_note *h, cJSON *pha
 	return true;
 }
 
-cJSON *cal_run(const struct cal_options *o, struct err *e)
+/* This machine from hwloc: discovered, exported as XML (which the file
+ * holds) and read back, so the file's relations are the ones measured. */
+static bool discover(struct cal_ctx *c, char **xml, struct err *e)
 {
-	struct cal_ctx c = { .o = o };
-	c.prog.f = o->progress;
-	c.prog.tty = o->progress && isatty(fileno(o->progress));
-	c.prog.nphases = NPHASES;
-
-	/* the structure: hwloc's discovery, exported, and the model read from
-	 * that export, so the file's relations are the ones measured */
-	if (hwloc_topology_init(&c.hw) != 0) {
+	if (hwloc_topology_init(&c->hw) != 0) {
 		err_set(e, "calibrate: hwloc cannot initialise a topology");
-		return NULL;
+		return false;
 	}
-	hwloc_topology_set_io_types_filter(c.hw, HWLOC_TYPE_FILTER_KEEP_NONE);
-	if (hwloc_topology_load(c.hw) != 0) {
-		hwloc_topology_destroy(c.hw);
+	hwloc_topology_set_io_types_filter(c->hw, HWLOC_TYPE_FILTER_KEEP_NONE);
+	if (hwloc_topology_load(c->hw) != 0) {
+		hwloc_topology_destroy(c->hw);
 		err_set(e, "calibrate: hwloc cannot discover this machine");
-		return NULL;
+		return false;
 	}
-	char *xml = NULL;
 	int xmllen = 0;
-	if (hwloc_topology_export_xmlbuffer(c.hw, &xml, &xmllen, 0) != 0) {
-		hwloc_topology_destroy(c.hw);
+	if (hwloc_topology_export_xmlbuffer(c->hw, xml, &xmllen, 0) != 0) {
+		hwloc_topology_destroy(c->hw);
 		err_set(e, "calibrate: hwloc cannot export this machine as XML");
-		return NULL;
+		return false;
 	}
-	c.t = topo_load_xml_text(xml, (size_t)xmllen - 1, "host", e);
-	if (!c.t) {
-		hwloc_free_xmlbuffer(c.hw, xml);
-		hwloc_topology_destroy(c.hw);
-		return NULL;
+	c->t = topo_load_xml_text(*xml, (size_t)xmllen - 1, "host", e);
+	if (!c->t) {
+		hwloc_free_xmlbuffer(c->hw, *xml);
+		hwloc_topology_destroy(c->hw);
+		return false;
 	}
-	c.latency = cJSON_CreateObject();
-	c.provenance = cJSON_CreateObject();
-	c.measurements = cJSON_CreateObject();
+	return true;
+}
 
-	struct host_note h = { 0 };
+static void undiscover(struct cal_ctx *c, char *xml)
+{
+	topo_free(c->t);
+	hwloc_free_xmlbuffer(c->hw, xml);
+	hwloc_topology_destroy(c->hw);
+}
+
+/* The load average when calibrate starts. */
+static void note_load(struct cal_ctx *c, struct host_note *h)
+{
 	double la[1];
-	h.load1 = getloadavg(la, 1) == 1 ? la[0] : -1;
-	if (h.load1 >= c.t->npus)
-		busy_because(&h, "the load average was %.2f on %d PUs when calibrate started", h.load1,
-			     c.t->npus);
-	if (h.load1 >= 0) {
-		struct cal_stat ls = { h.load1, h.load1, h.load1, 1, "" };
-		cal_method(&ls, "getloadavg(3) when calibrate started, on %d PUs", c.t->npus);
-		cal_measurement(&c, "loadavg_1m_start", &ls);
+	h->load1 = getloadavg(la, 1) == 1 ? la[0] : -1;
+	if (h->load1 >= c->t->npus)
+		busy_because(h, "the load average was %.2f on %d PUs when calibrate started", h->load1,
+			     c->t->npus);
+	if (h->load1 >= 0) {
+		struct cal_stat ls = { h->load1, h->load1, h->load1, 1, "" };
+		cal_method(&ls, "getloadavg(3) when calibrate started, on %d PUs", c->t->npus);
+		cal_measurement(c, "loadavg_1m_start", &ls);
 	}
+}
+
+/* Every phase in turn, each phase's share of the CPU as a point. */
+static bool run_phases(struct cal_ctx *c, struct host_note *h, struct err *e)
+{
 	char phase_list[256];
 	size_t pl = 0;
 	for (int ph = 0; ph < NPHASES; ph++)
@@ -300,51 +278,43 @@ cJSON *cal_run(const struct cal_options *o, struct err *e)
 	char *pm = xasprintf("CPU time / (CPU time + run delay) of the process's threads in each "
 			     "phase (%s), from /proc/self/task/*/schedstat; in phases 1 and 5 the "
 			     "wake-ups measured are run delay themselves", phase_list);
-	cJSON *phases = cal_points(&c, "host_cpu_share", pm);
+	cJSON *phases = cal_points(c, "host_cpu_share", pm);
 	free(pm);
-	int64_t t0 = cal_now();
 	bool ok = true;
 	for (int ph = 0; ph < NPHASES && ok; ph++)
-		ok = run_phase(&c, ph, &h, phases, e);
-	cal_progress_done(&c.prog);
-	double spin_min = fmin(h.spin_share[0], h.spin_share[1]);
-	if (ok && spin_min < BUSY_SPIN_SHARE)
-		busy_because(&h, "a thread spinning on each PU got %.0f%% of it before the probes and "
-			     "%.0f%% after", h.spin_share[0] * 100, h.spin_share[1] * 100);
-	if (ok && h.max_wait > 0)
-		busy_because(&h, "the probes' threads waited runnable for up to %.0f%% of their time (%s)",
-			     h.max_wait * 100, h.wait_phases);
-	if (!ok) {
-		/* phases belongs to c.measurements */
-		cJSON_Delete(c.latency);
-		cJSON_Delete(c.provenance);
-		cJSON_Delete(c.measurements);
-		cJSON_Delete(c.cache_sizes);
-		topo_free(c.t);
-		hwloc_free_xmlbuffer(c.hw, xml);
-		hwloc_topology_destroy(c.hw);
-		return NULL;
-	}
-	fill_unmeasured(&c);
-	order_latency(c.latency);
+		ok = run_phase(c, ph, h, phases, e);
+	cal_progress_done(&c->prog);
+	return ok;
+}
 
-	cJSON *spin = cal_points(&c, "host_spin_share",
+/* Whether the host was busy, from the spinning threads and the phases'
+ * waits, as measurements and the note of host_cpu_share. */
+static void note_busy(struct cal_ctx *c, struct host_note *h)
+{
+	double spin_min = fmin(h->spin_share[0], h->spin_share[1]);
+	if (spin_min < BUSY_SPIN_SHARE)
+		busy_because(h, "a thread spinning on each PU got %.0f%% of it before the probes and "
+			     "%.0f%% after", h->spin_share[0] * 100, h->spin_share[1] * 100);
+	if (h->max_wait > 0)
+		busy_because(h, "the probes' threads waited runnable for up to %.0f%% of their time (%s)",
+			     h->max_wait * 100, h->wait_phases);
+	cJSON *spin = cal_points(c, "host_spin_share",
 				 "a thread spinning on each PU: the share of its PU it got (1 on an idle "
 				 "host); at 0 before the probes, 1 after them");
 	for (int i = 0; i < 2; i++) {
-		struct cal_stat st = { h.spin_share[i], h.spin_share[i], h.spin_share[i], 1, "" };
+		struct cal_stat st = { h->spin_share[i], h->spin_share[i], h->spin_share[i], 1, "" };
 		cal_point(spin, &st, "at", i);
 	}
-	char *note = h.busy ? xasprintf("busy: %s", h.why)
-			    : xasprintf("not busy: every check passed");
-	cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(c.measurements, "host_cpu_share"),
+	char *note = h->busy ? xasprintf("busy: %s", h->why)
+			     : xasprintf("not busy: every check passed");
+	cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(c->measurements, "host_cpu_share"),
 				"note", note);
 	free(note);
-	struct cal_stat wall = { (double)(cal_now() - t0), 0, 0, 1, "" };
-	wall.p10 = wall.p90 = wall.median;
-	cal_method(&wall, "the calibration's wall time");
-	cal_measurement(&c, "calibrate_wall_ns", &wall);
+}
 
+/* The calibration file: this machine's XML and what the phases measured. */
+static cJSON *calibration_file(struct cal_ctx *c, const struct host_note *h, const char *xml)
+{
 	char hostname[256] = "this host";
 	gethostname(hostname, sizeof(hostname));
 	hostname[sizeof(hostname) - 1] = 0;
@@ -354,26 +324,61 @@ cJSON *cal_run(const struct cal_options *o, struct err *e)
 	gmtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", &tm);
 	char *desc = xasprintf("calibrated by schedlab calibrate%s on %s, %s%s%s",
-			       o->quick ? " --quick" : "", hostname, date,
-			       h.busy ? "; the host was busy while calibrating: " : "",
-			       h.busy ? h.why : "");
+			       c->o->quick ? " --quick" : "", hostname, date,
+			       h->busy ? "; the host was busy while calibrating: " : "",
+			       h->busy ? h->why : "");
 	char *shown = str_escape(desc);
 
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "name", "host");
 	cJSON_AddStringToObject(root, "description", shown);
 	cJSON_AddStringToObject(root, "hwloc_xml_inline", xml);
-	cJSON_AddItemToObject(root, "cache_sizes", c.cache_sizes ? c.cache_sizes : cJSON_CreateObject());
-	cJSON_AddItemToObject(root, "latency", c.latency);
-	cJSON_AddItemToObject(root, "provenance", c.provenance);
-	cJSON_AddItemToObject(root, "measurements", c.measurements);
+	cJSON_AddItemToObject(root, "cache_sizes", c->cache_sizes ? c->cache_sizes : cJSON_CreateObject());
+	cJSON_AddItemToObject(root, "latency", c->latency);
+	cJSON_AddItemToObject(root, "provenance", c->provenance);
+	cJSON_AddItemToObject(root, "measurements", c->measurements);
 	free(shown);
 	free(desc);
+	return root;
+}
+
+cJSON *cal_run(const struct cal_options *o, struct err *e)
+{
+	struct cal_ctx c = { .o = o };
+	c.prog.f = o->progress;
+	c.prog.tty = o->progress && isatty(fileno(o->progress));
+	c.prog.nphases = NPHASES;
+	char *xml = NULL;
+	if (!discover(&c, &xml, e))
+		return NULL;
+	c.latency = cJSON_CreateObject();
+	c.provenance = cJSON_CreateObject();
+	c.measurements = cJSON_CreateObject();
+
+	struct host_note h = { 0 };
+	note_load(&c, &h);
+	int64_t t0 = cal_now();
+	if (!run_phases(&c, &h, e)) {
+		/* the phases' points belong to c.measurements */
+		cJSON_Delete(c.latency);
+		cJSON_Delete(c.provenance);
+		cJSON_Delete(c.measurements);
+		cJSON_Delete(c.cache_sizes);
+		undiscover(&c, xml);
+		return NULL;
+	}
+	note_busy(&c, &h);
+	fill_unmeasured(&c);
+	order_latency(c.latency, "");
+	struct cal_stat wall = { (double)(cal_now() - t0), 0, 0, 1, "" };
+	wall.p10 = wall.p90 = wall.median;
+	cal_method(&wall, "the calibration's wall time");
+	cal_measurement(&c, "calibrate_wall_ns", &wall);
+
+	cJSON *root = calibration_file(&c, &h, xml);
 	if (h.busy && o->progress)
 		fprintf(o->progress, "schedlab calibrate: warning: the host was busy while calibrating "
 			"(%s); the figures include its interference\n", h.why);
-	topo_free(c.t);
-	hwloc_free_xmlbuffer(c.hw, xml);
-	hwloc_topology_destroy(c.hw);
+	undiscover(&c, xml);
 	return root;
 }

@@ -49,10 +49,14 @@ int64_t cal_now(void);       /* CLOCK_MONOTONIC, ns */
 int64_t cal_thread_cpu(void); /* CLOCK_THREAD_CPUTIME_ID, ns */
 
 /* How many samples to take: at least min, at most max, and more than min
- * only while the phase's time lasts. */
+ * only while the phase's time lasts -- but none past hard, the phase's end
+ * plus its length again, even below min: on a busy host a probe's minimum
+ * could take a minute where --quick asks for 3 s (the figure then has the
+ * samples it got, and their count in its provenance). */
 struct cal_budget {
 	int min, max;
 	int64_t deadline;
+	int64_t hard;
 };
 bool cal_more(const struct cal_budget *b, int n);
 
@@ -97,7 +101,7 @@ struct cal_ctx {
 	struct topo *t;        /* this machine, from hwloc's export */
 	const struct cal_options *o;
 	struct cal_progress prog;
-	int64_t phase_deadline;
+	int64_t phase_deadline, phase_hard;
 	cJSON *latency, *provenance, *measurements;
 	cJSON *cache_sizes;       /* the sweep's effective sizes, or NULL */
 	char summary[256];        /* the phase's figures, for its progress line */

@@ -375,9 +375,6 @@ static void size_string(char *b, size_t n, uint64_t bytes)
 		snprintf(b, n, "%lluKiB", (unsigned long long)(bytes >> 10));
 }
 
-static const double default_cache_ns[TOPO_MAX_LEVEL + 1] = { 0, 1.3, 4.3, 16, 40 };
-static const double default_cache_bw_gbs[TOPO_MAX_LEVEL + 1] = { 0, 192, 156, 45, 30 };
-
 /* A core's stream into one cache level: memset over a working set that
  * the level holds and the one inside it does not, repeated for a megabyte
  * or more a sample, by a thread bound to the first PU; GB/s.  memset is
@@ -425,168 +422,229 @@ static void *stream_main(void *p)
 	return NULL;
 }
 
-bool cal_cache_probes(struct cal_ctx *c, struct err *e)
+/* The working-set sweep and what is read from it, level by level. */
+struct cache_sweep {
+	struct cal_ctx *c;
+	struct sweep *s;
+	int levels, np;               /* hwloc's cache levels; the plateaus found */
+	uint64_t reported[TOPO_MAX_LEVEL + 1];  /* hwloc's size of each level */
+	uint64_t max_ws, huge, prev_eff;
+	double sm[SWEEP_MAX];
+	struct plateau pl[SWEEP_MAX];
+	struct topo_latency d;        /* the model's defaults */
+	char summary[256];
+	size_t used;
+};
+
+/* The largest working set: past the largest cache, within a quarter of
+ * the memory, at most a GiB. */
+static uint64_t sweep_limit(struct cache_sweep *cs)
 {
-	int levels = 0;
-	uint64_t reported[TOPO_MAX_LEVEL + 1] = { 0 };
-	for (int i = 0; i < c->t->ncaches; i++) {
-		int lv = c->t->caches[i].level;
-		if (lv > levels)
-			levels = lv;
-		if (c->t->caches[i].size > reported[lv])
-			reported[lv] = c->t->caches[i].size;
+	const struct topo *t = cs->c->t;
+	for (int i = 0; i < t->ncaches; i++) {
+		int lv = t->caches[i].level;
+		if (lv > cs->levels)
+			cs->levels = lv;
+		if (t->caches[i].size > cs->reported[lv])
+			cs->reported[lv] = t->caches[i].size;
 	}
-	uint64_t largest = levels ? reported[levels] : (32u << 20);
-	uint64_t max_ws = c->o->quick ? 64ull << 20 : 4 * largest;
-	if (!c->o->quick && max_ws < (128ull << 20))
+	uint64_t largest = cs->levels ? cs->reported[cs->levels] : (32u << 20);
+	uint64_t max_ws = cs->c->o->quick ? 64ull << 20 : 4 * largest;
+	if (!cs->c->o->quick && max_ws < (128ull << 20))
 		max_ws = 128ull << 20;
 	if (max_ws > (1ull << 30))
 		max_ws = 1ull << 30;
 	uint64_t mem = 0;
-	for (int i = 0; i < c->t->nnodes; i++)
-		mem += c->t->nodes[i].memory;
+	for (int i = 0; i < t->nnodes; i++)
+		mem += t->nodes[i].memory;
 	while (mem && max_ws > mem / 4 && max_ws > (16ull << 20))
 		max_ws /= 2;
+	return max_ws;
+}
 
-	struct sweep *s = xcalloc(1, sizeof(*s));
-	struct sweep_arg a = { .c = c, .s = s, .max_ws = max_ws };
+static bool run_sweep(struct cache_sweep *cs, struct err *e)
+{
+	struct sweep_arg a = { .c = cs->c, .s = cs->s, .max_ws = cs->max_ws };
 	pthread_t th;
 	if (pthread_create(&th, NULL, sweep_main, &a) != 0) {
-		free(s);
 		err_set(e, "calibrate: cannot start a thread: %s", strerror(errno));
 		return false;
 	}
 	pthread_join(th, NULL);
 	if (!a.ok) {
-		free(s);
 		err_set(e, "calibrate: cannot map %llu MiB for the working-set sweep",
-			(unsigned long long)(max_ws >> 20));
+			(unsigned long long)(cs->max_ws >> 20));
 		return false;
 	}
+	cs->huge = a.huge;
+	return true;
+}
 
+/* The sweep's points and its plateaus, as measurements. */
+static void record_sweep(struct cache_sweep *cs)
+{
+	struct cal_ctx *c = cs->c;
+	const struct sweep *s = cs->s;
 	char *sm_method = xasprintf("pointer chase through a random cycle of 64-byte lines over a "
 				    "working set of bytes, one thread bound to the first PU, huge pages "
 				    "asked for (MADV_HUGEPAGE; %llu of %llu MiB granted): ns per load",
-				    (unsigned long long)(a.huge >> 20),
-				    (unsigned long long)(max_ws >> 20));
+				    (unsigned long long)(cs->huge >> 20),
+				    (unsigned long long)(cs->max_ws >> 20));
 	cJSON *pts = cal_points(c, "working_set_sweep_ns", sm_method);
 	free(sm_method);
 	for (int i = 0; i < s->n; i++)
 		cal_point(pts, &s->st[i], "bytes", (double)s->ws[i]);
-	double sm[SWEEP_MAX];
-	struct plateau pl[SWEEP_MAX];
 	/* as many steps as hwloc has cache levels (it may lie about their
 	 * sizes, not about their number): a TLB's or a victim cache's smaller
 	 * step is left out */
-	int np = find_plateaus(s, sm, pl, levels > 0 ? levels : 3);
-	int ncache = np - 1;
+	cs->np = find_plateaus(s, cs->sm, cs->pl, cs->levels > 0 ? cs->levels : 3);
 	cJSON *found = cal_points(c, "working_set_steps_ns",
 				  "the sweep's plateaus between its largest rises, on each point's p10 (3-point median): "
 				  "level 1.. a cache level, the last one memory; ns per load");
-	for (int i = 0; i < np; i++) {
-		struct cal_stat st = { pl[i].ns, pl[i].ns, pl[i].ns, pl[i].last - pl[i].first + 1, "" };
+	for (int i = 0; i < cs->np; i++) {
+		const struct plateau *pl = &cs->pl[i];
+		struct cal_stat st = { pl->ns, pl->ns, pl->ns, pl->last - pl->first + 1, "" };
 		cJSON *o = cal_point(found, &st, "level", i + 1);
-		cJSON_AddNumberToObject(o, "from_bytes", (double)s->ws[pl[i].first]);
-		cJSON_AddNumberToObject(o, "to_bytes", (double)s->ws[pl[i].last]);
+		cJSON_AddNumberToObject(o, "from_bytes", (double)s->ws[pl->first]);
+		cJSON_AddNumberToObject(o, "to_bytes", (double)s->ws[pl->last]);
 	}
+}
 
-	cJSON *sizes = cJSON_CreateObject();
-	uint64_t prev_eff = 0;
-	c->largest_cache = 0;
-	char summary[256] = "";
-	size_t used = 0;
-	for (int lv = 1; lv <= levels; lv++) {
-		char key[16], path[32];
-		snprintf(key, sizeof(key), "L%d", lv);
-		snprintf(path, sizeof(path), "cache_ns.L%d", lv);
-		if (lv > ncache) {
-			char note[256];
-			snprintf(note, sizeof(note),
-				 "the working-set sweep up to %llu MiB found no step for L%d; the model's "
-				 "default hit latency and hwloc's size are kept",
-				 (unsigned long long)(max_ws >> 20), lv);
-			cal_assumed(c, path, default_cache_ns[lv], note);
-			snprintf(path, sizeof(path), "cache_bw_gbs.L%d", lv);
-			cal_assumed(c, path, default_cache_bw_gbs[lv], note);
-			continue;
-		}
-		const struct plateau *p = &pl[lv - 1];
-		/* effective size: the last working set below the geometric mean
-		 * of this level's latency and the next's */
-		double next = lv < np ? pl[lv].ns : p->ns * 2;
-		double knee = sqrt(p->ns * next);
-		int k = p->last;
-		while (k + 1 < s->n && sm[k + 1] <= knee)
-			k++;
-		uint64_t eff = s->ws[k];
-		char sz[32];
-		size_string(sz, sizeof(sz), eff);
-		cJSON_AddStringToObject(sizes, key, sz);
-		{
-			/* its bracket is the sweep's resolution: the next working set
-			 * already ran past the knee */
-			char spath[32];
-			snprintf(spath, sizeof(spath), "cache_sizes.L%d", lv);
-			struct cal_stat ss = { (double)eff, (double)eff,
-					       (double)(k + 1 < s->n ? s->ws[k + 1] : eff),
-					       s->st[k].samples, "" };
-			cal_method(&ss, "working-set sweep: the largest working set whose latency stays "
-				   "below %.1f ns, the geometric mean of L%d's plateau and the next; p90 is "
-				   "the next working set swept (hwloc reports %llu KiB)", knee, lv,
-				   (unsigned long long)(reported[lv] >> 10));
-			cal_provenance(c, spath, &ss);
-		}
-		if (eff > c->largest_cache)
-			c->largest_cache = eff;
-		/* hit latency: the plateau's points */
-		struct cal_samples hs = { 0 };
-		for (int i = p->first; i <= p->last; i++)
-			cal_add(&hs, s->st[i].median);
-		struct cal_stat st;
-		cal_summarize(&hs, &st);
-		st.samples = 0;
-		for (int i = p->first; i <= p->last; i++)
-			st.samples += s->st[i].samples;
-		cal_samples_free(&hs);
-		char lo[32], hi[32];
-		size_string(lo, sizeof(lo), s->ws[p->first]);
-		size_string(hi, sizeof(hi), s->ws[p->last]);
-		cal_method(&st, "pointer chase over working sets of %s to %s (the sweep's plateau for "
-			   "L%d, found on each point's p10): the points' medians; hwloc reports %llu KiB, "
-			   "effective %s", lo, hi, lv,
-			   (unsigned long long)(reported[lv] >> 10), sz);
-		cal_figure(c, path, &st);
-		/* its stream: half the level, which is past the level inside
-		 * it when each level is more than twice the one inside; else
-		 * three quarters */
-		struct stream_arg sa = { .c = c, .ws = eff / 2 / 64 * 64 };
-		if (lv > 1 && sa.ws <= prev_eff)
-			sa.ws = (eff - eff / 4) / 64 * 64;
-		snprintf(path, sizeof(path), "cache_bw_gbs.L%d", lv);
-		if (pthread_create(&th, NULL, stream_main, &sa) == 0) {
-			pthread_join(th, NULL);
-		}
-		if (sa.ok) {
-			char ws[32];
-			size_string(ws, sizeof(ws), sa.ws);
-			cal_method(&sa.st, "memset over %s (%s of L%d's effective %s), repeated, by "
-				   "one thread bound to the first PU: GB/s a sample", ws,
-				   sa.ws == eff / 2 / 64 * 64 ? "half" : "three quarters", lv, sz);
-			cal_figure(c, path, &sa.st);
-		} else {
-			cal_assumed(c, path, default_cache_bw_gbs[lv],
-				    "the stream over this level could not be measured (no memory or no "
-				    "thread); the model's default");
-		}
-		prev_eff = eff;
-		used += (size_t)snprintf(summary + used, used < sizeof(summary) ? sizeof(summary) - used : 0,
-					 "%sL%d %s %.1f ns %.0f GB/s", lv > 1 ? ", " : "", lv, sz,
-					 st.median, sa.ok ? sa.st.median : default_cache_bw_gbs[lv]);
+/* A level the sweep found no step for: the model's figures, and why. */
+static void level_not_found(struct cache_sweep *cs, int lv)
+{
+	char note[256], path[32];
+	snprintf(note, sizeof(note),
+		 "the working-set sweep up to %llu MiB found no step for L%d; the model's "
+		 "default hit latency and hwloc's size are kept",
+		 (unsigned long long)(cs->max_ws >> 20), lv);
+	snprintf(path, sizeof(path), "cache_ns.L%d", lv);
+	cal_assumed(cs->c, path, cs->d.cache_ns[lv], note);
+	snprintf(path, sizeof(path), "cache_bw_gbs.L%d", lv);
+	cal_assumed(cs->c, path, cs->d.cache_bw_gbs[lv], note);
+}
+
+/* A level's effective size: the last working set below the geometric mean
+ * of its latency and the next's; its bracket is the sweep's resolution
+ * (the next working set already ran past the knee). */
+static uint64_t level_size(struct cache_sweep *cs, int lv)
+{
+	const struct sweep *s = cs->s;
+	const struct plateau *p = &cs->pl[lv - 1];
+	double next = lv < cs->np ? cs->pl[lv].ns : p->ns * 2;
+	double knee = sqrt(p->ns * next);
+	int k = p->last;
+	while (k + 1 < s->n && cs->sm[k + 1] <= knee)
+		k++;
+	uint64_t eff = s->ws[k];
+	char spath[32];
+	snprintf(spath, sizeof(spath), "cache_sizes.L%d", lv);
+	struct cal_stat ss = { (double)eff, (double)eff,
+			       (double)(k + 1 < s->n ? s->ws[k + 1] : eff), s->st[k].samples, "" };
+	cal_method(&ss, "working-set sweep: the largest working set whose latency stays "
+		   "below %.1f ns, the geometric mean of L%d's plateau and the next; p90 is "
+		   "the next working set swept (hwloc reports %llu KiB)", knee, lv,
+		   (unsigned long long)(cs->reported[lv] >> 10));
+	cal_provenance(cs->c, spath, &ss);
+	return eff;
+}
+
+/* A level's hit latency: its plateau's points. */
+static double level_hit(struct cache_sweep *cs, int lv, const char *sz)
+{
+	const struct sweep *s = cs->s;
+	const struct plateau *p = &cs->pl[lv - 1];
+	struct cal_samples hs = { 0 };
+	for (int i = p->first; i <= p->last; i++)
+		cal_add(&hs, s->st[i].median);
+	struct cal_stat st;
+	cal_summarize(&hs, &st);
+	st.samples = 0;
+	for (int i = p->first; i <= p->last; i++)
+		st.samples += s->st[i].samples;
+	cal_samples_free(&hs);
+	char lo[32], hi[32], path[32];
+	size_string(lo, sizeof(lo), s->ws[p->first]);
+	size_string(hi, sizeof(hi), s->ws[p->last]);
+	cal_method(&st, "pointer chase over working sets of %s to %s (the sweep's plateau for "
+		   "L%d, found on each point's p10): the points' medians; hwloc reports %llu KiB, "
+		   "effective %s", lo, hi, lv, (unsigned long long)(cs->reported[lv] >> 10), sz);
+	snprintf(path, sizeof(path), "cache_ns.L%d", lv);
+	cal_figure(cs->c, path, &st);
+	return st.median;
+}
+
+/* A level's stream: half the level, which is past the level inside it
+ * when each level is more than twice the one inside; else three quarters.
+ * Returns GB/s, the model's default when it could not be measured. */
+static double level_stream(struct cache_sweep *cs, int lv, uint64_t eff, const char *sz)
+{
+	struct stream_arg sa = { .c = cs->c, .ws = eff / 2 / 64 * 64 };
+	if (lv > 1 && sa.ws <= cs->prev_eff)
+		sa.ws = (eff - eff / 4) / 64 * 64;
+	char path[32];
+	snprintf(path, sizeof(path), "cache_bw_gbs.L%d", lv);
+	pthread_t th;
+	if (pthread_create(&th, NULL, stream_main, &sa) == 0)
+		pthread_join(th, NULL);
+	if (!sa.ok) {
+		cal_assumed(cs->c, path, cs->d.cache_bw_gbs[lv],
+			    "the stream over this level could not be measured (no memory or no "
+			    "thread); the model's default");
+		return cs->d.cache_bw_gbs[lv];
 	}
-	c->cache_sizes = sizes;
-	snprintf(c->summary, sizeof(c->summary), "%s", summary[0] ? summary : "no cache steps found");
-	free(s);
-	return true;
+	char ws[32];
+	size_string(ws, sizeof(ws), sa.ws);
+	cal_method(&sa.st, "memset over %s (%s of L%d's effective %s), repeated, by "
+		   "one thread bound to the first PU: GB/s a sample", ws,
+		   sa.ws == eff / 2 / 64 * 64 ? "half" : "three quarters", lv, sz);
+	cal_figure(cs->c, path, &sa.st);
+	return sa.st.median;
+}
+
+static void cache_level(struct cache_sweep *cs, int lv, cJSON *sizes)
+{
+	if (lv > cs->np - 1) {
+		level_not_found(cs, lv);
+		return;
+	}
+	struct cal_ctx *c = cs->c;
+	uint64_t eff = level_size(cs, lv);
+	char key[16], sz[32];
+	snprintf(key, sizeof(key), "L%d", lv);
+	size_string(sz, sizeof(sz), eff);
+	cJSON_AddStringToObject(sizes, key, sz);
+	if (eff > c->largest_cache)
+		c->largest_cache = eff;
+	double hit = level_hit(cs, lv, sz);
+	double bw = level_stream(cs, lv, eff, sz);
+	cs->prev_eff = eff;
+	size_t room = cs->used < sizeof(cs->summary) ? sizeof(cs->summary) - cs->used : 0;
+	cs->used += (size_t)snprintf(cs->summary + cs->used, room, "%sL%d %s %.1f ns %.0f GB/s",
+				     lv > 1 ? ", " : "", lv, sz, hit, bw);
+}
+
+bool cal_cache_probes(struct cal_ctx *c, struct err *e)
+{
+	struct cache_sweep *cs = xcalloc(1, sizeof(*cs));
+	cs->c = c;
+	topo__latency_defaults(&cs->d);
+	cs->max_ws = sweep_limit(cs);
+	cs->s = xcalloc(1, sizeof(*cs->s));
+	bool ok = run_sweep(cs, e);
+	if (ok) {
+		record_sweep(cs);
+		cJSON *sizes = cJSON_CreateObject();
+		c->largest_cache = 0;
+		for (int lv = 1; lv <= cs->levels; lv++)
+			cache_level(cs, lv, sizes);
+		c->cache_sizes = sizes;
+		snprintf(c->summary, sizeof(c->summary), "%s",
+			 cs->summary[0] ? cs->summary : "no cache steps found");
+	}
+	free(cs->s);
+	free(cs);
+	return ok;
 }
 
 /* ---- DRAM latency for every pair of nodes, bandwidth per node ---- */
@@ -767,101 +825,118 @@ static bool bandwidth(struct cal_ctx *c, int home, int nthreads, size_t bytes, i
 	return ok;
 }
 
-bool cal_dram_probes(struct cal_ctx *c, struct err *e)
+/* The chase's buffer: eight times the largest cache, within a quarter of
+ * each node's memory, 16 MiB to 1 GiB. */
+static size_t dram_bytes(const struct cal_ctx *c)
 {
 	const struct topo *t = c->t;
-	int nn = t->nnodes;
 	size_t bytes = c->o->quick ? 64ull << 20 : 256ull << 20;
 	if (c->largest_cache * 8 > bytes)
 		bytes = c->largest_cache * 8;
 	if (bytes > (1ull << 30))
 		bytes = 1ull << 30;
-	for (int i = 0; i < nn; i++)
+	for (int i = 0; i < t->nnodes; i++)
 		if (t->nodes[i].memory && bytes > t->nodes[i].memory / 4)
 			bytes = (size_t)(t->nodes[i].memory / 4) & ~(size_t)((1 << 20) - 1);
 	if (bytes < (16u << 20))
 		bytes = 16u << 20;
+	return bytes;
+}
 
-	int64_t left = c->phase_deadline - cal_now();
-	if (left < 0)
-		left = 0;
-	cJSON *dram = cJSON_GetObjectItemCaseSensitive(c->latency, "dram_ns");
-	if (!dram)
-		dram = cJSON_AddObjectToObject(c->latency, "dram_ns");
-	cJSON *matrix = cJSON_CreateArray();
-	for (int i = 0; i < nn; i++)
-		cJSON_AddItemToArray(matrix, cJSON_CreateArray());
-	struct cal_samples diag = { 0 };
-	int diag_samples = 0;
-	size_t lines = bytes / 64;
-	uint32_t *idx = xmalloc(lines * sizeof(*idx));
-	/* one chase per home node, built once (memory bound to the node holds
-	 * its pages there whoever touches them), then followed from each node */
-	for (int j = 0; j < nn; j++) {
-		bool bound;
-		char *buf = node_alloc(c->hw, t, j, bytes, &bound);
-		if (!buf) {
-			free(idx);
-			cJSON_Delete(matrix);
-			cal_samples_free(&diag);
-			err_set(e, "calibrate: cannot allocate %zu MiB on node %d", bytes >> 20, j);
+/* The DRAM matrix being measured: a row per accessing node. */
+struct dram_probe {
+	struct cal_ctx *c;
+	size_t bytes;
+	int64_t left;             /* the phase's time when the matrix began */
+	cJSON *matrix;
+	struct cal_samples diag;  /* the diagonal, for dram_ns.local */
+	int diag_samples;
+};
+
+/* The chase over node home's memory, followed from each node. */
+static bool chase_from_each_node(struct dram_probe *dp, int home, char *buf, bool bound,
+				 struct err *e)
+{
+	struct cal_ctx *c = dp->c;
+	int nn = c->t->nnodes;
+	bool huge = cal_anon_huge_bytes() >= dp->bytes / 2;
+	for (int i = 0; i < nn; i++) {
+		struct dram_arg a = { .c = c, .from = i, .buf = buf };
+		a.b = cal_budget(c, 30, 1000);
+		a.b.deadline = cal_now() + dp->left / 2 / (nn * nn);
+		pthread_t th;
+		if (pthread_create(&th, NULL, dram_main, &a) != 0) {
+			err_set(e, "calibrate: cannot start a thread: %s", strerror(errno));
 			return false;
+		}
+		pthread_join(th, NULL);
+		cal_method(&a.st, "pointer chase through a random cycle of 64-byte lines over %zu "
+			   "MiB %s node %d (hwloc_alloc_membind), thread bound to node %d's "
+			   "first PU; %s", dp->bytes >> 20, bound ? "bound to" : "(unbound) on", home,
+			   i, huge ? "in huge pages" : "huge pages refused: TLB misses included");
+		cJSON_AddItemToArray(cJSON_GetArrayItem(dp->matrix, i),
+				     cJSON_CreateNumber(cal_rounded(a.st.median)));
+		char path[64];
+		snprintf(path, sizeof(path), "dram_ns.matrix[%d][%d]", i, home);
+		cal_figure(c, path, &a.st);
+		if (i == home) {
+			cal_add(&dp->diag, a.st.median);
+			dp->diag_samples += a.st.samples;
+		}
+		cal_progress_step(&c->prog, 0.5 * (home * nn + i + 1) / (nn * nn));
+	}
+	return true;
+}
+
+/* One chase per home node, built once (memory bound to the node holds its
+ * pages there whoever touches them), then followed from each node. */
+static bool dram_matrix(struct dram_probe *dp, struct err *e)
+{
+	struct cal_ctx *c = dp->c;
+	int nn = c->t->nnodes;
+	size_t lines = dp->bytes / 64;
+	uint32_t *idx = xmalloc(lines * sizeof(*idx));
+	bool ok = true;
+	for (int j = 0; j < nn && ok; j++) {
+		bool bound;
+		char *buf = node_alloc(c->hw, c->t, j, dp->bytes, &bound);
+		if (!buf) {
+			err_set(e, "calibrate: cannot allocate %zu MiB on node %d", dp->bytes >> 20, j);
+			ok = false;
+			break;
 		}
 		uint64_t rng = 0x2545f4914f6cdd1dULL ^ (uint64_t)j;
 		build_chase(buf, lines, idx, &rng);
-		bool huge = cal_anon_huge_bytes() >= bytes / 2;
-		for (int i = 0; i < nn; i++) {
-			struct dram_arg a = { .c = c, .from = i, .buf = buf };
-			a.b = cal_budget(c, 30, 1000);
-			a.b.deadline = cal_now() + left / 2 / (nn * nn);
-			pthread_t th;
-			if (pthread_create(&th, NULL, dram_main, &a) != 0) {
-				hwloc_free(c->hw, buf, bytes);
-				free(idx);
-				cJSON_Delete(matrix);
-				cal_samples_free(&diag);
-				err_set(e, "calibrate: cannot start a thread: %s", strerror(errno));
-				return false;
-			}
-			pthread_join(th, NULL);
-			cal_method(&a.st, "pointer chase through a random cycle of 64-byte lines over %zu "
-				   "MiB %s node %d (hwloc_alloc_membind), thread bound to node %d's "
-				   "first PU; %s", bytes >> 20, bound ? "bound to" : "(unbound) on", j, i,
-				   huge ? "in huge pages" : "huge pages refused: TLB misses included");
-			cJSON_AddItemToArray(cJSON_GetArrayItem(matrix, i),
-					     cJSON_CreateNumber(cal_rounded(a.st.median)));
-			char path[64];
-			snprintf(path, sizeof(path), "dram_ns.matrix[%d][%d]", i, j);
-			cal_figure(c, path, &a.st);
-			if (i == j) {
-				cal_add(&diag, a.st.median);
-				diag_samples += a.st.samples;
-			}
-			cal_progress_step(&c->prog, 0.5 * (j * nn + i + 1) / (nn * nn));
-		}
-		hwloc_free(c->hw, buf, bytes);
+		ok = chase_from_each_node(dp, j, buf, bound, e);
+		hwloc_free(c->hw, buf, dp->bytes);
 	}
 	free(idx);
+	return ok;
+}
+
+/* dram_ns.local: the median of the matrix's diagonal. */
+static void dram_local(struct dram_probe *dp)
+{
+	struct cal_ctx *c = dp->c;
 	struct cal_stat local;
-	cal_summarize(&diag, &local);
-	local.samples = diag_samples;
-	cal_samples_free(&diag);
+	cal_summarize(&dp->diag, &local);
+	local.samples = dp->diag_samples;
 	cal_method(&local, "median of the matrix's diagonal (each a pointer chase over %zu MiB of "
-		   "the thread's own node)", bytes >> 20);
-	if (nn == 1) {
+		   "the thread's own node)", dp->bytes >> 20);
+	if (c->t->nnodes == 1) {
 		/* one node: the diagonal's own spread */
-		struct cal_stat d;
 		cJSON *pv = cJSON_GetObjectItemCaseSensitive(c->provenance, "dram_ns.matrix[0][0]");
-		d = local;
-		d.p10 = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pv, "p10"));
-		d.p90 = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pv, "p90"));
-		local = d;
+		local.p10 = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pv, "p10"));
+		local.p90 = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pv, "p90"));
 	}
 	cal_figure(c, "dram_ns.local", &local);
-	cJSON_AddItemToObject(dram, "matrix", matrix);
 	c->dram_local_ns = local.median;
+}
 
-	/* bandwidth: every PU of a node, then one, for mlp */
+/* Bandwidth: every PU of a node, then one thread, for mlp. */
+static bool dram_bandwidth(struct cal_ctx *c, size_t bytes, struct err *e)
+{
+	int nn = c->t->nnodes;
 	int64_t bw_left = c->phase_deadline - cal_now();
 	if (bw_left < 0)
 		bw_left = 0;
@@ -893,4 +968,27 @@ bool cal_dram_probes(struct cal_ctx *c, struct err *e)
 		   "bytes: the lines a sequential stream keeps in flight", one.median, c->dram_local_ns);
 	cal_figure(c, "mlp", &mlp);
 	return true;
+}
+
+bool cal_dram_probes(struct cal_ctx *c, struct err *e)
+{
+	struct dram_probe dp = { .c = c, .bytes = dram_bytes(c) };
+	dp.left = c->phase_deadline - cal_now();
+	if (dp.left < 0)
+		dp.left = 0;
+	cJSON *dram = cJSON_GetObjectItemCaseSensitive(c->latency, "dram_ns");
+	if (!dram)
+		dram = cJSON_AddObjectToObject(c->latency, "dram_ns");
+	dp.matrix = cJSON_CreateArray();
+	for (int i = 0; i < c->t->nnodes; i++)
+		cJSON_AddItemToArray(dp.matrix, cJSON_CreateArray());
+	if (!dram_matrix(&dp, e)) {
+		cJSON_Delete(dp.matrix);
+		cal_samples_free(&dp.diag);
+		return false;
+	}
+	dram_local(&dp);
+	cal_samples_free(&dp.diag);
+	cJSON_AddItemToObject(dram, "matrix", dp.matrix);
+	return dram_bandwidth(c, dp.bytes, e);
 }

@@ -222,9 +222,9 @@ static void minus(struct cal_stat *st, double sub)
 	st->p90 = fmax(st->median, st->p90 - sub);
 }
 
-bool cal_rt_probes(struct cal_ctx *c, struct err *e)
+/* G switch: two Gs taking turns on one P; returns os_ns.g_switch. */
+static bool probe_g_switch(struct cal_ctx *c, struct cal_stat *gsw, struct err *e)
 {
-	/* G switch and channel hand-off: a few runs of many turns */
 	struct turns t = { .chan = false, .chunks = c->o->quick ? 10 : 40 };
 	if (!run(1, turns_main, &t, "G switch", e))
 		return false;
@@ -232,15 +232,19 @@ bool cal_rt_probes(struct cal_ctx *c, struct err *e)
 	stat_of(&t.s, &gosched, "sl_gosched() by two Gs taking turns on one P: ns per call, batches of "
 		"1000");
 	cal_measurement(c, "gosched_ns", &gosched);
-	struct cal_stat gsw = gosched;
-	gsw.median /= 2;
-	gsw.p10 /= 2;
-	gsw.p90 /= 2;
-	cal_method(&gsw, "half of an sl_gosched() between two Gs on one P (a switch out of one G and "
+	*gsw = gosched;
+	gsw->median /= 2;
+	gsw->p10 /= 2;
+	gsw->p90 /= 2;
+	cal_method(gsw, "half of an sl_gosched() between two Gs on one P (a switch out of one G and "
 		   "into the other, the scheduler's own work included): %.0f ns / 2", gosched.median);
-	cal_figure(c, "os_ns.g_switch", &gsw);
-	cal_progress_step(&c->prog, 0.15);
+	cal_figure(c, "os_ns.g_switch", gsw);
+	return true;
+}
 
+/* Channel hand-off on one P and on two: measurements only. */
+static bool probe_handoff(struct cal_ctx *c, struct err *e)
+{
 	for (int procs = 1; procs <= 2; procs++) {
 		struct turns h = { .chan = true, .chunks = c->o->quick ? 10 : 40 };
 		if (!run(procs, turns_main, &h, "channel hand-off", e))
@@ -252,14 +256,23 @@ bool cal_rt_probes(struct cal_ctx *c, struct err *e)
 		stat_of(&h.s, &st, m);
 		cal_measurement(c, procs == 1 ? "chan_handoff_ns" : "chan_handoff_2p_ns", &st);
 	}
-	cal_progress_step(&c->prog, 0.3);
+	return true;
+}
 
-	/* spawning */
+/* Spawning: batches of Gs made, first run on fresh and given-back stacks,
+ * run and exit. */
+struct spawn_stats {
+	int n;                    /* Gs a batch */
+	struct cal_stat create, fresh, cached, run_exit;
+};
+
+static bool probe_spawn(struct cal_ctx *c, struct spawn_stats *ss, struct err *e)
+{
 	struct cal_samples cr = { 0 }, fr = { 0 }, ca = { 0 }, ex = { 0 };
 	struct cal_budget b = cal_budget(c, 12, 60);
 	int64_t left = b.deadline - cal_now();
 	b.deadline = cal_now() + (left > 0 ? left * 2 / 3 : 0);
-	int n = c->o->quick ? 256 : 1000;
+	int n = ss->n = c->o->quick ? 256 : 1000;
 	for (int k = 0; cal_more(&b, k); k++) {
 		struct spawn s = { .n = n };
 		if (!run(1, spawn_main, &s, "G spawn", e))
@@ -270,52 +283,74 @@ bool cal_rt_probes(struct cal_ctx *c, struct err *e)
 		cal_add(&ex, s.run_exit);
 		cal_progress_step(&c->prog, 0.3 + 0.5 * k / b.max);
 	}
-	struct cal_stat create, fresh, cached, run_exit;
 	char m[300];
 	snprintf(m, sizeof(m), "sl_go() of a G that does not run yet, one P: ns per call, mean of "
 		 "batches of %d Gs per run", n);
-	stat_of(&cr, &create, m);
+	stat_of(&cr, &ss->create, m);
 	snprintf(m, sizeof(m), "first run of %d Gs that all stay parked (each takes a stack never "
 		 "used), per G, from the last sl_go until all have started", n);
-	stat_of(&fr, &fresh, m);
+	stat_of(&fr, &ss->fresh, m);
 	snprintf(m, sizeof(m), "the same with the stacks a previous batch gave back, per G");
-	stat_of(&ca, &cached, m);
+	stat_of(&ca, &ss->cached, m);
 	snprintf(m, sizeof(m), "%d Gs that return at once, run one after the other on one P: per G, "
 		 "start to exit", n);
-	stat_of(&ex, &run_exit, m);
-	cal_figure(c, "runtime_ns.g_create", &create);
-	cal_measurement(c, "g_first_run_fresh_stack_ns", &fresh);
-	cal_measurement(c, "g_first_run_cached_stack_ns", &cached);
-	cal_measurement(c, "g_run_and_exit_ns", &run_exit);
-	struct cal_stat stack = fresh;
-	minus(&stack, cached.median);
+	stat_of(&ex, &ss->run_exit, m);
+	return true;
+}
+
+/* The wake of a parked M (two PUs at least): a measurement. */
+static bool probe_m_wake(struct cal_ctx *c, struct err *e)
+{
+	if (c->t->npus <= 1)
+		return true;
+	struct mwake w = { .samples = c->o->quick ? 20 : 150, .settle_ns = 3000000,
+			   .give_up_ns = 50000000 };
+	if (!run(2, mwake_main, &w, "M wake", e))
+		return false;
+	struct cal_stat st;
+	char mm[300];
+	snprintf(mm, sizeof(mm), "two Ps: the main G, keeping its P busy, makes a G; from sl_go "
+		 "until the G runs on the other M, woken from its park (%d of %d not taken by it)",
+		 w.missed, w.samples);
+	stat_of(&w.s, &st, mm);
+	cal_measurement(c, "m_wake_ns", &st);
+	return true;
+}
+
+bool cal_rt_probes(struct cal_ctx *c, struct err *e)
+{
+	struct cal_stat gsw;
+	if (!probe_g_switch(c, &gsw, e))
+		return false;
+	cal_progress_step(&c->prog, 0.15);
+	if (!probe_handoff(c, e))
+		return false;
+	cal_progress_step(&c->prog, 0.3);
+
+	struct spawn_stats ss;
+	if (!probe_spawn(c, &ss, e))
+		return false;
+	cal_figure(c, "runtime_ns.g_create", &ss.create);
+	cal_measurement(c, "g_first_run_fresh_stack_ns", &ss.fresh);
+	cal_measurement(c, "g_first_run_cached_stack_ns", &ss.cached);
+	cal_measurement(c, "g_run_and_exit_ns", &ss.run_exit);
+	struct cal_stat stack = ss.fresh;
+	minus(&stack, ss.cached.median);
 	cal_method(&stack, "first run of a G on a stack never used (%.0f ns per G) less the same on "
-		   "a stack given back (%.0f ns): carving and faulting in a new stack", fresh.median,
-		   cached.median);
+		   "a stack given back (%.0f ns): carving and faulting in a new stack",
+		   ss.fresh.median, ss.cached.median);
 	cal_figure(c, "runtime_ns.stack_acquire", &stack);
-	struct cal_stat gexit = run_exit;
+	struct cal_stat gexit = ss.run_exit;
 	minus(&gexit, gsw.median);
 	cal_method(&gexit, "a G that returns at once, start to exit with a stack given back (%.0f ns "
 		   "per G), less os_ns.g_switch (%.0f ns, the switch into it; the switch out is "
-		   "the exit's own)", run_exit.median, gsw.median);
+		   "the exit's own)", ss.run_exit.median, gsw.median);
 	cal_figure(c, "runtime_ns.g_exit", &gexit);
 
-	/* the wake of a parked M */
-	if (c->t->npus > 1) {
-		struct mwake w = { .samples = c->o->quick ? 20 : 150, .settle_ns = 3000000,
-				   .give_up_ns = 50000000 };
-		if (!run(2, mwake_main, &w, "M wake", e))
-			return false;
-		struct cal_stat st;
-		char mm[300];
-		snprintf(mm, sizeof(mm), "two Ps: the main G, keeping its P busy, makes a G; from sl_go "
-			 "until the G runs on the other M, woken from its park (%d of %d not taken by it)",
-			 w.missed, w.samples);
-		stat_of(&w.s, &st, mm);
-		cal_measurement(c, "m_wake_ns", &st);
-	}
+	if (!probe_m_wake(c, e))
+		return false;
 	snprintf(c->summary, sizeof(c->summary),
 		 "g_create %.0f ns, g_exit %.0f ns, stack_acquire %.0f ns, g_switch %.0f ns",
-		 create.median, gexit.median, stack.median, gsw.median);
+		 ss.create.median, gexit.median, stack.median, gsw.median);
 	return true;
 }

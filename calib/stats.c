@@ -87,7 +87,10 @@ bool cal_more(const struct cal_budget *b, int n)
 {
 	if (n >= b->max)
 		return false;
-	return n < b->min || cal_now() < b->deadline;
+	int64_t now = cal_now();
+	if (b->hard && now >= b->hard)
+		return false;
+	return n < b->min || now < b->deadline;
 }
 
 bool cal_bind_pu(hwloc_topology_t hw, unsigned os_pu)
@@ -384,5 +387,5 @@ struct cal_budget cal_budget(const struct cal_ctx *c, int min, int max)
 		min = min / 4 > 5 ? min / 4 : 5;
 		max = max / 8 > min ? max / 8 : min;
 	}
-	return (struct cal_budget){ min, max, c->phase_deadline };
+	return (struct cal_budget){ min, max, c->phase_deadline, c->phase_hard };
 }

@@ -24,12 +24,9 @@ void cli_help_calibrate(FILE *f)
 		"topology file: hwloc's structure of this machine, every figure of the latency\n"
 		"model, each measured one with its spread (docs/calibration.md).  `-t host`\n"
 		"uses that file when it is at the default path.\n"
-		"\n"
-		"  -o, --output FILE  where to write it (- for stdout); default\n"
-		"                     ${XDG_CONFIG_HOME:-$HOME/.config}/schedlab/host.json\n"
-		"  --quick            a few seconds: fewer samples, smaller buffers (tests, CI)\n"
-		"  --seconds N        the time budget, 1 to 3600 s (default 40, --quick 3);\n"
-		"                     the working-set sweep takes the time its sizes need\n"
+		"\n");
+	cli_opts_help(f, cli_calibrate_opts, CLI_OPT_HELP_COL - 2);
+	fprintf(f,
 		"\n"
 		"Progress goes to stderr (a bar on a terminal, else one line per phase), and\n"
 		"a warning if the host was busy meanwhile (the file says so too).\n");
@@ -63,50 +60,68 @@ static char *default_path(void)
 	return path;
 }
 
+/* What calibrate's line gives. */
+struct calibrate_args {
+	const char *out;
+	bool quick;
+	double seconds;
+};
+
+static int own_output(void *ctx, const char *cmd, const char *a, const char *v)
+{
+	struct calibrate_args *c = ctx;
+	if (!v[0])
+		return cli_usage_error(cmd, "option %s needs a file, got ''", a);
+	c->out = v;
+	return 0;
+}
+
+static int own_seconds(void *ctx, const char *cmd, const char *a, const char *v)
+{
+	struct calibrate_args *c = ctx;
+	char *end;
+	errno = 0;
+	double s = strtod(v, &end);
+	if (end == v || *end || errno || !isfinite(s) || s < 1 || s > 3600)
+		return cli_usage_error(cmd, "--seconds '%s': expected a number of seconds from 1 to 3600",
+				       v);
+	c->seconds = s;
+	return 0;
+}
+
+const struct cli_opt cli_calibrate_opts[] = {
+	{ .kind = CLI_OPT_CALL, .shrt = "-o", .lng = "--output", .arg = "FILE", .call = own_output,
+	  .missing = "option %s needs a file",
+	  .help = "where to write it (- for stdout); default\n"
+		  "${XDG_CONFIG_HOME:-$HOME/.config}/schedlab/host.json" },
+	CLI_FLAG(NULL, "--quick", struct calibrate_args, quick,
+		 "a few seconds: fewer samples, smaller buffers (tests, CI)"),
+	{ .kind = CLI_OPT_CALL, .lng = "--seconds", .arg = "N", .call = own_seconds, .eq = true,
+	  .missing = "option %s needs a number",
+	  .help = "the time budget, 1 to 3600 s (default 40, --quick 3);\n"
+		  "the working-set sweep takes the time its sizes need" },
+	CLI_END,
+};
+
 int cmd_calibrate(int argc, char **argv)
 {
-	const char *out = NULL;
-	bool quick = false;
-	double seconds = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-			if (++i == argc)
-				return cli_usage_error("calibrate", "option %s needs a file", a);
-			out = argv[i];
-			if (!out[0])
-				return cli_usage_error("calibrate", "option %s needs a file, got ''", a);
-		} else if (strcmp(a, "--quick") == 0) {
-			quick = true;
-		} else if (strcmp(a, "--seconds") == 0 || strncmp(a, "--seconds=", 10) == 0) {
-			const char *v;
-			if (a[9] == '=')
-				v = a + 10;
-			else if (++i == argc)
-				return cli_usage_error("calibrate", "option --seconds needs a number");
-			else
-				v = argv[i];
-			char *end;
-			errno = 0;
-			double s = strtod(v, &end);
-			if (end == v || *end || errno || !isfinite(s) || s < 1 || s > 3600)
-				return cli_usage_error("calibrate",
-						       "--seconds '%s': expected a number of seconds from 1 to 3600",
-						       v);
-			seconds = s;
-		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			cli_help_calibrate(stdout);
-			return 0;
-		} else {
-			return cli_usage_error("calibrate", "unknown option '%s'", a);
-		}
-	}
+	struct calibrate_args c = { 0 };
+	const struct cli_parser p = {
+		.cmd = "calibrate", .opts = cli_calibrate_opts, .ctx = &c, .help = cli_help_calibrate,
+	};
+	bool help;
+	int rc = cli_parse(&p, argc, argv, &help);
+	if (rc || help)
+		return rc;
+	const char *out = c.out;
+	bool quick = c.quick;
+	double seconds = c.seconds;
 	if (seconds == 0)
 		seconds = quick ? 3 : 40;
 	char *path = out ? xstrdup(out) : default_path();
 	if (!path)
 		return EXIT_BADINPUT;
-	int rc = cli_out_claim("calibrate", out ? "-o" : "the calibration file", path);
+	rc = cli_out_claim("calibrate", out ? "-o" : "the calibration file", path);
 	if (rc) {
 		free(path);
 		return rc;

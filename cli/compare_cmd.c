@@ -41,47 +41,9 @@ void cli_help_compare(FILE *f)
 		"and for each column after the first its change relative to the first.\n"
 		"Simulation only: there is no --native here.  Each run is a process of its\n"
 		"own, N at once (docs/experiments.md); the table is the same for any N.\n"
-		"\n"
-		"  -p, --policy P1,P2,...\n"
-		"                     the columns: policies (see `schedlab list policies`),\n"
-		"                     each with knobs of its own if wanted, as\n"
-		"                     POLICY:KEY=VALUE[:KEY=VALUE...], so that a policy can be\n"
-		"                     compared with a variant of itself: -p steal,steal:runnext=0\n"
-		"  -t, --topology T   bundled name, \"host\", or a path to hwloc XML or schedlab\n"
-		"                     JSON (default: numa4)\n"
-		"  -w, --workload W   a bundled workload (see `schedlab list workloads`; default\n"
-		"                     rpc-server), or a path to a workload, a trace, or a Go\n"
-		"                     execution trace (imported: docs/workload-format.md)\n"
-		"  --procs N          number of Ps, GOMAXPROCS (default: an imported Go trace's\n"
-		"                     GOMAXPROCS if it fits, else the topology's PUs)\n"
-		"  --seeds N          runs per column, with the seeds S, S+1, ..., S+N-1\n"
-		"                     (default 1); from 2 on, a cell is the mean over the seeds\n"
-		"                     and its 95%% confidence interval (Student t): 12.31 ms ±0.42\n"
-		"  --seed S           the first seed (default 1)\n"
-		"  --set KEY=VALUE    set a knob in every column whose policy has it (repeatable);\n"
-		"                     a column's own KEY=VALUE wins; a key that no column's policy\n"
-		"                     has is an error\n"
-		"  -j, --jobs N       make N runs at once (default: the online CPUs, but no more\n"
-		"                     than the available memory holds at --max-memory each);\n"
-		"                     each run may use up to --max-memory (default 4GiB) of\n"
-		"                     simulator memory, so N runs may use N times that.  Progress\n"
-		"                     (runs done, running, failed, elapsed, ETA) goes to stderr\n"
-		"                     when it is a terminal\n"
-		"  --json FILE|-      write {\"compare\", \"distributions\", \"runs\", \"summary\"} to\n"
-		"                     FILE, or to stdout with - (then no table): \"runs\" holds\n"
-		"                     every run's report as `schedlab run --json` writes it,\n"
-		"                     column by column, seed by seed; \"summary\" each metric's\n"
-		"                     mean, ci95 and n per column; \"distributions\" each\n"
-		"                     latency histogram whole per column, its seeds' added up\n"
-		"  --csv FILE|-       write a row per metric and column,\n"
-		"                     metric,column,mean,ci95,n,rel_change,pp_change,unit to\n"
-		"                     FILE, or to stdout with - (then no table); --json and\n"
-		"                     --csv may both be given (one of them to stdout at most)\n"
-		"  --store FILE       write every run's row of the results store to FILE: JSON\n"
-		"                     lines, or CSV if FILE ends in .csv (docs/experiments.md);\n"
-		"                     written whether the runs completed or not\n"
-		"%s"
-		"                     (the limits apply to each run on its own)\n"
+		"\n");
+	cli_opts_help(f, cli_compare_opts, CLI_OPT_HELP_COL - 2);
+	fprintf(f,
 		"\n"
 		"The change of a column is (its mean - the first column's) / |the first column's|\n"
 		"(rel_change, a fraction; shown as a percentage), or for a share (a fraction:\n"
@@ -95,8 +57,7 @@ void cli_help_compare(FILE *f)
 		"started, 4 it was cut at a time limit, 128 + N its process was killed by\n"
 		"signal N.  That run's summary and message are printed, naming its column and\n"
 		"seed, and no table: every other run was made all the same (they run in\n"
-		"parallel), and how many failed is said.  2 bad input.\n",
-		cli_limits_help);
+		"parallel), and how many failed is said.  2 bad input.\n");
 }
 
 /* ---- Columns ---- */
@@ -673,61 +634,84 @@ static int run_all(struct compare *c, struct run *run, const char *json, int job
 }
 
 /* compare's own options beside the shared ones: --seeds, --json, --csv,
- * -j; --native is refused. */
+ * --store, -j; --native is refused. */
 struct compare_own {
 	const char *json, *csv, *store;
 	uint64_t nseeds;
 	uint64_t jobs;                 /* 0: the default */
 };
 
-static int compare_own_kind(void *ctx, const char *a)
+static int refuse_native(void *ctx, const char *cmd, const char *a, const char *v)
 {
-	(void)ctx;
-	if (strcmp(a, "--native") == 0)
-		return cli_usage_error(CMD, "--native: compare runs simulations only "
-				       "(`schedlab run --native` runs one policy natively)");
-	if (strcmp(a, "--json") == 0 || strcmp(a, "--csv") == 0 || strcmp(a, "--seeds") == 0 ||
-	    strcmp(a, "--store") == 0 ||
-	    strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0)
-		return CLI_OWN_VALUE;
-	return CLI_OWN_NONE;
+	return cli_usage_error(CMD, "--native: compare runs simulations only "
+			       "(`schedlab run --native` runs one policy natively)");
 }
 
-static int compare_own_value(void *ctx, const char *a, const char *v)
+static int own_store(void *ctx, const char *cmd, const char *a, const char *v)
 {
 	struct compare_own *c = ctx;
-	if (strcmp(a, "--json") == 0) {
-		c->json = v;
-	} else if (strcmp(a, "--csv") == 0) {
-		c->csv = v;
-	} else if (strcmp(a, "--store") == 0) {
-		if (strcmp(v, "-") == 0)
-			return cli_usage_error(CMD, "--store -: name a file (stdout is the table's, "
-					       "--json -'s or --csv -'s)");
-		c->store = v;
-	} else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
-		if (!cli_parse_u64(v, EXP_MAX_JOBS, &c->jobs) || c->jobs == 0)
-			return cli_usage_error(CMD, "%s %s: expected a number of runs at once from 1 "
-					       "to %d", a, v, EXP_MAX_JOBS);
-	} else if (!cli_parse_u64(v, MAX_SEEDS, &c->nseeds) || c->nseeds == 0) {
-		return cli_usage_error(CMD, "--seeds %s: expected a number from 1 to %d", v,
-				       MAX_SEEDS);
-	}
+	if (strcmp(v, "-") == 0)
+		return cli_usage_error(CMD, "--store -: name a file (stdout is the table's, "
+				       "--json -'s or --csv -'s)");
+	c->store = v;
 	return 0;
 }
 
-int cmd_compare(int argc, char **argv)
+const struct cli_opt cli_compare_opts[] = {
+	CLI_SHARED_AS(CLI_SH_POLICY, "P1,P2,...",
+		      "the columns: policies (see `schedlab list policies`),\n"
+		      "each with knobs of its own if wanted, as\n"
+		      "POLICY:KEY=VALUE[:KEY=VALUE...], so that a policy can be\n"
+		      "compared with a variant of itself: -p steal,steal:runnext=0"),
+	CLI_SHARED(CLI_SH_TOPOLOGY, NULL),
+	CLI_SHARED(CLI_SH_WORKLOAD, NULL),
+	CLI_SHARED(CLI_SH_PROCS, NULL),
+	CLI_COUNT(NULL, "--seeds", "N", struct compare_own, nseeds, 1, MAX_SEEDS, NULL,
+		  "runs per column, with the seeds S, S+1, ..., S+N-1\n"
+		  "(default 1); from 2 on, a cell is the mean over the seeds\n"
+		  "and its 95% confidence interval (Student t): 12.31 ms ±0.42"),
+	CLI_SHARED_AS(CLI_SH_SEED, "S", NULL),
+	CLI_SHARED(CLI_SH_SET, "set a knob in every column whose policy has it (repeatable);\n"
+		   "a column's own KEY=VALUE wins; a key that no column's policy\n"
+		   "has is an error"),
+	CLI_COUNT("-j", "--jobs", "N", struct compare_own, jobs, 1, EXP_MAX_JOBS,
+		  "expected a number of runs at once from %llu to %llu",
+		  "make N runs at once (default: the online CPUs, but no more\n"
+		  "than the available memory holds at --max-memory each);\n"
+		  "each run may use up to --max-memory (default 4GiB) of\n"
+		  "simulator memory, so N runs may use N times that.  Progress\n"
+		  "(runs done, running, failed, elapsed, ETA) goes to stderr\n"
+		  "when it is a terminal"),
+	CLI_STRING(NULL, "--json", "FILE|-", struct compare_own, json,
+		   "write {\"compare\", \"distributions\", \"runs\", \"summary\"} to\n"
+		   "FILE, or to stdout with - (then no table): \"runs\" holds\n"
+		   "every run's report as `schedlab run --json` writes it,\n"
+		   "column by column, seed by seed; \"summary\" each metric's\n"
+		   "mean, ci95 and n per column; \"distributions\" each\n"
+		   "latency histogram whole per column, its seeds' added up"),
+	CLI_STRING(NULL, "--csv", "FILE|-", struct compare_own, csv,
+		   "write a row per metric and column,\n"
+		   "metric,column,mean,ci95,n,rel_change,pp_change,unit to\n"
+		   "FILE, or to stdout with - (then no table); --json and\n"
+		   "--csv may both be given (one of them to stdout at most)"),
+	CLI_CALL(NULL, "--store", "FILE", own_store,
+		 "write every run's row of the results store to FILE: JSON\n"
+		 "lines, or CSV if FILE ends in .csv (docs/experiments.md);\n"
+		 "written whether the runs completed or not"),
+	CLI_SHARED_LIMITS,
+	CLI_TEXT("                     (the limits apply to each run on its own)\n"),
+	{ .kind = CLI_OPT_CALL, .lng = "--native", .call = refuse_native, .hidden = true,
+	  .refused = true },
+	CLI_END,
+};
+
+/* The options' combinations compare refuses, and the claims of its
+ * outputs: 0, or an exit status after a message. */
+static int compare_check(const struct cli_opts *o, const struct compare_own *own)
 {
-	struct run limits = { .seed = 0 };
-	struct cli_opts o = { .cmd = CMD, .limits = &limits };
-	struct compare_own own = { .nseeds = 1 };
-	const struct cli_own own_ops = { cli_help_compare, compare_own_kind, compare_own_value, &own };
-	int rc = cli_parse_options(&o, argc, argv, &own_ops);
-	if (rc || o.help)
-		return rc;
-	const char *json = own.json, *csv = own.csv;
-	uint64_t seed = o.seed, nseeds = own.nseeds;
-	if (!o.policy)
+	const char *json = own->json, *csv = own->csv;
+	uint64_t seed = o->seed, nseeds = own->nseeds;
+	if (!o->policy)
 		return cli_usage_error(CMD, "missing -p P1,P2,...");
 	if (json && csv && strcmp(json, "-") == 0 && strcmp(csv, "-") == 0)
 		return cli_usage_error(CMD, "--json - and --csv -: only one of them can write to "
@@ -742,14 +726,58 @@ int cmd_compare(int argc, char **argv)
 	int claim = json ? cli_out_claim(CMD, "--json", json) : 0;
 	if (!claim && csv)
 		claim = cli_out_claim(CMD, "--csv", csv);
-	if (!claim && own.store && ((json && strcmp(json, own.store) == 0) ||
-				    (csv && strcmp(csv, own.store) == 0)))
-		return cli_usage_error(CMD, "--store %s: --%s names it too", own.store,
-				       json && strcmp(json, own.store) == 0 ? "json" : "csv");
-	if (!claim && own.store)
-		claim = cli_out_claim(CMD, "--store", own.store);
-	if (claim)
-		return claim;
+	if (!claim && own->store && ((json && strcmp(json, own->store) == 0) ||
+				     (csv && strcmp(csv, own->store) == 0)))
+		return cli_usage_error(CMD, "--store %s: --%s names it too", own->store,
+				       json && strcmp(json, own->store) == 0 ? "json" : "csv");
+	if (!claim && own->store)
+		claim = cli_out_claim(CMD, "--store", own->store);
+	return claim;
+}
+
+/* The runs made: each metric's summary per column, as --csv, --json and
+ * the table (unless one of them is stdout) give it. */
+static int compare_report(struct compare *c, const struct run *run, const char *json,
+			  const char *csv)
+{
+	int rc = 0;
+	struct stat *stats = xcalloc((size_t)(metric_count * c->ncols), sizeof(*stats));
+	bool shown[metric_count];
+	for (int i = 0; i < metric_count; i++) {
+		shown[i] = !metric_table[i].only_if_any;
+		for (int j = 0; j < c->ncols; j++) {
+			stats[i * c->ncols + j] = column_stat(c, j, &metric_table[i]);
+			shown[i] = shown[i] || stats[i * c->ncols + j].n > 0;
+		}
+	}
+	if (csv)
+		rc = write_csv(csv, c, stats);
+	if (json && rc == 0) {
+		cJSON *report = compare_json(c, run, stats);
+		rc = cli_write_json(CMD, json, report);
+		cJSON_Delete(report);
+	}
+	bool to_stdout = (json && strcmp(json, "-") == 0) || (csv && strcmp(csv, "-") == 0);
+	if (rc == 0 && !to_stdout)
+		print_table(c, run, shown, stats);
+	free(stats);
+	return rc;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct run limits = { .seed = 0 };
+	struct cli_opts o = { .cmd = CMD, .limits = &limits };
+	struct compare_own own = { .nseeds = 1 };
+	const struct cli_own own_ops = { cli_help_compare, cli_compare_opts, &own };
+	int rc = cli_parse_options(&o, argc, argv, &own_ops);
+	if (rc || o.help)
+		return rc;
+	const char *json = own.json, *csv = own.csv;
+	uint64_t seed = o.seed, nseeds = own.nseeds;
+	rc = compare_check(&o, &own);
+	if (rc)
+		return rc;
 
 	struct compare c = { .seed = seed, .nseeds = (int)nseeds };
 	struct topo *topo = NULL;
@@ -790,28 +818,8 @@ int cmd_compare(int argc, char **argv)
 	run->max_memory = limits.max_memory;
 
 	rc = run_all(&c, run, json, (int)own.jobs, o.sets, o.nsets, own.store);
-	if (rc == 0) {
-		struct stat *stats = xcalloc((size_t)(metric_count * c.ncols), sizeof(*stats));
-		bool shown[metric_count];
-		for (int i = 0; i < metric_count; i++) {
-			shown[i] = !metric_table[i].only_if_any;
-			for (int j = 0; j < c.ncols; j++) {
-				stats[i * c.ncols + j] = column_stat(&c, j, &metric_table[i]);
-				shown[i] = shown[i] || stats[i * c.ncols + j].n > 0;
-			}
-		}
-		if (csv)
-			rc = write_csv(csv, &c, stats);
-		if (json && rc == 0) {
-			cJSON *report = compare_json(&c, run, stats);
-			rc = cli_write_json(CMD, json, report);
-			cJSON_Delete(report);
-		}
-		bool to_stdout = (json && strcmp(json, "-") == 0) || (csv && strcmp(csv, "-") == 0);
-		if (rc == 0 && !to_stdout)
-			print_table(&c, run, shown, stats);
-		free(stats);
-	}
+	if (rc == 0)
+		rc = compare_report(&c, run, json, csv);
 out:
 	cJSON_Delete(c.runs);
 	if (run)

@@ -43,34 +43,9 @@ void cli_help_explore(FILE *f)
 		"the exploration (--keep-going: every one is reported); it is shrunk to the\n"
 		"fewest perturbations that still break the same invariant and printed with\n"
 		"the G/M/P state at that moment and the command that replays it.\n"
-		"\n"
-		"  --schedules N      schedules to run, the default one included (default 100)\n"
-		"  --strategy S       random: each decision perturbs independently (default);\n"
-		"                     pct: random M priorities and D-1 change points (PCT)\n"
-		"  --depth D          pct's bug depth D, 1 to 16 (default 3)\n"
-		"  -j N               schedules run at once, in forked children (default: the\n"
-		"                     online CPUs, fewer if the memory available would not\n"
-		"                     hold that many runs at their --max-memory)\n"
-		"  --keep-going       report every failing schedule, not only the first\n"
-		"  --max-starve DUR   the starvation bound (default 50ms)\n"
-		"  --delay DUR        a perturbing delay's bound (default 200us; random draws\n"
-		"                     delays log-uniformly from 1ns to it, PCT delays by it)\n"
-		"  --delay-rate N     random: per mille of contract operations delayed (default 20)\n"
-		"  --bug NAME         switch on a seeded bug (builds with -Dseeded_bugs only):\n"
-		"                     no-recheck, no-wakep, runnext-eager, sharedq-nolock,\n"
-		"                     lost-timer, checkdead-ms, retake-nocheck\n"
-		"  --replay S:F:L:K   run only the schedule of seed S, perturbations F to L-1,\n"
-		"                     PCT steps K, as a failure prints it (exit 1 if it fails)\n"
-		"  --trace FILE       with --replay, or when a failure is found: write the failing\n"
-		"                     schedule's execution trace (Go's format; Chrome's for *.json)\n"
-		"  --quiet            no progress line\n"
-		"  --max-total-time T the whole exploration's real time (shrinking included;\n"
-		"                     default: no bound; units as --max-wall-time's): then no\n"
-		"                     schedule starts, the running ones are killed, and the\n"
-		"                     summary counts the schedules completed, 0 to N-1\n"
-		"  -p, -t, -w, --procs, --seed, --set and the limits are `run`'s, each\n"
-		"  schedule's own (--max-wall-time: one schedule's real time; the seed is the\n"
-		"  workload's; every schedule uses it).\n"
+		"\n");
+	cli_opts_help(f, cli_explore_opts, CLI_OPT_HELP_COL - 2);
+	fprintf(f,
 		"\n"
 		"SIGINT or SIGTERM stops the exploration as --max-total-time does, and the\n"
 		"summary says it was interrupted.\n"
@@ -92,106 +67,131 @@ struct explore_own {
 	const char *trace;
 };
 
-static int own_kind(void *ctx, const char *a)
+static int own_strategy(void *ctx, const char *cmd, const char *a, const char *v)
 {
 	struct explore_own *o = ctx;
-	if (strcmp(a, "--keep-going") == 0) {
-		o->keep_going = true;
-		return CLI_OWN_FLAG;
-	}
-	if (strcmp(a, "--quiet") == 0) {
-		o->quiet = true;
-		return CLI_OWN_FLAG;
-	}
-	static const char *const valued[] = {
-		"--schedules", "--strategy", "--depth", "-j", "--max-starve", "--delay",
-		"--delay-rate", "--bug", "--replay", "--trace", "--max-total-time", NULL,
-	};
-	for (int i = 0; valued[i]; i++)
-		if (strcmp(a, valued[i]) == 0)
-			return CLI_OWN_VALUE;
-	return CLI_OWN_NONE;
-}
-
-static int own_value(void *ctx, const char *a, const char *v)
-{
-	struct explore_own *o = ctx;
-	const char *cmd = "explore";
-	if (strcmp(a, "--schedules") == 0) {
-		if (!cli_parse_u64(v, 100000000, &o->schedules) || o->schedules == 0)
-			return cli_usage_error(cmd, "--schedules %s: expected a number from 1 to 100000000", v);
-	} else if (strcmp(a, "-j") == 0) {
-		if (!cli_parse_u64(v, 256, &o->jobs) || o->jobs == 0)
-			return cli_usage_error(cmd, "-j %s: expected a number from 1 to 256", v);
-	} else if (strcmp(a, "--depth") == 0) {
-		if (!cli_parse_u64(v, RT_EXPLORE_MAX_DEPTH, &o->depth) || o->depth == 0)
-			return cli_usage_error(cmd, "--depth %s: expected a number from 1 to %d", v,
-					       RT_EXPLORE_MAX_DEPTH);
-	} else if (strcmp(a, "--delay-rate") == 0) {
-		if (!cli_parse_u64(v, 1000, &o->delay_rate))
-			return cli_usage_error(cmd, "--delay-rate %s: expected a number from 0 to 1000 "
-					       "(per mille)", v);
-	} else if (strcmp(a, "--strategy") == 0) {
-		if (strcmp(v, "random") == 0)
-			o->strategy = RT_EXPLORE_RANDOM;
-		else if (strcmp(v, "pct") == 0)
-			o->strategy = RT_EXPLORE_PCT;
-		else
-			return cli_usage_error(cmd, "--strategy %s: expected random or pct", v);
-	} else if (strcmp(a, "--max-starve") == 0) {
-		return cli_parse_duration(cmd, a, v, 1, &o->max_starve_ns);
-	} else if (strcmp(a, "--delay") == 0) {
-		return cli_parse_duration(cmd, a, v, 1, &o->delay_ns);
-	} else if (strcmp(a, "--max-total-time") == 0) {
-		return cli_parse_wall_time(cmd, a, v, &o->max_total_ns);
-	} else if (strcmp(a, "--bug") == 0) {
-		int b = -1;
-		for (int i = 1; i < RT_BUG__COUNT; i++)
-			if (strcmp(v, rt_bug_names[i]) == 0)
-				b = i;
-		if (b < 0)
-			return cli_usage_error(cmd, "--bug %s: no such seeded bug (no-recheck, no-wakep, "
-					       "runnext-eager, sharedq-nolock, lost-timer, checkdead-ms, "
-					       "retake-nocheck)", v);
-#if !defined(SCHEDLAB_SEEDED_BUGS)
-		return cli_usage_error(cmd, "--bug %s: this build has no seeded bugs (meson "
-				       "-Dseeded_bugs=enabled)", v);
-#endif
-		o->bug = (enum rt_bug)b;
-	} else if (strcmp(a, "--replay") == 0) {
-		char *end;
-		errno = 0;
-		o->replay_seed = strtoull(v, &end, 10);
-		bool ok = end != v && *end == ':' && errno == 0;
-		if (ok) {
-			const char *f = end + 1;
-			o->replay_from = strtoull(f, &end, 10);
-			ok = end != f && *end == ':' && errno == 0;
-		}
-		if (ok) {
-			const char *l = end + 1;
-			o->replay_limit = strtoull(l, &end, 10);
-			ok = end != l && *end == ':' && errno == 0;
-		}
-		if (ok) {
-			const char *k = end + 1;
-			o->replay_k = strtoull(k, &end, 10);
-			ok = end != k && *end == '\0' && errno == 0;
-		}
-		if (!ok || v[0] == '-')
-			return cli_usage_error(cmd, "--replay %s: expected SEED:FROM:LIMIT:K, four "
-					       "non-negative integers as a failure prints them", v);
-		if (o->replay_from > o->replay_limit)
-			return cli_usage_error(cmd, "--replay %s: FROM (%llu) is past LIMIT (%llu): the "
-					       "perturbations run are FROM to LIMIT-1", v,
-					       (unsigned long long)o->replay_from,
-					       (unsigned long long)o->replay_limit);
-		o->replay_given = true;
-	} else if (strcmp(a, "--trace") == 0) {
-		o->trace = v;
-	}
+	if (strcmp(v, "random") == 0)
+		o->strategy = RT_EXPLORE_RANDOM;
+	else if (strcmp(v, "pct") == 0)
+		o->strategy = RT_EXPLORE_PCT;
+	else
+		return cli_usage_error(cmd, "--strategy %s: expected random or pct", v);
 	return 0;
 }
+
+static int own_bug(void *ctx, const char *cmd, const char *a, const char *v)
+{
+	struct explore_own *o = ctx;
+	int b = -1;
+	for (int i = 1; i < RT_BUG__COUNT; i++)
+		if (strcmp(v, rt_bug_names[i]) == 0)
+			b = i;
+	if (b < 0)
+		return cli_usage_error(cmd, "--bug %s: no such seeded bug (no-recheck, no-wakep, "
+				       "runnext-eager, sharedq-nolock, lost-timer, checkdead-ms, "
+				       "retake-nocheck)", v);
+#if !defined(SCHEDLAB_SEEDED_BUGS)
+	return cli_usage_error(cmd, "--bug %s: this build has no seeded bugs (meson "
+			       "-Dseeded_bugs=enabled)", v);
+#endif
+	o->bug = (enum rt_bug)b;
+	return 0;
+}
+
+static int own_replay(void *ctx, const char *cmd, const char *a, const char *v)
+{
+	struct explore_own *o = ctx;
+	char *end;
+	errno = 0;
+	o->replay_seed = strtoull(v, &end, 10);
+	bool ok = end != v && *end == ':' && errno == 0;
+	if (ok) {
+		const char *f = end + 1;
+		o->replay_from = strtoull(f, &end, 10);
+		ok = end != f && *end == ':' && errno == 0;
+	}
+	if (ok) {
+		const char *l = end + 1;
+		o->replay_limit = strtoull(l, &end, 10);
+		ok = end != l && *end == ':' && errno == 0;
+	}
+	if (ok) {
+		const char *k = end + 1;
+		o->replay_k = strtoull(k, &end, 10);
+		ok = end != k && *end == '\0' && errno == 0;
+	}
+	if (!ok || v[0] == '-')
+		return cli_usage_error(cmd, "--replay %s: expected SEED:FROM:LIMIT:K, four "
+				       "non-negative integers as a failure prints them", v);
+	if (o->replay_from > o->replay_limit)
+		return cli_usage_error(cmd, "--replay %s: FROM (%llu) is past LIMIT (%llu): the "
+				       "perturbations run are FROM to LIMIT-1", v,
+				       (unsigned long long)o->replay_from,
+				       (unsigned long long)o->replay_limit);
+	o->replay_given = true;
+	return 0;
+}
+
+static int own_total_time(void *ctx, const char *cmd, const char *a, const char *v)
+{
+	struct explore_own *o = ctx;
+	return cli_parse_wall_time(cmd, a, v, &o->max_total_ns);
+}
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* The shared options are run's: taken, and --help says so in a line. */
+const struct cli_opt cli_explore_opts[] = {
+	CLI_COUNT(NULL, "--schedules", "N", struct explore_own, schedules, 1, 100000000, NULL,
+		  "schedules to run, the default one included (default 100)"),
+	CLI_CALL(NULL, "--strategy", "S", own_strategy,
+		 "random: each decision perturbs independently (default);\n"
+		 "pct: random M priorities and D-1 change points (PCT)"),
+	CLI_COUNT(NULL, "--depth", "D", struct explore_own, depth, 1, RT_EXPLORE_MAX_DEPTH, NULL,
+		  "pct's bug depth D, 1 to " STR(RT_EXPLORE_MAX_DEPTH) " (default 3)"),
+	CLI_COUNT("-j", NULL, "N", struct explore_own, jobs, 1, 256, NULL,
+		  "schedules run at once, in forked children (default: the\n"
+		  "online CPUs, fewer if the memory available would not\n"
+		  "hold that many runs at their --max-memory)"),
+	CLI_FLAG(NULL, "--keep-going", struct explore_own, keep_going,
+		 "report every failing schedule, not only the first"),
+	CLI_DURATION("--max-starve", "DUR", struct explore_own, max_starve_ns, 1,
+		     "the starvation bound (default 50ms)"),
+	CLI_DURATION("--delay", "DUR", struct explore_own, delay_ns, 1,
+		     "a perturbing delay's bound (default 200us; random draws\n"
+		     "delays log-uniformly from 1ns to it, PCT delays by it)"),
+	CLI_COUNT(NULL, "--delay-rate", "N", struct explore_own, delay_rate, 0, 1000,
+		  "expected a number from %llu to %llu (per mille)",
+		  "random: per mille of contract operations delayed (default 20)"),
+	CLI_CALL(NULL, "--bug", "NAME", own_bug,
+		 "switch on a seeded bug (builds with -Dseeded_bugs only):\n"
+		 "no-recheck, no-wakep, runnext-eager, sharedq-nolock,\n"
+		 "lost-timer, checkdead-ms, retake-nocheck"),
+	CLI_CALL(NULL, "--replay", "S:F:L:K", own_replay,
+		 "run only the schedule of seed S, perturbations F to L-1,\n"
+		 "PCT steps K, as a failure prints it (exit 1 if it fails)"),
+	CLI_STRING(NULL, "--trace", "FILE", struct explore_own, trace,
+		   "with --replay, or when a failure is found: write the failing\n"
+		   "schedule's execution trace (Go's format; Chrome's for *.json)"),
+	CLI_FLAG(NULL, "--quiet", struct explore_own, quiet, "no progress line"),
+	CLI_CALL(NULL, "--max-total-time", "T", own_total_time,
+		 "the whole exploration's real time (shrinking included;\n"
+		 "default: no bound; units as --max-wall-time's): then no\n"
+		 "schedule starts, the running ones are killed, and the\n"
+		 "summary counts the schedules completed, 0 to N-1"),
+	CLI_TEXT("  -p, -t, -w, --procs, --seed, --set and the limits are `run`'s, each\n"
+		 "  schedule's own (--max-wall-time: one schedule's real time; the seed is the\n"
+		 "  workload's; every schedule uses it).\n"),
+	CLI_SHARED_HIDDEN(CLI_SH_POLICY),
+	CLI_SHARED_HIDDEN(CLI_SH_TOPOLOGY),
+	CLI_SHARED_HIDDEN(CLI_SH_WORKLOAD),
+	CLI_SHARED_HIDDEN(CLI_SH_PROCS),
+	CLI_SHARED_HIDDEN(CLI_SH_SEED),
+	CLI_SHARED_HIDDEN(CLI_SH_SET),
+	CLI_SHARED_LIMITS_HIDDEN,
+	CLI_END,
+};
 
 /* ---- The exploration (exp/explore.h) and its report ---- */
 
@@ -389,7 +389,7 @@ int cmd_explore(int argc, char **argv)
 	};
 	struct explore_ctx c = { .own = &own };
 	struct cli_opts o = { .cmd = "explore", .policy = NULL, .limits = &c.x.base };
-	const struct cli_own own_ops = { cli_help_explore, own_kind, own_value, &own };
+	const struct cli_own own_ops = { cli_help_explore, cli_explore_opts, &own };
 	int rc = cli_parse_options(&o, argc, argv, &own_ops);
 	if (rc || o.help)
 		return rc;

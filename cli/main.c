@@ -14,6 +14,7 @@ static void help(FILE *f)
 		"usage:\n"
 		"  schedlab list policies|topologies|workloads [--names]\n"
 		"  schedlab list knobs [POLICY]\n"
+		"  schedlab list options COMMAND\n"
 		"  schedlab topo [-t TOPOLOGY] [--mlc] [--json]\n"
 		"  schedlab run -p POLICY -t TOPOLOGY -w WORKLOAD [--procs N] [--seed N]\n"
 		"               [--set KEY=VALUE ...] [--json FILE|-] [--cdf FILE|-] [--native]\n"
@@ -80,17 +81,8 @@ void cli_help_topo(FILE *f)
 		"and a calibration's raw measurements.  -t host uses the calibration in\n"
 		"$SCHEDLAB_CALIBRATION (a path, or \"off\"), else the one `schedlab calibrate`\n"
 		"wrote to ${XDG_CONFIG_HOME:-~/.config}/schedlab/host.json, if any.\n"
-		"\n"
-		"  -t, --topology T  bundled name, \"host\", or a path to hwloc XML or\n"
-		"                    schedlab JSON (default: numa4)\n"
-		"  --mlc             instead, run simulated measurements through the\n"
-		"                    hardware model, like Intel's Memory Latency Checker:\n"
-		"                    idle pointer-chase latency node x node, core-to-core\n"
-		"                    transfer latency by relation, and peak bandwidth with\n"
-		"                    every core streaming from one node or interleaved\n"
-		"  --json            print as JSON (keys calibration, latency, provenance,\n"
-		"                    measurements, ...; with --mlc: keys dram_latency_ns,\n"
-		"                    c2c_latency_ns, bandwidth_gbs)\n");
+		"\n");
+	cli_opts_help(f, cli_topo_opts, 18);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -119,6 +111,23 @@ int cli_cmd_input_error(const char *cmd, const struct err *e)
 	return EXIT_BADINPUT;
 }
 
+/* Every command, its entry point and its option tables (workload's:
+ * expand's and import's). */
+const struct cli_command cli_commands[] = {
+	{ "topo", cmd_topo, { cli_topo_opts } },
+	{ "list", cmd_list, { cli_list_opts } },
+	{ "workload", cmd_workload, { cli_expand_opts, cli_import_opts } },
+	{ "run", cmd_run, { cli_run_opts } },
+	{ "compare", cmd_compare, { cli_compare_opts } },
+	{ "calibrate", cmd_calibrate, { cli_calibrate_opts } },
+	{ "regress", cmd_regress, { cli_regress_opts } },
+	{ "sweep", cmd_sweep, { cli_sweep_opts } },
+	{ "merge", cmd_merge, { cli_merge_opts } },
+	{ "report", cmd_report, { cli_report_opts } },
+	{ "explore", cmd_explore, { cli_explore_opts } },
+	{ NULL, NULL, { NULL } },
+};
+
 static int dispatch(int argc, char **argv);
 
 int main(int argc, char **argv)
@@ -144,28 +153,9 @@ static int dispatch(int argc, char **argv)
 		printf("schedlab %s (commit %s)\n", SCHEDLAB_VERSION, schedlab_commit());
 		return 0;
 	}
-	if (strcmp(cmd, "topo") == 0)
-		return cmd_topo(argc - 1, argv + 1);
-	if (strcmp(cmd, "list") == 0)
-		return cmd_list(argc - 1, argv + 1);
-	if (strcmp(cmd, "workload") == 0)
-		return cmd_workload(argc - 1, argv + 1);
-	if (strcmp(cmd, "run") == 0)
-		return cmd_run(argc - 1, argv + 1);
-	if (strcmp(cmd, "compare") == 0)
-		return cmd_compare(argc - 1, argv + 1);
-	if (strcmp(cmd, "calibrate") == 0)
-		return cmd_calibrate(argc - 1, argv + 1);
-	if (strcmp(cmd, "regress") == 0)
-		return cmd_regress(argc - 1, argv + 1);
-	if (strcmp(cmd, "sweep") == 0)
-		return cmd_sweep(argc - 1, argv + 1);
-	if (strcmp(cmd, "merge") == 0)
-		return cmd_merge(argc - 1, argv + 1);
-	if (strcmp(cmd, "report") == 0)
-		return cmd_report(argc - 1, argv + 1);
-	if (strcmp(cmd, "explore") == 0)
-		return cmd_explore(argc - 1, argv + 1);
+	for (const struct cli_command *c = cli_commands; c->name; c++)
+		if (strcmp(cmd, c->name) == 0)
+			return c->main(argc - 1, argv + 1);
 	char *shown = str_shown(cmd, 256);
 	fprintf(stderr, "schedlab: unknown command '%s' (see schedlab --help)\n", shown);
 	free(shown);

@@ -25,9 +25,9 @@ void cli_help_merge(FILE *f)
 		"A row found twice is kept once; two different rows for the same run of a\n"
 		"matrix are refused, naming both files and lines.  The same runs give the same\n"
 		"store, byte for byte, whether made by one sweep or by its jobs merged.\n"
-		"\n"
-		"  -o, --output STORE  the store to write: CSV if its name ends in .csv, else\n"
-		"                      JSON lines (docs/experiments.md)\n"
+		"\n");
+	cli_opts_help(f, cli_merge_opts, 20);
+	fprintf(f,
 		"\n"
 		"Exit status: 0 the store is written and every matrix in it is whole; 1 it is\n"
 		"written but runs of a matrix are missing (listed on stderr: a job that did not\n"
@@ -306,30 +306,38 @@ static int merge(char *const *files, long nfiles, const char *out)
 	return rc;
 }
 
+/* What merge's line gives. */
+struct merge_args {
+	const char *out;
+	char **files;
+	long nfiles, cap;
+};
+
+const struct cli_opt cli_merge_opts[] = {
+	CLI_STRING("-o", "--output", "STORE", struct merge_args, out,
+		   "the store to write: CSV if its name ends in .csv, else\n"
+		   "JSON lines (docs/experiments.md)"),
+	CLI_END,
+};
+
+static int merge_arg(void *ctx, const char *a)
+{
+	struct merge_args *m = ctx;
+	return add_files(a, &m->files, &m->nfiles, &m->cap);
+}
+
 int cmd_merge(int argc, char **argv)
 {
-	const char *out = NULL;
-	char **files = NULL;
-	long nfiles = 0, cap = 0;
-	int rc = 0;
-	for (int i = 1; i < argc && rc == 0; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			cli_help_merge(stdout);
-			goto done;
-		}
-		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-			if (++i == argc)
-				rc = cli_usage_error(CMD, "option %s needs a value", a);
-			else
-				out = argv[i];
-		} else if (a[0] == '-' && a[1] != '\0') {
-			rc = cli_usage_error(CMD, "unknown option '%s'", a);
-		} else {
-			rc = add_files(a, &files, &nfiles, &cap);
-		}
-	}
-	if (rc)
+	struct merge_args m = { 0 };
+	const struct cli_parser p = {
+		.cmd = CMD, .opts = cli_merge_opts, .ctx = &m, .help = cli_help_merge, .arg = merge_arg,
+	};
+	bool help;
+	int rc = cli_parse(&p, argc, argv, &help);
+	const char *out = m.out;
+	char **files = m.files;
+	long nfiles = m.nfiles;
+	if (rc || help)
 		goto done;
 	if (!out)
 		rc = cli_usage_error(CMD, "missing -o STORE");

@@ -32,8 +32,6 @@
 
 void cli_help_regress(FILE *f)
 {
-	char names[2048];
-	metric_names_wrapped(names, sizeof(names), 30, 21, 79);
 	fprintf(f,
 		"usage: schedlab regress --baseline FILE [--update] [--suite FILE]\n"
 		"                        [-p POLICY[:KEY=VALUE...]] [--against POLICY]\n"
@@ -51,49 +49,9 @@ void cli_help_regress(FILE *f)
 		"geometric mean over the cases.  A metric with a threshold is a gate: the\n"
 		"run fails when it is significantly worse beyond its threshold\n"
 		"(docs/regress.md).\n"
-		"\n"
-		"  --baseline FILE    the baseline (written by --update; it holds the schedlab\n"
-		"                     version and commit, the suite, and every per-seed value)\n"
-		"  --update           run the suite as it is and write the baseline; nothing is\n"
-		"                     compared (-p, --set, --max-regress are refused)\n"
-		"  --suite FILE       a suite (JSON, docs/regress.md) for --update; default: the\n"
-		"                     bundled suite, 13 cases over the policies' mechanisms.\n"
-		"                     Without --update the baseline's suite is run, and a\n"
-		"                     --suite given must be the same\n"
-		"  -p, --policy POLICY[:KEY=VALUE...]\n"
-		"                     the new side runs this policy with these knobs, in place\n"
-		"                     of the cases of the policy --against names (default: the\n"
-		"                     same policy; a policy the suite does not name needs it);\n"
-		"                     only those cases are run and compared\n"
-		"  --against POLICY   whose cases -p replaces: -p steal2 --against steal gates a\n"
-		"                     copy of steal registered as steal2 against steal's baseline\n"
-		"  --set KEY=VALUE    a knob of the new side (repeatable); without -p, the cases\n"
-		"                     whose policy has the knob are run with it, the others not\n"
-		"  --seeds N          seeds per case (simulated) or repetitions (--native):\n"
-		"                     with --update, instead of the suite's (cases x N at most\n"
-		"                     %d runs); else at most the baseline's (its first N); at\n"
-		"                     least the test's smallest N that can reach --alpha (5\n"
-		"                     simulated, 3 native at 0.05)\n"
-		"  --max-regress METRIC=PCT,...\n"
-		"                     thresholds in percent (request_p99=5%%,throughput=2%%),\n"
-		"                     beside or instead of the suite's; METRIC=off ungates one.\n"
-		"                     Metrics: %s\n"
-		"  --alpha A          the tests' significance level (default 0.05)\n"
-		"  -j, --jobs N       runs at once (default: the online CPUs; 1 with --native)\n"
-		"  --native           run natively on this machine: N repetitions of each case\n"
-		"                     with the suite's first seed, compared unpaired (the host's\n"
-		"                     noise), each run's host load recorded; the baseline must\n"
-		"                     be native too\n"
-		"  --explore N        also run each compared case (simulated, the suite's first\n"
-		"                     seed) under N schedules of `schedlab explore`: a broken\n"
-		"                     scheduler invariant fails the gate like a regression, with\n"
-		"                     the command that replays it\n"
-		"  --bug NAME         with --explore, explore with a seeded bug switched on\n"
-		"                     (builds with -Dseeded_bugs; explore --help names them):\n"
-		"                     shows that the gate would catch it\n"
-		"  --markdown FILE|-  the report as Markdown (for a CI summary)\n"
-		"  --json FILE|-      the report as JSON (with - on stdout, no text table)\n"
-		"%s"
+		"\n");
+	cli_opts_help(f, cli_regress_opts, CLI_OPT_HELP_COL - 2);
+	fprintf(f,
 		"\n"
 		"Simulated runs are deterministic, so the baseline's and the new value of a\n"
 		"seed differ only by the change: the test is Wilcoxon's signed-rank test of\n"
@@ -104,8 +62,7 @@ void cli_help_regress(FILE *f)
 		"Exit status: 0 no metric regressed beyond its threshold; 1 one did (each is\n"
 		"named on stderr, with its case), a new run deadlocked, panicked or was cut\n"
 		"at a limit, or an exploration broke an invariant; 2 bad input (the suite, the baseline, an option), or a\n"
-		"baseline run that failed.\n",
-		EXP_MAX_RUNS, names, cli_limits_help);
+		"baseline run that failed.\n");
 }
 
 struct regress_own {
@@ -121,67 +78,99 @@ struct regress_own {
 	const char *alpha_arg;     /* --alpha as given (NULL: the default) */
 };
 
-static int own_kind(void *ctx, const char *a)
+/* --max-regress's help: the metrics' names, wrapped under it. */
+static void help_metrics(FILE *f)
 {
-	struct regress_own *r = ctx;
-	if (strcmp(a, "--update") == 0) {
-		r->update = true;
-		return CLI_OWN_FLAG;
-	}
-	if (strcmp(a, "--native") == 0) {
-		r->native = true;
-		return CLI_OWN_FLAG;
-	}
-	static const char *const valued[] = { "--baseline", "--suite", "--against", "--seeds",
-					      "--max-regress", "--alpha", "-j", "--jobs",
-					      "--markdown", "--json", "--explore", "--bug", NULL };
-	for (const char *const *v = valued; *v; v++)
-		if (strcmp(a, *v) == 0)
-			return CLI_OWN_VALUE;
-	return CLI_OWN_NONE;
+	char names[2048];
+	metric_names_wrapped(names, sizeof(names), 30, 21, 79);
+	fprintf(f, "                     Metrics: %s\n", names);
 }
 
-static int own_value(void *ctx, const char *a, const char *v)
+static int own_alpha(void *ctx, const char *cmd, const char *a, const char *v)
 {
 	struct regress_own *r = ctx;
-	if (strcmp(a, "--baseline") == 0)
-		r->baseline = v;
-	else if (strcmp(a, "--suite") == 0)
-		r->suite = v;
-	else if (strcmp(a, "--against") == 0)
-		r->against = v;
-	else if (strcmp(a, "--markdown") == 0)
-		r->markdown = v;
-	else if (strcmp(a, "--json") == 0)
-		r->json = v;
-	else if (strcmp(a, "--bug") == 0)
-		r->bug = v;
-	else if (strcmp(a, "--seeds") == 0) {
-		if (!cli_parse_u64(v, 1000, &r->seeds) || r->seeds == 0)
-			return cli_usage_error(CMD, "--seeds %s: expected a number from 1 to 1000", v);
-	} else if (strcmp(a, "--explore") == 0) {
-		if (!cli_parse_u64(v, 1000000, &r->explore) || r->explore == 0)
-			return cli_usage_error(CMD, "--explore %s: expected a number of schedules from 1 "
-					       "to 1000000", v);
-	} else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
-		if (!cli_parse_u64(v, EXP_MAX_JOBS, &r->jobs) || r->jobs == 0)
-			return cli_usage_error(CMD, "%s %s: expected a number from 1 to %d", a, v,
-					       EXP_MAX_JOBS);
-	} else if (strcmp(a, "--alpha") == 0) {
-		char *end;
-		errno = 0;
-		double x = strtod(v, &end);
-		if (end == v || *end || errno || !(x > 0 && x < 0.5))
-			return cli_usage_error(CMD, "--alpha %s: expected a level above 0 and below 0.5",
-					       v);
-		r->alpha = x;
-		r->alpha_arg = v;
-	} else {
-		if (r->nmax == (int)(sizeof(r->max_regress) / sizeof(r->max_regress[0])))
-			return cli_usage_error(CMD, "at most 64 --max-regress options");
-		r->max_regress[r->nmax++] = v;
-	}
+	char *end;
+	errno = 0;
+	double x = strtod(v, &end);
+	if (end == v || *end || errno || !(x > 0 && x < 0.5))
+		return cli_usage_error(CMD, "--alpha %s: expected a level above 0 and below 0.5", v);
+	r->alpha = x;
+	r->alpha_arg = v;
 	return 0;
+}
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+const struct cli_opt cli_regress_opts[] = {
+	CLI_STRING(NULL, "--baseline", "FILE", struct regress_own, baseline,
+		   "the baseline (written by --update; it holds the schedlab\n"
+		   "version and commit, the suite, and every per-seed value)"),
+	CLI_FLAG(NULL, "--update", struct regress_own, update,
+		 "run the suite as it is and write the baseline; nothing is\n"
+		 "compared (-p, --set, --max-regress are refused)"),
+	CLI_STRING(NULL, "--suite", "FILE", struct regress_own, suite,
+		   "a suite (JSON, docs/regress.md) for --update; default: the\n"
+		   "bundled suite, 13 cases over the policies' mechanisms.\n"
+		   "Without --update the baseline's suite is run, and a\n"
+		   "--suite given must be the same"),
+	CLI_SHARED_AS(CLI_SH_POLICY, "POLICY[:KEY=VALUE...]",
+		      "the new side runs this policy with these knobs, in place\n"
+		      "of the cases of the policy --against names (default: the\n"
+		      "same policy; a policy the suite does not name needs it);\n"
+		      "only those cases are run and compared"),
+	CLI_STRING(NULL, "--against", "POLICY", struct regress_own, against,
+		   "whose cases -p replaces: -p steal2 --against steal gates a\n"
+		   "copy of steal registered as steal2 against steal's baseline"),
+	CLI_SHARED(CLI_SH_SET, "a knob of the new side (repeatable); without -p, the cases\n"
+		   "whose policy has the knob are run with it, the others not"),
+	CLI_COUNT(NULL, "--seeds", "N", struct regress_own, seeds, 1, 1000, NULL,
+		  "seeds per case (simulated) or repetitions (--native):\n"
+		  "with --update, instead of the suite's (cases x N at most\n"
+		  STR(EXP_MAX_RUNS) " runs); else at most the baseline's (its first N); at\n"
+		  "least the test's smallest N that can reach --alpha (5\n"
+		  "simulated, 3 native at 0.05)"),
+	{ .kind = CLI_OPT_REPEAT, .lng = "--max-regress", .arg = "METRIC=PCT,...",
+	  .off = offsetof(struct regress_own, max_regress), .off2 = offsetof(struct regress_own, nmax),
+	  .max = 64, .help_more = help_metrics,
+	  .help = "thresholds in percent (request_p99=5%,throughput=2%),\n"
+		  "beside or instead of the suite's; METRIC=off ungates one." },
+	CLI_CALL(NULL, "--alpha", "A", own_alpha, "the tests' significance level (default 0.05)"),
+	CLI_COUNT("-j", "--jobs", "N", struct regress_own, jobs, 1, EXP_MAX_JOBS, NULL,
+		  "runs at once (default: the online CPUs; 1 with --native)"),
+	CLI_FLAG(NULL, "--native", struct regress_own, native,
+		 "run natively on this machine: N repetitions of each case\n"
+		 "with the suite's first seed, compared unpaired (the host's\n"
+		 "noise), each run's host load recorded; the baseline must\n"
+		 "be native too"),
+	CLI_COUNT(NULL, "--explore", "N", struct regress_own, explore, 1, 1000000,
+		  "expected a number of schedules from %llu to %llu",
+		  "also run each compared case (simulated, the suite's first\n"
+		  "seed) under N schedules of `schedlab explore`: a broken\n"
+		  "scheduler invariant fails the gate like a regression, with\n"
+		  "the command that replays it"),
+	CLI_STRING(NULL, "--bug", "NAME", struct regress_own, bug,
+		   "with --explore, explore with a seeded bug switched on\n"
+		   "(builds with -Dseeded_bugs; explore --help names them):\n"
+		   "shows that the gate would catch it"),
+	CLI_STRING(NULL, "--markdown", "FILE|-", struct regress_own, markdown,
+		   "the report as Markdown (for a CI summary)"),
+	CLI_STRING(NULL, "--json", "FILE|-", struct regress_own, json,
+		   "the report as JSON (with - on stdout, no text table)"),
+	CLI_SHARED_LIMITS,
+	/* the suite gives these: taken, to be refused by name (cmd_regress) */
+	CLI_SHARED_REFUSED(CLI_SH_TOPOLOGY),
+	CLI_SHARED_REFUSED(CLI_SH_WORKLOAD),
+	CLI_SHARED_REFUSED(CLI_SH_PROCS),
+	CLI_SHARED_REFUSED(CLI_SH_SEED),
+	CLI_END,
+};
+
+/* Whether a is an option of the table that takes a value. */
+static int own_kind(void *ctx, const char *a)
+{
+	const struct cli_opt *e = cli_opt_find(cli_regress_opts, a);
+	return e && e->arg ? CLI_OWN_VALUE : CLI_OWN_NONE;
 }
 
 /* --max-regress METRIC=PCT,... onto the suite's thresholds. */
@@ -1045,7 +1034,7 @@ int cmd_regress(int argc, char **argv)
 	struct run limits = { .seed = 0 };
 	struct cli_opts o = { .cmd = CMD, .limits = &limits };
 	struct regress_own r = { .alpha = 0.05 };
-	const struct cli_own own = { cli_help_regress, own_kind, own_value, &r };
+	const struct cli_own own = { cli_help_regress, cli_regress_opts, &r };
 	int rc = cli_parse_options(&o, argc, argv, &own);
 	if (rc || o.help)
 		return rc;

@@ -27,14 +27,9 @@ void cli_help_report(FILE *f)
 		"  - the DRAM lines read by node and home node as a heat map, with its numbers;\n"
 		"  - scaling curves with 95%% confidence bands where the store varies procs, or a\n"
 		"    knob given with --set, across runs.\n"
-		"\n"
-		"  STORE              the store (JSONL; - reads stdin)\n"
-		"  -o FILE            the report: FILE.html is one self-contained page (SVG\n"
-		"                     inline, no network, no JavaScript); FILE.md is Markdown,\n"
-		"                     its figures in the folder FILE-figures/ beside it\n"
-		"  --format html|md   the form, when FILE's name does not say it\n"
-		"  --plot-script FILE also write the gnuplot script, data inline, to FILE\n"
-		"                     (`gnuplot -d FILE` redraws the figures as fig-NNNN.svg)\n"
+		"\n");
+	cli_opts_help(f, cli_report_opts, CLI_OPT_HELP_COL - 2);
+	fprintf(f,
 		"\n"
 		"The same store gives a byte-identical report.  SCHEDLAB_GNUPLOT names another\n"
 		"gnuplot program.  Figures are drawn for the first %d scenarios (tables for\n"
@@ -52,31 +47,48 @@ static bool ends_with(const char *s, const char *end)
 	return n >= m && strcmp(s + n - m, end) == 0;
 }
 
+/* What report's line gives. */
+struct report_args {
+	const char *store, *out, *format, *script;
+};
+
+const struct cli_opt cli_report_opts[] = {
+	CLI_TEXT("  STORE              the store (JSONL; - reads stdin)\n"),
+	/* --output is taken; the help shows -o FILE, as the usage */
+	{ .kind = CLI_OPT_STRING, .shrt = "-o", .lng = "--output", .arg = "FILE",
+	  .off = offsetof(struct report_args, out), .label = "-o FILE",
+	  .help = "the report: FILE.html is one self-contained page (SVG\n"
+		  "inline, no network, no JavaScript); FILE.md is Markdown,\n"
+		  "its figures in the folder FILE-figures/ beside it" },
+	CLI_STRING(NULL, "--format", "html|md", struct report_args, format,
+		   "the form, when FILE's name does not say it"),
+	CLI_STRING(NULL, "--plot-script", "FILE", struct report_args, script,
+		   "also write the gnuplot script, data inline, to FILE\n"
+		   "(`gnuplot -d FILE` redraws the figures as fig-NNNN.svg)"),
+	CLI_END,
+};
+
+static int report_arg(void *ctx, const char *a)
+{
+	struct report_args *r = ctx;
+	if (r->store)
+		return cli_usage_error(CMD, "one STORE only ('%s' and '%s')", r->store, a);
+	r->store = a;
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	const char *store = NULL, *out = NULL, *format = NULL, *script = NULL;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			cli_help_report(stdout);
-			return 0;
-		}
-		const char **slot = strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ? &out
-				    : strcmp(a, "--format") == 0			? &format
-				    : strcmp(a, "--plot-script") == 0			? &script
-											: NULL;
-		if (slot) {
-			if (i + 1 >= argc)
-				return cli_usage_error(CMD, "%s: expected a value", a);
-			*slot = argv[++i];
-		} else if (a[0] == '-' && a[1] != '\0') {
-			return cli_usage_error(CMD, "unknown option '%s'", a);
-		} else if (store) {
-			return cli_usage_error(CMD, "one STORE only ('%s' and '%s')", store, a);
-		} else {
-			store = a;
-		}
-	}
+	struct report_args r = { 0 };
+	const struct cli_parser p = {
+		.cmd = CMD, .opts = cli_report_opts, .ctx = &r, .help = cli_help_report,
+		.arg = report_arg, .missing = "%s: expected a value",
+	};
+	bool help;
+	int rc = cli_parse(&p, argc, argv, &help);
+	if (rc || help)
+		return rc;
+	const char *store = r.store, *out = r.out, *format = r.format, *script = r.script;
 	if (!store)
 		return cli_usage_error(CMD, "missing STORE (a results store: sweep --json FILE)");
 	if (!out)
@@ -100,7 +112,7 @@ int cmd_report(int argc, char **argv)
 		return cli_usage_error(CMD, "-o -: the report is a file (Markdown has a folder of "
 				       "figures beside it)");
 	cli_in_note(store);
-	int rc = cli_out_claim(CMD, "-o", out);
+	rc = cli_out_claim(CMD, "-o", out);
 	if (!rc && script)
 		rc = cli_out_claim(CMD, "--plot-script", script);
 	if (rc)

@@ -37,21 +37,18 @@ struct cli_opts {
 	bool help;                     /* -h or --help: the help was printed */
 };
 
-/* What an argument is to a command beside the shared options. */
+/* What an argument is to a command beside the shared options (regress
+ * skips the values of its own when it reads its line again). */
 enum {
 	CLI_OWN_NONE = -1,             /* not one of its own */
-	CLI_OWN_FLAG = -2,             /* its own, taken, with no value */
 	CLI_OWN_VALUE = -3,            /* its own, and it takes the next argument */
 };
 
-/* A command's own options.  kind(ctx, a) returns a CLI_OWN_ value, or an
- * exit status after a message (an option the command refuses); value(ctx,
- * a, v) takes the value of a CLI_OWN_VALUE option: 0 or an exit status
- * after a message. */
+/* A command's own options: its table (cli/cli.h), in whose order --help
+ * lists them, shared ones included; their values go to ctx. */
 struct cli_own {
 	void (*help)(FILE *f);
-	int (*kind)(void *ctx, const char *a);
-	int (*value)(void *ctx, const char *a, const char *v);
+	const struct cli_opt *opts;
 	void *ctx;
 };
 
@@ -73,8 +70,6 @@ int cli_parse_limit(const char *cmd, const char *a, const char *v, struct run *r
 /* A real time as --max-wall-time takes it (1ms to 8760h, units ns, us,
  * ms, s, min, h) for option opt: 0, or a usage error's exit status. */
 int cli_parse_wall_time(const char *cmd, const char *opt, const char *v, int64_t *ns);
-/* The options' lines of --help. */
-extern const char cli_limits_help[];
 /* api's policies as "a, b, c", for the message of an unknown -p. */
 void cli_policy_names(const struct rt_api *api, char *buf, size_t size);
 /* An item of a -p list, "POLICY[:KEY=VALUE...]", the nth (from 1) of

@@ -30,41 +30,9 @@ void cli_help_run(FILE *f)
 		"\n"
 		"Runs a workload under a scheduling policy on a simulated machine (or, with\n"
 		"--native, on this one) and prints what it measured.\n"
-		"\n"
-		"  -p, --policy P     a policy (see `schedlab list policies`)\n"
-		"  -t, --topology T   bundled name, \"host\", or a path to hwloc XML or schedlab\n"
-		"                     JSON (default: numa4; with --native: host, the only choice)\n"
-		"  -w, --workload W   a bundled workload (see `schedlab list workloads`; default\n"
-		"                     rpc-server), or a path to a workload, a trace, or a Go\n"
-		"                     execution trace (imported: docs/workload-format.md)\n"
-		"  --procs N          number of Ps, GOMAXPROCS (default: an imported Go trace's\n"
-		"                     GOMAXPROCS if it fits, else the topology's PUs)\n"
-		"  --seed N           seed of every random choice (default 1); the same inputs\n"
-		"                     and seed give the same simulated run, byte for byte\n"
-		"  --set KEY=VALUE    set a policy knob (repeatable; see `schedlab list policies`)\n"
-		"  --json FILE|-      write the report as JSON to FILE, or to stdout with -\n"
-		"                     (each latency histogram whole: its buckets as [bound_ns,\n"
-		"                     count], the mechanisms' counters under \"mechanisms\")\n"
-		"  --cdf FILE|-       write every latency distribution as a CDF in CSV to FILE,\n"
-		"                     or to stdout with -: distribution,le_ns,count,cum_count,\n"
-		"                     cum_frac, a row per non-empty bucket\n"
-		"  --native           run on this machine's threads instead of simulating; the\n"
-		"                     report's \"host\" says how much CPU the OS gave them, and\n"
-		"                     a warning on stderr when the host kept them waiting\n"
-		"  --trace FILE       write the run's execution trace to FILE in Go 1.19's\n"
-		"                     format: open it with `go tool trace FILE` (docs/tracing.md);\n"
-		"                     it never changes a simulated run's report\n"
-		"  --trace-limit N    keep at most N trace events (default 4000000, about 56\n"
-		"                     bytes each, twice while merging); past it the run is\n"
-		"                     reported, no trace is written, and the exit status is 2\n"
-		"  --schedtrace DUR   print Go's SCHED line (GODEBUG=schedtrace, Go 1.19's\n"
-		"                     format) to stderr every DUR of simulated time (natively:\n"
-		"                     wall time); DUR as Go writes durations (500us, 10ms, 1s;\n"
-		"                     units ns, us, ms, s, m, h) or plain ns, at least 1us; the\n"
-		"                     report is the same with it or without\n"
-		"  --scheddetail      with --schedtrace: also the P, M and G lines\n"
-		"                     (GODEBUG=scheddetail=1)\n"
-		"%s"
+		"\n");
+	cli_opts_help(f, cli_run_opts, CLI_OPT_HELP_COL - 2);
+	fprintf(f,
 		"\n"
 		"A simulated run cut at --max-sim-time or --max-wall-time still reports what it\n"
 		"did up to the cut, marked \"ended\" in JSON and CUT in the text.\n"
@@ -76,8 +44,7 @@ void cli_help_run(FILE *f)
 		"exceeded, and a native run stopped by a limit of the runtime's: \"panic:\n"
 		"runtime: out of memory: ...\" when goroutine stacks would exceed half of this\n"
 		"machine's memory or leave it less than 1/16 available; \"panic: runtime:\n"
-		"failed to create new OS thread\"); 4 the run was cut at a time limit.\n",
-		cli_limits_help);
+		"failed to create new OS thread\"); 4 the run was cut at a time limit.\n");
 }
 
 bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -94,15 +61,6 @@ bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
 }
 
 /* ---- Limits [docs/runtime.md, "Limits"] ---- */
-
-const char cli_limits_help[] =
-	"  --max-sim-time T   cut the run when its simulated clock would pass T (default\n"
-	"                     1h, at most 100h; units ns, us, ms, s, min, h)\n"
-	"  --max-wall-time T  cut the run when it has run T of real time (default 10min)\n"
-	"  --max-memory SIZE  the simulator memory a workload's run may make (goroutines,\n"
-	"                     Ms, objects, page records; default and at most 4GiB, at\n"
-	"                     least 16MiB; units B, KiB, MiB, GiB): past it the workload\n"
-	"                     panics with runtime: out of memory\n";
 
 /* "1.5h" -> ns, or a size "64MiB" -> bytes: a positive number and a unit
  * from units (names and their multipliers), at most max. */
@@ -144,12 +102,6 @@ static const struct unit size_units[] = {
 
 #define WALL_MAX_NS (8760 * 3600e9)   /* a year */
 #define MEMORY_MIN (16u << 20)
-
-bool cli_is_limit_option(const char *a)
-{
-	return strcmp(a, "--max-sim-time") == 0 || strcmp(a, "--max-wall-time") == 0 ||
-	       strcmp(a, "--max-memory") == 0;
-}
 
 int cli_parse_wall_time(const char *cmd, const char *opt, const char *v, int64_t *ns)
 {
@@ -211,24 +163,38 @@ int cmd_run(int argc, char **argv)
 
 /* `schedlab workload import TRACE [-o FILE]': a Go execution trace as a
  * workload (trace/import.c), to stdout or FILE. */
+struct import_args {
+	const char *in, *out;
+};
+
+const struct cli_opt cli_import_opts[] = {
+	CLI_STRING("-o", "--output", "FILE|-", struct import_args, out, "where the workload goes"),
+	CLI_END,
+};
+
+static int import_arg(void *ctx, const char *a)
+{
+	struct import_args *im = ctx;
+	if (im->in)
+		return cli_usage_error("workload", "import: one trace at a time (%s, then %s)", im->in,
+				       a);
+	im->in = a;
+	return 0;
+}
+
 static int workload_import(int argc, char **argv)
 {
-	const char *in = NULL, *out = "-";
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
-			if (i + 1 >= argc)
-				return cli_usage_error("workload", "import: %s needs a file name (or -)",
-						       argv[i]);
-			out = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage_error("workload", "import: unknown option %s", argv[i]);
-		} else if (in) {
-			return cli_usage_error("workload", "import: one trace at a time (%s, then %s)",
-					       in, argv[i]);
-		} else {
-			in = argv[i];
-		}
-	}
+	struct import_args im = { .out = "-" };
+	const struct cli_parser p = {
+		.cmd = "workload", .opts = cli_import_opts, .ctx = &im, .help = cli_help_workload,
+		.arg = import_arg, .unknown = "import: unknown option %s",
+		.missing = "import: %s needs a file name (or -)",
+	};
+	bool help;
+	int rc = cli_parse(&p, argc, argv, &help);
+	if (rc || help)
+		return rc;
+	const char *in = im.in, *out = im.out;
 	if (!in)
 		return cli_usage_error("workload", "import: expected a Go execution trace: workload "
 				       "import TRACE [-o FILE]");
@@ -338,8 +304,8 @@ void cli_help_workload(FILE *f)
 		"4), and the recorded draws count against --max-memory.\n");
 }
 
-/* run's own options beside the shared ones: --native, --json,
- * --schedtrace and --scheddetail; expand's, -o. */
+/* run's own options beside the shared ones: --native, --json, --cdf,
+ * --trace, --trace-limit, --schedtrace and --scheddetail; expand's, -o. */
 struct run_own {
 	const char *expand;            /* -o (workload expand), or NULL for run */
 	bool native;
@@ -383,44 +349,66 @@ int cli_parse_duration(const char *cmd, const char *opt, const char *v, int64_t 
 	return 0;
 }
 
-static int run_own_kind(void *ctx, const char *a)
+static int own_schedtrace(void *ctx, const char *cmd, const char *a, const char *v)
 {
 	struct run_own *r = ctx;
-	if (strcmp(a, "--native") == 0 && !r->expand) {
-		r->native = true;
-		return CLI_OWN_FLAG;
-	}
-	if ((strcmp(a, "--json") == 0 || strcmp(a, "--cdf") == 0 || strcmp(a, "--trace") == 0 ||
-	     strcmp(a, "--trace-limit") == 0) && !r->expand)
-		return CLI_OWN_VALUE;
-	if (strcmp(a, "--schedtrace") == 0 && !r->expand)
-		return CLI_OWN_VALUE;
-	if (strcmp(a, "--scheddetail") == 0 && !r->expand) {
-		r->scheddetail = true;
-		return CLI_OWN_FLAG;
-	}
-	if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && r->expand)
-		return CLI_OWN_VALUE;
-	return CLI_OWN_NONE;
+	return parse_schedtrace(cmd, v, &r->schedtrace_ns);
 }
 
-static int run_own_value(void *ctx, const char *a, const char *v)
-{
-	struct run_own *r = ctx;
-	if (strcmp(a, "--json") == 0)
-		r->json = v;
-	else if (strcmp(a, "--trace") == 0)
-		r->trace = v;
-	else if (strcmp(a, "--trace-limit") == 0)
-		r->trace_limit = v;
-	else if (strcmp(a, "--cdf") == 0)
-		r->cdf = v;
-	else if (strcmp(a, "--schedtrace") == 0)
-		return parse_schedtrace("run", v, &r->schedtrace_ns);
-	else
-		r->expand = v;
-	return 0;
-}
+const struct cli_opt cli_run_opts[] = {
+	CLI_SHARED(CLI_SH_POLICY, NULL),
+	CLI_SHARED(CLI_SH_TOPOLOGY, "bundled name, \"host\", or a path to hwloc XML or schedlab\n"
+		   "JSON (default: numa4; with --native: host, the only choice)"),
+	CLI_SHARED(CLI_SH_WORKLOAD, NULL),
+	CLI_SHARED(CLI_SH_PROCS, NULL),
+	CLI_SHARED(CLI_SH_SEED, "seed of every random choice (default 1); the same inputs\n"
+		   "and seed give the same simulated run, byte for byte"),
+	CLI_SHARED(CLI_SH_SET, NULL),
+	CLI_STRING(NULL, "--json", "FILE|-", struct run_own, json,
+		   "write the report as JSON to FILE, or to stdout with -\n"
+		   "(each latency histogram whole: its buckets as [bound_ns,\n"
+		   "count], the mechanisms' counters under \"mechanisms\")"),
+	CLI_STRING(NULL, "--cdf", "FILE|-", struct run_own, cdf,
+		   "write every latency distribution as a CDF in CSV to FILE,\n"
+		   "or to stdout with -: distribution,le_ns,count,cum_count,\n"
+		   "cum_frac, a row per non-empty bucket"),
+	CLI_FLAG(NULL, "--native", struct run_own, native,
+		 "run on this machine's threads instead of simulating; the\n"
+		 "report's \"host\" says how much CPU the OS gave them, and\n"
+		 "a warning on stderr when the host kept them waiting"),
+	CLI_STRING(NULL, "--trace", "FILE", struct run_own, trace,
+		   "write the run's execution trace to FILE in Go 1.19's\n"
+		   "format: open it with `go tool trace FILE` (docs/tracing.md);\n"
+		   "it never changes a simulated run's report"),
+	CLI_STRING(NULL, "--trace-limit", "N", struct run_own, trace_limit,
+		   "keep at most N trace events (default 4000000, about 56\n"
+		   "bytes each, twice while merging); past it the run is\n"
+		   "reported, no trace is written, and the exit status is 2"),
+	CLI_CALL(NULL, "--schedtrace", "DUR", own_schedtrace,
+		 "print Go's SCHED line (GODEBUG=schedtrace, Go 1.19's\n"
+		 "format) to stderr every DUR of simulated time (natively:\n"
+		 "wall time); DUR as Go writes durations (500us, 10ms, 1s;\n"
+		 "units ns, us, ms, s, m, h) or plain ns, at least 1us; the\n"
+		 "report is the same with it or without"),
+	CLI_FLAG(NULL, "--scheddetail", struct run_own, scheddetail,
+		 "with --schedtrace: also the P, M and G lines\n"
+		 "(GODEBUG=scheddetail=1)"),
+	CLI_SHARED_LIMITS,
+	CLI_END,
+};
+
+/* expand's: run's simulated ones, -w given as WORKLOAD, and -o. */
+const struct cli_opt cli_expand_opts[] = {
+	CLI_SHARED(CLI_SH_SEED, NULL),
+	CLI_STRING("-o", "--output", "FILE|-", struct run_own, expand, "where the trace goes"),
+	CLI_SHARED(CLI_SH_POLICY, NULL),
+	CLI_SHARED(CLI_SH_TOPOLOGY, NULL),
+	CLI_SHARED_HIDDEN(CLI_SH_WORKLOAD),
+	CLI_SHARED(CLI_SH_PROCS, NULL),
+	CLI_SHARED(CLI_SH_SET, NULL),
+	CLI_SHARED_LIMITS,
+	CLI_END,
+};
 
 /* --trace FILE: Go's format, or Chrome's JSON for a name ending in .json.
  * The one place that picks the writer. */
@@ -473,6 +461,100 @@ out:
 	return rc;
 }
 
+/* The options' combinations run refuses, and the claims of its outputs:
+ * 0 (the trace limit in *trace_limit), or an exit status after a message. */
+static int run_check(const char *cmd, const struct cli_opts *o, const struct run_own *own,
+		     uint64_t *trace_limit)
+{
+	bool native = own->native;
+	const char *json = own->json, *expand = own->expand;
+	if (!o->policy)
+		return cli_usage_error(cmd, "missing -p POLICY");
+	if (native && o->topology && strcmp(o->topology, "host") != 0)
+		return cli_usage_error(cmd, "--native runs on this machine: -t must be host, not '%s'",
+				       o->topology);
+	if (own->scheddetail && !own->schedtrace_ns)
+		return cli_usage_error(cmd, "--scheddetail: only with --schedtrace DUR (it adds "
+				       "lines to the SCHED lines)");
+	if (native && o->time_limit)
+		return cli_usage_error(cmd, "%s: only a simulated run is cut at a time limit, not a "
+				       "--native one", o->time_limit);
+	*trace_limit = 0;
+	if (own->trace_limit) {
+		if (!own->trace)
+			return cli_usage_error(cmd, "--trace-limit %s: there is no --trace FILE to limit",
+					       own->trace_limit);
+		if (!cli_parse_u64(own->trace_limit, UINT64_MAX / 2, trace_limit) || *trace_limit == 0)
+			return cli_usage_error(cmd, "--trace-limit %s: not a positive number of events",
+					       own->trace_limit);
+	}
+	if (own->trace) {
+		int rc = trace_check_name(cmd, own->trace);
+		if (rc)
+			return rc;
+		if (json && strcmp(json, own->trace) == 0 && strcmp(json, "-") != 0)
+			return cli_usage_error(cmd, "--json and --trace both name %s", json);
+	}
+	int claim = json ? cli_out_claim(cmd, "--json", json)
+		  : expand ? cli_out_claim(cmd, "-o", expand) : 0;
+	if (!claim && own->cdf) {
+		if (json && strcmp(json, "-") == 0 && strcmp(own->cdf, "-") == 0)
+			return cli_usage_error(cmd, "--cdf -: stdout is --json's already");
+		claim = cli_out_claim(cmd, "--cdf", own->cdf);
+	}
+	if (!claim && own->trace)
+		claim = cli_out_claim(cmd, "--trace", own->trace);
+	return claim;
+}
+
+/* A run made (rt): its report as text, --json, --cdf and --trace ask, the
+ * host's warning; then the exit status its end gives. */
+static int run_report(const char *cmd, const struct run_own *own, struct run *run, struct rt *rt)
+{
+	const char *json = own->json;
+	int rc = 0;
+	if (json) {
+		cJSON *report = run_report_json(run);
+		rc = cli_write_json(cmd, json, report);
+		cJSON_Delete(report);
+	}
+	if (rc == 0 && own->cdf)
+		rc = run_write_cdf(cmd, own->cdf, run);
+	if ((!json || strcmp(json, "-") != 0) && (!own->cdf || strcmp(own->cdf, "-") != 0))
+		run_report_text(run);
+	run_host_warn(stderr, &run->r.host);
+	if (own->trace) {
+		int trc = cli_write_exec_trace(cmd, own->trace, run->api, rt);
+		if (rc == 0)
+			rc = trc;
+	}
+	if (rc == 0)
+		rc = rt_result_report_fatal(&run->r, stderr);
+	if (rc == 0)
+		rc = run_report_cut(cmd, run, stderr);
+	return rc;
+}
+
+/* -p and --set into run (the knobs, allocated, also into *knobs, which
+ * the caller frees): 0, or an exit status after a message. */
+static int run_policy(const char *cmd, const struct cli_opts *o, struct run *run,
+		      int64_t **knobs)
+{
+	run->pol = run->api->pol_find(o->policy);
+	if (!run->pol) {
+		char names[256];
+		cli_policy_names(run->api, names, sizeof(names));
+		return cli_usage_error(cmd, "-p %s: no such policy (policies: %s)", o->policy, names);
+	}
+	*knobs = run_knobs_new(run->pol);
+	struct err e = { "" };
+	for (int i = 0; i < o->nsets; i++)
+		if (!pol_set_knob(run->pol, *knobs, o->sets[i], &e))
+			return cli_usage_error(cmd, "%s", e.msg);
+	run->knobs = *knobs;
+	return 0;
+}
+
 /* `run', and `workload expand' (expand: where the trace goes; the run is
  * simulated and reports nothing else). */
 static int run_main(int argc, char **argv, const char *cmd, const char *expand)
@@ -481,52 +563,17 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	struct cli_opts o = { .cmd = cmd, .policy = expand ? "steal" : NULL, .limits = &run };
 	struct run_own own = { .expand = expand };
 	const struct cli_own own_ops = {
-		expand ? cli_help_workload : cli_help_run, run_own_kind, run_own_value, &own,
+		expand ? cli_help_workload : cli_help_run, expand ? cli_expand_opts : cli_run_opts, &own,
 	};
 	int rc = cli_parse_options(&o, argc, argv, &own_ops);
 	if (rc || o.help)
 		return rc;
 	bool native = own.native;
-	const char *json = own.json;
 	expand = own.expand;
-	if (!o.policy)
-		return cli_usage_error(cmd, "missing -p POLICY");
-	if (native && o.topology && strcmp(o.topology, "host") != 0)
-		return cli_usage_error(cmd, "--native runs on this machine: -t must be host, not '%s'",
-				       o.topology);
-	if (own.scheddetail && !own.schedtrace_ns)
-		return cli_usage_error(cmd, "--scheddetail: only with --schedtrace DUR (it adds "
-				       "lines to the SCHED lines)");
-	if (native && o.time_limit)
-		return cli_usage_error(cmd, "%s: only a simulated run is cut at a time limit, not a "
-				       "--native one", o.time_limit);
 	uint64_t trace_limit = 0;
-	if (own.trace_limit) {
-		if (!own.trace)
-			return cli_usage_error(cmd, "--trace-limit %s: there is no --trace FILE to limit",
-					       own.trace_limit);
-		if (!cli_parse_u64(own.trace_limit, UINT64_MAX / 2, &trace_limit) || trace_limit == 0)
-			return cli_usage_error(cmd, "--trace-limit %s: not a positive number of events",
-					       own.trace_limit);
-	}
-	if (own.trace) {
-		rc = trace_check_name(cmd, own.trace);
-		if (rc)
-			return rc;
-		if (json && strcmp(json, own.trace) == 0 && strcmp(json, "-") != 0)
-			return cli_usage_error(cmd, "--json and --trace both name %s", json);
-	}
-	int claim = json ? cli_out_claim(cmd, "--json", json)
-		  : expand ? cli_out_claim(cmd, "-o", expand) : 0;
-	if (!claim && own.cdf) {
-		if (json && strcmp(json, "-") == 0 && strcmp(own.cdf, "-") == 0)
-			return cli_usage_error(cmd, "--cdf -: stdout is --json's already");
-		claim = cli_out_claim(cmd, "--cdf", own.cdf);
-	}
-	if (!claim && own.trace)
-		claim = cli_out_claim(cmd, "--trace", own.trace);
-	if (claim)
-		return claim;
+	rc = run_check(cmd, &o, &own, &trace_limit);
+	if (rc)
+		return rc;
 	run.trace = own.trace != NULL;
 	run.trace_limit = trace_limit;
 
@@ -534,24 +581,14 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	run.seed = o.seed;
 	run.schedtrace_ns = own.schedtrace_ns;
 	run.scheddetail = own.scheddetail;
-	run.pol = run.api->pol_find(o.policy);
-	if (!run.pol) {
-		char names[256];
-		cli_policy_names(run.api, names, sizeof(names));
-		return cli_usage_error(cmd, "-p %s: no such policy (policies: %s)", o.policy, names);
-	}
-	int64_t *knobs = run_knobs_new(run.pol);
+	int64_t *knobs = NULL;
 	struct topo *topo = NULL;
 	struct workload *wl = NULL;
 	struct rt *rt = NULL;
 	struct err e = { "" };
-	for (int i = 0; i < o.nsets; i++) {
-		if (!pol_set_knob(run.pol, knobs, o.sets[i], &e)) {
-			rc = cli_usage_error(cmd, "%s", e.msg);
-			goto out;
-		}
-	}
-	run.knobs = knobs;
+	rc = run_policy(cmd, &o, &run, &knobs);
+	if (rc)
+		goto out;
 
 	bool is_trace;
 	uint64_t trace_seed;
@@ -591,25 +628,7 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 		if (rc == 0)
 			rc = write_trace(cmd, expand, wl, run.seed, run.api, rt);
 	} else {
-		if (json) {
-			cJSON *report = run_report_json(&run);
-			rc = cli_write_json(cmd, json, report);
-			cJSON_Delete(report);
-		}
-		if (rc == 0 && own.cdf)
-			rc = run_write_cdf(cmd, own.cdf, &run);
-		if ((!json || strcmp(json, "-") != 0) && (!own.cdf || strcmp(own.cdf, "-") != 0))
-			run_report_text(&run);
-		run_host_warn(stderr, &run.r.host);
-		if (own.trace) {
-			int trc = cli_write_exec_trace(cmd, own.trace, run.api, rt);
-			if (rc == 0)
-				rc = trc;
-		}
-		if (rc == 0)
-			rc = rt_result_report_fatal(&run.r, stderr);
-		if (rc == 0)
-			rc = run_report_cut(cmd, &run, stderr);
+		rc = run_report(cmd, &own, &run, rt);
 	}
 out:
 	if (rt)

@@ -39,39 +39,9 @@ void cli_help_sweep(FILE *f)
 		"process of its own, N at once, and writes every run's row to a results store\n"
 		"(docs/experiments.md): its inputs, status and whole report.  Without --json -\n"
 		"or --csv -, a line per run goes to stdout.\n"
-		"\n"
-		"  -p, --policy LIST  policy variants, POLICY[:KEY=VALUE...] each, comma-separated\n"
-		"  -t, --topology LIST  topologies (default numa4; with --native: host)\n"
-		"  -w, --workload LIST  workloads (default rpc-server)\n"
-		"  --procs LIST       P counts (default: each topology's PUs, or an imported Go\n"
-		"                     trace's GOMAXPROCS when it fits)\n"
-		"  --set KEY=LIST     a knob's values (repeatable, one dimension each); a variant\n"
-		"                     whose policy has no KEY, or whose -p item sets KEY itself,\n"
-		"                     runs once for the dimension; a KEY no variant's policy\n"
-		"                     has is an error\n"
-		"  --seeds N          runs per combination, seeds S..S+N-1 (default 1)\n"
-		"  --seed S           the first seed (default 1)\n"
-		"  -j, --jobs N       runs at once (default: the online CPUs, no more than the\n"
-		"                     available memory holds at --max-memory each, and 1 with\n"
-		"                     --native: parallel native runs take each other's CPUs and\n"
-		"                     their timings mean little; -j N > 1 is obeyed with a\n"
-		"                     warning).  Each run may use up to --max-memory (default\n"
-		"                     4GiB) of simulator memory: N runs, N times that; and no\n"
-		"                     more than a quarter of the open-files limit (ulimit -n).\n"
-		"                     Progress goes to stderr when it is a terminal\n"
-		"  --json FILE|-      write the store, a JSON object per line and run\n"
-		"  --csv FILE|-       write the store as CSV; both may be given (one to stdout)\n"
-		"  --native           run on this machine (-t host only)\n"
-		"  --emit-jobs FILE   run nothing: write FILE, the command of run I on line I+1\n"
-		"                     (for `parallel --slf HOSTS < FILE`), and FILE.sbatch, a\n"
-		"                     Slurm job array running line $SLURM_ARRAY_TASK_ID + 1\n"
-		"                     (`sbatch FILE.sbatch`); each writes DIR/I.jsonl; then\n"
-		"                     `schedlab merge DIR -o STORE`\n"
-		"  --results DIR      with --emit-jobs: where the runs write (default FILE.results;\n"
-		"                     no blank, %%, quote or backslash: it is #SBATCH --output)\n"
-		"  --only I           run only run I of the matrix (its row as the whole sweep's)\n"
-		"%s"
-		"                     (the limits apply to each run on its own)\n"
+		"\n");
+	cli_opts_help(f, cli_sweep_opts, CLI_OPT_HELP_COL - 2);
+	fprintf(f,
 		"\n"
 		"A LIST is items separated by commas.  For --procs and --set an item may be a\n"
 		"range: A..B doubles from A up to B (1..64 = 1,2,4,8,16,32,64), A..B+S steps\n"
@@ -86,7 +56,7 @@ void cli_help_sweep(FILE *f)
 		"order, that did not (1 deadlock, 2 panic, 3 could not be started, 4 cut at a\n"
 		"limit, 128 + N killed by signal N), the store holding every row all the same;\n"
 		"2 bad input.\n",
-		cli_limits_help, EXP_MAX_RUNS);
+		EXP_MAX_RUNS);
 }
 
 /* ---- The matrix ---- */
@@ -484,17 +454,13 @@ static void write_matrix_args(FILE *f, const struct sweep *s, const char *policy
 #define SBATCH_WHY "the results folder is the Slurm script's #SBATCH --output, which takes " \
 	"no blank, %, quote or backslash: choose a plain path (with --results DIR)"
 
-static int emit_jobs(const struct sweep *s, const char *file, const char *results,
-		     const char *policy, const char *procs, const char *const *sets, int nsets)
+/* The folder the jobs write their rows to (--results, or FILE.results),
+ * made, as an absolute path into dir; exe is this program, which the jobs
+ * run.  0, or EXIT_BADINPUT after a message: a path that a job's line or
+ * the Slurm script cannot hold, a folder that cannot be made. */
+static int results_folder(const char *file, const char *results, const char *exe,
+			  char dir[PATH_MAX])
 {
-	char exe[PATH_MAX];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (len <= 0) {
-		fprintf(stderr, "schedlab %s: --emit-jobs: cannot find this program (/proc/self/exe): "
-			"%s\n", CMD, strerror(errno));
-		return EXIT_BADINPUT;
-	}
-	exe[len] = '\0';
 	/* every path is written into a job's line or the script: a control
 	 * character would split a line (or end a comment, and run the rest);
 	 * the results folder is also the script's #SBATCH --output, which
@@ -517,33 +483,73 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 		return EXIT_BADINPUT;
 	}
 	char *dir_given = results ? xstrdup(results) : xasprintf("%s.results", file);
+	int rc = EXIT_BADINPUT;
+	struct stat st;
 	if (strpbrk(dir_given, SBATCH_UNSAFE)) {
 		char *shown = str_shown(dir_given, 256);
 		fprintf(stderr, "schedlab %s: --results %s: %s\n", CMD, shown, SBATCH_WHY);
 		free(shown);
-		free(dir_given);
-		return EXIT_BADINPUT;
-	}
-	if (mkdir(dir_given, 0777) != 0 && errno != EEXIST) {
+	} else if (mkdir(dir_given, 0777) != 0 && errno != EEXIST) {
 		fprintf(stderr, "schedlab %s: --results %s: %s\n", CMD, dir_given, strerror(errno));
-		free(dir_given);
-		return EXIT_BADINPUT;
-	}
-	char dir[PATH_MAX], absfile[PATH_MAX];
-	struct stat st;
-	if (!realpath(dir_given, dir) || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+	} else if (!realpath(dir_given, dir) || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "schedlab %s: --results %s: not a folder\n", CMD, dir_given);
-		free(dir_given);
-		return EXIT_BADINPUT;
-	}
-	if (strpbrk(dir, SBATCH_UNSAFE) || str_has_control(dir)) {
+	} else if (strpbrk(dir, SBATCH_UNSAFE) || str_has_control(dir)) {
 		char *shown = str_shown(dir, 256);
 		fprintf(stderr, "schedlab %s: --results %s: %s\n", CMD, shown, SBATCH_WHY);
 		free(shown);
-		free(dir_given);
-		return EXIT_BADINPUT;
+	} else {
+		rc = 0;
 	}
 	free(dir_given);
+	return rc;
+}
+
+/* FILE.sbatch, the Slurm job array that runs line I+1 of the jobs file
+ * (absfile): 0, or EXIT_BADINPUT after a message. */
+static int write_sbatch(const struct sweep *s, const char *sb, const char *absfile,
+			const char *dir)
+{
+	struct output bo;
+	if (!output_start(&bo, CMD, "--emit-jobs", sb))
+		return EXIT_BADINPUT;
+	FILE *b = bo.f;
+	fprintf(b, "#!/bin/sh\n"
+		   "# A Slurm job array of schedlab sweep's %ld runs, written by\n"
+		   "# `schedlab sweep --emit-jobs`: task I runs line I+1 of the jobs file,\n"
+		   "# which writes its row to %s/I.jsonl; when all are done:\n"
+		   "#   schedlab merge %s -o STORE\n"
+		   "# (Slurm refuses arrays above its MaxArraySize, 1001 tasks by default.)\n"
+		   "#SBATCH --job-name=schedlab-sweep\n"
+		   "#SBATCH --array=0-%ld\n"
+		   "#SBATCH --ntasks=1\n"
+		   "#SBATCH --cpus-per-task=1\n"
+		   "#SBATCH --output=%s/slurm-%%A_%%a.out\n"
+		   "set -eu\n"
+		   "line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" ",
+		s->n, dir, dir, s->n - 1, dir);
+	sh_quote(b, absfile);
+	fprintf(b, ")\n"
+		   "exec sh -c \"$line\"\n");
+	if (output_finish(&bo, CMD))
+		return EXIT_BADINPUT;
+	chmod(sb, 0755);
+	return 0;
+}
+
+static int emit_jobs(const struct sweep *s, const char *file, const char *results,
+		     const char *policy, const char *procs, const char *const *sets, int nsets)
+{
+	char exe[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len <= 0) {
+		fprintf(stderr, "schedlab %s: --emit-jobs: cannot find this program (/proc/self/exe): "
+			"%s\n", CMD, strerror(errno));
+		return EXIT_BADINPUT;
+	}
+	exe[len] = '\0';
+	char dir[PATH_MAX], absfile[PATH_MAX];
+	if (results_folder(file, results, exe, dir))
+		return EXIT_BADINPUT;
 	/* the matrix's arguments too (a workload file's path) */
 	char *args = NULL;
 	size_t argslen = 0;
@@ -559,7 +565,7 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 	free(args);
 	/* both files whole or not at all (util/output.h); the jobs file
 	 * first, since the Slurm script names its absolute path */
-	struct output jo, bo;
+	struct output jo;
 	if (!output_start(&jo, CMD, "--emit-jobs", file))
 		return EXIT_BADINPUT;
 	FILE *f = jo.f;
@@ -580,37 +586,12 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 		return EXIT_BADINPUT;
 	}
 	char *sb = xasprintf("%s.sbatch", file);
-	if (!output_start(&bo, CMD, "--emit-jobs", sb)) {
-		free(sb);
-		return EXIT_BADINPUT;
-	}
-	FILE *b = bo.f;
-	fprintf(b, "#!/bin/sh\n"
-		   "# A Slurm job array of schedlab sweep's %ld runs, written by\n"
-		   "# `schedlab sweep --emit-jobs`: task I runs line I+1 of the jobs file,\n"
-		   "# which writes its row to %s/I.jsonl; when all are done:\n"
-		   "#   schedlab merge %s -o STORE\n"
-		   "# (Slurm refuses arrays above its MaxArraySize, 1001 tasks by default.)\n"
-		   "#SBATCH --job-name=schedlab-sweep\n"
-		   "#SBATCH --array=0-%ld\n"
-		   "#SBATCH --ntasks=1\n"
-		   "#SBATCH --cpus-per-task=1\n"
-		   "#SBATCH --output=%s/slurm-%%A_%%a.out\n"
-		   "set -eu\n"
-		   "line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" ",
-		s->n, dir, dir, s->n - 1, dir);
-	sh_quote(b, absfile);
-	fprintf(b, ")\n"
-		   "exec sh -c \"$line\"\n");
-	if (output_finish(&bo, CMD)) {
-		free(sb);
-		return EXIT_BADINPUT;
-	}
-	chmod(sb, 0755);
-	fprintf(stderr, "schedlab %s: %ld runs written to %s (one per line) and %s; each writes "
-		"its row to %s/I.jsonl\n", CMD, s->n, file, sb, dir);
+	int rc = write_sbatch(s, sb, absfile, dir);
+	if (rc == 0)
+		fprintf(stderr, "schedlab %s: %ld runs written to %s (one per line) and %s; each "
+			"writes its row to %s/I.jsonl\n", CMD, s->n, file, sb, dir);
 	free(sb);
-	return 0;
+	return rc;
 }
 
 /* ---- The command ---- */
@@ -632,46 +613,53 @@ struct sweep_own {
 	bool native;
 };
 
-static int sweep_own_kind(void *ctx, const char *a)
-{
-	struct sweep_own *o = ctx;
-	if (strcmp(a, "--native") == 0) {
-		o->native = true;
-		return CLI_OWN_FLAG;
-	}
-	static const char *const valued[] = { "--json", "--csv", "--emit-jobs", "--results",
-					      "--procs", "--only", "--seeds", "-j", "--jobs" };
-	for (size_t i = 0; i < sizeof(valued) / sizeof(valued[0]); i++)
-		if (strcmp(a, valued[i]) == 0)
-			return CLI_OWN_VALUE;
-	return CLI_OWN_NONE;
-}
-
-static int sweep_own_value(void *ctx, const char *a, const char *v)
-{
-	struct sweep_own *o = ctx;
-	if (strcmp(a, "--json") == 0)
-		o->json = v;
-	else if (strcmp(a, "--csv") == 0)
-		o->csv = v;
-	else if (strcmp(a, "--emit-jobs") == 0)
-		o->emit = v;
-	else if (strcmp(a, "--results") == 0)
-		o->results = v;
-	else if (strcmp(a, "--procs") == 0)
-		o->procs = v;
-	else if (strcmp(a, "--only") == 0)
-		o->only = v;
-	else if (strcmp(a, "--seeds") == 0) {
-		if (!cli_parse_u64(v, EXP_MAX_RUNS, &o->nseeds) || o->nseeds == 0)
-			return cli_usage_error(CMD, "--seeds %s: expected a number from 1 to %d", v,
-					       EXP_MAX_RUNS);
-	} else if (!cli_parse_u64(v, EXP_MAX_JOBS, &o->jobs) || o->jobs == 0) {
-		return cli_usage_error(CMD, "%s %s: expected a number of runs at once from 1 to %d",
-				       a, v, EXP_MAX_JOBS);
-	}
-	return 0;
-}
+const struct cli_opt cli_sweep_opts[] = {
+	CLI_SHARED_AS(CLI_SH_POLICY, "LIST",
+		      "policy variants, POLICY[:KEY=VALUE...] each, comma-separated"),
+	CLI_SHARED_AS(CLI_SH_TOPOLOGY, "LIST", "topologies (default numa4; with --native: host)"),
+	CLI_SHARED_AS(CLI_SH_WORKLOAD, "LIST", "workloads (default rpc-server)"),
+	/* a list here, not the shared option's one count */
+	CLI_STRING(NULL, "--procs", "LIST", struct sweep_own, procs,
+		   "P counts (default: each topology's PUs, or an imported Go\n"
+		   "trace's GOMAXPROCS when it fits)"),
+	CLI_SHARED_AS(CLI_SH_SET, "KEY=LIST",
+		      "a knob's values (repeatable, one dimension each); a variant\n"
+		      "whose policy has no KEY, or whose -p item sets KEY itself,\n"
+		      "runs once for the dimension; a KEY no variant's policy\n"
+		      "has is an error"),
+	CLI_COUNT(NULL, "--seeds", "N", struct sweep_own, nseeds, 1, EXP_MAX_RUNS, NULL,
+		  "runs per combination, seeds S..S+N-1 (default 1)"),
+	CLI_SHARED_AS(CLI_SH_SEED, "S", NULL),
+	CLI_COUNT("-j", "--jobs", "N", struct sweep_own, jobs, 1, EXP_MAX_JOBS,
+		  "expected a number of runs at once from %llu to %llu",
+		  "runs at once (default: the online CPUs, no more than the\n"
+		  "available memory holds at --max-memory each, and 1 with\n"
+		  "--native: parallel native runs take each other's CPUs and\n"
+		  "their timings mean little; -j N > 1 is obeyed with a\n"
+		  "warning).  Each run may use up to --max-memory (default\n"
+		  "4GiB) of simulator memory: N runs, N times that; and no\n"
+		  "more than a quarter of the open-files limit (ulimit -n).\n"
+		  "Progress goes to stderr when it is a terminal"),
+	CLI_STRING(NULL, "--json", "FILE|-", struct sweep_own, json,
+		   "write the store, a JSON object per line and run"),
+	CLI_STRING(NULL, "--csv", "FILE|-", struct sweep_own, csv,
+		   "write the store as CSV; both may be given (one to stdout)"),
+	CLI_FLAG(NULL, "--native", struct sweep_own, native, "run on this machine (-t host only)"),
+	CLI_STRING(NULL, "--emit-jobs", "FILE", struct sweep_own, emit,
+		   "run nothing: write FILE, the command of run I on line I+1\n"
+		   "(for `parallel --slf HOSTS < FILE`), and FILE.sbatch, a\n"
+		   "Slurm job array running line $SLURM_ARRAY_TASK_ID + 1\n"
+		   "(`sbatch FILE.sbatch`); each writes DIR/I.jsonl; then\n"
+		   "`schedlab merge DIR -o STORE`"),
+	CLI_STRING(NULL, "--results", "DIR", struct sweep_own, results,
+		   "with --emit-jobs: where the runs write (default FILE.results;\n"
+		   "no blank, %, quote or backslash: it is #SBATCH --output)"),
+	CLI_STRING(NULL, "--only", "I", struct sweep_own, only,
+		   "run only run I of the matrix (its row as the whole sweep's)"),
+	CLI_SHARED_LIMITS,
+	CLI_TEXT("                     (the limits apply to each run on its own)\n"),
+	CLI_END,
+};
 
 /* A line per run on stdout: what it was and its headline figures. */
 static void print_runs(const struct exp_run *runs, long n)
@@ -696,76 +684,169 @@ static void print_runs(const struct exp_run *runs, long n)
 	}
 }
 
+/* The options' combinations sweep refuses: 0, or an exit status after a
+ * message. */
+static int sweep_check(const struct cli_opts *o, const struct sweep_own *own)
+{
+	if (!o->policy)
+		return cli_usage_error(CMD, "missing -p P1,P2,...");
+	if (own->json && own->csv && strcmp(own->json, "-") == 0 && strcmp(own->csv, "-") == 0)
+		return cli_usage_error(CMD, "--json - and --csv -: only one of them can write to "
+				       "stdout");
+	if (own->json && own->csv && strcmp(own->json, own->csv) == 0)
+		return cli_usage_error(CMD, "--json and --csv both name %s", own->json);
+	if (own->emit && (own->json || own->csv || own->only))
+		return cli_usage_error(CMD, "--emit-jobs runs nothing: no --json, --csv or --only "
+				       "with it (each job writes its own row)");
+	if (own->results && !own->emit)
+		return cli_usage_error(CMD, "--results %s: only with --emit-jobs", own->results);
+	if (own->native && o->time_limit)
+		return cli_usage_error(CMD, "%s: only a simulated run is cut at a time limit, not a "
+				       "--native one", o->time_limit);
+	/* a store holds a seed as a JSON number, a double: exact to 2^53 */
+	if (o->seed > EXP_MAX_SEED || own->nseeds - 1 > EXP_MAX_SEED - o->seed)
+		return cli_usage_error(CMD, "--seed %llu --seeds %llu: the seeds pass 2^53 "
+				       "(9007199254740992), the largest a store holds exactly",
+				       (unsigned long long)o->seed, (unsigned long long)own->nseeds);
+	return 0;
+}
+
+/* --procs LIST into s->procs, each a P count: 0 or an exit status. */
+static int sweep_procs(struct sweep *s, const char *procs)
+{
+	struct err e = { "" };
+	if (!exp_list_expand("--procs", procs, true, &s->procs, &s->nprocs, &e))
+		return list_error(&e);
+	for (long i = 0; i < s->nprocs; i++) {
+		uint64_t p;
+		if (!cli_parse_u64(s->procs[i], 4096, &p) || p == 0)
+			return cli_usage_error(CMD, "--procs %s: '%s' is not a P count from 1 to 4096",
+					       procs, s->procs[i]);
+	}
+	return 0;
+}
+
+/* The matrix made: its lists, the cells, the trace's seed.  0 or an exit
+ * status. */
+static int sweep_matrix(struct sweep *s, const struct cli_opts *o)
+{
+	int rc = parse_variants(s, o->policy);
+	if (rc == 0)
+		rc = parse_dims(s, o->sets, o->nsets);
+	bool any_trace = false;
+	uint64_t trace_seed = 0;
+	if (rc == 0)
+		rc = load_inputs(s, o->topology ? o->topology : s->native ? "host" : CLI_DEFAULT_TOPOLOGY,
+				 o->workload, &any_trace, &trace_seed);
+	if (rc == 0 && any_trace) {
+		/* a trace replays the draws of the seed it was expanded with */
+		if (s->nseeds > 1 || (o->seed_given && o->seed != trace_seed) || s->nwls > 1)
+			rc = cli_usage_error(CMD, "-w %s: a trace replays the draws of one seed, %llu: "
+					     "sweep it alone, with --seeds 1", o->workload,
+					     (unsigned long long)trace_seed);
+		s->seed = trace_seed;
+	}
+	if (rc == 0)
+		rc = make_cells(s);
+	return rc;
+}
+
+/* The JSONL store's file, written row by row as the runs end (so that a
+ * sweep killed midway keeps the rows it finished), stdout for "-"; NULL
+ * with a message if it cannot be opened. */
+static FILE *open_rows(const char *path)
+{
+	FILE *jf = strcmp(path, "-") == 0 ? stdout : fopen(path, "we");
+	if (!jf) {
+		char *shown = str_shown(path, 512);
+		fprintf(stderr, "schedlab %s: --json %s: %s\n", CMD, shown, strerror(errno));
+		free(shown);
+	}
+	return jf;
+}
+
+/* Runs the n cells (the matrix's, or the one of --only), writes the store
+ * (--json row by row, --csv at the end, whose columns depend on every
+ * row) and the line per run; the exit status of the first that failed. */
+static int sweep_run(const struct sweep *s, const struct sweep_own *own, struct exp_cell *cells,
+		     long n, const char *id)
+{
+	struct exp_opts eo = {
+		.cmd = CMD,
+		.jobs = own->jobs ? (int)own->jobs : exp_default_jobs(cells, n, s->limits.max_memory),
+		.matrix = id,
+	};
+	if (s->native && own->jobs > 1)
+		fprintf(stderr, "schedlab %s: warning: -j %llu native runs at once take each other's "
+			"CPUs: their timings are not those of a run alone\n", CMD,
+			(unsigned long long)own->jobs);
+	FILE *jf = NULL;
+	if (own->json) {
+		jf = open_rows(own->json);
+		if (!jf)
+			return EXIT_BADINPUT;
+		eo.row_done = write_row;
+		eo.ctx = jf;
+	}
+	struct exp_run *runs = exp_matrix_run(cells, n, &eo);
+	cJSON **rows = xcalloc((size_t)n, sizeof(*rows));
+	for (long i = 0; i < n; i++)
+		rows[i] = runs[i].row;
+	int rc = 0;
+	if (jf && (jf == stdout ? fflush(jf) != 0 || ferror(jf) : ferror(jf) | (fclose(jf) != 0))) {
+		char *shown = str_shown(own->json, 512);
+		fprintf(stderr, "schedlab %s: --json %s: %s\n", CMD, shown, strerror(errno));
+		free(shown);
+		rc = EXIT_BADINPUT;
+	}
+	if (own->csv && rc == 0)
+		rc = exp_store_save(CMD, "--csv", own->csv, true, rows, n);
+	bool to_stdout = (own->json && strcmp(own->json, "-") == 0) ||
+			 (own->csv && strcmp(own->csv, "-") == 0);
+	if (!to_stdout)
+		print_runs(runs, n);
+	long first = exp_runs_first_failed(runs, n);
+	if (rc == 0 && first >= 0) {
+		long nfailed = 0;
+		for (long i = first; i < n; i++)
+			nfailed += strcmp(exp_row_status(rows[i]), "ok") != 0;
+		const cJSON *m = cJSON_GetObjectItem(rows[first], "message");
+		fprintf(stderr, "schedlab %s: %ld of %ld runs did not complete; the first, run %ld "
+			"(%s, seed %llu): %s: %s\n", CMD, nfailed, n, cells[first].index,
+			cells[first].variant, (unsigned long long)cells[first].seed,
+			exp_row_status(rows[first]), cJSON_IsString(m) ? m->valuestring : "");
+		rc = exp_row_exit_status(rows[first]);
+	}
+	free(rows);
+	exp_runs_free(runs, n);
+	return rc;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
 	struct sweep s = { .nseeds = 1 };
 	struct cli_opts o = { .cmd = CMD, .limits = &s.limits };
 	struct sweep_own own = { .nseeds = 1 };
-	const struct cli_own own_ops = { cli_help_sweep, sweep_own_kind, sweep_own_value, &own };
+	const struct cli_own own_ops = { cli_help_sweep, cli_sweep_opts, &own };
 	int rc = cli_parse_options(&o, argc, argv, &own_ops);
 	if (rc || o.help)
 		return rc;
-	if (!o.policy)
-		return cli_usage_error(CMD, "missing -p P1,P2,...");
-	if (own.json && own.csv && strcmp(own.json, "-") == 0 && strcmp(own.csv, "-") == 0)
-		return cli_usage_error(CMD, "--json - and --csv -: only one of them can write to "
-				       "stdout");
-	if (own.json && own.csv && strcmp(own.json, own.csv) == 0)
-		return cli_usage_error(CMD, "--json and --csv both name %s", own.json);
-	if (own.emit && (own.json || own.csv || own.only))
-		return cli_usage_error(CMD, "--emit-jobs runs nothing: no --json, --csv or --only "
-				       "with it (each job writes its own row)");
-	if (own.results && !own.emit)
-		return cli_usage_error(CMD, "--results %s: only with --emit-jobs", own.results);
-	if (own.native && o.time_limit)
-		return cli_usage_error(CMD, "%s: only a simulated run is cut at a time limit, not a "
-				       "--native one", o.time_limit);
+	rc = sweep_check(&o, &own);
+	if (rc)
+		return rc;
 	s.native = own.native;
 	s.nseeds = own.nseeds;
 	s.seed = o.seed;
-	/* a store holds a seed as a JSON number, a double: exact to 2^53 */
-	if (s.seed > EXP_MAX_SEED || s.nseeds - 1 > EXP_MAX_SEED - s.seed)
-		return cli_usage_error(CMD, "--seed %llu --seeds %llu: the seeds pass 2^53 "
-				       "(9007199254740992), the largest a store holds exactly",
-				       (unsigned long long)s.seed, (unsigned long long)s.nseeds);
-	struct err e = { "" };
 	if (own.procs) {
-		if (!exp_list_expand("--procs", own.procs, true, &s.procs, &s.nprocs, &e))
-			return list_error(&e);
-		for (long i = 0; i < s.nprocs; i++) {
-			uint64_t p;
-			if (!cli_parse_u64(s.procs[i], 4096, &p) || p == 0) {
-				rc = cli_usage_error(CMD, "--procs %s: '%s' is not a P count from 1 to "
-						     "4096", own.procs, s.procs[i]);
-				goto out;
-			}
-		}
+		rc = sweep_procs(&s, own.procs);
+		if (rc)
+			goto out;
 	}
-	int claim = own.json ? cli_out_claim(CMD, "--json", own.json) : 0;
-	if (!claim && own.csv)
-		claim = cli_out_claim(CMD, "--csv", own.csv);
-	if (claim) {
-		rc = claim;
-		goto out;
-	}
-	rc = parse_variants(&s, o.policy);
+	rc = own.json ? cli_out_claim(CMD, "--json", own.json) : 0;
+	if (!rc && own.csv)
+		rc = cli_out_claim(CMD, "--csv", own.csv);
 	if (rc == 0)
-		rc = parse_dims(&s, o.sets, o.nsets);
-	bool any_trace = false;
-	uint64_t trace_seed = 0;
-	if (rc == 0)
-		rc = load_inputs(&s, o.topology ? o.topology : s.native ? "host" : CLI_DEFAULT_TOPOLOGY,
-				 o.workload, &any_trace, &trace_seed);
-	if (rc == 0 && any_trace) {
-		/* a trace replays the draws of the seed it was expanded with */
-		if (s.nseeds > 1 || (o.seed_given && o.seed != trace_seed) || s.nwls > 1)
-			rc = cli_usage_error(CMD, "-w %s: a trace replays the draws of one seed, %llu: "
-					     "sweep it alone, with --seeds 1", o.workload,
-					     (unsigned long long)trace_seed);
-		s.seed = trace_seed;
-	}
-	if (rc == 0)
-		rc = make_cells(&s);
+		rc = sweep_matrix(&s, &o);
 	if (rc)
 		goto out;
 	if (own.emit) {
@@ -793,61 +874,7 @@ int cmd_sweep(int argc, char **argv)
 		cells->runs = s.n;
 		n = 1;
 	}
-	struct exp_opts eo = {
-		.cmd = CMD,
-		.jobs = own.jobs ? (int)own.jobs : exp_default_jobs(cells, n, s.limits.max_memory),
-		.matrix = id,
-	};
-	if (s.native && own.jobs > 1)
-		fprintf(stderr, "schedlab %s: warning: -j %llu native runs at once take each other's "
-			"CPUs: their timings are not those of a run alone\n", CMD,
-			(unsigned long long)own.jobs);
-	/* the JSONL store is written row by row as the runs end, so that a
-	 * sweep killed midway keeps the rows it finished (the CSV, whose
-	 * columns depend on every row, is written at the end) */
-	FILE *jf = NULL;
-	if (own.json) {
-		jf = strcmp(own.json, "-") == 0 ? stdout : fopen(own.json, "we");
-		if (!jf) {
-			char *shown = str_shown(own.json, 512);
-			fprintf(stderr, "schedlab %s: --json %s: %s\n", CMD, shown, strerror(errno));
-			free(shown);
-			rc = EXIT_BADINPUT;
-			goto out;
-		}
-		eo.row_done = write_row;
-		eo.ctx = jf;
-	}
-	struct exp_run *runs = exp_matrix_run(cells, n, &eo);
-	cJSON **rows = xcalloc((size_t)n, sizeof(*rows));
-	for (long i = 0; i < n; i++)
-		rows[i] = runs[i].row;
-	if (jf && (jf == stdout ? fflush(jf) != 0 || ferror(jf) : ferror(jf) | (fclose(jf) != 0))) {
-		char *shown = str_shown(own.json, 512);
-		fprintf(stderr, "schedlab %s: --json %s: %s\n", CMD, shown, strerror(errno));
-		free(shown);
-		rc = EXIT_BADINPUT;
-	}
-	if (own.csv && rc == 0)
-		rc = exp_store_save(CMD, "--csv", own.csv, true, rows, n);
-	bool to_stdout = (own.json && strcmp(own.json, "-") == 0) ||
-			 (own.csv && strcmp(own.csv, "-") == 0);
-	if (!to_stdout)
-		print_runs(runs, n);
-	long first = exp_runs_first_failed(runs, n);
-	if (rc == 0 && first >= 0) {
-		long nfailed = 0;
-		for (long i = first; i < n; i++)
-			nfailed += strcmp(exp_row_status(rows[i]), "ok") != 0;
-		const cJSON *m = cJSON_GetObjectItem(rows[first], "message");
-		fprintf(stderr, "schedlab %s: %ld of %ld runs did not complete; the first, run %ld "
-			"(%s, seed %llu): %s: %s\n", CMD, nfailed, n, cells[first].index,
-			cells[first].variant, (unsigned long long)cells[first].seed,
-			exp_row_status(rows[first]), cJSON_IsString(m) ? m->valuestring : "");
-		rc = exp_row_exit_status(rows[first]);
-	}
-	free(rows);
-	exp_runs_free(runs, n);
+	rc = sweep_run(&s, &own, cells, n, id);
 out:
 	sweep_free(&s);
 	return rc;

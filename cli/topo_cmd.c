@@ -343,14 +343,38 @@ static cJSON *provenance_json(const struct topo *t)
 	return o;
 }
 
-/* A figure per cache level as {"L1": .., "L4": ..}, as the loader reads it. */
-static void add_levels(cJSON *lat, const char *key, const double *by_level)
+/* Cache instances by kind: level, size, sharing and how many. */
+static cJSON *caches_json(const struct topo *t)
 {
-	cJSON *o = cJSON_AddObjectToObject(lat, key);
-	for (int lv = 1; lv <= TOPO_MAX_LEVEL; lv++) {
-		char name[4] = { 'L', (char)('0' + lv), 0, 0 };
-		cJSON_AddNumberToObject(o, name, by_level[lv]);
+	struct cache_kind kinds[32];
+	int nk = cache_kinds(t, kinds, 32);
+	cJSON *caches = cJSON_CreateArray();
+	for (int k = 0; k < nk; k++) {
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddNumberToObject(c, "level", kinds[k].level);
+		cJSON_AddNumberToObject(c, "size", (double)kinds[k].size);
+		cJSON_AddNumberToObject(c, "cores", kinds[k].ncores);
+		cJSON_AddNumberToObject(c, "instances", kinds[k].count);
+		cJSON_AddItemToArray(caches, c);
 	}
+	return caches;
+}
+
+static cJSON *nodes_json(const struct topo *t)
+{
+	cJSON *nodes = cJSON_CreateArray();
+	for (int i = 0; i < t->nnodes; i++) {
+		cJSON *n = cJSON_CreateObject();
+		if (t->nodes[i].package >= 0)
+			cJSON_AddNumberToObject(n, "package", t->nodes[i].package);
+		else
+			cJSON_AddNullToObject(n, "package");
+		cJSON_AddNumberToObject(n, "cores", t->nodes[i].ncores);
+		cJSON_AddNumberToObject(n, "memory", (double)t->nodes[i].memory);
+		cJSON_AddNumberToObject(n, "bandwidth_gbs", t->nodes[i].bandwidth_gbs);
+		cJSON_AddItemToArray(nodes, n);
+	}
+	return nodes;
 }
 
 cJSON *topo_to_json(const struct topo *t)
@@ -367,95 +391,13 @@ cJSON *topo_to_json(const struct topo *t)
 	cJSON_AddNumberToObject(o, "core_groups", t->ngroups);
 	cJSON_AddNumberToObject(o, "cores", t->ncores);
 	cJSON_AddNumberToObject(o, "pus", t->npus);
-
-	struct cache_kind kinds[32];
-	int nk = cache_kinds(t, kinds, 32);
-	cJSON *caches = cJSON_AddArrayToObject(o, "caches");
-	for (int k = 0; k < nk; k++) {
-		cJSON *c = cJSON_CreateObject();
-		cJSON_AddNumberToObject(c, "level", kinds[k].level);
-		cJSON_AddNumberToObject(c, "size", (double)kinds[k].size);
-		cJSON_AddNumberToObject(c, "cores", kinds[k].ncores);
-		cJSON_AddNumberToObject(c, "instances", kinds[k].count);
-		cJSON_AddItemToArray(caches, c);
-	}
-	cJSON *nodes = cJSON_AddArrayToObject(o, "nodes");
-	for (int i = 0; i < t->nnodes; i++) {
-		cJSON *n = cJSON_CreateObject();
-		if (t->nodes[i].package >= 0)
-			cJSON_AddNumberToObject(n, "package", t->nodes[i].package);
-		else
-			cJSON_AddNullToObject(n, "package");
-		cJSON_AddNumberToObject(n, "cores", t->nodes[i].ncores);
-		cJSON_AddNumberToObject(n, "memory", (double)t->nodes[i].memory);
-		cJSON_AddNumberToObject(n, "bandwidth_gbs", t->nodes[i].bandwidth_gbs);
-		cJSON_AddItemToArray(nodes, n);
-	}
+	cJSON_AddItemToObject(o, "caches", caches_json(t));
+	cJSON_AddItemToObject(o, "nodes", nodes_json(t));
 	cJSON_AddItemToObject(o, "distances", matrix_json(t, 0));
 	cJSON_AddItemToObject(o, "hops", matrix_json(t, 1));
 	cJSON_AddItemToObject(o, "dram_latency_ns", matrix_json(t, 2));
-
-	const struct topo_latency *lat = &t->lat;
-	cJSON *l = cJSON_AddObjectToObject(o, "latency");
-	add_levels(l, "cache_ns", lat->cache_ns);
-	add_levels(l, "cache_bw_gbs", lat->cache_bw_gbs);
-	cJSON *c2c = cJSON_AddObjectToObject(l, "c2c_ns");
-	cJSON_AddNumberToObject(c2c, "core", lat->c2c_core_ns);
-	cJSON_AddNumberToObject(c2c, "group", lat->c2c_group_ns);
-	cJSON_AddNumberToObject(c2c, "package", lat->c2c_package_ns);
-	/* no hop list on a one-node machine: an empty one is not valid input */
-	cJSON *hops = t->max_hops ? cJSON_AddArrayToObject(c2c, "hops") : NULL;
-	for (int h = 0; h < t->max_hops; h++)
-		cJSON_AddItemToArray(hops, cJSON_CreateNumber(lat->c2c_hop_ns[h]));
-	cJSON *dram = cJSON_AddObjectToObject(l, "dram_ns");
-	cJSON_AddNumberToObject(dram, "local", lat->dram_local_ns);
-	if (lat->n_dram_hops) {
-		cJSON *dh = cJSON_AddArrayToObject(dram, "hops");
-		for (int h = 0; h < t->max_hops; h++)
-			cJSON_AddItemToArray(dh, cJSON_CreateNumber(lat->dram_hop_ns[h]));
-	}
-	if (t->dram_matrix) {
-		cJSON *dm = cJSON_AddArrayToObject(dram, "matrix");
-		for (int i = 0; i < t->nnodes; i++) {
-			cJSON *row = cJSON_CreateArray();
-			for (int k = 0; k < t->nnodes; k++)
-				cJSON_AddItemToArray(row, cJSON_CreateNumber(t->dram_matrix[i * t->nnodes + k]));
-			cJSON_AddItemToArray(dm, row);
-		}
-	}
-	cJSON_AddNumberToObject(l, "slit_scale", lat->slit_scale);
-	/* as the input takes it: one number, or one per node */
-	bool same_bw = true;
-	for (int i = 1; i < t->nnodes; i++)
-		same_bw = same_bw && t->nodes[i].bandwidth_gbs == t->nodes[0].bandwidth_gbs;
-	if (same_bw) {
-		cJSON_AddNumberToObject(l, "bandwidth_gbs", t->nodes[0].bandwidth_gbs);
-	} else {
-		cJSON *bw = cJSON_AddArrayToObject(l, "bandwidth_gbs");
-		for (int i = 0; i < t->nnodes; i++)
-			cJSON_AddItemToArray(bw, cJSON_CreateNumber(t->nodes[i].bandwidth_gbs));
-	}
-	cJSON_AddNumberToObject(l, "mlp", lat->mlp);
-	cJSON *os = cJSON_AddObjectToObject(l, "os_ns");
-	cJSON_AddNumberToObject(os, "syscall", lat->syscall_ns);
-	cJSON_AddNumberToObject(os, "futex_wait", lat->futex_wait_ns);
-	cJSON_AddNumberToObject(os, "futex_wake", lat->futex_wake_ns);
-	cJSON *wk = cJSON_AddObjectToObject(os, "wakeup");
-	cJSON_AddNumberToObject(wk, "core", lat->wakeup_core_ns);
-	cJSON_AddNumberToObject(wk, "group", lat->wakeup_group_ns);
-	cJSON_AddNumberToObject(wk, "package", lat->wakeup_package_ns);
-	cJSON *wh = t->max_hops ? cJSON_AddArrayToObject(wk, "hops") : NULL;
-	for (int h = 0; h < t->max_hops; h++)
-		cJSON_AddItemToArray(wh, cJSON_CreateNumber(lat->wakeup_hop_ns[h]));
-	cJSON_AddNumberToObject(os, "timer_slack", lat->timer_slack_ns);
-	cJSON_AddNumberToObject(os, "thread_create", lat->thread_create_ns);
-	cJSON_AddNumberToObject(os, "context_switch", lat->context_switch_ns);
-	cJSON_AddNumberToObject(os, "g_switch", lat->g_switch_ns);
-	cJSON_AddNumberToObject(os, "pause", lat->pause_ns);
-	cJSON *rtc = cJSON_AddObjectToObject(l, "runtime_ns");
-	cJSON_AddNumberToObject(rtc, "g_create", lat->g_create_ns);
-	cJSON_AddNumberToObject(rtc, "g_exit", lat->g_exit_ns);
-	cJSON_AddNumberToObject(rtc, "stack_acquire", lat->stack_acquire_ns);
+	/* every figure of the list (topologies/topo_figlist.h), as a file gives it */
+	cJSON_AddItemToObject(o, "latency", topo_latency_json(t));
 	cJSON_AddItemToObject(o, "provenance", provenance_json(t));
 	cJSON_AddItemToObject(o, "measurements", t->measurements
 			      ? cJSON_Duplicate(t->measurements, true) : cJSON_CreateNull());
@@ -503,26 +445,42 @@ static cJSON *mlc_to_json(const struct topo *t, const struct hw_mlc *m)
 	return o;
 }
 
+/* What topo's line gives. */
+struct topo_args {
+	const char *spec;
+	bool json, mlc;
+};
+
+const struct cli_opt cli_topo_opts[] = {
+	CLI_STRING("-t", "--topology", "T", struct topo_args, spec,
+		   "bundled name, \"host\", or a path to hwloc XML or\n"
+		   "schedlab JSON (default: numa4)"),
+	CLI_FLAG(NULL, "--mlc", struct topo_args, mlc,
+		 "instead, run simulated measurements through the\n"
+		 "hardware model, like Intel's Memory Latency Checker:\n"
+		 "idle pointer-chase latency node x node, core-to-core\n"
+		 "transfer latency by relation, and peak bandwidth with\n"
+		 "every core streaming from one node or interleaved"),
+	CLI_FLAG(NULL, "--json", struct topo_args, json,
+		 "print as JSON (keys calibration, latency, provenance,\n"
+		 "measurements, ...; with --mlc: keys dram_latency_ns,\n"
+		 "c2c_latency_ns, bandwidth_gbs)"),
+	CLI_END,
+};
+
 int cmd_topo(int argc, char **argv)
 {
-	const char *spec = "numa4";
-	bool json = false, mlc = false;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-t") == 0 || strcmp(argv[i], "--topology") == 0) {
-			if (++i == argc)
-				return cli_usage_error("topo", "option %s needs a topology", argv[i - 1]);
-			spec = argv[i];
-		} else if (strcmp(argv[i], "--json") == 0) {
-			json = true;
-		} else if (strcmp(argv[i], "--mlc") == 0) {
-			mlc = true;
-		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			cli_help_topo(stdout);
-			return 0;
-		} else {
-			return cli_usage_error("topo", "unknown option '%s'", argv[i]);
-		}
-	}
+	struct topo_args ta = { .spec = "numa4" };
+	const struct cli_parser p = {
+		.cmd = "topo", .opts = cli_topo_opts, .ctx = &ta, .help = cli_help_topo,
+		.missing = "option %s needs a topology",
+	};
+	bool help;
+	int rc = cli_parse(&p, argc, argv, &help);
+	if (rc || help)
+		return rc;
+	const char *spec = ta.spec;
+	bool json = ta.json, mlc = ta.mlc;
 	struct err e = { "" };
 	struct topo *t = topo_load(spec, &e);
 	if (!t)

@@ -4,12 +4,14 @@
 # demand; or source it from ~/.bashrc.  Needs bash 4 only (not the
 # bash-completion package's helpers).
 #
-# Nothing here is a copy of the program's tables: the commands and each
-# command's options come from `schedlab --help` and `schedlab CMD --help`,
-# and the names (policies, knobs, workloads, topologies) from `schedlab list
-# ... --names` and `schedlab list knobs [POLICY]`, asked of the very binary
-# being completed (the first word of the line) at the time of completion,
-# so the completion follows the program as it changes.
+# Nothing here is a copy of the program's tables: the commands come from
+# `schedlab --help`, each command's options and what their values are from
+# `schedlab list options CMD` (printed from the very table the command
+# parses its line with), and the names (policies, knobs, workloads,
+# topologies) from `schedlab list ... --names` and `schedlab list knobs
+# [POLICY]`, asked of the very binary being completed (the first word of
+# the line) at the time of completion, so the completion follows the
+# program as it changes.
 
 # The binary the line runs: its first word, "~/" expanded.
 _schedlab_bin()
@@ -25,36 +27,21 @@ _schedlab_ask()
 	LC_ALL=C "$(_schedlab_bin)" "$@" 2>/dev/null
 }
 
-# The option names a --help text lists: those of its option lines (first
-# non-blank is "-", indented at most 4) and of its usage lines (in [...]).
-_schedlab_help_options()
+# The spellings of CMD's options, one a line, and --help: `list options
+# CMD` prints a line per option, its spellings, then its value's name.
+_schedlab_option_names()
 {
-	_schedlab_ask "$@" --help | awk '
-		/^usage:/ || /^ +schedlab / { usage = 1 }
-		/^$/ { usage = 0 }
-		{
-			line = $0
-			if (usage) {
-				while (match(line, /\[-[-A-Za-z0-9]+/)) {
-					print substr(line, RSTART + 1, RLENGTH - 1)
-					line = substr(line, RSTART + RLENGTH)
-				}
-				next
-			}
-			# (no {1,4}: mawk, Debian'"'"'s awk, has no intervals)
-			match(line, /^ */)
-			if (RLENGTH < 1 || RLENGTH > 4 || substr(line, RLENGTH + 1, 1) != "-")
-				next
-			line = substr(line, RLENGTH + 1)
-			while (match(line, /^-[-A-Za-z0-9]+/)) {
-				print substr(line, 1, RLENGTH)
-				line = substr(line, RLENGTH + 1)
-				if (line !~ /^, -/)
-					break
-				line = substr(line, 3)
-			}
-		}
-		END { print "--help" }' | sort -u
+	{
+		_schedlab_ask list options "$1" | tr ' ' '\n' | grep -e '^-'
+		echo --help
+	} | sort -u
+}
+
+# The name of the value that CMD's option $2 takes ("FILE|-"), or nothing.
+_schedlab_option_value()
+{
+	_schedlab_ask list options "$1" | awk -v o="$2" '
+		$NF !~ /^-/ { for (i = 1; i < NF; i++) if ($i == o) print $NF }'
 }
 
 # The commands `schedlab --help` shows in its usage.
@@ -236,22 +223,24 @@ _schedlab()
 	--against)
 		_schedlab_add "$cur" "$(_schedlab_ask list policies --names)"
 		;;
-	--format)
-		_schedlab_add "$cur" $'html\nmd'
-		;;
-	-o | --output | --json | --csv | --cdf | --trace | --store | --baseline | --suite | \
-		--markdown | --emit-jobs | --results | --plot-script)
-		_schedlab_files "$cur"
-		;;
-	--procs | --seed | --seeds | --seconds | --trace-limit | --schedtrace | --max-sim-time | \
-		--max-wall-time | --max-memory | -j | --jobs | --only | --max-regress | --alpha)
-		# a number, a time, a size: nothing to offer
-		;;
 	*)
-		if [[ $cur == -* ]]; then
-			_schedlab_add "$cur" "$(_schedlab_help_options "$cmd")"
+		# any other option's value, by the name its table gives it
+		local value=""
+		[[ $prev == -* ]] && value=$(_schedlab_option_value "$cmd" "$prev")
+		if [[ $value == *FILE* || $value == *DIR* || $value == *STORE* ]]; then
+			_schedlab_files "$cur"
+		elif [[ $value =~ ^[a-z]+(\|[a-z]+)+$ ]]; then
+			# a choice, html|md
+			_schedlab_add "$cur" "${value//|/$'\n'}"
+		elif [[ -n $value ]]; then
+			# a number, a time, a size, a name: nothing to offer
+			:
+		elif [[ $cur == -* ]]; then
+			_schedlab_add "$cur" "$(_schedlab_option_names "$cmd")"
+		elif [[ $cmd == list && $sub == options && $prev == options ]]; then
+			_schedlab_add "$cur" "$(_schedlab_commands)"
 		elif [[ $cmd == list && -z $sub ]]; then
-			_schedlab_add "$cur" $'policies\ntopologies\nworkloads\nknobs'
+			_schedlab_add "$cur" $'policies\ntopologies\nworkloads\nknobs\noptions'
 		elif [[ $cmd == list && $sub == knobs && $prev == knobs ]]; then
 			_schedlab_add "$cur" "$(_schedlab_ask list policies --names)"
 		elif [[ $cmd == workload && -z $sub ]]; then

@@ -23,8 +23,6 @@ struct body_ops;
 
 /* ---- Policies ---- */
 
-#define POL_VERSION 1
-
 enum {
 	POL_KNOB_BOOL = 1u << 0,   /* 0 or 1 (also spelled false/true) */
 	POL_KNOB_POW2 = 1u << 1,   /* a power of two */
@@ -37,19 +35,53 @@ struct pol_knob {
 	const char *doc;
 };
 
+/* The structural choices a policy makes once, at init [proc: Policies'
+ * choices]: what the core builds for the run and how its shared
+ * mechanisms behave.  The core gives init these defaults, the policy
+ * changes what it chooses, and from then on the core reads them
+ * (rt->choices); nothing changes them during the run. */
+struct pol_choices {
+	uint32_t runq_size;            /* each P's local ring, a power of two >= 2 (256) */
+	bool sysmon;                   /* run sysmon (false) */
+	int64_t preempt_ns;            /* sysmon preempts a G this long on one time slice (0: never) */
+	int64_t syscall_retake_ns;     /* ... and retakes the P of a G this long in a system call */
+	bool node_queues;              /* global run queues and G free lists per node */
+	bool node_mpools;              /* Ms bound to nodes, an M pool per node */
+	bool lastm;                    /* a P is started on the M that last held it, if idle */
+	bool node_heaps;               /* the Go heap allocates on the running P's node */
+	bool syscall_handoff;          /* a G entering a system call lets go of its P at once */
+	bool no_local_runq;            /* no per-P queues: Gs go to Ms directly (m->nextg) */
+	bool shared_queues;            /* Ps' shared queues are used (rt_sharedq_put) */
+	int gfree_local_max;           /* dead Gs a P keeps (64; 0: all go to the global lists) */
+};
+
 /* A scheduling policy: a static const table found by name (pol_find).  The
- * core calls these from an M; each says what it decides. */
+ * core calls these from an M; each says what it decides.  The tables are
+ * compiled with the core, in the same build, so they carry no version: a
+ * policy that does not match this header does not compile. */
 struct pol_ops {
-	unsigned version;            /* POL_VERSION */
 	const char *name;
 	const char *summary;
 	const struct pol_knob *knobs; /* ends with a NULL name */
-	/* Reads rt->knobs; may set rt->runq_size before the Ps are made. */
-	bool (*init)(struct rt *rt, struct err *e);
+	/* The policy's own state, by size, as a body's [core/body.h]: the
+	 * core allocates it zeroed, frees it, and hands it out through
+	 * rt_pol_run, rt_pol_p and rt_pol_g [core/runtime.h]; 0: none.
+	 *   run_bytes  for the run, made before init;
+	 *   p_bytes    for each P, after its struct p, made with the Ps (so
+	 *              from placed on), the owner's as the P's own fields;
+	 *   g_bytes    for each G, after the body's state in the G's slab,
+	 *              zeroed whenever the G is made (a reused G's too), the
+	 *              G's owner's as the G's own fields. */
+	size_t run_bytes, p_bytes, g_bytes;
+	/* Reads rt->knobs into its state, and fills in c (holding the
+	 * defaults) before the core makes the Ps.  On failure (e says why)
+	 * it leaves nothing to free: fini is not called. */
+	bool (*init)(struct rt *rt, struct pol_choices *c, struct err *e);
 	/* Optional second stage, called once the Ps are made and placed
 	 * (rt->allp[i]->node and ->cpu are set) and before any M runs: the
-	 * place for tables built from the Ps' layout.  fini frees what init
-	 * and placed made (placed has not run if rt_new failed before it). */
+	 * place for tables built from the Ps' layout.  Optional fini frees
+	 * what init and placed made beyond the state above (placed has not
+	 * run if rt_new failed before it). */
 	void (*placed)(struct rt *rt);
 	void (*fini)(struct rt *rt);
 	/* A G became runnable: newly spawned, woken from a wait (g->wake says
@@ -245,7 +277,7 @@ bool rt_host_busy(const struct rt_host *h, char *why, size_t size);
 
 /* Memory a body asks the platform for [core/platform.h: regions], and how
  * its Gs walk it.  HEAP: Go's heap, whose placement is the policy's
- * (rt->node_heaps: the running P's node; else the OS's first touch). */
+ * (rt->choices.node_heaps: the running P's node; else the OS's first touch). */
 enum rt_place { RT_PLACE_LOCAL, RT_PLACE_NODE, RT_PLACE_INTERLEAVE, RT_PLACE_FIRST_TOUCH,
 		RT_PLACE_HEAP };
 enum rt_pattern { RT_SEQUENTIAL, RT_RANDOM, RT_POINTER_CHASE };

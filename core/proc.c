@@ -113,6 +113,27 @@
  * runnext is taken only on the last pass and, if the victim is running,
  * only after a short sleep: its owner is probably about to run that G.
  *
+ * Policies' choices
+ *
+ * Some of what makes a policy is not a decision at run time but a shape
+ * the core builds and a way its shared mechanisms behave, chosen once:
+ * the size of each P's ring; whether sysmon runs, and after how long it
+ * preempts a G or retakes a P from a system call; one global queue and G
+ * free list or one of each per node; Ms bound to nodes in per-node pools,
+ * and a P started on the M that last ran it; the heap placed on the
+ * running P's node; Go 1.0's hand-off of the P at every system call and
+ * its Ps without local queues (Gs handed to Ms: m->nextg); Ps' shared
+ * queues; how many dead Gs a P keeps.  A policy's init makes these
+ * choices in one struct pol_choices [core/policy.h], which starts with
+ * the core's defaults (Go's today: 256 slots, 64 dead Gs, the rest off),
+ * so a policy states only what it changes; the core reads them as
+ * rt->choices, fixed for the run.  The rest of what a policy keeps is its
+ * own state, declared by size as a body's is (pol_ops.run_bytes, p_bytes,
+ * g_bytes): the core makes it zeroed -- for the run, after each struct p,
+ * after each G's body state in its slab -- and frees it, and the policy
+ * reaches it through rt_pol_run, rt_pol_p and rt_pol_g.  No field of
+ * struct rt, p or g is one policy's.
+ *
  * The end of a run
  *
  * A run ends when every G has exited.  No counter of live Gs is shared:
@@ -253,17 +274,17 @@ static struct m *mget(struct rt *rt, struct p *pp)
 {
 	assert(rt_mutex_held(&rt->sched.lock));
 	struct m **link = &rt->sched.midle;
-	if (pp && (rt->lastm || rt->node_mpools)) {
+	if (pp && (rt->choices.lastm || rt->choices.node_mpools)) {
 		struct m **pick = NULL;
 		for (struct m **l = link; *l; l = &(*l)->schedlink) {
-			if (rt->lastm && *l == pp->lastm) {
+			if (rt->choices.lastm && *l == pp->lastm) {
 				pick = l;
 				break;
 			}
-			if (rt->node_mpools && !pick && (*l)->node == pp->node)
+			if (rt->choices.node_mpools && !pick && (*l)->node == pp->node)
 				pick = l;
 		}
-		if (!pick && rt->node_mpools)
+		if (!pick && rt->choices.node_mpools)
 			return NULL;
 		if (pick)
 			link = pick;
@@ -429,7 +450,7 @@ static struct m *startm_locked(struct rt *rt, struct p *pp, bool spinning, struc
 	*fresh = !nmp;
 	if (!nmp) {
 		nmp = allocm(rt);
-		if (rt->node_mpools)
+		if (rt->choices.node_mpools)
 			nmp->node = pp->node;
 		rt->threads_created++;
 	} else {
@@ -858,7 +879,7 @@ struct p *rt_pidleget(struct rt *rt)
 struct p *rt_pidleget_near(struct rt *rt, int node)
 {
 	assert(rt_mutex_held(&rt->sched.lock));
-	if (!rt->node_queues)
+	if (!rt->choices.node_queues)
 		return rt_pidleget(rt);
 	for (struct p *pp = rt->sched.pidle; pp; pp = pp->link)
 		if (pp->node == node)
@@ -960,8 +981,8 @@ struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max)
 		n = size;
 	if (max > 0 && n > max)
 		n = max;
-	if (n > rt->runq_size / 2)
-		n = rt->runq_size / 2;
+	if (n > rt->choices.runq_size / 2)
+		n = rt->choices.runq_size / 2;
 	if (s->ngq > 1) {
 		plat_store_u32(&q->size, size - n, memory_order_relaxed);
 		size = plat_load_u32(&s->runqsize, memory_order_relaxed);
@@ -984,13 +1005,23 @@ struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max)
 	return g;
 }
 
+struct g *rt_globrunqtake_slow(struct rt *rt, struct p *pp, int qi, uint32_t max,
+			       enum rt_gq_why why)
+{
+	rt_lock(&rt->sched.lock);
+	rt_mech_gq_why(pp, why);
+	struct g *g = rt_globrunqget_from(rt, pp, qi, max);
+	rt_unlock(&rt->sched.lock);
+	return g;
+}
+
 /* ---- G lifetimes ---- */
 
 /* A dead G to reuse: pp's own, else a batch from its node's global list. */
 static struct g *gfget(struct rt *rt, struct p *pp)
 {
 	struct gfreelist *gl = &rt->sched.gfree[rt_gq_of_node(rt, pp->node)];
-	int keep = rt->gfree_local_max / 2 > 0 ? rt->gfree_local_max / 2 : 1;
+	int keep = rt->choices.gfree_local_max / 2 > 0 ? rt->choices.gfree_local_max / 2 : 1;
 	if (!pp->gfree && plat_load_u32(&gl->n, memory_order_relaxed) > 0) {
 		rt_lock(&rt->sched.lock);
 		while (pp->ngfree < keep && gl->head) {
@@ -1018,11 +1049,11 @@ static void gfput(struct rt *rt, struct p *pp, struct g *g)
 {
 	g->schedlink = pp->gfree;
 	pp->gfree = g;
-	if (++pp->ngfree < rt->gfree_local_max)
+	if (++pp->ngfree < rt->choices.gfree_local_max)
 		return;
 	struct gfreelist *gl = &rt->sched.gfree[rt_gq_of_node(rt, pp->node)];
 	rt_lock(&rt->sched.lock);
-	while (pp->ngfree > rt->gfree_local_max / 2) {
+	while (pp->ngfree > rt->choices.gfree_local_max / 2) {
 		struct g *x = pp->gfree;
 		pp->gfree = x->schedlink;
 		pp->ngfree--;
@@ -1057,12 +1088,13 @@ static uint64_t newgoid(struct rt *rt, struct p *pp)
 /* Gs are made GSLAB at a time, each on a cache-line boundary (the first
  * line of a G is the one another CPU reads when it runs it), and
  * registered in allg under one lock.  Each G's body state (body_ops.g_bytes
- * of it: a program's frame; a C function's call) follows it in the slab. */
+ * of it: a program's frame; a C function's call) follows it in the slab,
+ * then the policy's (pol_ops.g_bytes, at rt->pol_g_off). */
 #define GSLAB 64
 
 static size_t gstride(const struct rt *rt)
 {
-	return (sizeof(struct g) + rt->body->g_bytes + 63) / 64 * 64;
+	return (rt->pol_g_off + rt->pol->g_bytes + 63) / 64 * 64;
 }
 
 /* false: the slab would take the run past its memory budget, which
@@ -1120,8 +1152,10 @@ static struct g *gnew(struct rt *rt, struct p *pp)
 	g->wake = RT_WAKE_OTHER;
 	g->runwhy = RT_RUN_SPAWN;
 	g->burst = 0;
-	g->home_p = -1;
-	g->remote_runs = 0;   /* a reused G keeps its stack, and the stack its node */
+	/* the policy's state of it starts afresh (a reused G keeps its
+	 * stack, and the stack its node) */
+	if (rt->pol->g_bytes)
+		memset(rt_pol_g(rt, g), 0, rt->pol->g_bytes);
 	/* sysmon may still hold this G from its last life and store to the
 	 * flag: only a fresh G's flag is initialised, a reused one is reset */
 	if (fresh)
@@ -1174,6 +1208,14 @@ static void ready_since(struct m *m, struct g *g, int64_t since, enum rt_wake wh
 void rt_ready(struct m *m, struct g *g)
 {
 	ready_since(m, g, runnable_now(m->rt), RT_WAKE_OTHER);
+}
+
+void rt_yield_global(struct m *m, struct g *g)
+{
+	struct rt *rt = m->rt;
+	rt_lock(&rt->sched.lock);
+	rt_globrunqput(rt, g);
+	rt_unlock(&rt->sched.lock);
 }
 
 void rt_park_commit(struct m *m, void (*unlock)(void *), void *arg)
@@ -1247,16 +1289,35 @@ static void gdestroy(struct m *m, struct g *g)
 	gfput(m->rt, m->p, g);
 }
 
-/* Runs g on m until it gives control back, then deals with why.  Inline
- * in the scheduler loop, its only caller: natively the switch back from g
- * lands here, and every return between here and the loop would be
- * mispredicted (the return-stack buffer holds g's calls by then). */
-static inline __attribute__((always_inline)) void execute(struct m *m, struct g *g, bool inherit)
+/* The report's figures of g's schedule on pp, in a timed run: its wait
+ * for a P, and the schedule's fingerprint.  An untimed run (the C API's)
+ * has neither: no clock read, and its schedule is not reproducible
+ * anyway. */
+static inline __attribute__((always_inline)) void count_schedule(struct m *m, struct p *pp,
+								 struct g *g)
 {
 	struct rt *rt = m->rt;
-	struct p *pp;
-again:
-	pp = m->p;
+	int64_t now = 0;
+	if (g->runnable_since >= 0) {
+		now = plat_nanotime();
+		hist_record(&m->stats.sched_latency, (uint64_t)(now - g->runnable_since));
+		rt_mech_run(rt, pp, g, now, (uint64_t)(now - g->runnable_since));
+	}
+	/* FNV-1a over the decision: a different schedule changes the hash */
+	uint64_t h = m->stats.sched_hash ^ 0xcbf29ce484222325ULL;
+	uint64_t words[3] = { (uint64_t)now, g->goid, (uint64_t)pp->id };
+	for (int i = 0; i < 3; i++)
+		h = (h ^ words[i]) * 0x100000001b3ULL;
+	m->stats.sched_hash = h;
+}
+
+/* g, taken off its queue, starts to run on m, which holds pp: a fresh
+ * time slice on pp unless it inherits one, published for sysmon, and
+ * counted. */
+static inline __attribute__((always_inline)) void g_start(struct m *m, struct p *pp, struct g *g,
+							  bool inherit)
+{
+	struct rt *rt = m->rt;
 	assert(g->status == G_RUNNABLE && "a G runs only from a run queue");
 	assert(g->onq == RT_Q_NONE && "a G runs only once taken off its queue");
 	g->status = G_RUNNING;
@@ -1272,88 +1333,105 @@ again:
 	/* store-release: sysmon may act on g (preemptone) once it sees it */
 	plat_store_ptr(&pp->curg, g, memory_order_release);
 	m->stats.runs++;
-	if (rt->timed) {
-		/* An untimed run (the C API's) has neither figure: no clock
-		 * read, and its schedule is not reproducible anyway. */
-		int64_t now = 0;
-		if (g->runnable_since >= 0) {
-			now = plat_nanotime();
-			hist_record(&m->stats.sched_latency, (uint64_t)(now - g->runnable_since));
-			rt_mech_run(rt, pp, g, now, (uint64_t)(now - g->runnable_since));
-		}
-		/* FNV-1a over the decision: a different schedule changes the hash */
-		uint64_t h = m->stats.sched_hash ^ 0xcbf29ce484222325ULL;
-		uint64_t words[3] = { (uint64_t)now, g->goid, (uint64_t)pp->id };
-		for (int i = 0; i < 3; i++)
-			h = (h ^ words[i]) * 0x100000001b3ULL;
-		m->stats.sched_hash = h;
-	}
+	if (rt->timed)
+		count_schedule(m, pp, g);
 	count_migration(m, g, pp->cpu);
 	if (rt->tracing) {
 		int64_t ts = rt_trace_now(rt, m);
 		rt_trace_rec_at(rt, m, ts, RT_TEV_G_START, g->goid, pp->id, 0, 0);
 		rt_trace_rec_at(rt, m, ts, RT_TEV_RUNQ, 0, pp->id, rt_trace_runqlen(pp), 0);
 	}
+}
 
+/* g yielded, or was preempted: runnable again, given to the policy. */
+static void g_requeue(struct m *m, struct g *g, enum g_why why)
+{
+	struct rt *rt = m->rt;
+	if (why == G_PREEMPT)
+		m->stats.preempted++;
+	rt_trace(rt, m, why == G_PREEMPT ? RT_TEV_G_PREEMPT : RT_TEV_G_YIELD, g->goid,
+		 m->p ? m->p->id : -1, 0, 0);
+	/* Go's gopreempt_m is a Gosched: both go to the global queue */
+	g->status = G_RUNNABLE;
+	g->runwhy = why == G_PREEMPT ? RT_RUN_PREEMPT : RT_RUN_YIELD;
+	g->runnable_since = runnable_now(rt);
+	rt->pol->yield(m, g);
+}
+
+/* g is back from a system call with no P: m takes an idle one if one
+ * appeared meanwhile (true: g runs on it at once), else g is queued
+ * globally, and m parks (rt_mstart) while a P's M runs it. */
+static bool g_syscall_back(struct m *m, struct g *g)
+{
+	struct rt *rt = m->rt;
+	g->runnable_since = runnable_now(rt);
+	g->runwhy = RT_RUN_SYSCALL;
+	rt_lock(&rt->sched.lock);
+	struct p *idle = rt_pidleget_near(rt, plat_node());
+	if (!idle)
+		rt_globrunqput(rt, g);
+	rt_unlock(&rt->sched.lock);
+	if (idle)
+		rt_acquirep(m, idle);
+	return idle != NULL;
+}
+
+/* g parked: only now, with g off m, may others find and ready it. */
+static void g_parked(struct m *m, struct g *g)
+{
+	m->stats.gparks++;
+	if (m->rt->tracing)
+		rt_trace_block(m, g);
+	g->status = G_WAITING;
+	void (*unlock)(void *) = m->park_unlock;
+	m->park_unlock = NULL;
+	if (unlock)
+		unlock(m->park_arg);
+}
+
+static void g_exited(struct m *m, struct g *g)
+{
+	struct rt *rt = m->rt;
+	rt_trace(rt, m, RT_TEV_G_END, g->goid, m->p ? m->p->id : -1, 0, 0);
+	if (g == rt->main_g) {
+		/* A C program ends when its main does, as a Go program does:
+		 * the Gs still parked are dropped. */
+		rt_lock(&rt->sched.lock);
+		stop_run(rt);
+		rt_unlock(&rt->sched.lock);
+	}
+	gdestroy(m, g);
+}
+
+/* Runs g on m until it gives control back, then deals with why.  Inline
+ * in the scheduler loop, its only caller: natively the switch back from g
+ * lands here, and every return between here and the loop would be
+ * mispredicted (the return-stack buffer holds g's calls by then). */
+static inline __attribute__((always_inline)) void execute(struct m *m, struct g *g, bool inherit)
+{
+again:
+	g_start(m, m->p, g, inherit);
 	enum g_why why = plat_execute(m, g);
-
 	m->curg = NULL;
 	g->m = NULL;
 	if (m->p)
 		plat_store_ptr(&m->p->curg, NULL, memory_order_relaxed);
 	switch (why) {
 	case G_PREEMPT:
-		m->stats.preempted++;
-		/* fall through */
 	case G_YIELD:
-		rt_trace(rt, m, why == G_PREEMPT ? RT_TEV_G_PREEMPT : RT_TEV_G_YIELD, g->goid,
-			 m->p ? m->p->id : -1, 0, 0);
-		/* Go's gopreempt_m is a Gosched: both go to the global queue */
-		g->status = G_RUNNABLE;
-		g->runwhy = why == G_PREEMPT ? RT_RUN_PREEMPT : RT_RUN_YIELD;
-		g->runnable_since = runnable_now(rt);
-		rt->pol->yield(m, g);
+		g_requeue(m, g, why);
 		break;
-	case G_NOP: {
-		/* Back from a system call with no P: take an idle one if one
-		 * appeared meanwhile, else queue the G globally; then m parks
-		 * (rt_mstart) and a P's M will run it. */
-		g->runnable_since = runnable_now(rt);
-		g->runwhy = RT_RUN_SYSCALL;
-		rt_lock(&rt->sched.lock);
-		struct p *idle = rt_pidleget_near(rt, plat_node());
-		if (!idle)
-			rt_globrunqput(rt, g);
-		rt_unlock(&rt->sched.lock);
-		if (idle) {
-			rt_acquirep(m, idle);
+	case G_NOP:
+		if (g_syscall_back(m, g)) {
 			inherit = false;
 			goto again;
 		}
 		break;
-	}
-	case G_PARK: {
-		/* Only now, with the G off the M, may others find and ready it. */
-		m->stats.gparks++;
-		if (rt->tracing)
-			rt_trace_block(m, g);
-		g->status = G_WAITING;
-		void (*unlock)(void *) = m->park_unlock;
-		m->park_unlock = NULL;
-		if (unlock)
-			unlock(m->park_arg);
+	case G_PARK:
+		g_parked(m, g);
 		break;
-	}
 	case G_EXIT:
-		rt_trace(rt, m, RT_TEV_G_END, g->goid, m->p ? m->p->id : -1, 0, 0);
-		if (g == rt->main_g) {
-			/* A C program ends when its main does, as a Go program
-			 * does: the Gs still parked are dropped. */
-			rt_lock(&rt->sched.lock);
-			stop_run(rt);
-			rt_unlock(&rt->sched.lock);
-		}
-		gdestroy(m, g);
+		g_exited(m, g);
 		break;
 	}
 }
@@ -1385,7 +1463,7 @@ void rt_mstart(struct m *m)
 	}
 	if (m->node >= 0)
 		plat_bind_node(m->node);
-	if (m == rt->m0 && rt->sysmon)
+	if (m == rt->m0 && rt->choices.sysmon)
 		newsysmon(m);
 	for (;;) {
 		if (!m->p) {
@@ -1468,6 +1546,8 @@ static struct rt *rt_alloc(const struct rt_config *cfg, const struct body_ops *b
 	rt->procs = cfg->procs > 0 ? cfg->procs : cfg->topo->npus;
 	rt->seed = cfg->seed;
 	rt->body = body;
+	/* the policy's state of a G follows the body's in its slab */
+	rt->pol_g_off = (sizeof(struct g) + body->g_bytes + 15) / 16 * 16;
 	rt->timed = body->timed;
 	/* An untimed run (the C API's) has no budget but Go's thread limit:
 	 * what it makes is its own business, as in Go. */
@@ -1477,55 +1557,45 @@ static struct rt *rt_alloc(const struct rt_config *cfg, const struct body_ops *b
 	rt->schedtrace_ns = cfg->schedtrace_ns;
 	rt->scheddetail = cfg->scheddetail;
 	rt->explore = cfg->explore;
-	rt->runq_size = 256;
-	rt->gfree_local_max = GFREE_LOCAL_MAX;
+	/* the choices a policy's init starts from */
+	rt->choices = (struct pol_choices){ .runq_size = 256, .gfree_local_max = GFREE_LOCAL_MAX };
 	rt_trace_init(rt, cfg);
 	return rt;
 }
 
-struct rt *rt_new(const struct rt_config *cfg, struct err *e)
+/* The configuration is one this compilation can run with its body; false:
+ * e says why. */
+static bool config_check(const struct rt_config *cfg, struct err *e)
 {
 	const struct body_ops *body = cfg->body;
 	assert(body && "a run needs a body (rt_api.body: a workload's programs)");
-	if (cfg->policy->version != POL_VERSION) {
-		err_set(e, "policy %s: table version %u, this runtime speaks %u", cfg->policy->name,
-			cfg->policy->version, POL_VERSION);
-		return NULL;
-	}
 	if (body->needs_stack && !plat_g_has_stack()) {
 		err_set(e, "a %s G has no stack to run a %s on", PLAT_NAME, body->name);
-		return NULL;
+		return false;
 	}
 	if (!body->check(cfg, e))
-		return NULL;
+		return false;
 	if (cfg->max_sim_ns < 0 || cfg->max_sim_ns > RT_MAX_SIM_NS || cfg->max_wall_ns < 0 ||
 	    cfg->max_memory > RT_MEMORY_BUDGET) {
 		err_set(e, "limits out of range: at most %lld ns of simulated time, and a memory "
 			   "budget of at most %llu bytes",
 			(long long)RT_MAX_SIM_NS, (unsigned long long)RT_MEMORY_BUDGET);
-		return NULL;
+		return false;
 	}
 	if (cfg->schedtrace_ns < 0) {
 		err_set(e, "schedtrace interval %lld ns: must be positive (0: none)",
 			(long long)cfg->schedtrace_ns);
-		return NULL;
+		return false;
 	}
-	/* One unwind for every failure below (as Redis's aeCreateEventLoop):
-	 * what was made so far is undone in reverse, each part's free
-	 * accepting what its init left half made. */
-	struct rt *rt = rt_alloc(cfg, body);
-	bool pol_made = false, plat_made = false, core_made = false;
-	if (!rt->pol->init(rt, e))
-		goto err;
-	pol_made = true;
-	if (!plat_rt_init(rt, e))
-		goto err;
-	plat_made = true;
-	assert(rt->runq_size >= 2 && (rt->runq_size & (rt->runq_size - 1)) == 0);
+	return true;
+}
 
-	/* Scheduler state on the lines Go's layout would give it: the lock and
-	 * the lists it guards together, the hot counters together, the global
-	 * queue and the id counter apart. */
+/* Scheduler state on the lines Go's layout would give it: the lock and
+ * the lists it guards together, the hot counters together, the global
+ * queues and the id counters apart.  After the policy's choices (how many
+ * global queues). */
+static void sched_init(struct rt *rt)
+{
 	struct sched *s = &rt->sched;
 	plat_line_t lock_line = plat_line_new(rt, 0), count_line = plat_line_new(rt, 0);
 	rt_mutex_init(rt, &s->lock, lock_line, RT_LOCK_SCHED);
@@ -1536,7 +1606,7 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	plat_u32_init(&s->polling, 0, poll_line);
 	plat_u64_init(&s->poll_until, 0, poll_line);
 	plat_u32_init(&s->netpoll_waiters, 0, poll_line);
-	s->ngq = rt->node_queues ? rt->topo->nnodes : 1;
+	s->ngq = rt->choices.node_queues ? rt->topo->nnodes : 1;
 	s->gq = xcalloc((size_t)s->ngq, sizeof(*s->gq));
 	s->gfree = xcalloc((size_t)s->ngq, sizeof(*s->gfree));
 	for (int i = 0; i < s->ngq; i++) {
@@ -1557,10 +1627,15 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	plat_line_t mask_line = plat_line_new(rt, 0);
 	for (int i = 0; i < words; i++)
 		plat_u32_init(&s->idlepmask[i], 0, mask_line);
+}
 
+/* The Ps, each with the policy's state of it after it, placed on PUs
+ * (place_ps), then their lines homed on their nodes, rings and timers. */
+static void make_ps(struct rt *rt)
+{
 	rt->allp = xcalloc((size_t)rt->procs, sizeof(*rt->allp));
 	for (int i = 0; i < rt->procs; i++) {
-		struct p *pp = xcalloc(1, sizeof(*pp));
+		struct p *pp = xcalloc(1, RT_P_POL_OFF + rt->pol->p_bytes);
 		pp->id = i;
 		rt->allp[i] = pp;
 	}
@@ -1575,13 +1650,45 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 		rt_runq_init(rt, pp);
 		rt_timers_init(rt, pp);
 	}
+}
+
+/* Frees the policy's state: what fini frees, then what the core made. */
+static void pol_free(struct rt *rt)
+{
+	if (rt->pol->fini)
+		rt->pol->fini(rt);
+	free(rt->pol_run);
+	rt->pol_run = NULL;
+}
+
+struct rt *rt_new(const struct rt_config *cfg, struct err *e)
+{
+	if (!config_check(cfg, e))
+		return NULL;
+	/* One unwind for every failure below (as Redis's aeCreateEventLoop):
+	 * what was made so far is undone in reverse, each part's free
+	 * accepting what its init left half made. */
+	struct rt *rt = rt_alloc(cfg, cfg->body);
+	bool pol_made = false, plat_made = false, core_made = false;
+	if (rt->pol->run_bytes)
+		rt->pol_run = xcalloc(1, rt->pol->run_bytes);
+	if (!rt->pol->init(rt, &rt->choices, e))
+		goto err;
+	pol_made = true;
+	if (!plat_rt_init(rt, e))
+		goto err;
+	plat_made = true;
+	assert(rt->choices.runq_size >= 2 &&
+	       (rt->choices.runq_size & (rt->choices.runq_size - 1)) == 0);
+	sched_init(rt);
+	make_ps(rt);
 	rt_mech_init(rt);
 	if (rt->pol->placed)
 		rt->pol->placed(rt);
 	rt_netpoll_init(rt);
 	/* From here rt_free undoes it all, the body's half-made state too. */
 	core_made = true;
-	if (!body->run_new(rt, cfg, e))
+	if (!rt->body->run_new(rt, cfg, e))
 		goto err;
 	return rt;
 
@@ -1593,7 +1700,8 @@ err:
 	if (plat_made)
 		plat_rt_fini(rt);
 	if (pol_made)
-		rt->pol->fini(rt);
+		pol_free(rt);
+	free(rt->pol_run);   /* made before a failed init, which has no fini */
 	free(rt->knobs);
 	free(rt);
 	return NULL;
@@ -1614,7 +1722,7 @@ void rt_run(struct rt *rt)
 	rt->body->main_init(rt, main_g);
 	if (rt->body->main_ends_run)
 		rt->main_g = main_g;
-	if (rt->no_local_runq) {
+	if (rt->choices.no_local_runq) {
 		rt_g_enq(main_g, RT_Q_NEXTG);
 		m0->nextg = main_g;
 	} else {
@@ -1758,7 +1866,7 @@ void rt_free(struct rt *rt)
 		rt->body->run_free(rt);
 	rt_netpoll_fini(rt);
 	plat_rt_fini(rt);
-	rt->pol->fini(rt);
+	pol_free(rt);
 	rt_mech_fini(rt);
 	for (size_t i = 0; i < rt->nallg; i++) {
 		plat_g_free(rt, rt->allg[i]);
@@ -1770,7 +1878,7 @@ void rt_free(struct rt *rt)
 	free(rt->gslabs);
 	free(rt->allg);
 	for (int i = 0; i < rt->procs; i++) {
-		plat_free(rt->allp[i]->runq, rt->runq_size * sizeof(plat_ptr));
+		plat_free(rt->allp[i]->runq, rt->choices.runq_size * sizeof(plat_ptr));
 		free(rt->allp[i]->runqbatch);
 		rt_timers_free(rt->allp[i]);
 		free(rt->allp[i]);

@@ -35,19 +35,19 @@ void rt_runq_init(struct rt *rt, struct p *pp)
 	plat_u64_init(&pp->runqhead, 0, ends);
 	plat_u32_init(&pp->runqtail, 0, ends);
 	plat_ptr_init(&pp->runnext, NULL, plat_line_new(rt, pp->node));
-	pp->runq = plat_alloc(rt->runq_size * sizeof(plat_ptr), pp->node);
+	pp->runq = plat_alloc(rt->choices.runq_size * sizeof(plat_ptr), pp->node);
 	plat_line_t line = 0;
-	for (uint32_t i = 0; i < rt->runq_size; i++) {
+	for (uint32_t i = 0; i < rt->choices.runq_size; i++) {
 		if (i % SLOTS_PER_LINE == 0)
 			line = plat_line_new(rt, pp->node);
 		plat_ptr_init(&pp->runq[i], NULL, line);
 	}
-	pp->runq_mask = rt->runq_size - 1;
-	pp->sharedq_used = rt->shared_queues;
+	pp->runq_mask = rt->choices.runq_size - 1;
+	pp->sharedq_used = rt->choices.shared_queues;
 	plat_line_t shared = plat_line_new(rt, pp->node);
 	rt_mutex_init(rt, &pp->sharedq_lock, shared, RT_LOCK_SCHED);
 	plat_u32_init(&pp->sharedq_size, 0, shared);
-	pp->runqbatch = xmalloc((rt->runq_size / 2 + 1) * sizeof(*pp->runqbatch));
+	pp->runqbatch = xmalloc((rt->choices.runq_size / 2 + 1) * sizeof(*pp->runqbatch));
 }
 
 /* Puts half of a full ring, and g, on the global queue in one batch.

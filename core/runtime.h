@@ -228,10 +228,10 @@ struct select_case {
  * the second the platform's context, the third what a channel wait uses,
  * the fourth what is set when the G is made and read only in a timed run,
  * by a policy that uses it, or by a less common wait.  Natively that is
- * 216 bytes, and the body's state follows in the fourth line (a C
- * function's call: 256 bytes a G); making a G writes its first and fourth
- * lines, running it the first two.  Gs are allocated on cache-line
- * boundaries (gslab_new). */
+ * 208 bytes, and the body's state follows in the fourth line, then the
+ * policy's (a C function's call, and numa's records: 256 bytes a G);
+ * making a G writes its first and fourth lines, running it the first
+ * two.  Gs are allocated on cache-line boundaries (gslab_new). */
 struct g {
 	struct g *schedlink;     /* next on a free list or a shared queue, or readied together */
 	enum g_status status;
@@ -257,10 +257,12 @@ struct g {
 	uint8_t waitreason;      /* why it is parked (enum rt_wait) */
 
 	uint64_t goid;
-	/* Policies' per-G records (the numa policy's home P and stack) */
-	int home_p;              /* the P it last ran on, -1 before its first run */
-	int stack_node;          /* node its stack is (to be) on: its maker's */
-	uint32_t remote_runs;    /* consecutive runs on a node other than stack_node */
+	/* The node its stack is (to be) on, its maker's at first.  A G's
+	 * stack is the core's (plat_g's natively; in simulation a body may
+	 * model one: body_ops.g_stack_modelled), like where the G last ran:
+	 * the body that models it sets this, also when it moves the stack
+	 * (g_stack_move), and a policy that moves stacks reads it. */
+	int stack_node;
 	/* Made at its first select or sleep, kept while the G struct is
 	 * reused: inline, they would make every G a line longer for the few
 	 * that use them. */
@@ -269,7 +271,7 @@ struct g {
 };
 
 /* Its body's own state (body_ops.g_bytes of it), right after it in its
- * slab. */
+ * slab; the policy's (pol_ops.g_bytes) follows that, at rt->pol_g_off. */
 static inline void *rt_g_body(struct g *g)
 {
 	return g + 1;
@@ -356,7 +358,7 @@ struct p {
 	/* The shared queue: a FIFO any M may put to (a policy's placement of
 	 * Gs on this P from elsewhere), under its own lock; size is a hint
 	 * read without it.  Unused by policies that never put there. */
-	bool sharedq_used;       /* the policy puts to it (set by its init) */
+	bool sharedq_used;       /* the policy puts to it (choices.shared_queues) */
 	struct rt_mutex sharedq_lock;
 	struct g *sharedq_head, *sharedq_tail;
 	plat_u32 sharedq_size;
@@ -461,7 +463,7 @@ struct sched {
 	plat_u32 nmspinning;           /* atomic [proc: Spinning] */
 	plat_u32 *idlepmask;           /* atomic bitmap of idle Ps: stealers skip them */
 	/* The global run queues (sched.lock): one, or one per NUMA node if
-	 * the policy partitions them (rt->node_queues), each on its own line
+	 * the policy partitions them (choices.node_queues), each on its own line
 	 * homed on its node. */
 	struct globrunq *gq;
 	int ngq;
@@ -501,24 +503,18 @@ struct globrunq {
 struct rt {
 	const struct pol_ops *pol;
 	int64_t *knobs;
-	void *pol_state;
+	/* The policy's state of the run (pol_ops.run_bytes of it, NULL if
+	 * none: rt_pol_run), and where its state of a G starts in the G's
+	 * slab (rt_pol_g). */
+	void *pol_run;
+	size_t pol_g_off;
+	/* The structural choices its init made [proc: Policies' choices],
+	 * fixed for the run. */
+	struct pol_choices choices;
 	int procs;
 	uint64_t seed;
 	const struct topo *topo;
 	const char *name;              /* the run's, for messages (its body sets it) */
-	uint32_t runq_size;            /* local ring slots, set by the policy's init */
-	bool sysmon;                   /* run sysmon (set by the policy's init) */
-	int64_t preempt_ns;            /* 0: never preempt */
-	int64_t syscall_retake_ns;
-	/* Structural choices a policy's init makes [proc: Policies' choices]: */
-	bool node_queues;              /* global run queues and G free lists per node */
-	bool node_mpools;              /* Ms bound to nodes, an M pool per node */
-	bool lastm;                    /* a P is started on the M that last held it, if idle */
-	bool node_heaps;               /* the Go heap allocates on the running P's node */
-	bool syscall_handoff;          /* a G entering a system call lets go of its P at once */
-	bool no_local_runq;            /* no per-P queues: Gs go to Ms directly (m->nextg) */
-	bool shared_queues;            /* Ps' shared queues are used (rt_sharedq_put) */
-	int gfree_local_max;           /* dead Gs a P keeps (0: all go to the global lists) */
 	struct m *m0, *sysmon_m;
 	plat_line_t gflag_line;        /* the line of every G's preempt flag */
 	uint64_t preemptions, retakes; /* (sysmon's) */
@@ -610,6 +606,23 @@ bool rt_trace_get(struct rt *rt, struct rt_trace *out, struct err *e);
 void rt_trace_free(struct rt *rt);
 /* The local queue's length, read without pricing it in simulation. */
 uint32_t rt_trace_runqlen(const struct p *pp);
+
+/* The policy's own state [pol_ops: run_bytes, p_bytes, g_bytes]: of the
+ * run, of P pp (after its struct p), and of G g (after the body's state
+ * in its slab). */
+static inline void *rt_pol_run(const struct rt *rt)
+{
+	return rt->pol_run;
+}
+#define RT_P_POL_OFF ((sizeof(struct p) + 15) / 16 * 16)
+static inline void *rt_pol_p(struct p *pp)
+{
+	return (char *)pp + RT_P_POL_OFF;
+}
+static inline void *rt_pol_g(const struct rt *rt, struct g *g)
+{
+	return (char *)g + rt->pol_g_off;
+}
 
 /* The policies of this compilation, and its entry points
  * (policies/registry.c). */
@@ -722,7 +735,7 @@ bool rt_p_is_idle(struct rt *rt, int id);
  * node is 0 unless the policy partitions them. */
 static inline int rt_gq_of_node(const struct rt *rt, int node)
 {
-	return rt->node_queues ? node : 0;
+	return rt->choices.node_queues ? node : 0;
 }
 void rt_globrunqgrow(struct globrunq *q, uint32_t n) __attribute__((cold));
 void rt_mech_gq_len(struct rt *rt);   /* [core/mech.h] */
@@ -732,7 +745,7 @@ static inline void rt_globrunqput(struct rt *rt, struct g *g)
 	struct sched *s = &rt->sched;
 	/* plat_node only when the queues are per node: natively it asks the
 	 * kernel which CPU this is, which costs as much as the put */
-	struct globrunq *q = &s->gq[rt->node_queues ? plat_node() : 0];
+	struct globrunq *q = &s->gq[rt->choices.node_queues ? plat_node() : 0];
 	assert(rt_mutex_held(&s->lock));
 	plat_shared_access(q->line, true);
 	rt_g_enq(g, RT_Q_GLOBAL);
@@ -760,6 +773,17 @@ static inline uint32_t rt_globrunqsize(struct rt *rt, int qi)
 	struct sched *s = &rt->sched;
 	return plat_load_u32(s->ngq > 1 ? &s->gq[qi].size : &s->runqsize, memory_order_relaxed);
 }
+/* Gs for pp from queue qi as rt_globrunqget_from takes them (max 0: a
+ * batch), the take counted under why [core/mech.h], if its length hint
+ * says it holds any: sched.lock is taken and released here.  Returns one
+ * G (the rest on pp's ring), or NULL. */
+struct g *rt_globrunqtake_slow(struct rt *rt, struct p *pp, int qi, uint32_t max,
+			       enum rt_gq_why why);
+static inline struct g *rt_globrunqtake(struct rt *rt, struct p *pp, int qi, uint32_t max,
+					enum rt_gq_why why)
+{
+	return rt_globrunqsize(rt, qi) ? rt_globrunqtake_slow(rt, pp, qi, max, why) : NULL;
+}
 /* The run is over [proc: The end of a run]: the scheduler loops return. */
 static inline bool rt_done(struct rt *rt)
 {
@@ -773,6 +797,10 @@ static inline bool rt_done(struct rt *rt)
 struct g *rt_newg(struct m *m);
 void rt_startg(struct m *m, struct g *g);
 void rt_ready(struct m *m, struct g *g);
+/* A yielding or preempted G to the global queue (its M's node's), with no
+ * M woken: this M looks there itself in a moment (Go's goschedImpl).  A
+ * policy's yield. */
+void rt_yield_global(struct m *m, struct g *g);
 /* From a running G: gives control back to the scheduler with why; for
  * G_PARK, unlock(arg) runs on the M once the G is off it. */
 void rt_park_commit(struct m *m, void (*unlock)(void *), void *arg);

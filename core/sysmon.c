@@ -50,7 +50,7 @@ void rt_entersyscall(struct m *m, struct g *g)
 	 * first sees it (Go ticks only on the way out, so a P's first call
 	 * can be retaken at once). */
 	plat_add_u32(&pp->syscalltick, 1, memory_order_relaxed);
-	if (m->rt->syscall_handoff) {
+	if (m->rt->choices.syscall_handoff) {
 		/* Go 1.0: the M gives up its slot at once, and another M runs
 		 * what is waiting (or the P goes idle) */
 		plat_store_u32(&pp->status, P_IDLE, memory_order_release);
@@ -111,7 +111,7 @@ static void handoffp(struct m *m, struct p *pp)
 		return;
 	}
 	uint32_t zero = 0;
-	if (!rt->no_local_runq &&
+	if (!rt->choices.no_local_runq &&
 	    plat_load_u32(&s->nmspinning, memory_order_relaxed) +
 			    plat_load_u32(&s->npidle, memory_order_relaxed) == 0 &&
 	    plat_cas_u32(&s->nmspinning, &zero, 1, memory_order_acq_rel)) {
@@ -165,7 +165,7 @@ static int retake(struct m *m, int64_t now)
 			if (pp->sm_schedtick != t) {
 				pp->sm_schedtick = t;
 				pp->sm_schedwhen = now;
-			} else if (rt->preempt_ns && pp->sm_schedwhen + rt->preempt_ns <= now) {
+			} else if (rt->choices.preempt_ns && pp->sm_schedwhen + rt->choices.preempt_ns <= now) {
 				preemptone(rt, pp);
 				sysretake = true;   /* a G in a syscall cannot see the flag */
 			}
@@ -178,7 +178,7 @@ static int retake(struct m *m, int64_t now)
 			pp->sm_syscallwhen = now;
 			continue;
 		}
-		if (!sysretake && now - pp->sm_syscallwhen < rt->syscall_retake_ns)
+		if (!sysretake && now - pp->sm_syscallwhen < rt->choices.syscall_retake_ns)
 			continue;
 		/* Nothing waits for this P and others are free to take new work:
 		 * leave it to its G for a while (it may come back soon). */

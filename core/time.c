@@ -242,7 +242,7 @@ void rt_idle(struct m *m)
 			rt_lock(&rt->sched.lock);
 			struct p *pp = rt_pidleget_near(rt, m->node >= 0 ? m->node : plat_node());
 			rt_unlock(&rt->sched.lock);
-			if (pp && rt->node_mpools && pp->node != m->node) {
+			if (pp && rt->choices.node_mpools && pp->node != m->node) {
 				rt_startm(m, pp, false);
 				pp = NULL;
 			}

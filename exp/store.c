@@ -124,45 +124,43 @@ char *exp_json_line(const cJSON *o)
 
 static const char *const statuses[] = { "ok", "deadlock", "panic", "limit", "crashed", "error" };
 
-bool exp_row_check(const cJSON *row, struct err *e)
+/* A key of a row, and the cJSON_ type bits it may have. */
+struct row_key {
+	const char *key;
+	int type;
+};
+
+static const char *type_wanted(int type)
 {
-	static const struct {
-		const char *key;
-		int type;                  /* cJSON_ type bits accepted */
-	} keys[] = {
-		{ "store", cJSON_Number }, { "schedlab", cJSON_String }, { "commit", cJSON_String },
-		{ "matrix", cJSON_String }, { "index", cJSON_Number }, { "variant", cJSON_String },
-		{ "inputs", cJSON_Object }, { "status", cJSON_String },
-		{ "exit_status", cJSON_Number }, { "message", cJSON_String | cJSON_NULL },
-		{ "report", cJSON_Object | cJSON_NULL },
-	};
-	static const struct {
-		const char *key;
-		int type;
-	} inputs[] = {
-		{ "mode", cJSON_String }, { "policy", cJSON_String }, { "set", cJSON_Object },
-		{ "topology", cJSON_String }, { "workload", cJSON_String },
-		{ "procs", cJSON_Number }, { "seed", cJSON_Number },
-	};
-	if (!cJSON_IsObject(row)) {
-		err_set(e, "a row is a JSON object");
-		return false;
-	}
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, keys[i].key);
+	return type & cJSON_Number ? "a number" :
+	       type == cJSON_Object ? "an object" :
+	       type & cJSON_Object ? "an object or null" :
+	       type & cJSON_NULL ? "a string or null" : "a string";
+}
+
+/* Every key of keys in obj, of its type; prefix names obj in messages. */
+static bool check_keys(const cJSON *obj, const char *prefix, const struct row_key *keys,
+		       size_t n, struct err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, keys[i].key);
 		if (!v) {
-			err_set(e, ".%s: missing", keys[i].key);
+			err_set(e, "%s.%s: missing", prefix, keys[i].key);
 			return false;
 		}
 		if (!(v->type & keys[i].type)) {
-			err_set(e, ".%s: expected %s", keys[i].key,
-				keys[i].type & cJSON_Number ? "a number" :
-				keys[i].type == cJSON_Object ? "an object" :
-				keys[i].type & cJSON_Object ? "an object or null" :
-				keys[i].type & cJSON_NULL ? "a string or null" : "a string");
+			err_set(e, "%s.%s: expected %s", prefix, keys[i].key,
+				type_wanted(keys[i].type));
 			return false;
 		}
 	}
+	return true;
+}
+
+/* The row's place: a store version this build reads, and its index (and
+ * runs, if given) in a matrix. */
+static bool check_place(const cJSON *row, struct err *e)
+{
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(row, "store");
 	if (ver->valuedouble != EXP_STORE_VERSION) {
 		err_set(e, ".store: %g is not a store row version this schedlab reads (%d)",
@@ -191,6 +189,30 @@ bool exp_row_check(const cJSON *row, struct err *e)
 		err_set(e, ".matrix: \"%.40s\" is not 16 lowercase hex digits", m);
 		return false;
 	}
+	return true;
+}
+
+bool exp_row_check(const cJSON *row, struct err *e)
+{
+	static const struct row_key keys[] = {
+		{ "store", cJSON_Number }, { "schedlab", cJSON_String }, { "commit", cJSON_String },
+		{ "matrix", cJSON_String }, { "index", cJSON_Number }, { "variant", cJSON_String },
+		{ "inputs", cJSON_Object }, { "status", cJSON_String },
+		{ "exit_status", cJSON_Number }, { "message", cJSON_String | cJSON_NULL },
+		{ "report", cJSON_Object | cJSON_NULL },
+	};
+	static const struct row_key inputs[] = {
+		{ "mode", cJSON_String }, { "policy", cJSON_String }, { "set", cJSON_Object },
+		{ "topology", cJSON_String }, { "workload", cJSON_String },
+		{ "procs", cJSON_Number }, { "seed", cJSON_Number },
+	};
+	if (!cJSON_IsObject(row)) {
+		err_set(e, "a row is a JSON object");
+		return false;
+	}
+	if (!check_keys(row, "", keys, sizeof(keys) / sizeof(keys[0]), e) ||
+	    !check_place(row, e))
+		return false;
 	const char *st = cJSON_GetObjectItemCaseSensitive(row, "status")->valuestring;
 	bool known = false;
 	for (size_t i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++)
@@ -200,21 +222,8 @@ bool exp_row_check(const cJSON *row, struct err *e)
 			"error", st);
 		return false;
 	}
-	const cJSON *in = cJSON_GetObjectItemCaseSensitive(row, "inputs");
-	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, inputs[i].key);
-		if (!v) {
-			err_set(e, ".inputs.%s: missing", inputs[i].key);
-			return false;
-		}
-		if (!(v->type & inputs[i].type)) {
-			err_set(e, ".inputs.%s: expected %s", inputs[i].key,
-				inputs[i].type == cJSON_Number ? "a number" :
-				inputs[i].type == cJSON_Object ? "an object" : "a string");
-			return false;
-		}
-	}
-	return true;
+	return check_keys(cJSON_GetObjectItemCaseSensitive(row, "inputs"), ".inputs", inputs,
+			  sizeof(inputs) / sizeof(inputs[0]), e);
 }
 
 int exp_lines_read(struct exp_lines *r, size_t max, char **buf, size_t *cap)

@@ -6,13 +6,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static void load(const char *text, size_t size, struct err *e)
+{
+	fuzz_check_topo(topo_load_xml_text(text, size, "fuzz.xml", e), e);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = fuzz_text(data, size);
-	if (!text)
-		return -1;
-	struct err e = { "" };
-	fuzz_check_topo(topo_load_xml_text(text, size, "fuzz.xml", &e), &e);
-	free(text);
-	return 0;
+	return fuzz_text_input(data, size, load);
 }

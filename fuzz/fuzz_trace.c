@@ -6,24 +6,23 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void load(const char *text, size_t size, struct err *e)
 {
-	char *text = fuzz_text(data, size);
-	if (!text)
-		return -1;
-	struct err e = { "" };
 	bool is_trace;
 	uint64_t seed;
-	struct workload *w = wl_load_text("fuzz.trace", text, &is_trace, &seed, &e);
-	if (w) {
-		/* a replay looks draws up by stream: the table must be sorted */
-		for (uint32_t i = 1; i < w->ntrace; i++)
-			if (w->trace[i - 1].key >= w->trace[i].key)
-				abort();
-		wl_free(w);
-	} else {
-		fuzz_check_message(&e);
+	struct workload *w = wl_load_text("fuzz.trace", text, &is_trace, &seed, e);
+	if (!w) {
+		fuzz_check_message(e);
+		return;
 	}
-	free(text);
-	return 0;
+	/* a replay looks draws up by stream: the table must be sorted */
+	for (uint32_t i = 1; i < w->ntrace; i++)
+		if (w->trace[i - 1].key >= w->trace[i].key)
+			abort();
+	wl_free(w);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return fuzz_text_input(data, size, load);
 }

@@ -5,17 +5,16 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void load(const char *text, size_t size, struct err *e)
 {
-	char *text = fuzz_text(data, size);
-	if (!text)
-		return -1;
-	struct err e = { "" };
-	struct workload *w = wl_compile("fuzz.json", text, &e);
+	struct workload *w = wl_compile("fuzz.json", text, e);
 	if (w)
 		wl_free(w);
 	else
-		fuzz_check_message(&e);
-	free(text);
-	return 0;
+		fuzz_check_message(e);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return fuzz_text_input(data, size, load);
 }

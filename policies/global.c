@@ -32,8 +32,6 @@
 #include "core/runtime.h"
 #include "core/mech.h"
 
-#include <stdlib.h>
-
 enum {
 	K_HANDOFF,
 	K_IDLE_SPIN,
@@ -59,27 +57,20 @@ struct global {
 	int64_t idle_spin_ns;
 };
 
-static bool global_init(struct rt *rt, struct err *e)
+static bool global_init(struct rt *rt, struct pol_choices *c, struct err *e)
 {
 	(void)e;
-	struct global *gl = xcalloc(1, sizeof(*gl));
+	struct global *gl = rt_pol_run(rt);
 	gl->handoff = rt->knobs[K_HANDOFF] != 0;
 	gl->idle_spin_ns = rt->knobs[K_IDLE_SPIN] * 1000;
-	rt->runq_size = 2;           /* the Ps' rings stay empty: nothing puts to them */
-	rt->no_local_runq = true;
-	rt->syscall_handoff = true;
-	rt->sysmon = false;
-	rt->preempt_ns = 0;
+	c->runq_size = 2;           /* the Ps' rings stay empty: nothing puts to them */
+	c->no_local_runq = true;
+	c->syscall_handoff = true;
+	c->sysmon = false;
+	c->preempt_ns = 0;
 	if (!rt->knobs[K_GFREE_PER_P])
-		rt->gfree_local_max = 0;
-	rt->pol_state = gl;
+		c->gfree_local_max = 0;
 	return true;
-}
-
-static void global_fini(struct rt *rt)
-{
-	free(rt->pol_state);
-	rt->pol_state = NULL;
 }
 
 /* Go 1.0's readylocked + matchmg: queue g, and if an M slot is free hand
@@ -87,7 +78,7 @@ static void global_fini(struct rt *rt)
 static void global_put(struct m *m, struct g *g)
 {
 	struct rt *rt = m->rt;
-	struct global *gl = rt->pol_state;
+	struct global *gl = rt_pol_run(rt);
 	rt_lock(&rt->sched.lock);
 	struct p *pp = rt_pidleget(rt);
 	if (pp && gl->handoff) {
@@ -121,11 +112,23 @@ static bool idle_spin(struct m *m, int64_t ns)
 	return found;
 }
 
+/* With sched.lock held: the queue's oldest G, the lock released if there
+ * is one. */
+static struct g *take_locked(struct m *m)
+{
+	struct rt *rt = m->rt;
+	rt_mech_gq_why(m->p, RT_GQ_ONLY);
+	struct g *g = rt_globrunqget(rt, m->p, 1);
+	if (g)
+		rt_unlock(&rt->sched.lock);
+	return g;
+}
+
 static struct g *global_find_runnable(struct m *m, bool *inherit)
 {
 	struct rt *rt = m->rt;
 	struct sched *s = &rt->sched;
-	struct global *gl = rt->pol_state;
+	struct global *gl = rt_pol_run(rt);
 	bool spun = false;
 	*inherit = false;
 top:
@@ -143,12 +146,8 @@ top:
 	if (g)
 		return g;
 	rt_lock(&s->lock);
-	rt_mech_gq_why(m->p, RT_GQ_ONLY);
-	g = rt_globrunqget(rt, m->p, 1);
-	if (g) {
-		rt_unlock(&s->lock);
+	if ((g = take_locked(m)))
 		return g;
-	}
 	if (gl->idle_spin_ns && !spun) {
 		rt_unlock(&s->lock);
 		spun = true;
@@ -165,12 +164,8 @@ top:
 		rt_unlock(&s->lock);
 		rt_netpoll_now(m);
 		rt_lock(&s->lock);
-		rt_mech_gq_why(m->p, RT_GQ_ONLY);
-	g = rt_globrunqget(rt, m->p, 1);
-		if (g) {
-			rt_unlock(&s->lock);
+		if ((g = take_locked(m)))
 			return g;
-		}
 	}
 	rt_pidleput(rt, rt_releasep(m));
 	rt_unlock(&s->lock);
@@ -181,13 +176,12 @@ top:
 }
 
 const struct pol_ops pol_global = {
-	.version = POL_VERSION,
 	.name = "global",
 	.summary = "the Go 1.0 scheduler: one lock, one FIFO run queue, Gs handed to idle Ms, "
 		   "no stealing, no preemption",
 	.knobs = global_knobs,
+	.run_bytes = sizeof(struct global),
 	.init = global_init,
-	.fini = global_fini,
 	.newproc = global_put,
 	.ready = global_put,
 	.ready_net = true,

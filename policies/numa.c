@@ -56,13 +56,7 @@
 #include <stdlib.h>
 
 enum {
-	K_RUNQ_SIZE,
-	K_GLOBAL_CHECK,
-	K_STEAL_TRIES,
-	K_RUNNEXT_DELAY,
-	K_SPINNING_PCT,
-	K_RUNNEXT,
-	K_PREEMPT,
+	K_PREEMPT = KS__COUNT,
 	K_RETAKE,
 	K_NODE_QUEUES,
 	K_NODE_MPOOLS,
@@ -82,16 +76,12 @@ enum {
 };
 
 static const struct pol_knob numa_knobs[] = {
-	[K_RUNQ_SIZE] = SHARED_KNOB_RUNQ_SIZE("slots in each P's private ring; a full ring moves half "
-					      "of itself to its node's global queue"),
-	[K_GLOBAL_CHECK] = SHARED_KNOB_GLOBAL_CHECK("every Nth schedule on a P takes from its node's "
-						    "global queue first (0: never first)"),
-	[K_STEAL_TRIES] = SHARED_KNOB_STEAL_TRIES("passes over the other Ps and queues before an M "
-						  "drops its P"),
-	[K_RUNNEXT_DELAY] = SHARED_KNOB_RUNNEXT_DELAY,
-	[K_SPINNING_PCT] = SHARED_KNOB_SPINNING_PCT,
-	[K_RUNNEXT] = SHARED_KNOB_RUNNEXT("a G spawned or readied by a running G goes to its P's "
-					  "runnext slot"),
+	SHARED_KNOBS("slots in each P's private ring; a full ring moves half of itself to its "
+		     "node's global queue",
+		     "every Nth schedule on a P takes from its node's global queue first (0: "
+		     "never first)",
+		     "passes over the other Ps and queues before an M drops its P",
+		     "a G spawned or readied by a running G goes to its P's runnext slot"),
 	[K_PREEMPT] = SHARED_KNOB_PREEMPT,
 	[K_RETAKE] = SHARED_KNOB_RETAKE("sysmon takes the P of a G blocked this long in a system "
 					"call"),
@@ -139,13 +129,10 @@ static const struct pol_knob numa_knobs[] = {
 };
 
 struct numa {
+	struct shared_knobs sk;
 	struct rt_steal_order order;     /* over all Ps, without hier_steal */
-	uint32_t global_check;
-	int steal_tries;
-	int64_t runnext_delay_us;
 	int64_t remote_delay_ns;
-	uint32_t spinning_pct;
-	bool runnext, hier, lifo, home_return, root_rr, shared, net_prio;
+	bool hier, lifo, home_return, root_rr, shared, net_prio;
 	uint32_t fifo_interval, burst;
 	int nnodes;
 	int *near;                       /* nnodes x nnodes: nodes by distance from each */
@@ -156,23 +143,37 @@ struct numa {
 	plat_u32 rr_next;                /* atomic: the next root's place in rr */
 	uint32_t burst_batch;
 	uint32_t stack_after;
-	/* [procs]: each P's burst roots not yet dealt, linked through
-	 * schedlink; only the M holding the P touches its batch, and it deals
-	 * the rest out before it next looks for work (numa_find) */
-	struct batch { struct g *head, *tail; uint32_t n; } *batch;
 };
 
-static bool numa_init(struct rt *rt, struct err *e)
+/* A P's: its burst roots not yet dealt, linked through schedlink; only
+ * the M holding the P touches its batch, and it deals the rest out before
+ * it next looks for work (numa_find). */
+struct numa_p {
+	struct g *head, *tail;
+	uint32_t n;
+};
+
+/* A G's. */
+struct numa_g {
+	struct p *home;          /* the P it last ran on [numa_find_runnable], NULL before */
+	uint32_t remote_runs;    /* runs in a row on a node other than its stack's */
+};
+
+static inline struct numa *numa_of(struct rt *rt)
+{
+	return rt_pol_run(rt);
+}
+static inline struct numa_g *numa_g(struct rt *rt, struct g *g)
+{
+	return rt_pol_g(rt, g);
+}
+
+static bool numa_init(struct rt *rt, struct pol_choices *c, struct err *e)
 {
 	(void)e;
-	struct numa *nu = xcalloc(1, sizeof(*nu));
+	struct numa *nu = numa_of(rt);
 	const int64_t *k = rt->knobs;
-	rt->runq_size = (uint32_t)k[K_RUNQ_SIZE];
-	nu->global_check = (uint32_t)k[K_GLOBAL_CHECK];
-	nu->steal_tries = (int)k[K_STEAL_TRIES];
-	nu->runnext_delay_us = k[K_RUNNEXT_DELAY];
-	nu->spinning_pct = (uint32_t)k[K_SPINNING_PCT];
-	nu->runnext = k[K_RUNNEXT] != 0;
+	shared_knobs_read(&nu->sk, c, k, K_PREEMPT, K_RETAKE);
 	nu->hier = k[K_HIER_STEAL] != 0;
 	nu->lifo = k[K_LIFO] != 0;
 	nu->fifo_interval = (uint32_t)k[K_FIFO_INTERVAL];
@@ -184,17 +185,13 @@ static bool numa_init(struct rt *rt, struct err *e)
 	nu->stack_after = (uint32_t)k[K_STACK_MIGRATE];
 	nu->shared = k[K_SHARED_QUEUE] != 0;
 	nu->net_prio = k[K_NET_PRIO] != 0;
-	rt->sysmon = true;
-	rt->preempt_ns = k[K_PREEMPT] * 1000000;
-	rt->syscall_retake_ns = k[K_RETAKE] * 1000;
-	rt->node_queues = k[K_NODE_QUEUES] != 0;
-	rt->node_mpools = k[K_NODE_MPOOLS] != 0;
-	rt->lastm = k[K_LASTM] != 0;
-	rt->node_heaps = k[K_NODE_HEAPS] != 0;
-	rt->shared_queues = nu->shared || nu->net_prio;
+	c->node_queues = k[K_NODE_QUEUES] != 0;
+	c->node_mpools = k[K_NODE_MPOOLS] != 0;
+	c->lastm = k[K_LASTM] != 0;
+	c->node_heaps = k[K_NODE_HEAPS] != 0;
+	c->shared_queues = nu->shared || nu->net_prio;
 	rt_steal_order_reset(&nu->order, (uint32_t)rt->procs);
 	nu->nnodes = rt->topo->nnodes;
-	rt->pol_state = nu;
 	return true;
 }
 
@@ -202,7 +199,7 @@ static bool numa_init(struct rt *rt, struct err *e)
  * and placed the Ps, before the run. */
 static void numa_placed(struct rt *rt)
 {
-	struct numa *nu = rt->pol_state;
+	struct numa *nu = numa_of(rt);
 	const struct topo *t = rt->topo;
 	int nn = nu->nnodes;
 	nu->near = xcalloc((size_t)nn * (size_t)nn, sizeof(*nu->near));
@@ -235,7 +232,6 @@ static void numa_placed(struct rt *rt)
 			rt_steal_order_reset(&nu->node_order[n], (uint32_t)nu->node_nps[n]);
 	/* round robin: the first P of each node, then the second of each... */
 	nu->rr = xcalloc((size_t)rt->procs, sizeof(*nu->rr));
-	nu->batch = xcalloc((size_t)rt->procs, sizeof(*nu->batch));
 	int k = 0;
 	for (int j = 0; k < rt->procs; j++)
 		for (int n = 0; n < nn; n++)
@@ -246,9 +242,7 @@ static void numa_placed(struct rt *rt)
 
 static void numa_fini(struct rt *rt)
 {
-	struct numa *nu = rt->pol_state;
-	if (!nu)
-		return;
+	struct numa *nu = numa_of(rt);
 	rt_steal_order_free(&nu->order);
 	if (nu->node_ps) {
 		for (int n = 0; n < nu->nnodes; n++) {
@@ -261,9 +255,6 @@ static void numa_fini(struct rt *rt)
 	free(nu->node_order);
 	free(nu->near);
 	free(nu->rr);
-	free(nu->batch);
-	free(nu);
-	rt->pol_state = NULL;
 }
 
 /* ---- Placing Gs ---- */
@@ -313,21 +304,21 @@ static struct p *next_root_p(struct rt *rt, struct numa *nu)
 /* The roots of a burst held back on m's P, dealt to the next P round. */
 static void deal_batch(struct m *m, struct numa *nu)
 {
-	struct batch *b = &nu->batch[m->p->id];
+	struct numa_p *b = rt_pol_p(m->p);
 	if (!b->n)
 		return;
 	for (struct g *g = b->head; g; g = g->schedlink)
 		rt_g_deq(g, RT_Q_POLICY);
 	struct g *head = b->head, *tail = b->tail;
 	uint32_t n = b->n;
-	*b = (struct batch){ NULL, NULL, 0 };
+	*b = (struct numa_p){ NULL, NULL, 0 };
 	place_list(m, nu, next_root_p(m->rt, nu), head, tail, n);
 }
 
 static void numa_newproc(struct m *m, struct g *g)
 {
 	struct rt *rt = m->rt;
-	struct numa *nu = rt->pol_state;
+	struct numa *nu = numa_of(rt);
 	struct g *parent = m->curg;
 	if (nu->root_rr && parent && rt->body->g_spawns_root(parent)) {
 		place_on(m, nu, next_root_p(rt, nu), g);
@@ -338,7 +329,7 @@ static void numa_newproc(struct m *m, struct g *g)
 	 * robin is too expensive", says the proposal): they are dealt
 	 * burst_batch at a time instead, to one P each batch. */
 	if (nu->root_rr && parent && nu->burst && parent->burst >= nu->burst) {
-		struct batch *b = &nu->batch[m->p->id];
+		struct numa_p *b = rt_pol_p(m->p);
 		rt_g_enq(g, RT_Q_POLICY);
 		g->schedlink = NULL;
 		if (b->tail)
@@ -350,17 +341,19 @@ static void numa_newproc(struct m *m, struct g *g)
 			deal_batch(m, nu);
 		return;
 	}
-	rt_runqput(rt, m->p, g, nu->runnext);
+	rt_runqput(rt, m->p, g, nu->sk.runnext);
 	rt_wakep(m);
 }
 
 static void numa_ready(struct m *m, struct g *g)
 {
 	struct rt *rt = m->rt;
-	struct numa *nu = rt->pol_state;
+	struct numa *nu = numa_of(rt);
 	enum rt_wake why = (enum rt_wake)g->wake;
 	struct p *here = m->p;
-	struct p *home = g->home_p >= 0 ? rt->allp[g->home_p] : here;
+	struct p *home = numa_g(rt, g)->home;
+	if (!home)
+		home = here;
 	if (why != RT_WAKE_OTHER && nu->home_return && home && home != here) {
 		place_on(m, nu, home, g);
 		return;
@@ -377,7 +370,7 @@ static void numa_ready(struct m *m, struct g *g)
 		rt_startm(m, NULL, false);
 		return;
 	}
-	bool next = nu->runnext;
+	bool next = nu->sk.runnext;
 	if (nu->net_prio) {
 		if (why == RT_WAKE_NET_ACCEPT) {
 			rt_sharedq_put(rt, here, g);
@@ -391,15 +384,6 @@ static void numa_ready(struct m *m, struct g *g)
 	}
 	rt_runqput(rt, here, g, next);
 	rt_wakep(m);
-}
-
-/* A yielding or preempted G goes to its node's global queue. */
-static void numa_yield(struct m *m, struct g *g)
-{
-	struct rt *rt = m->rt;
-	rt_lock(&rt->sched.lock);
-	rt_globrunqput(rt, g);
-	rt_unlock(&rt->sched.lock);
 }
 
 /* ---- Finding work ---- */
@@ -428,14 +412,7 @@ static struct g *local_get(struct numa *nu, struct p *pp, bool *inherit)
 static struct g *take_node_queue(struct rt *rt, struct p *pp, int node, uint32_t max,
 				 enum rt_gq_why why)
 {
-	int qi = rt_gq_of_node(rt, node);
-	if (!rt_globrunqsize(rt, qi))
-		return NULL;
-	rt_lock(&rt->sched.lock);
-	rt_mech_gq_why(pp, why);
-	struct g *g = rt_globrunqget_from(rt, pp, qi, max);
-	rt_unlock(&rt->sched.lock);
-	return g;
+	return rt_globrunqtake(rt, pp, rt_gq_of_node(rt, node), max, why);
 }
 
 /* An idle P whose shared queue still holds work after a thief took a G
@@ -480,7 +457,7 @@ static struct g *steal_from(struct m *m, struct numa *nu, struct p *p2, bool las
 	uint32_t n = 0;
 	struct g *g = NULL;
 	if (!rt_p_is_idle(rt, p2->id))
-		g = rt_runqsteal(rt, pp, p2, last, nu->runnext_delay_us, &n);
+		g = rt_runqsteal(rt, pp, p2, last, nu->sk.runnext_delay_us, &n);
 	if (!g && p2->sharedq_used && (g = rt_sharedq_get_ready_by(p2, ready_by))) {
 		n = 1;
 		wake_owner(rt, p2);
@@ -509,8 +486,8 @@ static struct g *steal_work(struct m *m, struct numa *nu)
 {
 	struct rt *rt = m->rt;
 	int home = m->p->node;
-	for (int i = 0; i < nu->steal_tries; i++) {
-		bool last = i == nu->steal_tries - 1;
+	for (int i = 0; i < nu->sk.steal_tries; i++) {
+		bool last = i == nu->sk.steal_tries - 1;
 		if (!nu->hier) {
 			for (struct rt_steal_enum e = rt_steal_order_start(&nu->order, rt_fastrand(m));
 			     !rt_steal_enum_done(&e); rt_steal_enum_next(&e)) {
@@ -525,7 +502,7 @@ static struct g *steal_work(struct m *m, struct numa *nu)
 			return g;
 		const int *near = &nu->near[home * nu->nnodes];
 		for (int k = 0; k < nu->nnodes; k++)
-			if (near[k] != home && rt->node_queues &&
+			if (near[k] != home && rt->choices.node_queues &&
 			    (g = take_node_queue(rt, m->p, near[k], 0, RT_GQ_STEAL)))
 				return g;
 		for (int k = 0; k < nu->nnodes; k++)
@@ -539,7 +516,7 @@ static struct g *numa_find(struct m *m, bool *inherit)
 {
 	struct rt *rt = m->rt;
 	struct sched *s = &rt->sched;
-	struct numa *nu = rt->pol_state;
+	struct numa *nu = numa_of(rt);
 	struct g *g;
 	deal_batch(m, nu);
 top:
@@ -550,7 +527,7 @@ top:
 	rt_check_timers(m, pp, 0);
 
 	/* fairness: the node's queue first, now and then */
-	if (nu->global_check && pp->schedtick % nu->global_check == 0 &&
+	if (nu->sk.global_check && pp->schedtick % nu->sk.global_check == 0 &&
 	    (g = take_node_queue(rt, pp, pp->node, 1, RT_GQ_FAIRNESS)))
 		return g;
 	if ((g = local_get(nu, pp, inherit)))
@@ -562,7 +539,7 @@ top:
 		if ((g = local_get(nu, pp, inherit)))
 			return g;
 	}
-	if (rt_trybecomespinning(m, nu->spinning_pct) && (g = steal_work(m, nu)))
+	if (rt_trybecomespinning(m, nu->sk.spinning_pct) && (g = steal_work(m, nu)))
 		return g;
 
 	/* Drop the P, after a last look at every node's queue, nearest
@@ -575,37 +552,44 @@ top:
 
 static struct g *numa_find_runnable(struct m *m, bool *inherit)
 {
+	struct rt *rt = m->rt;
 	struct g *g = numa_find(m, inherit);
+	if (!g)
+		return NULL;
 	/* A G's home moves with it within its node only: one a P of another
 	 * node stole keeps its home, and its next timer or network wake takes
 	 * it back there (the proposal: netpoller and timers return stolen Gs
 	 * to their home P), where its memory is. */
-	if (g && (g->home_p < 0 || m->rt->allp[g->home_p]->node == m->p->node))
-		g->home_p = m->p->id;
+	struct numa_g *ng = numa_g(rt, g);
+	if (!ng->home || ng->home->node == m->p->node)
+		ng->home = m->p;
 	/* The proposal's stack migration, right before the G runs: after
 	 * stack_after runs in a row on a node other than its stack's. */
-	struct numa *nu = m->rt->pol_state;
-	if (g && nu->stack_after && rt_g_stack_modelled(m->rt, g)) {
+	struct numa *nu = numa_of(rt);
+	if (nu->stack_after && rt_g_stack_modelled(rt, g)) {
 		if (g->stack_node == m->p->node)
-			g->remote_runs = 0;
-		else if (++g->remote_runs >= nu->stack_after)
-			m->rt->body->g_stack_move(m, g, m->p->node);
+			ng->remote_runs = 0;
+		else if (++ng->remote_runs >= nu->stack_after &&
+			 rt->body->g_stack_move(m, g, m->p->node))
+			ng->remote_runs = 0;
 	}
 	return g;
 }
 
 const struct pol_ops pol_numa = {
-	.version = POL_VERSION,
 	.name = "numa",
 	.summary = "the 2014 NUMA-aware proposal: per-node queues, M pools and heaps, "
 		   "hierarchical stealing, mostly-LIFO, home Ps, round-robin roots",
 	.knobs = numa_knobs,
+	.run_bytes = sizeof(struct numa),
+	.p_bytes = sizeof(struct numa_p),
+	.g_bytes = sizeof(struct numa_g),
 	.init = numa_init,
 	.placed = numa_placed,
 	.fini = numa_fini,
 	.newproc = numa_newproc,
 	.ready = numa_ready,
 	.ready_net = true,
-	.yield = numa_yield,
+	.yield = rt_yield_global,          /* to its node's global queue */
 	.find_runnable = numa_find_runnable,
 };

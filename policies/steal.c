@@ -22,31 +22,20 @@
 #include "core/mech.h"
 #include "policies/knobs_shared.h"
 
-#include <stdlib.h>
-
 enum {
-	K_RUNQ_SIZE,
-	K_GLOBAL_CHECK,
-	K_STEAL_TRIES,
-	K_RUNNEXT_DELAY,
-	K_SPINNING_PCT,
-	K_RUNNEXT,
-	K_INHERIT,
+	K_INHERIT = KS__COUNT,
 	K_PREEMPT,
 	K_RETAKE,
 };
 
 static const struct pol_knob steal_knobs[] = {
-	[K_RUNQ_SIZE] = SHARED_KNOB_RUNQ_SIZE("slots in each P's local ring; a full ring moves half "
-					      "of itself to the global queue"),
-	[K_GLOBAL_CHECK] = SHARED_KNOB_GLOBAL_CHECK("every Nth schedule on a P takes from the global "
-						    "queue first, for fairness (0: never first)"),
-	[K_STEAL_TRIES] = SHARED_KNOB_STEAL_TRIES("passes over all Ps, in random coprime order, "
-						  "before an M drops its P"),
-	[K_RUNNEXT_DELAY] = SHARED_KNOB_RUNNEXT_DELAY,
-	[K_SPINNING_PCT] = SHARED_KNOB_SPINNING_PCT,
-	[K_RUNNEXT] = SHARED_KNOB_RUNNEXT("a G spawned or readied by a running G goes to its P's "
-					  "runnext slot (else the ring's tail)"),
+	SHARED_KNOBS("slots in each P's local ring; a full ring moves half of itself to the "
+		     "global queue",
+		     "every Nth schedule on a P takes from the global queue first, for fairness "
+		     "(0: never first)",
+		     "passes over all Ps, in random coprime order, before an M drops its P",
+		     "a G spawned or readied by a running G goes to its P's runnext slot (else "
+		     "the ring's tail)"),
 	[K_INHERIT] = { "inherit_time_slice", 1, 0, 1, POL_KNOB_BOOL,
 			"a G taken from runnext continues the current time slice (does not "
 			"count as a new schedule)" },
@@ -57,71 +46,45 @@ static const struct pol_knob steal_knobs[] = {
 };
 
 struct steal {
+	struct shared_knobs sk;
 	struct rt_steal_order order;
-	uint32_t global_check;
-	uint64_t global_check_inv;   /* ceil(2^64 / global_check) mod 2^64 */
-	int steal_tries;
-	int64_t runnext_delay_us;
-	uint32_t spinning_pct;
-	bool runnext, inherit;
+	uint64_t global_check_inv;   /* ceil(2^64 / sk.global_check) mod 2^64 */
+	bool inherit;
 };
 
-static bool steal_init(struct rt *rt, struct err *e)
+static bool steal_init(struct rt *rt, struct pol_choices *c, struct err *e)
 {
 	(void)e;
-	struct steal *st = xcalloc(1, sizeof(*st));
-	rt->runq_size = (uint32_t)rt->knobs[K_RUNQ_SIZE];
-	st->global_check = (uint32_t)rt->knobs[K_GLOBAL_CHECK];
-	if (st->global_check)
-		st->global_check_inv = UINT64_MAX / st->global_check + 1;
-	st->steal_tries = (int)rt->knobs[K_STEAL_TRIES];
-	st->runnext_delay_us = rt->knobs[K_RUNNEXT_DELAY];
-	st->spinning_pct = (uint32_t)rt->knobs[K_SPINNING_PCT];
-	st->runnext = rt->knobs[K_RUNNEXT] != 0;
+	struct steal *st = rt_pol_run(rt);
+	shared_knobs_read(&st->sk, c, rt->knobs, K_PREEMPT, K_RETAKE);
+	if (st->sk.global_check)
+		st->global_check_inv = UINT64_MAX / st->sk.global_check + 1;
 	st->inherit = rt->knobs[K_INHERIT] != 0;
 	rt_steal_order_reset(&st->order, (uint32_t)rt->procs);
-	rt->sysmon = true;
-	rt->preempt_ns = rt->knobs[K_PREEMPT] * 1000000;
-	rt->syscall_retake_ns = rt->knobs[K_RETAKE] * 1000;
-	rt->pol_state = st;
 	return true;
 }
 
 static void steal_fini(struct rt *rt)
 {
-	struct steal *st = rt->pol_state;
-	if (!st)
-		return;
+	struct steal *st = rt_pol_run(rt);
 	rt_steal_order_free(&st->order);
-	free(st);
-	rt->pol_state = NULL;
 }
 
 /* A spawned or woken G goes to the running P, and someone is woken to
  * look for work in case this P stays busy. */
 static void steal_newproc(struct m *m, struct g *g)
 {
-	struct steal *st = m->rt->pol_state;
-	rt_runqput(m->rt, m->p, g, st->runnext);
+	struct steal *st = rt_pol_run(m->rt);
+	rt_runqput(m->rt, m->p, g, st->sk.runnext);
 	rt_wakep(m);
 }
 
 static void steal_ready(struct m *m, struct g *g)
 {
-	struct steal *st = m->rt->pol_state;
-	rt_runqput(m->rt, m->p, g, st->runnext);
+	struct steal *st = rt_pol_run(m->rt);
+	rt_runqput(m->rt, m->p, g, st->sk.runnext);
 	if (!RT_BUG(m->rt, RT_BUG_NO_WAKEP))
 		rt_wakep(m);
-}
-
-/* A yielding or preempted G goes to the global queue; no M is woken for
- * it (Go's goschedImpl): this M looks there itself in a moment. */
-static void steal_yield(struct m *m, struct g *g)
-{
-	struct rt *rt = m->rt;
-	rt_lock(&rt->sched.lock);
-	rt_globrunqput(rt, g);
-	rt_unlock(&rt->sched.lock);
 }
 
 /* Step 5: steal_tries passes over the other Ps. */
@@ -129,8 +92,8 @@ static struct g *steal_work(struct m *m, struct steal *st)
 {
 	struct rt *rt = m->rt;
 	struct p *pp = m->p;
-	for (int i = 0; i < st->steal_tries; i++) {
-		bool last = i == st->steal_tries - 1;
+	for (int i = 0; i < st->sk.steal_tries; i++) {
+		bool last = i == st->sk.steal_tries - 1;
 		for (struct rt_steal_enum e = rt_steal_order_start(&st->order, rt_fastrand(m));
 		     !rt_steal_enum_done(&e); rt_steal_enum_next(&e)) {
 			struct p *p2 = rt->allp[e.pos];
@@ -149,7 +112,7 @@ static struct g *steal_work(struct m *m, struct steal *st)
 			uint32_t n;
 			bool eager = RT_BUG(rt, RT_BUG_RUNNEXT_EAGER);
 			struct g *g = rt_runqsteal(rt, pp, p2, last || eager,
-						   eager ? 0 : st->runnext_delay_us, &n);
+						   eager ? 0 : st->sk.runnext_delay_us, &n);
 			if (g) {
 				rt_count_steal(m, p2, n);
 				return g;
@@ -166,7 +129,6 @@ static inline __attribute__((always_inline)) struct g *find_quick(struct m *m, s
 								  bool *inherit, bool *over)
 {
 	struct rt *rt = m->rt;
-	struct sched *s = &rt->sched;
 	struct g *g;
 
 	*over = rt_done(rt);
@@ -181,16 +143,11 @@ static inline __attribute__((always_inline)) struct g *find_quick(struct m *m, s
 	 * c = ceil(2^64 / d) mod 2^64 (Lemire's divisibility test; for d = 1,
 	 * c wraps to 0 and the test always holds): a divide here costs as
 	 * much as the rest of this function. */
-	if (st->global_check &&
+	int qi = rt_gq_of_node(rt, pp->node);
+	if (st->sk.global_check &&
 	    (uint64_t)pp->schedtick * st->global_check_inv <= st->global_check_inv - 1 &&
-	    plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
-		rt_lock(&s->lock);
-		rt_mech_gq_why(pp, RT_GQ_FAIRNESS);
-		g = rt_globrunqget(rt, pp, 1);
-		rt_unlock(&s->lock);
-		if (g)
-			return g;
-	}
+	    (g = rt_globrunqtake(rt, pp, qi, 1, RT_GQ_FAIRNESS)))
+		return g;
 
 	/* 2: local */
 	g = rt_runqget(pp, inherit);
@@ -200,15 +157,7 @@ static inline __attribute__((always_inline)) struct g *find_quick(struct m *m, s
 	}
 
 	/* 3: global */
-	if (plat_load_u32(&s->runqsize, memory_order_relaxed) > 0) {
-		rt_lock(&s->lock);
-		rt_mech_gq_why(pp, RT_GQ_LOCAL_EMPTY);
-		g = rt_globrunqget(rt, pp, 0);
-		rt_unlock(&s->lock);
-		if (g)
-			return g;
-	}
-	return NULL;
+	return rt_globrunqtake(rt, pp, qi, 0, RT_GQ_LOCAL_EMPTY);
 }
 
 /* Steps 4 to 6, after find_quick found nothing; back to find_quick
@@ -231,7 +180,7 @@ __attribute__((noinline)) static struct g *find_slow(struct m *m, struct steal *
 		}
 
 		/* 5: steal, unless enough Ms are spinning already */
-		if (rt_trybecomespinning(m, st->spinning_pct)) {
+		if (rt_trybecomespinning(m, st->sk.spinning_pct)) {
 			g = steal_work(m, st);
 			if (g)
 				return g;
@@ -250,7 +199,7 @@ __attribute__((noinline)) static struct g *find_slow(struct m *m, struct steal *
 
 static struct g *steal_find_runnable(struct m *m, bool *inherit)
 {
-	struct steal *st = m->rt->pol_state;
+	struct steal *st = rt_pol_run(m->rt);
 	bool over;
 	struct g *g = find_quick(m, st, inherit, &over);
 	if (g || over)
@@ -259,15 +208,15 @@ static struct g *steal_find_runnable(struct m *m, bool *inherit)
 }
 
 const struct pol_ops pol_steal = {
-	.version = POL_VERSION,
 	.name = "steal",
 	.summary = "P-based work stealing as Go runs it today: per-P rings and runnext, "
 		   "global queue, steal half, spinning Ms",
 	.knobs = steal_knobs,
+	.run_bytes = sizeof(struct steal),
 	.init = steal_init,
 	.fini = steal_fini,
 	.newproc = steal_newproc,
 	.ready = steal_ready,
-	.yield = steal_yield,
+	.yield = rt_yield_global,          /* Go's goschedImpl */
 	.find_runnable = steal_find_runnable,
 };

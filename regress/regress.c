@@ -2,6 +2,7 @@
  * [regress/regress.h, docs/regress.md]. */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -698,6 +699,20 @@ static cJSON *num_or_null(double v)
 	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
+/* A row's figures in the JSON, in its order; null where there is none. */
+static const struct {
+	const char *key;
+	size_t off;
+} row_figures[] = {
+	{ "old", offsetof(struct rg_row, old_med) },
+	{ "new", offsetof(struct rg_row, new_med) },
+	{ "old_spread", offsetof(struct rg_row, old_spread) },
+	{ "new_spread", offsetof(struct rg_row, new_spread) },
+	{ "delta", offsetof(struct rg_row, delta) },
+	{ "p_change", offsetof(struct rg_row, p_change) },
+	{ "p_gate", offsetof(struct rg_row, p_gate) },
+};
+
 cJSON *rg_report_json(const struct rg_result *r)
 {
 	const struct rg_baseline *b = r->base;
@@ -747,13 +762,9 @@ cJSON *rg_report_json(const struct rg_result *r)
 			cJSON *ro = cJSON_CreateObject();
 			cJSON_AddItemToArray(rows, ro);
 			cJSON_AddStringToObject(ro, "case", case_name(r, row));
-			cJSON_AddItemToObject(ro, "old", num_or_null(row->old_med));
-			cJSON_AddItemToObject(ro, "new", num_or_null(row->new_med));
-			cJSON_AddItemToObject(ro, "old_spread", num_or_null(row->old_spread));
-			cJSON_AddItemToObject(ro, "new_spread", num_or_null(row->new_spread));
-			cJSON_AddItemToObject(ro, "delta", num_or_null(row->delta));
-			cJSON_AddItemToObject(ro, "p_change", num_or_null(row->p_change));
-			cJSON_AddItemToObject(ro, "p_gate", num_or_null(row->p_gate));
+			for (size_t f = 0; f < sizeof(row_figures) / sizeof(row_figures[0]); f++)
+				cJSON_AddItemToObject(ro, row_figures[f].key, num_or_null(
+					*(const double *)((const char *)row + row_figures[f].off)));
 			cJSON_AddNumberToObject(ro, "n", row->n);
 			cJSON_AddBoolToObject(ro, "regression", row->regression);
 		}

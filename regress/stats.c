@@ -156,21 +156,25 @@ static long *plain_ranks(int n)
 	return r2;
 }
 
-double rs_signrank_cdf_upper(int n, double w)
+/* The signed-rank tails at doubled statistic s2, the ranks 1..n untied. */
+static void plain_tails(int n, long s2, double *up, double *lo)
 {
 	long *r2 = plain_ranks(n);
-	double up, lo;
-	signrank_tails(r2, n, (long)ceil(2 * w), &up, &lo);
+	signrank_tails(r2, n, s2, up, lo);
 	free(r2);
+}
+
+double rs_signrank_cdf_upper(int n, double w)
+{
+	double up, lo;
+	plain_tails(n, (long)ceil(2 * w), &up, &lo);
 	return up;
 }
 
 double rs_signrank_cdf_lower(int n, double w)
 {
-	long *r2 = plain_ranks(n);
 	double up, lo;
-	signrank_tails(r2, n, (long)floor(2 * w), &up, &lo);
-	free(r2);
+	plain_tails(n, (long)floor(2 * w), &up, &lo);
 	return lo;
 }
 

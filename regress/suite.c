@@ -86,6 +86,46 @@ static bool name_ok(const char *s)
 	return true;
 }
 
+static bool given_before(const cJSON *obj, const cJSON *k)
+{
+	for (const cJSON *o = obj->child; o != k; o = o->next)
+		if (strcmp(o->string, k->string) == 0)
+			return true;
+	return false;
+}
+
+/* A case's "set": each knob once, and one the policy takes, as --set
+ * would give it. */
+static bool check_set(const struct jv *j, const cJSON *set, const char *path,
+		      const struct pol_ops *pol)
+{
+	if (!cJSON_IsObject(set))
+		return jv_fail(j, path, "expected an object of knobs, got %s", jv_type_name(set));
+	int64_t *knobs = xcalloc((size_t)pol_nknobs(pol) + 1, sizeof(*knobs));
+	pol_default_knobs(pol, knobs);
+	bool ok = true;
+	for (const cJSON *k = set->child; k && ok; k = k->next) {
+		char q[JV_PATH];
+		long v;
+		jv_key(q, sizeof(q), path, k->string);
+		if (given_before(set, k)) {
+			ok = jv_fail(j, q, "key given twice");
+			break;
+		}
+		if (!jv_as_int(j, k, q, -(1L << 40), 1L << 40, &v)) {
+			ok = false;
+			break;
+		}
+		char *a = xasprintf("%s=%ld", k->string, v);
+		struct err ke;
+		if (!pol_set_knob(pol, knobs, a, &ke))
+			ok = jv_fail(j, q, "%s", ke.msg);
+		free(a);
+	}
+	free(knobs);
+	return ok;
+}
+
 static bool parse_case(const struct jv *j, const cJSON *node, const char *path, struct rg_case *c)
 {
 	static const char *const keys[] = { "name", "policy", "set", "topology", "workload",
@@ -102,7 +142,7 @@ static bool parse_case(const struct jv *j, const cJSON *node, const char *path, 
 	    !jv_get_string(j, node, path, "exercises", false, &exercises) ||
 	    !jv_get_int(j, node, path, "procs", false, 1, 1 << 20, &procs))
 		return false;
-	char p[JV_PATH], q[JV_PATH];
+	char p[JV_PATH];
 	if (!name_ok(name))
 		return jv_fail(j, jv_key(p, sizeof(p), path, "name"),
 			       "a case's name is letters, digits and . _ - + (got \"%s\")", name);
@@ -116,35 +156,8 @@ static bool parse_case(const struct jv *j, const cJSON *node, const char *path, 
 			       "unknown policy \"%s\" (expected one of: %s)", policy, list);
 	}
 	const cJSON *set = cJSON_GetObjectItemCaseSensitive(node, "set");
-	if (set) {
-		jv_key(p, sizeof(p), path, "set");
-		if (!cJSON_IsObject(set))
-			return jv_fail(j, p, "expected an object of knobs, got %s", jv_type_name(set));
-		int64_t *knobs = xcalloc((size_t)pol_nknobs(pol) + 1, sizeof(*knobs));
-		pol_default_knobs(pol, knobs);
-		for (const cJSON *k = set->child; k; k = k->next) {
-			long v;
-			jv_key(q, sizeof(q), p, k->string);
-			for (const cJSON *o = set->child; o != k; o = o->next)
-				if (strcmp(o->string, k->string) == 0) {
-					free(knobs);
-					return jv_fail(j, q, "key given twice");
-				}
-			if (!jv_as_int(j, k, q, -(1L << 40), 1L << 40, &v)) {
-				free(knobs);
-				return false;
-			}
-			char *a = xasprintf("%s=%ld", k->string, v);
-			struct err ke;
-			bool ok = pol_set_knob(pol, knobs, a, &ke);
-			free(a);
-			if (!ok) {
-				free(knobs);
-				return jv_fail(j, q, "%s", ke.msg);
-			}
-		}
-		free(knobs);
-	}
+	if (set && !check_set(j, set, jv_key(p, sizeof(p), path, "set"), pol))
+		return false;
 	c->name = xstrdup(name);
 	c->policy = xstrdup(policy);
 	c->set = set ? cJSON_Duplicate(set, true) : cJSON_CreateObject();
@@ -189,6 +202,89 @@ static bool parse_thresholds(const struct jv *j, const cJSON *node, const char *
 	return true;
 }
 
+/* The suite's thresholds: "thresholds" as given, else the defaults. */
+static bool parse_gates(const struct jv *j, const cJSON *json, struct rg_suite *s)
+{
+	const cJSON *th = cJSON_GetObjectItemCaseSensitive(json, "thresholds");
+	if (th)
+		return parse_thresholds(j, th, "$.thresholds", s->threshold);
+	for (int m = 0; m < metric_count; m++)
+		s->threshold[m] = NAN;
+	for (size_t i = 0; i < sizeof(default_thresholds) / sizeof(default_thresholds[0]); i++)
+		s->threshold[metric_index(default_thresholds[i].name)] =
+			default_thresholds[i].pct / 100;
+	return true;
+}
+
+/* The metrics shown: "show" as given, else the defaults; and every gated
+ * one. */
+static bool parse_show(const struct jv *j, const cJSON *json, struct rg_suite *s)
+{
+	const cJSON *show = cJSON_GetObjectItemCaseSensitive(json, "show");
+	if (show) {
+		if (!jv_array(j, show, "$.show"))
+			return false;
+		int i = 0;
+		for (const cJSON *it = show->child; it; it = it->next, i++) {
+			char p[JV_PATH], names[512];
+			jv_idx(p, sizeof(p), "$.show", i);
+			if (!cJSON_IsString(it))
+				return jv_fail(j, p, "expected a metric's name, got %s", jv_type_name(it));
+			int m = metric_index(it->valuestring);
+			if (m < 0) {
+				metric_names(names, sizeof(names));
+				return jv_fail(j, p, "unknown metric \"%s\" (expected one of: %s)",
+					       it->valuestring, names);
+			}
+			s->shown[m] = true;
+		}
+	} else {
+		for (size_t i = 0; i < sizeof(default_shown) / sizeof(default_shown[0]); i++)
+			s->shown[metric_index(default_shown[i])] = true;
+	}
+	for (int m = 0; m < metric_count; m++)
+		if (!isnan(s->threshold[m]))
+			s->shown[m] = true;
+	return true;
+}
+
+/* "cases": 1 to MAX_CASES of them, named apart, and with the seeds no
+ * more runs than a matrix may have. */
+static bool parse_cases(const struct jv *j, const cJSON *json, struct rg_suite *s)
+{
+	const cJSON *cases = cJSON_GetObjectItemCaseSensitive(json, "cases");
+	if (!cases)
+		return jv_fail(j, "$.cases", "missing (a suite is a list of cases)");
+	if (!jv_array(j, cases, "$.cases"))
+		return false;
+	int n = cJSON_GetArraySize(cases);
+	if (n < 1 || n > MAX_CASES)
+		return jv_fail(j, "$.cases", "expected 1 to %d cases, got %d", MAX_CASES, n);
+	/* every run's metrics are held until the comparison: a suite is at
+	 * most a run matrix's worth of runs (past the default seeds: 1000
+	 * cases x 8 is within it) */
+	long seeds = s->seeds;
+	if ((long)n * seeds > EXP_MAX_RUNS)
+		return jv_fail(j, "$.seeds", "%d cases x %ld seeds is %ld runs, more than the %d a "
+			       "suite may have", n, seeds, (long)n * seeds, EXP_MAX_RUNS);
+	s->cases = xcalloc((size_t)n, sizeof(*s->cases));
+	int i = 0;
+	for (const cJSON *c = cases->child; c; c = c->next, i++) {
+		char p[JV_PATH];
+		jv_idx(p, sizeof(p), "$.cases", i);
+		if (!parse_case(j, c, p, &s->cases[i]))
+			return false;
+		s->ncases = i + 1;
+		for (int k = 0; k < i; k++)
+			if (strcmp(s->cases[k].name, s->cases[i].name) == 0) {
+				char q[JV_PATH];
+				return jv_fail(j, jv_key(q, sizeof(q), p, "name"),
+					       "\"%s\" names case %d too", s->cases[i].name, k);
+			}
+	}
+	return true;
+}
+
 struct rg_suite *rg_suite_parse_json(const char *label, const cJSON *json, struct err *e)
 {
 	struct jv jj = { label, e }, *j = &jj;
@@ -211,81 +307,8 @@ struct rg_suite *rg_suite_parse_json(const char *label, const cJSON *json, struc
 	s->description = desc ? xstrdup(desc) : NULL;
 	s->seeds = (int)seeds;
 	s->seed = seed;
-	const cJSON *th = cJSON_GetObjectItemCaseSensitive(json, "thresholds");
-	if (th) {
-		if (!parse_thresholds(j, th, "$.thresholds", s->threshold))
-			goto fail;
-	} else {
-		for (int m = 0; m < metric_count; m++)
-			s->threshold[m] = NAN;
-		for (size_t i = 0; i < sizeof(default_thresholds) / sizeof(default_thresholds[0]); i++)
-			s->threshold[metric_index(default_thresholds[i].name)] =
-				default_thresholds[i].pct / 100;
-	}
-	const cJSON *show = cJSON_GetObjectItemCaseSensitive(json, "show");
-	if (show) {
-		if (!jv_array(j, show, "$.show"))
-			goto fail;
-		int i = 0;
-		for (const cJSON *it = show->child; it; it = it->next, i++) {
-			char p[JV_PATH], names[512];
-			jv_idx(p, sizeof(p), "$.show", i);
-			if (!cJSON_IsString(it)) {
-				jv_fail(j, p, "expected a metric's name, got %s", jv_type_name(it));
-				goto fail;
-			}
-			int m = metric_index(it->valuestring);
-			if (m < 0) {
-				metric_names(names, sizeof(names));
-				jv_fail(j, p, "unknown metric \"%s\" (expected one of: %s)", it->valuestring,
-					names);
-				goto fail;
-			}
-			s->shown[m] = true;
-		}
-	} else {
-		for (size_t i = 0; i < sizeof(default_shown) / sizeof(default_shown[0]); i++)
-			s->shown[metric_index(default_shown[i])] = true;
-	}
-	for (int m = 0; m < metric_count; m++)
-		if (!isnan(s->threshold[m]))
-			s->shown[m] = true;
-	const cJSON *cases = cJSON_GetObjectItemCaseSensitive(json, "cases");
-	if (!cases) {
-		jv_fail(j, "$.cases", "missing (a suite is a list of cases)");
+	if (!parse_gates(j, json, s) || !parse_show(j, json, s) || !parse_cases(j, json, s))
 		goto fail;
-	}
-	if (!jv_array(j, cases, "$.cases"))
-		goto fail;
-	int n = cJSON_GetArraySize(cases);
-	if (n < 1 || n > MAX_CASES) {
-		jv_fail(j, "$.cases", "expected 1 to %d cases, got %d", MAX_CASES, n);
-		goto fail;
-	}
-	/* every run's metrics are held until the comparison: a suite is at
-	 * most a run matrix's worth of runs (past the default seeds: 1000
-	 * cases x 8 is within it) */
-	if ((long)n * seeds > EXP_MAX_RUNS) {
-		jv_fail(j, "$.seeds", "%d cases x %ld seeds is %ld runs, more than the %d a suite may "
-			"have", n, seeds, (long)n * seeds, EXP_MAX_RUNS);
-		goto fail;
-	}
-	s->cases = xcalloc((size_t)n, sizeof(*s->cases));
-	int i = 0;
-	for (const cJSON *c = cases->child; c; c = c->next, i++) {
-		char p[JV_PATH];
-		jv_idx(p, sizeof(p), "$.cases", i);
-		if (!parse_case(j, c, p, &s->cases[i]))
-			goto fail;
-		s->ncases = i + 1;
-		for (int k = 0; k < i; k++)
-			if (strcmp(s->cases[k].name, s->cases[i].name) == 0) {
-				char q[JV_PATH];
-				jv_fail(j, jv_key(q, sizeof(q), p, "name"),
-					"\"%s\" names case %d too", s->cases[i].name, k);
-				goto fail;
-			}
-	}
 	return s;
 fail:
 	rg_suite_free(s);

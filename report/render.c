@@ -69,15 +69,22 @@ static void esc(struct doc *d, const char *s)
 	}
 }
 
+/* fmt's text, escaped as esc does. */
+static void vesc(struct doc *d, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+static void vesc(struct doc *d, const char *fmt, va_list ap)
+{
+	char *s = xvasprintf(fmt, ap);
+	esc(d, s);
+	free(s);
+}
+
 static void escf(struct doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void escf(struct doc *d, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = xvasprintf(fmt, ap);
+	vesc(d, fmt, ap);
 	va_end(ap);
-	esc(d, s);
-	free(s);
 }
 
 static void heading(struct doc *d, int level, const char *id, const char *text)
@@ -108,12 +115,10 @@ static void para(struct doc *d, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = xvasprintf(fmt, ap);
-	va_end(ap);
 	para_begin(d);
-	esc(d, s);
+	vesc(d, fmt, ap);
 	para_end(d);
-	free(s);
+	va_end(ap);
 }
 
 /* A note that something is missing or left out: said, not hidden. */
@@ -122,12 +127,10 @@ static void note(struct doc *d, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = xvasprintf(fmt, ap);
-	va_end(ap);
 	put(d, d->fmt == REP_HTML ? "<p class=\"note\">" : "> ");
-	esc(d, s);
+	vesc(d, fmt, ap);
 	put(d, d->fmt == REP_HTML ? "</p>\n" : "\n\n");
-	free(s);
+	va_end(ap);
 }
 
 /* Tables: a header row, then rows; the first column is a label. */
@@ -169,26 +172,23 @@ static void cell(struct doc *d, const char *cls, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void cell(struct doc *d, const char *cls, const char *fmt, ...)
 {
+	if (d->fmt == REP_MD)
+		put(d, " ");
+	else if (table_cell_no == 0)
+		put(d, "<th>");
+	else if (cls)
+		put(d, "<td class=\"%s\">", cls);
+	else
+		put(d, "<td>");
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = xvasprintf(fmt, ap);
+	vesc(d, fmt, ap);
 	va_end(ap);
-	if (d->fmt == REP_HTML) {
-		if (table_cell_no == 0)
-			put(d, "<th>");
-		else if (cls)
-			put(d, "<td class=\"%s\">", cls);
-		else
-			put(d, "<td>");
-		esc(d, s);
-		put(d, table_cell_no == 0 ? "</th>" : "</td>");
-	} else {
-		put(d, " ");
-		esc(d, s);
+	if (d->fmt == REP_MD)
 		put(d, " |");
-	}
+	else
+		put(d, table_cell_no == 0 ? "</th>" : "</td>");
 	table_cell_no++;
-	free(s);
 }
 
 static void row_end(struct doc *d)
@@ -583,6 +583,130 @@ static const char *const scaling_paths[] = { "throughput_per_s", "request_latenc
 					     "sched_latency_ns.p99", "cpu.busy_frac" };
 #define NSCALING 4
 
+/* How a scaling figure's y axis shows a metric: its title, the factor
+ * its values are divided by, and gnuplot's tick format. */
+struct y_axis {
+	char title[128];
+	double scale;
+	const char *format;
+};
+
+static void y_axis_of(struct y_axis *y, const struct metric *m, const char *rate)
+{
+	y->scale = 1;
+	y->format = "%.1s%c";             /* gnuplot's SI prefixes: 160k */
+	if (m->unit == MU_NS) {
+		snprintf(y->title, sizeof(y->title), "%s", m->label);
+		y->scale = 1e9;
+		y->format = "%.1s %cs";   /* 300 ms */
+	} else if (m->unit == MU_FRAC) {
+		snprintf(y->title, sizeof(y->title), "%s (%%)", m->label);
+		y->scale = 0.01;
+		y->format = "%g";
+	} else {
+		snprintf(y->title, sizeof(y->title), "%s (%s)", m->label,
+			 m->unit == MU_RATE ? (rate ? rate : "/s") : "");
+	}
+}
+
+/* Figure n's script: a data block per curve (x, mean, band), then the
+ * bands and the curves. */
+static void scaling_script(struct doc *d, const struct cluster *c, int n, int ncurves,
+			   const char *xname, bool log2x, const struct y_axis *y, int mi)
+{
+	FILE *f = d->gp;
+	fprintf(f, "set xlabel ");
+	gp_str(f, xname);
+	fprintf(f, "\nset ylabel ");
+	gp_str(f, y->title);
+	fprintf(f, "\nset key outside right top\nset yrange [0:*]\nset encoding utf8\n"
+		   "set format y '%s'\n", y->format);
+	if (log2x)
+		fprintf(f, "set logscale x 2\n");
+	fprintf(f, "set style fill transparent solid 0.18 noborder\n");
+	for (int u = 0; u < ncurves; u++) {
+		fprintf(f, "$scale_%d_%d << EOD\n# %s mean lo hi n (%s)\n", n, u, xname,
+			y->scale == 1e9 ? "s" : y->scale == 0.01 ? "%" : "as stored");
+		for (int p = 0; p < c->series[u].n; p++) {
+			const struct entry *e = c->series[u].pts[p];
+			const struct rep_acc *a = &d->s->groups[e->g]->m[mi];
+			if (!a->n)
+				continue;
+			double ci = rep_acc_ci95(a);
+			char x[32], v[32], lo[32], hi[32];
+			fprintf(f, "%s %s %s %s %d\n", num(x, e->x), num(v, a->mean / y->scale),
+				num(lo, (a->mean - ci) / y->scale), num(hi, (a->mean + ci) / y->scale),
+				a->n);
+		}
+		fprintf(f, "EOD\n");
+	}
+	fprintf(f, "plot ");
+	for (int u = 0; u < ncurves; u++) {
+		const char *col = palette[u % NPALETTE];
+		fprintf(f, "%s$scale_%d_%d using 1:3:4 with filledcurves lc rgb '%s' notitle, "
+			   "$scale_%d_%d using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '%s' "
+			   "title ", u ? ", " : "", n, u, col, n, u, col);
+		gp_str(f, c->series[u].label);
+	}
+	fprintf(f, "\n");
+}
+
+/* The distinct x values of a cluster's series, rising; *nx of them. */
+static double *cluster_xs(const struct cluster *c, int *nx)
+{
+	int total = 0;
+	for (int u = 0; u < c->nseries; u++)
+		total += c->series[u].n;
+	double *xs = xcalloc((size_t)total, sizeof(double));
+	int n = 0;
+	for (int u = 0; u < c->nseries; u++)
+		for (int p = 0; p < c->series[u].n; p++) {
+			double x = c->series[u].pts[p]->x;
+			int k = 0;
+			while (k < n && xs[k] < x)
+				k++;
+			if (k < n && xs[k] == x)
+				continue;
+			memmove(xs + k + 1, xs + k, (size_t)(n - k) * sizeof(double));
+			xs[k] = x;
+			n++;
+		}
+	*nx = n;
+	return xs;
+}
+
+/* A scaling figure's table: a row per x, a column per series. */
+static void scaling_table(struct doc *d, const struct cluster *c, const char *xname, int mi)
+{
+	const struct metric *m = &metric_table[mi];
+	const char **head = xcalloc((size_t)c->nseries + 1, sizeof(char *));
+	head[0] = xname;
+	for (int u = 0; u < c->nseries; u++)
+		head[u + 1] = c->series[u].label;
+	table_begin(d, "scaling", c->nseries + 1, head);
+	free(head);
+	int nx;
+	double *xs = cluster_xs(c, &nx);
+	for (int k = 0; k < nx; k++) {
+		row_begin(d);
+		char x[32];
+		cell(d, NULL, "%s", num(x, xs[k]));
+		for (int u = 0; u < c->nseries; u++) {
+			const struct rep_group *g = NULL;
+			for (int p = 0; p < c->series[u].n && !g; p++)
+				if (c->series[u].pts[p]->x == xs[k])
+					g = d->s->groups[c->series[u].pts[p]->g];
+			char v[128] = "";
+			if (g)
+				format_stat(v, sizeof(v), m, g->rate_unit, &g->m[mi], group_ok(g));
+			cell(d, NULL, "%s", v);
+		}
+		row_end(d);
+	}
+	free(xs);
+	table_end(d);
+}
+
 /* One figure of a metric against x (procs or a knob), a curve per series
  * with its 95% band; and its table. */
 static void scaling_figure(struct doc *d, const struct cluster *c, const char *xname,
@@ -599,62 +723,14 @@ static void scaling_figure(struct doc *d, const struct cluster *c, const char *x
 	const char *rate = NULL;
 	for (int u = 0; u < c->nseries && !rate; u++)
 		rate = s->groups[c->series[u].pts[0]->g]->rate_unit;
-	char ytitle[128];
-	double scale = 1;
-	const char *yformat = "%.1s%c";          /* gnuplot's SI prefixes: 160k */
-	if (m->unit == MU_NS) {
-		snprintf(ytitle, sizeof(ytitle), "%s", m->label);
-		scale = 1e9;
-		yformat = "%.1s %cs";            /* 300 ms */
-	} else if (m->unit == MU_FRAC) {
-		snprintf(ytitle, sizeof(ytitle), "%s (%%)", m->label);
-		scale = 0.01;
-		yformat = "%g";
-	} else {
-		snprintf(ytitle, sizeof(ytitle), "%s (%s)", m->label,
-			 m->unit == MU_RATE ? (rate ? rate : "/s") : "");
-	}
+	struct y_axis y;
+	y_axis_of(&y, m, rate);
 	char ftitle[512];
 	snprintf(ftitle, sizeof(ftitle), "%s: %s", title, m->label);
 	int n = fig_begin(d, 760, 380, ftitle);
 	int ncurves = c->nseries < REP_MAX_CURVES ? c->nseries : REP_MAX_CURVES;
-	if (d->gp) {
-		FILE *f = d->gp;
-		fprintf(f, "set xlabel ");
-		gp_str(f, xname);
-		fprintf(f, "\nset ylabel ");
-		gp_str(f, ytitle);
-		fprintf(f, "\nset key outside right top\nset yrange [0:*]\nset encoding utf8\n"
-			   "set format y '%s'\n", yformat);
-		if (log2x)
-			fprintf(f, "set logscale x 2\n");
-		fprintf(f, "set style fill transparent solid 0.18 noborder\n");
-		for (int u = 0; u < ncurves; u++) {
-			fprintf(f, "$scale_%d_%d << EOD\n# %s mean lo hi n (%s)\n", n, u, xname,
-				scale == 1e9 ? "s" : scale == 0.01 ? "%" : "as stored");
-			for (int p = 0; p < c->series[u].n; p++) {
-				const struct entry *e = c->series[u].pts[p];
-				const struct rep_acc *a = &s->groups[e->g]->m[mi];
-				if (!a->n)
-					continue;
-				double ci = rep_acc_ci95(a);
-				char x[32], y[32], lo[32], hi[32];
-				fprintf(f, "%s %s %s %s %d\n", num(x, e->x), num(y, a->mean / scale),
-					num(lo, (a->mean - ci) / scale), num(hi, (a->mean + ci) / scale),
-					a->n);
-			}
-			fprintf(f, "EOD\n");
-		}
-		fprintf(f, "plot ");
-		for (int u = 0; u < ncurves; u++) {
-			const char *col = palette[u % NPALETTE];
-			fprintf(f, "%s$scale_%d_%d using 1:3:4 with filledcurves lc rgb '%s' notitle, "
-				   "$scale_%d_%d using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '%s' "
-				   "title ", u ? ", " : "", n, u, col, n, u, col);
-			gp_str(f, c->series[u].label);
-		}
-		fprintf(f, "\n");
-	}
+	if (d->gp)
+		scaling_script(d, c, n, ncurves, xname, log2x, &y, mi);
 	char cap[700];
 	snprintf(cap, sizeof(cap), "Figure %d. %s against %s, a curve per variant: the mean over "
 		 "seeds, the band its 95%% confidence interval (none with one seed).", n, m->label,
@@ -663,49 +739,7 @@ static void scaling_figure(struct doc *d, const struct cluster *c, const char *x
 	if (c->nseries > ncurves)
 		note(d, "Figure %d draws the first %d of %d curves; the table has them all.", n,
 		     ncurves, c->nseries);
-	/* the table: a row per x, a column per series */
-	const char **head = xcalloc((size_t)c->nseries + 1, sizeof(char *));
-	head[0] = xname;
-	for (int u = 0; u < c->nseries; u++)
-		head[u + 1] = c->series[u].label;
-	table_begin(d, "scaling", c->nseries + 1, head);
-	free(head);
-	/* the distinct x values, in order */
-	int total = 0;
-	for (int u = 0; u < c->nseries; u++)
-		total += c->series[u].n;
-	double *xs = xcalloc((size_t)total, sizeof(double));
-	int nx = 0;
-	for (int u = 0; u < c->nseries; u++)
-		for (int p = 0; p < c->series[u].n; p++) {
-			double x = c->series[u].pts[p]->x;
-			int k = 0;
-			while (k < nx && xs[k] < x)
-				k++;
-			if (k < nx && xs[k] == x)
-				continue;
-			memmove(xs + k + 1, xs + k, (size_t)(nx - k) * sizeof(double));
-			xs[k] = x;
-			nx++;
-		}
-	for (int k = 0; k < nx; k++) {
-		row_begin(d);
-		char x[32];
-		cell(d, NULL, "%s", num(x, xs[k]));
-		for (int u = 0; u < c->nseries; u++) {
-			const struct rep_group *g = NULL;
-			for (int p = 0; p < c->series[u].n && !g; p++)
-				if (c->series[u].pts[p]->x == xs[k])
-					g = s->groups[c->series[u].pts[p]->g];
-			char v[128] = "";
-			if (g)
-				format_stat(v, sizeof(v), m, g->rate_unit, &g->m[mi], group_ok(g));
-			cell(d, NULL, "%s", v);
-		}
-		row_end(d);
-	}
-	free(xs);
-	table_end(d);
+	scaling_table(d, c, xname, mi);
 }
 
 /* Whether a cluster has a series of two x values or more with ok runs. */
@@ -756,40 +790,25 @@ static void scaling_cluster(struct doc *d, const struct cluster *c, const char *
 	}
 }
 
-static void section_scaling(struct doc *d)
+/* By procs: a series per variant on one topology and workload. */
+static struct entry *procs_entries(const struct rep_store *s, int *n)
 {
-	const struct rep_store *s = d->s;
-	/* by procs: a series per variant on one topology and workload */
 	struct entry *e = xcalloc((size_t)s->ngroups + 1, sizeof(*e));
 	for (int i = 0; i < s->ngroups; i++) {
 		const struct rep_group *g = s->groups[i];
 		e[i] = (struct entry){ xasprintf("%s\x1f%s\x1f%s", g->topology, g->workload, g->mode),
 				       xstrdup(g->variant), (double)g->procs, i, i };
 	}
-	int ncl;
-	struct cluster *cl = cluster_entries(e, s->ngroups, &ncl);
-	int any = 0;
-	for (int i = 0; i < ncl; i++)
-		any += cluster_scales(s, &cl[i]);
-	int sec = 0;
-	if (any) {
-		heading(d, 2, "scaling-procs", "Scaling with procs");
-		for (int i = 0; i < ncl; i++) {
-			if (!cluster_scales(s, &cl[i]))
-				continue;
-			const struct rep_group *g = s->groups[cl[i].series[0].pts[0]->g];
-			char title[512];
-			snprintf(title, sizeof(title), "%s · %s%s", g->topology, g->workload,
-				 strcmp(g->mode, "sim") == 0 ? "" : " (native)");
-			scaling_cluster(d, &cl[i], "procs", title, &sec);
-		}
-	}
-	clusters_free(cl, ncl, e, s->ngroups);
+	*n = s->ngroups;
+	return e;
+}
 
-	/* by a knob: a series per policy and its other knobs, on one
-	 * topology, workload and P count */
+/* By a knob: a series per policy and its other knobs, on one topology,
+ * workload and P count; the key starts with the knob's name. */
+static struct entry *knob_entries(const struct rep_store *s, int *nentries)
+{
 	int n = 0, cap = 16;
-	e = xcalloc((size_t)cap, sizeof(*e));
+	struct entry *e = xcalloc((size_t)cap, sizeof(*e));
 	for (int i = 0; i < s->ngroups; i++) {
 		const struct rep_group *g = s->groups[i];
 		for (int k = 0; k < g->nset; k++) {
@@ -811,25 +830,51 @@ static void section_scaling(struct doc *d)
 			n++;
 		}
 	}
-	cl = cluster_entries(e, n, &ncl);
-	any = 0;
+	*nentries = n;
+	return e;
+}
+
+/* One part of the scaling section: the entries' clusters that scale,
+ * each under its title, against procs or (by_knob) the knob its key
+ * names.  Frees the entries. */
+static void scaling_part(struct doc *d, struct entry *e, int n, bool by_knob, int *sec)
+{
+	const struct rep_store *s = d->s;
+	int ncl;
+	struct cluster *cl = cluster_entries(e, n, &ncl);
+	int any = 0;
 	for (int i = 0; i < ncl; i++)
 		any += cluster_scales(s, &cl[i]);
-	if (any) {
-		heading(d, 2, "scaling-knobs", "Scaling with a knob");
-		for (int i = 0; i < ncl; i++) {
-			if (!cluster_scales(s, &cl[i]))
-				continue;
-			const struct rep_group *g = s->groups[cl[i].series[0].pts[0]->g];
-			char knob[128];
+	if (any)
+		heading(d, 2, by_knob ? "scaling-knobs" : "scaling-procs",
+			by_knob ? "Scaling with a knob" : "Scaling with procs");
+	for (int i = 0; any && i < ncl; i++) {
+		if (!cluster_scales(s, &cl[i]))
+			continue;
+		const struct rep_group *g = s->groups[cl[i].series[0].pts[0]->g];
+		const char *native = strcmp(g->mode, "sim") == 0 ? "" : " (native)";
+		if (by_knob) {
+			char knob[128], title[700];
 			snprintf(knob, sizeof(knob), "%.*s", (int)strcspn(cl[i].key, "\x1f"), cl[i].key);
-			char title[700];
 			snprintf(title, sizeof(title), "%s · %s · %s · %ld Ps%s", knob, g->topology,
-				 g->workload, g->procs, strcmp(g->mode, "sim") == 0 ? "" : " (native)");
-			scaling_cluster(d, &cl[i], knob, title, &sec);
+				 g->workload, g->procs, native);
+			scaling_cluster(d, &cl[i], knob, title, sec);
+		} else {
+			char title[512];
+			snprintf(title, sizeof(title), "%s · %s%s", g->topology, g->workload, native);
+			scaling_cluster(d, &cl[i], "procs", title, sec);
 		}
 	}
 	clusters_free(cl, ncl, e, n);
+}
+
+static void section_scaling(struct doc *d)
+{
+	int sec = 0, n;
+	struct entry *e = procs_entries(d->s, &n);
+	scaling_part(d, e, n, false, &sec);
+	e = knob_entries(d->s, &n);
+	scaling_part(d, e, n, true, &sec);
 }
 
 /* The metrics table of one scenario: a column per variant. */

@@ -357,6 +357,107 @@ static bool check_report(const struct jv *j, const cJSON *report, struct rep_gro
 	return true;
 }
 
+/* What the report takes of a row, checked. */
+struct row_fields {
+	const char *variant, *status, *version, *commit, *matrix, *message;
+	double exit_status;
+	int st;                        /* enum rep_status */
+	const char *mode, *policy, *topology, *workload;
+	double procs, seed;
+	const cJSON *set, *report;
+};
+
+/* A key the row may leave out, a string where given. */
+static bool get_optional(const struct jv *j, const cJSON *row, const char *key, const char **out)
+{
+	return !cJSON_HasObjectItem(row, key) || get_string(j, row, "", key, false, out);
+}
+
+/* The row's own keys. */
+static bool read_outcome(const struct jv *j, const cJSON *row, struct row_fields *r)
+{
+	if (!get_string(j, row, "", "variant", false, &r->variant) ||
+	    !get_string(j, row, "", "status", false, &r->status) ||
+	    !get_string(j, row, "", "message", true, &r->message) ||
+	    !get_optional(j, row, "schedlab", &r->version) ||
+	    !get_optional(j, row, "commit", &r->commit) ||
+	    !get_optional(j, row, "matrix", &r->matrix) ||
+	    !get_whole(j, row, "", "exit_status", 0, 255, &r->exit_status))
+		return false;
+	r->st = 0;
+	while (r->st < RS_N && strcmp(rep_status_names[r->st], r->status) != 0)
+		r->st++;
+	if (r->st == RS_N)
+		return jv_fail(j, ".status", "'%s' is not a status (ok, deadlock, panic, limit, "
+			       "crashed, error)", r->status);
+	return true;
+}
+
+/* The row's inputs: what groups it. */
+static bool read_inputs(const struct jv *j, const cJSON *row, struct row_fields *r)
+{
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(row, "inputs");
+	if (!cJSON_IsObject(in))
+		return jv_fail(j, ".inputs", "expected an object, got %s", jv_type_name(in));
+	if (!get_string(j, in, ".inputs", "mode", false, &r->mode) ||
+	    !get_string(j, in, ".inputs", "policy", false, &r->policy) ||
+	    !get_string(j, in, ".inputs", "topology", false, &r->topology) ||
+	    !get_string(j, in, ".inputs", "workload", false, &r->workload) ||
+	    !get_whole(j, in, ".inputs", "procs", 1, 1 << 20, &r->procs) ||
+	    !get_whole(j, in, ".inputs", "seed", 0, WHOLE_MAX, &r->seed))
+		return false;
+	if (strcmp(r->mode, "sim") != 0 && strcmp(r->mode, "native") != 0)
+		return jv_fail(j, ".inputs.mode", "'%s' is not a mode (sim, native)", r->mode);
+	r->set = cJSON_GetObjectItemCaseSensitive(in, "set");
+	if (!cJSON_IsObject(r->set))
+		return jv_fail(j, ".inputs.set", "expected an object of knobs, got %s",
+			       jv_type_name(r->set));
+	for (const cJSON *k = r->set->child; k; k = k->next) {
+		char p[JV_PATH];
+		if (!cJSON_IsNumber(k))
+			return jv_fail(j, jv_key(p, sizeof(p), ".inputs.set", k->string),
+				       "expected a number, got %s", jv_type_name(k));
+	}
+	return true;
+}
+
+/* Counts the row in its group and the store, and folds its report or
+ * lists it as not completed. */
+static void tally(struct rep_store *s, struct rep_group *g, const struct row_fields *r, long line)
+{
+	uint64_t sd = (uint64_t)r->seed;
+	if (g->nrows == 0 || sd < g->first_seed)
+		g->first_seed = sd;
+	if (g->nrows == 0 || sd > g->last_seed)
+		g->last_seed = sd;
+	g->nrows++;
+	g->nstatus[r->st]++;
+	s->nstatus[r->st]++;
+	s->rows++;
+	if (r->version || r->commit) {
+		char both[300];
+		snprintf(both, sizeof(both), "%s (commit %s)", r->version ? r->version : "?",
+			 r->commit ? r->commit : "?");
+		note_distinct(s->versions, &s->nversions, &s->more_versions, both);
+	}
+	if (r->matrix)
+		note_distinct(s->matrices, &s->nmatrices, &s->more_matrices, r->matrix);
+	if (r->st == RS_OK) {
+		fold_report(s, g, cJSON_GetObjectItemCaseSensitive(r->report, "metrics"));
+	} else if (s->nfailed < REP_MAX_FAILED) {
+		struct rep_failed *f = &s->failed[s->nfailed++];
+		f->line = line;
+		f->variant = xstrdup(r->variant);
+		f->topology = xstrdup(r->topology);
+		f->workload = xstrdup(r->workload);
+		f->status = xstrdup(r->status);
+		f->message = r->message ? xstrdup(r->message) : NULL;
+		f->procs = (long)r->procs;
+		f->exit_status = (long)r->exit_status;
+		f->seed = sd;
+	}
+}
+
 static bool fold_row(struct rep_store *s, const struct jv *j, const cJSON *row, long line)
 {
 	/* the row's shape, as every reader of stores checks it (exp/store.h);
@@ -366,92 +467,20 @@ static bool fold_row(struct rep_store *s, const struct jv *j, const cJSON *row, 
 		err_set(j->e, "%s: %s", j->file, re.msg);
 		return false;
 	}
-	const char *variant = NULL, *status = NULL, *version = NULL, *commit = NULL, *matrix = NULL,
-		   *message = NULL;
-	if (!get_string(j, row, "", "variant", false, &variant) ||
-	    !get_string(j, row, "", "status", false, &status) ||
-	    !get_string(j, row, "", "message", true, &message))
+	struct row_fields r = { 0 };
+	if (!read_outcome(j, row, &r) || !read_inputs(j, row, &r))
 		return false;
-	if (cJSON_HasObjectItem(row, "schedlab") && !get_string(j, row, "", "schedlab", false, &version))
-		return false;
-	if (cJSON_HasObjectItem(row, "commit") && !get_string(j, row, "", "commit", false, &commit))
-		return false;
-	if (cJSON_HasObjectItem(row, "matrix") && !get_string(j, row, "", "matrix", false, &matrix))
-		return false;
-	double exit_status;
-	if (!get_whole(j, row, "", "exit_status", 0, 255, &exit_status))
-		return false;
-	int st = 0;
-	while (st < RS_N && strcmp(rep_status_names[st], status) != 0)
-		st++;
-	if (st == RS_N)
-		return jv_fail(j, ".status", "'%s' is not a status (ok, deadlock, panic, limit, "
-			       "crashed, error)", status);
-	const cJSON *in = cJSON_GetObjectItemCaseSensitive(row, "inputs");
-	if (!cJSON_IsObject(in))
-		return jv_fail(j, ".inputs", "expected an object, got %s", jv_type_name(in));
-	const char *mode = NULL, *policy = NULL, *topology = NULL, *workload = NULL;
-	double procs, seed;
-	if (!get_string(j, in, ".inputs", "mode", false, &mode) ||
-	    !get_string(j, in, ".inputs", "policy", false, &policy) ||
-	    !get_string(j, in, ".inputs", "topology", false, &topology) ||
-	    !get_string(j, in, ".inputs", "workload", false, &workload) ||
-	    !get_whole(j, in, ".inputs", "procs", 1, 1 << 20, &procs) ||
-	    !get_whole(j, in, ".inputs", "seed", 0, WHOLE_MAX, &seed))
-		return false;
-	if (strcmp(mode, "sim") != 0 && strcmp(mode, "native") != 0)
-		return jv_fail(j, ".inputs.mode", "'%s' is not a mode (sim, native)", mode);
-	const cJSON *set = cJSON_GetObjectItemCaseSensitive(in, "set");
-	if (!cJSON_IsObject(set))
-		return jv_fail(j, ".inputs.set", "expected an object of knobs, got %s",
-			       jv_type_name(set));
-	for (const cJSON *k = set->child; k; k = k->next) {
-		char p[JV_PATH];
-		if (!cJSON_IsNumber(k))
-			return jv_fail(j, jv_key(p, sizeof(p), ".inputs.set", k->string),
-				       "expected a number, got %s", jv_type_name(k));
-	}
-	const cJSON *report = cJSON_GetObjectItemCaseSensitive(row, "report");
-	if (!cJSON_IsObject(report) && !cJSON_IsNull(report))
+	r.report = cJSON_GetObjectItemCaseSensitive(row, "report");
+	if (!cJSON_IsObject(r.report) && !cJSON_IsNull(r.report))
 		return jv_fail(j, ".report", "expected an object or null, got %s",
-			       jv_type_name(report));
-	if (st == RS_OK && !cJSON_IsObject(report))
+			       jv_type_name(r.report));
+	if (r.st == RS_OK && !cJSON_IsObject(r.report))
 		return jv_fail(j, ".report", "a row whose status is ok has a report, not null");
-
-	struct rep_group *g = group_of(s, variant, topology, workload, mode, (long)procs, policy, set);
-	if (cJSON_IsObject(report) && !check_report(j, report, g))
+	struct rep_group *g = group_of(s, r.variant, r.topology, r.workload, r.mode, (long)r.procs,
+				       r.policy, r.set);
+	if (cJSON_IsObject(r.report) && !check_report(j, r.report, g))
 		return false;
-	uint64_t sd = (uint64_t)seed;
-	if (g->nrows == 0 || sd < g->first_seed)
-		g->first_seed = sd;
-	if (g->nrows == 0 || sd > g->last_seed)
-		g->last_seed = sd;
-	g->nrows++;
-	g->nstatus[st]++;
-	s->nstatus[st]++;
-	s->rows++;
-	if (version || commit) {
-		char both[300];
-		snprintf(both, sizeof(both), "%s (commit %s)", version ? version : "?",
-			 commit ? commit : "?");
-		note_distinct(s->versions, &s->nversions, &s->more_versions, both);
-	}
-	if (matrix)
-		note_distinct(s->matrices, &s->nmatrices, &s->more_matrices, matrix);
-	if (st == RS_OK) {
-		fold_report(s, g, cJSON_GetObjectItemCaseSensitive(report, "metrics"));
-	} else if (s->nfailed < REP_MAX_FAILED) {
-		struct rep_failed *f = &s->failed[s->nfailed++];
-		f->line = line;
-		f->variant = xstrdup(variant);
-		f->topology = xstrdup(topology);
-		f->workload = xstrdup(workload);
-		f->status = xstrdup(status);
-		f->message = message ? xstrdup(message) : NULL;
-		f->procs = (long)procs;
-		f->exit_status = (long)exit_status;
-		f->seed = sd;
-	}
+	tally(s, g, &r, line);
 	return true;
 }
 
@@ -461,9 +490,10 @@ bool rep_store_read(struct rep_store *s, const char *path, struct err *e)
 	s->file = xstrdup(path);
 	s->scratch = xcalloc(1, sizeof(*s->scratch));
 	char *shown = str_shown(strcmp(path, "-") == 0 ? "(stdin)" : path, 512);
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	struct err oe = { "" };
+	FILE *f = strcmp(path, "-") == 0 ? stdin : input_fopen(path, &oe);
 	if (!f) {
-		err_set(e, "%s: %s", shown, strerror(errno));
+		err_set(e, "%s", oe.msg);
 		free(shown);
 		return false;
 	}

@@ -146,24 +146,8 @@ void run_mech_json(cJSON *metrics, const struct rt_mech *mc)
 
 /* ---- Text ---- */
 
-static void dist_row(const char *label, const struct hist *h)
+static void global_queue_text(const struct rt_mech *mc, double span)
 {
-	char b[7][16];
-	snprintf(b[6], sizeof(b[6]), "%llu", (unsigned long long)h->count);
-	printf("  %-14s%10s%10s%10s%10s%10s%10s%10s\n", label, b[6],
-	       run_fmt_ns(b[0], (double)hist_quantile(h, 0.5)),
-	       run_fmt_ns(b[1], (double)hist_quantile(h, 0.9)),
-	       run_fmt_ns(b[2], (double)hist_quantile(h, 0.99)),
-	       run_fmt_ns(b[3], (double)hist_quantile(h, 0.999)), run_fmt_ns(b[4], (double)h->max),
-	       run_fmt_ns(b[5], hist_mean(h)));
-}
-
-void run_mech_text(const struct rt_mech *mc)
-{
-	if (!mc->measured)
-		return;
-	double span = (double)mc->span_ns;
-	printf("mechanisms\n");
 	printf("  %-14s", "global queue");
 	bool any = false;
 	for (int k = 0; k < RT_GQ__COUNT; k++) {
@@ -174,9 +158,37 @@ void run_mech_text(const struct rt_mech *mc)
 		any = true;
 	}
 	printf("%s\n", any ? " takes" : "no takes");
-	printf("  %-14slength %.2f on average, at most %u\n", "", span > 0 ? mc->globrunq.area_ns / span : 0,
-	       mc->globrunq.max);
-	/* the local queues and the Ps' busy time, over all Ps, then by node */
+	printf("  %-14slength %.2f on average, at most %u\n", "",
+	       span > 0 ? mc->globrunq.area_ns / span : 0, mc->globrunq.max);
+}
+
+/* The Ps' busy time by node, where there are two nodes or more. */
+static void busy_by_node_text(const struct rt_mech *mc, double span)
+{
+	int nnodes = 0;
+	for (int i = 0; i < mc->nprocs; i++)
+		if (mc->p[i].node + 1 > nnodes)
+			nnodes = mc->p[i].node + 1;
+	if (nnodes <= 1)
+		return;
+	printf("  %-14s", "... by node");
+	for (int n = 0; n < nnodes; n++) {
+		double b = 0;
+		int np = 0;
+		for (int i = 0; i < mc->nprocs; i++)
+			if (mc->p[i].node == n) {
+				b += (double)mc->p[i].busy_ns;
+				np++;
+			}
+		if (np)
+			printf("%s%d: %.1f%%", n ? ", " : "", n, 100.0 * b / span / np);
+	}
+	printf("\n");
+}
+
+/* The local queues and the Ps' busy time, over all Ps, then by node. */
+static void procs_text(const struct rt_mech *mc, double span)
+{
 	double area = 0, sarea = 0, busy = 0;
 	uint32_t qmax = 0, smax = 0;
 	int pmin = 0, pmax = 0;
@@ -193,39 +205,23 @@ void run_mech_text(const struct rt_mech *mc)
 		if (mc->p[i].busy_ns > mc->p[pmax].busy_ns)
 			pmax = i;
 	}
-	if (mc->nprocs && span > 0) {
-		printf("  %-14slength %.2f a P on average, at most %u\n", "local queues",
-		       area / span / mc->nprocs, qmax);
-		if (smax)
-			printf("  %-14slength %.2f a P on average, at most %u\n", "shared queues",
-			       sarea / span / mc->nprocs, smax);
-		printf("  %-14s%.1f%% on average; least P %d %.1f%%, most P %d %.1f%%\n", "Ps busy",
-		       100.0 * busy / span / mc->nprocs, pmin, 100.0 * (double)mc->p[pmin].busy_ns / span,
-		       pmax, 100.0 * (double)mc->p[pmax].busy_ns / span);
-		int nnodes = 0;
-		for (int i = 0; i < mc->nprocs; i++)
-			if (mc->p[i].node + 1 > nnodes)
-				nnodes = mc->p[i].node + 1;
-		if (nnodes > 1) {
-			printf("  %-14s", "... by node");
-			for (int n = 0; n < nnodes; n++) {
-				double b = 0;
-				int np = 0;
-				for (int i = 0; i < mc->nprocs; i++)
-					if (mc->p[i].node == n) {
-						b += (double)mc->p[i].busy_ns;
-						np++;
-					}
-				if (np)
-					printf("%s%d: %.1f%%", n ? ", " : "", n, 100.0 * b / span / np);
-			}
-			printf("\n");
-		}
-	}
-	printf("  %-14s%.2f on average, at most %u at once\n", "spinning Ms",
-	       span > 0 ? (double)mc->spinning_ns / span : 0, mc->spinning_max);
+	if (!mc->nprocs || span <= 0)
+		return;
+	printf("  %-14slength %.2f a P on average, at most %u\n", "local queues",
+	       area / span / mc->nprocs, qmax);
+	if (smax)
+		printf("  %-14slength %.2f a P on average, at most %u\n", "shared queues",
+		       sarea / span / mc->nprocs, smax);
+	printf("  %-14s%.1f%% on average; least P %d %.1f%%, most P %d %.1f%%\n", "Ps busy",
+	       100.0 * busy / span / mc->nprocs, pmin, 100.0 * (double)mc->p[pmin].busy_ns / span,
+	       pmax, 100.0 * (double)mc->p[pmax].busy_ns / span);
+	busy_by_node_text(mc, span);
+}
+
+static void steal_text(const struct rt_mech *mc)
+{
 	printf("  %-14s", "steal batches");
-	any = false;
+	bool any = false;
 	for (unsigned b = 0; b < RT_STEAL_BUCKETS; b++) {
 		if (!mc->steal_batches[b])
 			continue;
@@ -240,24 +236,35 @@ void run_mech_text(const struct rt_mech *mc)
 		any = true;
 	}
 	printf("%s\n", any ? " (Gs: batches)" : "none");
+}
+
+/* The wake-ups' latency by why the G became runnable, then by program. */
+static void wakeups_text(const struct rt_mech *mc)
+{
 	printf("  %-14s%10s%10s%10s%10s%10s%10s%10s\n", "wake-ups", "count", "p50", "p90", "p99",
 	       "p99.9", "max", "mean");
 	for (int k = 0; k < RT_RUN__COUNT; k++)
 		if (mc->latency_by_why[k])
-			dist_row(why_labels[k], mc->latency_by_why[k]);
-	if (mc->nclasses) {
-		printf("  programs\n");
-		for (int k = 0; k < mc->nclasses; k++)
-			if (mc->latency_by_class[k]) {
-				char label[16];
-				snprintf(label, sizeof(label), "%.14s", mc->class_names[k]);
-				dist_row(label, mc->latency_by_class[k]);
-			}
-	}
-	if (mc->mem_measured && mc->nnodes > 8) {
+			run_latency_row(why_labels[k], true, mc->latency_by_why[k]);
+	if (!mc->nclasses)
+		return;
+	printf("  programs\n");
+	for (int k = 0; k < mc->nclasses; k++)
+		if (mc->latency_by_class[k]) {
+			char label[16];
+			snprintf(label, sizeof(label), "%.14s", mc->class_names[k]);
+			run_latency_row(label, true, mc->latency_by_class[k]);
+		}
+}
+
+/* The DRAM lines by accessing and home node (left to the JSON past 8
+ * nodes), and the model's latency by hops. */
+static void memory_text(const struct rt_mech *mc)
+{
+	if (mc->nnodes > 8) {
 		printf("  %-14s%d x %d nodes: in the JSON report (mechanisms.memory)\n", "memory",
 		       mc->nnodes, mc->nnodes);
-	} else if (mc->mem_measured) {
+	} else {
 		printf("  %-14saccessing node x home node, DRAM lines\n", "memory");
 		printf("  %-14s", "");
 		for (int h = 0; h < mc->nnodes; h++)
@@ -270,18 +277,32 @@ void run_mech_text(const struct rt_mech *mc)
 			printf("\n");
 		}
 	}
-	if (mc->mem_measured) {
-		printf("  %-14s", "DRAM latency");
-		for (int h = 0; h < mc->nhops; h++) {
-			char b[16];
-			if (mc->mem_hop_lines[h])
-				printf("%s%d: %s", h ? ", " : "", h,
-				       run_fmt_ns(b, mc->mem_hop_ns[h] / (double)mc->mem_hop_lines[h]));
-			else
-				printf("%s%d: -", h ? ", " : "", h);
-		}
-		printf(" (by hops; the model's, a line)\n");
+	printf("  %-14s", "DRAM latency");
+	for (int h = 0; h < mc->nhops; h++) {
+		char b[16];
+		if (mc->mem_hop_lines[h])
+			printf("%s%d: %s", h ? ", " : "", h,
+			       run_fmt_ns(b, mc->mem_hop_ns[h] / (double)mc->mem_hop_lines[h]));
+		else
+			printf("%s%d: -", h ? ", " : "", h);
 	}
+	printf(" (by hops; the model's, a line)\n");
+}
+
+void run_mech_text(const struct rt_mech *mc)
+{
+	if (!mc->measured)
+		return;
+	double span = (double)mc->span_ns;
+	printf("mechanisms\n");
+	global_queue_text(mc, span);
+	procs_text(mc, span);
+	printf("  %-14s%.2f on average, at most %u at once\n", "spinning Ms",
+	       span > 0 ? (double)mc->spinning_ns / span : 0, mc->spinning_max);
+	steal_text(mc);
+	wakeups_text(mc);
+	if (mc->mem_measured)
+		memory_text(mc);
 }
 
 /* ---- CDF ---- */

@@ -200,11 +200,15 @@ const char *run_fmt_ns(char buf[16], double ns)
 	return buf;
 }
 
-static void latency_row(const char *label, const struct hist *h)
+void run_latency_row(const char *label, bool count, const struct hist *h)
 {
-	char b[6][16];
-	printf("  %-14s%10s%10s%10s%10s%10s%10s\n", label,
-	       run_fmt_ns(b[0], (double)hist_quantile(h, 0.5)),
+	char b[7][16];
+	printf("  %-14s", label);
+	if (count) {
+		snprintf(b[6], sizeof(b[6]), "%llu", (unsigned long long)h->count);
+		printf("%10s", b[6]);
+	}
+	printf("%10s%10s%10s%10s%10s%10s\n", run_fmt_ns(b[0], (double)hist_quantile(h, 0.5)),
 	       run_fmt_ns(b[1], (double)hist_quantile(h, 0.9)),
 	       run_fmt_ns(b[2], (double)hist_quantile(h, 0.99)),
 	       run_fmt_ns(b[3], (double)hist_quantile(h, 0.999)), run_fmt_ns(b[4], (double)h->max),
@@ -341,9 +345,9 @@ void run_report_text(const struct run *run)
 		printf(LABEL "%10s%10s%10s%10s%10s%10s\n", "latency", "p50", "p90", "p99",
 		       "p99.9", "max", "mean");
 		if (r->sched_latency.count)
-			latency_row("scheduling", &r->sched_latency);
+			run_latency_row("scheduling", false, &r->sched_latency);
 		if (r->requests)
-			latency_row("request", &r->request_latency);
+			run_latency_row("request", false, &r->request_latency);
 	}
 
 	run_recorded_text(run->wl, r);

@@ -97,5 +97,8 @@ const char *run_throughput(const struct rt_result *r, double *per_s);
  * it, and the decimals shown. */
 /* ns in that unit, "12.31 ms": at most 9 characters. */
 const char *run_fmt_ns(char buf[16], double ns);
+/* A latency distribution's row of the text summary: label, its count if
+ * asked, p50, p90, p99, p99.9, max and mean. */
+void run_latency_row(const char *label, bool count, const struct hist *h);
 
 #endif

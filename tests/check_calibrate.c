@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "calib/calib.h"
 #include "tests/tests.h"
 
 static char tmpdir[] = "/tmp/schedlab-calib-XXXXXX";
@@ -288,6 +289,23 @@ START_TEST(without_o_it_writes_the_default_path)
 }
 END_TEST
 
+/* A probe's sample budget: its minimum is kept past the phase's soft end,
+ * never past its hard one (a --quick calibration took 60-90 s on a busy
+ * host waiting for minimums). */
+START_TEST(budgets_stop_at_the_hard_deadline)
+{
+	int64_t now = cal_now(), hour = 3600 * (int64_t)1000000000;
+	struct cal_budget soft_over = { 10, 100, now - 1, now + hour };
+	ck_assert(cal_more(&soft_over, 3));          /* below min: on */
+	ck_assert(!cal_more(&soft_over, 10));        /* at min, past the soft end: done */
+	struct cal_budget hard_over = { 10, 100, now - 2, now - 1 };
+	ck_assert(!cal_more(&hard_over, 0));         /* past the hard end: done, even at 0 */
+	struct cal_budget open = { 10, 100, now + hour, now + 2 * hour };
+	ck_assert(cal_more(&open, 50));
+	ck_assert(!cal_more(&open, 100));            /* max */
+}
+END_TEST
+
 Suite *make_calibrate_suite(void)
 {
 	Suite *s = suite_create("calibrate");
@@ -302,6 +320,7 @@ Suite *make_calibrate_suite(void)
 	tcase_set_timeout(opts, 600);
 	tcase_add_loop_test(opts, bad_options_exit_2, 0, (int)(sizeof(bad) / sizeof(bad[0])));
 	tcase_add_test(opts, without_o_it_writes_the_default_path);
+	tcase_add_test(opts, budgets_stop_at_the_hard_deadline);
 	suite_add_tcase(s, opts);
 	return s;
 }

@@ -428,6 +428,118 @@ START_TEST(man_page_has_every_command_and_option)
 }
 END_TEST
 
+/* The options the man page's source gives CMD: those of its subsection's
+ * synopsis (up to the first .Pp) and of its .It items.  An .Fl takes
+ * every word after it up to the next macro (".Fl p , t" is -p and -t). */
+static struct words man_source_options(const char *page, const char *cmd)
+{
+	struct words ws = { 0 };
+	char *head = NULL;
+	ck_assert_int_ge(asprintf(&head, "\n.Ss %s\n", cmd), 0);
+	const char *p = strstr(page, head);
+	free(head);
+	ck_assert_msg(p != NULL, "the man page's source has no .Ss %s", cmd);
+	bool synopsis = true;
+	for (p = strchr(p + 1, '\n') + 1; *p && strncmp(p, ".Ss ", 4) != 0 && strncmp(p, ".Sh ", 4) != 0;) {
+		size_t len = strcspn(p, "\n");
+		char *line = strndup(p, len);
+		synopsis = synopsis && strcmp(line, ".Pp") != 0;
+		if (synopsis || strncmp(line, ".It ", 4) == 0) {
+			bool fl = false;
+			for (char *save, *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+				bool macro = isupper((unsigned char)t[0]) && strlen(t) <= 3 &&
+					     islower((unsigned char)t[1]);
+				if (macro || t[0] == '.')
+					fl = strcmp(t, "Fl") == 0 || strcmp(t, ".Fl") == 0;
+				else if (fl && (isalnum((unsigned char)t[0]) || t[0] == '-')) {
+					char *opt = NULL;
+					ck_assert_int_ge(asprintf(&opt, "-%s", t), 0);
+					words_add_n(&ws, opt, strlen(opt));
+					free(opt);
+				}
+			}
+		}
+		free(line);
+		p += len + (p[len] ? 1 : 0);
+	}
+	return ws;
+}
+
+static char *read_text_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "%s: cannot read", path);
+	char *text = NULL;
+	size_t cap = 0;
+	ssize_t n = getdelim(&text, &cap, '\0', f);
+	ck_assert_msg(n > 0, "%s: empty", path);
+	fclose(f);
+	return text;
+}
+
+/* The tables the commands parse their lines with, as `list options CMD`
+ * prints them, against the man page and --help: every option in both
+ * (by one of its spellings at least: explore names -p as run's), and
+ * no option in the page's synopsis or items that the table lacks. */
+START_TEST(option_tables_agree_with_man_page_and_help)
+{
+	char *text = man_text(), *path = man_path();
+	char *page = read_text_file(path);
+	struct words cmds = commands();
+	int checked = 0;
+	for (int i = 0; i < cmds.n; i++) {
+		char *args = NULL;
+		ck_assert_int_ge(asprintf(&args, "list options %s", cmds.w[i]), 0);
+		char *list = schedlab_out(args);
+		free(args);
+		ck_assert_int_ge(asprintf(&args, "%s --help", cmds.w[i]), 0);
+		char *help = schedlab_out(args);
+		free(args);
+		char *section = man_section(text, cmds.w[i]);
+		ck_assert_msg(section != NULL, "no man page section for %s", cmds.w[i]);
+		struct words table = { 0 };
+		struct words opts = lines_of(list);
+		ck_assert_msg(opts.n >= 1 && opts.w[0][0] == '-', "schedlab list options %s: %s",
+			      cmds.w[i], list);
+		for (int o = 0; o < opts.n; o++) {
+			bool in_help = false, in_man = false;
+			char *copy = strdup(opts.w[o]);
+			for (char *save, *sp = strtok_r(copy, " ", &save); sp;
+			     sp = strtok_r(NULL, " ", &save)) {
+				if (sp[0] != '-')
+					break;   /* the value's name */
+				words_add_n(&table, sp, strlen(sp));
+				in_help = in_help || has_option(help, sp);
+				in_man = in_man || has_option(section, sp);
+			}
+			free(copy);
+			ck_assert_msg(in_help, "schedlab %s takes %s; its --help does not say it",
+				      cmds.w[i], opts.w[o]);
+			ck_assert_msg(in_man, "schedlab %s takes %s; the man page's %s section does "
+				      "not say it", cmds.w[i], opts.w[o], cmds.w[i]);
+			checked++;
+		}
+		struct words man = man_source_options(page, cmds.w[i]);
+		for (int o = 0; o < man.n; o++)
+			ck_assert_msg(words_has(&table, man.w[o]), "the man page's %s section lists %s; "
+				      "schedlab %s's option table has no such option", cmds.w[i],
+				      man.w[o], cmds.w[i]);
+		words_free(&man);
+		words_free(&table);
+		words_free(&opts);
+		free(section);
+		free(help);
+		free(list);
+	}
+	/* run alone has 16 */
+	ck_assert_int_ge(checked, 60);
+	words_free(&cmds);
+	free(page);
+	free(path);
+	free(text);
+}
+END_TEST
+
 /* The test's own parsers, on known text: a test that finds no option
  * would pass on any page. */
 START_TEST(help_parsers_find_what_is_there)
@@ -464,6 +576,15 @@ START_TEST(help_parsers_find_what_is_there)
 	ck_assert(has_option(run, "-p") && has_option(run, "--set") && !has_option(run, "--csv"));
 	ck_assert(has_option(cmp, "--csv") && !has_option(cmp, "--late") && !has_option(cmp, "-p"));
 	ck_assert_ptr_null(man_section(page, "sweep"));
+	const char *src = ".Sh COMMANDS\n.Ss run\n.Nm\n.Cm run\n.Op Fl -seed Ar N\n.Pp\n"
+			  "Prose with\n.Fl -prose\nin it.\n.Bl -tag\n.It Fl o , Fl -output Ar FILE\n"
+			  ".It Fl p , t , -procs\n.El\n.Ss compare\n.It Fl -csv\n";
+	struct words src_opts = man_source_options(src, "run");
+	const char *src_want[] = { "--seed", "-o", "--output", "-p", "-t", "--procs" };
+	ck_assert_int_eq(src_opts.n, 6);
+	for (size_t i = 0; i < 6; i++)
+		ck_assert_msg(words_has(&src_opts, src_want[i]), "missing %s", src_want[i]);
+	words_free(&src_opts);
 	free(run);
 	free(cmp);
 }
@@ -634,18 +755,28 @@ START_TEST(completion_offers_commands_and_every_option)
 		free(args);
 		free(line);
 	}
-	words_free(&cmds);
 	got = complete("run --max-");
 	assert_offers(&got, (const char *[]){ "--max-sim-time", "--max-wall-time", "--max-memory" },
 		      3, true, "run --max-");
 	words_free(&got);
 	got = complete("list \"\"");
-	assert_offers(&got, (const char *[]){ "policies", "topologies", "workloads", "knobs" }, 4,
-		      true, "list ");
+	assert_offers(&got, (const char *[]){ "policies", "topologies", "workloads", "knobs",
+					       "options" }, 5, true, "list ");
+	words_free(&got);
+	got = complete("list options \"\"");
+	assert_offers(&got, (const char *const *)cmds.w, cmds.n, true, "list options ");
 	words_free(&got);
 	got = complete("workload \"\"");
 	assert_offers(&got, (const char *[]){ "expand", "import", "show" }, 3, true, "workload ");
 	words_free(&got);
+	/* a value by its name in the table: a choice, a file, nothing */
+	got = complete("report --format \"\"");
+	assert_offers(&got, (const char *[]){ "html", "md" }, 2, true, "report --format ");
+	words_free(&got);
+	got = complete("compare --seeds \"\"");
+	ck_assert_msg(got.n == 0, "compare --seeds: %d offered", got.n);
+	words_free(&got);
+	words_free(&cmds);
 }
 END_TEST
 
@@ -784,6 +915,7 @@ Suite *make_conventions_suite(void)
 	tcase_add_test(tc, help_parsers_find_what_is_there);
 	tcase_add_test(tc, man_page_lints_clean);
 	tcase_add_test(tc, man_page_has_every_command_and_option);
+	tcase_add_test(tc, option_tables_agree_with_man_page_and_help);
 	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);

@@ -63,7 +63,7 @@ START_TEST(local_queue)
 	struct fixture f;
 	fixture_open(&f, 1);
 	struct p *pp = f.rt->allp[0];
-	uint32_t n = f.rt->runq_size;
+	uint32_t n = f.rt->choices.runq_size;
 	struct g *gs = calloc(n, sizeof(*gs));
 	for (uint32_t i = 0; i < n; i++) {
 		ck_assert_msg(rt_runqget(pp, NULL) == NULL, "runq is not empty initially");
@@ -85,7 +85,7 @@ START_TEST(local_queue_steal)
 	struct fixture f;
 	fixture_open(&f, 2);
 	struct p *p1 = f.rt->allp[0], *p2 = f.rt->allp[1];
-	uint32_t n = f.rt->runq_size;
+	uint32_t n = f.rt->choices.runq_size;
 	struct g *gs = calloc(n, sizeof(*gs));
 	int *sig = calloc(n, sizeof(*sig));
 	for (uint32_t i = 0; i < n; i++) {
@@ -145,7 +145,7 @@ START_TEST(overflow_to_global)
 	struct fixture f;
 	fixture_open(&f, 1);
 	struct p *pp = f.rt->allp[0];
-	uint32_t n = f.rt->runq_size;
+	uint32_t n = f.rt->choices.runq_size;
 	struct g *gs = calloc(n + 1, sizeof(*gs));
 	for (uint32_t i = 0; i <= n; i++)
 		rt_runqput(f.rt, pp, &gs[i], false);
@@ -314,7 +314,7 @@ START_TEST(local_queue_lifo_steal)
 		uint32_t burst = 1 + rnd % 8, pops = (rnd >> 8) % (burst + 1);
 		for (uint32_t i = 0; i < burst && next < n; i++)
 			rt_runqput(f.rt, t.owner, &t.gs[next++], false);
-		if (rt_runqlen(t.owner) > f.rt->runq_size / 2)
+		if (rt_runqlen(t.owner) > f.rt->choices.runq_size / 2)
 			pops = rt_runqlen(t.owner);   /* never overflow to the global queue */
 		for (struct g *g; pops-- > 0 && (g = rt_runqget_lifo(t.owner));)
 			lifo_take(&t, g);
@@ -506,6 +506,58 @@ START_TEST(untimed_run_has_no_clock_figures)
 END_TEST
 #endif
 
+/* Each policy's declared state [pol_ops: run_bytes, p_bytes, g_bytes]
+ * is made zeroed where its accessors say: the run's, past each struct p,
+ * and past the body's state of each G, overlapping neither the body's
+ * state nor the next G in the slab. */
+START_TEST(policy_state_apart)
+{
+	struct err e = { "" };
+	struct topo *topo = topo_load("numa1", &e);
+	ck_assert_msg(topo, "%s", e.msg);
+	struct workload *wl = idle_workload();
+	const struct pol_ops *pol = pol_at(_i);
+	struct rt_config cfg = {
+		.policy = pol, .procs = 2, .seed = 1, .topo = topo, .body = &wlr_body,
+		.body_arg = &(struct wlr_args){ .workload = wl },
+	};
+	struct rt *rt = rt_new(&cfg, &e);
+	ck_assert_msg(rt, "%s", e.msg);
+	ck_assert(!rt_pol_run(rt) == !pol->run_bytes);
+	for (int i = 0; i < rt->procs; i++) {
+		const unsigned char *ps = rt_pol_p(rt->allp[i]);
+		ck_assert(ps >= (const unsigned char *)(rt->allp[i] + 1));
+		for (size_t b = 0; b < pol->p_bytes; b++)
+			ck_assert_msg(!ps[b], "%s: P %d's state not zeroed", pol->name, i);
+	}
+	struct m m = { .rt = rt, .p = rt->allp[0] };
+	enum { NG = 3 };
+	struct g *gs[NG];
+	size_t body = wlr_body.g_bytes;
+	for (int i = 0; i < NG; i++) {
+		gs[i] = rt_newg(&m);
+		ck_assert(gs[i]);
+		unsigned char *gst = rt_pol_g(rt, gs[i]);
+		ck_assert(gst >= (unsigned char *)rt_g_body(gs[i]) + body);
+		for (size_t b = 0; b < pol->g_bytes; b++)
+			ck_assert_msg(!gst[b], "%s: G %d's state not zeroed", pol->name, i);
+		memset(rt_g_body(gs[i]), 0xa5, body);
+		memset(gst, 0x5a, pol->g_bytes);
+	}
+	for (int i = 0; i < NG; i++) {
+		const unsigned char *gb = rt_g_body(gs[i]), *gst = rt_pol_g(rt, gs[i]);
+		for (size_t b = 0; b < body; b++)
+			ck_assert_msg(gb[b] == 0xa5, "%s: G %d's body state overwritten", pol->name, i);
+		for (size_t b = 0; b < pol->g_bytes; b++)
+			ck_assert_msg(gst[b] == 0x5a, "%s: G %d's state overwritten", pol->name, i);
+		ck_assert_uint_eq(gs[i]->status, G_RUNNABLE);
+	}
+	rt_free(rt);
+	wl_free(wl);
+	topo_free(topo);
+}
+END_TEST
+
 Suite *PLAT_SYM(make_core_suite)(void)
 {
 	Suite *s = suite_create("policies");
@@ -520,6 +572,9 @@ Suite *PLAT_SYM(make_core_suite)(void)
 	tcase_add_test(tc, local_queue_empty);
 	tcase_add_test(tc, local_queue_lifo_steal);
 #endif
+	suite_add_tcase(s, tc);
+	tc = tcase_create("polstate_" PLAT_NAME);
+	tcase_add_loop_test(tc, policy_state_apart, 0, pol_count());
 	suite_add_tcase(s, tc);
 	tc = tcase_create("report_" PLAT_NAME);
 	tcase_add_test(tc, mem_counters_become_locality);

@@ -619,7 +619,15 @@ START_TEST(merge_memory_does_not_grow_with_the_store)
 	}
 	fprintf(stderr, "inputs: merge of %d rows: %ld KiB at the peak; of %d rows: %ld KiB\n",
 		nrows[0], peak[0], nrows[1], peak[1]);
-	ck_assert_msg(peak[1] < 2 * peak[0] + 16 * 1024,
+	/* AddressSanitizer's allocator and shadow grow with what was ever
+	 * allocated (121 MB against 24 MB measured): the figures are shown,
+	 * the other builds assert them */
+#if defined(__SANITIZE_ADDRESS__)
+	bool asserted = false;
+#else
+	bool asserted = true;
+#endif
+	ck_assert_msg(!asserted || peak[1] < 2 * peak[0] + 16 * 1024,
 		      "merge of %d rows peaked at %ld KiB, of %d rows at %ld KiB", nrows[1], peak[1],
 		      nrows[0], peak[0]);
 	/* an empty store is named */

@@ -1744,6 +1744,252 @@ END_TEST
 
 /* ---- The suite ----------------------------------------------------------- */
 
+/* ---- The figure list (topologies/topo_figlist.h) ---- */
+
+/* {"a": {"b": value}} for path "a.b". */
+static cJSON *nested(const char *path, cJSON *value)
+{
+	const char *dot = strrchr(path, '.');
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, dot ? dot + 1 : path, value);
+	if (!dot)
+		return o;
+	char *parent = xasprintf("%.*s", (int)(dot - path), path);
+	cJSON *up = nested(parent, o);
+	free(parent);
+	return up;
+}
+
+/* A two-node machine with spec s set to v where a file gives it; the JSON
+ * path of the number in jpath. */
+static char *machine_with(const struct topo_fig_spec *s, double v, char *jpath, size_t n)
+{
+	cJSON *doc = cJSON_Parse(PAIR("20", ""));
+	cJSON *fig = cJSON_CreateNumber(v);
+	const char *suffix = "";
+	switch (s->shape) {
+	case TOPO_SHAPE_HOPS:
+		fig = cJSON_CreateDoubleArray(&v, 1);
+		suffix = "[0]";
+		break;
+	case TOPO_SHAPE_MATRIX: {
+		double row0[] = { v, 150 }, row1[] = { 150, 100 };
+		fig = cJSON_CreateArray();
+		cJSON_AddItemToArray(fig, cJSON_CreateDoubleArray(row0, 2));
+		cJSON_AddItemToArray(fig, cJSON_CreateDoubleArray(row1, 2));
+		suffix = "[0][0]";
+		break;
+	}
+	default:
+		break;
+	}
+	bool root = s->shape == TOPO_SHAPE_SIZE;
+	cJSON *lat = nested(s->path, fig);
+	if (root) {
+		cJSON_AddItemToObject(doc, "cache_sizes", cJSON_DetachItemFromObject(lat, "cache_sizes"));
+		cJSON_Delete(lat);
+	} else {
+		cJSON_AddItemToObject(doc, "latency", lat);
+	}
+	snprintf(jpath, n, "$.%s%s%s", root ? "" : "latency.", s->path, suffix);
+	char *text = cJSON_PrintUnformatted(doc);
+	cJSON_Delete(doc);
+	return text;
+}
+
+/* Every figure of the list, read from a file, is refused past either of
+ * its bounds, with a message naming the file, its JSON path and the
+ * range. */
+START_TEST(test_figure_out_of_bounds_is_refused_naming_its_path)
+{
+	const struct topo_fig_spec *s = &topo_fig_specs[_i];
+	double outside[] = { s->hi * 2, s->lo / 2 };
+	for (int k = 0; k < (s->lo > 0 ? 2 : 1); k++) {
+		char jpath[128], want[256];
+		char *text = machine_with(s, outside[k], jpath, sizeof(jpath));
+		snprintf(want, sizeof(want), "bad.json: %s: %g is out of bounds: %s takes %g to %g",
+			 jpath, outside[k], s->doc, s->lo, s->hi);
+		text_fails(text, want, NULL);
+		free(text);
+		/* and a figure within them loads */
+		text = machine_with(s, s->shape == TOPO_SHAPE_SIZE ? 32768 : s->lo, jpath,
+				    sizeof(jpath));
+		struct err e = { "" };
+		struct topo *t = topo_load_json_text(text, "ok.json", &e);
+		ck_assert_msg(t || strstr(e.msg, "no L"), "%s: %s", s->path, e.msg);
+		topo_free(t);
+		free(text);
+	}
+}
+END_TEST
+
+START_TEST(test_absurd_figures_are_refused)
+{
+	text_fails(PAIR("20", ", \"latency\": {\"os_ns\": {\"syscall\": 1e300}}"),
+		   "bad.json: $.latency.os_ns.syscall: 1e+300 is out of bounds: a trivial system "
+		   "call takes 1 to 1e+07 ns", NULL);
+	text_fails(PAIR("20", ", \"latency\": {\"dram_ns\": {\"local\": 0.001}}"),
+		   "bad.json: $.latency.dram_ns.local: 0.001 is out of bounds", "1 to 100000 ns", NULL);
+	text_fails(PAIR("20", ", \"latency\": {\"os_ns\": {\"wakeup\": 1e12}}"),
+		   "bad.json: $.latency.os_ns.wakeup: 1e+12 is out of bounds", NULL);
+	text_fails(PAIR("20", ", \"latency\": {\"bandwidth_gbs\": [50, 1e9]}"),
+		   "bad.json: $.latency.bandwidth_gbs[1]: 1e+09 is out of bounds", "GB/s", NULL);
+	text_fails(PAIR("20", ", \"latency\": {\"mlp\": 1e6}"),
+		   "bad.json: $.latency.mlp: 1e+06 is out of bounds: the lines a sequential stream "
+		   "keeps in flight takes 0.1 to 1000", NULL);
+	/* a cost that may be nothing still is not negative */
+	text_fails(PAIR("20", ", \"latency\": {\"runtime_ns\": {\"g_exit\": -1}}"),
+		   "bad.json: $.latency.runtime_ns.g_exit: must be a number >= 0", NULL);
+}
+END_TEST
+
+/* The model's defaults are within the bounds: a file that writes them
+ * back loads. */
+START_TEST(test_defaults_are_within_the_bounds)
+{
+	struct topo_latency d;
+	topo__latency_defaults(&d);
+	for (int i = 0; i < topo_nfig_specs; i++) {
+		const struct topo_fig_spec *s = &topo_fig_specs[i];
+		ck_assert_msg(s->lo >= 0 && s->lo < s->hi, "%s: bounds %g, %g", s->path, s->lo, s->hi);
+		ck_assert_msg(s->doc && s->doc[0] && s->unit, "%s: no doc phrase or unit", s->path);
+		if (s->shape == TOPO_SHAPE_MATRIX || s->shape == TOPO_SHAPE_SIZE)
+			continue;
+		double v = *topo_fig_value(&d, s);
+		if (s->shape == TOPO_SHAPE_HOPS && *(int *)((char *)&d + s->count_off) == 0)
+			continue;  /* dram_ns.hops: none by default, the SLIT rule */
+		ck_assert_msg(v >= s->lo && v <= s->hi, "%s: default %g outside %g to %g", s->path, v,
+			      s->lo, s->hi);
+	}
+}
+END_TEST
+
+/* docs/topology.md's table of bounds says what the list says: a row per
+ * figure ("cache_ns.L1..L4" for a level's four). */
+START_TEST(test_docs_bounds_table_agrees_with_the_list)
+{
+	const char *root = getenv("SCHEDLAB_SOURCE_ROOT");
+	char *path = xasprintf("%s/docs/topology.md", root && *root ? root : ".");
+	char *doc = test_read_file(path);
+	for (int i = 0; i < topo_nfig_specs; i++) {
+		const struct topo_fig_spec *s = &topo_fig_specs[i];
+		size_t n = strlen(s->path);
+		bool level = n > 3 && s->path[n - 3] == '.' && s->path[n - 2] == 'L';
+		char *row = xasprintf("| `%.*s%s` | %g | %g | %s |", (int)(level ? n - 1 : n), s->path,
+				      level ? "1..L4" : "", s->lo, s->hi, s->unit);
+		ck_assert_msg(strstr(doc, row), "%s has no row %s", path, row);
+		free(row);
+	}
+	free(doc);
+	free(path);
+}
+END_TEST
+
+/* A machine whose latency object is what `topo --json` writes for t
+ * (topo_to_json's "latency" is topo_latency_json's, whole). */
+static struct topo *written_back(const struct topo *t, const char *structure)
+{
+	cJSON *doc = cJSON_Parse(structure);
+	ck_assert_ptr_nonnull(doc);
+	cJSON_DeleteItemFromObject(doc, "latency");
+	cJSON_DeleteItemFromObject(doc, "provenance");
+	cJSON_DeleteItemFromObject(doc, "measurements");
+	cJSON_AddItemToObject(doc, "latency", topo_latency_json(t));
+	char *text = cJSON_PrintUnformatted(doc);
+	cJSON_Delete(doc);
+	struct err e = { "" };
+	struct topo *back = topo_load_json_text(text, "written.json", &e);
+	ck_assert_msg(back, "%s: %s", t->name, e.msg);
+	free(text);
+	return back;
+}
+
+/* The list, the writer and the parser agree: every figure of a machine
+ * round-trips through `topo --json`'s latency object and the loader, and
+ * every figure of the list is in the listing of a machine that has it. */
+static void check_round_trip(const struct topo *t, const char *structure)
+{
+	struct topo *back = written_back(t, structure);
+	ck_assert_int_eq(back->nfigures, t->nfigures);
+	for (int i = 0; i < t->nfigures; i++) {
+		const struct topo_figure *a = &t->figures[i], *b = &back->figures[i];
+		ck_assert_str_eq(a->path, b->path);
+		ck_assert_msg(a->value == b->value && a->applies == b->applies,
+			      "%s: %s is %g (applies %d) written back, %g (%d) before", t->name,
+			      a->path, b->value, b->applies, a->value, a->applies);
+	}
+	cJSON *x = topo_latency_json(t), *y = topo_latency_json(back);
+	ck_assert_msg(cJSON_Compare(x, y, true), "%s: latency objects differ", t->name);
+	cJSON_Delete(x);
+	cJSON_Delete(y);
+	for (int i = 0; i < topo_nfig_specs; i++) {
+		const struct topo_fig_spec *s = &topo_fig_specs[i];
+		char path[64];
+		snprintf(path, sizeof(path), "%s%s", s->path,
+			 s->shape == TOPO_SHAPE_HOPS ? "[0]" : s->shape == TOPO_SHAPE_NODES ? "[0]"
+			 : s->shape == TOPO_SHAPE_MATRIX ? "[0][0]" : "");
+		bool has = s->shape == TOPO_SHAPE_SIZE || s->shape == TOPO_SHAPE_MATRIX ||
+			   (s->shape == TOPO_SHAPE_HOPS && !t->max_hops) ||
+			   strcmp(s->path, "dram_ns.hops") == 0;
+		ck_assert_msg(has || topo_find_figure(back, path), "%s: %s is not listed", t->name,
+			      path);
+	}
+	topo_free(back);
+}
+
+START_TEST(test_bundled_figures_round_trip_through_topo_json)
+{
+	const char *name = topo_bundled_name(_i);
+	struct err e = { "" };
+	struct topo *t = topo_load(name, &e);
+	ck_assert_msg(t, "%s", e.msg);
+	check_round_trip(t, topo_bundled_json(name));
+	topo_free(t);
+}
+END_TEST
+
+START_TEST(test_xml_figures_round_trip_through_topo_json)
+{
+	char *path = shared_xml(xml_files[_i]);
+	struct err e = { "" };
+	struct topo *t = topo_load(path, &e);
+	ck_assert_msg(t, "%s", e.msg);
+	char *structure = xasprintf("{\"hwloc_xml\": \"%s\"}", path);
+	check_round_trip(t, structure);
+	free(structure);
+	topo_free(t);
+	free(path);
+}
+END_TEST
+
+/* A machine that sets every figure the list has, a DRAM matrix and hop
+ * lists included, written back and read again. */
+START_TEST(test_every_figure_set_round_trips)
+{
+	const char *text =
+		"{\"packages\": 2, \"numa_nodes\": 2, \"cores\": 8, \"pus_per_core\": 2,"
+		" \"caches\": [{\"level\": 1, \"size\": \"32KiB\"}, {\"level\": 2, \"size\": \"1MiB\"},"
+		" {\"level\": 3, \"size\": \"8MiB\", \"cores\": 2}],"
+		" \"distances\": [[10, 21], [21, 10]],"
+		" \"latency\": {\"cache_ns\": {\"L1\": 1.5, \"L2\": 5, \"L3\": 20},"
+		" \"cache_bw_gbs\": {\"L1\": 100, \"L2\": 80, \"L3\": 40},"
+		" \"c2c_ns\": {\"core\": 7, \"group\": 44, \"package\": 99, \"hops\": [140]},"
+		" \"dram_ns\": {\"local\": 95, \"hops\": [150], \"matrix\": [[95, 150], [151, 96]]},"
+		" \"slit_scale\": 0.7, \"bandwidth_gbs\": [40, 41], \"mlp\": 12,"
+		" \"os_ns\": {\"syscall\": 120, \"futex_wait\": 600, \"futex_wake\": 800,"
+		" \"wakeup\": {\"core\": 3000, \"group\": 5000, \"package\": 6000, \"hops\": [9000]},"
+		" \"timer_slack\": 0, \"thread_create\": 12000, \"context_switch\": 1100,"
+		" \"g_switch\": 40, \"pause\": 12},"
+		" \"runtime_ns\": {\"g_create\": 0, \"g_exit\": 30, \"stack_acquire\": 900}}}";
+	struct topo *t = text_ok(text);
+	check_round_trip(t, text);
+	ck_assert_double_eq(topo_find_figure(t, "dram_ns.matrix[1][0]")->value, 151);
+	ck_assert_double_eq(topo_find_figure(t, "os_ns.wakeup.hops[0]")->value, 9000);
+	ck_assert_double_eq(topo_find_figure(t, "os_ns.timer_slack")->value, 0);
+	topo_free(t);
+}
+END_TEST
+
 Suite *make_topology_suite(void)
 {
 	Suite *s = suite_create("topologies");
@@ -1788,6 +2034,19 @@ Suite *make_topology_suite(void)
 	tcase_add_test(tc, test_json_hwloc_xml_applies_latency_override);
 	tcase_add_test(tc, test_json_hwloc_xml_relative_path_is_relative_to_the_json_file);
 	tcase_add_test(tc, test_json_hwloc_xml_rejects_structural_keys);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("figure_list");
+	tcase_set_tags(tc, TEST_SIM_ONLY);
+	tcase_add_loop_test(tc, test_figure_out_of_bounds_is_refused_naming_its_path, 0,
+			    topo_nfig_specs);
+	tcase_add_test(tc, test_absurd_figures_are_refused);
+	tcase_add_test(tc, test_defaults_are_within_the_bounds);
+	tcase_add_test(tc, test_docs_bounds_table_agrees_with_the_list);
+	tcase_add_loop_test(tc, test_bundled_figures_round_trip_through_topo_json, 0,
+			    topo_bundled_count());
+	tcase_add_loop_test(tc, test_xml_figures_round_trip_through_topo_json, 0, n_xml_files);
+	tcase_add_test(tc, test_every_figure_set_round_trips);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("latency");

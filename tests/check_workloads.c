@@ -530,6 +530,42 @@ static const struct {
 	  "$.programs.main[0]", "break outside a loop", NULL },
 };
 
+/* The language's operations (json.c's LANG_OPS), as the compiler lists
+ * them for an unknown one: each compiles as an operation (its own error,
+ * never "unknown operation") and has its row in docs/workload-format.md. */
+START_TEST(every_operation_compiles_and_is_documented)
+{
+	struct err e = { "" };
+	ck_assert_ptr_null(wl_compile("ops.json", "{\"name\": \"t\", \"programs\": {\"main\": "
+				      "[{\"frob\": 1}]}}", &e));
+	const char *list = strstr(e.msg, "expected one of: ");
+	ck_assert_msg(list, "%s", e.msg);
+	char *names = xstrdup(list + strlen("expected one of: "));
+	names[strcspn(names, ")")] = '\0';
+	const char *root = getenv("SCHEDLAB_SOURCE_ROOT");
+	char *doc_path = xasprintf("%s/docs/workload-format.md", root && *root ? root : ".");
+	char *doc = test_read_file(doc_path);
+	int n = 0;
+	for (char *save = NULL, *name = strtok_r(names, ", ", &save); name;
+	     name = strtok_r(NULL, ", ", &save), n++) {
+		char *row = xasprintf("| `%s` |", name);
+		ck_assert_msg(strstr(doc, row), "%s: no row %s", doc_path, row);
+		free(row);
+		/* a value no operation takes: the operation's own complaint */
+		char *text = xasprintf("{\"name\": \"t\", \"programs\": {\"main\": [{\"%s\": [[]]}]}}",
+				       name);
+		struct err e2 = { "" };
+		struct workload *w = wl_compile("ops.json", text, &e2);
+		ck_assert_msg(!w && !strstr(e2.msg, "unknown operation"), "%s: %s", name, e2.msg);
+		free(text);
+	}
+	ck_assert_int_ge(n, 30);
+	free(doc);
+	free(doc_path);
+	free(names);
+}
+END_TEST
+
 START_TEST(bad_workload_exits_2_naming_file_path_and_problem)
 {
 	char *path = write_file("bad.json", bad_wl[_i].json);
@@ -1095,6 +1131,7 @@ Suite *make_workloads_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");
+	tcase_add_test(tc, every_operation_compiles_and_is_documented);
 	tcase_add_unchecked_fixture(tc, tmpdir_setup, tmpdir_teardown);
 	tcase_add_loop_test(tc, bad_workload_exits_2_naming_file_path_and_problem, 0,
 			    (int)(sizeof(bad_wl) / sizeof(bad_wl[0])));

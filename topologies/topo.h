@@ -57,8 +57,8 @@ enum topo_rel {
 };
 
 /* The latency model.  Every figure is idle latency in nanoseconds unless the
- * name says otherwise; defaults and their sources are in topo_latency.c and
- * docs/topology.md.  Hop lists hold what the source gave (index 0 = 1 hop);
+ * name says otherwise; defaults are in topo_build.c, their sources and bounds in
+ * topo_figlist.h and docs/topology.md.  Hop lists hold what the source gave (index 0 = 1 hop);
  * topo__finish() extends them to the machine's hop count. */
 #define TOPO_MAX_HOPS 32
 #define TOPO_MAX_MATRIX_NODES 1024 /* "dram_ns.matrix" */
@@ -98,6 +98,56 @@ struct topo_latency {
 	double g_exit_ns;         /* goexit: a G's end and its return to the free list */
 	double stack_acquire_ns;  /* a G's stack taken at its first run (from a cache, or mapped) */
 };
+
+/* The list of the model's figures (topo_figlist.h), one spec each. */
+enum topo_fig_shape {
+	TOPO_SHAPE_SCALAR,  /* one double of struct topo_latency */
+	TOPO_SHAPE_HOPS,    /* a list by hop count, with its given length */
+	TOPO_SHAPE_NODES,   /* one figure per NUMA node, or one number for all */
+	TOPO_SHAPE_MATRIX,  /* node x node (dram_ns.matrix) */
+	TOPO_SHAPE_SIZE,    /* a cache level's effective size, at the root */
+};
+/* Which machines use a figure ("applies" in the listing). */
+enum topo_fig_use {
+	TOPO_USE_ALWAYS,
+	TOPO_USE_L1, TOPO_USE_L2, TOPO_USE_L3, TOPO_USE_L4, /* the level is present */
+	TOPO_USE_SMT,        /* some core has two PUs */
+	TOPO_USE_GROUPS,     /* some core group holds two cores */
+	TOPO_USE_PACKAGE,    /* some package holds two core groups */
+	TOPO_USE_NO_MATRIX,  /* no dram_ns.matrix */
+	TOPO_USE_SLIT,       /* remote DRAM by the SLIT rule */
+};
+struct topo_fig_spec {
+	const char *path;        /* below "latency" (the root for SIZE) */
+	enum topo_fig_shape shape;
+	size_t off, count_off;   /* in struct topo_latency (count: HOPS only) */
+	const char *unit;
+	double lo, hi;           /* the sane bounds, inclusive */
+	enum topo_fig_use use;
+	const char *source;      /* of the default, or NULL */
+	const char *doc;
+};
+extern const struct topo_fig_spec topo_fig_specs[];
+extern const int topo_nfig_specs;
+/* The spec whose path is path exactly, or NULL. */
+const struct topo_fig_spec *topo_fig_spec_find(const char *path);
+/* A SCALAR's, HOPS' or NODES' value in lat (a HOPS' first entry). */
+double *topo_fig_value(struct topo_latency *lat, const struct topo_fig_spec *s);
+/* The keys of a section ("" for the latency object itself, "os_ns",
+ * "os_ns.wakeup", "cache_sizes"), in the list's order, NULL-terminated;
+ * sizes: the document root's SIZE figures instead of the latency object's. */
+#define TOPO_FIG_MAX_KEYS 16
+struct topo_fig_keys {
+	int n;
+	char name[TOPO_FIG_MAX_KEYS][24];
+	const char *list[TOPO_FIG_MAX_KEYS + 1];
+};
+void topo_fig_keys(const char *section, bool sizes, struct topo_fig_keys *k);
+/* Sections that may be given as one number setting every figure in them. */
+bool topo_fig_one_number(const char *section);
+/* The "latency" object as a file gives it (`topo --json`, read back the same). */
+struct topo;
+struct cJSON *topo_latency_json(const struct topo *t);
 
 /* Where a figure of the latency model comes from (docs/topology.md,
  * "Provenance").  A file's "provenance" object says measured, published or

@@ -1,4 +1,6 @@
-/* Where each figure of the latency model comes from: the list of a
+/* The latency model's figures: the specs of topo_figlist.h's list, with
+ * the look-ups the loader and calibrate use; `topo --json`'s latency object
+ * written from them; and where each figure comes from: the list of a
  * machine's figures (topo__finish builds it, every one a default), the JSON
  * loader's marking of the figures a file sets ("given") and of those its
  * "provenance" object describes (measured, published, assumption), and the
@@ -8,6 +10,7 @@
 #include <string.h>
 
 #include "topologies/topo.h"
+#include "topologies/topo_figlist.h"
 #include "util/jsonv.h"
 
 const char *const topo_fig_kind_names[] = {
@@ -19,27 +22,82 @@ const char *const topo_fig_kind_names[] = {
 	[TOPO_FIG_DERIVED] = "derived",
 };
 
-/* Sources of the defaults, as in docs/topology.md's latency table. */
+const struct topo_fig_spec topo_fig_specs[] = {
+#define X(shape, path, where, count, unit, lo, hi, use, source, doc) \
+	{ path, TOPO_SHAPE_##shape, where, count, unit, lo, hi, TOPO_##use, source, doc },
+	TOPO_FIGURES(X)
+#undef X
+};
+const int topo_nfig_specs = (int)(sizeof(topo_fig_specs) / sizeof(topo_fig_specs[0]));
+
 static const char SRC_HOP_RULE[] = "each hop past the list adds its last step (half the first figure when it has one)";
-static const char SRC_WAKEUP[] =
-	"estimate: an IPI, an idle exit and a scheduling decision; calibrate measured 2.7 us "
-	"on one PU and 30 us across the cores of a KVM guest";
-static const char SRC_RUNTIME[] =
-	"Go's BenchmarkCreateGoroutines, 302 ns a goroutine's life (CockroachDB RFC 20220602), "
-	"less the 149 ns the model prices itself, split 100/40 (an assumption)";
-static const char SRC_STACK[] =
-	"assumption: carving a stack and faulting its first page in, about 1 us (calibrate "
-	"measured 1.7 us on a KVM guest, 0.08 us for a reused stack)";
 
-static void add(struct topo *t, int *cap, const char *src, const char *unit, bool applies,
-		double value, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+const struct topo_fig_spec *topo_fig_spec_find(const char *path)
+{
+	for (int i = 0; i < topo_nfig_specs; i++)
+		if (strcmp(topo_fig_specs[i].path, path) == 0)
+			return &topo_fig_specs[i];
+	return NULL;
+}
 
-static void add(struct topo *t, int *cap, const char *src, const char *unit, bool applies,
+double *topo_fig_value(struct topo_latency *lat, const struct topo_fig_spec *s)
+{
+	return (double *)((char *)lat + s->off);
+}
+
+static int *hop_count(struct topo_latency *lat, const struct topo_fig_spec *s)
+{
+	return (int *)((char *)lat + s->count_off);
+}
+
+bool topo_fig_one_number(const char *section)
+{
+	/* "os_ns.wakeup": 4000 is every relation's wake-up */
+	return strcmp(section, "os_ns.wakeup") == 0;
+}
+
+void topo_fig_keys(const char *section, bool sizes, struct topo_fig_keys *k)
+{
+	size_t n = strlen(section);
+	k->n = 0;
+	for (int i = 0; i < topo_nfig_specs; i++) {
+		const char *p = topo_fig_specs[i].path;
+		if ((topo_fig_specs[i].shape == TOPO_SHAPE_SIZE) != sizes)
+			continue;
+		if (n && (strncmp(p, section, n) != 0 || p[n] != '.'))
+			continue;
+		const char *key = n ? p + n + 1 : p;
+		size_t len = strcspn(key, ".");
+		if (k->n && strlen(k->name[k->n - 1]) == len &&
+		    strncmp(k->name[k->n - 1], key, len) == 0)
+			continue;  /* a section's figures are together (ORDER) */
+		snprintf(k->name[k->n], sizeof(k->name[0]), "%.*s", (int)len, key);
+		k->list[k->n] = k->name[k->n];
+		k->n++;
+	}
+	k->list[k->n] = NULL;
+}
+
+/* ---- The listing ---- */
+
+/* What the figure list is built from: the machine, and its relations. */
+struct fig_build {
+	struct topo *t;
+	int cap;
+	bool has_level[TOPO_MAX_LEVEL + 1];
+	bool smt, groups, package;
+};
+
+static void add(struct fig_build *b, const char *src, const char *unit, bool applies,
+		double value, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static void add(struct fig_build *b, const char *src, const char *unit, bool applies,
 		double value, const char *fmt, ...)
 {
-	if (t->nfigures == *cap) {
-		*cap = *cap ? *cap * 2 : 64;
-		t->figures = xrealloc(t->figures, sizeof(*t->figures) * (size_t)*cap);
+	struct topo *t = b->t;
+	if (t->nfigures == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 64;
+		t->figures = xrealloc(t->figures, sizeof(*t->figures) * (size_t)b->cap);
 	}
 	va_list ap;
 	va_start(ap, fmt);
@@ -51,16 +109,79 @@ static void add(struct topo *t, int *cap, const char *src, const char *unit, boo
 	};
 }
 
-/* A hop list: entries past the given ones are derived by the hop rule. */
-static void add_hops(struct topo *t, int *cap, const char *section, const double *v, int given,
-		     bool applies, const char *first_src)
+static bool applies(const struct fig_build *b, enum topo_fig_use use)
 {
+	const struct topo *t = b->t;
+	bool matrix = t->dram_matrix != NULL;
+	switch (use) {
+	case TOPO_USE_L1:
+	case TOPO_USE_L2:
+	case TOPO_USE_L3:
+	case TOPO_USE_L4:
+		return b->has_level[1 + use - TOPO_USE_L1];
+	case TOPO_USE_SMT:
+		return b->smt;
+	case TOPO_USE_GROUPS:
+		return b->groups;
+	case TOPO_USE_PACKAGE:
+		return b->package;
+	case TOPO_USE_NO_MATRIX:
+		return !matrix;
+	case TOPO_USE_SLIT:
+		return !matrix && !t->lat.n_dram_hops && t->max_hops > 0;
+	case TOPO_USE_ALWAYS:
+		break;
+	}
+	return true;
+}
+
+/* A hop list: entries past the given ones are derived by the hop rule. */
+static void add_hops(struct fig_build *b, const struct topo_fig_spec *s)
+{
+	struct topo *t = b->t;
+	const double *v = topo_fig_value(&t->lat, s);
+	int given = *hop_count(&t->lat, s);
+	if (!given)
+		return;  /* dram_ns.hops not given: the SLIT rule */
 	for (int h = 0; h < t->max_hops; h++) {
 		int before = t->nfigures;
-		add(t, cap, h < given ? first_src : SRC_HOP_RULE, "ns", applies, v[h], "%s.hops[%d]",
-		    section, h);
+		add(b, h < given ? s->source : SRC_HOP_RULE, s->unit, applies(b, s->use), v[h],
+		    "%s[%d]", s->path, h);
 		if (h >= given)
 			t->figures[before].kind = TOPO_FIG_DERIVED;
+	}
+}
+
+static void add_spec(struct fig_build *b, const struct topo_fig_spec *s)
+{
+	struct topo *t = b->t;
+	int n = t->nnodes;
+	switch (s->shape) {
+	case TOPO_SHAPE_SCALAR:
+		add(b, s->source, s->unit, applies(b, s->use), *topo_fig_value(&t->lat, s), "%s",
+		    s->path);
+		break;
+	case TOPO_SHAPE_SIZE: {
+		int level = s->path[strlen(s->path) - 1] - '0';
+		if (t->cache_sizes[level])  /* as given: a level the machine has */
+			add(b, s->source, s->unit, applies(b, s->use), (double)t->cache_sizes[level],
+			    "%s", s->path);
+		break;
+	}
+	case TOPO_SHAPE_HOPS:
+		add_hops(b, s);
+		break;
+	case TOPO_SHAPE_MATRIX:
+		for (int i = 0; t->dram_matrix && i < n; i++)
+			for (int k = 0; k < n; k++)
+				add(b, s->source, s->unit, applies(b, s->use), t->dram_matrix[i * n + k],
+				    "%s[%d][%d]", s->path, i, k);
+		break;
+	case TOPO_SHAPE_NODES:
+		for (int i = 0; i < n; i++)
+			add(b, s->source, s->unit, applies(b, s->use), t->nodes[i].bandwidth_gbs,
+			    "%s[%d]", s->path, i);
+		break;
 	}
 }
 
@@ -75,86 +196,91 @@ void topo__figures_free(struct topo *t)
 
 void topo__figures_build(struct topo *t)
 {
-	static const char *const cache_src[TOPO_MAX_LEVEL + 1] = {
-		NULL,
-		"4 cycles at 3 GHz (AnandTech: Xeon 8280, EPYC 7742)",
-		"13 cycles at 3 GHz (AnandTech: Xeon 8280, EPYC 7742)",
-		"about 48 cycles of a Xeon at 3 GHz",
-		"a guess",
-	};
-	const struct topo_latency *lat = &t->lat;
-	int cap = 0;
+	struct fig_build b = { .t = t };
 	topo__figures_free(t);
-
-	bool has_level[TOPO_MAX_LEVEL + 1] = { false };
 	for (int i = 0; i < t->ncaches; i++)
-		has_level[t->caches[i].level] = true;
-	static const char *const cache_bw_src[TOPO_MAX_LEVEL + 1] = {
-		NULL,
-		"64 B/cycle of stores at 3 GHz (Intel optimization manual: Skylake-SP)",
-		"52 B/cycle sustained at 3 GHz (Intel optimization manual: Skylake-SP)",
-		"about 15 B/cycle sustained at 3 GHz (Intel optimization manual: Skylake-SP)",
-		"a guess",
-	};
-	for (int l = 1; l <= TOPO_MAX_LEVEL; l++)
-		add(t, &cap, cache_src[l], "ns", has_level[l], lat->cache_ns[l], "cache_ns.L%d", l);
-	for (int l = 1; l <= TOPO_MAX_LEVEL; l++)
-		add(t, &cap, cache_bw_src[l], "GB/s", has_level[l], lat->cache_bw_gbs[l],
-		    "cache_bw_gbs.L%d", l);
-	for (int l = 1; l <= TOPO_MAX_LEVEL; l++)
-		if (t->cache_sizes[l])
-			add(t, &cap, NULL, "B", true, (double)t->cache_sizes[l], "cache_sizes.L%d", l);
+		b.has_level[t->caches[i].level] = true;
+	for (int c = 0; c < t->ncores && !b.smt; c++)
+		b.smt = t->cores[c].npus > 1;
+	b.groups = t->ngroups < t->ncores;  /* some group holds two cores */
+	b.package = t->ngroups > t->npackages;
+	for (int i = 0; i < topo_nfig_specs; i++)
+		add_spec(&b, &topo_fig_specs[i]);
+}
 
-	bool smt = false;
-	for (int c = 0; c < t->ncores && !smt; c++)
-		smt = t->cores[c].npus > 1;
-	bool groups = t->ngroups < t->ncores;  /* some group holds two cores */
-	bool package = t->ngroups > t->npackages;
-	add(t, &cap, "SMT siblings share L1 and L2 (estimate)", "ns", smt, lat->c2c_core_ns,
-	    "c2c_ns.core");
-	add(t, &cap, "CAS round trip, Xeon Gold 6242 median (core-to-core-latency)", "ns", groups,
-	    lat->c2c_group_ns, "c2c_ns.group");
-	add(t, &cap, "EPYC 7R13 across CCXs", "ns", package, lat->c2c_package_ns, "c2c_ns.package");
-	add_hops(t, &cap, "c2c_ns", lat->c2c_hop_ns, lat->n_c2c_hops, true,
-		 "Xeon Gold 6242 136, E5-2695 v4 118 (1 hop)");
+/* ---- The latency object ---- */
 
-	bool matrix = t->dram_matrix != NULL;
-	add(t, &cap, "2S Xeon Gold 6140, MLC (89-90)", "ns", !matrix, lat->dram_local_ns,
-	    "dram_ns.local");
-	if (lat->n_dram_hops)
-		add_hops(t, &cap, "dram_ns", lat->dram_hop_ns, lat->n_dram_hops, !matrix, NULL);
-	if (matrix)
-		for (int i = 0; i < t->nnodes; i++)
-			for (int k = 0; k < t->nnodes; k++)
-				add(t, &cap, NULL, "ns", true, t->dram_matrix[i * t->nnodes + k],
-				    "dram_ns.matrix[%d][%d]", i, k);
-	add(t, &cap, "SLIT 20 at 1.5x local (4S Xeon E7-4800, MLC: 1.45x)", "",
-	    !matrix && !lat->n_dram_hops && t->max_hops > 0, lat->slit_scale, "slit_scale");
-	for (int i = 0; i < t->nnodes; i++)
-		add(t, &cap, "a sustained 4-6 channel DDR4 socket", "GB/s", true,
-		    t->nodes[i].bandwidth_gbs, "bandwidth_gbs[%d]", i);
-	add(t, &cap, "10-12 fill buffers plus the L2 streamer (single-core STREAM 9.5 GB/s)", "",
-	    true, lat->mlp, "mlp");
+/* The object at section ("os_ns.wakeup") below lat, made if missing. */
+static cJSON *section_of(cJSON *lat, const char *path, const char **key)
+{
+	cJSON *o = lat;
+	const char *p = path;
+	for (const char *dot; (dot = strchr(p, '.')); p = dot + 1) {
+		char name[32];
+		snprintf(name, sizeof(name), "%.*s", (int)(dot - p), p);
+		cJSON *next = cJSON_GetObjectItemCaseSensitive(o, name);
+		o = next ? next : cJSON_AddObjectToObject(o, name);
+	}
+	*key = p;
+	return o;
+}
 
-	add(t, &cap, "typical Linux x86-64", "ns", true, lat->syscall_ns, "os_ns.syscall");
-	add(t, &cap, "estimate", "ns", true, lat->futex_wait_ns, "os_ns.futex_wait");
-	add(t, &cap, "estimate", "ns", true, lat->futex_wake_ns, "os_ns.futex_wake");
-	add(t, &cap, SRC_WAKEUP, "ns", smt, lat->wakeup_core_ns, "os_ns.wakeup.core");
-	add(t, &cap, SRC_WAKEUP, "ns", groups, lat->wakeup_group_ns, "os_ns.wakeup.group");
-	add(t, &cap, SRC_WAKEUP, "ns", package, lat->wakeup_package_ns, "os_ns.wakeup.package");
-	add_hops(t, &cap, "os_ns.wakeup", lat->wakeup_hop_ns, lat->n_wakeup_hops, true, SRC_WAKEUP);
-	add(t, &cap, "Linux's default timer slack (prctl PR_SET_TIMERSLACK)", "ns", true,
-	    lat->timer_slack_ns, "os_ns.timer_slack");
-	add(t, &cap, "estimate", "ns", true, lat->thread_create_ns, "os_ns.thread_create");
-	add(t, &cap, "\"Scheduling In Go: Part II\" (~1000 ns)", "ns", true, lat->context_switch_ns,
-	    "os_ns.context_switch");
-	add(t, &cap, "estimate (\"Scheduling In Go: Part II\": ~200 ns for a whole goroutine switch)",
-	    "ns", true, lat->g_switch_ns, "os_ns.g_switch");
-	add(t, &cap, "estimate: ~10 cycles before Skylake (Intel optimization manual)", "ns", true,
-	    lat->pause_ns, "os_ns.pause");
-	add(t, &cap, SRC_RUNTIME, "ns", true, lat->g_create_ns, "runtime_ns.g_create");
-	add(t, &cap, SRC_RUNTIME, "ns", true, lat->g_exit_ns, "runtime_ns.g_exit");
-	add(t, &cap, SRC_STACK, "ns", true, lat->stack_acquire_ns, "runtime_ns.stack_acquire");
+static cJSON *number_list(const double *v, int n)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (int i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+	return a;
+}
+
+static void write_spec(const struct topo *t, cJSON *lat, const struct topo_fig_spec *s)
+{
+	struct topo_latency *l = (struct topo_latency *)&t->lat;
+	const char *key;
+	cJSON *o = section_of(lat, s->path, &key);
+	int n = t->nnodes;
+	switch (s->shape) {
+	case TOPO_SHAPE_SCALAR:
+		cJSON_AddNumberToObject(o, key, *topo_fig_value(l, s));
+		break;
+	case TOPO_SHAPE_HOPS:
+		/* as given and extended; none on a one-node machine (an empty
+		 * list is not valid input), none for DRAM left to the SLIT rule */
+		if (*hop_count(l, s) && t->max_hops)
+			cJSON_AddItemToObject(o, key, number_list(topo_fig_value(l, s), t->max_hops));
+		break;
+	case TOPO_SHAPE_MATRIX: {
+		cJSON *m = t->dram_matrix ? cJSON_AddArrayToObject(o, key) : NULL;
+		for (int i = 0; m && i < n; i++)
+			cJSON_AddItemToArray(m, number_list(&t->dram_matrix[i * n], n));
+		break;
+	}
+	case TOPO_SHAPE_NODES: {
+		/* as the input takes it: one number, or one per node */
+		bool same = true;
+		for (int i = 1; i < n; i++)
+			same = same && t->nodes[i].bandwidth_gbs == t->nodes[0].bandwidth_gbs;
+		if (same) {
+			cJSON_AddNumberToObject(o, key, t->nodes[0].bandwidth_gbs);
+			break;
+		}
+		cJSON *a = cJSON_AddArrayToObject(o, key);
+		for (int i = 0; i < n; i++)
+			cJSON_AddItemToArray(a, cJSON_CreateNumber(t->nodes[i].bandwidth_gbs));
+		break;
+	}
+	case TOPO_SHAPE_SIZE:
+		break;  /* the root's "cache_sizes": not called */
+	}
+}
+
+cJSON *topo_latency_json(const struct topo *t)
+{
+	cJSON *lat = cJSON_CreateObject();
+	for (int i = 0; i < topo_nfig_specs; i++)
+		if (topo_fig_specs[i].shape != TOPO_SHAPE_SIZE)
+			write_spec(t, lat, &topo_fig_specs[i]);
+	return lat;
 }
 
 const struct topo_figure *topo_find_figure(const struct topo *t, const char *path)

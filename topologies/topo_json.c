@@ -16,205 +16,187 @@
 #include "topologies/topo.h"
 #include "util/jsonv.h"
 
-static bool parse_hop_list(const struct jv *j, const cJSON *obj, const char *path,
-			   double *out, int *n)
+/* A figure within its spec's bounds: the check that keeps an absurd figure
+ * (1e300 ns, a 0.0001 ns DRAM) out of the model. */
+static bool in_bounds(const struct jv *j, const struct topo_fig_spec *s, const char *path,
+		      double v)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "hops");
-	if (!v)
+	if (v >= s->lo && v <= s->hi)
 		return true;
-	char p[JV_PATH];
-	jv_key(p, sizeof(p), path, "hops");
+	return jv_fail(j, path, "%g is out of bounds: %s takes %g to %g%s%s", v, s->doc, s->lo,
+		       s->hi, s->unit[0] ? " " : "", s->unit);
+}
+
+/* One number of spec s: positive (or >= 0 when its bounds start at 0),
+ * within its bounds. */
+static bool parse_number(const struct jv *j, const struct topo_fig_spec *s, const cJSON *v,
+			 const char *path, double *out)
+{
+	double d;
+	if (!(s->lo > 0 ? jv_as_positive(j, v, path, &d) : jv_as_nonneg(j, v, path, &d)) ||
+	    !in_bounds(j, s, path, d))
+		return false;
+	*out = d;
+	return true;
+}
+
+/* n numbers of s from the array v into out. */
+static bool parse_numbers(const struct jv *j, const struct topo_fig_spec *s, const cJSON *v,
+			  const char *path, double *out)
+{
+	int i = 0;
+	for (const cJSON *it = v->child; it; it = it->next, i++) {
+		char q[JV_PATH];
+		if (!parse_number(j, s, it, jv_idx(q, sizeof(q), path, i), &out[i]))
+			return false;
+	}
+	return true;
+}
+
+static bool parse_hops(const struct jv *j, const struct topo_fig_spec *s, const cJSON *v,
+		       const char *p, struct topo_latency *lat)
+{
 	if (!jv_array(j, v, p))
 		return false;
 	int count = cJSON_GetArraySize(v);
 	if (count < 1 || count > TOPO_MAX_HOPS)
 		return jv_fail(j, p, "must list 1 to %d figures (one per hop), got %d", TOPO_MAX_HOPS,
 			       count);
-	int i = 0;
-	for (const cJSON *it = v->child; it; it = it->next, i++) {
-		char q[JV_PATH];
-		if (!jv_as_positive(j, it, jv_idx(q, sizeof(q), p, i), &out[i]))
-			return false;
-	}
-	*n = count;
+	if (!parse_numbers(j, s, v, p, topo_fig_value(lat, s)))
+		return false;
+	*(int *)((char *)lat + s->count_off) = count;
 	return true;
 }
 
-/* "wakeup": one figure for every relation, or one per relation. */
-static bool parse_wakeup(const struct jv *j, const cJSON *os, const char *path,
-			 struct topo_latency *lat)
+/* An n x n node matrix given as rows: the rows' count and each row's
+ * length (distances, dram_ns.matrix). */
+static bool matrix_rows(const struct jv *j, const cJSON *m, const char *p, int n)
 {
-	static const char *const rel_keys[] = { "core", "group", "package", "hops", NULL };
-	const cJSON *w = cJSON_GetObjectItemCaseSensitive(os, "wakeup");
-	if (!w)
-		return true;
-	char p[JV_PATH];
-	jv_key(p, sizeof(p), path, "wakeup");
-	if (cJSON_IsObject(w)) {
-		int n = lat->n_wakeup_hops;
-		if (!jv_object(j, w, p, rel_keys) ||
-		    !jv_get_positive(j, w, p, "core", false, &lat->wakeup_core_ns) ||
-		    !jv_get_positive(j, w, p, "group", false, &lat->wakeup_group_ns) ||
-		    !jv_get_positive(j, w, p, "package", false, &lat->wakeup_package_ns) ||
-		    !parse_hop_list(j, w, p, lat->wakeup_hop_ns, &n))
-			return false;
-		lat->n_wakeup_hops = n;
-		return true;
-	}
-	double v;
-	if (!jv_as_positive(j, w, p, &v))
+	if (!jv_array(j, m, p))
 		return false;
-	lat->wakeup_core_ns = lat->wakeup_group_ns = lat->wakeup_package_ns = v;
-	for (int h = 0; h < TOPO_MAX_HOPS; h++)
-		lat->wakeup_hop_ns[h] = v;
-	lat->n_wakeup_hops = TOPO_MAX_HOPS;
+	if (cJSON_GetArraySize(m) != n)
+		return jv_fail(j, p, "must be a %dx%d matrix (one row per NUMA node), got %d rows", n, n,
+			       cJSON_GetArraySize(m));
+	return true;
+}
+
+static bool matrix_row(const struct jv *j, const cJSON *row, const char *q, int n)
+{
+	if (!jv_array(j, row, q))
+		return false;
+	if (cJSON_GetArraySize(row) != n)
+		return jv_fail(j, q, "matrix is not square: row has %d entries, expected %d",
+			       cJSON_GetArraySize(row), n);
 	return true;
 }
 
 /* "matrix": DRAM latency measured for every (accessing node, home node)
  * pair; it prices every access, whatever "local", "hops" and the SLIT say. */
-static bool parse_dram_matrix(const struct jv *j, const cJSON *dram, const char *path,
-			      struct topo *t)
+static bool parse_dram_matrix(const struct jv *j, const struct topo_fig_spec *s, const cJSON *m,
+			      const char *p, struct topo *t)
 {
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(dram, "matrix");
-	if (!m)
-		return true;
-	char p[JV_PATH];
-	jv_key(p, sizeof(p), path, "matrix");
 	int n = t->nnodes;
-	if (!jv_array(j, m, p))
-		return false;
 	/* each entry is a figure with its provenance: a million at most */
-	if (n > TOPO_MAX_MATRIX_NODES)
+	if (cJSON_IsArray(m) && n > TOPO_MAX_MATRIX_NODES)
 		return jv_fail(j, p, "a DRAM matrix is supported up to %d NUMA nodes; this machine has %d",
 			       TOPO_MAX_MATRIX_NODES, n);
-	if (cJSON_GetArraySize(m) != n)
-		return jv_fail(j, p, "must be a %dx%d matrix (one row per NUMA node), got %d rows", n, n,
-			       cJSON_GetArraySize(m));
+	if (!matrix_rows(j, m, p, n))
+		return false;
 	free(t->dram_matrix);
 	t->dram_matrix = xcalloc((size_t)n * (size_t)n, sizeof(double));
 	int i = 0;
 	for (const cJSON *row = m->child; row; row = row->next, i++) {
 		char q[JV_PATH];
-		jv_idx(q, sizeof(q), p, i);
-		if (!jv_array(j, row, q))
+		if (!matrix_row(j, row, jv_idx(q, sizeof(q), p, i), n) ||
+		    !parse_numbers(j, s, row, q, &t->dram_matrix[i * n]))
 			return false;
-		if (cJSON_GetArraySize(row) != n)
-			return jv_fail(j, q, "matrix is not square: row has %d entries, expected %d",
-				       cJSON_GetArraySize(row), n);
-		int k = 0;
-		for (const cJSON *v = row->child; v; v = v->next, k++) {
-			char r[JV_PATH];
-			if (!jv_as_positive(j, v, jv_idx(r, sizeof(r), q, k), &t->dram_matrix[i * n + k]))
-				return false;
-		}
 	}
 	return true;
 }
 
-/* A figure per cache level, "L1".."L4", in the latency object's key. */
-static bool parse_levels(const struct jv *j, const cJSON *lat_json, const char *path,
-			 const char *key, double *by_level)
+/* "bandwidth_gbs": one figure for every node, or one per node. */
+static bool parse_nodes(const struct jv *j, const struct topo_fig_spec *s, const cJSON *v,
+			const char *p, struct topo *t)
 {
-	static const char *const level_keys[] = { "L1", "L2", "L3", "L4", NULL };
-	const cJSON *o = cJSON_GetObjectItemCaseSensitive(lat_json, key);
-	if (!o)
-		return true;
-	char p[JV_PATH];
-	jv_key(p, sizeof(p), path, key);
-	if (!jv_object(j, o, p, level_keys))
-		return false;
-	for (int l = 1; l <= TOPO_MAX_LEVEL; l++)
-		if (!jv_get_positive(j, o, p, level_keys[l - 1], false, &by_level[l]))
+	if (!cJSON_IsArray(v))
+		return parse_number(j, s, v, p, topo_fig_value(&t->lat, s));
+	if (cJSON_GetArraySize(v) != t->nnodes)
+		return jv_fail(j, p, "must give one figure per NUMA node (%d), got %d", t->nnodes,
+			       cJSON_GetArraySize(v));
+	int i = 0;
+	for (const cJSON *it = v->child; it; it = it->next, i++) {
+		char q[JV_PATH];
+		if (!parse_number(j, s, it, jv_idx(q, sizeof(q), p, i), &t->nodes[i].bandwidth_gbs))
 			return false;
+	}
 	return true;
 }
 
-static bool parse_latency(const struct jv *j, const cJSON *lat_json, struct topo *t)
+static bool parse_figure(const struct jv *j, const struct topo_fig_spec *s, const cJSON *v,
+			 const char *p, struct topo *t)
 {
-	static const char *const keys[] = { "cache_ns", "cache_bw_gbs", "c2c_ns", "dram_ns",
-					    "slit_scale", "bandwidth_gbs", "mlp", "os_ns",
-					    "runtime_ns", NULL };
-	static const char *const c2c_keys[] = { "core", "group", "package", "hops", NULL };
-	static const char *const dram_keys[] = { "local", "hops", "matrix", NULL };
-	static const char *const os_keys[] = { "syscall", "futex_wait", "futex_wake", "wakeup",
-					       "timer_slack", "thread_create", "context_switch",
-					       "g_switch", "pause", NULL };
-	static const char *const runtime_keys[] = { "g_create", "g_exit", "stack_acquire", NULL };
-	struct topo_latency *lat = &t->lat;
-	const char *path = "$.latency";
-	char p[JV_PATH];
-
-	if (!jv_object(j, lat_json, path, keys))
-		return false;
-
-	if (!parse_levels(j, lat_json, path, "cache_ns", lat->cache_ns) ||
-	    !parse_levels(j, lat_json, path, "cache_bw_gbs", lat->cache_bw_gbs))
-		return false;
-	const cJSON *o = cJSON_GetObjectItemCaseSensitive(lat_json, "c2c_ns");
-	if (o) {
-		jv_key(p, sizeof(p), path, "c2c_ns");
-		if (!jv_object(j, o, p, c2c_keys) ||
-		    !jv_get_positive(j, o, p, "core", false, &lat->c2c_core_ns) ||
-		    !jv_get_positive(j, o, p, "group", false, &lat->c2c_group_ns) ||
-		    !jv_get_positive(j, o, p, "package", false, &lat->c2c_package_ns) ||
-		    !parse_hop_list(j, o, p, lat->c2c_hop_ns, &lat->n_c2c_hops))
-			return false;
+	switch (s->shape) {
+	case TOPO_SHAPE_SCALAR:
+		return parse_number(j, s, v, p, topo_fig_value(&t->lat, s));
+	case TOPO_SHAPE_HOPS:
+		return parse_hops(j, s, v, p, &t->lat);
+	case TOPO_SHAPE_MATRIX:
+		return parse_dram_matrix(j, s, v, p, t);
+	case TOPO_SHAPE_NODES:
+		return parse_nodes(j, s, v, p, t);
+	case TOPO_SHAPE_SIZE:
+		break;
 	}
-	o = cJSON_GetObjectItemCaseSensitive(lat_json, "dram_ns");
-	if (o) {
-		jv_key(p, sizeof(p), path, "dram_ns");
-		if (!jv_object(j, o, p, dram_keys) ||
-		    !jv_get_positive(j, o, p, "local", false, &lat->dram_local_ns) ||
-		    !parse_hop_list(j, o, p, lat->dram_hop_ns, &lat->n_dram_hops) ||
-		    !parse_dram_matrix(j, o, p, t))
-			return false;
-	}
-	if (!jv_get_positive(j, lat_json, path, "slit_scale", false, &lat->slit_scale) ||
-	    !jv_get_positive(j, lat_json, path, "mlp", false, &lat->mlp))
-		return false;
+	return jv_fail(j, p, "not a figure of the latency object");
+}
 
-	o = cJSON_GetObjectItemCaseSensitive(lat_json, "bandwidth_gbs");
-	if (o) {
-		jv_key(p, sizeof(p), path, "bandwidth_gbs");
-		if (cJSON_IsArray(o)) {
-			if (cJSON_GetArraySize(o) != t->nnodes)
-				return jv_fail(j, p, "must give one figure per NUMA node (%d), got %d",
-					       t->nnodes, cJSON_GetArraySize(o));
-			int i = 0;
-			for (const cJSON *it = o->child; it; it = it->next, i++) {
-				char q[JV_PATH];
-				if (!jv_as_positive(j, it, jv_idx(q, sizeof(q), p, i),
-						    &t->nodes[i].bandwidth_gbs))
-					return false;
-			}
-		} else if (!jv_as_positive(j, o, p, &lat->bandwidth_gbs)) {
+/* A section given as one number ("wakeup": 4000): every figure in it,
+ * each hop list to its full length. */
+static bool parse_one_number(const struct jv *j, const cJSON *v, const char *section,
+			     const char *p, struct topo_latency *lat)
+{
+	size_t n = strlen(section);
+	double d = 0;
+	for (int i = 0; i < topo_nfig_specs; i++) {
+		const struct topo_fig_spec *s = &topo_fig_specs[i];
+		if (strncmp(s->path, section, n) != 0 || s->path[n] != '.')
+			continue;
+		if (!parse_number(j, s, v, p, &d))
 			return false;
+		double *out = topo_fig_value(lat, s);
+		if (s->shape != TOPO_SHAPE_HOPS) {
+			*out = d;
+			continue;
 		}
+		for (int h = 0; h < TOPO_MAX_HOPS; h++)
+			out[h] = d;
+		*(int *)((char *)lat + s->count_off) = TOPO_MAX_HOPS;
 	}
+	return true;
+}
 
-	o = cJSON_GetObjectItemCaseSensitive(lat_json, "os_ns");
-	if (o) {
-		jv_key(p, sizeof(p), path, "os_ns");
-		if (!jv_object(j, o, p, os_keys) ||
-		    !jv_get_positive(j, o, p, "syscall", false, &lat->syscall_ns) ||
-		    !jv_get_positive(j, o, p, "futex_wait", false, &lat->futex_wait_ns) ||
-		    !jv_get_positive(j, o, p, "futex_wake", false, &lat->futex_wake_ns) ||
-		    !parse_wakeup(j, o, p, lat) ||
-		    !jv_get_nonneg(j, o, p, "timer_slack", false, &lat->timer_slack_ns) ||
-		    !jv_get_positive(j, o, p, "thread_create", false, &lat->thread_create_ns) ||
-		    !jv_get_positive(j, o, p, "context_switch", false, &lat->context_switch_ns) ||
-		    !jv_get_positive(j, o, p, "g_switch", false, &lat->g_switch_ns) ||
-		    !jv_get_positive(j, o, p, "pause", false, &lat->pause_ns))
-			return false;
-	}
-	o = cJSON_GetObjectItemCaseSensitive(lat_json, "runtime_ns");
-	if (o) {
-		jv_key(p, sizeof(p), path, "runtime_ns");
-		if (!jv_object(j, o, p, runtime_keys) ||
-		    !jv_get_nonneg(j, o, p, "g_create", false, &lat->g_create_ns) ||
-		    !jv_get_nonneg(j, o, p, "g_exit", false, &lat->g_exit_ns) ||
-		    !jv_get_nonneg(j, o, p, "stack_acquire", false, &lat->stack_acquire_ns))
+/* An object of the latency model: its keys are the list's (topo_figlist.h),
+ * each a figure or a section of figures, read in the list's order. */
+static bool parse_section(const struct jv *j, const cJSON *o, const char *section,
+			  const char *path, struct topo *t)
+{
+	struct topo_fig_keys k;
+	topo_fig_keys(section, false, &k);
+	if (!jv_object(j, o, path, k.list))
+		return false;
+	for (int i = 0; i < k.n; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k.list[i]);
+		if (!v)
+			continue;
+		char p[JV_PATH], sub[JV_PATH];
+		jv_key(p, sizeof(p), path, k.list[i]);
+		snprintf(sub, sizeof(sub), "%s%s%s", section, section[0] ? "." : "", k.list[i]);
+		const struct topo_fig_spec *s = topo_fig_spec_find(sub);
+		bool ok = s ? parse_figure(j, s, v, p, t)
+			: !cJSON_IsObject(v) && topo_fig_one_number(sub)
+			? parse_one_number(j, v, sub, p, &t->lat)
+			: parse_section(j, v, sub, p, t);
+		if (!ok)
 			return false;
 	}
 	return true;
@@ -300,20 +282,13 @@ static bool parse_distances(const struct jv *j, const cJSON *d, struct topo *t)
 		t->distance[0] = 10;
 		return true;
 	}
-	if (!jv_array(j, d, path))
+	if (!matrix_rows(j, d, path, n))
 		return false;
-	if (cJSON_GetArraySize(d) != n)
-		return jv_fail(j, path, "must be a %dx%d matrix (one row per NUMA node), got %d rows", n,
-			       n, cJSON_GetArraySize(d));
 	int i = 0;
 	for (const cJSON *row = d->child; row; row = row->next, i++) {
 		char p[JV_PATH];
-		jv_idx(p, sizeof(p), path, i);
-		if (!jv_array(j, row, p))
+		if (!matrix_row(j, row, jv_idx(p, sizeof(p), path, i), n))
 			return false;
-		if (cJSON_GetArraySize(row) != n)
-			return jv_fail(j, p, "matrix is not square: row has %d entries, expected %d",
-				       cJSON_GetArraySize(row), n);
 		int k = 0;
 		for (const cJSON *v = row->child; v; v = v->next, k++) {
 			char q[JV_PATH];
@@ -397,18 +372,21 @@ static bool parse_structure(const struct jv *j, const cJSON *root, struct topo *
  * replaces every instance's size at that level. */
 static bool parse_cache_sizes(const struct jv *j, const cJSON *cs, struct topo *t)
 {
-	static const char *const keys[] = { "L1", "L2", "L3", "L4", NULL };
+	struct topo_fig_keys k;
+	topo_fig_keys("cache_sizes", true, &k);
 	const char *path = "$.cache_sizes";
-	if (!jv_object(j, cs, path, keys))
+	if (!jv_object(j, cs, path, k.list))
 		return false;
 	for (int l = 1; l <= TOPO_MAX_LEVEL; l++) {
 		uint64_t size = 0;
-		char p[JV_PATH];
-		jv_key(p, sizeof(p), path, keys[l - 1]);
-		if (!jv_get_size(j, cs, path, keys[l - 1], false, &size))
-			return false;
-		if (!cJSON_GetObjectItemCaseSensitive(cs, keys[l - 1]))
+		char p[JV_PATH], name[32];
+		jv_key(p, sizeof(p), path, k.list[l - 1]);
+		if (!cJSON_GetObjectItemCaseSensitive(cs, k.list[l - 1]))
 			continue;
+		snprintf(name, sizeof(name), "cache_sizes.%s", k.list[l - 1]);
+		if (!jv_get_size(j, cs, path, k.list[l - 1], false, &size) ||
+		    !in_bounds(j, topo_fig_spec_find(name), p, (double)size))
+			return false;
 		int found = 0;
 		for (int i = 0; i < t->ncaches; i++)
 			if (t->caches[i].level == l) {
@@ -495,7 +473,7 @@ static struct topo *load_doc(const struct jv *j, const cJSON *root, const char *
 	if (cs && !parse_cache_sizes(j, cs, t))
 		goto fail;
 	const cJSON *lat = cJSON_GetObjectItemCaseSensitive(root, "latency");
-	if (lat && !parse_latency(j, lat, t))
+	if (lat && !parse_section(j, lat, "", "$.latency", t))
 		goto fail;
 	free(t->name);
 	free(t->description);

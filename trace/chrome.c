@@ -28,6 +28,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,12 +232,20 @@ static void hold_close(struct cw *w, int m, int64_t ts)
 	h->p = -1;
 }
 
-/* An instant on P p's track, or on the runtime's if p is -1; the caller
- * writes the name and args and closes it with "}". */
-static void instant(struct cw *w, int p, int64_t ts)
+/* An instant of category cat on P p's track, or on the runtime's if p is
+ * -1: fmt writes its name (the opening quote written here, the closing
+ * one fmt's) and its args; the event is closed here. */
+static void instant(struct cw *w, int p, int64_t ts, const char *cat, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void instant(struct cw *w, int p, int64_t ts, const char *cat, const char *fmt, ...)
 {
 	ev_begin(w, "i", p >= 0 ? PID_PS : PID_SCHED, p >= 0 ? p : 0, ts);
-	fputs(",\"s\":\"t\"", w->f);
+	fprintf(w->f, ",\"s\":\"t\",\"cat\":\"%s\",\"name\":\"", cat);
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(w->f, fmt, ap);
+	va_end(ap);
+	fputs("}", w->f);
 }
 
 static void counter(struct cw *w, int pid, int64_t ts, const char *name, int p,
@@ -289,12 +298,10 @@ static void draw_p_stop(struct cw *w, const struct rt_tev *ev, int p, int m)
 
 static void draw_g_create(struct cw *w, const struct rt_tev *ev, int p, int m)
 {
-	FILE *f = w->f;
 	struct gstate *g = g_get(w, ev->g);
 	g->label = ev->b;
-	instant(w, p, ev->ts);
-	fprintf(f, ",\"cat\":\"g\",\"name\":\"create G%" PRIu64 "\",\"args\":{\"goid\":%" PRIu64
-		",\"by\":%" PRIu64 ",\"program\":\"%s\"}}",
+	instant(w, p, ev->ts, "g", "create G%" PRIu64 "\",\"args\":{\"goid\":%" PRIu64
+		",\"by\":%" PRIu64 ",\"program\":\"%s\"}",
 		ev->g, ev->g, ev->a, label(w, ev->b));
 }
 
@@ -332,78 +339,62 @@ static void draw_g_preempt(struct cw *w, const struct rt_tev *ev, int p, int m)
 
 static void draw_g_block(struct cw *w, const struct rt_tev *ev, int p, int m)
 {
-	FILE *f = w->f;
 	const char *why = NAME_OF(block_names, ev->a);
 	g_stop(w, ev, "block", why, ev->b);
-	instant(w, p, ev->ts);
-	fprintf(f, ",\"cat\":\"block\",\"name\":\"block G%" PRIu64 "\",\"args\":{\"goid\":%" PRIu64
-		",\"reason\":\"%s\",\"op\":\"%s\"}}", ev->g, ev->g, why, label(w, ev->b));
+	instant(w, p, ev->ts, "block", "block G%" PRIu64 "\",\"args\":{\"goid\":%" PRIu64
+		",\"reason\":\"%s\",\"op\":\"%s\"}", ev->g, ev->g, why, label(w, ev->b));
 }
 
 static void draw_g_unblock(struct cw *w, const struct rt_tev *ev, int p, int m)
 {
-	FILE *f = w->f;
 	struct gstate *g = g_get(w, ev->g);
 	/* the flow leaves from the waker's slice, on the P it runs on */
 	g->wake_p = p;
 	g->wake_ts = ev->ts;
-	instant(w, p, ev->ts);
-	fprintf(f, ",\"cat\":\"wake\",\"name\":\"unblock G%" PRIu64 "\",\"args\":{\"goid\":%" PRIu64
-		",\"by\":%" PRIu64 ",\"reason\":\"%s\"}}",
+	instant(w, p, ev->ts, "wake", "unblock G%" PRIu64 "\",\"args\":{\"goid\":%" PRIu64
+		",\"by\":%" PRIu64 ",\"reason\":\"%s\"}",
 		ev->g, ev->g, ev->a, NAME_OF(wake_names, ev->b));
 }
 
 static void draw_syscall(struct cw *w, const struct rt_tev *ev, int p, int m)
 {
-	FILE *f = w->f;
-	instant(w, p, ev->ts);
-	fprintf(f, ",\"cat\":\"syscall\",\"name\":\"syscall G%" PRIu64 "\",\"args\":{\"goid\":%" PRIu64
-		",\"op\":\"%s\"}}", ev->g, ev->g, label(w, ev->b));
+	instant(w, p, ev->ts, "syscall", "syscall G%" PRIu64 "\",\"args\":{\"goid\":%" PRIu64
+		",\"op\":\"%s\"}", ev->g, ev->g, label(w, ev->b));
 }
 
 static void draw_syscall_block(struct cw *w, const struct rt_tev *ev, int p, int m)
 {
-	FILE *f = w->f;
 	/* the G keeps its M but gives up the P: its run on the P ends */
 	g_stop(w, ev, "syscall", NULL, 0);
-	instant(w, p, ev->ts);
-	fprintf(f, ",\"cat\":\"syscall\",\"name\":\"syscall blocks G%" PRIu64
-		"\",\"args\":{\"goid\":%" PRIu64 "}}", ev->g, ev->g);
+	instant(w, p, ev->ts, "syscall", "syscall blocks G%" PRIu64
+		"\",\"args\":{\"goid\":%" PRIu64 "}", ev->g, ev->g);
 }
 
 static void draw_syscall_exit(struct cw *w, const struct rt_tev *ev, int p, int m)
 {
-	FILE *f = w->f;
-	instant(w, p, ev->ts);
-	fprintf(f, ",\"cat\":\"syscall\",\"name\":\"syscall exit G%" PRIu64
-		"\",\"args\":{\"goid\":%" PRIu64 "}}", ev->g, ev->g);
+	instant(w, p, ev->ts, "syscall", "syscall exit G%" PRIu64
+		"\",\"args\":{\"goid\":%" PRIu64 "}", ev->g, ev->g);
 }
 
 static void draw_steal(struct cw *w, const struct rt_tev *ev, int p, int m)
 {
-	FILE *f = w->f;
 	int victim = valid_p(w, (int32_t)ev->a);
-	instant(w, p, ev->ts);
-	fprintf(f, ",\"cat\":\"steal\",\"name\":\"steal %" PRIu64 " from P%d\",\"args\":{\"from\":%d"
-		",\"gs\":%" PRIu64 "}}", ev->b, victim, victim, ev->b);
+	instant(w, p, ev->ts, "steal", "steal %" PRIu64 " from P%d\",\"args\":{\"from\":%d"
+		",\"gs\":%" PRIu64 "}", ev->b, victim, victim, ev->b);
 	if (p >= 0 && victim >= 0)
 		flow(w, "steal", victim, ev->ts, p, ev->ts, false);
 }
 
 static void draw_global_take(struct cw *w, const struct rt_tev *ev, int p, int m)
 {
-	FILE *f = w->f;
-	instant(w, p, ev->ts);
-	fprintf(f, ",\"cat\":\"global\",\"name\":\"global take %" PRIu64 "\",\"args\":{\"gs\":%" PRIu64
-		",\"reason\":\"%s\"}}", ev->b, ev->b, NAME_OF(global_names, ev->a));
+	instant(w, p, ev->ts, "global", "global take %" PRIu64 "\",\"args\":{\"gs\":%" PRIu64
+		",\"reason\":\"%s\"}", ev->b, ev->b, NAME_OF(global_names, ev->a));
 }
 
 static void draw_place(struct cw *w, const struct rt_tev *ev, int p, int m)
 {
-	FILE *f = w->f;
-	instant(w, p, ev->ts);
-	fprintf(f, ",\"cat\":\"place\",\"name\":\"place G%" PRIu64 " on P%" PRIu64
-		"\",\"args\":{\"goid\":%" PRIu64 ",\"to\":%" PRIu64 ",\"node\":%" PRIu64 "}}",
+	instant(w, p, ev->ts, "place", "place G%" PRIu64 " on P%" PRIu64
+		"\",\"args\":{\"goid\":%" PRIu64 ",\"to\":%" PRIu64 ",\"node\":%" PRIu64 "}",
 		ev->g, ev->a, ev->g, ev->a, ev->b);
 }
 

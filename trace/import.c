@@ -89,6 +89,8 @@ struct gi {
 };
 
 struct imp {
+	const char *path;       /* the trace, for messages */
+	struct err *e;
 	struct gi *g;
 	uint32_t ng, cg;
 	struct u64map idx;      /* goid -> index */
@@ -235,155 +237,206 @@ static void charge_gap(struct imp *im, const struct gi *started, int32_t p, int6
 		put_compute(im, g);
 }
 
-static bool bad(struct err *e, const char *path, const struct ti_event *ev, const char *what,
-		uint64_t g)
+static bool bad(struct imp *im, const struct ti_event *ev, const char *what, uint64_t g)
 {
-	err_set(e, "%s: offset %" PRIu64 ": inconsistent trace: %s (G %" PRIu64 ")", path, ev->off,
-		what, g);
+	err_set(im->e, "%s: offset %" PRIu64 ": inconsistent trace: %s (G %" PRIu64 ")", im->path,
+		ev->off, what, g);
 	return false;
 }
 
-static bool step(struct imp *im, const char *path, const struct ti_event *ev, struct err *e)
+/* ---- Each event kind's step ----
+ *
+ * g is the event's G (NULL if it names none the import knows), already
+ * checked against the state its kind needs (on_kinds, below).  A step
+ * returns false with im->e set when the event contradicts what came
+ * before. */
+
+static bool on_procs(struct imp *im, const struct ti_event *ev, struct gi *g)
 {
-	struct ti_stats *st = im->st;
-	struct gi *g = ev->g ? find(im, ev->g) : NULL;
-	if (ev->ts > im->last_ts)
-		im->last_ts = ev->ts;
-	switch (ev->kind) {
-	case TI_PROCS:
-		if (!st->gomaxprocs)
-			st->gomaxprocs = (int)ev->arg;
-		return true;
-	case TI_G_EXISTS:
-		if (find(im, ev->g))
-			return bad(e, path, ev, "a goroutine said to exist twice", ev->g);
-		g = add_g(im, ev->g, ev->label, ev->ts);
-		if (ev->reason == TI_R_SYSCALL) {
-			g->state = S_SYSCALL;
-			g->sys_at = ev->ts;
-		} else if (ev->reason != TI_R_NONE) {
-			g->state = S_BLOCKED;
-			g->reason = ev->reason;
-			g->since = ev->ts;
-		}
-		return true;
-	case TI_G_CREATE: {
-		if (find(im, ev->target))
-			return bad(e, path, ev, "a goroutine created twice", ev->target);
-		uint32_t pi = g ? (uint32_t)(g - im->g) : 0;
-		struct gi *c = add_g(im, ev->target, ev->label, ev->ts);
-		g = ev->g ? find(im, ev->g) : NULL;   /* add_g may move the table */
-		if (g && g->state == S_RUNNING && !g->internal) {
-			c->parent = pi + 1;
-			if (!c->internal) {
-				flush(im, g, ev->ts);
-				op(im, g, "\x01%" PRIu32 "\x02", (uint32_t)(c - im->g));
-				st->spawns++;
-			}
-		}
-		/* Else made outside the kept goroutines: parent 0, the main
-		 * program starts it when it was made. */
-		return true;
-	}
-	case TI_G_START:
-		if (!g || g->state != S_RUNNABLE)
-			return bad(e, path, ev, "a goroutine starts that is not runnable", ev->g);
-		if (!g->internal && !g->no_wait)
-			hist_record(im->lat, (uint64_t)(ev->ts > g->ready_at ? ev->ts - g->ready_at : 0));
-		g->no_wait = false;
-		charge_gap(im, g, ev->p, ev->ts);
-		g->state = S_RUNNING;
-		g->since = ev->ts;
-		g->p = ev->p;
-		return true;
-	case TI_G_STOP:
-		if (!g || g->state != S_RUNNING)
-			return bad(e, path, ev, "a goroutine stops that is not running", ev->g);
-		flush(im, g, ev->ts);
-		if (ev->reason == TI_R_YIELD && !g->internal) {
-			op(im, g, "\"yield\"");
-			st->yields++;
-		}
-		g->state = S_RUNNABLE;
-		g->ready_at = ev->ts;
-		return true;
-	case TI_G_BLOCK:
-		if (!g || g->state != S_RUNNING)
-			return bad(e, path, ev, "a goroutine blocks that is not running", ev->g);
-		flush(im, g, ev->ts);
+	if (!im->st->gomaxprocs)
+		im->st->gomaxprocs = (int)ev->arg;
+	return true;
+}
+
+static bool on_exists(struct imp *im, const struct ti_event *ev, struct gi *g)
+{
+	if (find(im, ev->g))
+		return bad(im, ev, "a goroutine said to exist twice", ev->g);
+	g = add_g(im, ev->g, ev->label, ev->ts);
+	if (ev->reason == TI_R_SYSCALL) {
+		g->state = S_SYSCALL;
+		g->sys_at = ev->ts;
+	} else if (ev->reason != TI_R_NONE) {
 		g->state = S_BLOCKED;
 		g->reason = ev->reason;
 		g->since = ev->ts;
-		if (!g->internal && ev->reason <= TI_R_OTHER)
-			st->blocks[ev->reason]++;
-		note_stop(im, g, ev->ts);
-		return true;
-	case TI_G_UNBLOCK: {
-		struct gi *t = find(im, ev->target);
-		if (!t || t->state != S_BLOCKED)
-			return bad(e, path, ev, "a goroutine made runnable that is not blocked",
-				   ev->target);
-		if (!t->internal) {
-			bool from_g = g && g->state == S_RUNNING && !g->internal && g != t;
-			if (t->reason == TI_R_NET) {
-				op(im, t, "{\"sleep_until\":%" PRId64 "}", ev->ts);
-				st->net++;
-			} else if (t->reason == TI_R_SLEEP || !from_g) {
-				op(im, t, "{\"sleep\":%" PRId64 "}", ev->ts - t->since);
-				if (t->reason == TI_R_SLEEP)
-					st->sleeps++;
-				else
-					st->external++;
-			} else {
-				uint32_t gi = (uint32_t)(g - im->g), ti = (uint32_t)(t - im->g);
-				flush(im, g, ev->ts);
-				um_put(&im->pairs, (uint64_t)gi << 32 | ti, 1);
-				op(im, g, "{\"send\":\"h%" PRIu64 "_%" PRIu64 "\"}", g->id, t->id);
-				op(im, t, "{\"recv\":\"h%" PRIu64 "_%" PRIu64 "\"}", g->id, t->id);
-				st->edges++;
-			}
+	}
+	return true;
+}
+
+static bool on_create(struct imp *im, const struct ti_event *ev, struct gi *g)
+{
+	if (find(im, ev->target))
+		return bad(im, ev, "a goroutine created twice", ev->target);
+	uint32_t pi = g ? (uint32_t)(g - im->g) : 0;
+	struct gi *c = add_g(im, ev->target, ev->label, ev->ts);
+	g = ev->g ? find(im, ev->g) : NULL;   /* add_g may move the table */
+	if (g && g->state == S_RUNNING && !g->internal) {
+		c->parent = pi + 1;
+		if (!c->internal) {
+			flush(im, g, ev->ts);
+			op(im, g, "\x01%" PRIu32 "\x02", (uint32_t)(c - im->g));
+			im->st->spawns++;
 		}
-		t->state = S_RUNNABLE;
-		t->ready_at = ev->ts;
+	}
+	/* Else made outside the kept goroutines: parent 0, the main
+	 * program starts it when it was made. */
+	return true;
+}
+
+static bool on_start(struct imp *im, const struct ti_event *ev, struct gi *g)
+{
+	if (!g->internal && !g->no_wait)
+		hist_record(im->lat, (uint64_t)(ev->ts > g->ready_at ? ev->ts - g->ready_at : 0));
+	g->no_wait = false;
+	charge_gap(im, g, ev->p, ev->ts);
+	g->state = S_RUNNING;
+	g->since = ev->ts;
+	g->p = ev->p;
+	return true;
+}
+
+static bool on_stop(struct imp *im, const struct ti_event *ev, struct gi *g)
+{
+	flush(im, g, ev->ts);
+	if (ev->reason == TI_R_YIELD && !g->internal) {
+		op(im, g, "\"yield\"");
+		im->st->yields++;
+	}
+	g->state = S_RUNNABLE;
+	g->ready_at = ev->ts;
+	return true;
+}
+
+static bool on_block(struct imp *im, const struct ti_event *ev, struct gi *g)
+{
+	flush(im, g, ev->ts);
+	g->state = S_BLOCKED;
+	g->reason = ev->reason;
+	g->since = ev->ts;
+	if (!g->internal && ev->reason <= TI_R_OTHER)
+		im->st->blocks[ev->reason]++;
+	note_stop(im, g, ev->ts);
+	return true;
+}
+
+/* What ends kept G t's block, written in its program (and g's, for an
+ * edge between two kept Gs). */
+static void wake_ops(struct imp *im, const struct ti_event *ev, struct gi *g, struct gi *t)
+{
+	struct ti_stats *st = im->st;
+	bool from_g = g && g->state == S_RUNNING && !g->internal && g != t;
+	if (t->reason == TI_R_NET) {
+		op(im, t, "{\"sleep_until\":%" PRId64 "}", ev->ts);
+		st->net++;
+	} else if (t->reason == TI_R_SLEEP || !from_g) {
+		op(im, t, "{\"sleep\":%" PRId64 "}", ev->ts - t->since);
+		if (t->reason == TI_R_SLEEP)
+			st->sleeps++;
+		else
+			st->external++;
+	} else {
+		uint32_t gi = (uint32_t)(g - im->g), ti = (uint32_t)(t - im->g);
+		flush(im, g, ev->ts);
+		um_put(&im->pairs, (uint64_t)gi << 32 | ti, 1);
+		op(im, g, "{\"send\":\"h%" PRIu64 "_%" PRIu64 "\"}", g->id, t->id);
+		op(im, t, "{\"recv\":\"h%" PRIu64 "_%" PRIu64 "\"}", g->id, t->id);
+		st->edges++;
+	}
+}
+
+static bool on_unblock(struct imp *im, const struct ti_event *ev, struct gi *g)
+{
+	struct gi *t = find(im, ev->target);
+	if (!t || t->state != S_BLOCKED)
+		return bad(im, ev, "a goroutine made runnable that is not blocked",
+			   ev->target);
+	if (!t->internal)
+		wake_ops(im, ev, g, t);
+	t->state = S_RUNNABLE;
+	t->ready_at = ev->ts;
+	return true;
+}
+
+static bool on_end(struct imp *im, const struct ti_event *ev, struct gi *g)
+{
+	flush(im, g, ev->ts);
+	put_compute(im, g);
+	g->state = S_DONE;
+	note_stop(im, g, ev->ts);
+	return true;
+}
+
+static bool on_syscall(struct imp *im, const struct ti_event *ev, struct gi *g)
+{
+	flush(im, g, ev->ts);
+	g->state = S_SYSCALL;
+	g->sys_at = ev->ts;
+	if (!g->internal)
+		im->st->syscalls++;
+	return true;
+}
+
+static bool on_syscall_end(struct imp *im, const struct ti_event *ev, struct gi *g)
+{
+	if (ev->arg == 0) {
+		g->state = S_RUNNING;
+		g->since = ev->ts;
 		return true;
 	}
-	case TI_G_END:
-		if (!g || g->state != S_RUNNING)
-			return bad(e, path, ev, "a goroutine ends that is not running", ev->g);
-		flush(im, g, ev->ts);
-		put_compute(im, g);
-		g->state = S_DONE;
-		note_stop(im, g, ev->ts);
-		return true;
-	case TI_SYSCALL:
-		if (!g || g->state != S_RUNNING)
-			return bad(e, path, ev, "a system call by a goroutine not running", ev->g);
-		flush(im, g, ev->ts);
-		g->state = S_SYSCALL;
-		g->sys_at = ev->ts;
-		if (!g->internal)
-			st->syscalls++;
-		return true;
-	case TI_SYSCALL_END:
-		if (!g || g->state != S_SYSCALL)
-			return bad(e, path, ev, "a system call returns that was not made", ev->g);
-		if (ev->arg == 0) {
-			g->state = S_RUNNING;
-			g->since = ev->ts;
-			return true;
-		}
-		if (!g->internal) {
-			op(im, g, "{\"syscall\":%" PRId64 "}", ev->ts > g->sys_at ? ev->ts - g->sys_at : 0);
-			st->blocked_syscalls++;
-		}
-		g->state = S_RUNNABLE;
-		g->ready_at = ev->ts;
-		/* schedlab counts a wait only for a G that was queued */
-		g->no_wait = ev->arg == 2;
-		return true;
-	default:
-		return true;
+	if (!g->internal) {
+		op(im, g, "{\"syscall\":%" PRId64 "}", ev->ts > g->sys_at ? ev->ts - g->sys_at : 0);
+		im->st->blocked_syscalls++;
 	}
+	g->state = S_RUNNABLE;
+	g->ready_at = ev->ts;
+	/* schedlab counts a wait only for a G that was queued */
+	g->no_wait = ev->arg == 2;
+	return true;
+}
+
+/* Each kind's step, and the state its G must be in first (with what the
+ * error says otherwise); need -1: no G to check.  A kind not here (a user
+ * task, or one added after this importer) changes nothing. */
+static const struct on_kind {
+	bool (*step)(struct imp *im, const struct ti_event *ev, struct gi *g);
+	int8_t need;
+	const char *otherwise;
+} on_kinds[] = {
+	[TI_PROCS] = { on_procs, -1, NULL },
+	[TI_G_EXISTS] = { on_exists, -1, NULL },
+	[TI_G_CREATE] = { on_create, -1, NULL },
+	[TI_G_START] = { on_start, S_RUNNABLE, "a goroutine starts that is not runnable" },
+	[TI_G_STOP] = { on_stop, S_RUNNING, "a goroutine stops that is not running" },
+	[TI_G_BLOCK] = { on_block, S_RUNNING, "a goroutine blocks that is not running" },
+	[TI_G_UNBLOCK] = { on_unblock, -1, NULL },
+	[TI_G_END] = { on_end, S_RUNNING, "a goroutine ends that is not running" },
+	[TI_SYSCALL] = { on_syscall, S_RUNNING, "a system call by a goroutine not running" },
+	[TI_SYSCALL_END] = { on_syscall_end, S_SYSCALL,
+			     "a system call returns that was not made" },
+};
+
+static bool step(struct imp *im, const struct ti_event *ev)
+{
+	struct gi *g = ev->g ? find(im, ev->g) : NULL;
+	if (ev->ts > im->last_ts)
+		im->last_ts = ev->ts;
+	if (ev->kind >= sizeof(on_kinds) / sizeof(on_kinds[0]) || !on_kinds[ev->kind].step)
+		return true;
+	const struct on_kind *k = &on_kinds[ev->kind];
+	if (k->need >= 0 && (!g || g->state != k->need))
+		return bad(im, ev, k->otherwise, ev->g);
+	return k->step(im, ev, g);
 }
 
 /* FNV-1a, for sharing identical programs. */
@@ -441,13 +494,11 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static bool write_workload(struct imp *im, const char *path, const char *name, FILE *f,
-			   struct err *e)
+/* Children were made after their parents: resolving from the last made
+ * to the first, every spawned program is final when its spawner's text
+ * names it.  A G whose text is another's shares that one's program. */
+static void share_programs(struct imp *im)
 {
-	struct ti_stats *st = im->st;
-	/* Children were made after their parents: resolving from the last
-	 * made to the first, every spawned program is final when its
-	 * spawner's text names it. */
 	struct u64map seen = { 0 };
 	for (uint32_t i = im->ng; i-- > 0;) {
 		struct gi *g = &im->g[i];
@@ -460,7 +511,7 @@ static bool write_workload(struct imp *im, const char *path, const char *name, F
 			uint64_t *v = um_get(&seen, k);
 			if (!v) {
 				um_put(&seen, k, i);
-				st->programs++;
+				im->st->programs++;
 				break;
 			}
 			if (strcmp(im->g[*v].text, g->text) == 0) {
@@ -470,6 +521,12 @@ static bool write_workload(struct imp *im, const char *path, const char *name, F
 		}
 	}
 	um_free(&seen);
+}
+
+/* The workload's name, description and recorded figures. */
+static void write_head(const struct imp *im, const char *path, const char *name, FILE *f)
+{
+	const struct ti_stats *st = im->st;
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	fprintf(f, "{\n\"name\": ");
@@ -493,26 +550,36 @@ static bool write_workload(struct imp *im, const char *path, const char *name, F
 		", \"sched_latency_ns\": {\"p50\": %" PRIu64 ", \"p99\": %" PRIu64 "}}",
 		st->gomaxprocs, st->makespan_ns, st->goroutines, st->lat_p50, st->lat_p99);
 	fprintf(f, ",\n\"main\": \"trace\"");
-	if (im->pairs.n) {
-		fprintf(f, ",\n\"channels\": {");
-		/* In (giver, taker) order, for a stable document. */
-		uint64_t *keys = xmalloc(im->pairs.n * sizeof(*keys));
-		size_t n = 0;
-		for (size_t i = 0; i < im->pairs.cap; i++)
-			if (im->pairs.used[i])
-				keys[n++] = im->pairs.k[i];
-		qsort(keys, n, sizeof(*keys), cmp_u64);
-		for (size_t i = 0; i < n; i++)
-			fprintf(f, "%s\"h%" PRIu64 "_%" PRIu64 "\": 1", i ? ", " : "",
-				im->g[keys[i] >> 32].id, im->g[(uint32_t)keys[i]].id);
-		free(keys);
-		fprintf(f, "}");
-	}
+}
+
+/* A channel of capacity 1 per (giver, taker) pair, in that order, for a
+ * stable document. */
+static void write_channels(const struct imp *im, FILE *f)
+{
+	if (!im->pairs.n)
+		return;
+	fprintf(f, ",\n\"channels\": {");
+	uint64_t *keys = xmalloc(im->pairs.n * sizeof(*keys));
+	size_t n = 0;
+	for (size_t i = 0; i < im->pairs.cap; i++)
+		if (im->pairs.used[i])
+			keys[n++] = im->pairs.k[i];
+	qsort(keys, n, sizeof(*keys), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s\"h%" PRIu64 "_%" PRIu64 "\": 1", i ? ", " : "",
+			im->g[keys[i] >> 32].id, im->g[(uint32_t)keys[i]].id);
+	free(keys);
+	fprintf(f, "}");
+}
+
+/* The main program: spawns each G no kept G made, at the time it was made. */
+static void write_main(const struct imp *im, FILE *f)
+{
 	fprintf(f, ",\n\"programs\": {\n\"trace\": [");
 	bool first = true;
 	int64_t now = 0;
 	for (uint32_t i = 0; i < im->ng; i++) {
-		struct gi *g = &im->g[i];
+		const struct gi *g = &im->g[i];
 		if (g->internal || g->parent)
 			continue;
 		/* Made from outside after the start: at its recorded time. */
@@ -525,6 +592,15 @@ static bool write_workload(struct imp *im, const char *path, const char *name, F
 		first = false;
 	}
 	fprintf(f, "]");
+}
+
+static bool write_workload(struct imp *im, const char *path, const char *name, FILE *f,
+			   struct err *e)
+{
+	share_programs(im);
+	write_head(im, path, name, f);
+	write_channels(im, f);
+	write_main(im, f);
 	for (uint32_t i = 0; i < im->ng; i++) {
 		struct gi *g = &im->g[i];
 		if (g->internal || g->canon != i)
@@ -546,7 +622,7 @@ bool ti_import(const char *path, const char *name, FILE *out, struct ti_stats *s
 	if (!r)
 		return false;
 	snprintf(st->go, sizeof st->go, "%s", ti_version(r));
-	struct imp im = { .st = st };
+	struct imp im = { .path = path, .e = e, .st = st };
 	im.lat = xcalloc(1, sizeof(*im.lat));
 	im.gap = xcalloc(1, sizeof(*im.gap));
 	bool ok = false;
@@ -563,13 +639,13 @@ bool ti_import(const char *path, const char *name, FILE *out, struct ti_stats *s
 				"run)", path, ev.off, TEXT_LIMIT >> 20);
 			goto out;
 		}
-		if (have_prev && !step(&im, path, &prev, e))
+		if (have_prev && !step(&im, &prev))
 			goto out;
 		prev = ev;
 		prev.label = NULL;   /* valid only until the next ti_next */
 		if (ev.label && (ev.kind == TI_G_EXISTS || ev.kind == TI_G_CREATE)) {
 			/* labels decide what is internal: take it now */
-			if (!step(&im, path, &ev, e))
+			if (!step(&im, &ev))
 				goto out;
 			have_prev = false;
 			continue;
@@ -586,7 +662,7 @@ bool ti_import(const char *path, const char *name, FILE *out, struct ti_stats *s
 	int minor = 0;
 	bool stop_yield = have_prev && prev.kind == TI_G_STOP && prev.reason == TI_R_YIELD &&
 			  sscanf(st->go, "go 1.%d", &minor) == 1 && minor < 22;
-	if (have_prev && !stop_yield && !step(&im, path, &prev, e))
+	if (have_prev && !stop_yield && !step(&im, &prev))
 		goto out;
 	if (st->goroutines == 0) {
 		err_set(e, "%s: the trace has no goroutines of the program (only the runtime's)", path);

@@ -30,15 +30,21 @@ int ti_header_minor(const unsigned char *head, size_t n, char out[16])
 
 struct ti_reader *ti_open(const char *path, struct err *e)
 {
+	/* the readers open the file again by name: a pipe's bytes would be
+	 * gone, and a FIFO would wait for a second writer */
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		err_set(e, "%s: a folder, not a trace file", path);
+		return NULL;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		err_set(e, "%s: not a regular file: a Go execution trace is read from a file (save "
+			"it to a file first)", path);
+		return NULL;
+	}
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		err_set(e, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fclose(f);
-		err_set(e, "%s: a folder, not a trace file", path);
 		return NULL;
 	}
 	unsigned char head[16];

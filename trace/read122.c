@@ -42,6 +42,7 @@
 #include "trace/import.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -518,15 +519,40 @@ static bool num(struct r122 *r, const struct batch *b, size_t *pos, uint64_t *v,
 
 /* ---- Structural batches: strings, stacks, frequency ---- */
 
+/* The next item of a structural batch, at *pos: its type byte must be
+ * type ("expected WHAT (type N)WHERE, found ..." otherwise). */
+static bool item(struct r122 *r, const struct batch *b, size_t *pos, unsigned type,
+		 const char *what, const char *where, struct err *e)
+{
+	unsigned t = r->buf[b->pos + *pos];
+	if (t != type)
+		return fail(r, e, b->foff + *pos, "expected %s (type %u)%s, found type %u", what,
+			    type, where, t);
+	(*pos)++;
+	return true;
+}
+
+/* A new id of a generation's table: its slot, or NULL with e set (the id
+ * defined twice, or no memory). */
+static uint64_t *define(struct r122 *r, struct map *m, uint64_t id, const char *what,
+			uint64_t off, struct err *e)
+{
+	bool fresh;
+	uint64_t *slot = map_put(m, id, &fresh);
+	if (!slot)
+		return fail(r, e, off, "out of memory"), NULL;
+	if (!fresh)
+		return fail(r, e, off, "%s id %llu defined twice", what, (unsigned long long)id), NULL;
+	return slot;
+}
+
 static bool add_strings(struct r122 *r, const struct batch *b, struct err *e)
 {
 	size_t pos = 1;
 	while (pos < b->len) {
 		uint64_t off = b->foff + pos;
-		if (r->buf[b->pos + pos] != T122_STRING)
-			return fail(r, e, off, "expected a string (type %d) in a strings batch, found type %d",
-				    T122_STRING, r->buf[b->pos + pos]);
-		pos++;
+		if (!item(r, b, &pos, T122_STRING, "a string", " in a strings batch", e))
+			return false;
 		uint64_t id, len;
 		if (!num(r, b, &pos, &id, "string id", e) || !num(r, b, &pos, &len, "string length", e))
 			return false;
@@ -536,12 +562,9 @@ static bool add_strings(struct r122 *r, const struct batch *b, struct err *e)
 		if (len > b->len - pos)
 			return fail(r, e, off, "truncated string: %llu bytes, the batch ends first",
 				    (unsigned long long)len);
-		bool fresh;
-		uint64_t *slot = map_put(&r->strings, id, &fresh);
+		uint64_t *slot = define(r, &r->strings, id, "string", off, e);
 		if (!slot)
-			return fail(r, e, off, "out of memory");
-		if (!fresh)
-			return fail(r, e, off, "string id %llu defined twice", (unsigned long long)id);
+			return false;
 		if (r->strlen_ + len + 1 > r->strcap) {
 			size_t ncap = (r->strcap ? r->strcap * 2 : 4096) + len + 1;
 			char *n = realloc(r->strarena, ncap);
@@ -564,10 +587,8 @@ static bool add_stacks(struct r122 *r, const struct batch *b, struct err *e)
 	size_t pos = 1;
 	while (pos < b->len) {
 		uint64_t off = b->foff + pos;
-		if (r->buf[b->pos + pos] != T122_STACK)
-			return fail(r, e, off, "expected a stack (type %d) in a stacks batch, found type %d",
-				    T122_STACK, r->buf[b->pos + pos]);
-		pos++;
+		if (!item(r, b, &pos, T122_STACK, "a stack", " in a stacks batch", e))
+			return false;
 		uint64_t id, n, top = 0;
 		if (!num(r, b, &pos, &id, "stack id", e) || !num(r, b, &pos, &n, "frame count", e))
 			return false;
@@ -582,12 +603,9 @@ static bool add_stacks(struct r122 *r, const struct batch *b, struct err *e)
 			if (i == 0)
 				top = fr[1] + 1;
 		}
-		bool fresh;
-		uint64_t *slot = map_put(&r->stacks, id, &fresh);
+		uint64_t *slot = define(r, &r->stacks, id, "stack", off, e);
 		if (!slot)
-			return fail(r, e, off, "out of memory");
-		if (!fresh)
-			return fail(r, e, off, "stack id %llu defined twice", (unsigned long long)id);
+			return false;
 		*slot = top;
 	}
 	return true;
@@ -629,11 +647,8 @@ static bool check_cpu_samples(struct r122 *r, const struct batch *b, struct err 
 {
 	size_t pos = 1;
 	while (pos < b->len) {
-		uint64_t off = b->foff + pos;
-		if (r->buf[b->pos + pos] != T122_CPU_SAMPLE)
-			return fail(r, e, off, "expected a CPU sample (type %d), found type %d",
-				    T122_CPU_SAMPLE, r->buf[b->pos + pos]);
-		pos++;
+		if (!item(r, b, &pos, T122_CPU_SAMPLE, "a CPU sample", "", e))
+			return false;
 		uint64_t v;
 		for (int i = 0; i < 5; i++)
 			if (!num(r, b, &pos, &v, "CPU sample", e))
@@ -702,9 +717,84 @@ static void infer_procs(struct r122 *r)
 		.ts = 0, .off = r->batches[0].foff, .p = -1, .kind = TI_PROCS, .arg = r->procs };
 }
 
-/* Reads the next generation whole; false with e set on error, or with
- * r->eof when the trace has ended. */
-static bool load_generation(struct r122 *r, struct err *e)
+/* Go 1.22-1.24's Frequency batch: the tick frequency alone. */
+static bool add_frequency(struct r122 *r, const struct batch *b, struct err *e)
+{
+	size_t pos = 1;
+	uint64_t f;
+	return num(r, b, &pos, &f, "frequency", e) && set_freq(r, f, b->foff, e);
+}
+
+/* The batches that are not events, by the type of their first byte and
+ * the versions that write them. */
+typedef bool batch_fn(struct r122 *r, const struct batch *b, struct err *e);
+static const struct {
+	unsigned type;
+	int minor_from, minor_to;
+	batch_fn *add;
+} structural[] = {
+	{ T122_STRINGS, 0, INT_MAX, add_strings },
+	{ T122_STACKS, 0, INT_MAX, add_stacks },
+	{ T122_CPU_SAMPLES, 0, INT_MAX, check_cpu_samples },
+	{ T122_FREQUENCY, 0, 24, add_frequency },
+	{ T122_SYNC, 25, INT_MAX, add_sync },
+};
+
+/* Takes in one batch of the generation: a structural one's contents, or
+ * an event batch kept for the cursors (an empty one is dropped). */
+static bool file_batch(struct r122 *r, const struct batch *b, struct err *e)
+{
+	unsigned first = b->len ? r->buf[b->pos] : 0;
+	for (size_t i = 0; i < sizeof structural / sizeof structural[0]; i++)
+		if (first == structural[i].type && r->minor >= structural[i].minor_from &&
+		    r->minor <= structural[i].minor_to)
+			return structural[i].add(r, b, e);
+	if (!b->len)
+		return true;
+	if (r->nbatches == r->batchcap) {
+		size_t ncap = r->batchcap ? r->batchcap * 2 : 64;
+		struct batch *n = realloc(r->batches, ncap * sizeof *n);
+		if (!n)
+			return fail(r, e, b->foff, "out of memory");
+		r->batches = n;
+		r->batchcap = ncap;
+	}
+	r->batches[r->nbatches++] = *b;
+	return true;
+}
+
+/* Reads the data of the batch whose header is in r->next_* into r->buf. */
+static bool read_batch_data(struct r122 *r, struct batch *b, struct err *e)
+{
+	if (r->buflen + r->next_size > GEN_MAX_BYTES)
+		return fail(r, e, r->next_foff,
+			    "generation %llu is over %zu MiB, larger than this reader holds",
+			    (unsigned long long)r->gen, GEN_MAX_BYTES >> 20);
+	if (r->buflen + r->next_size > r->bufcap) {
+		size_t ncap = r->bufcap ? r->bufcap : (1 << 16);
+		while (ncap < r->buflen + r->next_size)
+			ncap *= 2;
+		unsigned char *n = realloc(r->buf, ncap);
+		if (!n)
+			return fail(r, e, r->next_foff, "out of memory");
+		r->buf = n;
+		r->bufcap = ncap;
+	}
+	uint64_t data_off = r->fpos;
+	size_t got = r->next_size ? fread(r->buf + r->buflen, 1, r->next_size, r->f) : 0;
+	r->fpos += got;
+	if (got != r->next_size)
+		return fail(r, e, r->next_foff, "truncated: batch of %llu bytes, the file holds %zu",
+			    (unsigned long long)r->next_size, got);
+	*b = (struct batch){ .m = r->next_m, .ticks = r->next_ticks, .pos = r->buflen,
+			     .len = r->next_size, .foff = data_off };
+	r->buflen += r->next_size;
+	return true;
+}
+
+/* Forgets the generation read before, and reads the header that starts
+ * the next: false with e set, or with r->eof at the trace's end. */
+static bool begin_generation(struct r122 *r, struct err *e)
 {
 	free_cursors(r);
 	r->buflen = r->nbatches = r->strlen_ = 0;
@@ -721,67 +811,26 @@ static bool load_generation(struct r122 *r, struct err *e)
 		}
 		r->have_next_hdr = true;
 	}
-	uint64_t gen_off = r->next_foff;
 	if (r->next_gen == 0)
-		return fail(r, e, gen_off, "generation 0 (the runtime never writes it)");
+		return fail(r, e, r->next_foff, "generation 0 (the runtime never writes it)");
 	if (r->gen && r->next_gen != r->gen + 1)
-		return fail(r, e, gen_off, "generation %llu follows generation %llu",
+		return fail(r, e, r->next_foff, "generation %llu follows generation %llu",
 			    (unsigned long long)r->next_gen, (unsigned long long)r->gen);
 	r->gen = r->next_gen;
 	if (!r->first_gen)
 		r->first_gen = r->gen;
+	return true;
+}
+
+/* Reads the generation's batches, up to the first header of the next
+ * (kept in r->next_*) or the end of the file. */
+static bool read_batches(struct r122 *r, struct err *e)
+{
 	for (;;) {
 		/* The header in r->next_* is of this generation: read its data. */
 		r->have_next_hdr = false;
-		if (r->buflen + r->next_size > GEN_MAX_BYTES)
-			return fail(r, e, r->next_foff,
-				    "generation %llu is over %zu MiB, larger than this reader holds",
-				    (unsigned long long)r->gen, GEN_MAX_BYTES >> 20);
-		if (r->buflen + r->next_size > r->bufcap) {
-			size_t ncap = r->bufcap ? r->bufcap : (1 << 16);
-			while (ncap < r->buflen + r->next_size)
-				ncap *= 2;
-			unsigned char *n = realloc(r->buf, ncap);
-			if (!n)
-				return fail(r, e, r->next_foff, "out of memory");
-			r->buf = n;
-			r->bufcap = ncap;
-		}
-		uint64_t data_off = r->fpos;
-		size_t got = r->next_size ? fread(r->buf + r->buflen, 1, r->next_size, r->f) : 0;
-		r->fpos += got;
-		if (got != r->next_size)
-			return fail(r, e, r->next_foff, "truncated: batch of %llu bytes, the file holds %zu",
-				    (unsigned long long)r->next_size, got);
-		struct batch b = { .m = r->next_m, .ticks = r->next_ticks, .pos = r->buflen,
-				   .len = r->next_size, .foff = data_off };
-		r->buflen += r->next_size;
-		bool ok = true;
-		unsigned first = b.len ? r->buf[b.pos] : 0;
-		if (first == T122_STRINGS)
-			ok = add_strings(r, &b, e);
-		else if (first == T122_STACKS)
-			ok = add_stacks(r, &b, e);
-		else if (first == T122_CPU_SAMPLES)
-			ok = check_cpu_samples(r, &b, e);
-		else if (first == T122_FREQUENCY && r->minor < 25) {
-			size_t pos = 1;
-			uint64_t f;
-			ok = num(r, &b, &pos, &f, "frequency", e) && set_freq(r, f, b.foff, e);
-		} else if (first == T122_SYNC && r->minor >= 25)
-			ok = add_sync(r, &b, e);
-		else if (b.len) {
-			if (r->nbatches == r->batchcap) {
-				size_t ncap = r->batchcap ? r->batchcap * 2 : 64;
-				struct batch *n = realloc(r->batches, ncap * sizeof *n);
-				if (!n)
-					return fail(r, e, b.foff, "out of memory");
-				r->batches = n;
-				r->batchcap = ncap;
-			}
-			r->batches[r->nbatches++] = b;
-		}
-		if (!ok)
+		struct batch b;
+		if (!read_batch_data(r, &b, e) || !file_batch(r, &b, e))
 			return false;
 		int more = read_batch_header(r, e);
 		if (more < 0)
@@ -795,45 +844,49 @@ static bool load_generation(struct r122 *r, struct err *e)
 				    (unsigned long long)r->gen);
 		r->end_marks = 0;
 		if (more == 0)
-			break;
+			return true;
 		r->have_next_hdr = true;
 		if (ends)
-			break; /* read when this one is done */
+			return true; /* read when this one is done */
 	}
-	if (!r->have_freq)
-		return fail(r, e, gen_off, "generation %llu has no tick frequency",
-			    (unsigned long long)r->gen);
+}
 
-	/* One cursor per M, in order of the M's first batch in the file. */
-	struct map mi = { 0 };
-	for (size_t i = 0; i < r->nbatches; i++) {
-		bool fresh;
-		uint64_t *slot = map_put(&mi, r->batches[i].m, &fresh);
-		if (!slot) {
-			map_free(&mi);
+/* Batch i to its M's cursor, the cursor made on the M's first batch. */
+static bool add_to_cursor(struct r122 *r, struct map *mi, size_t i, struct err *e)
+{
+	bool fresh;
+	uint64_t *slot = map_put(mi, r->batches[i].m, &fresh);
+	if (!slot)
+		return fail(r, e, r->batches[i].foff, "out of memory");
+	if (fresh) {
+		struct cursor *n = realloc(r->cur, (r->ncur + 1) * sizeof *n);
+		if (!n)
 			return fail(r, e, r->batches[i].foff, "out of memory");
-		}
-		if (fresh) {
-			struct cursor *n = realloc(r->cur, (r->ncur + 1) * sizeof *n);
-			if (!n) {
-				map_free(&mi);
-				return fail(r, e, r->batches[i].foff, "out of memory");
-			}
-			r->cur = n;
-			memset(&r->cur[r->ncur], 0, sizeof r->cur[0]);
-			r->cur[r->ncur].m = r->batches[i].m;
-			*slot = r->ncur++;
-		}
-		struct cursor *c = &r->cur[*slot];
-		size_t *nb = realloc(c->batches, (c->nbatches + 1) * sizeof *nb);
-		if (!nb) {
-			map_free(&mi);
-			return fail(r, e, r->batches[i].foff, "out of memory");
-		}
-		c->batches = nb;
-		c->batches[c->nbatches++] = i;
+		r->cur = n;
+		memset(&r->cur[r->ncur], 0, sizeof r->cur[0]);
+		r->cur[r->ncur].m = r->batches[i].m;
+		*slot = r->ncur++;
 	}
+	struct cursor *c = &r->cur[*slot];
+	size_t *nb = realloc(c->batches, (c->nbatches + 1) * sizeof *nb);
+	if (!nb)
+		return fail(r, e, r->batches[i].foff, "out of memory");
+	c->batches = nb;
+	c->batches[c->nbatches++] = i;
+	return true;
+}
+
+/* One cursor per M, in order of the M's first batch in the file, its
+ * batches in time order, at its first event. */
+static bool make_cursors(struct r122 *r, struct err *e)
+{
+	struct map mi = { 0 };
+	bool ok = true;
+	for (size_t i = 0; i < r->nbatches && ok; i++)
+		ok = add_to_cursor(r, &mi, i, e);
 	map_free(&mi);
+	if (!ok)
+		return false;
 	for (size_t i = 0; i < r->ncur; i++) {
 		struct cursor *c = &r->cur[i];
 		qsort_r(c->batches, c->nbatches, sizeof *c->batches, cmp_batch_time, r->batches);
@@ -841,6 +894,23 @@ static bool load_generation(struct r122 *r, struct err *e)
 		if (!next_event(r, c, e))
 			return false;
 	}
+	return true;
+}
+
+/* Reads the next generation whole; false with e set on error, or with
+ * r->eof when the trace has ended. */
+static bool load_generation(struct r122 *r, struct err *e)
+{
+	if (!begin_generation(r, e))
+		return false;
+	uint64_t gen_off = r->next_foff;
+	if (!read_batches(r, e))
+		return false;
+	if (!r->have_freq)
+		return fail(r, e, gen_off, "generation %llu has no tick frequency",
+			    (unsigned long long)r->gen);
+	if (!make_cursors(r, e))
+		return false;
 	if (r->gen == r->first_gen)
 		infer_procs(r);
 	return true;

@@ -220,6 +220,121 @@ struct raw {
 	int n;              /* values read (kept: min(n, MAXARGS)) */
 };
 
+/* EvString's contents, after its type byte: kept in the string table on
+ * the first pass (keep), skipped on the second.  0: ok; else e set. */
+static int read_string(struct r19 *r, struct win *w, struct raw *ev, bool keep, struct err *e)
+{
+	uint64_t id, len;
+	if (get_uvarint(r, w, &id, e) || get_uvarint(r, w, &len, e))
+		return -1;
+	if (id == 0 || len == 0 || len > MAX_STRING) {
+		err_set(e, "%s: offset %" PRIu64 ": string %" PRIu64 " has %s", r->path, ev->off,
+			id, id == 0 ? "the invalid id 0" : "an invalid length");
+		return -1;
+	}
+	char *s = xmalloc(len + 1);
+	for (uint64_t i = 0; i < len; i++) {
+		if (win_byte(w, (uint8_t *)&s[i]) <= 0) {
+			free(s);
+			err_set(e, "%s: offset %" PRIu64 ": truncated: the file ends inside string %" PRIu64,
+				r->path, win_off(w), id);
+			return -1;
+		}
+	}
+	s[len] = 0;
+	ev->a[0] = id;
+	ev->n = 1;
+	if (!keep) {
+		free(s);
+		return 0;
+	}
+	if (um_get(&r->strings, id)) {
+		free(s);
+		err_set(e, "%s: offset %" PRIu64 ": string id %" PRIu64 " defined twice", r->path,
+			ev->off, id);
+		return -1;
+	}
+	if (r->nstrs == r->cstrs) {
+		r->cstrs = r->cstrs ? r->cstrs * 2 : 256;
+		r->strs = xrealloc(r->strs, r->cstrs * sizeof(*r->strs));
+	}
+	um_put(&r->strings, id, r->nstrs);
+	r->strs[r->nstrs++] = s;
+	return 0;
+}
+
+/* One more value of the event (the first MAXARGS kept). */
+static int add_value(struct r19 *r, struct win *w, struct raw *ev, uint64_t *v, struct err *e)
+{
+	if (get_uvarint(r, w, v, e))
+		return -1;
+	if (ev->n < MAXARGS)
+		ev->a[ev->n] = *v;
+	ev->n++;
+	return 0;
+}
+
+/* The values of an event whose type byte says how many (inl + 1, inl 0
+ * to 2), or, for inl 3, which gives their length in bytes first; an
+ * EvStack's all go to *all when asked.  0: ok; else e set. */
+static int read_values(struct r19 *r, struct win *w, struct raw *ev, int inl, uint64_t **all,
+		       size_t *nall, struct err *e)
+{
+	uint64_t v;
+	if (inl < 3) {
+		for (int i = 0; i <= inl; i++)
+			if (add_value(r, w, ev, &v, e))
+				return -1;
+		return 0;
+	}
+	uint64_t len;
+	if (get_uvarint(r, w, &len, e))
+		return -1;
+	uint64_t start = win_off(w);
+	if (len > r->size) {
+		err_set(e, "%s: offset %" PRIu64 ": event length %" PRIu64 " is past the end of the file",
+			r->path, ev->off, len);
+		return -1;
+	}
+	while (win_off(w) - start < len) {
+		if (add_value(r, w, ev, &v, e))
+			return -1;
+		if (all && ev->type == EV_STACK) {
+			*all = xrealloc(*all, (*nall + 1) * sizeof(**all));
+			(*all)[(*nall)++] = v;
+		}
+	}
+	if (win_off(w) - start != len) {
+		err_set(e, "%s: offset %" PRIu64 ": event has the wrong length: %" PRIu64
+			" bytes said, %" PRIu64 " read", r->path, ev->off, len, win_off(w) - start);
+		return -1;
+	}
+	return 0;
+}
+
+/* EvUserLog's message, after its values: length, bytes.  0: ok; else e
+ * set. */
+static int skip_log_message(struct r19 *r, struct win *w, const struct raw *ev, struct err *e)
+{
+	uint64_t len;
+	if (get_uvarint(r, w, &len, e))
+		return -1;
+	if (len > MAX_STRING) {
+		err_set(e, "%s: offset %" PRIu64 ": log message of %" PRIu64 " bytes", r->path,
+			ev->off, len);
+		return -1;
+	}
+	for (uint64_t i = 0; i < len; i++) {
+		uint8_t b;
+		if (win_byte(w, &b) <= 0) {
+			err_set(e, "%s: offset %" PRIu64 ": truncated: the file ends inside a log message",
+				r->path, win_off(w));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int read_raw(struct r19 *r, struct win *w, struct raw *ev, bool keep_all, uint64_t **all,
 		    size_t *nall, struct err *e)
 {
@@ -233,114 +348,23 @@ static int read_raw(struct r19 *r, struct win *w, struct raw *ev, bool keep_all,
 	if (got == 0)
 		return 0;
 	ev->type = b & 0x3f;
-	int inl = b >> 6;
 	ev->n = 0;
 	if (ev->type >= EV_COUNT || nargs[ev->type] < 0 ||
 	    (ev->type == EV_CPU_SAMPLE && r->minor < 19)) {
 		err_set(e, "%s: offset %" PRIu64 ": unknown event type %d", r->path, ev->off, ev->type);
 		return -1;
 	}
-	if (ev->type == EV_STRING) {
-		uint64_t id, len;
-		if (get_uvarint(r, w, &id, e) || get_uvarint(r, w, &len, e))
-			return -1;
-		if (id == 0 || len == 0 || len > MAX_STRING) {
-			err_set(e, "%s: offset %" PRIu64 ": string %" PRIu64 " has %s", r->path, ev->off,
-				id, id == 0 ? "the invalid id 0" : "an invalid length");
-			return -1;
-		}
-		char *s = xmalloc(len + 1);
-		for (uint64_t i = 0; i < len; i++) {
-			got = win_byte(w, (uint8_t *)&s[i]);
-			if (got <= 0) {
-				free(s);
-				err_set(e, "%s: offset %" PRIu64 ": truncated: the file ends inside string %" PRIu64,
-					r->path, win_off(w), id);
-				return -1;
-			}
-		}
-		s[len] = 0;
-		ev->a[0] = id;
-		ev->n = 1;
-		if (keep_all) {
-			if (um_get(&r->strings, id)) {
-				free(s);
-				err_set(e, "%s: offset %" PRIu64 ": string id %" PRIu64 " defined twice",
-					r->path, ev->off, id);
-				return -1;
-			}
-			if (r->nstrs == r->cstrs) {
-				r->cstrs = r->cstrs ? r->cstrs * 2 : 256;
-				r->strs = xrealloc(r->strs, r->cstrs * sizeof(*r->strs));
-			}
-			um_put(&r->strings, id, r->nstrs);
-			r->strs[r->nstrs++] = s;
-		} else {
-			free(s);
-		}
-		return 1;
-	}
-	if (inl < 3) {
-		for (int i = 0; i <= inl; i++) {
-			uint64_t v;
-			if (get_uvarint(r, w, &v, e))
-				return -1;
-			if (ev->n < MAXARGS)
-				ev->a[ev->n] = v;
-			ev->n++;
-		}
-	} else {
-		uint64_t len;
-		if (get_uvarint(r, w, &len, e))
-			return -1;
-		uint64_t start = win_off(w);
-		if (len > r->size) {
-			err_set(e, "%s: offset %" PRIu64 ": event length %" PRIu64 " is past the end of the file",
-				r->path, ev->off, len);
-			return -1;
-		}
-		while (win_off(w) - start < len) {
-			uint64_t v;
-			if (get_uvarint(r, w, &v, e))
-				return -1;
-			if (ev->n < MAXARGS)
-				ev->a[ev->n] = v;
-			if (all && ev->type == EV_STACK) {
-				*all = xrealloc(*all, (*nall + 1) * sizeof(**all));
-				(*all)[(*nall)++] = v;
-			}
-			ev->n++;
-		}
-		if (win_off(w) - start != len) {
-			err_set(e, "%s: offset %" PRIu64 ": event has the wrong length: %" PRIu64
-				" bytes said, %" PRIu64 " read", r->path, ev->off, len, win_off(w) - start);
-			return -1;
-		}
-	}
+	if (ev->type == EV_STRING)
+		return read_string(r, w, ev, keep_all, e) ? -1 : 1;
+	if (read_values(r, w, ev, b >> 6, all, nall, e))
+		return -1;
 	if (ev->type != EV_STACK && ev->n != nargs[ev->type]) {
 		err_set(e, "%s: offset %" PRIu64 ": event type %d has %d values, want %d", r->path,
 			ev->off, ev->type, ev->n, nargs[ev->type]);
 		return -1;
 	}
-	if (ev->type == EV_USER_LOG) {
-		/* The message follows the values: length, bytes. */
-		uint64_t len;
-		if (get_uvarint(r, w, &len, e))
-			return -1;
-		if (len > MAX_STRING) {
-			err_set(e, "%s: offset %" PRIu64 ": log message of %" PRIu64 " bytes", r->path,
-				ev->off, len);
-			return -1;
-		}
-		for (uint64_t i = 0; i < len; i++) {
-			got = win_byte(w, &b);
-			if (got <= 0) {
-				err_set(e, "%s: offset %" PRIu64 ": truncated: the file ends inside a log message",
-					r->path, win_off(w));
-				return -1;
-			}
-		}
-	}
+	if (ev->type == EV_USER_LOG && skip_log_message(r, w, ev, e))
+		return -1;
 	return 1;
 }
 
@@ -624,6 +648,162 @@ static uint16_t block_reason(int type)
 	}
 }
 
+/* ---- What each raw event becomes ----
+ *
+ * A translation pushes the stream events of raw event h, taken from
+ * stream s, at ts (ns): 0, or -1 with e set. */
+
+static struct ti_event *push(struct r19 *r, const struct r19_event *h, int64_t ts, uint16_t kind)
+{
+	struct ti_event *ev = q_push(r);
+	ev->ts = ts;
+	ev->off = h->off;
+	ev->kind = kind;
+	ev->g = h->g;
+	return ev;
+}
+
+static int on_gomaxprocs(struct r19 *r, struct stream *s, const struct r19_event *h,
+			 int64_t ts, struct err *e)
+{
+	struct ti_event *ev = push(r, h, ts, TI_PROCS);
+	ev->g = 0;
+	ev->arg = (int64_t)h->a[1];
+	return 0;
+}
+
+static int on_go_create(struct r19 *r, struct stream *s, const struct r19_event *h,
+			int64_t ts, struct err *e)
+{
+	struct ti_event *ev;
+	if (h->g) {
+		ev = push(r, h, ts, TI_G_CREATE);
+		ev->target = h->a[1];
+		ev->label = r19_stack_fn(r, h->a[2]);
+		return 0;
+	}
+	/* Created on no G: a G that existed when tracing started. */
+	ev = push(r, h, ts, TI_G_EXISTS);
+	ev->g = h->a[1];
+	ev->label = r19_stack_fn(r, h->a[2]);
+	/* The state it was in follows at once in the same batch. */
+	if (s->has_head && s->head.g == h->a[1] &&
+	    (s->head.type == EV_GO_WAITING || s->head.type == EV_GO_INSYSCALL)) {
+		ev->reason = s->head.type == EV_GO_WAITING ? TI_R_OTHER : TI_R_SYSCALL;
+		apply(r, &s->head);
+		if (stream_advance(r, s, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int on_go_start(struct r19 *r, struct stream *s, const struct r19_event *h,
+		       int64_t ts, struct err *e)
+{
+	struct ti_event *ev = push(r, h, ts, TI_G_START);
+	ev->p = s->p;
+	if (h->type == EV_GO_START_LABEL)
+		ev->label = r19_string(r, h->a[3]);
+	return 0;
+}
+
+static int on_go_end(struct r19 *r, struct stream *s, const struct r19_event *h, int64_t ts,
+		     struct err *e)
+{
+	push(r, h, ts, TI_G_END);
+	return 0;
+}
+
+static int on_go_sched(struct r19 *r, struct stream *s, const struct r19_event *h, int64_t ts,
+		       struct err *e)
+{
+	push(r, h, ts, TI_G_STOP)->reason = h->type == EV_GO_SCHED ? TI_R_YIELD : TI_R_PREEMPT;
+	return 0;
+}
+
+static int on_go_block(struct r19 *r, struct stream *s, const struct r19_event *h, int64_t ts,
+		       struct err *e)
+{
+	push(r, h, ts, TI_G_BLOCK)->reason = block_reason(h->type);
+	return 0;
+}
+
+static int on_go_unblock(struct r19 *r, struct stream *s, const struct r19_event *h,
+			 int64_t ts, struct err *e)
+{
+	push(r, h, ts, TI_G_UNBLOCK)->target = h->a[1];
+	return 0;
+}
+
+static int on_go_syscall(struct r19 *r, struct stream *s, const struct r19_event *h,
+			 int64_t ts, struct err *e)
+{
+	push(r, h, ts, TI_SYSCALL);
+	/* A call that returned before sysmon took its P has no end event in
+	 * this format: its time is part of the G's running time, and it
+	 * ends where it starts. */
+	if (!(s->has_head && s->head.type == EV_GO_SYSBLOCK && s->head.g == h->g))
+		push(r, h, ts, TI_SYSCALL_END)->arg = 0;
+	return 0;
+}
+
+static int on_go_sysexit(struct r19 *r, struct stream *s, const struct r19_event *h,
+			 int64_t ts, struct err *e)
+{
+	int64_t real = (int64_t)h->a[h->type == EV_GO_SYSEXIT ? 3 : 2];
+	struct ti_event *ev = push(r, h, ts, TI_SYSCALL_END);
+	ev->arg = 1;
+	/* The runtime writes the exit when the G has a P again; the value is
+	 * when the call returned, and 0 when it took its old P back or an
+	 * idle one at once (exitsyscallfast), without waiting in a queue. */
+	if (real > 0 && real >= r->t0 && real <= h->ticks)
+		ev->ts = ns_of(r, real);
+	else if (real == 0)
+		ev->arg = 2;
+	return 0;
+}
+
+static int on_user_task(struct r19 *r, struct stream *s, const struct r19_event *h,
+			int64_t ts, struct err *e)
+{
+	/* begin: the task's id; end: minus it */
+	int64_t id = (int64_t)h->a[1];
+	push(r, h, ts, TI_USER_TASK)->arg = h->type == EV_USER_TASK_CREATE ? id : -id;
+	return 0;
+}
+
+typedef int translate_fn(struct r19 *r, struct stream *s, const struct r19_event *h,
+			 int64_t ts, struct err *e);
+/* The raw events the stream carries; the others (GC, heap, regions,
+ * logs, ...) say nothing of the scheduling a workload replays. */
+static translate_fn *const translations[EV_COUNT] = {
+	[EV_GOMAXPROCS] = on_gomaxprocs,
+	[EV_GO_CREATE] = on_go_create,
+	[EV_GO_START] = on_go_start,
+	[EV_GO_START_LOCAL] = on_go_start,
+	[EV_GO_START_LABEL] = on_go_start,
+	[EV_GO_END] = on_go_end,
+	[EV_GO_SCHED] = on_go_sched,
+	[EV_GO_PREEMPT] = on_go_sched,
+	[EV_GO_STOP] = on_go_block,
+	[EV_GO_SLEEP] = on_go_block,
+	[EV_GO_BLOCK] = on_go_block,
+	[EV_GO_BLOCK_SEND] = on_go_block,
+	[EV_GO_BLOCK_RECV] = on_go_block,
+	[EV_GO_BLOCK_SELECT] = on_go_block,
+	[EV_GO_BLOCK_SYNC] = on_go_block,
+	[EV_GO_BLOCK_COND] = on_go_block,
+	[EV_GO_BLOCK_NET] = on_go_block,
+	[EV_GO_BLOCK_GC] = on_go_block,
+	[EV_GO_UNBLOCK] = on_go_unblock,
+	[EV_GO_UNBLOCK_LOCAL] = on_go_unblock,
+	[EV_GO_SYSCALL] = on_go_syscall,
+	[EV_GO_SYSEXIT] = on_go_sysexit,
+	[EV_GO_SYSEXIT_LOCAL] = on_go_sysexit,
+	[EV_USER_TASK_CREATE] = on_user_task,
+	[EV_USER_TASK_END] = on_user_task,
+};
+
 /* Turns the raw event just taken from stream s into stream events. */
 static int translate(struct r19 *r, struct stream *s, const struct r19_event *h, struct err *e)
 {
@@ -636,94 +816,8 @@ static int translate(struct r19 *r, struct stream *s, const struct r19_event *h,
 			(int64_t)((uint64_t)h->ticks - (uint64_t)r->t0), r->freq);
 		return -1;
 	}
-	int64_t ts = ns_of(r, h->ticks);
-	struct ti_event *ev;
-#define PUSH(k) (ev = q_push(r), ev->ts = ts, ev->off = h->off, ev->kind = (k), ev->g = h->g)
-	switch (h->type) {
-	case EV_GOMAXPROCS:
-		PUSH(TI_PROCS);
-		ev->g = 0;
-		ev->arg = (int64_t)h->a[1];
-		break;
-	case EV_GO_CREATE:
-		if (h->g == 0) {
-			PUSH(TI_G_EXISTS);
-			ev->g = h->a[1];
-			ev->label = r19_stack_fn(r, h->a[2]);
-			/* The state it was in follows at once in the same batch. */
-			if (s->has_head && s->head.g == h->a[1] &&
-			    (s->head.type == EV_GO_WAITING || s->head.type == EV_GO_INSYSCALL)) {
-				ev->reason = s->head.type == EV_GO_WAITING ? TI_R_OTHER : TI_R_SYSCALL;
-				apply(r, &s->head);
-				if (stream_advance(r, s, e) < 0)
-					return -1;
-			}
-		} else {
-			PUSH(TI_G_CREATE);
-			ev->target = h->a[1];
-			ev->label = r19_stack_fn(r, h->a[2]);
-		}
-		break;
-	case EV_GO_START: case EV_GO_START_LOCAL: case EV_GO_START_LABEL:
-		PUSH(TI_G_START);
-		ev->p = s->p;
-		if (h->type == EV_GO_START_LABEL)
-			ev->label = r19_string(r, h->a[3]);
-		break;
-	case EV_GO_END:
-		PUSH(TI_G_END);
-		break;
-	case EV_GO_SCHED: case EV_GO_PREEMPT:
-		PUSH(TI_G_STOP);
-		ev->reason = h->type == EV_GO_SCHED ? TI_R_YIELD : TI_R_PREEMPT;
-		break;
-	case EV_GO_STOP: case EV_GO_SLEEP: case EV_GO_BLOCK: case EV_GO_BLOCK_SEND:
-	case EV_GO_BLOCK_RECV: case EV_GO_BLOCK_SELECT: case EV_GO_BLOCK_SYNC:
-	case EV_GO_BLOCK_COND: case EV_GO_BLOCK_NET: case EV_GO_BLOCK_GC:
-		PUSH(TI_G_BLOCK);
-		ev->reason = block_reason(h->type);
-		break;
-	case EV_GO_UNBLOCK: case EV_GO_UNBLOCK_LOCAL:
-		PUSH(TI_G_UNBLOCK);
-		ev->target = h->a[1];
-		break;
-	case EV_GO_SYSCALL:
-		PUSH(TI_SYSCALL);
-		/* A call that returned before sysmon took its P has no end
-		 * event in this format: its time is part of the G's running
-		 * time, and it ends where it starts. */
-		if (!(s->has_head && s->head.type == EV_GO_SYSBLOCK && s->head.g == h->g)) {
-			PUSH(TI_SYSCALL_END);
-			ev->arg = 0;
-		}
-		break;
-	case EV_GO_SYSEXIT: case EV_GO_SYSEXIT_LOCAL: {
-		int64_t real = (int64_t)h->a[h->type == EV_GO_SYSEXIT ? 3 : 2];
-		PUSH(TI_SYSCALL_END);
-		ev->arg = 1;
-		/* The runtime writes the exit when the G has a P again; the
-		 * value is when the call returned, and 0 when it took its old
-		 * P back or an idle one at once (exitsyscallfast), without
-		 * waiting in a queue. */
-		if (real > 0 && real >= r->t0 && real <= h->ticks)
-			ev->ts = ns_of(r, real);
-		else if (real == 0)
-			ev->arg = 2;
-		break;
-	}
-	case EV_USER_TASK_CREATE:
-		PUSH(TI_USER_TASK);
-		ev->arg = (int64_t)h->a[1];
-		break;
-	case EV_USER_TASK_END:
-		PUSH(TI_USER_TASK);
-		ev->arg = -(int64_t)h->a[1];
-		break;
-	default:
-		break;
-	}
-#undef PUSH
-	return 0;
+	translate_fn *fn = translations[h->type];
+	return fn ? fn(r, s, h, ns_of(r, h->ticks), e) : 0;
 }
 
 static int r19_next(struct ti_reader *base, struct ti_event *out, struct err *e)

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -287,28 +288,33 @@ static bool parse_empirical(const struct jv *j, const cJSON *body, const char *p
 	return true;
 }
 
+/* The keys of each kind's object, in the order dist_to_json writes them;
+ * for the kinds made of numbers, where each number lives (param_off). */
+static const char *const *const kind_keys[] = {
+	[DIST_UNIFORM] = (const char *const[]){ "min", "max", NULL },
+	[DIST_EXPONENTIAL] = (const char *const[]){ "mean", NULL },
+	[DIST_NORMAL] = (const char *const[]){ "mean", "stddev", NULL },
+	[DIST_LOGNORMAL] = (const char *const[]){ "median", "sigma", NULL },
+	[DIST_PARETO] = (const char *const[]){ "scale", "shape", NULL },
+	[DIST_BIMODAL] = (const char *const[]){ "p", "a", "b", NULL },
+	[DIST_EMPIRICAL] = (const char *const[]){ "values", "weights", NULL },
+};
+#define PARAM(field) offsetof(struct dist, field)
+static const size_t param_off[][2] = {
+	[DIST_UNIFORM] = { PARAM(uniform.min), PARAM(uniform.max) },
+	[DIST_EXPONENTIAL] = { PARAM(exponential.mean) },
+	[DIST_NORMAL] = { PARAM(normal.mean), PARAM(normal.stddev) },
+	[DIST_LOGNORMAL] = { PARAM(lognormal.median), PARAM(lognormal.sigma) },
+	[DIST_PARETO] = { PARAM(pareto.scale), PARAM(pareto.shape) },
+};
+#undef PARAM
+
 /* Fills d (of the kind named at path) from body, the object under the kind. */
 static bool parse_kind(const struct jv *j, const cJSON *body, const char *path,
 		       enum dist_unit unit, int depth, struct dist *d)
 {
-	static const char *const uniform_keys[] = { "min", "max", NULL };
-	static const char *const exponential_keys[] = { "mean", NULL };
-	static const char *const normal_keys[] = { "mean", "stddev", NULL };
-	static const char *const lognormal_keys[] = { "median", "sigma", NULL };
-	static const char *const pareto_keys[] = { "scale", "shape", NULL };
-	static const char *const bimodal_keys[] = { "p", "a", "b", NULL };
-	static const char *const empirical_keys[] = { "values", "weights", NULL };
-	static const char *const *const keys[] = {
-		[DIST_UNIFORM] = uniform_keys,
-		[DIST_EXPONENTIAL] = exponential_keys,
-		[DIST_NORMAL] = normal_keys,
-		[DIST_LOGNORMAL] = lognormal_keys,
-		[DIST_PARETO] = pareto_keys,
-		[DIST_BIMODAL] = bimodal_keys,
-		[DIST_EMPIRICAL] = empirical_keys,
-	};
 	char kp[JV_PATH];
-	if (!jv_object(j, body, path, keys[d->kind]))
+	if (!jv_object(j, body, path, kind_keys[d->kind]))
 		return false;
 	switch (d->kind) {
 	case DIST_UNIFORM: {
@@ -570,23 +576,13 @@ cJSON *dist_to_json(const struct dist *d)
 	cJSON_AddItemToObject(root, kind_names[d->kind], body);
 	switch (d->kind) {
 	case DIST_UNIFORM:
-		add_number(body, "min", d->uniform.min);
-		add_number(body, "max", d->uniform.max);
-		break;
 	case DIST_EXPONENTIAL:
-		add_number(body, "mean", d->exponential.mean);
-		break;
 	case DIST_NORMAL:
-		add_number(body, "mean", d->normal.mean);
-		add_number(body, "stddev", d->normal.stddev);
-		break;
 	case DIST_LOGNORMAL:
-		add_number(body, "median", d->lognormal.median);
-		add_number(body, "sigma", d->lognormal.sigma);
-		break;
 	case DIST_PARETO:
-		add_number(body, "scale", d->pareto.scale);
-		add_number(body, "shape", d->pareto.shape);
+		for (int i = 0; kind_keys[d->kind][i]; i++)
+			add_number(body, kind_keys[d->kind][i],
+				   *(const double *)((const char *)d + param_off[d->kind][i]));
 		break;
 	case DIST_BIMODAL:
 		add_number(body, "p", d->bimodal.p);

@@ -595,7 +595,6 @@ static bool g_stack_move(struct m *m, struct g *g, int node)
 	plat_touch(to, 0, bytes, RT_SEQUENTIAL, true, 0);
 	f->stack = to;
 	g->stack_node = node;
-	g->remote_runs = 0;
 	m->stats.stack_moves++;
 	return true;
 }
@@ -907,7 +906,7 @@ static int op_loop(struct m *m, struct g *g, struct gframe *f, const struct prog
 	return next(f);
 }
 
-static int op_end(struct gframe *f, const struct prog_op *op)
+static int op_end(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
 {
 	const struct prog_op *loop = &f->prog->ops[op->a];
 	if (--f->locals[loop->dst] <= 0)
@@ -998,7 +997,7 @@ static int op_alloc(struct m *m, struct g *g, struct gframe *f, const struct pro
 	int64_t bytes = eval(m, g, &op->x);
 	uint32_t place = op->a;
 	if (place == RT_PLACE_HEAP)
-		place = rt->node_heaps ? RT_PLACE_LOCAL : RT_PLACE_FIRST_TOUCH;
+		place = rt->choices.node_heaps ? RT_PLACE_LOCAL : RT_PLACE_FIRST_TOUCH;
 	int node = place == RT_PLACE_LOCAL ? plat_node() : (int)eval(m, g, &op->y);
 	if (bytes < 0) {
 		rt_panic(m, "alloc of %lld bytes failed", (long long)bytes);
@@ -1063,7 +1062,7 @@ static int op_req_begin(struct m *m, struct g *g, struct gframe *f, const struct
 	return next(f);
 }
 
-static int op_req_end(struct m *m, struct g *g, struct gframe *f)
+static int op_req_end(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
 {
 	if (f->req_start >= 0) {
 		int64_t d = plat_nanotime() - f->req_start;
@@ -1077,41 +1076,42 @@ static int op_req_end(struct m *m, struct g *g, struct gframe *f)
 	return next(f);
 }
 
+static int op_yield(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	f->pc++;
+	return G_YIELD;
+}
+
+static int op_exit(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	return G_EXIT;
+}
+
+static int op_jump(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	return jump(f, op->a);
+}
+
+static int op_jump_ifnot(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	return jump(f, eval(m, g, &op->x) ? f->pc + 1 : op->a);
+}
+
+static int op_case(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
+{
+	assert(!"a case outside a select");
+	return G_EXIT;
+}
+
 /* ---- The loop ---- */
 
+/* One op, by its handler in PROG_OPS (a switch the compiler inlines). */
 static inline int op_run(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
 {
 	switch ((enum prog_opcode)op->code) {
-	case PROG_COMPUTE: return op_compute(m, g, f, op);
-	case PROG_SYSCALL: return op_syscall(m, g, f, op);
-	case PROG_SPAWN: return op_spawn(m, g, f, op);
-	case PROG_SEND: return op_send(m, g, f, op);
-	case PROG_RECV: return op_recv(m, g, f, op);
-	case PROG_YIELD: f->pc++; return G_YIELD;
-	case PROG_SLEEP:
-	case PROG_SLEEP_UNTIL: return op_sleep(m, g, f, op);
-	case PROG_LOOP: return op_loop(m, g, f, op);
-	case PROG_END: return op_end(f, op);
-	case PROG_EXIT: return G_EXIT;
-	case PROG_CLOSE: return op_close(m, g, f, op);
-	case PROG_SELECT: return op_select(m, g, f, op);
-	case PROG_LOCK: return op_lock(m, g, f, op);
-	case PROG_UNLOCK: return op_unlock(m, g, f, op);
-	case PROG_WG_ADD: return op_wg_add(m, g, f, op);
-	case PROG_WG_WAIT: return op_wg_wait(m, g, f, op);
-	case PROG_NET_READ: return op_net_read(m, g, f, op);
-	case PROG_NET_WRITE: return op_net_write(m, g, f, op);
-	case PROG_ACCEPT: return op_accept(m, g, f, op);
-	case PROG_SET: return op_set(m, g, f, op);
-	case PROG_JUMP: return jump(f, op->a);
-	case PROG_JUMP_IFNOT: return jump(f, eval(m, g, &op->x) ? f->pc + 1 : op->a);
-	case PROG_MAKE: return op_make(m, g, f, op);
-	case PROG_ALLOC: return op_alloc(m, g, f, op);
-	case PROG_TOUCH: return op_touch(m, g, f, op);
-	case PROG_REQ_BEGIN: return op_req_begin(m, g, f, op);
-	case PROG_REQ_END: return op_req_end(m, g, f);
-	case PROG_ASSERT: return op_assert(m, g, f, op);
-	case PROG_CASE: assert(!"a case outside a select"); return G_EXIT;
+#define X(code, name, check, run) case PROG_##code: return run(m, g, f, op);
+	PROG_OPS(X)
+#undef X
 	case PROG__COUNT: break;
 	}
 	assert(!"not an operation");

@@ -414,53 +414,61 @@ static bool op_spawn(struct cc *c, const cJSON *v, const char *path)
 	return true;
 }
 
+/* An op's first operand: the op's value itself, or in its object form
+ * (args) the value of key, the object's other keys among keys. */
+static bool first_operand(struct cc *c, const cJSON *v, const char *path, bool args,
+			  const char *const *keys, const char *key, enum dist_unit unit,
+			  enum prog_type t, struct prog_val *out)
+{
+	if (!args)
+		return parse_val(c, v, path, unit, t, out, 0);
+	return op_args(c, v, path, keys) && req_val(c, v, path, key, unit, t, out);
+}
+
+/* Whether v is an op's object form with key (else an object is a value:
+ * a distribution or an expression). */
+static bool has_arg(const cJSON *v, const char *key)
+{
+	return cJSON_IsObject(v) && cJSON_GetObjectItemCaseSensitive(v, key);
+}
+
 /* A one-operand op: {"op": X} or {"op": {"key": X}}. */
 static bool op_one(struct cc *c, const cJSON *v, const char *path, enum prog_opcode code,
 		   const char *key, enum dist_unit unit, enum prog_type t)
 {
 	struct prog_op op = blank(code);
-	if (cJSON_IsObject(v) && cJSON_GetObjectItemCaseSensitive(v, key)) {
-		const char *keys[] = { key, NULL };
-		if (!op_args(c, v, path, keys) || !req_val(c, v, path, key, unit, t, &op.x))
-			return false;
-	} else if (!parse_val(c, v, path, unit, t, &op.x, 0)) {
+	const char *keys[] = { key, NULL };
+	if (!first_operand(c, v, path, has_arg(v, key), keys, key, unit, t, &op.x))
 		return false;
-	}
 	emit(c, op);
 	return true;
 }
 
 static bool op_send(struct cc *c, const cJSON *v, const char *path)
 {
+	static const char *const keys[] = { "chan", "value", NULL };
 	struct prog_op op = blank(PROG_SEND);
 	op.y = PV_C(0);
-	if (cJSON_IsObject(v)) {
-		static const char *const keys[] = { "chan", "value", NULL };
-		if (!op_args(c, v, path, keys) || !req_val(c, v, path, "chan", DIST_COUNT, PT_CHAN, &op.x) ||
-		    !opt_val(c, v, path, "value", DIST_COUNT, PT_INT, &op.y))
-			return false;
-	} else if (!parse_val(c, v, path, DIST_COUNT, PT_CHAN, &op.x, 0)) {
+	bool args = cJSON_IsObject(v);
+	if (!first_operand(c, v, path, args, keys, "chan", DIST_COUNT, PT_CHAN, &op.x) ||
+	    (args && !opt_val(c, v, path, "value", DIST_COUNT, PT_INT, &op.y)))
 		return false;
-	}
 	emit(c, op);
 	return true;
 }
 
 static bool op_recv(struct cc *c, const cJSON *v, const char *path)
 {
+	static const char *const keys[] = { "chan", "into", "ok", NULL };
 	struct prog_op op = blank(PROG_RECV);
-	if (cJSON_IsObject(v)) {
-		static const char *const keys[] = { "chan", "into", "ok", NULL };
-		const cJSON *into = cJSON_GetObjectItemCaseSensitive(v, "into");
-		const cJSON *okv = cJSON_GetObjectItemCaseSensitive(v, "ok");
-		char p[JV_PATH];
-		if (!op_args(c, v, path, keys) || !req_val(c, v, path, "chan", DIST_COUNT, PT_CHAN, &op.x) ||
-		    (into && !parse_dst(c, into, kp(p, path, "into"), PT_INT, &op.dst)) ||
-		    (okv && !parse_dst(c, okv, kp(p, path, "ok"), PT_INT, &op.b)))
-			return false;
-	} else if (!parse_val(c, v, path, DIST_COUNT, PT_CHAN, &op.x, 0)) {
+	bool args = cJSON_IsObject(v);
+	const cJSON *into = args ? cJSON_GetObjectItemCaseSensitive(v, "into") : NULL;
+	const cJSON *okv = args ? cJSON_GetObjectItemCaseSensitive(v, "ok") : NULL;
+	char p[JV_PATH];
+	if (!first_operand(c, v, path, args, keys, "chan", DIST_COUNT, PT_CHAN, &op.x) ||
+	    (into && !parse_dst(c, into, kp(p, path, "into"), PT_INT, &op.dst)) ||
+	    (okv && !parse_dst(c, okv, kp(p, path, "ok"), PT_INT, &op.b)))
 		return false;
-	}
 	emit(c, op);
 	return true;
 }
@@ -493,18 +501,15 @@ static bool op_make(struct cc *c, const cJSON *v, const char *path, enum prog_ty
 
 static bool op_wg_add(struct cc *c, const cJSON *v, const char *path, bool done)
 {
+	static const char *const keys[] = { "wg", "n", NULL };
+	static const char *const done_keys[] = { "wg", NULL };
 	struct prog_op op = blank(PROG_WG_ADD);
 	op.y = PV_C(done ? -1 : 1);
-	if (cJSON_IsObject(v) && cJSON_GetObjectItemCaseSensitive(v, "wg")) {
-		static const char *const keys[] = { "wg", "n", NULL };
-		static const char *const done_keys[] = { "wg", NULL };
-		if (!op_args(c, v, path, done ? done_keys : keys) ||
-		    !req_val(c, v, path, "wg", DIST_COUNT, PT_WG, &op.x) ||
-		    !opt_val(c, v, path, "n", DIST_COUNT, PT_INT, &op.y))
-			return false;
-	} else if (!parse_val(c, v, path, DIST_COUNT, PT_WG, &op.x, 0)) {
+	bool args = has_arg(v, "wg");
+	if (!first_operand(c, v, path, args, done ? done_keys : keys, "wg", DIST_COUNT, PT_WG,
+			   &op.x) ||
+	    (args && !opt_val(c, v, path, "n", DIST_COUNT, PT_INT, &op.y)))
 		return false;
-	}
 	emit(c, op);
 	return true;
 }
@@ -643,15 +648,13 @@ static bool add_break(struct cc *c, const char *path, uint32_t op_index)
 static bool op_net_read(struct cc *c, const cJSON *v, const char *path)
 {
 	struct prog_op op = blank(PROG_NET_READ);
+	static const char *const keys[] = { "conn", "eof", NULL };
 	const char *eof = "exit";
-	if (cJSON_IsObject(v)) {
-		static const char *const keys[] = { "conn", "eof", NULL };
-		if (!op_args(c, v, path, keys) || !req_val(c, v, path, "conn", DIST_COUNT, PT_CONN, &op.x) ||
-		    !jv_get_string(&c->j, v, path, "eof", false, &eof))
-			return c->ok = false;
-	} else if (!parse_val(c, v, path, DIST_COUNT, PT_CONN, &op.x, 0)) {
+	bool args = cJSON_IsObject(v);
+	if (!first_operand(c, v, path, args, keys, "conn", DIST_COUNT, PT_CONN, &op.x))
 		return false;
-	}
+	if (args && !jv_get_string(&c->j, v, path, "eof", false, &eof))
+		return c->ok = false;
 	char p[JV_PATH];
 	if (strcmp(eof, "break") == 0) {
 		op.flags |= PROG_F_JUMP;
@@ -872,31 +875,82 @@ static bool op_request_begin(struct cc *c, const cJSON *v, const char *path)
 	return true;
 }
 
-/* Ops without operands, written as a string ("yield") or {"yield": true}. */
+/* Ops without operands, written as a string ("yield") or {"yield": true};
+ * request_begin also takes "now" or "arrival" (op_request_begin). */
+static const struct {
+	const char *name;
+	enum prog_opcode code;
+} bare_ops[] = {
+	{ "yield", PROG_YIELD },
+	{ "exit", PROG_EXIT },
+	{ "request_end", PROG_REQ_END },
+	{ "request_begin", PROG_REQ_BEGIN },
+	{ "break", PROG_JUMP },  /* to past its loop's end, filled when the loop closes */
+};
+
 static bool op_bare(struct cc *c, const char *name, const char *path)
 {
-	if (strcmp(name, "yield") == 0) {
-		emit(c, blank(PROG_YIELD));
-	} else if (strcmp(name, "exit") == 0) {
-		emit(c, blank(PROG_EXIT));
-	} else if (strcmp(name, "request_end") == 0) {
-		emit(c, blank(PROG_REQ_END));
-	} else if (strcmp(name, "request_begin") == 0) {
-		emit(c, blank(PROG_REQ_BEGIN));
-	} else if (strcmp(name, "break") == 0) {
-		if (!add_break(c, path, here(c)))
+	for (size_t k = 0; k < sizeof(bare_ops) / sizeof(bare_ops[0]); k++) {
+		if (strcmp(name, bare_ops[k].name) != 0)
+			continue;
+		if (bare_ops[k].code == PROG_JUMP && !add_break(c, path, here(c)))
 			return false;
-		emit(c, blank(PROG_JUMP));
-	} else {
-		return fail(c, path, "unknown operation '%s'", name);
+		emit(c, blank(bare_ops[k].code));
+		return true;
 	}
-	return true;
+	return fail(c, path, "unknown operation '%s'", name);
 }
 
-static const char *const op_names =
-	"compute, sleep, sleep_until, syscall, yield, spawn, chan, waitgroup, mutex, send, recv, close, "
-	"select, wg_add, wg_done, wg_wait, lock, unlock, alloc, touch, accept, net_read, "
-	"net_write, request_begin, request_end, loop, if, set, assert, break, exit";
+/* {"yield": true}: the object form of a bare op. */
+static bool op_true(struct cc *c, const cJSON *a, const char *p, const char *path)
+{
+	if (!cJSON_IsTrue(a))
+		return fail(c, p, "expected true (or write the operation as the string \"%s\")",
+			    a->string);
+	return op_bare(c, a->string, path);
+}
+
+/* The operations of the workload language, each once: its name and how
+ * its object form {"name": a} at path p compiles (ORDER: the order of
+ * the list of names in messages).  See docs/workload-format.md. */
+#define LANG_OPS(X) \
+	X("compute", op_one(c, a, p, PROG_COMPUTE, "ns", DIST_TIME, PT_INT)) \
+	X("sleep", op_one(c, a, p, PROG_SLEEP, "ns", DIST_TIME, PT_INT)) \
+	X("sleep_until", op_one(c, a, p, PROG_SLEEP_UNTIL, "ns", DIST_TIME, PT_INT)) \
+	X("syscall", op_one(c, a, p, PROG_SYSCALL, "ns", DIST_TIME, PT_INT)) \
+	X("yield", op_true(c, a, p, path)) \
+	X("spawn", op_spawn(c, a, p)) \
+	X("chan", op_make(c, a, p, PT_CHAN)) \
+	X("waitgroup", op_make(c, a, p, PT_WG)) \
+	X("mutex", op_make(c, a, p, PT_MUTEX)) \
+	X("send", op_send(c, a, p)) \
+	X("recv", op_recv(c, a, p)) \
+	X("close", op_one(c, a, p, PROG_CLOSE, "chan", DIST_COUNT, PT_CHAN)) \
+	X("select", op_select(c, a, p)) \
+	X("wg_add", op_wg_add(c, a, p, false)) \
+	X("wg_done", op_wg_add(c, a, p, true)) \
+	X("wg_wait", op_one(c, a, p, PROG_WG_WAIT, "wg", DIST_COUNT, PT_WG)) \
+	X("lock", op_one(c, a, p, PROG_LOCK, "mutex", DIST_COUNT, PT_MUTEX)) \
+	X("unlock", op_one(c, a, p, PROG_UNLOCK, "mutex", DIST_COUNT, PT_MUTEX)) \
+	X("alloc", op_alloc(c, a, p)) \
+	X("touch", op_touch(c, a, p)) \
+	X("accept", op_accept(c, a, p)) \
+	X("net_read", op_net_read(c, a, p)) \
+	X("net_write", op_one(c, a, p, PROG_NET_WRITE, "conn", DIST_COUNT, PT_CONN)) \
+	X("request_begin", op_request_begin(c, a, p)) \
+	X("request_end", op_true(c, a, p, path)) \
+	X("loop", op_loop(c, a, p)) \
+	X("if", op_if(c, a, p)) \
+	X("set", op_set(c, a, p)) \
+	X("assert", op_assert(c, a, p)) \
+	X("break", op_true(c, a, p, path)) \
+	X("exit", op_true(c, a, p, path))
+
+/* ", compute, sleep, ...": the names for messages, from the second on */
+#define LANG_OP_NAME(name, compile) ", " name
+static const char lang_op_names[] = LANG_OPS(LANG_OP_NAME);
+#undef LANG_OP_NAME
+#define OP_NAMES (lang_op_names + 2)
 
 static bool compile_op(struct cc *c, const cJSON *v, const char *path)
 {
@@ -904,73 +958,17 @@ static bool compile_op(struct cc *c, const cJSON *v, const char *path)
 		return op_bare(c, v->valuestring, path);
 	if (!cJSON_IsObject(v) || !v->child || v->child->next)
 		return fail(c, path, "an operation is an object with one key (one of: %s), or a string",
-			    op_names);
+			    OP_NAMES);
 	const cJSON *a = v->child;
 	const char *name = a->string;
 	char p[JV_PATH];
 	kp(p, path, name);
-	if (strcmp(name, "compute") == 0)
-		return op_one(c, a, p, PROG_COMPUTE, "ns", DIST_TIME, PT_INT);
-	if (strcmp(name, "sleep") == 0)
-		return op_one(c, a, p, PROG_SLEEP, "ns", DIST_TIME, PT_INT);
-	if (strcmp(name, "syscall") == 0)
-		return op_one(c, a, p, PROG_SYSCALL, "ns", DIST_TIME, PT_INT);
-	if (strcmp(name, "sleep_until") == 0)
-		return op_one(c, a, p, PROG_SLEEP_UNTIL, "ns", DIST_TIME, PT_INT);
-	if (strcmp(name, "spawn") == 0)
-		return op_spawn(c, a, p);
-	if (strcmp(name, "chan") == 0)
-		return op_make(c, a, p, PT_CHAN);
-	if (strcmp(name, "waitgroup") == 0)
-		return op_make(c, a, p, PT_WG);
-	if (strcmp(name, "mutex") == 0)
-		return op_make(c, a, p, PT_MUTEX);
-	if (strcmp(name, "send") == 0)
-		return op_send(c, a, p);
-	if (strcmp(name, "recv") == 0)
-		return op_recv(c, a, p);
-	if (strcmp(name, "close") == 0)
-		return op_one(c, a, p, PROG_CLOSE, "chan", DIST_COUNT, PT_CHAN);
-	if (strcmp(name, "select") == 0)
-		return op_select(c, a, p);
-	if (strcmp(name, "wg_add") == 0)
-		return op_wg_add(c, a, p, false);
-	if (strcmp(name, "wg_done") == 0)
-		return op_wg_add(c, a, p, true);
-	if (strcmp(name, "wg_wait") == 0)
-		return op_one(c, a, p, PROG_WG_WAIT, "wg", DIST_COUNT, PT_WG);
-	if (strcmp(name, "lock") == 0)
-		return op_one(c, a, p, PROG_LOCK, "mutex", DIST_COUNT, PT_MUTEX);
-	if (strcmp(name, "unlock") == 0)
-		return op_one(c, a, p, PROG_UNLOCK, "mutex", DIST_COUNT, PT_MUTEX);
-	if (strcmp(name, "alloc") == 0)
-		return op_alloc(c, a, p);
-	if (strcmp(name, "touch") == 0)
-		return op_touch(c, a, p);
-	if (strcmp(name, "accept") == 0)
-		return op_accept(c, a, p);
-	if (strcmp(name, "net_read") == 0)
-		return op_net_read(c, a, p);
-	if (strcmp(name, "net_write") == 0)
-		return op_one(c, a, p, PROG_NET_WRITE, "conn", DIST_COUNT, PT_CONN);
-	if (strcmp(name, "request_begin") == 0)
-		return op_request_begin(c, a, p);
-	if (strcmp(name, "loop") == 0)
-		return op_loop(c, a, p);
-	if (strcmp(name, "assert") == 0)
-		return op_assert(c, a, p);
-	if (strcmp(name, "if") == 0)
-		return op_if(c, a, p);
-	if (strcmp(name, "set") == 0)
-		return op_set(c, a, p);
-	if (strcmp(name, "yield") == 0 || strcmp(name, "exit") == 0 || strcmp(name, "break") == 0 ||
-	    strcmp(name, "request_end") == 0) {
-		if (!cJSON_IsTrue(a))
-			return fail(c, p, "expected true (or write the operation as the string \"%s\")",
-				    name);
-		return op_bare(c, name, path);
-	}
-	return fail(c, p, "unknown operation (expected one of: %s)", op_names);
+#define LANG_OP_COMPILE(op_name, compile) \
+	if (strcmp(name, op_name) == 0) \
+		return compile;
+	LANG_OPS(LANG_OP_COMPILE)
+#undef LANG_OP_COMPILE
+	return fail(c, p, "unknown operation (expected one of: %s)", OP_NAMES);
 }
 
 static bool compile_body(struct cc *c, const cJSON *body, const char *path)
@@ -1506,6 +1504,86 @@ static bool declare_recorded(struct cc *c, const cJSON *r, const char *path)
 
 /* ---- The document ---- */
 
+/* The workload-wide objects: channels, wait groups, mutexes, regions,
+ * listeners, stacks and the recorded figures. */
+static bool declare_objects(struct cc *c, const cJSON *root)
+{
+	return declare_channels(c, cJSON_GetObjectItemCaseSensitive(root, "channels"), "$.channels") &&
+	       declare_names(c, cJSON_GetObjectItemCaseSensitive(root, "waitgroups"), "$.waitgroups",
+			     PT_WG, wl_add_waitgroup) &&
+	       declare_names(c, cJSON_GetObjectItemCaseSensitive(root, "mutexes"), "$.mutexes",
+			     PT_MUTEX, wl_add_mutex) &&
+	       declare_regions(c, cJSON_GetObjectItemCaseSensitive(root, "regions"), "$.regions", 0) &&
+	       declare_listeners(c, cJSON_GetObjectItemCaseSensitive(root, "listeners"),
+				 "$.listeners") &&
+	       declare_stacks(c, cJSON_GetObjectItemCaseSensitive(root, "stacks"), "$.stacks") &&
+	       declare_recorded(c, cJSON_GetObjectItemCaseSensitive(root, "recorded"), "$.recorded");
+}
+
+/* Every program's name, parameters and variables, before any body (a body
+ * may spawn a program declared after it); then the main one. */
+static bool declare_programs(struct cc *c, const cJSON *root, const cJSON *progs,
+			     const char *main_name)
+{
+	if (!progs)
+		return jv_fail(&c->j, "$.programs", "required key is missing");
+	if (!cJSON_IsObject(progs) || !progs->child)
+		return jv_fail(&c->j, "$.programs",
+			       "expected an object of name: program, with at least main");
+	for (const cJSON *p = progs->child; p; p = p->next) {
+		char path[JV_PATH];
+		kp(path, "$.programs", p->string);
+		if (find_prog(c, p->string) >= 0)
+			return jv_fail(&c->j, path, "key given twice");
+		if (!declare_program(c, p, path))
+			return false;
+	}
+	int m = find_prog(c, main_name);
+	if (m < 0)
+		return jv_fail(&c->j, cJSON_GetObjectItemCaseSensitive(root, "main") ? "$.main"
+			       : "$.programs", "no program named '%s' to start with", main_name);
+	c->w->main = (uint32_t)m;
+	if (c->w->progs[m].nparams) {
+		char path[JV_PATH];
+		return jv_fail(&c->j, kp(path, "$.programs", main_name),
+			       "the first program takes no parameters");
+	}
+	return true;
+}
+
+static bool compile_programs(struct cc *c, const cJSON *progs)
+{
+	uint32_t pi = 0;
+	for (const cJSON *p = progs->child; p; p = p->next, pi++) {
+		char path[JV_PATH], bpath[JV_PATH];
+		kp(path, "$.programs", p->string);
+		c->prog = pi;
+		c->nloops = 0;
+		const cJSON *body = cJSON_IsArray(p) ? p : cJSON_GetObjectItemCaseSensitive(p, "body");
+		if (!compile_body(c, body, cJSON_IsArray(p) ? path : kp(bpath, path, "body")))
+			return false;
+	}
+	return true;
+}
+
+/* What needs the whole workload: recursion, the memory budget, and the
+ * validator's word that the compiler made only valid programs. */
+static bool check_whole(struct cc *c, const char *file, struct err *e)
+{
+	struct spawn_graph g = spawn_graph(c->w);
+	bool whole_ok = check_recursion(c, &g) && check_budget(c, &g);
+	spawn_graph_free(&g);
+	if (!whole_ok)
+		return false;
+	struct err ve;
+	if (!wl_validate(c->w, &ve)) {
+		/* the compiler makes only valid programs: this is its bug */
+		err_set(e, "%s: internal error: %s", file, ve.msg);
+		return false;
+	}
+	return true;
+}
+
 struct workload *wl_compile(const char *file, const char *text, struct err *e)
 {
 	struct cc c = { .j = { file, e }, .ok = true };
@@ -1523,75 +1601,14 @@ struct workload *wl_compile(const char *file, const char *text, struct err *e)
 		goto out;
 	w = c.w = wl_new(name, desc);
 	w->file = xstrdup(file);
-	if (!declare_channels(&c, cJSON_GetObjectItemCaseSensitive(root, "channels"), "$.channels") ||
-	    !declare_names(&c, cJSON_GetObjectItemCaseSensitive(root, "waitgroups"), "$.waitgroups",
-			   PT_WG, wl_add_waitgroup) ||
-	    !declare_names(&c, cJSON_GetObjectItemCaseSensitive(root, "mutexes"), "$.mutexes",
-			   PT_MUTEX, wl_add_mutex) ||
-	    !declare_regions(&c, cJSON_GetObjectItemCaseSensitive(root, "regions"), "$.regions", 0) ||
-	    !declare_listeners(&c, cJSON_GetObjectItemCaseSensitive(root, "listeners"), "$.listeners") ||
-	    !declare_stacks(&c, cJSON_GetObjectItemCaseSensitive(root, "stacks"), "$.stacks") ||
-	    !declare_recorded(&c, cJSON_GetObjectItemCaseSensitive(root, "recorded"), "$.recorded"))
-		goto fail;
 	const cJSON *progs = cJSON_GetObjectItemCaseSensitive(root, "programs");
-	if (!progs) {
-		jv_fail(&c.j, "$.programs", "required key is missing");
-		goto fail;
+	if (!declare_objects(&c, root) || !declare_programs(&c, root, progs, main_name) ||
+	    !compile_programs(&c, progs) || !check_whole(&c, file, e)) {
+		wl_free(w);
+		w = NULL;
+		goto out;
 	}
-	if (!cJSON_IsObject(progs) || !progs->child) {
-		jv_fail(&c.j, "$.programs", "expected an object of name: program, with at least main");
-		goto fail;
-	}
-	for (const cJSON *p = progs->child; p; p = p->next) {
-		char path[JV_PATH];
-		kp(path, "$.programs", p->string);
-		if (find_prog(&c, p->string) >= 0) {
-			jv_fail(&c.j, path, "key given twice");
-			goto fail;
-		}
-		if (!declare_program(&c, p, path))
-			goto fail;
-	}
-	int m = find_prog(&c, main_name);
-	if (m < 0) {
-		jv_fail(&c.j, cJSON_GetObjectItemCaseSensitive(root, "main") ? "$.main" : "$.programs",
-			"no program named '%s' to start with", main_name);
-		goto fail;
-	}
-	w->main = (uint32_t)m;
-	if (w->progs[m].nparams) {
-		char path[JV_PATH];
-		jv_fail(&c.j, kp(path, "$.programs", main_name), "the first program takes no parameters");
-		goto fail;
-	}
-	uint32_t pi = 0;
-	for (const cJSON *p = progs->child; p; p = p->next, pi++) {
-		char path[JV_PATH];
-		kp(path, "$.programs", p->string);
-		c.prog = pi;
-		c.nloops = 0;
-		const cJSON *body = cJSON_IsArray(p) ? p : cJSON_GetObjectItemCaseSensitive(p, "body");
-		char bpath[JV_PATH];
-		if (!compile_body(&c, body, cJSON_IsArray(p) ? path : kp(bpath, path, "body")))
-			goto fail;
-	}
-	struct spawn_graph g = spawn_graph(w);
-	bool whole_ok = check_recursion(&c, &g) && check_budget(&c, &g);
-	spawn_graph_free(&g);
-	if (!whole_ok)
-		goto fail;
-	struct err ve;
-	if (!wl_validate(w, &ve)) {
-		/* the compiler makes only valid programs: this is its bug */
-		err_set(e, "%s: internal error: %s", file, ve.msg);
-		goto fail;
-	}
-	char *canon = cJSON_PrintUnformatted(root);
-	w->source_json = canon;
-	goto out;
-fail:
-	wl_free(w);
-	w = NULL;
+	w->source_json = cJSON_PrintUnformatted(root);
 out:
 	free(c.globals.ents);
 	free(c.progs_ix.ents);

@@ -225,17 +225,9 @@ void wl_free(struct workload *w)
 }
 
 static const char *const opnames[] = {
-	[PROG_COMPUTE] = "compute",     [PROG_SPAWN] = "spawn",       [PROG_SEND] = "send",
-	[PROG_RECV] = "recv",           [PROG_YIELD] = "yield",       [PROG_LOOP] = "loop",
-	[PROG_END] = "end",             [PROG_EXIT] = "exit",         [PROG_SLEEP] = "sleep",
-	[PROG_CLOSE] = "close",         [PROG_SELECT] = "select",     [PROG_CASE] = "case",
-	[PROG_LOCK] = "lock",           [PROG_UNLOCK] = "unlock",     [PROG_WG_ADD] = "wg_add",
-	[PROG_WG_WAIT] = "wg_wait",     [PROG_SYSCALL] = "syscall",   [PROG_NET_READ] = "net_read",
-	[PROG_NET_WRITE] = "net_write", [PROG_ACCEPT] = "accept",     [PROG_SET] = "set",
-	[PROG_JUMP] = "jump",           [PROG_JUMP_IFNOT] = "if",     [PROG_MAKE] = "make",
-	[PROG_ALLOC] = "alloc",         [PROG_TOUCH] = "touch",       [PROG_REQ_BEGIN] = "request_begin",
-	[PROG_REQ_END] = "request_end", [PROG_ASSERT] = "assert",
-	[PROG_SLEEP_UNTIL] = "sleep_until",
+#define X(code, name, check, run) [PROG_##code] = name,
+	PROG_OPS(X)
+#undef X
 };
 
 const char *wl_op_name(enum prog_opcode code)
@@ -335,133 +327,230 @@ static const char *check_args(const struct workload *w, const struct program *p,
 	return NULL;
 }
 
-static const char *check_op(const struct workload *w, const struct program *p, uint32_t i)
+/* ---- One op's check: a validator per op (PROG_OPS), each returning what
+ * is wrong with op i of p, or NULL ---- */
+
+#define CHECK_ARGS const struct workload *w, const struct program *p, uint32_t i
+
+static const char *check_nothing(CHECK_ARGS)
+{
+	return NULL;
+}
+
+/* Ops of one operand x of type t. */
+static const char *check_x(CHECK_ARGS, enum prog_type t)
+{
+	return check_val(w, p, &p->ops[i].x, t, 0);
+}
+
+static const char *check_int_x(CHECK_ARGS)
+{
+	return check_x(w, p, i, PT_INT);
+}
+
+static const char *check_chan_x(CHECK_ARGS)
+{
+	return check_x(w, p, i, PT_CHAN);
+}
+
+static const char *check_mutex_x(CHECK_ARGS)
+{
+	return check_x(w, p, i, PT_MUTEX);
+}
+
+static const char *check_wg_x(CHECK_ARGS)
+{
+	return check_x(w, p, i, PT_WG);
+}
+
+static const char *check_conn_x(CHECK_ARGS)
+{
+	return check_x(w, p, i, PT_CONN);
+}
+
+/* x of type t, then y an int. */
+static const char *check_x_int_y(CHECK_ARGS, enum prog_type t)
+{
+	const char *bad = check_x(w, p, i, t);
+	return bad ? bad : check_val(w, p, &p->ops[i].y, PT_INT, 0);
+}
+
+static const char *check_send(CHECK_ARGS)
+{
+	return check_x_int_y(w, p, i, PT_CHAN);
+}
+
+static const char *check_wg_add(CHECK_ARGS)
+{
+	return check_x_int_y(w, p, i, PT_WG);
+}
+
+static const char *jump_target(const struct program *p, uint32_t a)
+{
+	return a <= p->nops ? NULL : "jumps outside its program";
+}
+
+static const char *check_spawn(CHECK_ARGS)
 {
 	const struct prog_op *op = &p->ops[i];
-	const char *bad = NULL;
-	switch ((enum prog_opcode)op->code) {
-	case PROG_COMPUTE:
-	case PROG_SLEEP:
-	case PROG_SLEEP_UNTIL:
-	case PROG_SYSCALL:
-		return check_val(w, p, &op->x, PT_INT, 0);
-	case PROG_SPAWN:
-		if (op->a >= w->nprogs)
-			return "spawns a program that does not exist";
+	if (op->a >= w->nprogs)
+		return "spawns a program that does not exist";
+	const char *bad = check_val(w, p, &op->x, PT_INT, 0);
+	return bad ? bad : check_args(w, p, op, &w->progs[op->a]);
+}
+
+static const char *check_recv(CHECK_ARGS)
+{
+	const struct prog_op *op = &p->ops[i];
+	const char *bad = check_val(w, p, &op->x, PT_CHAN, 0);
+	if (!bad)
+		bad = check_slot(p, op->b, PT_INT, true);
+	return bad ? bad : check_slot(p, op->dst, PT_INT, true);
+}
+
+static const char *check_net_read(CHECK_ARGS)
+{
+	const struct prog_op *op = &p->ops[i];
+	if ((op->flags & PROG_F_JUMP) && op->a > p->nops)
+		return "jumps outside its program";
+	return check_val(w, p, &op->x, PT_CONN, 0);
+}
+
+static const char *check_accept(CHECK_ARGS)
+{
+	const struct prog_op *op = &p->ops[i];
+	if (op->a >= w->nprogs)
+		return "spawns a program that does not exist";
+	if (op->x.kind != PV_GLOBAL)
+		return "accepts from something that is not a listener";
+	const char *bad = check_val(w, p, &op->x, PT_LISTENER, 0);
+	if (!bad && (op->b >= w->progs[op->a].nparams ||
+		     w->progs[op->a].local_types[op->b] != PT_CONN))
+		bad = "hands its connection to a parameter that is not a conn";
+	return bad ? bad : check_args(w, p, op, &w->progs[op->a]);
+}
+
+static const char *check_set(CHECK_ARGS)
+{
+	const struct prog_op *op = &p->ops[i];
+	if (op->dst >= p->nlocals)
+		return "writes a slot that does not exist";
+	return check_val(w, p, &op->x, (enum prog_type)p->local_types[op->dst], 0);
+}
+
+static const char *check_jump(CHECK_ARGS)
+{
+	return jump_target(p, p->ops[i].a);
+}
+
+static const char *check_jump_ifnot(CHECK_ARGS)
+{
+	const char *bad = check_int_x(w, p, i);
+	return bad ? bad : jump_target(p, p->ops[i].a);
+}
+
+static const char *check_make(CHECK_ARGS)
+{
+	const struct prog_op *op = &p->ops[i];
+	if (op->a != PT_CHAN && op->a != PT_WG && op->a != PT_MUTEX)
+		return "makes something that is not a channel, wait group or mutex";
+	const char *bad = check_slot(p, op->dst, (enum prog_type)op->a, false);
+	return bad ? bad : check_val(w, p, &op->x, PT_INT, 0);
+}
+
+static const char *check_alloc(CHECK_ARGS)
+{
+	const struct prog_op *op = &p->ops[i];
+	if (op->a > RT_PLACE_HEAP)
+		return "has an unknown placement";
+	const char *bad = check_slot(p, op->dst, PT_REGION, false);
+	if (!bad)
 		bad = check_val(w, p, &op->x, PT_INT, 0);
-		return bad ? bad : check_args(w, p, op, &w->progs[op->a]);
-	case PROG_SEND:
-		bad = check_val(w, p, &op->x, PT_CHAN, 0);
-		return bad ? bad : check_val(w, p, &op->y, PT_INT, 0);
-	case PROG_RECV:
-		bad = check_val(w, p, &op->x, PT_CHAN, 0);
-		if (!bad)
-			bad = check_slot(p, op->b, PT_INT, true);
-		return bad ? bad : check_slot(p, op->dst, PT_INT, true);
-	case PROG_CLOSE:
-		return check_val(w, p, &op->x, PT_CHAN, 0);
-	case PROG_LOCK:
-	case PROG_UNLOCK:
-		return check_val(w, p, &op->x, PT_MUTEX, 0);
-	case PROG_WG_ADD:
-		bad = check_val(w, p, &op->x, PT_WG, 0);
-		return bad ? bad : check_val(w, p, &op->y, PT_INT, 0);
-	case PROG_WG_WAIT:
-		return check_val(w, p, &op->x, PT_WG, 0);
-	case PROG_NET_READ:
-		if ((op->flags & PROG_F_JUMP) && op->a > p->nops)
-			return "jumps outside its program";
-		return check_val(w, p, &op->x, PT_CONN, 0);
-	case PROG_NET_WRITE:
-		return check_val(w, p, &op->x, PT_CONN, 0);
-	case PROG_ACCEPT:
-		if (op->a >= w->nprogs)
-			return "spawns a program that does not exist";
-		if (op->x.kind != PV_GLOBAL)
-			return "accepts from something that is not a listener";
-		bad = check_val(w, p, &op->x, PT_LISTENER, 0);
-		if (!bad && (op->b >= w->progs[op->a].nparams ||
-			     w->progs[op->a].local_types[op->b] != PT_CONN))
-			bad = "hands its connection to a parameter that is not a conn";
-		return bad ? bad : check_args(w, p, op, &w->progs[op->a]);
-	case PROG_SET:
-		if (op->dst >= p->nlocals)
-			return "writes a slot that does not exist";
-		return check_val(w, p, &op->x, (enum prog_type)p->local_types[op->dst], 0);
-	case PROG_JUMP:
-		return op->a <= p->nops ? NULL : "jumps outside its program";
-	case PROG_JUMP_IFNOT:
-		bad = check_val(w, p, &op->x, PT_INT, 0);
-		return bad ? bad : op->a <= p->nops ? NULL : "jumps outside its program";
-	case PROG_MAKE:
-		if (op->a != PT_CHAN && op->a != PT_WG && op->a != PT_MUTEX)
-			return "makes something that is not a channel, wait group or mutex";
-		bad = check_slot(p, op->dst, (enum prog_type)op->a, false);
-		return bad ? bad : check_val(w, p, &op->x, PT_INT, 0);
-	case PROG_ALLOC:
-		if (op->a > RT_PLACE_HEAP)
-			return "has an unknown placement";
-		bad = check_slot(p, op->dst, PT_REGION, false);
-		if (!bad)
-			bad = check_val(w, p, &op->x, PT_INT, 0);
-		return bad ? bad : check_val(w, p, &op->y, PT_INT, 0);
-	case PROG_TOUCH:
-		if (op->aux > RT_POINTER_CHASE)
-			return "has an unknown pattern";
-		bad = check_val(w, p, &op->x, PT_REGION, 0);
-		if (!bad)
-			bad = check_val(w, p, &op->y, PT_INT, 0);
-		return bad ? bad : check_val(w, p, &op->z, PT_INT, 0);
-	case PROG_ASSERT:
-		if (op->a >= w->nstrs)
-			return "has a message that does not exist";
-		return check_val(w, p, &op->x, PT_INT, 0);
-	case PROG_YIELD:
-	case PROG_EXIT:
-	case PROG_REQ_BEGIN:
-	case PROG_REQ_END:
-		return NULL;
-	case PROG_LOOP:
-		if (op->a <= i || op->a >= p->nops || p->ops[op->a].code != PROG_END ||
-		    p->ops[op->a].a != i)
-			return "opens a loop without a matching end";
-		bad = check_slot(p, op->dst, PT_INT, false);
-		if (!bad)
-			bad = check_slot(p, op->b, PT_INT, true);
-		return bad ? bad : check_val(w, p, &op->x, PT_INT, 0);
-	case PROG_END:
-		return op->a < i && p->ops[op->a].code == PROG_LOOP && p->ops[op->a].a == i
-			       ? NULL
-			       : "closes a loop that is not open";
-	case PROG_SELECT:
-		if (op->aux == 0 || op->aux > PROG_SELECT_MAX)
-			return "must have 1 to 16 cases";
-		if ((uint64_t)i + op->aux >= p->nops)
-			return "has fewer cases than it says";
-		if ((op->flags & PROG_F_DEFAULT) && op->a > p->nops)
-			return "jumps outside its program";
-		for (uint32_t k = 1; k <= op->aux; k++) {
-			const struct prog_op *c = &p->ops[i + k];
-			if (c->code != PROG_CASE)
-				return "has fewer cases than it says";
-			bad = check_val(w, p, &c->x, PT_CHAN, 0);
-			if (!bad && (c->flags & PROG_F_SEND))
-				bad = check_val(w, p, &c->y, PT_INT, 0);
-			if (!bad && !(c->flags & PROG_F_SEND))
-				bad = check_slot(p, c->dst, PT_INT, true);
-			if (!bad && (c->flags & PROG_F_JUMP) && c->a > p->nops)
-				bad = "jumps outside its program";
-			if (bad)
-				return bad;
-		}
-		return NULL;
-	case PROG_CASE:
-		/* checked with its select, and never reached on its own */
-		return NULL;
-	case PROG__COUNT:
-		break;
+	return bad ? bad : check_val(w, p, &op->y, PT_INT, 0);
+}
+
+static const char *check_touch(CHECK_ARGS)
+{
+	const struct prog_op *op = &p->ops[i];
+	if (op->aux > RT_POINTER_CHASE)
+		return "has an unknown pattern";
+	const char *bad = check_x_int_y(w, p, i, PT_REGION);
+	return bad ? bad : check_val(w, p, &op->z, PT_INT, 0);
+}
+
+static const char *check_assert(CHECK_ARGS)
+{
+	if (p->ops[i].a >= w->nstrs)
+		return "has a message that does not exist";
+	return check_int_x(w, p, i);
+}
+
+static const char *check_loop(CHECK_ARGS)
+{
+	const struct prog_op *op = &p->ops[i];
+	if (op->a <= i || op->a >= p->nops || p->ops[op->a].code != PROG_END ||
+	    p->ops[op->a].a != i)
+		return "opens a loop without a matching end";
+	const char *bad = check_slot(p, op->dst, PT_INT, false);
+	if (!bad)
+		bad = check_slot(p, op->b, PT_INT, true);
+	return bad ? bad : check_val(w, p, &op->x, PT_INT, 0);
+}
+
+static const char *check_end(CHECK_ARGS)
+{
+	const struct prog_op *op = &p->ops[i];
+	return op->a < i && p->ops[op->a].code == PROG_LOOP && p->ops[op->a].a == i
+		       ? NULL
+		       : "closes a loop that is not open";
+}
+
+/* A select's case (a PROG_CASE, never reached on its own). */
+static const char *check_case(const struct workload *w, const struct program *p,
+			      const struct prog_op *c)
+{
+	if (c->code != PROG_CASE)
+		return "has fewer cases than it says";
+	const char *bad = check_val(w, p, &c->x, PT_CHAN, 0);
+	if (!bad && (c->flags & PROG_F_SEND))
+		bad = check_val(w, p, &c->y, PT_INT, 0);
+	if (!bad && !(c->flags & PROG_F_SEND))
+		bad = check_slot(p, c->dst, PT_INT, true);
+	if (!bad && (c->flags & PROG_F_JUMP) && c->a > p->nops)
+		bad = "jumps outside its program";
+	return bad;
+}
+
+static const char *check_select(CHECK_ARGS)
+{
+	const struct prog_op *op = &p->ops[i];
+	if (op->aux == 0 || op->aux > PROG_SELECT_MAX)
+		return "must have 1 to 16 cases";
+	if ((uint64_t)i + op->aux >= p->nops)
+		return "has fewer cases than it says";
+	if ((op->flags & PROG_F_DEFAULT) && op->a > p->nops)
+		return "jumps outside its program";
+	for (uint32_t k = 1; k <= op->aux; k++) {
+		const char *bad = check_case(w, p, &p->ops[i + k]);
+		if (bad)
+			return bad;
 	}
-	return "has an unknown operation";
+	return NULL;
+}
+
+#undef CHECK_ARGS
+
+static const char *(*const op_checks[PROG__COUNT])(const struct workload *, const struct program *,
+						     uint32_t) = {
+#define X(code, name, check, run) [PROG_##code] = check,
+	PROG_OPS(X)
+#undef X
+};
+
+static const char *check_op(const struct workload *w, const struct program *p, uint32_t i)
+{
+	uint8_t code = p->ops[i].code;
+	return code < PROG__COUNT ? op_checks[code](w, p, i) : "has an unknown operation";
 }
 
 bool wl_validate(const struct workload *w, struct err *e)

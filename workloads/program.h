@@ -53,42 +53,74 @@ enum prog_type {
 	PT__COUNT
 };
 
+/* The operations of a program, each once: the enum, wl_op_name's names,
+ * program.c's check of one op and interp.c's handler come from this list
+ * (ORDER OP: the enum follows it).  X(CODE, name, check, run): PROG_CODE,
+ * the name messages give it, its validator (program.c) and its handler
+ * (interp.c). */
+#define PROG_OPS(X) \
+	X(COMPUTE, "compute", check_int_x, op_compute)     /* compute for x ns */ \
+	X(SPAWN, "spawn", check_spawn, op_spawn)           /* start x Gs running program a \
+							    * with aux args from args[dst] */ \
+	X(SEND, "send", check_send, op_send)               /* send y on channel x (blocks \
+							    * as a Go channel does) */ \
+	X(RECV, "recv", check_recv, op_recv)               /* receive from channel x into \
+		slot dst (PROG_NO_SLOT: drop), and whether it was sent (not a close's \
+		zero) into slot b */ \
+	X(YIELD, "yield", check_nothing, op_yield)         /* runtime.Gosched */ \
+	X(SLEEP, "sleep", check_int_x, op_sleep)           /* time.Sleep for x ns: parks \
+							    * the G, not the M */ \
+	X(LOOP, "loop", check_loop, op_loop)               /* x times, the ops up to END \
+							    * at a; counter in dst, index in b */ \
+	X(END, "end", check_end, op_end)                   /* end of the loop opened at \
+							    * op a */ \
+	X(EXIT, "exit", check_nothing, op_exit)            /* end the G (falling off the \
+							    * end does the same) */ \
+	X(CLOSE, "close", check_chan_x, op_close)          /* close channel x */ \
+	X(SELECT, "select", check_select, op_select)       /* select over the aux \
+		PROG_CASE ops that follow; PROG_F_DEFAULT */ \
+	X(CASE, "case", check_nothing, op_case)            /* a case: channel x, \
+		PROG_F_SEND (value y) or receive into dst; fired: PROG_F_EXIT ends \
+		the G, PROG_F_JUMP goes to a; checked with its select */ \
+	X(LOCK, "lock", check_mutex_x, op_lock)            /* lock mutex x (sync.Mutex) */ \
+	X(UNLOCK, "unlock", check_mutex_x, op_unlock)      /* unlock mutex x */ \
+	X(WG_ADD, "wg_add", check_wg_add, op_wg_add)       /* add y to wait group x (Done \
+							    * is -1) */ \
+	X(WG_WAIT, "wg_wait", check_wg_x, op_wg_wait)      /* wait until wait group x is \
+							    * zero */ \
+	X(SYSCALL, "syscall", check_int_x, op_syscall)     /* a blocking system call \
+							    * lasting x ns */ \
+	X(NET_READ, "net_read", check_net_read, op_net_read) /* wait (in the netpoller) \
+		for connection x's next request, take it; at its end of file, exit the \
+		G (PROG_F_JUMP: go to a) */ \
+	X(NET_WRITE, "net_write", check_conn_x, op_net_write) /* answer connection x's \
+		request: its client sends the next one later */ \
+	X(ACCEPT, "accept", check_accept, op_accept)       /* every connection of \
+		listener x: spawn program a (aux args from args[dst]) with the \
+		connection in its slot b; ends when x has no more */ \
+	X(SET, "set", check_set, op_set)                   /* slot dst = x */ \
+	X(JUMP, "jump", check_jump, op_jump)               /* to a */ \
+	X(JUMP_IFNOT, "if", check_jump_ifnot, op_jump_ifnot) /* to a unless x != 0 */ \
+	X(MAKE, "make", check_make, op_make)               /* slot dst = a new object of \
+							    * type a (channel: capacity x) */ \
+	X(ALLOC, "alloc", check_alloc, op_alloc)           /* slot dst = a new region of \
+							    * x bytes, placement a, node y */ \
+	X(TOUCH, "touch", check_touch, op_touch)           /* touch y bytes of region x \
+		from offset z, pattern aux, PROG_F_WRITE */ \
+	X(REQ_BEGIN, "request_begin", check_nothing, op_req_begin) /* a request starts \
+		now (PROG_F_ARRIVAL: when its data arrived) */ \
+	X(REQ_END, "request_end", check_nothing, op_req_end) /* ... and ends: its \
+		latency is recorded */ \
+	X(ASSERT, "assert", check_assert, op_assert)       /* panic with message strs[a] \
+							    * unless x != 0 */ \
+	X(SLEEP_UNTIL, "sleep_until", check_int_x, op_sleep) /* sleep until x ns after \
+		the run started (at once if past): an event from outside at its \
+		recorded time (imported traces) */
+
 enum prog_opcode {
-	PROG_COMPUTE,   /* compute for x ns */
-	PROG_SPAWN,     /* start x Gs running program a with aux args from args[dst] */
-	PROG_SEND,      /* send y on channel x (blocks as a Go channel does) */
-	PROG_RECV,      /* receive from channel x into slot dst (PROG_NO_SLOT: drop), and
-			 * whether it was sent (not a close's zero) into slot b */
-	PROG_YIELD,     /* runtime.Gosched */
-	PROG_SLEEP,     /* time.Sleep for x ns: parks the G, not the M */
-	PROG_LOOP,      /* x times, the ops up to END at a; counter in dst, index in b */
-	PROG_END,       /* end of the loop opened at op a */
-	PROG_EXIT,      /* end the G (falling off the end does the same) */
-	PROG_CLOSE,     /* close channel x */
-	PROG_SELECT,    /* select over the aux PROG_CASE ops that follow; PROG_F_DEFAULT */
-	PROG_CASE,      /* a case: channel x, PROG_F_SEND (value y) or receive into dst;
-			 * fired: PROG_F_EXIT ends the G, PROG_F_JUMP goes to a */
-	PROG_LOCK,      /* lock mutex x (sync.Mutex) */
-	PROG_UNLOCK,    /* unlock mutex x */
-	PROG_WG_ADD,    /* add y to wait group x (Done is -1) */
-	PROG_WG_WAIT,   /* wait until wait group x is zero */
-	PROG_SYSCALL,   /* a blocking system call lasting x ns */
-	PROG_NET_READ,  /* wait (in the netpoller) for connection x's next request, take it;
-			 * at its end of file, exit the G (PROG_F_JUMP: go to a) */
-	PROG_NET_WRITE, /* answer connection x's request: its client sends the next one later */
-	PROG_ACCEPT,    /* every connection of listener x: spawn program a (aux args from
-			 * args[dst]) with the connection in its slot b; ends when x has no more */
-	PROG_SET,       /* slot dst = x */
-	PROG_JUMP,      /* to a */
-	PROG_JUMP_IFNOT,/* to a unless x != 0 */
-	PROG_MAKE,      /* slot dst = a new object of type a (channel: capacity x) */
-	PROG_ALLOC,     /* slot dst = a new region of x bytes, placement a, node y */
-	PROG_TOUCH,     /* touch y bytes of region x from offset z, pattern aux, PROG_F_WRITE */
-	PROG_REQ_BEGIN, /* a request starts now (PROG_F_ARRIVAL: when its data arrived) */
-	PROG_REQ_END,   /* ... and ends: its latency is recorded */
-	PROG_ASSERT,    /* panic with message strs[a] unless x != 0 */
-	PROG_SLEEP_UNTIL, /* sleep until x ns after the run started (at once if past): an
-			 * event from outside at its recorded time (imported traces) */
+#define PROG_OP_CODE(code, name, check, run) PROG_##code,
+	PROG_OPS(PROG_OP_CODE)
+#undef PROG_OP_CODE
 	PROG__COUNT
 };
 

@@ -159,23 +159,15 @@ func twFib(seed uint64) {
 }
 
 func numaShards(seed uint64) {
-	r := newRand(seed)
-	var done sync.WaitGroup
-	done.Add(64)
-	for i := 0; i < 64; i++ {
-		c := child(r)
-		spawn(func() {
-			shard := make([]byte, 4<<20)
-			touch(shard, 0, 4<<20, sequential, true, 0)
-			for k := 0; k < 300; k++ {
-				touch(shard, uniform(c, 0, 3932160), 256<<10, sequential, false, 0)
-				compute(exponential(c, float64(2*us)))
-				sleepFor(exponential(c, float64(20*us)))
-			}
-			done.Done()
-		})
-	}
-	done.Wait()
+	fanOut(newRand(seed), 64, func(c *rand.Rand) {
+		shard := make([]byte, 4<<20)
+		touch(shard, 0, 4<<20, sequential, true, 0)
+		for k := 0; k < 300; k++ {
+			touch(shard, uniform(c, 0, 3932160), 256<<10, sequential, false, 0)
+			compute(exponential(c, float64(2*us)))
+			sleepFor(exponential(c, float64(20*us)))
+		}
+	})
 }
 
 func pingpongHog(seed uint64) {
@@ -297,20 +289,12 @@ func rpcServer(seed uint64) {
 }
 
 func sharedHot(seed uint64) {
-	r := newRand(seed)
-	var done sync.WaitGroup
-	done.Add(64)
-	for i := 0; i < 64; i++ {
-		c := child(r)
-		spawn(func() {
-			for k := 0; k < 4000; k++ {
-				compute(exponential(c, float64(2*us)))
-				touch(table, uniform(c, 0, 268431360), 4<<10, random, false, c.Uint64())
-			}
-			done.Done()
-		})
-	}
-	done.Wait()
+	fanOut(newRand(seed), 64, func(c *rand.Rand) {
+		for k := 0; k < 4000; k++ {
+			compute(exponential(c, float64(2*us)))
+			touch(table, uniform(c, 0, 268431360), 4<<10, random, false, c.Uint64())
+		}
+	})
 }
 
 func twSkynetG(out chan int64, num, size int64) {
@@ -342,34 +326,18 @@ func twSkynet(seed uint64) {
 }
 
 func spawnBurst(seed uint64) {
-	r := newRand(seed)
-	var done sync.WaitGroup
-	done.Add(100000)
-	for i := 0; i < 100000; i++ {
-		c := child(r)
-		spawn(func() {
-			compute(exponential(c, float64(2*us)))
-			done.Done()
-		})
-	}
-	done.Wait()
+	fanOut(newRand(seed), 100000, func(c *rand.Rand) {
+		compute(exponential(c, float64(2*us)))
+	})
 }
 
 func syscallHeavy(seed uint64) {
-	r := newRand(seed)
-	var done sync.WaitGroup
-	done.Add(256)
-	for i := 0; i < 256; i++ {
-		c := child(r)
-		spawn(func() {
-			for k := 0; k < 100; k++ {
-				compute(exponential(c, float64(100*us)))
-				syscallFor(uniform(c, 50*us, 500*us))
-			}
-			done.Done()
-		})
-	}
-	done.Wait()
+	fanOut(newRand(seed), 256, func(c *rand.Rand) {
+		for k := 0; k < 100; k++ {
+			compute(exponential(c, float64(100*us)))
+			syscallFor(uniform(c, 50*us, 500*us))
+		}
+	})
 }
 
 func vtocc(seed uint64) {
@@ -501,4 +469,20 @@ func yieldStorm(seed uint64) {
 			gexit()
 		}()
 	}
+}
+
+// fanOut starts n goroutines, each given its own random stream drawn from
+// r in the order they start, as the catalog's "spawn N" loops do, and
+// waits for them all.
+func fanOut(r *rand.Rand, n int, body func(c *rand.Rand)) {
+	var done sync.WaitGroup
+	done.Add(n)
+	for i := 0; i < n; i++ {
+		c := child(r)
+		spawn(func() {
+			body(c)
+			done.Done()
+		})
+	}
+	done.Wait()
 }
