@@ -481,8 +481,8 @@ static void print_stop(FILE *f, const struct exp_explore_opts *o,
 		double scale;
 		int decimals;
 		const char *unit = str_ns_unit((double)o->max_total_ns, &scale, &decimals);
-		snprintf(why, sizeof(why), "cut at the time budget (--max-total-time %.*f %s)",
-			 decimals, (double)o->max_total_ns / scale, unit);
+		snprintf(why, sizeof(why), "cut at the time budget (--max-total-time %g %s)",
+			 (double)o->max_total_ns / scale, unit);
 	}
 	if (r->found)
 		fprintf(f, "; shrinking %s", why);
