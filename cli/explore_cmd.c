@@ -28,7 +28,8 @@ void cli_help_explore(FILE *f)
 		"                        [--depth D] [-j N] [--keep-going] [--max-starve DUR]\n"
 		"                        [--delay DUR] [--delay-rate N] [--bug NAME]\n"
 		"                        [--replay SEED:FROM:LIMIT:K [--trace FILE]] [--quiet]\n"
-		"                        [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
+		"                        [--max-total-time T] [--max-sim-time T] [--max-wall-time T]\n"
+		"                        [--max-memory SIZE]\n"
 		"\n"
 		"Runs WORKLOAD (simulated) under N schedules and checks the scheduler's\n"
 		"invariants at every scheduling step: every G in one place, no G run by two\n"
@@ -46,15 +47,19 @@ void cli_help_explore(FILE *f)
 	cli_opts_help(f, cli_explore_opts, CLI_OPT_HELP_COL - 2);
 	fprintf(f,
 		"\n"
+		"SIGINT or SIGTERM stops the exploration as --max-total-time does, and the\n"
+		"summary says it was interrupted.\n"
+		"\n"
 		"Exit status: 0 no violation, 1 a violation found, 2 bad input, 4 no\n"
 		"violation but some schedules were cut at a limit (a time limit, or the\n"
 		"memory budget or thread limit the workload reached): their checks stopped\n"
-		"there.\n");
+		"there; or the exploration was cut at --max-total-time.  128 + the signal's\n"
+		"number (130 for SIGINT, 143 for SIGTERM): interrupted, whatever was found.\n");
 }
 
 struct explore_own {
 	uint64_t schedules, jobs, depth, delay_rate;
-	int64_t max_starve_ns, delay_ns;
+	int64_t max_starve_ns, delay_ns, max_total_ns;
 	enum rt_explore_strategy strategy;
 	enum rt_bug bug;
 	bool keep_going, quiet, replay_given;
@@ -127,6 +132,12 @@ static int own_replay(void *ctx, const char *cmd, const char *a, const char *v)
 	return 0;
 }
 
+static int own_total_time(void *ctx, const char *cmd, const char *a, const char *v)
+{
+	struct explore_own *o = ctx;
+	return cli_parse_wall_time(cmd, a, v, &o->max_total_ns);
+}
+
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
@@ -164,8 +175,14 @@ const struct cli_opt cli_explore_opts[] = {
 		   "with --replay, or when a failure is found: write the failing\n"
 		   "schedule's execution trace (Go's format; Chrome's for *.json)"),
 	CLI_FLAG(NULL, "--quiet", struct explore_own, quiet, "no progress line"),
-	CLI_TEXT("  -p, -t, -w, --procs, --seed, --set and the limits are `run`'s (the seed is\n"
-		 "  the workload's; every schedule uses it).\n"),
+	CLI_CALL(NULL, "--max-total-time", "T", own_total_time,
+		 "the whole exploration's real time (shrinking included;\n"
+		 "default: no bound; units as --max-wall-time's): then no\n"
+		 "schedule starts, the running ones are killed, and the\n"
+		 "summary counts the schedules completed, 0 to N-1"),
+	CLI_TEXT("  -p, -t, -w, --procs, --seed, --set and the limits are `run`'s, each\n"
+		 "  schedule's own (--max-wall-time: one schedule's real time; the seed is the\n"
+		 "  workload's; every schedule uses it).\n"),
 	CLI_SHARED_HIDDEN(CLI_SH_POLICY),
 	CLI_SHARED_HIDDEN(CLI_SH_TOPOLOGY),
 	CLI_SHARED_HIDDEN(CLI_SH_WORKLOAD),
@@ -198,14 +215,14 @@ static double now_s(void)
 }
 
 /* The words of the replay command: argv's options, but --schedules, -j,
- * --replay, --trace, --keep-going and --quiet. */
+ * --replay, --trace, --max-total-time, --keep-going and --quiet. */
 static void replay_words(struct explore_ctx *c, int argc, char **argv)
 {
 	c->words = xcalloc((size_t)argc + 1, sizeof(*c->words));
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--schedules") == 0 || strcmp(a, "-j") == 0 || strcmp(a, "--replay") == 0 ||
-		    strcmp(a, "--trace") == 0) {
+		    strcmp(a, "--trace") == 0 || strcmp(a, "--max-total-time") == 0) {
 			i++;
 			continue;
 		}
@@ -292,7 +309,9 @@ static int explore(struct explore_ctx *c)
 	const struct exp_explore_failure *f = res.found;
 	if (f) {
 		print_failure(c, f);
-		if (c->own->trace && f->r.status == EXP_SCHED_VIOLATION) {
+		/* interrupted, nothing more is run */
+		if (c->own->trace && f->r.status == EXP_SCHED_VIOLATION &&
+		    res.stop != EXP_STOP_SIGNAL) {
 			struct exp_sched_result tr;
 			int trc = run_here(c, f->sched, &tr);
 			free(tr.state);
@@ -319,6 +338,7 @@ static void explore_opts(struct explore_ctx *c)
 	x->delay_ns = own->delay_ns;
 	x->max_starve_ns = own->max_starve_ns;
 	x->bug = own->bug;
+	x->max_total_ns = own->max_total_ns;
 	x->keep_going = own->keep_going;
 	x->failure = on_failure;
 	x->progress = on_progress;
@@ -382,6 +402,9 @@ int cmd_explore(int argc, char **argv)
 	if (own.trace && own.keep_going && !own.replay_given)
 		return cli_usage_error("explore", "--trace with --keep-going: which failure's trace? "
 				       "(--replay the one you want with --trace)");
+	if (own.replay_given && own.max_total_ns)
+		return cli_usage_error("explore", "--max-total-time with --replay: a replay is one "
+				       "schedule (--max-wall-time bounds it)");
 	if (own.replay_given && own.strategy == RT_EXPLORE_PCT && own.replay_k == 0)
 		return cli_usage_error("explore", "--replay: a pct schedule's K (its steps) is not 0");
 	int64_t *knobs = NULL;

@@ -693,7 +693,8 @@ static void explore_case(const struct rg_suite *s, const struct plan *p,
 	struct exp_explore_result res = { 0 };
 	if (!x->status && (x->status = exp_explore(&o, &res)) == 3)
 		fprintf(stderr, "schedlab explore: %s\n", res.error);
-	if (!x->status || x->status == EXIT_FOUND || x->status == EXIT_LIMIT) {
+	if (!x->status || x->status == EXIT_FOUND || x->status == EXIT_LIMIT ||
+	    res.stop == EXP_STOP_SIGNAL) {
 		exp_explore_print_summary(f, &o, &res);
 		int nwords;
 		char **words = explore_words(s, p, r, &nwords);
@@ -750,6 +751,12 @@ static int explore_cases(const struct rg_suite *s, const struct plan *p, int np,
 			fputc('\n', stderr);
 		if (x[i].status == 0)
 			continue;
+		if (x[i].status > 128) {
+			/* SIGINT or SIGTERM: the case's summary, and no more */
+			fprintf(stderr, "schedlab %s: case %s (%s): its exploration was interrupted\n%s",
+				CMD, k->name, p[i].variant, x[i].out);
+			return x[i].status;
+		}
 		if (x[i].status == EXIT_FOUND)
 			fprintf(stderr, "schedlab %s: case %s (%s): an exploration broke a scheduler "
 				"invariant:\n%s", CMD, k->name, p[i].variant, x[i].out);
@@ -997,6 +1004,8 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 	if (!rc && r->explore) {
 		x = xcalloc((size_t)np, sizeof(*x));
 		explore_rc = explore_cases(b->suite, p, np, r, limits, x);
+		if (explore_rc > 128)   /* interrupted: no report */
+			rc = explore_rc;
 	}
 	if (!rc) {
 		char desc[1024];

@@ -67,6 +67,9 @@ bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
  * value, into run (0, or a usage error's EXIT_BADINPUT). */
 bool cli_is_limit_option(const char *a);
 int cli_parse_limit(const char *cmd, const char *a, const char *v, struct run *run);
+/* A real time as --max-wall-time takes it (1ms to 8760h, units ns, us,
+ * ms, s, min, h) for option opt: 0, or a usage error's exit status. */
+int cli_parse_wall_time(const char *cmd, const char *opt, const char *v, int64_t *ns);
 /* api's policies as "a, b, c", for the message of an unknown -p. */
 void cli_policy_names(const struct rt_api *api, char *buf, size_t size);
 /* An item of a -p list, "POLICY[:KEY=VALUE...]", the nth (from 1) of

@@ -103,6 +103,16 @@ static const struct unit size_units[] = {
 #define WALL_MAX_NS (8760 * 3600e9)   /* a year */
 #define MEMORY_MIN (16u << 20)
 
+int cli_parse_wall_time(const char *cmd, const char *opt, const char *v, int64_t *ns)
+{
+	double x;
+	if (!parse_quantity(v, time_units, 1e6, WALL_MAX_NS, &x))
+		return cli_usage_error(cmd, "%s %s: expected a time from 1ms to 8760h, with a unit "
+				       "(ns, us, ms, s, min or h)", opt, v);
+	*ns = (int64_t)x;
+	return 0;
+}
+
 int cli_parse_limit(const char *cmd, const char *a, const char *v, struct run *run)
 {
 	double x;
@@ -112,10 +122,7 @@ int cli_parse_limit(const char *cmd, const char *a, const char *v, struct run *r
 					       "100h, with a unit (ns, us, ms, s, min or h)", v);
 		run->max_sim_ns = (int64_t)x;
 	} else if (strcmp(a, "--max-wall-time") == 0) {
-		if (!parse_quantity(v, time_units, 1e6, WALL_MAX_NS, &x))
-			return cli_usage_error(cmd, "--max-wall-time %s: expected a time from 1ms to "
-					       "8760h, with a unit (ns, us, ms, s, min or h)", v);
-		run->max_wall_ns = (int64_t)x;
+		return cli_parse_wall_time(cmd, a, v, &run->max_wall_ns);
 	} else {
 		if (!parse_quantity(v, size_units, MEMORY_MIN, (double)RT_MEMORY_BUDGET, &x))
 			return cli_usage_error(cmd, "--max-memory %s: expected a size from 16MiB to "

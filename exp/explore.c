@@ -8,6 +8,7 @@
  * signal or status and the start of what it wrote on stderr. */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -20,6 +21,10 @@
 #include "workloads/program.h"
 
 #define STATE_MAX (48 * 1024)   /* of the G/M/P state a child reports */
+#define HALT_MS 100             /* the pool's longest sleep: how soon a stop is seen */
+
+/* SIGINT or SIGTERM, caught while an exploration runs (0: none). */
+static volatile sig_atomic_t caught;
 
 /* ---- One schedule ---- */
 
@@ -153,7 +158,7 @@ struct explorer {
 	struct exp_sched one;
 	struct exp_sched_result last;
 	bool broken;                   /* a schedule could not be run (res->error) */
-	double t0;
+	double t0, deadline;           /* deadline 0: no time budget */
 };
 
 static uint64_t mix(uint64_t a, uint64_t b)
@@ -201,6 +206,32 @@ static bool collect(struct explorer *x, const struct pool_end *end, struct exp_s
 	return true;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Has the exploration to stop -- a signal caught, or its budget spent?
+ * Once it has, it stays stopped; a signal outranks the budget. */
+static bool halted(struct explorer *x)
+{
+	struct exp_explore_result *res = x->res;
+	if (caught) {
+		res->stop = EXP_STOP_SIGNAL;
+		res->signo = caught;
+	} else if (!res->stop && x->deadline > 0 && now_s() >= x->deadline) {
+		res->stop = EXP_STOP_TIME;
+	}
+	return res->stop != EXP_STOP_NONE;
+}
+
+static bool pool_halt(void *ctx)
+{
+	return halted(ctx);
+}
+
 static bool isolated_done(void *ctx, long job, struct pool_end *end)
 {
 	struct explorer *x = ctx;
@@ -209,16 +240,20 @@ static bool isolated_done(void *ctx, long job, struct pool_end *end)
 	return true;
 }
 
-/* Runs s in a child (crash-safe) and waits for it. */
-static void run_isolated(struct explorer *x, struct exp_sched s, struct exp_sched_result *r)
+/* Runs s in a child (crash-safe) and waits for it; false if the
+ * exploration stopped first (the child killed, *r not set). */
+static bool run_isolated(struct explorer *x, struct exp_sched s, struct exp_sched_result *r)
 {
 	x->isolated = true;
 	x->one = s;
 	struct pool_ops ops = { .n = 1, .jobs = 1, .capture = true, .run = child_run,
-				.done = isolated_done, .ctx = x };
-	pool_run(&ops);
+				.done = isolated_done, .tick_ms = HALT_MS, .halt = pool_halt,
+				.ctx = x };
+	bool ran = pool_run(&ops) == 1;
 	x->isolated = false;
-	*r = x->last;
+	if (ran)
+		*r = x->last;
+	return ran;
 }
 
 static bool failed(const struct exp_sched_result *r)
@@ -267,11 +302,15 @@ static bool schedule_done(void *ctx, long job, struct pool_end *end)
 
 /* ---- Shrinking ---- */
 
-/* Does t break the same invariant as *best?  If so it becomes *best. */
-static bool same_failure(struct explorer *x, struct exp_sched t, struct exp_sched_result *best)
+/* Does t break the same invariant as *best?  If so it becomes *best.
+ * A run the exploration's stop cut is not counted among the trials. */
+static bool same_failure(struct explorer *x, struct exp_sched t, struct exp_sched_result *best,
+			 int *trials)
 {
 	struct exp_sched_result r;
-	run_isolated(x, t, &r);
+	if (!run_isolated(x, t, &r))
+		return false;
+	(*trials)++;
 	if (r.status != best->status || strcmp(r.what, best->what) != 0) {
 		free(r.state);
 		return false;
@@ -288,16 +327,15 @@ static bool same_failure(struct explorer *x, struct exp_sched t, struct exp_sche
  * window whose ends each matter, not the least one.  *best gets the
  * result of the schedule returned. */
 /* Bisects *at between bad, where t fails the same way as *best, and
- * good, where it is assumed to pass, until they are adjacent or the
- * trials reach max; returns the failing end. */
+ * good, where it is assumed to pass, until they are adjacent, the trials
+ * reach max or the exploration stops; returns the failing end. */
 static uint64_t bisect(struct explorer *x, struct exp_sched *t, uint64_t *at, uint64_t bad,
 		       uint64_t good, int max, struct exp_sched_result *best, int *trials)
 {
-	while ((bad > good ? bad - good : good - bad) > 1 && *trials < max) {
+	while ((bad > good ? bad - good : good - bad) > 1 && *trials < max && !halted(x)) {
 		uint64_t lo = bad < good ? bad : good, hi = bad < good ? good : bad;
 		*at = lo + (hi - lo) / 2;
-		(*trials)++;
-		if (same_failure(x, *t, best))
+		if (same_failure(x, *t, best, trials))
 			bad = *at;
 		else
 			good = *at;
@@ -310,17 +348,17 @@ static struct exp_sched shrink(struct explorer *x, struct exp_sched s,
 {
 	struct exp_sched t = s;
 	t.limit = best->decisions < s.limit ? best->decisions : s.limit;
-	(*trials)++;
-	if (!same_failure(x, t, best))
+	if (!same_failure(x, t, best, trials))
 		return s;
 	/* the limit fails; from (nothing applied) is assumed to pass */
 	t.limit = bisect(x, &t, &t.limit, t.limit, t.from, 48, best, trials);
 	/* from fails; [limit, limit) (nothing) is assumed to pass */
 	t.from = bisect(x, &t, &t.from, t.from, t.limit, 96, best, trials);
-	if (t.from != s.from || t.limit != s.limit) {
+	/* *best is the last failing trial's, which is t's; a stopped
+	 * exploration leaves it at that */
+	if ((t.from != s.from || t.limit != s.limit) && !halted(x)) {
 		/* the last trial may have been a passing one: make *best t's */
-		(*trials)++;
-		if (!same_failure(x, t, best))
+		if (!same_failure(x, t, best, trials))
 			return s;
 	}
 	return t;
@@ -328,19 +366,11 @@ static struct exp_sched shrink(struct explorer *x, struct exp_sched s,
 
 /* ---- The exploration ---- */
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Schedule 0, the default, first and alone: its steps are PCT's k. */
 static bool explore_default(struct explorer *x)
 {
 	struct exp_sched_result r0;
-	run_isolated(x, spec_of(x, 0), &r0);
-	if (x->broken)
+	if (!run_isolated(x, spec_of(x, 0), &r0) || x->broken)
 		return false;
 	x->k = r0.steps ? r0.steps : 1;
 	x->res->default_fails = failed(&r0);
@@ -348,10 +378,53 @@ static bool explore_default(struct explorer *x)
 	return account(x, 0, spec_of(x, 0), &r0);
 }
 
+static void on_signal(int sig)
+{
+	caught = sig;
+}
+
+/* SIGINT and SIGTERM stop the exploration (halted) rather than kill this
+ * process: the schedules completed are still reported.  One that is
+ * ignored (a command started in the background) stays ignored. */
+static void catch_signals(struct sigaction saved[2])
+{
+	static const int sigs[2] = { SIGINT, SIGTERM };
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	caught = 0;
+	for (int i = 0; i < 2; i++) {
+		sigaction(sigs[i], NULL, &saved[i]);
+		if (saved[i].sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static void restore_signals(const struct sigaction saved[2])
+{
+	sigaction(SIGINT, &saved[0], NULL);
+	sigaction(SIGTERM, &saved[1], NULL);
+}
+
+static int explore_status(const struct explorer *x)
+{
+	const struct exp_explore_result *res = x->res;
+	if (x->broken)
+		return 3;
+	if (res->stop == EXP_STOP_SIGNAL)
+		return 128 + res->signo;
+	/* a cut schedule's checks stopped at the limit: not a pass; nor
+	 * schedules never run */
+	return res->violations ? EXIT_FOUND : res->cut || res->stop ? EXIT_LIMIT : 0;
+}
+
 int exp_explore(const struct exp_explore_opts *o, struct exp_explore_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	struct explorer x = { .o = o, .res = res, .first = 1, .t0 = now_s() };
+	if (o->max_total_ns > 0)
+		x.deadline = x.t0 + (double)o->max_total_ns * 1e-9;
+	struct sigaction saved[2];
+	catch_signals(saved);
 	/* by default as many as the CPUs and the memory hold, each schedule's
 	 * process growing to the run's memory budget at most, as the run
 	 * matrix's */
@@ -360,21 +433,28 @@ int exp_explore(const struct exp_explore_opts *o, struct exp_explore_result *res
 	if (explore_default(&x) && o->schedules > 1) {
 		struct pool_ops ops = {
 			.n = (long)(o->schedules - 1), .jobs = x.jobs, .capture = true,
-			.run = child_run, .done = schedule_done, .ctx = &x,
+			.run = child_run, .done = schedule_done, .tick_ms = HALT_MS,
+			.halt = pool_halt, .ctx = &x,
 		};
 		pool_run(&ops);
 	}
 	res->secs = now_s() - x.t0;
-	if (res->found && !x.broken && res->found->index != 0) {
+	if (res->found && !x.broken && res->found->index != 0 && !halted(&x)) {
 		/* a crash (a core assertion) shrinks the same way: the replay
 		 * then ends by that assertion, in the replaying process */
 		struct exp_explore_failure *f = res->found;
 		f->sched = shrink(&x, f->sched, &f->r, &f->trials);
 	}
-	if (x.broken)
-		return res->status = 3;
-	/* a cut schedule's checks stopped at the limit: not a pass */
-	return res->status = res->violations ? EXIT_FOUND : res->cut ? EXIT_LIMIT : 0;
+	/* every schedule run: a budget reached as the last one ended cut
+	 * nothing */
+	if (res->stop == EXP_STOP_TIME && res->schedules == o->schedules && !res->found)
+		res->stop = EXP_STOP_NONE;
+	restore_signals(saved);
+	/* a signal that came once nothing was left to stop is the
+	 * caller's, as if never caught */
+	if (caught && res->stop != EXP_STOP_SIGNAL)
+		raise(caught);
+	return res->status = explore_status(&x);
 }
 
 void exp_explore_result_free(struct exp_explore_result *res)
@@ -386,6 +466,32 @@ void exp_explore_result_free(struct exp_explore_result *res)
 }
 
 /* ---- The report ---- */
+
+/* Where and why an exploration stopped early. */
+static void print_stop(FILE *f, const struct exp_explore_opts *o,
+		       const struct exp_explore_result *r)
+{
+	char why[64];
+	if (r->stop == EXP_STOP_NONE)
+		return;
+	if (r->stop == EXP_STOP_SIGNAL) {
+		snprintf(why, sizeof(why), "interrupted by %s", r->signo == SIGINT ? "SIGINT" :
+			 r->signo == SIGTERM ? "SIGTERM" : strsignal(r->signo));
+	} else {
+		double scale;
+		int decimals;
+		const char *unit = str_ns_unit((double)o->max_total_ns, &scale, &decimals);
+		snprintf(why, sizeof(why), "cut at the time budget (--max-total-time %g %s)",
+			 (double)o->max_total_ns / scale, unit);
+	}
+	if (r->found)
+		fprintf(f, "; shrinking %s", why);
+	else if (r->schedules < o->schedules)
+		fprintf(f, "; %s before schedule %" PRIu64 " of %" PRIu64, why, r->schedules,
+			o->schedules);
+	else
+		fprintf(f, "; %s after its last schedule", why);
+}
 
 void exp_explore_print_summary(FILE *f, const struct exp_explore_opts *o,
 			       const struct exp_explore_result *r)
@@ -403,6 +509,7 @@ void exp_explore_print_summary(FILE *f, const struct exp_explore_opts *o,
 		fprintf(f, ", %" PRIu64 " cut at a limit", r->cut);
 	if (r->default_fails)
 		fprintf(f, "; the default schedule fails too");
+	print_stop(f, o, r);
 	fprintf(f, "\n");
 }
 

@@ -15,7 +15,14 @@
  * are taken in order: the first failure, in schedule order, is the one
  * reported at any -j.  It is shrunk by bisecting the window [from, limit)
  * of the perturbations applied down to one that still fails the same
- * invariant. */
+ * invariant.
+ *
+ * An exploration may end early: at its time budget (max_total_ns), or
+ * at SIGINT or SIGTERM, which exp_explore catches while it runs (unless
+ * they are ignored).  No schedule starts any more, the running ones are
+ * killed, and the result counts the schedules completed, 0 to N-1 in
+ * schedule order -- one that ended while an earlier one still ran is not
+ * among them. */
 #ifndef SCHEDLAB_EXP_EXPLORE_H
 #define SCHEDLAB_EXP_EXPLORE_H
 
@@ -69,6 +76,9 @@ struct exp_explore_opts {
 	uint32_t delay_per_mille;
 	int64_t delay_ns, max_starve_ns;
 	enum rt_bug bug;
+	/* The whole exploration's real time, shrinking included (0: no
+	 * bound); each schedule's own is base.max_wall_ns. */
+	int64_t max_total_ns;
 	bool keep_going;               /* every failure, not the first shrunk */
 	/* With keep_going: each failure, in schedule order (not shrunk). */
 	void (*failure)(void *ctx, const struct exp_explore_failure *f);
@@ -79,14 +89,21 @@ struct exp_explore_opts {
 
 struct exp_explore_result {
 	/* 0 no violation, EXIT_FOUND one (or a crash), EXIT_LIMIT none but
-	 * some schedules cut at a limit; 3 a schedule could not be run (error
-	 * says why; nothing else is set) */
+	 * some schedules cut at a limit or the exploration at its budget; 3 a
+	 * schedule could not be run (error says why; nothing else is set);
+	 * 128 + the signal's number: interrupted (130 for SIGINT), whatever
+	 * was found */
 	int status;
 	char error[256];
 	uint64_t schedules, violations, crashes, cut, checks;
 	double secs;
 	bool default_fails;            /* schedule 0, unperturbed, failed */
 	struct exp_explore_failure *found;  /* the first failure, shrunk; NULL without keep_going */
+	/* What ended the exploration early, if anything: the schedules
+	 * short of o->schedules, or with found, its shrinking (the failure
+	 * then is the narrowest window found so far). */
+	enum exp_explore_stop { EXP_STOP_NONE, EXP_STOP_TIME, EXP_STOP_SIGNAL } stop;
+	int signo;                     /* EXP_STOP_SIGNAL's */
 };
 
 /* Runs the exploration; returns res->status. */

@@ -5,10 +5,18 @@
  * exploration (exp/explore.h) in this process: its counts, the same at
  * any -j. */
 #include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "exp/explore.h"
@@ -82,6 +90,149 @@ START_TEST(bad_options)
 				       NULL, &err), 2);
 	ck_assert_ptr_nonnull(strstr(err, "--trace with --keep-going"));
 	free(err);
+	ck_assert_int_eq(test_schedlab("explore -p steal -w pipeline --max-total-time 10", NULL,
+				       &err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "--max-total-time 10: expected a time from 1ms"));
+	free(err);
+	ck_assert_int_eq(test_schedlab("explore -p steal -w pipeline --replay 1:0:5:1 "
+				       "--max-total-time 1s", NULL, &err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "--max-total-time with --replay"));
+	free(err);
+}
+END_TEST
+
+/* The schedules a summary counts, and that it names as the first not run
+ * ("before schedule N of M"): the same N, fewer than M. */
+static uint64_t summary_count(const char *out, const char *why, uint64_t asked)
+{
+	const char *p = strstr(out, "explore: ");
+	ck_assert_msg(p != NULL, "no summary: %s", out);
+	p = strstr(p, "explore-wake: ");
+	ck_assert_msg(p != NULL, "%s", out);
+	uint64_t n = 0, before = 0, of = 0;
+	ck_assert_int_eq(sscanf(p, "explore-wake: %" SCNu64 " schedules", &n), 1);
+	const char *w = strstr(p, why);
+	ck_assert_msg(w != NULL, "not \"%s\": %s", why, out);
+	w = strstr(w, " before schedule ");
+	ck_assert_msg(w != NULL, "%s", out);
+	ck_assert_int_eq(sscanf(w, " before schedule %" SCNu64 " of %" SCNu64, &before, &of), 2);
+	ck_assert_int_eq(before, n);
+	ck_assert_int_eq(of, asked);
+	ck_assert_msg(n < asked, "%s", out);
+	return n;
+}
+
+/* --max-total-time cuts an exploration that could not end in it (10^8
+ * schedules in 1 s): the summary of those run, exit 4 as a cut run's. */
+START_TEST(budget_cuts_the_exploration)
+{
+	char *path = wl("wake.json"), *out = NULL;
+	int rc = test_schedlabf(&out, NULL, "explore -p steal -t numa1 --procs 2 -w %s "
+				"--schedules 100000000 -j 2 --quiet --max-total-time 1s", path);
+	ck_assert_msg(rc == EXIT_LIMIT, "rc %d: %s", rc, out);
+	ck_assert_msg(strstr(out, " 0 violations;"), "%s", out);
+	summary_count(out, "; cut at the time budget (--max-total-time 1", 100000000);
+	free(out);
+	free(path);
+}
+END_TEST
+
+/* A pseudo-terminal for a child's stderr, so that it prints its progress
+ * line; the master's descriptor, the slave's name into slave. */
+static int open_pty(char *slave, size_t n)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY);
+	ck_assert_int_ge(m, 0);
+	ck_assert_int_eq(grantpt(m), 0);
+	ck_assert_int_eq(unlockpt(m), 0);
+	ck_assert_int_eq(ptsname_r(m, slave, n), 0);
+	return m;
+}
+
+/* Reads fd (a pty's master) until what has appeared; false at its end. */
+static bool wait_for(int fd, const char *what)
+{
+	char buf[8192];
+	size_t len = 0;
+	for (;;) {
+		ssize_t r = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		len += (size_t)r;
+		buf[len] = '\0';
+		if (strstr(buf, what))
+			return true;
+		if (len > sizeof(buf) / 2) {   /* keep the tail: a line may straddle */
+			memmove(buf, buf + len - 256, 256);
+			len = 256;
+		}
+	}
+}
+
+/* SIGINT, sent once the progress line shows a schedule done: the summary
+ * of the schedules completed, exit 130, no process of the exploration
+ * left (this process is a subreaper: one left would now be its child)
+ * and nothing left beside the --trace file claimed. */
+START_TEST(sigint_prints_the_summary)
+{
+	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	char dir[64], slave[64];
+	test_tmpdir(dir, sizeof(dir), "explore");
+	char *trace = NULL, *path = wl("wake.json");
+	ck_assert_int_ge(asprintf(&trace, "%s/t.trace", dir), 0);
+	int master = open_pty(slave, sizeof(slave));
+	int out[2];
+	ck_assert_int_eq(pipe(out), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		signal(SIGINT, SIG_DFL);   /* whoever ran the tests may ignore it */
+		int tty = open(slave, O_RDWR | O_NOCTTY);
+		if (tty < 0)
+			_exit(127);
+		dup2(tty, STDERR_FILENO);
+		dup2(out[1], STDOUT_FILENO);
+		close(out[0]);
+		execl(test_schedlab_bin(), "schedlab", "explore", "-p", "steal", "-t", "numa1",
+		      "--procs", "2", "-w", path, "--schedules", "100000000", "-j", "2", "--trace",
+		      trace, (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	ck_assert_msg(wait_for(master, " schedules, "), "no progress line");
+	ck_assert_int_eq(kill(pid, SIGINT), 0);
+	char text[4096];
+	size_t len = 0;
+	ssize_t r;
+	while ((r = read(out[0], text + len, sizeof(text) - 1 - len)) > 0 ||
+	       (r < 0 && errno == EINTR))
+		len += r > 0 ? (size_t)r : 0;
+	text[len] = '\0';
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 130, "status %#x: %s", status,
+		      text);
+	uint64_t n = summary_count(text, "; interrupted by SIGINT", 100000000);
+	ck_assert_msg(n >= 1, "the progress line came after schedule 0: %s", text);
+	/* no schedule's process outlived it */
+	errno = 0;
+	ck_assert_int_eq(waitpid(-1, &status, WNOHANG), -1);
+	ck_assert_int_eq(errno, ECHILD);
+	DIR *d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	struct dirent *e;
+	while ((e = readdir(d)))
+		ck_assert_msg(strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0,
+			      "left in %s: %s", dir, e->d_name);
+	closedir(d);
+	close(master);
+	close(out[0]);
+	test_rm_rf(dir);
+	free(trace);
+	free(path);
 }
 END_TEST
 
@@ -148,6 +299,77 @@ START_TEST(in_process_clean)
 	ck_assert(!res.default_fails);
 	exp_explore_result_free(&res);
 	inproc_close(&x);
+}
+END_TEST
+
+/* A budget already spent when the exploration starts: no schedule run,
+ * and that is a cut (EXIT_LIMIT), not a pass. */
+START_TEST(in_process_budget)
+{
+	struct inproc x;
+	inproc_open(&x, "steal", "wake.json", 2, RT_BUG_NONE);
+	x.o.schedules = 30;
+	x.o.jobs = 2;
+	x.o.max_total_ns = 1;
+	struct exp_explore_result res;
+	ck_assert_int_eq(exp_explore(&x.o, &res), EXIT_LIMIT);
+	ck_assert_int_eq(res.stop, EXP_STOP_TIME);
+	ck_assert_int_eq((int)res.schedules, 0);
+	ck_assert_int_eq((int)res.violations, 0);
+	exp_explore_result_free(&res);
+	inproc_close(&x);
+}
+END_TEST
+
+struct interrupter {
+	uint64_t at, last;
+	bool in_order;
+};
+
+/* SIGINT to this process as schedule `at` is counted. */
+static void interrupt_at(void *ctx, uint64_t done, uint64_t violations)
+{
+	struct interrupter *t = ctx;
+	(void)violations;
+	if (done != t->last + 1)
+		t->in_order = false;
+	t->last = done;
+	if (done == t->at)
+		raise(SIGINT);
+}
+
+/* SIGINT in exp_explore (as regress --explore calls it) stops it: status
+ * 130, the schedules counted those completed, the caller's SIGINT
+ * disposition back.  At -j 1 exactly those before the signal; at -j 3
+ * also those already ended after them, in order. */
+START_TEST(in_process_sigint)
+{
+	for (int jobs = 1; jobs <= 3; jobs += 2) {
+		struct inproc x;
+		inproc_open(&x, "steal", "wake.json", 2, RT_BUG_NONE);
+		struct interrupter t = { .at = 5, .in_order = true };
+		x.o.schedules = 100000;
+		x.o.jobs = jobs;
+		x.o.progress = interrupt_at;
+		x.o.ctx = &t;
+		signal(SIGINT, SIG_DFL);
+		struct exp_explore_result res;
+		ck_assert_int_eq(exp_explore(&x.o, &res), 130);
+		ck_assert_int_eq(res.stop, EXP_STOP_SIGNAL);
+		ck_assert_int_eq(res.signo, SIGINT);
+		ck_assert(t.in_order);
+		ck_assert_int_eq((int)t.last, (int)res.schedules);
+		if (jobs == 1)
+			ck_assert_int_eq((int)res.schedules, 5);
+		else
+			ck_assert_int_ge((int)res.schedules, 5);
+		ck_assert_int_lt((int)res.schedules, 100000);
+		struct sigaction now;
+		sigaction(SIGINT, NULL, &now);
+		ck_assert(now.sa_handler == SIG_DFL);
+		exp_explore_result_free(&res);
+		inproc_close(&x);
+	}
 }
 END_TEST
 
@@ -377,6 +599,10 @@ Suite *make_explore_suite(void)
 	tcase_add_test(tc, limits_are_cuts);
 	tcase_add_test(tc, deadlock_always_reported);
 	tcase_add_test(tc, in_process_clean);
+	tcase_add_test(tc, in_process_budget);
+	tcase_add_test(tc, in_process_sigint);
+	tcase_add_test(tc, budget_cuts_the_exploration);
+	tcase_add_test(tc, sigint_prints_the_summary);
 #if defined(SCHEDLAB_SEEDED_BUGS)
 	tcase_add_test(tc, finds_runnext_eager);
 	tcase_add_test(tc, finds_sharedq_nolock);

@@ -312,6 +312,11 @@ static void step(struct pool *p)
 	tick(p);
 }
 
+static bool halting(const struct pool *p)
+{
+	return p->ops->halt && p->ops->halt(p->ops->ctx);
+}
+
 long pool_run(const struct pool_ops *ops)
 {
 	struct pool p = { .ops = ops, .parent = getpid(), .last_tick = now_s() };
@@ -331,10 +336,14 @@ long pool_run(const struct pool_ops *ops)
 	sigemptyset(&dfl.sa_mask);
 	sigaction(SIGCHLD, &dfl, &saved);
 	while (!p.stopped && p.delivered < ops->n) {
-		while (p.running < p.jobs && p.next < ops->n && p.next < p.delivered + p.window)
+		bool halt = halting(&p);
+		while (!halt && p.running < p.jobs && p.next < ops->n &&
+		       p.next < p.delivered + p.window)
 			if (start(&p) < 0)
 				break;
 		deliver(&p);
+		/* asked again: done may be why (a signal raised in it) */
+		p.stopped |= halt || halting(&p);
 		if (!p.stopped && p.running > 0)
 			step(&p);
 	}

@@ -14,8 +14,8 @@
  *
  * The parent hands each job's end to ops->done in job order, 0, 1, 2...,
  * whatever order the children end in: a report made from the ends is the
- * same at any -j.  done may stop the pool; the pool kills and reaps every
- * child still running before pool_run returns, on every path. */
+ * same at any -j.  done or halt may stop the pool; the pool kills and
+ * reaps every child still running before pool_run returns, on every path. */
 #ifndef SCHEDLAB_UTIL_POOL_H
 #define SCHEDLAB_UTIL_POOL_H
 
@@ -63,6 +63,11 @@ struct pool_ops {
 	int tick_ms;
 	void (*tick)(void *ctx, long ended, int running);
 	bool (*watch)(void *ctx, long i, pid_t pid);
+	/* In the parent, before jobs start and each time the pool wakes (at
+	 * least every tick_ms, if set; a signal caught wakes it too): true
+	 * stops the pool as done's false does, once the jobs already ended
+	 * have been handed to done in order.  NULL: never. */
+	bool (*halt)(void *ctx);
 	void *ctx;
 };
 
