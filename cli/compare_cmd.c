@@ -572,14 +572,14 @@ static int run_all(struct compare *c, struct run *run, const char *json, int job
 				.index = k, .variant = c->cols[j].label, .api = run->api,
 				.pol = c->cols[j].pol, .knobs = c->cols[j].knobs, .set = given[j],
 				.topo = run->topo, .wl = run->wl, .procs = run->procs,
-				.seed = c->seed + (uint64_t)i, .max_sim_ns = run->max_sim_ns,
-				.max_wall_ns = run->max_wall_ns, .max_memory = run->max_memory,
+				.seed = c->seed + (uint64_t)i, .max_sim_ns = run->lim.max_sim_ns,
+				.max_wall_ns = run->lim.max_wall_ns, .max_memory = run->lim.max_memory,
 			};
 		}
 	}
 	struct exp_opts eo = {
 		.cmd = CMD,
-		.jobs = jobs ? jobs : exp_default_jobs(cells, n, run->max_memory),
+		.jobs = jobs ? jobs : exp_default_jobs(cells, n, run->lim.max_memory),
 	};
 	struct exp_run *runs = exp_matrix_run(cells, n, &eo);
 	c->runs = cJSON_CreateArray();
@@ -813,9 +813,9 @@ int cmd_compare(int argc, char **argv)
 	run->topo = topo;
 	run->wl = wl;
 	run->procs = run_default_procs(run->wl, topo, (long)o.procs);
-	run->max_sim_ns = limits.max_sim_ns;
-	run->max_wall_ns = limits.max_wall_ns;
-	run->max_memory = limits.max_memory;
+	run->lim.max_sim_ns = limits.lim.max_sim_ns;
+	run->lim.max_wall_ns = limits.lim.max_wall_ns;
+	run->lim.max_memory = limits.lim.max_memory;
 
 	rc = run_all(&c, run, json, (int)own.jobs, o.sets, o.nsets, own.store);
 	if (rc == 0)

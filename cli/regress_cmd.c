@@ -412,12 +412,12 @@ static int run_plans(const struct rg_suite *s, struct plan *p, int np, int nseed
 				.knobs = p[i].knobs, .set = p[i].set, .topo = p[i].topo, .wl = p[i].wl,
 				.procs = p[i].procs,
 				.seed = (uint64_t)s->seed + (native ? 0 : (uint64_t)k),
-				.max_sim_ns = limits->max_sim_ns, .max_wall_ns = limits->max_wall_ns,
-				.max_memory = limits->max_memory,
+				.max_sim_ns = limits->lim.max_sim_ns, .max_wall_ns = limits->lim.max_wall_ns,
+				.max_memory = limits->lim.max_memory,
 			};
 	struct exp_opts eo = {
 		.cmd = CMD,
-		.jobs = jobs ? jobs : exp_default_jobs(cells, n, limits->max_memory),
+		.jobs = jobs ? jobs : exp_default_jobs(cells, n, limits->lim.max_memory),
 	};
 	struct exp_run *runs = exp_matrix_run(cells, n, &eo);
 	int rc = 0;
@@ -648,8 +648,8 @@ static int explore_base(const struct rg_case *k, const struct plan *p, bool nati
 {
 	*base = (struct run){
 		.api = &sim__rt_api, .pol = sim__rt_api.pol_find(p->pol->name), .topo = p->topo,
-		.wl = p->wl, .procs = p->procs, .max_sim_ns = limits->max_sim_ns,
-		.max_wall_ns = limits->max_wall_ns, .max_memory = limits->max_memory,
+		.wl = p->wl, .procs = p->procs, .lim.max_sim_ns = limits->lim.max_sim_ns,
+		.lim.max_wall_ns = limits->lim.max_wall_ns, .lim.max_memory = limits->lim.max_memory,
 	};
 	*knobs = run_knobs_new(base->pol);
 	base->knobs = *knobs;

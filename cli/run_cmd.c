@@ -120,14 +120,14 @@ int cli_parse_limit(const char *cmd, const char *a, const char *v, struct run *r
 		if (!parse_quantity(v, time_units, 1, (double)RT_MAX_SIM_NS, &x))
 			return cli_usage_error(cmd, "--max-sim-time %s: expected a time from 1ns to "
 					       "100h, with a unit (ns, us, ms, s, min or h)", v);
-		run->max_sim_ns = (int64_t)x;
+		run->lim.max_sim_ns = (int64_t)x;
 	} else if (strcmp(a, "--max-wall-time") == 0) {
-		return cli_parse_wall_time(cmd, a, v, &run->max_wall_ns);
+		return cli_parse_wall_time(cmd, a, v, &run->lim.max_wall_ns);
 	} else {
 		if (!parse_quantity(v, size_units, MEMORY_MIN, (double)RT_MEMORY_BUDGET, &x))
 			return cli_usage_error(cmd, "--max-memory %s: expected a size from 16MiB to "
 					       "4GiB, with a unit (B, KiB, MiB or GiB)", v);
-		run->max_memory = (uint64_t)x;
+		run->lim.max_memory = (uint64_t)x;
 	}
 	return 0;
 }
@@ -574,13 +574,13 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	rc = run_check(cmd, &o, &own, &trace_limit);
 	if (rc)
 		return rc;
-	run.trace = own.trace != NULL;
-	run.trace_limit = trace_limit;
+	run.lim.trace = own.trace != NULL;
+	run.lim.trace_limit = trace_limit;
 
 	run.api = native ? &nat__rt_api : &sim__rt_api;
 	run.seed = o.seed;
-	run.schedtrace_ns = own.schedtrace_ns;
-	run.scheddetail = own.scheddetail;
+	run.lim.schedtrace_ns = own.schedtrace_ns;
+	run.lim.scheddetail = own.scheddetail;
 	int64_t *knobs = NULL;
 	struct topo *topo = NULL;
 	struct workload *wl = NULL;

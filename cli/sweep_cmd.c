@@ -374,9 +374,9 @@ static int make_cells(struct sweep *s)
 								.wl = s->wls[w],
 								.procs = run_default_procs(s->wls[w], s->topos[t], (long)procs),
 								.seed = s->seed + sd,
-								.max_sim_ns = s->limits.max_sim_ns,
-								.max_wall_ns = s->limits.max_wall_ns,
-								.max_memory = s->limits.max_memory,
+								.max_sim_ns = s->limits.lim.max_sim_ns,
+								.max_wall_ns = s->limits.lim.max_wall_ns,
+								.max_memory = s->limits.lim.max_memory,
 							};
 						}
 					free(knobs);
@@ -441,12 +441,12 @@ static void write_matrix_args(FILE *f, const struct sweep *s, const char *policy
 		(unsigned long long)s->seed);
 	if (s->native)
 		fprintf(f, " --native");
-	if (s->limits.max_sim_ns)
-		fprintf(f, " --max-sim-time %lldns", (long long)s->limits.max_sim_ns);
-	if (s->limits.max_wall_ns)
-		fprintf(f, " --max-wall-time %lldns", (long long)s->limits.max_wall_ns);
-	if (s->limits.max_memory)
-		fprintf(f, " --max-memory %lluB", (unsigned long long)s->limits.max_memory);
+	if (s->limits.lim.max_sim_ns)
+		fprintf(f, " --max-sim-time %lldns", (long long)s->limits.lim.max_sim_ns);
+	if (s->limits.lim.max_wall_ns)
+		fprintf(f, " --max-wall-time %lldns", (long long)s->limits.lim.max_wall_ns);
+	if (s->limits.lim.max_memory)
+		fprintf(f, " --max-memory %lluB", (unsigned long long)s->limits.lim.max_memory);
 }
 
 /* What the results folder, the script's #SBATCH --output, cannot hold. */
@@ -773,7 +773,7 @@ static int sweep_run(const struct sweep *s, const struct sweep_own *own, struct 
 {
 	struct exp_opts eo = {
 		.cmd = CMD,
-		.jobs = own->jobs ? (int)own->jobs : exp_default_jobs(cells, n, s->limits.max_memory),
+		.jobs = own->jobs ? (int)own->jobs : exp_default_jobs(cells, n, s->limits.lim.max_memory),
 		.matrix = id,
 	};
 	if (s->native && own->jobs > 1)

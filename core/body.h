@@ -87,7 +87,7 @@ struct body_ops {
 	size_t (*draws)(struct rt *rt, const struct rt_draw **out);
 	/* Names for the execution trace [core/trace.h] (both NULL: none):
 	 * the run's labels, label 0 "" (made by run_new when
-	 * cfg->trace), and the label of g's program (op false) or of the
+	 * cfg->lim.trace), and the label of g's program (op false) or of the
 	 * operation g is at (op true).  Read-only: they never touch the
 	 * platform. */
 	size_t (*trace_labels)(const struct rt *rt, const char *const **out);

@@ -119,17 +119,9 @@ struct rt_draw {
 	int64_t v;
 };
 
-struct rt_config {
-	const struct pol_ops *policy;
-	const int64_t *knobs;          /* one per policy knob; NULL: the defaults */
-	int procs;                     /* Ps; 0: one per PU of the topology */
-	uint64_t seed;
-	const struct topo *topo;       /* simulated machine, or the host natively */
-	/* What the Gs run [core/body.h], and what that body is given: the
-	 * compilation's own body (rt_api.body: a workload's programs, given
-	 * a struct wlr_args) or the native C API's (a struct natp_c_args). */
-	const struct body_ops *body;
-	const void *body_arg;
+/* Where a run is cut and what it records besides its result: the same
+ * for the runtime (rt_config) and a run of the library (run/run.h). */
+struct rt_limits {
 	/* Limits [docs/runtime.md, "Limits"]; 0 takes the default.  A
 	 * simulated run is cut where its clock would pass max_sim_ns (at most
 	 * RT_MAX_SIM_NS) or where it has taken max_wall_ns of real time; the
@@ -148,6 +140,20 @@ struct rt_config {
 	 * lines if scheddetail [core/schedtrace.c]. */
 	int64_t schedtrace_ns;
 	bool scheddetail;
+};
+
+struct rt_config {
+	const struct pol_ops *policy;
+	const int64_t *knobs;          /* one per policy knob; NULL: the defaults */
+	int procs;                     /* Ps; 0: one per PU of the topology */
+	uint64_t seed;
+	const struct topo *topo;       /* simulated machine, or the host natively */
+	/* What the Gs run [core/body.h], and what that body is given: the
+	 * compilation's own body (rt_api.body: a workload's programs, given
+	 * a struct wlr_args) or the native C API's (a struct natp_c_args). */
+	const struct body_ops *body;
+	const void *body_arg;
+	struct rt_limits lim;
 	/* `schedlab explore`'s perturbations, checks and seeded bug
 	 * [core/explore.h]; NULL in every other run. */
 	struct rt_explore *explore;

@@ -1551,11 +1551,11 @@ static struct rt *rt_alloc(const struct rt_config *cfg, const struct body_ops *b
 	rt->timed = body->timed;
 	/* An untimed run (the C API's) has no budget but Go's thread limit:
 	 * what it makes is its own business, as in Go. */
-	rt->mem_budget = !body->timed ? UINT64_MAX : cfg->max_memory ? cfg->max_memory : RT_MEMORY_BUDGET;
-	rt->max_sim_ns = cfg->max_sim_ns ? cfg->max_sim_ns : RT_DEFAULT_MAX_SIM_NS;
-	rt->max_wall_ns = cfg->max_wall_ns ? cfg->max_wall_ns : RT_DEFAULT_MAX_WALL_NS;
-	rt->schedtrace_ns = cfg->schedtrace_ns;
-	rt->scheddetail = cfg->scheddetail;
+	rt->mem_budget = !body->timed ? UINT64_MAX : cfg->lim.max_memory ? cfg->lim.max_memory : RT_MEMORY_BUDGET;
+	rt->max_sim_ns = cfg->lim.max_sim_ns ? cfg->lim.max_sim_ns : RT_DEFAULT_MAX_SIM_NS;
+	rt->max_wall_ns = cfg->lim.max_wall_ns ? cfg->lim.max_wall_ns : RT_DEFAULT_MAX_WALL_NS;
+	rt->schedtrace_ns = cfg->lim.schedtrace_ns;
+	rt->scheddetail = cfg->lim.scheddetail;
 	rt->explore = cfg->explore;
 	/* the choices a policy's init starts from */
 	rt->choices = (struct pol_choices){ .runq_size = 256, .gfree_local_max = GFREE_LOCAL_MAX };
@@ -1575,16 +1575,16 @@ static bool config_check(const struct rt_config *cfg, struct err *e)
 	}
 	if (!body->check(cfg, e))
 		return false;
-	if (cfg->max_sim_ns < 0 || cfg->max_sim_ns > RT_MAX_SIM_NS || cfg->max_wall_ns < 0 ||
-	    cfg->max_memory > RT_MEMORY_BUDGET) {
+	if (cfg->lim.max_sim_ns < 0 || cfg->lim.max_sim_ns > RT_MAX_SIM_NS || cfg->lim.max_wall_ns < 0 ||
+	    cfg->lim.max_memory > RT_MEMORY_BUDGET) {
 		err_set(e, "limits out of range: at most %lld ns of simulated time, and a memory "
 			   "budget of at most %llu bytes",
 			(long long)RT_MAX_SIM_NS, (unsigned long long)RT_MEMORY_BUDGET);
 		return false;
 	}
-	if (cfg->schedtrace_ns < 0) {
+	if (cfg->lim.schedtrace_ns < 0) {
 		err_set(e, "schedtrace interval %lld ns: must be positive (0: none)",
-			(long long)cfg->schedtrace_ns);
+			(long long)cfg->lim.schedtrace_ns);
 		return false;
 	}
 	return true;

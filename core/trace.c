@@ -31,8 +31,8 @@
 
 void rt_trace_init(struct rt *rt, const struct rt_config *cfg)
 {
-	rt->tracing = cfg->trace;
-	rt->trace_limit = cfg->trace_limit ? cfg->trace_limit : RT_TRACE_LIMIT;
+	rt->tracing = cfg->lim.trace;
+	rt->trace_limit = cfg->lim.trace_limit ? cfg->lim.trace_limit : RT_TRACE_LIMIT;
 }
 
 static bool tbuf_grow(struct rt *rt, struct rt_tbuf *b)

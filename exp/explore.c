@@ -56,7 +56,7 @@ int exp_explore_schedule(const struct exp_explore_opts *o, struct exp_sched s,
 	memset(&run.r, 0, sizeof(run.r));
 	memset(&run.mech, 0, sizeof(run.mech));
 	run.explore = &x;
-	run.trace = with_rt != NULL;
+	run.lim.trace = with_rt != NULL;
 	struct rt *rt = run_exec(&run, false, e);
 	memset(res, 0, sizeof(*res));
 	if (!rt)
@@ -428,7 +428,7 @@ int exp_explore(const struct exp_explore_opts *o, struct exp_explore_result *res
 	/* by default as many as the CPUs and the memory hold, each schedule's
 	 * process growing to the run's memory budget at most, as the run
 	 * matrix's */
-	uint64_t each = o->base.max_memory ? o->base.max_memory : RT_MEMORY_BUDGET;
+	uint64_t each = o->base.lim.max_memory ? o->base.lim.max_memory : RT_MEMORY_BUDGET;
 	x.jobs = o->jobs > 0 ? o->jobs : pool_default_jobs(256, each);
 	if (explore_default(&x) && o->schedules > 1) {
 		struct pool_ops ops = {

@@ -77,7 +77,7 @@ struct exp_explore_opts {
 	int64_t delay_ns, max_starve_ns;
 	enum rt_bug bug;
 	/* The whole exploration's real time, shrinking included (0: no
-	 * bound); each schedule's own is base.max_wall_ns. */
+	 * bound); each schedule's own is base.lim.max_wall_ns. */
 	int64_t max_total_ns;
 	bool keep_going;               /* every failure, not the first shrunk */
 	/* With keep_going: each failure, in schedule order (not shrunk). */

@@ -93,8 +93,8 @@ static cJSON *cell_run(const struct exp_cell *c, const char *matrix, long runs, 
 {
 	struct run run = {
 		.api = c->api, .pol = c->pol, .knobs = c->knobs, .topo = c->topo, .wl = c->wl,
-		.seed = c->seed, .procs = c->procs, .max_sim_ns = c->max_sim_ns,
-		.max_wall_ns = c->max_wall_ns, .max_memory = c->max_memory,
+		.seed = c->seed, .procs = c->procs, .lim.max_sim_ns = c->max_sim_ns,
+		.lim.max_wall_ns = c->max_wall_ns, .lim.max_memory = c->max_memory,
 	};
 	cJSON *row = row_new(c, matrix, runs);
 	struct err e = { "" };

@@ -23,13 +23,7 @@ struct rt *run_exec(struct run *run, bool record_draws, struct err *e)
 		.topo = run->topo,
 		.body = run->api->body,
 		.body_arg = &args,
-		.max_sim_ns = run->max_sim_ns,
-		.max_wall_ns = run->max_wall_ns,
-		.max_memory = run->max_memory,
-		.trace = run->trace,
-		.trace_limit = run->trace_limit,
-		.schedtrace_ns = run->schedtrace_ns,
-		.scheddetail = run->scheddetail,
+		.lim = run->lim,
 		.explore = run->explore,
 	};
 	struct rt *rt = run->api->create(&cfg, e);

@@ -38,13 +38,13 @@ int run_report_cut(const char *cmd, const struct run *run, FILE *f)
 		fprintf(f, "schedlab %s: the run reached its simulated-time limit, %s, and was cut "
 			   "there: the report covers it up to that point (--max-sim-time raises the "
 			   "limit)\n",
-			cmd, fmt_limit(lim, run->max_sim_ns ? run->max_sim_ns : RT_DEFAULT_MAX_SIM_NS));
+			cmd, fmt_limit(lim, run->lim.max_sim_ns ? run->lim.max_sim_ns : RT_DEFAULT_MAX_SIM_NS));
 		break;
 	case RT_ENDED_WALL_TIME:
 		fprintf(f, "schedlab %s: the run reached its wall-clock limit, %s, and was cut at %s "
 			   "of simulated time: the report covers it up to that point (--max-wall-time "
 			   "raises the limit)\n",
-			cmd, fmt_limit(lim, run->max_wall_ns ? run->max_wall_ns : RT_DEFAULT_MAX_WALL_NS),
+			cmd, fmt_limit(lim, run->lim.max_wall_ns ? run->lim.max_wall_ns : RT_DEFAULT_MAX_WALL_NS),
 			run_fmt_ns(at, (double)r->makespan_ns));
 		break;
 	}

@@ -29,16 +29,9 @@ struct run {
 	const struct workload *wl;
 	uint64_t seed;
 	int procs;
-	/* --max-sim-time, --max-wall-time, --max-memory (0: the default) */
-	int64_t max_sim_ns, max_wall_ns;
-	uint64_t max_memory;
-	/* --trace: record the run's execution trace, at most trace_limit
-	 * events (0: the default) */
-	bool trace;
-	uint64_t trace_limit;
-	/* --schedtrace (0: none), --scheddetail: `run` only */
-	int64_t schedtrace_ns;
-	bool scheddetail;
+	/* --max-sim-time, --max-wall-time, --max-memory (0: the default);
+	 * --trace, --trace-limit; --schedtrace, --scheddetail (`run` only) */
+	struct rt_limits lim;
 	/* `explore`'s schedule and checks (NULL: a plain run) */
 	struct rt_explore *explore;
 	struct rt_result r;

@@ -398,7 +398,7 @@ static struct rt_result run_api(const char *policy, const struct topo *t,
 	struct rt_config cfg = {
 		.policy = pol, .procs = 16, .seed = 3, .topo = t, .body = api->body,
 		.body_arg = &(struct wlr_args){ .workload = w },
-		.schedtrace_ns = schedtrace_ns, .scheddetail = detail,
+		.lim.schedtrace_ns = schedtrace_ns, .lim.scheddetail = detail,
 	};
 	int saved = -1;
 	if (lines_path) {

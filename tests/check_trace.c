@@ -371,7 +371,7 @@ START_TEST(tracing_changes_nothing)
 			.policy = pol, .procs = 16, .seed = 3, .topo = t, .body = api->body,
 			.body_arg = &(struct wlr_args){ .workload = w },
 			/* valgrind runs the simulation itself: shorter */
-			.max_sim_ns = test_under_valgrind() ? 1000000 : 10000000, .trace = on,
+			.lim.max_sim_ns = test_under_valgrind() ? 1000000 : 10000000, .lim.trace = on,
 		};
 		struct rt *rt = api->create(&cfg, &e);
 		ck_assert_msg(rt, "%s", e.msg);

@@ -279,7 +279,7 @@ START_TEST(trace_replays_the_run_exactly)
 {
 	char *w = det_workload();
 	char *t = NULL, *out, *err, *direct, *replay;
-	ck_assert_int_ge(asprintf(&t, "%s/run.trace", tmpdir), 0);
+	ck_assert_int_ge(asprintf(&t, "%s/run.lim.trace", tmpdir), 0);
 	ck_assert_int_eq(schedlabf(&out, &err, "workload expand '%s' -t numa2 --procs 8 --seed 7 "
 				   "-o '%s'", w, t), 0);
 	ck_assert_msg(strcmp(err, "") == 0, "%s", err);
@@ -316,7 +316,7 @@ START_TEST(trace_values_are_used)
 {
 	char *w = write_file("mini-rpc.json", mini_rpc);
 	char *t = NULL;
-	ck_assert_int_ge(asprintf(&t, "%s/run.trace", tmpdir), 0);
+	ck_assert_int_ge(asprintf(&t, "%s/run.lim.trace", tmpdir), 0);
 	ck_assert_int_eq(schedlabf(NULL, NULL, "workload expand '%s' -t numa2 --procs 8 --seed 7 "
 				   "-o '%s'", w, t), 0);
 	char *trace = test_read_file(t);

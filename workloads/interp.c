@@ -287,7 +287,7 @@ static bool run_new(struct rt *rt, const struct rt_config *cfg, struct err *e)
 	for (uint32_t i = 0; i < w->nwaitgroups; i++)
 		r->waitgroups[i] = rt_waitgroup_new(rt, 0);
 	wlr_net_init(rt);
-	if (cfg->trace)
+	if (cfg->lim.trace)
 		make_labels(r, w);
 	if (w->stack_bytes && !plat_g_frame_init(rt, w->stack_frame, e)) {
 		char why[sizeof(e->msg)];
