@@ -119,6 +119,10 @@ struct rt_draw {
 	int64_t v;
 };
 
+/* The most Ps a run has: --procs, sweeps and regress suites all take 1 to
+ * RT_MAX_PROCS. */
+#define RT_MAX_PROCS 4096
+
 struct rt_config {
 	const struct pol_ops *policy;
 	const int64_t *knobs;          /* one per policy knob; NULL: the defaults */
