@@ -17,8 +17,14 @@ struct slot {
 	uint32_t prev, next;     /* LRU list, most recent first (0 = end) */
 };
 
+/* The most slots a cache makes: 4 TiB of distinct chunks, more than a run
+ * can declare within its memory budget (4 GiB at 12 bytes a page is 1.3
+ * TiB), so a larger cache is never full. */
+#define CACHE_SLOTS_MAX (1u << 30)
+
 struct cache {
-	uint32_t cap, n, mask;
+	uint64_t cap;            /* size / HW_CHUNK: any size, as the topology says */
+	uint32_t n, mask;
 	uint32_t nslots;         /* slots allocated so far, up to cap */
 	uint32_t head, tail;     /* most and least recently used slots */
 	uint32_t *bucket;        /* first slot of each chain, 0 = empty */
@@ -34,9 +40,7 @@ static void cache_init(struct cache *c, uint64_t bytes)
 	uint64_t cap = bytes / HW_CHUNK;
 	if (cap < 1)
 		cap = 1; /* a cache smaller than a chunk still holds the last one */
-	if (cap > (1u << 30))
-		cap = 1u << 30;
-	c->cap = (uint32_t)cap;
+	c->cap = cap;
 	c->nslots = cap < 64 ? (uint32_t)cap : 64;
 	c->slot = xcalloc((size_t)c->nslots + 1, sizeof(struct slot));
 	cache_rehash(c);
@@ -67,10 +71,14 @@ static void cache_grow(struct cache *c)
 {
 	if (c->n < c->nslots)
 		return;
-	uint32_t want = c->nslots > c->cap / 2 ? c->cap : 2 * c->nslots;
+	uint64_t want = 2 * (uint64_t)c->nslots;
+	if (want > c->cap)
+		want = c->cap;
+	if (want > CACHE_SLOTS_MAX)
+		want = CACHE_SLOTS_MAX;
 	c->slot = xrealloc(c->slot, ((size_t)want + 1) * sizeof(struct slot));
 	memset(&c->slot[c->nslots + 1], 0, (size_t)(want - c->nslots) * sizeof(struct slot));
-	c->nslots = want;
+	c->nslots = (uint32_t)want;
 	cache_rehash(c);
 }
 
@@ -134,7 +142,7 @@ static void cache_put(struct cache *c, uint64_t chunk, uint32_t version)
 		}
 		return;
 	}
-	if (c->n < c->cap) {
+	if (c->n < c->cap && c->n < CACHE_SLOTS_MAX) {
 		cache_grow(c);
 		s = ++c->n;
 	} else {
