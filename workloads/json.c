@@ -1575,15 +1575,15 @@ cJSON *wl_parse_json(const struct jv *j, const char *text)
 	char *marked = nul_marked(text), path[JV_PATH] = "$";
 	cJSON *again = cJSON_Parse(marked);
 	bool key = false;
-	if (again && nul_path(again, "$", path, &key)) {
-		jv_fail(j, path, "%s holds \\u0000 (NUL), which would cut it short: "
-			"names and strings are text without NULs", key ? "a key here" : "the string");
-		cJSON_Delete(root);
-		root = NULL;
-	}
+	/* the text escapes a NUL: refused, at "$" if the walk cannot say where */
+	if (again)
+		nul_path(again, "$", path, &key);
+	jv_fail(j, path, "%s holds \\u0000 (NUL), which would cut it short: "
+		"names and strings are text without NULs", key ? "a key here" : "the string");
+	cJSON_Delete(root);
 	cJSON_Delete(again);
 	free(marked);
-	return root;
+	return NULL;
 }
 
 
