@@ -14,8 +14,8 @@
 static int parse_procs(void *ctx, const char *cmd, const char *a, const char *v)
 {
 	struct cli_opts *o = ctx;
-	if (!cli_parse_u64(v, 4096, &o->procs) || o->procs == 0)
-		return cli_usage_error(cmd, "--procs %s: expected a number from 1 to 4096", v);
+	if (!cli_parse_u64(v, RT_MAX_PROCS, &o->procs) || o->procs == 0)
+		return cli_usage_error(cmd, "--procs %s: expected a number from 1 to %d", v, RT_MAX_PROCS);
 	return 0;
 }
 

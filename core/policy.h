@@ -119,6 +119,10 @@ struct rt_draw {
 	int64_t v;
 };
 
+/* The most Ps a run has: --procs, sweeps and regress suites all take 1 to
+ * RT_MAX_PROCS. */
+#define RT_MAX_PROCS 4096
+
 /* Where a run is cut and what it records besides its result: the same
  * for the runtime (rt_config) and a run of the library (run/run.h). */
 struct rt_limits {

@@ -17,27 +17,69 @@ struct slot {
 	uint32_t prev, next;     /* LRU list, most recent first (0 = end) */
 };
 
+/* The most slots a cache makes: 4 TiB of distinct chunks, more than a run
+ * can declare within its memory budget (4 GiB at 12 bytes a page is 1.3
+ * TiB), so a larger cache is never full. */
+#define CACHE_SLOTS_MAX (1u << 30)
+
 struct cache {
-	uint32_t cap, n, mask;
+	uint64_t cap;            /* size / HW_CHUNK: any size, as the topology says */
+	uint32_t n, mask;
+	uint32_t nslots;         /* slots allocated so far, up to cap */
 	uint32_t head, tail;     /* most and least recently used slots */
 	uint32_t *bucket;        /* first slot of each chain, 0 = empty */
 	struct slot *slot;       /* 1-based: slot[0] is unused */
 };
 
+static void cache_rehash(struct cache *c);
+
+/* The slots and the hash table grow with the chunks the cache has held,
+ * not with its size: a 1 TB L3 costs what the run puts in it. */
 static void cache_init(struct cache *c, uint64_t bytes)
 {
 	uint64_t cap = bytes / HW_CHUNK;
 	if (cap < 1)
 		cap = 1; /* a cache smaller than a chunk still holds the last one */
-	if (cap > (1u << 30))
-		cap = 1u << 30;
+	c->cap = cap;
+	c->nslots = cap < 64 ? (uint32_t)cap : 64;
+	c->slot = xcalloc((size_t)c->nslots + 1, sizeof(struct slot));
+	cache_rehash(c);
+}
+
+static inline uint32_t chunk_hash(uint64_t chunk, uint32_t mask);
+
+/* A table of at least twice as many chains as slots, and every slot in
+ * use put back in its chain.  Only a chain's order changes, and no lookup
+ * depends on it. */
+static void cache_rehash(struct cache *c)
+{
 	uint32_t nb = 1;
-	while (nb < 2 * cap)
+	while (nb < 2 * c->nslots)
 		nb <<= 1;
-	c->cap = (uint32_t)cap;
-	c->mask = nb - 1;
+	free(c->bucket);
 	c->bucket = xcalloc(nb, sizeof(uint32_t));
-	c->slot = xcalloc(cap + 1, sizeof(struct slot));
+	c->mask = nb - 1;
+	for (uint32_t s = 1; s <= c->n; s++) {
+		uint32_t *b = &c->bucket[chunk_hash(c->slot[s].chunk, c->mask)];
+		c->slot[s].hnext = *b;
+		*b = s;
+	}
+}
+
+/* Room for one more slot, while the cache is not yet full. */
+static void cache_grow(struct cache *c)
+{
+	if (c->n < c->nslots)
+		return;
+	uint64_t want = 2 * (uint64_t)c->nslots;
+	if (want > c->cap)
+		want = c->cap;
+	if (want > CACHE_SLOTS_MAX)
+		want = CACHE_SLOTS_MAX;
+	c->slot = xrealloc(c->slot, ((size_t)want + 1) * sizeof(struct slot));
+	memset(&c->slot[c->nslots + 1], 0, (size_t)(want - c->nslots) * sizeof(struct slot));
+	c->nslots = (uint32_t)want;
+	cache_rehash(c);
 }
 
 static inline uint32_t chunk_hash(uint64_t chunk, uint32_t mask)
@@ -100,7 +142,8 @@ static void cache_put(struct cache *c, uint64_t chunk, uint32_t version)
 		}
 		return;
 	}
-	if (c->n < c->cap) {
+	if (c->n < c->cap && c->n < CACHE_SLOTS_MAX) {
+		cache_grow(c);
 		s = ++c->n;
 	} else {
 		s = c->tail;
@@ -139,7 +182,14 @@ struct chunk_meta {
 
 struct region {
 	uint64_t first_chunk, nchunks, bytes;
+	enum hw_placement place;
+	int node;
 };
+
+/* Chunk records are kept in blocks of CHUNK_BLOCK, a block made on the
+ * first touch of a chunk in it: declaring a 1 TB region costs a pointer
+ * per block, not a record per page. */
+#define CHUNK_BLOCK 1024u
 
 struct line {
 	int32_t owner;           /* PU holding it modified, -1 if never written */
@@ -152,8 +202,8 @@ struct hw {
 	const struct topo *t;
 	struct cache *caches;            /* one per topology cache instance */
 	int max_level;
-	struct chunk_meta *chunks;
-	uint64_t nchunks, chunk_cap;
+	struct chunk_meta **blocks;      /* NULL: no chunk of it touched yet */
+	uint64_t nchunks, block_cap;
 	struct region *regions;
 	uint32_t nregions, region_cap;
 	struct line *lines;
@@ -194,7 +244,9 @@ void hw_free(struct hw *hw)
 		free(hw->caches[i].slot);
 	}
 	free(hw->caches);
-	free(hw->chunks);
+	for (uint64_t i = 0; i < hw->block_cap; i++)
+		free(hw->blocks[i]);
+	free(hw->blocks);
 	free(hw->regions);
 	for (uint32_t i = 0; i < hw->nlines; i++)
 		free(hw->lines[i].sharers);
@@ -225,39 +277,82 @@ void hw_reset_counters(struct hw *hw)
 	hw->ctr.dram_ns_by_hops = ns_by_hops;
 }
 
+/* Chunk i of a region, as its placement makes it before any touch. */
+static struct chunk_meta chunk_fresh(const struct hw *hw, const struct region *reg, uint64_t i)
+{
+	struct chunk_meta m = { .version = 0, .writer = -1, .home = -1 };
+	if (reg->place == HW_PLACE_NODE)
+		m.home = reg->node;
+	else if (reg->place == HW_PLACE_INTERLEAVE)
+		m.home = (int32_t)(i % (uint64_t)hw->t->nnodes);
+	return m;
+}
+
+/* The region holding chunk gid (regions are in chunk order). */
+static const struct region *region_of(const struct hw *hw, uint64_t gid)
+{
+	uint32_t lo = 0, hi = hw->nregions;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (hw->regions[mid].first_chunk <= gid)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &hw->regions[lo];
+}
+
+/* Fresh records for chunks [from, to) of the block at b, all in regions. */
+static void block_fill(const struct hw *hw, struct chunk_meta *blk, uint64_t b, uint64_t from,
+		       uint64_t to)
+{
+	const struct region *reg = region_of(hw, from);
+	for (uint64_t g = from; g < to; g++) {
+		while (g >= reg->first_chunk + reg->nchunks)
+			reg++;
+		blk[g - b * CHUNK_BLOCK] = chunk_fresh(hw, reg, g - reg->first_chunk);
+	}
+}
+
+static struct chunk_meta *chunk_at(struct hw *hw, uint64_t gid)
+{
+	uint64_t b = gid / CHUNK_BLOCK;
+	if (!hw->blocks[b]) {
+		uint64_t to = (b + 1) * CHUNK_BLOCK;
+		hw->blocks[b] = xmalloc(CHUNK_BLOCK * sizeof(struct chunk_meta));
+		block_fill(hw, hw->blocks[b], b, b * CHUNK_BLOCK, to < hw->nchunks ? to : hw->nchunks);
+	}
+	return &hw->blocks[b][gid % CHUNK_BLOCK];
+}
+
 hw_region_t hw_region_new(struct hw *hw, uint64_t bytes, enum hw_placement place, int node)
 {
 	uint64_t n = (bytes + HW_CHUNK - 1) / HW_CHUNK;
 	if (n == 0)
 		n = 1;
-	if (hw->nchunks + n > hw->chunk_cap) {
-		while (hw->nchunks + n > hw->chunk_cap)
-			hw->chunk_cap = hw->chunk_cap ? hw->chunk_cap * 2 : 4096;
-		hw->chunks = xrealloc(hw->chunks, hw->chunk_cap * sizeof(*hw->chunks));
-	}
-	for (uint64_t i = 0; i < n; i++) {
-		struct chunk_meta *m = &hw->chunks[hw->nchunks + i];
-		m->version = 0;
-		m->writer = -1;
-		switch (place) {
-		case HW_PLACE_NODE:
-			m->home = node;
-			break;
-		case HW_PLACE_INTERLEAVE:
-			m->home = (int32_t)(i % (uint64_t)hw->t->nnodes);
-			break;
-		case HW_PLACE_FIRST_TOUCH:
-			m->home = -1;
-			break;
-		}
+	uint64_t need = (hw->nchunks + n + CHUNK_BLOCK - 1) / CHUNK_BLOCK;
+	if (need > hw->block_cap) {
+		uint64_t cap = hw->block_cap ? hw->block_cap : 16;
+		while (cap < need)
+			cap *= 2;
+		hw->blocks = xrealloc(hw->blocks, cap * sizeof(*hw->blocks));
+		memset(&hw->blocks[hw->block_cap], 0, (cap - hw->block_cap) * sizeof(*hw->blocks));
+		hw->block_cap = cap;
 	}
 	if (hw->nregions == hw->region_cap) {
 		hw->region_cap = hw->region_cap ? hw->region_cap * 2 : 64;
 		hw->regions = xrealloc(hw->regions, hw->region_cap * sizeof(*hw->regions));
 	}
-	hw->regions[hw->nregions] = (struct region){ hw->nchunks, n, bytes };
+	hw_region_t id = hw->nregions++;
+	hw->regions[id] = (struct region){ hw->nchunks, n, bytes, place, node };
+	uint64_t first = hw->nchunks, b = first / CHUNK_BLOCK;
 	hw->nchunks += n;
-	return hw->nregions++;
+	/* the block the last region ends in may be made already */
+	if (hw->blocks[b]) {
+		uint64_t to = (b + 1) * CHUNK_BLOCK;
+		block_fill(hw, hw->blocks[b], b, first, to < hw->nchunks ? to : hw->nchunks);
+	}
+	return id;
 }
 
 uint64_t hw_region_bytes(const struct hw *hw, hw_region_t r)
@@ -267,7 +362,10 @@ uint64_t hw_region_bytes(const struct hw *hw, hw_region_t r)
 
 int hw_region_home(const struct hw *hw, hw_region_t r, uint64_t offset)
 {
-	return hw->chunks[hw->regions[r].first_chunk + offset / HW_CHUNK].home;
+	const struct region *reg = &hw->regions[r];
+	uint64_t gid = reg->first_chunk + offset / HW_CHUNK;
+	const struct chunk_meta *blk = hw->blocks[gid / CHUNK_BLOCK];
+	return blk ? blk[gid % CHUNK_BLOCK].home : chunk_fresh(hw, reg, offset / HW_CHUNK).home;
 }
 
 static double overlap_of(const struct hw *hw, enum hw_pattern p)
@@ -328,7 +426,7 @@ double hw_touch(struct hw *hw, int cpu, double now, hw_region_t r, uint64_t offs
 		uint64_t hi = (c + 1) * HW_CHUNK < end ? (c + 1) * HW_CHUNK : end;
 		uint64_t lines = (hi + HW_LINE - 1) / HW_LINE - lo / HW_LINE;
 		uint64_t gid = reg->first_chunk + c;
-		struct chunk_meta *meta = &hw->chunks[gid];
+		struct chunk_meta *meta = chunk_at(hw, gid);
 		if (meta->home < 0)
 			meta->home = node; /* first touch places the page */
 

@@ -140,7 +140,7 @@ static bool parse_case(const struct jv *j, const cJSON *node, const char *path, 
 	    !jv_get_string(j, node, path, "topology", false, &topology) ||
 	    !jv_get_string(j, node, path, "workload", false, &workload) ||
 	    !jv_get_string(j, node, path, "exercises", false, &exercises) ||
-	    !jv_get_int(j, node, path, "procs", false, 1, 1 << 20, &procs))
+	    !jv_get_int(j, node, path, "procs", false, 1, RT_MAX_PROCS, &procs))
 		return false;
 	char p[JV_PATH];
 	if (!name_ok(name))

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/engine.h"
 #include "hw/hw.h"
@@ -332,6 +333,67 @@ START_TEST(identical_runs_give_identical_counters)
 }
 END_TEST
 
+/* A region's page records are made a block of 1024 pages at a time, on a
+ * block's first touch: a region that begins in a block made for the one
+ * before it, or spans untouched blocks, is homed as its placement says. */
+START_TEST(page_records_made_on_touch_keep_their_placement)
+{
+	struct topo *t = load("numa4");
+	struct hw *hw = hw_new(t);
+	hw_region_t a = hw_region_new(hw, 3 * HW_CHUNK, HW_PLACE_INTERLEAVE, 0);
+	hw_touch(hw, pu_of(t, 1, 0), 0, a, 0, HW_CHUNK, HW_SEQUENTIAL, false);  /* block 0 made */
+	hw_region_t b = hw_region_new(hw, 3000 * HW_CHUNK, HW_PLACE_NODE, 2);
+	hw_region_t c = hw_region_new(hw, 5000 * HW_CHUNK, HW_PLACE_INTERLEAVE, 0);
+	hw_region_t d = hw_region_new(hw, 1ull << 40, HW_PLACE_FIRST_TOUCH, 0);   /* 1 TiB */
+	ck_assert_int_eq(hw_region_home(hw, a, 2 * HW_CHUNK), 2);
+	for (uint64_t i = 0; i < 3000; i += 499)
+		ck_assert_int_eq(hw_region_home(hw, b, i * HW_CHUNK), 2);
+	/* touch c across blocks, then ask again: the same homes */
+	hw_touch(hw, pu_of(t, 3, 0), 1e3, c, 1000 * HW_CHUNK, 2000 * HW_CHUNK, HW_SEQUENTIAL, true);
+	for (uint64_t i = 0; i < 5000; i += 7)
+		ck_assert_int_eq(hw_region_home(hw, c, i * HW_CHUNK), (int)(i % 4));
+	ck_assert_int_eq(hw_region_home(hw, d, 0), -1);
+	ck_assert_int_eq(hw_region_home(hw, d, (1ull << 40) - 1), -1);
+	hw_touch(hw, pu_of(t, 1, 0), 2e3, d, (1ull << 40) - HW_CHUNK, HW_CHUNK, HW_SEQUENTIAL, true);
+	ck_assert_int_eq(hw_region_home(hw, d, (1ull << 40) - 1), 1);
+	ck_assert_int_eq(hw_region_home(hw, d, (1ull << 40) - 2 * HW_CHUNK), -1);
+	hw_free(hw);
+	topo_free(t);
+}
+END_TEST
+
+/* A cache's slots grow with what enters it: a 4 TiB L3 is built without
+ * allocating for its size, and holds a working set larger than the 64
+ * slots it starts with (the table rehashed as it grew) as any L3 would. */
+START_TEST(a_huge_cache_costs_what_it_holds)
+{
+	char path[] = "/tmp/schedlab-hw-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	fputs("{\"name\": \"bigl3\", \"packages\": 1, \"numa_nodes\": 1, \"cores\": 2, "
+	      "\"pus_per_core\": 1, \"caches\": [{\"level\": 1, \"size\": \"32KiB\"}, "
+	      "{\"level\": 2, \"size\": \"1MiB\"}, {\"level\": 3, \"size\": \"4096GiB\", \"cores\": 2}], "
+	      "\"node_memory\": \"8TiB\", \"distances\": [[10]], \"latency\": {\"c2c_ns\": "
+	      "{\"core\": 5, \"group\": 50}, \"dram_ns\": {\"local\": 90}, \"bandwidth_gbs\": 100}}", f);
+	ck_assert_int_eq(fclose(f), 0);
+	struct topo *t = load(path);
+	unlink(path);
+	struct hw *hw = hw_new(t);
+	const uint64_t ws = 64ull << 20;   /* 16384 chunks: past L2, well inside L3 */
+	hw_region_t r = hw_region_new(hw, ws, HW_PLACE_NODE, 0);
+	const struct hw_counters *k = hw_counters(hw);
+	hw_touch(hw, 0, 0, r, 0, ws, HW_SEQUENTIAL, false);
+	ck_assert_uint_eq(k->dram, ws / HW_LINE);
+	hw_reset_counters(hw);
+	hw_touch(hw, 1, 1e9, r, 0, ws, HW_SEQUENTIAL, false);   /* the other core: the L3 */
+	ck_assert_uint_eq(k->hits[3], ws / HW_LINE);
+	ck_assert_uint_eq(k->dram, 0);
+	hw_free(hw);
+	topo_free(t);
+}
+END_TEST
+
 Suite *make_hw_suite(void)
 {
 	Suite *s = suite_create("sim");
@@ -349,6 +411,8 @@ Suite *make_hw_suite(void)
 			    (int)(sizeof(bw_topologies) / sizeof(bw_topologies[0])));
 	tcase_add_test(tc, hammering_one_node_stalls_on_its_controller);
 	tcase_add_test(tc, identical_runs_give_identical_counters);
+	tcase_add_test(tc, page_records_made_on_touch_keep_their_placement);
+	tcase_add_test(tc, a_huge_cache_costs_what_it_holds);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;

@@ -298,6 +298,16 @@ START_TEST(suite_format)
 		    "\"set\": {\"runext\": 0}}]}", "$.cases[0].set.runext");
 	suite_error("{\"suite\": \"x\", \"cases\": [{\"name\": \"a\", \"policy\": \"steal\", "
 		    "\"set\": {\"runnext\": 7}}]}", "$.cases[0].set.runnext");
+	/* the range of --procs, from the one constant */
+	suite_error("{\"suite\": \"x\", \"cases\": [{\"name\": \"a\", \"policy\": \"steal\", "
+		    "\"procs\": 5000}]}", "$.cases[0].procs: must be between 1 and 4096, got 5000");
+	suite_error("{\"suite\": \"x\", \"cases\": [{\"name\": \"a\", \"policy\": \"steal\", "
+		    "\"procs\": 0}]}", "$.cases[0].procs: must be between 1 and 4096");
+	s = rg_suite_parse("s.json", "{\"suite\": \"x\", \"cases\": [{\"name\": \"a\", \"policy\": "
+			   "\"steal\", \"procs\": 4096}]}", &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	ck_assert_int_eq(s->cases[0].procs, RT_MAX_PROCS);
+	rg_suite_free(s);
 	suite_error("{\"suite\": \"x\", \"cases\": [{\"name\": \"a\", \"policy\": \"steal\"}, "
 		    "{\"name\": \"a\", \"policy\": \"numa\"}]}", "$.cases[1].name: \"a\" names case 0");
 	suite_error("{\"suite\": \"x\", \"cases\": []}", "$.cases: expected 1 to");

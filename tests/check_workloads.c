@@ -528,6 +528,35 @@ static const struct {
 	  ":3:18:", "syntax error", NULL },
 	{ "break outside a loop", "{\"name\": \"t\", \"programs\": {\"main\": [\"break\"]}}",
 	  "$.programs.main[0]", "break outside a loop", NULL },
+	/* cJSON ends a string at a NUL: "ab\u0000cd" would be read as "ab" */
+	{ "a NUL in the workload's name",
+	  "{\"name\": \"ab\\u0000cd\", \"programs\": {\"main\": [\"yield\"]}}",
+	  "$.name", "holds \\u0000 (NUL)", NULL },
+	{ "a NUL in a channel's name, a key",
+	  "{\"name\": \"t\", \"channels\": {\"c\\u0000x\": 1}, \"programs\": {\"main\": [\"yield\"]}}",
+	  "$.channels", "a key here holds \\u0000", NULL },
+	{ "a NUL in a program's name",
+	  "{\"name\": \"t\", \"programs\": {\"main\": [{\"spawn\": \"w\"}], \"w\\u0000\": [\"yield\"]}}",
+	  "$.programs", "a key here holds \\u0000", NULL },
+	{ "a NUL in an operand deep in a body",
+	  "{\"name\": \"t\", \"programs\": {\"main\": {\"vars\": {\"c\": \"chan\"}, \"body\": [\"yield\",\n"
+	  "  {\"loop\": {\"count\": 2, \"body\": [{\"chan\": {\"into\": \"c\\u0000zz\"}}]}}]}}}",
+	  "$.programs.main.body[1].loop.body[0].chan.into", "holds \\u0000", NULL },
+	{ "a negative constant loop count",
+	  "{\"name\": \"t\", \"programs\": {\"main\": [{\"loop\": {\"count\": -5, "
+	  "\"body\": [\"yield\"]}}]}}",
+	  "$.programs.main[0].loop.count", "must not be negative", "-5" },
+	{ "a made channel of capacity 2^32",
+	  "{\"name\": \"t\", \"programs\": {\"main\": {\"vars\": {\"c\": \"chan\"}, \"body\": "
+	  "[{\"chan\": {\"into\": \"c\", \"cap\": 4294967296}}]}}}",
+	  "$.programs.main.body[0].chan.cap", "between 0 and 16777216", "4294967296" },
+	{ "a made channel of negative capacity",
+	  "{\"name\": \"t\", \"programs\": {\"main\": {\"vars\": {\"c\": \"chan\"}, \"body\": "
+	  "[{\"chan\": {\"into\": \"c\", \"cap\": -1}}]}}}",
+	  "$.programs.main.body[0].chan.cap", "between 0 and 16777216", "-1" },
+	{ "a named channel of capacity 2^32",
+	  "{\"name\": \"t\", \"channels\": {\"c\": 4294967296}, \"programs\": {\"main\": [\"yield\"]}}",
+	  "$.channels.c", "between 0 and 16777216", "4294967296" },
 };
 
 /* The language's operations (json.c's LANG_OPS), as the compiler lists
@@ -603,6 +632,27 @@ START_TEST(bad_workload_compiles_to_null)
 	ck_assert_msg(!w, "%s compiled", bad_wl[_i].what);
 	ck_assert_msg(strstr(e.msg, "bad.json") && strstr(e.msg, bad_wl[_i].gist), "%s: %s",
 		      bad_wl[_i].what, e.msg);
+}
+END_TEST
+
+/* "\\u0000" is a backslash and five characters, not a NUL: it stays text;
+ * and a trace's header is read as strictly as a workload. */
+START_TEST(only_an_escaped_nul_is_refused)
+{
+	struct err e = { "" };
+	struct workload *w = wl_compile("ok.json", "{\"name\": \"a\\\\u0000b\", "
+					"\"programs\": {\"main\": [\"yield\"]}}", &e);
+	ck_assert_msg(w, "%s", e.msg);
+	ck_assert_str_eq(w->name, "a\\u0000b");
+	wl_free(w);
+	bool is_trace;
+	uint64_t seed;
+	w = wl_load_text("t.trace", "{\"schedlab_trace\": 1, \"seed\": 1, \"workload\": "
+			 "{\"name\": \"x\\u0000y\", \"programs\": {\"main\": [\"yield\"]}}}\n",
+			 &is_trace, &seed, &e);
+	ck_assert_ptr_null(w);
+	ck_assert_msg(strstr(e.msg, "t.trace: line 1: $.workload.name: the string holds \\u0000"),
+		      "%s", e.msg);
 }
 END_TEST
 
@@ -728,12 +778,12 @@ static const struct {
 	  "panic: runtime: out of memory: a goroutine of program r would take the run past its 16 MiB "
 	  "memory budget",
 	  "--max-memory 16MiB", "panic.json: program r, op 1: spawn)", false },
-	{ "a channel of capacity 2^32 - 1",
+	{ "a channel of the largest capacity, past a lowered budget",
 	  "{\"name\": \"t\", \"programs\": {\"main\": {\"vars\": {\"c\": \"chan\"}, \"body\": [\n"
-	  " {\"chan\": {\"into\": \"c\", \"cap\": 4294967295}}, {\"send\": {\"chan\": \"c\", \"value\": 1}}]}}}",
-	  "panic: runtime: out of memory: a channel of capacity 4294967295 (32768.0 MiB) would take the "
-	  "run past its 4 GiB memory budget",
-	  NULL, "panic.json: program main, op 0: make)", false },
+	  " {\"chan\": {\"into\": \"c\", \"cap\": 16777216}}, {\"send\": {\"chan\": \"c\", \"value\": 1}}]}}}",
+	  "panic: runtime: out of memory: a channel of capacity 16777216 (128.0 MiB) would take the "
+	  "run past its",
+	  "--max-memory 64MiB", "panic.json: program main, op 0: make)", false },
 	{ "mutexes made in an endless loop",
 	  "{\"name\": \"t\", \"programs\": {\"main\": {\"vars\": {\"mu\": \"mutex\"}, \"body\": [\n"
 	  " {\"loop\": {\"count\": 1000000000000, \"body\": [{\"mutex\": \"mu\"}]}}]}}}",
@@ -758,6 +808,11 @@ static const struct {
 	  "{\"name\": \"t\", \"channels\": {\"c\": 1}, \"programs\": {\"main\": "
 	  "[{\"close\": \"c\"}, {\"close\": \"c\"}]}}",
 	  "panic: ", NULL, NULL, false },
+	{ "a computed channel capacity past what a channel holds",
+	  "{\"name\": \"t\", \"programs\": {\"main\": {\"vars\": {\"c\": \"chan\", \"n\": \"int\"},\n"
+	  " \"body\": [{\"set\": {\"n\": 4294967296}}, {\"chan\": {\"into\": \"c\", \"cap\": \"n\"}}]}}}",
+	  "panic: makechan: size out of range (4294967296; a channel holds 0 to 16777216)", NULL,
+	  "panic.json: program main, op 1: make)", false },
 	/* Go's rules, decided in core/chan.c, not the interpreter */
 	{ "close of a nil channel",
 	  "{\"name\": \"t\", \"programs\": {\"main\": [{\"close\": null}]}}",
@@ -881,7 +936,9 @@ START_TEST(loop_var_counts_from_zero)
 	       "      {\"set\": {\"k\": {\"+\": [\"k\", 1]}}}]}}]}},\n"
 	       "  {\"assert\": {\"cond\": {\"==\": [\"k\", 3]}, \"message\": \"0 + 1 + 2 inner rounds\"}},\n"
 	       "  {\"loop\": {\"count\": 0, \"body\": [{\"assert\": {\"cond\": 0, "
-	       "\"message\": \"a loop of 0 runs its body\"}}]}}\n"
+	       "\"message\": \"a loop of 0 runs its body\"}}]}},\n"
+	       "  {\"loop\": {\"count\": {\"-\": [\"k\", 8]}, \"body\": [{\"assert\": {\"cond\": 0, "
+	       "\"message\": \"a computed count of -5 runs its body\"}}]}}\n"
 	       " ]}}}",
 	       _i);
 }
@@ -1137,6 +1194,7 @@ Suite *make_workloads_suite(void)
 			    (int)(sizeof(bad_wl) / sizeof(bad_wl[0])));
 	tcase_add_loop_test(tc, bad_workload_compiles_to_null, 0,
 			    (int)(sizeof(bad_wl) / sizeof(bad_wl[0])));
+	tcase_add_test(tc, only_an_escaped_nul_is_refused);
 	tcase_add_test(tc, deadlock_exits_1_and_says_so);
 	tcase_add_test(tc, nil_channels_block_forever);
 	tcase_add_loop_test(tc, panic_exits_2_with_go_message, 0,

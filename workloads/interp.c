@@ -70,8 +70,8 @@ static const char *budget_str(const struct rt *rt)
 	return buf;
 }
 
-/* Panics with a budget's message, naming where the workload asked for it
- * (its file, g's program and op). */
+/* Panics with a budget's (or a limit's) message, naming where the
+ * workload asked for it (its file, g's program and op). */
 static void budget_panic(struct m *m, struct g *g, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void budget_panic(struct m *m, struct g *g, const char *fmt, ...)
@@ -955,8 +955,9 @@ static void *make_obj(struct m *m, struct g *g, const struct prog_op *op)
 	int64_t cap = 0;
 	if (op->a == PT_CHAN) {
 		cap = eval(m, g, &op->x);
-		if (cap < 0 || cap > UINT32_MAX) {
-			rt_panic(m, "makechan: size out of range");
+		if (cap < 0 || cap > (int64_t)WL_CHAN_CAP_MAX) {
+			budget_panic(m, g, "makechan: size out of range (%lld; a channel holds 0 to %u)",
+				     (long long)cap, WL_CHAN_CAP_MAX);
 			return NULL;
 		}
 		bytes += (uint64_t)cap * sizeof(uint64_t);

@@ -488,6 +488,10 @@ static bool op_make(struct cc *c, const cJSON *v, const char *path, enum prog_ty
 			return false;
 		if (t == PT_CHAN && !opt_val(c, v, path, "cap", DIST_COUNT, PT_INT, &op.x))
 			return false;
+		if (t == PT_CHAN && op.x.kind == PV_CONST &&
+		    (op.x.c < 0 || op.x.c > (int64_t)WL_CHAN_CAP_MAX))
+			return fail(c, kp(p, path, "cap"), "must be between 0 and %u, got %lld",
+				    WL_CHAN_CAP_MAX, (long long)op.x.c);
 		into = cJSON_GetObjectItemCaseSensitive(v, "into");
 		kp(p, path, "into");
 		if (!into)
@@ -1081,7 +1085,7 @@ static bool declare_channels(struct cc *c, const cJSON *chans, const char *path)
 			return fail(c, p, "a name starts with a letter and has letters, digits, _ and -");
 		if (global_taken(c, ch->string))
 			return fail(c, p, "'%s' is declared twice", ch->string);
-		if (!jv_as_int(&c->j, ch, p, 0, 1 << 24, &cap))
+		if (!jv_as_int(&c->j, ch, p, 0, WL_CHAN_CAP_MAX, &cap))
 			return c->ok = false;
 		uint32_t i = wl_add_chan(c->w, ch->string, (uint32_t)cap);
 		ix_add(&c->globals, c->w->chans[i].name, PT_CHAN, i);
@@ -1504,6 +1508,85 @@ static bool declare_recorded(struct cc *c, const cJSON *r, const char *path)
 
 /* ---- The document ---- */
 
+/* cJSON ends its strings at a NUL, so "ab\u0000cd" would be read as "ab"
+ * without a word.  Where the text escapes a NUL, it is parsed again with
+ * each such escape turned into a 0xFF byte, which valid UTF-8 (jv_parse
+ * has checked it) never holds, and the first string holding one is named. */
+#define NUL_MARK '\xff'
+
+/* Outside strings valid JSON has no backslash, and inside one a backslash
+ * and the character after it are one escape. */
+static bool nul_escaped(const char *text)
+{
+	for (const char *p = text; *p; p++)
+		if (*p == '\\') {
+			if (p[1] == 'u' && strncmp(p + 2, "0000", 4) == 0)
+				return true;
+			if (p[1])
+				p++;
+		}
+	return false;
+}
+
+static char *nul_marked(const char *text)
+{
+	char *out = xmalloc(strlen(text) + 1), *o = out;
+	for (const char *p = text; *p; p++) {
+		if (*p == '\\' && p[1] == 'u' && strncmp(p + 2, "0000", 4) == 0) {
+			*o++ = NUL_MARK;
+			p += 5;
+			continue;
+		}
+		*o++ = *p;
+		if (*p == '\\' && p[1])
+			*o++ = *++p;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* The path of the first string (or, with *key set, of the object whose
+ * key) holding the mark. */
+static bool nul_path(const cJSON *v, const char *path, char *out, bool *key)
+{
+	if (cJSON_IsString(v) && strchr(v->valuestring, NUL_MARK)) {
+		snprintf(out, JV_PATH, "%s", path);
+		return true;
+	}
+	int i = 0;
+	for (const cJSON *k = v->child; k; k = k->next, i++) {
+		char p[JV_PATH];
+		if (cJSON_IsObject(v) && strchr(k->string, NUL_MARK)) {
+			snprintf(out, JV_PATH, "%s", path);
+			return *key = true;
+		}
+		if (nul_path(k, cJSON_IsObject(v) ? kp(p, path, k->string)
+						  : jv_idx(p, sizeof(p), path, i), out, key))
+			return true;
+	}
+	return false;
+}
+
+cJSON *wl_parse_json(const struct jv *j, const char *text)
+{
+	cJSON *root = jv_parse(j, text);
+	if (!root || !nul_escaped(text))
+		return root;
+	char *marked = nul_marked(text), path[JV_PATH] = "$";
+	cJSON *again = cJSON_Parse(marked);
+	bool key = false;
+	/* the text escapes a NUL: refused, at "$" if the walk cannot say where */
+	if (again)
+		nul_path(again, "$", path, &key);
+	jv_fail(j, path, "%s holds \\u0000 (NUL), which would cut it short: "
+		"names and strings are text without NULs", key ? "a key here" : "the string");
+	cJSON_Delete(root);
+	cJSON_Delete(again);
+	free(marked);
+	return NULL;
+}
+
+
 /* The workload-wide objects: channels, wait groups, mutexes, regions,
  * listeners, stacks and the recorded figures. */
 static bool declare_objects(struct cc *c, const cJSON *root)
@@ -1587,7 +1670,7 @@ static bool check_whole(struct cc *c, const char *file, struct err *e)
 struct workload *wl_compile(const char *file, const char *text, struct err *e)
 {
 	struct cc c = { .j = { file, e }, .ok = true };
-	cJSON *root = jv_parse(&c.j, text);
+	cJSON *root = wl_parse_json(&c.j, text);
 	if (!root)
 		return NULL;
 	static const char *const keys[] = { "name", "description", "main", "channels", "waitgroups",

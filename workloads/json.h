@@ -9,11 +9,15 @@
 #include <stdio.h>
 
 #include "core/policy.h"
+#include "util/jsonv.h"
 #include "workloads/program.h"
 
 /* Compiles a workload from JSON text; file labels messages.  NULL with one
  * message in e naming the file, the JSON path and the problem. */
 struct workload *wl_compile(const char *file, const char *text, struct err *e);
+/* jv_parse, refusing a string or key that escapes a NUL (\u0000), which
+ * cJSON's strings would silently end at: one message naming its path. */
+cJSON *wl_parse_json(const struct jv *j, const char *text);
 /* Steps the compiler has taken in name look-ups and whole-workload checks,
  * over all compiles: for tests that its cost grows linearly. */
 extern uint64_t wl__compile_steps;

@@ -66,7 +66,7 @@ static bool read_streams(const char *file, const char *text, struct workload *w,
 		/* allocated: a long path must not push the line number out */
 		char *label = xasprintf("%s: line %d", file, line);
 		struct jv j = { label, e };
-		cJSON *o = jv_parse(&j, s);
+		cJSON *o = wl_parse_json(&j, s);
 		free(s);
 		static const char *const keys[] = { "stream", "draws", NULL };
 		const char *key = NULL;
@@ -157,7 +157,7 @@ static struct workload *load_trace(const char *file, const char *text, uint64_t 
 	head[len] = '\0';
 	char *label = xasprintf("%s: line 1", file);
 	struct jv j = { label, e };
-	cJSON *o = jv_parse(&j, head);
+	cJSON *o = wl_parse_json(&j, head);
 	free(head);
 	struct workload *w = NULL;
 	static const char *const keys[] = { "schedlab_trace", "seed", "workload", NULL };

@@ -34,12 +34,19 @@ struct dist;
  * each 4 KiB page: the hardware model keeps a page's home, last writer and
  * version for the rest of the run) and its channels, mutexes and wait
  * groups (WL_BYTES_PER_OBJ each, with their simulated line, and a
- * channel's buffer, 8 bytes a slot).  The compiler (workloads/json.c)
+ * channel's buffer, 8 bytes a slot).  A region counts every page it
+ * declares, though the model makes a page's records only when a touch
+ * reaches its block of pages (hw/hw.c): the budget is what the run may
+ * come to.  The compiler (workloads/json.c)
  * checks what can be counted beforehand; the run counts the rest as it is
  * made, against the same budget (at most the core's RT_MEMORY_BUDGET) or a
  * lower one [workloads/interp.c: Budgets]. */
 #define WL_BYTES_PER_PAGE 12u
 #define WL_BYTES_PER_OBJ 256u
+
+/* The most slots a channel's buffer has, declared or made: a constant
+ * past it is refused when compiling, a computed one panics. */
+#define WL_CHAN_CAP_MAX (1u << 24)
 
 /* What a local slot, a parameter or a named object holds. */
 enum prog_type {
