@@ -784,11 +784,11 @@ START_TEST(an_interrupted_sweep_resumed_is_the_whole_sweep)
 	ck_assert_int_eq(test_schedlabf(NULL, NULL, "sweep " RESUMED " --json %s --csv %s", whole,
 					wcsv), 0);
 	char *a = test_read_file(store), *b = test_read_file(whole);
-	ck_assert_str_eq(a, b);
+	ck_assert_msg(strcmp(a, b) == 0, "the resumed store is not the whole sweep's");
 	free(a);
 	a = test_read_file(csv);
 	char *c = test_read_file(wcsv);
-	ck_assert_str_eq(a, c);
+	ck_assert_msg(strcmp(a, c) == 0, "the resumed CSV is not the whole sweep's");
 	free(a);
 	free(c);
 	/* every row done: nothing runs, the same store */
@@ -798,7 +798,7 @@ START_TEST(an_interrupted_sweep_resumed_is_the_whole_sweep)
 		      "%s", err);
 	free(err);
 	a = test_read_file(store);
-	ck_assert_str_eq(a, b);
+	ck_assert_msg(strcmp(a, b) == 0, "a resume with nothing to run changed the store");
 	free(a);
 	free(b);
 	free(store);
