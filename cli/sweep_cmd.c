@@ -508,8 +508,9 @@ static int results_folder(const char *file, const char *results, const char *exe
 }
 
 /* FILE.sbatch, the Slurm job array that runs line I+1 of the jobs file
- * (absfile): 0, or EXIT_BADINPUT after a message. */
-static int write_sbatch(const struct sweep *s, const char *sb, const char *absfile,
+ * (absfile), m lines (fewer than the matrix's runs with --resume): 0, or
+ * EXIT_BADINPUT after a message. */
+static int write_sbatch(const struct sweep *s, long m, const char *sb, const char *absfile,
 			const char *dir)
 {
 	struct output bo;
@@ -519,7 +520,7 @@ static int write_sbatch(const struct sweep *s, const char *sb, const char *absfi
 	fprintf(b, "#!/bin/sh\n"
 		   "# A Slurm job array of schedlab sweep's %ld runs, written by\n"
 		   "# `schedlab sweep --emit-jobs`: task I runs line I+1 of the jobs file,\n"
-		   "# which writes its row to %s/I.jsonl; when all are done:\n"
+		   "# which writes its row to %s/%s.jsonl%s; when all are done:\n"
 		   "#   schedlab merge %s -o STORE\n"
 		   "# (Slurm refuses arrays above its MaxArraySize, 1001 tasks by default.)\n"
 		   "#SBATCH --job-name=schedlab-sweep\n"
@@ -529,7 +530,7 @@ static int write_sbatch(const struct sweep *s, const char *sb, const char *absfi
 		   "#SBATCH --output=%s/slurm-%%A_%%a.out\n"
 		   "set -eu\n"
 		   "line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" ",
-		s->n, dir, dir, s->n - 1, dir);
+		s->n, dir, m < s->n ? "J" : "I", m < s->n ? ", J its --only" : "", dir, m - 1, dir);
 	sh_quote(b, absfile);
 	fprintf(b, ")\n"
 		   "exec sh -c \"$line\"\n");
@@ -539,7 +540,11 @@ static int write_sbatch(const struct sweep *s, const char *sb, const char *absfi
 	return 0;
 }
 
-static int emit_jobs(const struct sweep *s, const char *file, const char *results,
+static cJSON **jobs_done(const char *dir, const char *id, long n, long *ndone);
+
+/* The jobs of the matrix's runs -- with id (--resume), only of those
+ * without their row in the results folder. */
+static int emit_jobs(const struct sweep *s, const char *file, const char *results, const char *id,
 		     const char *policy, const char *procs, const char *const *sets, int nsets)
 {
 	char exe[PATH_MAX];
@@ -566,13 +571,28 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 		return EXIT_BADINPUT;
 	}
 	free(args);
+	long m = s->n;
+	cJSON **done = id ? jobs_done(dir, id, s->n, &m) : NULL;
+	if (id && (!done || m == 0)) {
+		if (done)
+			fprintf(stderr, "schedlab %s: --resume: every run has its row in %s: no job to "
+				"emit; `schedlab merge %s -o STORE`\n", CMD, dir, dir);
+		free(done);
+		return done ? 0 : EXIT_BADINPUT;
+	}
 	/* both files whole or not at all (util/output.h); the jobs file
 	 * first, since the Slurm script names its absolute path */
 	struct output jo;
-	if (!output_start(&jo, CMD, "--emit-jobs", file))
+	if (!output_start(&jo, CMD, "--emit-jobs", file)) {
+		free(done);
 		return EXIT_BADINPUT;
+	}
 	FILE *f = jo.f;
 	for (long i = 0; i < s->n; i++) {
+		if (done && done[i]) {
+			cJSON_Delete(done[i]);
+			continue;
+		}
 		sh_quote(f, exe);
 		fprintf(f, " sweep");
 		write_matrix_args(f, s, policy, procs, sets, nsets);
@@ -582,6 +602,7 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 		free(out);
 		fputc('\n', f);
 	}
+	free(done);
 	if (output_finish(&jo, CMD))
 		return EXIT_BADINPUT;
 	if (!realpath(file, absfile)) {
@@ -589,10 +610,10 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 		return EXIT_BADINPUT;
 	}
 	char *sb = xasprintf("%s.sbatch", file);
-	int rc = write_sbatch(s, sb, absfile, dir);
+	int rc = write_sbatch(s, m, sb, absfile, dir);
 	if (rc == 0)
 		fprintf(stderr, "schedlab %s: %ld runs written to %s (one per line) and %s; each "
-			"writes its row to %s/I.jsonl\n", CMD, s->n, file, sb, dir);
+			"writes its row to %s/I.jsonl\n", CMD, m, file, sb, dir);
 	free(sb);
 	return rc;
 }
@@ -639,7 +660,9 @@ const struct cli_opt cli_sweep_opts[] = {
 	CLI_FLAG(NULL, "--resume", struct sweep_own, resume,
 		 "with --json FILE: keep the rows of this matrix already in\n"
 		 "FILE.partial (an interrupted sweep's), else in FILE, and run\n"
-		 "only the others; the store is the uninterrupted sweep's"),
+		 "only the others; the store is the uninterrupted sweep's.\n"
+		 "With --emit-jobs: jobs only for the runs without a row in\n"
+		 "the results folder"),
 	CLI_FLAG(NULL, "--native", struct sweep_own, native, "run on this machine (-t host only)"),
 	CLI_STRING(NULL, "--emit-jobs", "FILE", struct sweep_own, emit,
 		   "run nothing: write FILE, the command of run I on line I+1\n"
@@ -694,9 +717,9 @@ static int sweep_check(const struct cli_opts *o, const struct sweep_own *own)
 	if (own->emit && (own->json || own->csv || own->only))
 		return cli_usage_error(CMD, "--emit-jobs runs nothing: no --json, --csv or --only "
 				       "with it (each job writes its own row)");
-	if (own->resume && (!own->json || strcmp(own->json, "-") == 0 || own->only || own->emit))
+	if (own->resume && !own->emit && (!own->json || strcmp(own->json, "-") == 0 || own->only))
 		return cli_usage_error(CMD, "--resume: only with --json FILE, a file (the rows it "
-				       "keeps), and not with --only or --emit-jobs");
+				       "keeps), or --emit-jobs, and not with --only");
 	if (own->results && !own->emit)
 		return cli_usage_error(CMD, "--results %s: only with --emit-jobs", own->results);
 	if (own->native && o->time_limit)
@@ -922,6 +945,36 @@ static int sweep_failed(const struct exp_cell *cells, cJSON *const *rows, long n
 	return exp_row_exit_status(rows[first]);
 }
 
+/* --emit-jobs --resume: the rows the jobs wrote, DIR/I.jsonl, by index
+ * (n of them), *left the runs without one; NULL after a message. */
+static cJSON **jobs_done(const char *dir, const char *id, long n, long *left)
+{
+	struct rows_out ro = { .id = id, .n = n, .have = xcalloc((size_t)n, sizeof(cJSON *)) };
+	struct err e = { "" };
+	bool ok = true;
+	for (long i = 0; i < n && ok; i++) {
+		char *path = xasprintf("%s/%ld.jsonl", dir, i);
+		struct stat st;
+		if (stat(path, &st) == 0) {
+			ro.src = str_shown(path, 512);
+			ok = exp_store_scan(path, resume_row, &ro, &e);
+			free(ro.src);
+		}
+		free(path);
+	}
+	if (!ok) {
+		fprintf(stderr, "schedlab %s: --resume: %s\n", CMD, e.msg);
+		for (long i = 0; i < n; i++)
+			cJSON_Delete(ro.have[i]);
+		free(ro.have);
+		return NULL;
+	}
+	*left = n - ro.nhave;
+	fprintf(stderr, "schedlab %s: --resume: %ld of %ld runs have their row in %s: jobs for the "
+		"other %ld\n", CMD, ro.nhave, n, dir, *left);
+	return ro.have;
+}
+
 /* FILE.partial made afresh, holding the rows done in index order: made
  * beside as FILE.partial.new and renamed, so that a kill meanwhile loses
  * none of them.  NULL after a message. */
@@ -1106,18 +1159,19 @@ int cmd_sweep(int argc, char **argv)
 		rc = sweep_matrix(&s, &o);
 	if (rc)
 		goto out;
+	char id[17];
+	exp_matrix_id(s.cells, s.n, id);
 	if (own.emit) {
 		/* native runs default to the P count of the machine they run on:
 		 * the jobs say the emitting machine's, so that every node runs
 		 * the same matrix */
 		char *procs = own.procs ? xstrdup(own.procs)
 			      : s.native ? xasprintf("%d", s.cells[0].procs) : NULL;
-		rc = emit_jobs(&s, own.emit, own.results, o.policy, procs, o.sets, o.nsets);
+		rc = emit_jobs(&s, own.emit, own.results, own.resume ? id : NULL, o.policy, procs,
+			       o.sets, o.nsets);
 		free(procs);
 		goto out;
 	}
-	char id[17];
-	exp_matrix_id(s.cells, s.n, id);
 	struct exp_cell *cells = s.cells;
 	long n = s.n;
 	if (own.only) {
