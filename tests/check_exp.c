@@ -851,6 +851,42 @@ START_TEST(resume_refuses_rows_of_another_matrix_or_build)
 }
 END_TEST
 
+/* --emit-jobs --resume: jobs only for the runs without their row in the
+ * results folder, the Slurm array as long; none left, none emitted. */
+START_TEST(emit_jobs_resume_emits_the_missing_runs)
+{
+	char *dir = temp_dir();
+	char *jobs = path_in(dir, "jobs"), *sb = path_in(dir, "jobs.sbatch"), *err;
+#define TWO "sweep -p steal,global -t numa1 -w ping-pong --procs 2 --emit-jobs %s"
+	ck_assert_int_eq(test_schedlabf(NULL, NULL, TWO, jobs), 0);
+	/* run 1's job alone, as its line */
+	ck_assert_int_eq(test_runf(NULL, NULL, "sed -n 2p '%s' | sh", jobs), 0);
+	ck_assert_int_eq(test_schedlabf(NULL, &err, TWO " --resume", jobs), 0);
+	ck_assert_msg(strstr(err, "1 of 2 runs have their row in "), "%s", err);
+	free(err);
+	char *text = test_read_file(jobs);
+	ck_assert_msg(strstr(text, " --only 0 ") && !strstr(text, " --only 1 ") &&
+		      strchr(text, '\n') == text + strlen(text) - 1, "%s", text);
+	free(text);
+	text = test_read_file(sb);
+	ck_assert_msg(strstr(text, "#SBATCH --array=0-0\n") && strstr(text, "J its --only"), "%s", text);
+	free(text);
+	ck_assert_int_eq(test_runf(NULL, NULL, "sh '%s'", jobs), 0);
+	ck_assert_int_eq(test_schedlabf(NULL, &err, TWO " --resume", jobs), 0);
+	ck_assert_msg(strstr(err, "no job to emit"), "%s", err);
+	free(err);
+	/* another matrix's rows in the folder are refused */
+	ck_assert_int_eq(test_schedlabf(NULL, &err, "sweep -p steal -t numa1 -w ping-pong --procs 2 "
+					"--emit-jobs %s --results %s.results --resume", jobs, jobs), 2);
+	ck_assert_msg(strstr(err, "0.jsonl:1: a row of matrix "), "%s", err);
+	free(err);
+#undef TWO
+	free(jobs);
+	free(sb);
+	rm_rf(dir);
+}
+END_TEST
+
 /* A sweep's parent killed with SIGTERM keeps the rows already done in its
  * store and takes its running run with it.
  * This test process is a subreaper, so the orphaned run becomes its child
@@ -1330,6 +1366,7 @@ Suite *make_exp_suite(void)
 	tcase_add_test(tc, a_killed_parent_leaves_no_run);
 	tcase_add_test(tc, an_interrupted_sweep_resumed_is_the_whole_sweep);
 	tcase_add_test(tc, resume_refuses_rows_of_another_matrix_or_build);
+	tcase_add_test(tc, emit_jobs_resume_emits_the_missing_runs);
 	tcase_add_test(tc, merge_of_an_endless_line_is_bounded);
 	tcase_add_loop_test(tc, bad_input_exits_2, 0, (int)(sizeof(bad_args) / sizeof(bad_args[0])));
 	tcase_add_test(tc, compare_outputs_do_not_depend_on_jobs);
