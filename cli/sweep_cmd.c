@@ -988,7 +988,8 @@ static FILE *partial_start(const struct rows_out *ro, long n)
 	for (long i = 0; f && ro->have && i < n; i++)
 		if (ro->have[i])
 			write_row(f, i, ro->have[i]);
-	if (f && ro->nhave && (fflush(f) != 0 || ferror(f) || rename(fresh, ro->partial) != 0)) {
+	if (f && ro->nhave && (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0 ||
+			       rename(fresh, ro->partial) != 0)) {
 		int why = errno;
 		fclose(f);
 		unlink(fresh);
