@@ -5,7 +5,9 @@
  * and a Slurm job array, each of which runs one cell (--only I) and
  * writes its row [docs/experiments.md]. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,6 +23,7 @@
 #include "exp/spec.h"
 #include "exp/store.h"
 #include "topologies/topo.h"
+#include "util/version.h"
 #include "workloads/json.h"
 #include "workloads/program.h"
 
@@ -31,7 +34,7 @@ void cli_help_sweep(FILE *f)
 	fprintf(f,
 		"usage: schedlab sweep -p P1,P2:K=V,... [-t T1,T2,...] [-w W1,W2,...]\n"
 		"                      [--procs LIST] [--set KEY=LIST ...] [--seeds N] [--seed S]\n"
-		"                      [-j N] [--json FILE|-] [--csv FILE|-] [--native]\n"
+		"                      [-j N] [--json FILE|-] [--csv FILE|-] [--resume] [--native]\n"
 		"                      [--emit-jobs FILE [--results DIR]] [--only I]\n"
 		"                      [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
 		"\n"
@@ -360,7 +363,7 @@ static int make_cells(struct sweep *s)
 							long i = s->n++;
 							uint64_t procs = 0;
 							if (s->procs)
-								cli_parse_u64(s->procs[p], 4096, &procs);
+								cli_parse_u64(s->procs[p], RT_MAX_PROCS, &procs);
 							s->knobs[i] = xcalloc((size_t)pol_nknobs(v->pol) + 1,
 									      sizeof(int64_t));
 							memcpy(s->knobs[i], knobs,
@@ -505,8 +508,9 @@ static int results_folder(const char *file, const char *results, const char *exe
 }
 
 /* FILE.sbatch, the Slurm job array that runs line I+1 of the jobs file
- * (absfile): 0, or EXIT_BADINPUT after a message. */
-static int write_sbatch(const struct sweep *s, const char *sb, const char *absfile,
+ * (absfile), m lines (fewer than the matrix's runs with --resume): 0, or
+ * EXIT_BADINPUT after a message. */
+static int write_sbatch(const struct sweep *s, long m, const char *sb, const char *absfile,
 			const char *dir)
 {
 	struct output bo;
@@ -516,7 +520,7 @@ static int write_sbatch(const struct sweep *s, const char *sb, const char *absfi
 	fprintf(b, "#!/bin/sh\n"
 		   "# A Slurm job array of schedlab sweep's %ld runs, written by\n"
 		   "# `schedlab sweep --emit-jobs`: task I runs line I+1 of the jobs file,\n"
-		   "# which writes its row to %s/I.jsonl; when all are done:\n"
+		   "# which writes its row to %s/%s.jsonl%s; when all are done:\n"
 		   "#   schedlab merge %s -o STORE\n"
 		   "# (Slurm refuses arrays above its MaxArraySize, 1001 tasks by default.)\n"
 		   "#SBATCH --job-name=schedlab-sweep\n"
@@ -526,7 +530,7 @@ static int write_sbatch(const struct sweep *s, const char *sb, const char *absfi
 		   "#SBATCH --output=%s/slurm-%%A_%%a.out\n"
 		   "set -eu\n"
 		   "line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" ",
-		s->n, dir, dir, s->n - 1, dir);
+		s->n, dir, m < s->n ? "J" : "I", m < s->n ? ", J its --only" : "", dir, m - 1, dir);
 	sh_quote(b, absfile);
 	fprintf(b, ")\n"
 		   "exec sh -c \"$line\"\n");
@@ -536,7 +540,11 @@ static int write_sbatch(const struct sweep *s, const char *sb, const char *absfi
 	return 0;
 }
 
-static int emit_jobs(const struct sweep *s, const char *file, const char *results,
+static cJSON **jobs_done(const char *dir, const char *id, long n, long *ndone);
+
+/* The jobs of the matrix's runs -- with id (--resume), only of those
+ * without their row in the results folder. */
+static int emit_jobs(const struct sweep *s, const char *file, const char *results, const char *id,
 		     const char *policy, const char *procs, const char *const *sets, int nsets)
 {
 	char exe[PATH_MAX];
@@ -563,13 +571,28 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 		return EXIT_BADINPUT;
 	}
 	free(args);
+	long m = s->n;
+	cJSON **done = id ? jobs_done(dir, id, s->n, &m) : NULL;
+	if (id && (!done || m == 0)) {
+		if (done)
+			fprintf(stderr, "schedlab %s: --resume: every run has its row in %s: no job to "
+				"emit; `schedlab merge %s -o STORE`\n", CMD, dir, dir);
+		free(done);
+		return done ? 0 : EXIT_BADINPUT;
+	}
 	/* both files whole or not at all (util/output.h); the jobs file
 	 * first, since the Slurm script names its absolute path */
 	struct output jo;
-	if (!output_start(&jo, CMD, "--emit-jobs", file))
+	if (!output_start(&jo, CMD, "--emit-jobs", file)) {
+		free(done);
 		return EXIT_BADINPUT;
+	}
 	FILE *f = jo.f;
 	for (long i = 0; i < s->n; i++) {
+		if (done && done[i]) {
+			cJSON_Delete(done[i]);
+			continue;
+		}
 		sh_quote(f, exe);
 		fprintf(f, " sweep");
 		write_matrix_args(f, s, policy, procs, sets, nsets);
@@ -579,6 +602,7 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 		free(out);
 		fputc('\n', f);
 	}
+	free(done);
 	if (output_finish(&jo, CMD))
 		return EXIT_BADINPUT;
 	if (!realpath(file, absfile)) {
@@ -586,31 +610,20 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 		return EXIT_BADINPUT;
 	}
 	char *sb = xasprintf("%s.sbatch", file);
-	int rc = write_sbatch(s, sb, absfile, dir);
+	int rc = write_sbatch(s, m, sb, absfile, dir);
 	if (rc == 0)
 		fprintf(stderr, "schedlab %s: %ld runs written to %s (one per line) and %s; each "
-			"writes its row to %s/I.jsonl\n", CMD, s->n, file, sb, dir);
+			"writes its row to %s/I.jsonl\n", CMD, m, file, sb, dir);
 	free(sb);
 	return rc;
 }
 
 /* ---- The command ---- */
 
-/* exp_opts.row_done: one row of the JSONL store, flushed at once. */
-static void write_row(void *ctx, long i, const cJSON *row)
-{
-	(void)i;
-	FILE *f = ctx;
-	char *line = exp_json_line(row);
-	fprintf(f, "%s\n", line);
-	fflush(f);
-	free(line);
-}
-
 struct sweep_own {
 	const char *json, *csv, *emit, *results, *procs, *only;
 	uint64_t nseeds, jobs;
-	bool native;
+	bool native, resume;
 };
 
 const struct cli_opt cli_sweep_opts[] = {
@@ -644,6 +657,12 @@ const struct cli_opt cli_sweep_opts[] = {
 		   "write the store, a JSON object per line and run"),
 	CLI_STRING(NULL, "--csv", "FILE|-", struct sweep_own, csv,
 		   "write the store as CSV; both may be given (one to stdout)"),
+	CLI_FLAG(NULL, "--resume", struct sweep_own, resume,
+		 "with --json FILE: keep the rows of this matrix already in\n"
+		 "FILE.partial (an interrupted sweep's), else in FILE, and run\n"
+		 "only the others; the store is the uninterrupted sweep's.\n"
+		 "With --emit-jobs: jobs only for the runs without a row in\n"
+		 "the results folder"),
 	CLI_FLAG(NULL, "--native", struct sweep_own, native, "run on this machine (-t host only)"),
 	CLI_STRING(NULL, "--emit-jobs", "FILE", struct sweep_own, emit,
 		   "run nothing: write FILE, the command of run I on line I+1\n"
@@ -662,12 +681,12 @@ const struct cli_opt cli_sweep_opts[] = {
 };
 
 /* A line per run on stdout: what it was and its headline figures. */
-static void print_runs(const struct exp_run *runs, long n)
+static void print_runs(cJSON *const *rows, long n)
 {
 	printf("%5s  %-28s %-8s %-14s %5s %6s  %-8s %12s %12s\n", "index", "variant", "topology",
 	       "workload", "procs", "seed", "status", "makespan", "sched p99");
 	for (long i = 0; i < n; i++) {
-		const cJSON *row = runs[i].row, *in = cJSON_GetObjectItem(row, "inputs");
+		const cJSON *row = rows[i], *in = cJSON_GetObjectItem(row, "inputs");
 		double mk = 0, p99 = 0;
 		char a[16] = "-", b[16] = "-";
 		if (exp_row_metric_number(row, "makespan_ns", &mk))
@@ -698,6 +717,9 @@ static int sweep_check(const struct cli_opts *o, const struct sweep_own *own)
 	if (own->emit && (own->json || own->csv || own->only))
 		return cli_usage_error(CMD, "--emit-jobs runs nothing: no --json, --csv or --only "
 				       "with it (each job writes its own row)");
+	if (own->resume && !own->emit && (!own->json || strcmp(own->json, "-") == 0 || own->only))
+		return cli_usage_error(CMD, "--resume: only with --json FILE, a file (the rows it "
+				       "keeps), or --emit-jobs, and not with --only");
 	if (own->results && !own->emit)
 		return cli_usage_error(CMD, "--results %s: only with --emit-jobs", own->results);
 	if (own->native && o->time_limit)
@@ -719,9 +741,9 @@ static int sweep_procs(struct sweep *s, const char *procs)
 		return list_error(&e);
 	for (long i = 0; i < s->nprocs; i++) {
 		uint64_t p;
-		if (!cli_parse_u64(s->procs[i], 4096, &p) || p == 0)
-			return cli_usage_error(CMD, "--procs %s: '%s' is not a P count from 1 to 4096",
-					       procs, s->procs[i]);
+		if (!cli_parse_u64(s->procs[i], RT_MAX_PROCS, &p) || p == 0)
+			return cli_usage_error(CMD, "--procs %s: '%s' is not a P count from 1 to %d",
+					       procs, s->procs[i], RT_MAX_PROCS);
 	}
 	return 0;
 }
@@ -751,74 +773,363 @@ static int sweep_matrix(struct sweep *s, const struct cli_opts *o)
 	return rc;
 }
 
-/* The JSONL store's file, written row by row as the runs end (so that a
- * sweep killed midway keeps the rows it finished), stdout for "-"; NULL
- * with a message if it cannot be opened. */
-static FILE *open_rows(const char *path)
+/* ---- The store as the runs end, and --resume ---- */
+
+/* --json FILE's rows go to FILE.partial as the runs end, each flushed at
+ * once, and FILE.partial is renamed over FILE when the store is whole:
+ * FILE stays the old store until then, and an interrupted sweep leaves
+ * the rows it finished for --resume.  "-", a device or a FIFO is written
+ * through (util/output.h). */
+struct rows_out {
+	const char *store;
+	char *partial;                 /* FILE.partial; NULL: written through */
+	struct output through;
+	FILE *f;
+	cJSON **have;                  /* --resume: the rows done, by index (NULL: none) */
+	long nhave;
+	const char *id;                /* the matrix's */
+	long n;                        /* its runs */
+	char *src;                     /* the file they were read from, as shown */
+};
+
+/* What an interrupt says (the parent only: a run's process inherits the
+ * handler), before it dies of the signal as it would have. */
+static pid_t sweep_pid;
+static char *stop_msg;
+
+static void on_stop(int sig)
 {
-	FILE *jf = strcmp(path, "-") == 0 ? stdout : fopen(path, "we");
-	if (!jf) {
-		char *shown = str_shown(path, 512);
-		fprintf(stderr, "schedlab %s: --json %s: %s\n", CMD, shown, strerror(errno));
-		free(shown);
-	}
-	return jf;
+	if (getpid() == sweep_pid && stop_msg)
+		(void)!write(STDERR_FILENO, stop_msg, strlen(stop_msg));
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
-/* Runs the n cells (the matrix's, or the one of --only), writes the store
- * (--json row by row, --csv at the end, whose columns depend on every
- * row) and the line per run; the exit status of the first that failed. */
+static void catch_stops(const char *partial)
+{
+	if (!partial)
+		return;
+	char *shown = str_shown(partial, 512);
+	stop_msg = xasprintf("\nschedlab %s: interrupted: the rows done are in %s; the same command "
+			     "with --resume runs only the others\n", CMD, shown);
+	free(shown);
+	sweep_pid = getpid();
+	struct sigaction sa = { .sa_handler = on_stop };
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* exp_opts.row_done: one row, flushed at once; Ctrl-C and SIGTERM wait
+ * for it to be whole (only a SIGKILL can cut it: --resume drops such a
+ * line). */
+static void write_row(void *ctx, long i, const cJSON *row)
+{
+	(void)i;
+	FILE *f = ctx;
+	sigset_t stops, saved;
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stops, &saved);
+	char *line = exp_json_line(row);
+	fprintf(f, "%s\n", line);
+	fflush(f);
+	free(line);
+	sigprocmask(SIG_SETMASK, &saved, NULL);
+}
+
+static bool resume_row(void *ctx, cJSON *row, long line, uint64_t off, size_t len, struct err *e)
+{
+	(void)off;
+	(void)len;
+	struct rows_out *ro = ctx;
+	const char *m = cJSON_GetObjectItemCaseSensitive(row, "matrix")->valuestring;
+	const char *c = cJSON_GetObjectItemCaseSensitive(row, "commit")->valuestring;
+	long i = (long)cJSON_GetObjectItemCaseSensitive(row, "index")->valuedouble;
+	if (strcmp(m, ro->id) != 0 || i >= ro->n)
+		err_set(e, "%s:%ld: a row of matrix %s, not this sweep's %s: other options made "
+			"it (give the same, or drop --resume to start afresh)", ro->src, line, m, ro->id);
+	else if (strcmp(c, schedlab_commit()) != 0)
+		err_set(e, "%s:%ld: a row of another build (commit %s, this one %s), which may run "
+			"differently: drop --resume to start afresh", ro->src, line, c,
+			schedlab_commit());
+	else if (ro->have[i])
+		err_set(e, "%s:%ld: run %ld's row again", ro->src, line, i);
+	if (e->msg[0]) {
+		cJSON_Delete(row);
+		return false;
+	}
+	ro->have[i] = row;
+	ro->nhave++;
+	return true;
+}
+
+/* A SIGKILL in the middle of a row leaves a last line without its
+ * newline: cut off, said.  false on an I/O error (errno). */
+static bool drop_cut_row(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	off_t end = lseek(fd, 0, SEEK_END), keep = end;
+	char buf[4096];
+	while (keep > 0) {
+		size_t k = keep > (off_t)sizeof(buf) ? sizeof(buf) : (size_t)keep;
+		if (pread(fd, buf, k, keep - (off_t)k) != (ssize_t)k)
+			break;
+		const char *nl = memrchr(buf, '\n', k);
+		keep -= (off_t)k;
+		if (nl) {
+			keep += nl - buf + 1;
+			break;
+		}
+	}
+	bool ok = end >= 0 && (keep == end || ftruncate(fd, keep) == 0);
+	if (ok && keep < end)
+		fprintf(stderr, "schedlab %s: --resume: %s's last row was cut in the middle: "
+			"dropped, its run runs again\n", CMD, path);
+	close(fd);
+	return ok;
+}
+
+/* --resume: the rows done, from FILE.partial, else FILE, into ro->have
+ * (n of them, by index).  0, or EXIT_BADINPUT after a message. */
+static int resume_read(struct rows_out *ro, const char *id, long n)
+{
+	struct stat st;
+	const char *src = stat(ro->partial, &st) == 0 ? ro->partial
+			  : stat(ro->store, &st) == 0 ? ro->store : NULL;
+	if (!src) {
+		fprintf(stderr, "schedlab %s: --resume: neither %s nor %s exists: running all %ld "
+			"runs\n", CMD, ro->partial, ro->store, n);
+		return 0;
+	}
+	ro->src = str_shown(src, 512);
+	if (src == ro->partial && !drop_cut_row(src)) {
+		fprintf(stderr, "schedlab %s: --resume: %s: %s\n", CMD, ro->src, strerror(errno));
+		return EXIT_BADINPUT;
+	}
+	struct err e = { "" };
+	ro->id = id;
+	ro->n = n;
+	ro->have = xcalloc((size_t)n, sizeof(*ro->have));
+	if (!exp_store_scan(src, resume_row, ro, &e)) {
+		fprintf(stderr, "schedlab %s: --resume: %s\n", CMD, e.msg);
+		return EXIT_BADINPUT;
+	}
+	fprintf(stderr, "schedlab %s: --resume: %ld of %ld runs' rows are in %s: running the "
+		"other %ld\n", CMD, ro->nhave, n, ro->src, n - ro->nhave);
+	return 0;
+}
+/* The first run, in matrix order, that did not complete, said: its exit
+ * status, or 0. */
+static int sweep_failed(const struct exp_cell *cells, cJSON *const *rows, long n)
+{
+	long first = -1, nfailed = 0;
+	for (long i = 0; i < n; i++)
+		if (strcmp(exp_row_status(rows[i]), "ok") != 0) {
+			nfailed++;
+			if (first < 0)
+				first = i;
+		}
+	if (first < 0)
+		return 0;
+	const cJSON *msg = cJSON_GetObjectItem(rows[first], "message");
+	fprintf(stderr, "schedlab %s: %ld of %ld runs did not complete; the first, run %ld "
+		"(%s, seed %llu): %s: %s\n", CMD, nfailed, n, cells[first].index,
+		cells[first].variant, (unsigned long long)cells[first].seed,
+		exp_row_status(rows[first]), cJSON_IsString(msg) ? msg->valuestring : "");
+	return exp_row_exit_status(rows[first]);
+}
+
+/* --emit-jobs --resume: the rows the jobs wrote, DIR/I.jsonl, by index
+ * (n of them), *left the runs without one; NULL after a message. */
+static cJSON **jobs_done(const char *dir, const char *id, long n, long *left)
+{
+	struct rows_out ro = { .id = id, .n = n, .have = xcalloc((size_t)n, sizeof(cJSON *)) };
+	struct err e = { "" };
+	bool ok = true;
+	for (long i = 0; i < n && ok; i++) {
+		char *path = xasprintf("%s/%ld.jsonl", dir, i);
+		struct stat st;
+		if (stat(path, &st) == 0) {
+			ro.src = str_shown(path, 512);
+			ok = exp_store_scan(path, resume_row, &ro, &e);
+			free(ro.src);
+		}
+		free(path);
+	}
+	if (!ok) {
+		fprintf(stderr, "schedlab %s: --resume: %s\n", CMD, e.msg);
+		for (long i = 0; i < n; i++)
+			cJSON_Delete(ro.have[i]);
+		free(ro.have);
+		return NULL;
+	}
+	*left = n - ro.nhave;
+	fprintf(stderr, "schedlab %s: --resume: %ld of %ld runs have their row in %s: jobs for the "
+		"other %ld\n", CMD, ro.nhave, n, dir, *left);
+	return ro.have;
+}
+
+/* FILE.partial made afresh, holding the rows done in index order: made
+ * beside as FILE.partial.new and renamed, so that a kill meanwhile loses
+ * none of them.  NULL after a message. */
+static FILE *partial_start(const struct rows_out *ro, long n)
+{
+	char *fresh = ro->nhave ? xasprintf("%s.new", ro->partial) : xstrdup(ro->partial);
+	FILE *f = fopen(fresh, "we");
+	struct stat st;
+	if (f && stat(ro->store, &st) == 0)
+		fchmod(fileno(f), st.st_mode & 07777);      /* the store's own mode, renamed over it */
+	for (long i = 0; f && ro->have && i < n; i++)
+		if (ro->have[i])
+			write_row(f, i, ro->have[i]);
+	if (f && ro->nhave && (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0 ||
+			       rename(fresh, ro->partial) != 0)) {
+		int why = errno;
+		fclose(f);
+		unlink(fresh);
+		f = NULL;
+		errno = why;
+	}
+	if (!f)
+		fprintf(stderr, "schedlab %s: --json %s: %s\n", CMD, fresh, strerror(errno));
+	free(fresh);
+	return f;
+}
+
+/* Opens --json's rows (and reads --resume's): 0, or an exit status after
+ * a message. */
+static int rows_open(struct rows_out *ro, const char *path, bool resume, const char *id, long n)
+{
+	*ro = (struct rows_out){ .store = path };
+	struct stat st;
+	if (strcmp(path, "-") == 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
+		if (!output_start(&ro->through, CMD, "--json", path))
+			return EXIT_BADINPUT;
+		ro->f = ro->through.f;
+		if (resume)
+			return cli_usage_error(CMD, "--resume: --json %s is not a file: it keeps no rows",
+					       path);
+		return 0;
+	}
+	ro->partial = xasprintf("%s.partial", path);
+	int rc = resume ? resume_read(ro, id, n) : 0;
+	if (rc == 0) {
+		ro->f = partial_start(ro, n);
+		rc = ro->f ? 0 : EXIT_BADINPUT;
+	}
+	if (rc == 0)
+		catch_stops(ro->partial);
+	return rc;
+}
+
+/* The store whole: FILE.partial renamed over FILE -- or, if its rows are
+ * not in index order (resumed from a store with gaps), FILE written from
+ * rows and FILE.partial removed.  0, or EXIT_BADINPUT after a message
+ * that says how to resume. */
+static int rows_finish(struct rows_out *ro, cJSON *const *rows, long n)
+{
+	if (!ro->partial)
+		return output_finish(&ro->through, CMD);
+	bool ordered = true;
+	for (long i = 1; ro->have && i < n; i++)
+		ordered &= !(ro->have[i] && !ro->have[i - 1]);
+	FILE *f = ro->f;
+	ro->f = NULL;
+	int rc = 0;
+	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0) {
+		fprintf(stderr, "schedlab %s: --json %s: %s\n", CMD, ro->partial, strerror(errno));
+		rc = EXIT_BADINPUT;
+	}
+	fclose(f);
+	if (rc == 0 && ordered && rename(ro->partial, ro->store) != 0) {
+		fprintf(stderr, "schedlab %s: --json %s: %s\n", CMD, ro->store, strerror(errno));
+		rc = EXIT_BADINPUT;
+	}
+	if (rc == 0 && !ordered) {
+		rc = exp_store_save(CMD, "--json", ro->store, false, rows, n);
+		if (rc == 0)
+			unlink(ro->partial);
+	}
+	if (rc)
+		fprintf(stderr, "schedlab %s: the rows done are in %s; the same command with "
+			"--resume runs only the others\n", CMD, ro->partial);
+	return rc;
+}
+
+static void rows_free(struct rows_out *ro, long n)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	for (long i = 0; ro->have && i < n; i++)
+		cJSON_Delete(ro->have[i]);
+	free(ro->have);
+	free(ro->partial);
+	free(ro->src);
+}
+
+/* The cells still to run (without a row in have), each saying the whole
+ * matrix's run count; *m of them. */
+static struct exp_cell *cells_todo(const struct exp_cell *cells, long n, cJSON *const *have,
+				   long runs, long *m)
+{
+	struct exp_cell *todo = xcalloc((size_t)n + 1, sizeof(*todo));
+	*m = 0;
+	for (long i = 0; i < n; i++)
+		if (!have || !have[i]) {
+			todo[*m] = cells[i];
+			todo[(*m)++].runs = runs;
+		}
+	return todo;
+}
+
+/* Runs the n cells (the matrix's, or the one of --only) but those
+ * --resume found done, writes the store (--json row by row, --csv at the
+ * end, whose columns depend on every row) and the line per run; the exit
+ * status of the first that failed. */
 static int sweep_run(const struct sweep *s, const struct sweep_own *own, struct exp_cell *cells,
 		     long n, const char *id)
 {
+	struct rows_out ro = { 0 };
+	int rc = own->json ? rows_open(&ro, own->json, own->resume, id, n) : 0;
+	if (rc) {
+		rows_free(&ro, n);
+		return rc;
+	}
+	long m;
+	struct exp_cell *todo = cells_todo(cells, n, ro.have, own->only ? cells->runs : s->n, &m);
 	struct exp_opts eo = {
 		.cmd = CMD,
-		.jobs = own->jobs ? (int)own->jobs : exp_default_jobs(cells, n, s->limits.lim.max_memory),
-		.matrix = id,
+		.jobs = own->jobs ? (int)own->jobs : exp_default_jobs(todo, m, s->limits.lim.max_memory),
+		.matrix = id, .row_done = ro.f ? write_row : NULL, .ctx = ro.f,
 	};
 	if (s->native && own->jobs > 1)
 		fprintf(stderr, "schedlab %s: warning: -j %llu native runs at once take each other's "
 			"CPUs: their timings are not those of a run alone\n", CMD,
 			(unsigned long long)own->jobs);
-	FILE *jf = NULL;
-	if (own->json) {
-		jf = open_rows(own->json);
-		if (!jf)
-			return EXIT_BADINPUT;
-		eo.row_done = write_row;
-		eo.ctx = jf;
-	}
-	struct exp_run *runs = exp_matrix_run(cells, n, &eo);
+	struct exp_run *runs = exp_matrix_run(todo, m, &eo);
 	cJSON **rows = xcalloc((size_t)n, sizeof(*rows));
-	for (long i = 0; i < n; i++)
-		rows[i] = runs[i].row;
-	int rc = 0;
-	if (jf && (jf == stdout ? fflush(jf) != 0 || ferror(jf) : ferror(jf) | (fclose(jf) != 0))) {
-		char *shown = str_shown(own->json, 512);
-		fprintf(stderr, "schedlab %s: --json %s: %s\n", CMD, shown, strerror(errno));
-		free(shown);
-		rc = EXIT_BADINPUT;
-	}
+	for (long i = 0, j = 0; i < n; i++)
+		rows[i] = ro.have && ro.have[i] ? ro.have[i] : runs[j++].row;
+	if (own->json)
+		rc = rows_finish(&ro, rows, n);
 	if (own->csv && rc == 0)
 		rc = exp_store_save(CMD, "--csv", own->csv, true, rows, n);
 	bool to_stdout = (own->json && strcmp(own->json, "-") == 0) ||
 			 (own->csv && strcmp(own->csv, "-") == 0);
 	if (!to_stdout)
-		print_runs(runs, n);
-	long first = exp_runs_first_failed(runs, n);
-	if (rc == 0 && first >= 0) {
-		long nfailed = 0;
-		for (long i = first; i < n; i++)
-			nfailed += strcmp(exp_row_status(rows[i]), "ok") != 0;
-		const cJSON *m = cJSON_GetObjectItem(rows[first], "message");
-		fprintf(stderr, "schedlab %s: %ld of %ld runs did not complete; the first, run %ld "
-			"(%s, seed %llu): %s: %s\n", CMD, nfailed, n, cells[first].index,
-			cells[first].variant, (unsigned long long)cells[first].seed,
-			exp_row_status(rows[first]), cJSON_IsString(m) ? m->valuestring : "");
-		rc = exp_row_exit_status(rows[first]);
-	}
+		print_runs(rows, n);
+	if (rc == 0)
+		rc = sweep_failed(cells, rows, n);
 	free(rows);
-	exp_runs_free(runs, n);
+	free(todo);
+	exp_runs_free(runs, m);
+	rows_free(&ro, n);
 	return rc;
 }
 
@@ -849,18 +1160,19 @@ int cmd_sweep(int argc, char **argv)
 		rc = sweep_matrix(&s, &o);
 	if (rc)
 		goto out;
+	char id[17];
+	exp_matrix_id(s.cells, s.n, id);
 	if (own.emit) {
 		/* native runs default to the P count of the machine they run on:
 		 * the jobs say the emitting machine's, so that every node runs
 		 * the same matrix */
 		char *procs = own.procs ? xstrdup(own.procs)
 			      : s.native ? xasprintf("%d", s.cells[0].procs) : NULL;
-		rc = emit_jobs(&s, own.emit, own.results, o.policy, procs, o.sets, o.nsets);
+		rc = emit_jobs(&s, own.emit, own.results, own.resume ? id : NULL, o.policy, procs,
+			       o.sets, o.nsets);
 		free(procs);
 		goto out;
 	}
-	char id[17];
-	exp_matrix_id(s.cells, s.n, id);
 	struct exp_cell *cells = s.cells;
 	long n = s.n;
 	if (own.only) {

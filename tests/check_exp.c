@@ -710,6 +710,183 @@ START_TEST(merge_of_an_endless_line_is_bounded)
 }
 END_TEST
 
+/* Waits until the file at path holds k whole lines (the rows a sweep
+ * streams as its runs end), for at most two minutes. */
+static void wait_rows(const char *path, int k)
+{
+	int lines = 0;
+	for (int i = 0; i < 12000 && lines < k; i++) {
+		int ch;
+		FILE *f = fopen(path, "r");
+		lines = 0;
+		while (f && (ch = fgetc(f)) != EOF)
+			lines += ch == '\n';
+		if (f)
+			fclose(f);
+		if (lines < k)
+			usleep(10000);
+	}
+	ck_assert_msg(lines >= k, "%s: %d rows, not %d", path, lines, k);
+}
+
+/* Two fast runs, then two of about half a second: an interrupt after the
+ * first two rows finds the third running. */
+#define RESUMED "-p steal -t numa1 --procs 2 -w ping-pong,rpc-server --seeds 2 -j 1"
+
+/* A sweep interrupted (SIGINT) after its first rows leaves the old store
+ * as it was and its rows in STORE.partial; --resume runs only the others
+ * and writes the uninterrupted sweep's store and CSV, byte for byte; a
+ * resume with every row done runs nothing and writes the same store. */
+START_TEST(an_interrupted_sweep_resumed_is_the_whole_sweep)
+{
+	char *dir = temp_dir();
+	char *store = path_in(dir, "s.jsonl"), *partial = path_in(dir, "s.jsonl.partial");
+	char *csv = path_in(dir, "s.csv"), *errs = path_in(dir, "err");
+	char *whole = path_in(dir, "whole.jsonl"), *wcsv = path_in(dir, "whole.csv");
+	write_file(store, "the old store\n");
+	pid_t sweep = fork();
+	ck_assert_int_ge(sweep, 0);
+	if (sweep == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		int ef = open(errs, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(null, STDOUT_FILENO);
+		dup2(ef, STDERR_FILENO);
+		execl(test_schedlab_bin(), "schedlab", "sweep", "-p", "steal", "-t", "numa1", "--procs",
+		      "2", "-w", "ping-pong,rpc-server", "--seeds", "2", "-j", "1", "--json", store,
+		      "--csv", csv, (char *)NULL);
+		_exit(127);
+	}
+	wait_rows(partial, 2);
+	char *text = test_read_file(store);
+	ck_assert_str_eq(text, "the old store\n");
+	free(text);
+	ck_assert_int_eq(kill(sweep, SIGINT), 0);
+	int status;
+	ck_assert_int_eq(waitpid(sweep, &status, 0), sweep);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
+	text = test_read_file(errs);
+	ck_assert_msg(strstr(text, "interrupted: the rows done are in ") &&
+		      strstr(text, "s.jsonl.partial; the same command with --resume"), "%s", text);
+	free(text);
+	text = test_read_file(store);
+	ck_assert_str_eq(text, "the old store\n");
+	free(text);
+	ck_assert_int_ne(access(csv, F_OK), 0);
+	/* resumed: only the runs without a row */
+	char *err;
+	ck_assert_int_eq(test_schedlabf(NULL, &err, "sweep " RESUMED " --json %s --csv %s --resume",
+					store, csv), 0);
+	ck_assert_msg(strstr(err, " of 4 runs' rows are in ") && strstr(err, "s.jsonl.partial") &&
+		      !strstr(err, "running the other 4") && !strstr(err, "running the other 0"),
+		      "%s", err);
+	free(err);
+	ck_assert_int_ne(access(partial, F_OK), 0);
+	ck_assert_int_eq(test_schedlabf(NULL, NULL, "sweep " RESUMED " --json %s --csv %s", whole,
+					wcsv), 0);
+	char *a = test_read_file(store), *b = test_read_file(whole);
+	ck_assert_msg(strcmp(a, b) == 0, "the resumed store is not the whole sweep's");
+	free(a);
+	a = test_read_file(csv);
+	char *c = test_read_file(wcsv);
+	ck_assert_msg(strcmp(a, c) == 0, "the resumed CSV is not the whole sweep's");
+	free(a);
+	free(c);
+	/* every row done: nothing runs, the same store */
+	ck_assert_int_eq(test_schedlabf(NULL, &err, "sweep " RESUMED " --json %s --resume", store),
+			 0);
+	ck_assert_msg(strstr(err, "4 of 4 runs' rows are in ") && strstr(err, "running the other 0"),
+		      "%s", err);
+	free(err);
+	a = test_read_file(store);
+	ck_assert_msg(strcmp(a, b) == 0, "a resume with nothing to run changed the store");
+	free(a);
+	free(b);
+	free(store);
+	free(partial);
+	free(csv);
+	free(errs);
+	free(whole);
+	free(wcsv);
+	rm_rf(dir);
+}
+END_TEST
+
+/* --resume keeps only rows of this very matrix and build: another
+ * matrix's rows, or this one's made by another build, are refused. */
+START_TEST(resume_refuses_rows_of_another_matrix_or_build)
+{
+	char *dir = temp_dir();
+	char *store = path_in(dir, "s.jsonl"), *partial = path_in(dir, "s.jsonl.partial");
+	char *err;
+	ck_assert_int_eq(test_schedlabf(NULL, NULL, "sweep -p steal -t numa1 -w ping-pong --procs 2 "
+					"--json %s", store), 0);
+	ck_assert_int_eq(test_schedlabf(NULL, &err, "sweep -p global -t numa1 -w ping-pong --procs 2 "
+					"--json %s --resume", store), 2);
+	ck_assert_msg(strstr(err, "s.jsonl:1: a row of matrix ") &&
+		      strstr(err, "not this sweep's"), "%s", err);
+	free(err);
+	/* the same matrix's row from another commit, as a partial store */
+	struct exp_store *s = read_store(store);
+	cJSON_ReplaceItemInObject(s->rows[0], "commit", cJSON_CreateString("0123abc"));
+	char *line = exp_json_line(s->rows[0]);
+	exp_store_free(s);
+	char *text = NULL;
+	ck_assert_int_ge(asprintf(&text, "%s\n", line), 0);
+	write_file(partial, text);
+	free(text);
+	free(line);
+	ck_assert_int_eq(test_schedlabf(NULL, &err, "sweep -p steal -t numa1 -w ping-pong --procs 2 "
+					"--json %s --resume", store), 2);
+	ck_assert_msg(strstr(err, "s.jsonl.partial:1: a row of another build (commit 0123abc"),
+		      "%s", err);
+	free(err);
+	/* --resume needs the store as a file */
+	ck_assert_int_eq(test_schedlab("sweep -p steal -t numa1 -w ping-pong --json - --resume", NULL,
+				       &err), 2);
+	ck_assert_msg(strstr(err, "--resume: only with --json FILE"), "%s", err);
+	free(err);
+	free(store);
+	free(partial);
+	rm_rf(dir);
+}
+END_TEST
+
+/* --emit-jobs --resume: jobs only for the runs without their row in the
+ * results folder, the Slurm array as long; none left, none emitted. */
+START_TEST(emit_jobs_resume_emits_the_missing_runs)
+{
+	char *dir = temp_dir();
+	char *jobs = path_in(dir, "jobs"), *sb = path_in(dir, "jobs.sbatch"), *err;
+#define TWO "sweep -p steal,global -t numa1 -w ping-pong --procs 2 --emit-jobs %s"
+	ck_assert_int_eq(test_schedlabf(NULL, NULL, TWO, jobs), 0);
+	/* run 1's job alone, as its line */
+	ck_assert_int_eq(test_runf(NULL, NULL, "sed -n 2p '%s' | sh", jobs), 0);
+	ck_assert_int_eq(test_schedlabf(NULL, &err, TWO " --resume", jobs), 0);
+	ck_assert_msg(strstr(err, "1 of 2 runs have their row in "), "%s", err);
+	free(err);
+	char *text = test_read_file(jobs);
+	ck_assert_msg(strstr(text, " --only 0 ") && !strstr(text, " --only 1 ") &&
+		      strchr(text, '\n') == text + strlen(text) - 1, "%s", text);
+	free(text);
+	text = test_read_file(sb);
+	ck_assert_msg(strstr(text, "#SBATCH --array=0-0\n") && strstr(text, "J its --only"), "%s", text);
+	free(text);
+	ck_assert_int_eq(test_runf(NULL, NULL, "sh '%s'", jobs), 0);
+	ck_assert_int_eq(test_schedlabf(NULL, &err, TWO " --resume", jobs), 0);
+	ck_assert_msg(strstr(err, "no job to emit"), "%s", err);
+	free(err);
+	/* another matrix's rows in the folder are refused */
+	ck_assert_int_eq(test_schedlabf(NULL, &err, "sweep -p steal -t numa1 -w ping-pong --procs 2 "
+					"--emit-jobs %s --results %s.results --resume", jobs, jobs), 2);
+	ck_assert_msg(strstr(err, "0.jsonl:1: a row of matrix "), "%s", err);
+	free(err);
+#undef TWO
+	free(jobs);
+	free(sb);
+	rm_rf(dir);
+}
+END_TEST
+
 /* A sweep's parent killed with SIGTERM keeps the rows already done in its
  * store and takes its running run with it.
  * This test process is a subreaper, so the orphaned run becomes its child
@@ -720,7 +897,7 @@ START_TEST(a_killed_parent_leaves_no_run)
 {
 	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
 	char *dir = temp_dir();
-	char *store = path_in(dir, "s.jsonl");
+	char *store = path_in(dir, "s.jsonl"), *partial = path_in(dir, "s.jsonl.partial");
 	pid_t sweep = fork();
 	ck_assert_int_ge(sweep, 0);
 	if (sweep == 0) {
@@ -733,17 +910,7 @@ START_TEST(a_killed_parent_leaves_no_run)
 	}
 	/* the two ping-pong rows written as they end, then skynet's run
 	 * going: its process, from /proc/PID/task/PID/children */
-	for (int i = 0; i < 12000; i++) {
-		int lines = 0, ch;
-		FILE *f = fopen(store, "r");
-		while (f && (ch = fgetc(f)) != EOF)
-			lines += ch == '\n';
-		if (f)
-			fclose(f);
-		if (lines >= 2)
-			break;
-		usleep(10000);
-	}
+	wait_rows(partial, 2);
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)sweep, (int)sweep);
 	long child = 0;
@@ -767,12 +934,15 @@ START_TEST(a_killed_parent_leaves_no_run)
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 		      "the run outlived its parent (%s %d)", WIFSIGNALED(status) ? "signal" : "exit",
 		      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-	/* the rows done before the kill are in the store, whole */
-	struct exp_store *s = read_store(store);
+	/* the rows done before the kill are in the partial store, whole;
+	 * the store itself not written */
+	struct exp_store *s = read_store(partial);
 	ck_assert_int_eq(s->nrows, 2);
 	ck_assert_str_eq(row_str(cJSON_GetObjectItem(s->rows[1], "inputs"), "workload"), "ping-pong");
 	exp_store_free(s);
+	ck_assert_int_ne(access(store, F_OK), 0);
 	free(store);
+	free(partial);
 	rm_rf(dir);
 }
 END_TEST
@@ -1194,6 +1364,9 @@ Suite *make_exp_suite(void)
 	tcase_add_test(tc, few_descriptors_do_not_fail_runs);
 	tcase_add_test(tc, native_jobs_name_their_procs);
 	tcase_add_test(tc, a_killed_parent_leaves_no_run);
+	tcase_add_test(tc, an_interrupted_sweep_resumed_is_the_whole_sweep);
+	tcase_add_test(tc, resume_refuses_rows_of_another_matrix_or_build);
+	tcase_add_test(tc, emit_jobs_resume_emits_the_missing_runs);
 	tcase_add_test(tc, merge_of_an_endless_line_is_bounded);
 	tcase_add_loop_test(tc, bad_input_exits_2, 0, (int)(sizeof(bad_args) / sizeof(bad_args[0])));
 	tcase_add_test(tc, compare_outputs_do_not_depend_on_jobs);
