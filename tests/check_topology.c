@@ -1765,7 +1765,7 @@ static cJSON *nested(const char *path, cJSON *value)
 static char *machine_with(const struct topo_fig_spec *s, double v, char *jpath, size_t n)
 {
 	cJSON *doc = cJSON_Parse(PAIR("20", ""));
-	cJSON *fig = cJSON_CreateNumber(v);
+	cJSON *fig;
 	const char *suffix = "";
 	switch (s->shape) {
 	case TOPO_SHAPE_HOPS:
@@ -1781,6 +1781,7 @@ static char *machine_with(const struct topo_fig_spec *s, double v, char *jpath, 
 		break;
 	}
 	default:
+		fig = cJSON_CreateNumber(v);
 		break;
 	}
 	bool root = s->shape == TOPO_SHAPE_SIZE;
