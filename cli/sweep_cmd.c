@@ -542,6 +542,14 @@ static int write_sbatch(const struct sweep *s, long m, const char *sb, const cha
 
 static cJSON **jobs_done(const char *dir, const char *id, long n, long *ndone);
 
+/* jobs_done's rows, and the table (NULL: nothing). */
+static void done_free(cJSON **done, long n)
+{
+	for (long i = 0; done && i < n; i++)
+		cJSON_Delete(done[i]);
+	free(done);
+}
+
 /* The jobs of the matrix's runs -- with id (--resume), only of those
  * without their row in the results folder. */
 static int emit_jobs(const struct sweep *s, const char *file, const char *results, const char *id,
@@ -577,14 +585,15 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 		if (done)
 			fprintf(stderr, "schedlab %s: --resume: every run has its row in %s: no job to "
 				"emit; `schedlab merge %s -o STORE`\n", CMD, dir, dir);
-		free(done);
-		return done ? 0 : EXIT_BADINPUT;
+		int rc = done ? 0 : EXIT_BADINPUT;
+		done_free(done, s->n);
+		return rc;
 	}
 	/* both files whole or not at all (util/output.h); the jobs file
 	 * first, since the Slurm script names its absolute path */
 	struct output jo;
 	if (!output_start(&jo, CMD, "--emit-jobs", file)) {
-		free(done);
+		done_free(done, s->n);
 		return EXIT_BADINPUT;
 	}
 	FILE *f = jo.f;
