@@ -36,17 +36,6 @@
 #include "util/hist.h"
 #include "util/util.h"
 
-bool ti_is_trace(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return false;
-	unsigned char head[16];
-	size_t n = fread(head, 1, sizeof head, f);
-	fclose(f);
-	return ti_header_minor(head, n, NULL) >= 0;
-}
-
 struct sbuf {
 	char *p;
 	size_t n, cap;

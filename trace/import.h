@@ -100,7 +100,4 @@ struct ti_stats {
  * or the write's). */
 bool ti_import(const char *path, const char *name, FILE *out, struct ti_stats *st, struct err *e);
 
-/* Whether the file at path starts with a Go trace header. */
-bool ti_is_trace(const char *path);
-
 #endif

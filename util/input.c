@@ -27,9 +27,7 @@ static void fifo_wait_writer(int fd, const char *path)
 		;
 	if (rc != 0)
 		return;
-	char *shown = str_shown(path, 256);
-	fprintf(stderr, "schedlab: %s: a FIFO with no writer yet: waiting for one\n", shown);
-	free(shown);
+	fifo_wait_note(path, "writer");
 	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
 		;
 }
@@ -49,11 +47,22 @@ int input_open(const char *path, struct err *e)
 	}
 	if (S_ISFIFO(st.st_mode))
 		fifo_wait_writer(fd, path);
-	/* reads block again: a pipe's writer may be slower than its reader */
+	fd_blocking(fd);   /* a pipe's writer may be slower than its reader */
+	return fd;
+}
+
+void fifo_wait_note(const char *path, const char *whom)
+{
+	char *shown = str_shown(path, 256);
+	fprintf(stderr, "schedlab: %s: a FIFO with no %s yet: waiting for one\n", shown, whom);
+	free(shown);
+}
+
+void fd_blocking(int fd)
+{
 	int flags = fcntl(fd, F_GETFL);
 	if (flags >= 0)
 		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-	return fd;
 }
 
 FILE *input_fopen(const char *path, struct err *e)

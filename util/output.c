@@ -22,16 +22,12 @@ static FILE *open_through(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 && errno == ENXIO) {
-		char *shown = str_shown(path, 256);
-		fprintf(stderr, "schedlab: %s: a FIFO with no reader yet: waiting for one\n", shown);
-		free(shown);
+		fifo_wait_note(path, "reader");
 		fd = open(path, O_WRONLY | O_CLOEXEC);
 	}
 	if (fd < 0)
 		return NULL;
-	int flags = fcntl(fd, F_GETFL);
-	if (flags >= 0)
-		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	fd_blocking(fd);
 	FILE *f = fdopen(fd, "w");
 	if (!f) {
 		int why = errno;

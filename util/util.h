@@ -74,6 +74,11 @@ FILE *input_fopen(const char *path, struct err *e);
 char *input_read_fd(int fd, const char *path, const void *head, size_t nhead, size_t *len,
 		    struct err *e);
 #define INPUT_FIFO_NOTE_MS 1000
+/* The line said while a FIFO waits for its other end ("writer" for an
+ * input, "reader" for an output), and an fd opened with O_NONBLOCK made
+ * to block again once open. */
+void fifo_wait_note(const char *path, const char *whom);
+void fd_blocking(int fd);
 /* Whether s[0..n) is well-formed UTF-8; if not, *bad (if bad) is the
  * offset of the first byte that is not. */
 bool utf8_valid(const char *s, size_t n, size_t *bad);

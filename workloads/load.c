@@ -208,29 +208,19 @@ static struct workload *wl_import_go(const char *path, struct err *e)
 	return w;
 }
 
-/* A workload file's text, read once whatever the file (a regular file, a
- * pipe, a FIFO): its first bytes are looked at before the rest is read,
- * so that a Go trace through a pipe is told apart from a text with a
- * NUL. */
-static char *read_once(int fd, const char *spec, struct err *e)
+/* The first n bytes of fd at most (fewer at its end), into head. */
+static size_t read_head(int fd, unsigned char *head, size_t n)
 {
-	unsigned char head[16];
-	size_t n = 0;
-	while (n < sizeof(head)) {
-		ssize_t got = read(fd, head + n, sizeof(head) - n);
-		if (got < 0 && errno == EINTR)
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, head + got, n - got);
+		if (r < 0 && errno == EINTR)
 			continue;
-		if (got <= 0)
+		if (r <= 0)
 			break;
-		n += (size_t)got;
+		got += (size_t)r;
 	}
-	if (ti_header_minor(head, n, NULL) >= 0) {
-		err_set(e, "%s: a Go execution trace is read from a file, not a pipe or FIFO: "
-			"save it to a file first", spec);
-		close(fd);
-		return NULL;
-	}
-	return input_read_fd(fd, spec, head, n, NULL, e);
+	return got;
 }
 
 struct workload *wl_load(const char *spec, bool *is_trace, uint64_t *trace_seed, struct err *e)
@@ -254,17 +244,25 @@ struct workload *wl_load(const char *spec, bool *is_trace, uint64_t *trace_seed,
 			names);
 		return NULL;
 	}
-	/* A pipe or FIFO can be read once only: its bytes are taken whole,
-	 * then looked at (a peek at a Go trace's header would lose them). */
+	/* The file is opened once, and its first bytes say what it is: a pipe
+	 * or a FIFO can be read once only, so its head is kept for the text
+	 * after it.  A Go trace's readers open it again by name (a file). */
 	int fd = input_open(spec, e);
 	if (fd < 0)
 		return NULL;
-	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ti_is_trace(spec)) {
+	unsigned char head[16];
+	size_t n = read_head(fd, head, sizeof(head));
+	if (ti_header_minor(head, n, NULL) >= 0) {
+		struct stat st;
+		bool file = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 		close(fd);
-		return wl_import_go(spec, e);
+		if (file)
+			return wl_import_go(spec, e);
+		err_set(e, "%s: a Go execution trace is read from a file, not a pipe or FIFO: "
+			"save it to a file first", spec);
+		return NULL;
 	}
-	char *text = read_once(fd, spec, e);
+	char *text = input_read_fd(fd, spec, head, n, NULL, e);
 	if (!text)
 		return NULL;
 	struct workload *w = wl_load_text(spec, text, is_trace, trace_seed, e);
