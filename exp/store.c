@@ -274,14 +274,10 @@ int exp_lines_read(struct exp_lines *r, size_t max, char **buf, size_t *cap)
  * workload's; a store of 20,000 runs is about 1 GiB). */
 bool exp_store_scan(const char *path, exp_row_fn *fn, void *ctx, struct err *e)
 {
-	char *shown = str_shown(path, 256);
-	struct err oe = { "" };
-	FILE *f = input_fopen(path, &oe);
-	if (!f) {
-		err_set(e, "%s", oe.msg);
-		free(shown);
+	FILE *f = input_fopen(path, e);
+	if (!f)
 		return false;
-	}
+	char *shown = str_shown(path, 256);
 	long line = 0;
 	size_t size = 0;
 	char *p = NULL;

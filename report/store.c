@@ -489,14 +489,10 @@ bool rep_store_read(struct rep_store *s, const char *path, struct err *e)
 	memset(s, 0, sizeof(*s));
 	s->file = xstrdup(path);
 	s->scratch = xcalloc(1, sizeof(*s->scratch));
-	char *shown = str_shown(strcmp(path, "-") == 0 ? "(stdin)" : path, 512);
-	struct err oe = { "" };
-	FILE *f = strcmp(path, "-") == 0 ? stdin : input_fopen(path, &oe);
-	if (!f) {
-		err_set(e, "%s", oe.msg);
-		free(shown);
+	FILE *f = strcmp(path, "-") == 0 ? stdin : input_fopen(path, e);
+	if (!f)
 		return false;
-	}
+	char *shown = str_shown(strcmp(path, "-") == 0 ? "(stdin)" : path, 512);
 	char *line = NULL;
 	size_t cap = 0;
 	bool ok = true;
