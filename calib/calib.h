@@ -50,7 +50,7 @@ int64_t cal_thread_cpu(void); /* CLOCK_THREAD_CPUTIME_ID, ns */
 
 /* How many samples to take: at least min, at most max, and more than min
  * only while the phase's time lasts -- but none past hard, the phase's end
- * plus its length again, even below min: on a busy host a probe's minimum
+ * plus its length again, even below min, once there is one: on a busy host a probe's minimum
  * could take a minute where --quick asks for 3 s (the figure then has the
  * samples it got, and their count in its provenance). */
 struct cal_budget {
