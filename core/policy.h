@@ -146,6 +146,24 @@ struct rt_limits {
 	bool scheddetail;
 };
 
+/* The OS a simulated run's threads live under [docs/hardware-model.md,
+ * "The OS beneath the runtime"]: what the process may use, and who else
+ * runs on the machine.  All zero: the whole machine, to itself. */
+struct rt_os {
+	/* CPU bandwidth (cgroup v2 cpu.max, v1 cpu.cfs_quota_us): the
+	 * process's threads together run at most quota_ns of every
+	 * period_ns, then all wait for the next period; quota_ns 0: none. */
+	int64_t quota_ns, period_ns;
+	/* The PUs it may run on, a flag per PU of the topology (by index);
+	 * NULL: every PU. */
+	const bool *cpuset;
+	/* Other processes: load_threads threads, each busy load_duty (0 to
+	 * 1) of every load_period_ns. */
+	int load_threads;
+	double load_duty;
+	int64_t load_period_ns;
+};
+
 struct rt_config {
 	const struct pol_ops *policy;
 	const int64_t *knobs;          /* one per policy knob; NULL: the defaults */
@@ -158,6 +176,7 @@ struct rt_config {
 	const struct body_ops *body;
 	const void *body_arg;
 	struct rt_limits lim;
+	struct rt_os os;
 	/* `schedlab explore`'s perturbations, checks and seeded bug
 	 * [core/explore.h]; NULL in every other run. */
 	struct rt_explore *explore;

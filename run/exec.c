@@ -24,6 +24,7 @@ struct rt *run_exec(struct run *run, bool record_draws, struct err *e)
 		.body = run->api->body,
 		.body_arg = &args,
 		.lim = run->lim,
+		.os = run->os,
 		.explore = run->explore,
 	};
 	struct rt *rt = run->api->create(&cfg, e);

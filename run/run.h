@@ -32,6 +32,8 @@ struct run {
 	/* --max-sim-time, --max-wall-time, --max-memory (0: the default);
 	 * --trace, --trace-limit; --schedtrace, --scheddetail (`run` only) */
 	struct rt_limits lim;
+	/* --cpu-quota, --cpu-period, --cpuset, --load (simulated runs) */
+	struct rt_os os;
 	/* `explore`'s schedule and checks (NULL: a plain run) */
 	struct rt_explore *explore;
 	struct rt_result r;
