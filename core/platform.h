@@ -220,5 +220,10 @@ enum g_why {
 #ifndef PLAT_HOST
 #define plat_host(rt, out) ((void)(rt), (void)(out))
 #endif
+/* plat_os_stats(rt, out): what a simulated OS did to the run's threads
+ * (struct rt_os_stats); natively the host's figures say it (plat_host). */
+#ifndef PLAT_OS_STATS
+#define plat_os_stats(rt, out) ((void)(rt), (void)(out))
+#endif
 
 #endif

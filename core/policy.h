@@ -164,6 +164,12 @@ struct rt_os {
 	int64_t load_period_ns;
 };
 
+/* The ranges rt_new takes: a quota's period as the kernel's
+ * cpu.cfs_period_us (1 ms to 1 s), the other load's likewise. */
+#define RT_OS_PERIOD_MIN ((int64_t)1000000)
+#define RT_OS_PERIOD_MAX ((int64_t)1000000000)
+#define RT_OS_LOAD_MAX 4096
+
 struct rt_config {
 	const struct pol_ops *policy;
 	const int64_t *knobs;          /* one per policy knob; NULL: the defaults */
@@ -330,6 +336,22 @@ bool rt_mem_local_frac(const struct rt_mem *mem, double *frac);
 bool rt_mem_cache_hit_frac(const struct rt_mem *mem, double *frac);
 
 /* What a run measured, the same in both modes. */
+/* What the simulated OS did to a run's threads [sim/os.h]: the report's
+ * "os" object.  modelled: a thread waited for a PU, or the run had a
+ * quota, a cpuset or other load; nothing else is set otherwise. */
+struct rt_os_stats {
+	bool modelled;
+	uint64_t threads;              /* the run's Ms */
+	uint64_t cpu_ns;               /* CPU time the Ms got */
+	uint64_t run_delay_ns;         /* time Ms were runnable, waiting for a PU */
+	uint64_t max_m_run_delay_ns;   /* ... the most one M waited */
+	uint64_t timeslices;           /* times an M was put on a PU */
+	uint64_t voluntary_switches, involuntary_switches;
+	uint64_t stays;                /* an M stayed on its PU: its P's was busy */
+	uint64_t periods, throttled_periods, throttled_ns;   /* the quota's */
+	uint64_t load_cpu_ns;          /* CPU the other load's threads got */
+};
+
 struct rt_result {
 	int64_t makespan_ns;
 	uint64_t goroutines, completed;
@@ -368,6 +390,7 @@ struct rt_result {
 	} locality;
 	struct rt_cpu_time cpu;
 	struct rt_host host;            /* natively [struct rt_host] */
+	struct rt_os_stats os;          /* simulated [struct rt_os_stats] */
 };
 
 /* ---- The mechanisms behind a run [docs/runtime.md, "The mechanisms"] ----

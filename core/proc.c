@@ -1523,9 +1523,18 @@ static void place_ps(struct rt *rt)
 		}
 	}
 	assert(n == t->npus);
+	/* a cpuset keeps the process on its PUs, in the same order */
+	const bool *set = rt->os.cpuset;
+	if (set) {
+		int k = 0;
+		for (int i = 0; i < n; i++)
+			if (set[order[i]])
+				order[k++] = order[i];
+		n = k;
+	}
 	for (int i = 0; i < rt->procs; i++) {
 		struct p *pp = rt->allp[i];
-		pp->cpu = order[i % t->npus];
+		pp->cpu = order[i % n];
 		pp->node = t->cores[t->pus[pp->cpu].core].node;
 	}
 	free(next_core);
@@ -1557,10 +1566,41 @@ static struct rt *rt_alloc(const struct rt_config *cfg, const struct body_ops *b
 	rt->schedtrace_ns = cfg->lim.schedtrace_ns;
 	rt->scheddetail = cfg->lim.scheddetail;
 	rt->explore = cfg->explore;
+	rt->os = cfg->os;
 	/* the choices a policy's init starts from */
 	rt->choices = (struct pol_choices){ .runq_size = 256, .gfree_local_max = GFREE_LOCAL_MAX };
 	rt_trace_init(rt, cfg);
 	return rt;
+}
+
+/* The OS limits [struct rt_os] are ones the model can run: the library's
+ * callers check them first, with their own words; this is the last line. */
+static bool os_check(const struct rt_os *os, const struct topo *t, struct err *e)
+{
+	int allowed = 0;
+	for (int i = 0; os->cpuset && i < t->npus; i++)
+		allowed += os->cpuset[i];
+	if (os->cpuset && allowed == 0) {
+		err_set(e, "the cpuset holds none of the machine's %d PUs", t->npus);
+		return false;
+	}
+	if (os->quota_ns < 0 || (os->quota_ns && (os->period_ns < RT_OS_PERIOD_MIN ||
+						   os->period_ns > RT_OS_PERIOD_MAX))) {
+		err_set(e, "a CPU quota of %lld ns per %lld ns: the period must be 1 ms to 1 s",
+			(long long)os->quota_ns, (long long)os->period_ns);
+		return false;
+	}
+	if (os->load_threads < 0 || os->load_threads > RT_OS_LOAD_MAX ||
+	    (os->load_threads && (!(os->load_duty > 0 && os->load_duty <= 1) ||
+				  os->load_period_ns < RT_OS_PERIOD_MIN ||
+				  os->load_period_ns > RT_OS_PERIOD_MAX))) {
+		err_set(e, "other load of %d threads, busy %g of every %lld ns: at most %d threads, "
+			   "a share above 0 and at most 1, a period of 1 ms to 1 s",
+			os->load_threads, os->load_duty, (long long)os->load_period_ns,
+			RT_OS_LOAD_MAX);
+		return false;
+	}
+	return true;
 }
 
 /* The configuration is one this compilation can run with its body; false:
@@ -1582,6 +1622,8 @@ static bool config_check(const struct rt_config *cfg, struct err *e)
 			(long long)RT_MAX_SIM_NS, (unsigned long long)RT_MEMORY_BUDGET);
 		return false;
 	}
+	if (!os_check(&cfg->os, cfg->topo, e))
+		return false;
 	if (cfg->lim.schedtrace_ns < 0) {
 		err_set(e, "schedtrace interval %lld ns: must be positive (0: none)",
 			(long long)cfg->lim.schedtrace_ns);
@@ -1817,6 +1859,7 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 	r->ended = rt->ended;
 	collect_cpu(rt, r);
 	plat_host(rt, &r->host);
+	plat_os_stats(rt, &r->os);
 	if (plat_mem_counters(rt, &r->locality.mem))
 		r->locality.mem.measured = r->locality.mem.touches > 0;
 	if (rt->body->collect)

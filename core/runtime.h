@@ -567,6 +567,7 @@ struct rt {
 	/* `schedlab explore` [core/explore.h]: NULL but in its runs, so every
 	 * check of it is one predictable branch elsewhere. */
 	struct rt_explore *explore;
+	struct rt_os os;              /* the OS limits (simulated runs) [struct rt_os] */
 	struct plat_rt plat;
 };
 

@@ -45,6 +45,30 @@ void run_host_json(cJSON *report, const struct rt_host *h)
 	add_or_null(o, "steal_ns", h->stat_read, (double)h->steal_ns);
 }
 
+/* The simulated OS's figures [struct rt_os_stats], into the report's
+ * "os" object (made if absent): the keys "host" has natively, and the
+ * quota's. */
+void run_os_json(cJSON *report, const struct rt_os_stats *s)
+{
+	if (!s->modelled)
+		return;
+	cJSON *o = cJSON_GetObjectItemCaseSensitive(report, "os");
+	if (!o)
+		o = cJSON_AddObjectToObject(report, "os");
+	cJSON_AddNumberToObject(o, "threads", (double)s->threads);
+	cJSON_AddNumberToObject(o, "cpu_ns", (double)s->cpu_ns);
+	cJSON_AddNumberToObject(o, "run_delay_ns", (double)s->run_delay_ns);
+	cJSON_AddNumberToObject(o, "max_m_run_delay_ns", (double)s->max_m_run_delay_ns);
+	cJSON_AddNumberToObject(o, "timeslices", (double)s->timeslices);
+	cJSON_AddNumberToObject(o, "voluntary_switches", (double)s->voluntary_switches);
+	cJSON_AddNumberToObject(o, "involuntary_switches", (double)s->involuntary_switches);
+	cJSON_AddNumberToObject(o, "stays", (double)s->stays);
+	cJSON_AddNumberToObject(o, "periods", (double)s->periods);
+	cJSON_AddNumberToObject(o, "throttled_periods", (double)s->throttled_periods);
+	cJSON_AddNumberToObject(o, "throttled_ns", (double)s->throttled_ns);
+	cJSON_AddNumberToObject(o, "load_cpu_ns", (double)s->load_cpu_ns);
+}
+
 void run_host_text(const struct rt_host *h)
 {
 	if (!h->measured)

@@ -184,6 +184,7 @@ cJSON *run_report_json(const struct run *run)
 	cJSON_AddNumberToObject(sm, "retakes", (double)r->retakes);
 	run_mech_json(m, &run->mech);
 	run_host_json(o, &r->host);
+	run_os_json(o, &r->os);
 	return o;
 }
 

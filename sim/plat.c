@@ -95,7 +95,7 @@ static inline struct m *cur_m(void)
 
 /* Lets every actor due before m's clock run, then brings the engine to it
  * [sim/plat.h]. */
-static void sync_m(struct m *m)
+static void sync_clock(struct m *m)
 {
 	struct sim_engine *eng = m->rt->plat.eng;
 	sim_time_t t = (sim_time_t)m->plat.clock;
@@ -103,6 +103,50 @@ static void sync_m(struct m *m)
 		sim_wait_until(m->plat.actor, t);
 	else if (m->plat.clock < (double)sim_now(eng))
 		m->plat.clock = (double)sim_now(eng);
+}
+
+/* m holds a PU again from now, after paid ns of being switched in. */
+static void on_cpu(struct m *m, double paid)
+{
+	struct plat_rt *pr = &m->rt->plat;
+	m->plat.clock = (double)sim_now(pr->eng) + paid;
+	m->plat.cpu = m->plat.os.pu;
+	if (paid > 0)
+		pr->pu_m[m->plat.cpu] = m;
+}
+
+/* The OS wants m's PU [sim/os.h]: m waits its turn, then goes on. */
+static __attribute__((noinline, cold)) void switched_out(struct m *m)
+{
+	on_cpu(m, os_step(m->rt->plat.os, &m->plat.os));
+}
+
+/* sync_clock, then the OS's turn: where m may be switched out. */
+static inline void sync_m(struct m *m)
+{
+	sync_clock(m);
+	if (__builtin_expect(os_want_off(&m->plat.os), 0))
+		switched_out(m);
+}
+
+/* m, woken, runs again: on want's PU if free, else where the OS finds one. */
+static void wake_on_cpu(struct m *m, int want)
+{
+	on_cpu(m, os_enter(m->rt->plat.os, &m->plat.os, want));
+}
+
+/* m, synced, sleeps from first ns on for ns more (a system call's sleep,
+ * usleep): its PU is free meanwhile, and it wakes where it slept. */
+static void sleep_off_cpu(struct m *m, double first, double ns)
+{
+	struct os *os = m->rt->plat.os;
+	m->plat.clock += first;
+	if (!os_lazy_leave(os))
+		sync_clock(m);
+	os_leave(os, &m->plat.os, (sim_time_t)m->plat.clock);
+	m->plat.clock += ns;
+	sync_clock(m);
+	wake_on_cpu(m, m->plat.cpu);
 }
 
 /* ---- Exploration's perturbations [core/explore.h] ----
@@ -230,17 +274,33 @@ int64_t simp_work(int64_t ns, plat_u32 *stop)
 	ns = rt_time_after((int64_t)start, ns) - (int64_t)start;
 	m->plat.computing = m->curg;
 	m->plat.work_start = start;
-	bool cut = sim_block_until(m->plat.actor, start + (sim_time_t)ns);
+	int64_t done = 0;
+	for (;;) {
+		sim_time_t from = sim_now(eng);
+		m->plat.os.cuttable = true;
+		bool cut = sim_block_until(m->plat.actor, from + (sim_time_t)(ns - done));
+		m->plat.os.cuttable = false;
+		done += (int64_t)(sim_now(eng) - from);
+		/* cut by the OS, not by a preemption: the G computes on once
+		 * its M has a PU again */
+		if (!cut || !os_want_off(&m->plat.os))
+			break;
+		switched_out(m);
+		sync_clock(m);
+		m->plat.work_start = sim_now(eng) - (sim_time_t)done;
+		if (stop->v)
+			break;
+	}
 	m->plat.computing = NULL;
-	int64_t done = cut ? (int64_t)(sim_now(eng) - start) : ns;
-	m->plat.clock = (double)(start + (sim_time_t)done);
+	m->plat.clock = (double)sim_now(eng);
 	return done;
 }
 
 void simp_preempt_poke(struct g *g)
 {
 	struct m *target = g->m;
-	if (target && target->plat.computing == g)
+	/* not while its M waits for a PU: it sees the flag once back */
+	if (target && target->plat.computing == g && target->plat.os.cuttable)
 		sim_wake(target->plat.actor, sim_now(target->rt->plat.eng));
 }
 
@@ -253,8 +313,7 @@ void simp_syscall(int64_t ns)
 	/* natively the call is nanosleep(ns) (native/plat.c), a timed sleep */
 	ns = rt_time_after(ns, timer_late_ns(m));
 	ns = rt_time_after((int64_t)m->plat.clock, ns) - (int64_t)m->plat.clock;
-	m->plat.clock += m->rt->topo->lat.syscall_ns + (double)ns;
-	sync_m(m);
+	sleep_off_cpu(m, m->rt->topo->lat.syscall_ns, (double)ns);
 }
 
 /* ---- The workload's memory ---- */
@@ -366,7 +425,8 @@ void simp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
 		q = &(*q)->next;
 	*q = &w;
 	futex_cost(m, lat->futex_wait_ns);
-	sync_m(m);
+	sync_clock(m);
+	os_leave(rt->plat.os, &m->plat.os, sim_now(rt->plat.eng));
 	bool woken = true;
 	if (timeout_ns < 0)
 		sim_block(m->plat.actor);
@@ -379,7 +439,7 @@ void simp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
 	 * later block early. */
 	if (!woken && !unlink_waiter(futexq(rt, a->line), &w))
 		sim_block(m->plat.actor);
-	m->plat.clock = (double)sim_now(rt->plat.eng);
+	wake_on_cpu(m, m->nextp ? m->nextp->cpu : m->plat.cpu);
 }
 
 void simp_futex_wake(plat_u32 *a, int n)
@@ -419,6 +479,10 @@ void simp_osyield(void)
 		return;
 	sync_m(m);
 	m->plat.clock += m->rt->topo->lat.syscall_ns;
+	if (os_waiters(m->rt->plat.os, m->plat.cpu)) {
+		sync_clock(m);
+		on_cpu(m, os_yield(m->rt->plat.os, &m->plat.os));
+	}
 }
 
 void simp_usleep(int64_t us)
@@ -429,8 +493,7 @@ void simp_usleep(int64_t us)
 	const struct topo_latency *lat = &m->rt->topo->lat;
 	explore_op(m);
 	sync_m(m);
-	m->plat.clock += lat->syscall_ns + (double)us * 1000.0 + (double)timer_late_ns(m);
-	sync_m(m);
+	sleep_off_cpu(m, lat->syscall_ns, (double)us * 1000.0 + (double)timer_late_ns(m));
 }
 
 int simp_cpu(void)
@@ -462,6 +525,9 @@ void simp_set_cpu(int cpu)
 	if (__builtin_expect(simp_x != NULL, 0))
 		cpu = perturb_cpu(cpu);
 	struct m **last = &m->rt->plat.pu_m[cpu];
+	/* the OS keeps a thread where it runs if its P's PU is busy */
+	if (!os_move(m->rt->plat.os, &m->plat.os, cpu))
+		return;
 	if (*last && *last != m)
 		m->plat.clock += m->rt->topo->lat.context_switch_ns;
 	*last = m;
@@ -479,8 +545,11 @@ static void simp_mmain(struct sim_actor *self, void *arg)
 {
 	struct m *m = arg;
 	(void)self;
-	sync_m(m);   /* thread creation is over */
+	sync_clock(m);   /* thread creation is over */
+	wake_on_cpu(m, m->plat.cpu);
 	rt_mstart(m);
+	sync_clock(m);
+	os_leave(m->rt->plat.os, &m->plat.os, sim_now(m->rt->plat.eng));
 }
 
 void simp_newm(struct rt *rt, struct m *m)
@@ -500,6 +569,7 @@ void simp_newm(struct rt *rt, struct m *m)
 	snprintf(name, sizeof(name), "M%d", m->id);
 	m->plat.actor = sim_spawn(rt->plat.eng, name, simp_mmain, m, SIMP_M_STACK);
 	m->plat.actor->user = m;
+	os_thread_init(&m->plat.os, m->plat.actor, true);
 }
 
 void simp_g_init(struct g *g)
@@ -559,7 +629,7 @@ int simp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, in
 	explore_op(m);
 	sync_m(m);
 	m->plat.clock += rt->topo->lat.syscall_ns;
-	sync_m(m);
+	sync_clock(m);
 	(void)ev, (void)max;
 	if (timeout_ns == 0)
 		return 0;
@@ -574,13 +644,14 @@ int simp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, in
 					 : SIM_TIME_MAX;
 	rt->plat.netpoller = m;
 	rt->plat.netpoll_until = wake;
+	os_leave(rt->plat.os, &m->plat.os, sim_now(eng));
 	if (wake == SIM_TIME_MAX)
 		sim_block(m->plat.actor);
 	else
 		sim_block_until(m->plat.actor, wake);
 	rt->plat.netpoller = NULL;
 	rt->plat.break_pending = false;
-	m->plat.clock = (double)sim_now(eng);
+	wake_on_cpu(m, m->plat.cpu);
 	return 0;
 }
 
@@ -654,6 +725,8 @@ bool simp_rt_init(struct rt *rt, struct err *e)
 	rt->plat.eng = sim_engine_new();
 	rt->plat.hw = hw_new(rt->topo);
 	rt->plat.pu_m = xcalloc((size_t)rt->topo->npus, sizeof(*rt->plat.pu_m));
+	rt->plat.os = os_new(rt->plat.eng, rt->topo, &rt->os, rt->topo->lat.context_switch_ns,
+			     topo_base_slice_ns(rt->topo));
 	return true;
 }
 
@@ -787,6 +860,7 @@ void simp_rt_run(struct rt *rt)
 		simp_line_slow = 0;
 	}
 	simp_newm(rt, rt->m0);
+	os_start_load(rt->plat.os);
 	struct watchdog wd;
 	watchdog_start(&wd, eng, rt->max_wall_ns);
 	sim_time_t limit = (sim_time_t)rt->start_ns + (sim_time_t)rt->max_sim_ns;
@@ -816,4 +890,14 @@ void simp_rt_fini(struct rt *rt)
 	hw_free(rt->plat.hw);
 	free(rt->plat.futexq);
 	free(rt->plat.pu_m);
+	os_free(rt->plat.os);
+}
+
+void simp_os_stats(struct rt *rt, struct rt_os_stats *out)
+{
+	struct os *os = rt->plat.os;
+	sim_time_t t = sim_now(rt->plat.eng);
+	for (struct m *m = rt->allm; m; m = m->alllink)
+		os_collect_thread(os, &m->plat.os, t);
+	*out = *os_stats(os, t);
 }

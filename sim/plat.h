@@ -22,6 +22,7 @@
 #include <stdlib.h>
 
 #include "sim/engine.h"
+#include "sim/os.h"
 #include "hw/hw.h"
 
 typedef hw_line_t plat_line_t;
@@ -46,6 +47,7 @@ struct plat_rt {
 	size_t nfutexq;
 	uint64_t futex_calls;
 	struct m **pu_m;              /* [PU]: the M that ran there last (context switches) */
+	struct os *os;                /* the OS beneath the Ms [sim/os.h] */
 	uint64_t stacks_live;         /* Gs holding a stack now */
 	uint64_t stacks_made;         /* the most that ever did: stacks carved so far */
 };
@@ -55,6 +57,7 @@ struct plat_m {
 	struct sim_actor *actor;
 	double clock;            /* the M's own time, >= the engine's while it runs */
 	int cpu;                 /* PU it runs on (OS placement model, see plat_set_cpu) */
+	struct os_thread os;     /* the OS's view of it: its PU held, its waits */
 	struct g *computing;     /* the G whose computation it is blocked in, if any */
 	sim_time_t work_start;   /* ... since when */
 };
@@ -213,6 +216,11 @@ static inline void plat_g_leave(struct g *g, enum g_why why)
 	(void)g, (void)why;
 	simp_g_leave();
 }
+
+/* What the simulated OS did to the run's threads [struct rt_os_stats]. */
+void simp_os_stats(struct rt *rt, struct rt_os_stats *out);
+#define PLAT_OS_STATS
+static inline void plat_os_stats(struct rt *rt, struct rt_os_stats *out) { simp_os_stats(rt, out); }
 
 bool simp_mem_counters(struct rt *rt, struct rt_mem *out);
 bool simp_mem_matrix(struct rt *rt, uint64_t *lines, int *nhops, uint64_t *hop_lines,

@@ -228,6 +228,13 @@ struct test_outcome test_run_policy(const struct rt_api *api, const char *policy
 				    const char *topology, const struct workload *w, int procs,
 				    uint64_t seed, const char *const *sets)
 {
+	return test_run_os(api, policy, topology, w, procs, seed, sets, NULL);
+}
+
+struct test_outcome test_run_os(const struct rt_api *api, const char *policy,
+				const char *topology, const struct workload *w, int procs,
+				uint64_t seed, const char *const *sets, const struct rt_os *os)
+{
 	struct test_outcome o;
 	memset(&o, 0, sizeof(o));
 	struct topo *t = topo_load(topology, &o.e);
@@ -243,6 +250,8 @@ struct test_outcome test_run_policy(const struct rt_api *api, const char *policy
 		.policy = pol, .knobs = knobs, .procs = procs, .seed = seed, .topo = t,
 		.body = api->body, .body_arg = &(struct wlr_args){ .workload = w },
 	};
+	if (os)
+		cfg.os = *os;
 	struct rt *rt = api->create(&cfg, &o.e);
 	if (rt) {
 		o.created = true;
@@ -341,6 +350,7 @@ static Suite *(*const suite_makers[])(void) = {
 	make_trace_chrome_suite, make_schedtrace_suite, make_host_suite,
 	make_calibrate_suite, make_regress_suite, make_exp_suite, make_report_suite,
 	make_conventions_suite, make_explore_suite, make_import122_suite, make_import_suite,
+	make_os_suite,
 };
 
 /* check-schedlab [SUITE]: that suite (as CK_RUN_SUITE would pick it), or

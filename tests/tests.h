@@ -15,6 +15,7 @@ Suite *make_engine_suite(void);
 Suite *make_hw_suite(void);
 Suite *make_cli_suite(void);
 Suite *make_sched_suite(void);
+Suite *make_os_suite(void);
 Suite *make_hist_suite(void);
 Suite *make_mech_suite(void);
 Suite *make_api_suite(void);
@@ -114,5 +115,9 @@ struct test_outcome {
 struct test_outcome test_run_policy(const struct rt_api *api, const char *policy,
 				    const char *topology, const struct workload *w, int procs,
 				    uint64_t seed, const char *const *sets);
+/* The same under the OS limits os [struct rt_os] (NULL: none). */
+struct test_outcome test_run_os(const struct rt_api *api, const char *policy,
+				const char *topology, const struct workload *w, int procs,
+				uint64_t seed, const char *const *sets, const struct rt_os *os);
 
 #endif

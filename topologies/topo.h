@@ -92,6 +92,10 @@ struct topo_latency {
 	double context_switch_ns; /* OS thread switch on one core */
 	double g_switch_ns;       /* runtime switch between Gs on one M (save/restore registers) */
 	double pause_ns;          /* one PAUSE instruction (the spin-wait hint) */
+	/* How long a thread runs before one waiting for its PU may take it
+	 * (EEVDF's base slice); 0: the kernel's default for the PU count,
+	 * topo_base_slice_ns. */
+	double base_slice_ns;
 	/* The runtime's own costs that its memory accesses do not account for
 	 * (allocation, zeroing, set-up), JSON "runtime_ns". */
 	double g_create_ns;       /* newproc: a G made ready to run, paid by the creator */
@@ -243,6 +247,10 @@ const char *topo_bundled_name(int i);
 const char *topo_bundled_json(const char *name);
 
 enum topo_rel topo_core_rel(const struct topo *t, int core_a, int core_b);
+/* os_ns.base_slice, or Linux's default where it is 0: sysctl_sched_base_slice
+ * 0.75 ms scaled by 1 + log2(min(online CPUs, 8)) (SCHED_TUNABLESCALING_LOG,
+ * kernel/sched/fair.c), 3 ms from 8 PUs up. */
+double topo_base_slice_ns(const struct topo *t);
 /* Line transfer latency between two cores, by their relation. */
 double topo_c2c_ns(const struct topo *t, int core_a, int core_b);
 /* Wake-up latency from a waker on PU pu_from to a thread run on pu_to. */

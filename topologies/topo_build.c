@@ -272,6 +272,16 @@ enum topo_rel topo_core_rel(const struct topo *t, int a, int b)
 	return TOPO_REL_REMOTE;
 }
 
+double topo_base_slice_ns(const struct topo *t)
+{
+	if (t->lat.base_slice_ns > 0)
+		return t->lat.base_slice_ns;
+	int factor = 1;
+	for (int n = t->npus < 8 ? t->npus : 8; n > 1; n >>= 1)
+		factor++;
+	return 750000.0 * factor;
+}
+
 double topo_c2c_ns(const struct topo *t, int a, int b)
 {
 	switch (topo_core_rel(t, a, b)) {

@@ -121,6 +121,9 @@
 	X(SCALAR, "os_ns.pause", LAT(pause_ns), 0, "ns", 0.1, 1e5, USE_ALWAYS, \
 	  "estimate: ~10 cycles before Skylake (Intel optimization manual)", \
 	  "one PAUSE instruction") \
+	X(SCALAR, "os_ns.base_slice", LAT(base_slice_ns), 0, "ns", 0, 1e9, USE_ALWAYS, \
+	  "Linux's sysctl_sched_base_slice, 0.75 ms x (1 + log2(min(PUs, 8))); 0 takes that rule", \
+	  "a thread's run before a waiting one may take its PU") \
 	X(SCALAR, "runtime_ns.g_create", LAT(g_create_ns), 0, "ns", 0, 1e7, USE_ALWAYS, \
 	  TOPO_SRC_RUNTIME, "newproc's own work") \
 	X(SCALAR, "runtime_ns.g_exit", LAT(g_exit_ns), 0, "ns", 0, 1e7, USE_ALWAYS, \
