@@ -348,6 +348,7 @@ struct rt_os_stats {
 	uint64_t timeslices;           /* times an M was put on a PU */
 	uint64_t voluntary_switches, involuntary_switches;
 	uint64_t stays;                /* an M stayed on its PU: its P's was busy */
+	uint64_t elsewhere;            /* an M woke on another PU: the one it asked for was busy */
 	uint64_t periods, throttled_periods, throttled_ns;   /* the quota's */
 	uint64_t load_cpu_ns;          /* CPU the other load's threads got */
 };

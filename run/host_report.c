@@ -63,6 +63,7 @@ void run_os_json(cJSON *report, const struct rt_os_stats *s)
 	cJSON_AddNumberToObject(o, "voluntary_switches", (double)s->voluntary_switches);
 	cJSON_AddNumberToObject(o, "involuntary_switches", (double)s->involuntary_switches);
 	cJSON_AddNumberToObject(o, "stays", (double)s->stays);
+	cJSON_AddNumberToObject(o, "elsewhere", (double)s->elsewhere);
 	cJSON_AddNumberToObject(o, "periods", (double)s->periods);
 	cJSON_AddNumberToObject(o, "throttled_periods", (double)s->throttled_periods);
 	cJSON_AddNumberToObject(o, "throttled_ns", (double)s->throttled_ns);

@@ -489,6 +489,8 @@ double os_enter(struct os *os, struct os_thread *th, int want)
 		int at = may_run(os, th, want) && pu_free(os, want, now) ? want
 			 : nearest_free(os, th, want, now);
 		if (at >= 0) {
+			if (at != want && th->process)
+				os->st.elsewhere++;
 			th->vlag = clamp_lag(os, th->vlag);
 			th->v = pu_avg(&os->pu[at], now) - th->vlag;
 			hold(os, &os->pu[at], th, now);
@@ -732,7 +734,7 @@ const struct rt_os_stats *os_stats(struct os *os, sim_time_t t)
 		os->st.throttled_ns += t - os->throttled_since;
 		os->throttled_since = t;
 	}
-	if (os->st.stays)
+	if (os->st.stays || os->st.elsewhere)
 		os->st.modelled = true;
 	return &os->st;
 }

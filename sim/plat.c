@@ -109,7 +109,11 @@ static void sync_clock(struct m *m)
 static void on_cpu(struct m *m, double paid)
 {
 	struct plat_rt *pr = &m->rt->plat;
-	m->plat.clock = (double)sim_now(pr->eng) + paid;
+	double now = (double)sim_now(pr->eng);
+	/* a clock synced to now keeps its fraction of a nanosecond */
+	if (m->plat.clock < now)
+		m->plat.clock = now;
+	m->plat.clock += paid;
 	m->plat.cpu = m->plat.os.pu;
 	if (paid > 0)
 		pr->pu_m[m->plat.cpu] = m;
@@ -439,7 +443,7 @@ void simp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
 	 * later block early. */
 	if (!woken && !unlink_waiter(futexq(rt, a->line), &w))
 		sim_block(m->plat.actor);
-	wake_on_cpu(m, m->nextp ? m->nextp->cpu : m->plat.cpu);
+	wake_on_cpu(m, m->plat.cpu);
 }
 
 void simp_futex_wake(plat_u32 *a, int n)
@@ -548,8 +552,13 @@ static void simp_mmain(struct sim_actor *self, void *arg)
 	sync_clock(m);   /* thread creation is over */
 	wake_on_cpu(m, m->plat.cpu);
 	rt_mstart(m);
-	sync_clock(m);
-	os_leave(m->rt->plat.os, &m->plat.os, sim_now(m->rt->plat.eng));
+	/* its PU is free from its last instant (no sync: an event more
+	 * would move later ones' order of equal times) */
+	struct os *os = m->rt->plat.os;
+	if (!os_lazy_leave(os))
+		sync_clock(m);
+	sim_time_t now = sim_now(m->rt->plat.eng), at = (sim_time_t)m->plat.clock;
+	os_leave(os, &m->plat.os, at > now ? at : now);
 }
 
 void simp_newm(struct rt *rt, struct m *m)

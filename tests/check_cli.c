@@ -455,6 +455,7 @@ static const struct {
 	{ "os_ns", "context_switch", "20000" },
 	{ "os_ns", "g_switch", "500" },
 	{ "os_ns", "pause", "100" },
+	{ "os_ns", "base_slice", "1000" },
 	{ "runtime_ns", "g_create", "5000" },
 	{ "runtime_ns", "g_exit", "5000" },
 	{ "runtime_ns", "stack_acquire", "5000" },

@@ -221,6 +221,18 @@ START_TEST(report_cdf_from_histograms)
 }
 END_TEST
 
+/* v as a gnuplot data block holds it: the fewest digits (6 or more) that
+ * read back as v -- 1978260 is "1.97826e+06". */
+static const char *shortest(char buf[32], double v)
+{
+	for (int digits = 6; digits <= 17; digits++) {
+		snprintf(buf, 32, "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
+}
+
 START_TEST(report_heatmap_numbers)
 {
 	char out[256], gp[256];
@@ -247,9 +259,11 @@ START_TEST(report_heatmap_numbers)
 		snprintf(line, sizeof(line), "| node %d | %.0f | %.0f |", r,
 			 cJSON_GetArrayItem(row, 0)->valuedouble, cJSON_GetArrayItem(row, 1)->valuedouble);
 		ck_assert_msg(strstr(t, line), "no row %s", line);
+		char a[32], b[32];
 		size_t n = strlen(data);
-		snprintf(data + n, sizeof(data) - n, "%.0f %.0f\n", cJSON_GetArrayItem(row, 0)->valuedouble,
-			 cJSON_GetArrayItem(row, 1)->valuedouble);
+		snprintf(data + n, sizeof(data) - n, "%s %s\n",
+			 shortest(a, cJSON_GetArrayItem(row, 0)->valuedouble),
+			 shortest(b, cJSON_GetArrayItem(row, 1)->valuedouble));
 	}
 	ck_assert_msg(strstr(script, data), "the script's matrix is not the store's:\n%s", data);
 	/* the Markdown links its figures, which are there */
