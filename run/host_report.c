@@ -90,6 +90,25 @@ void run_host_text(const struct rt_host *h)
 	printf("%s\n", rt_host_busy(h, why, sizeof(why)) ? ", BUSY" : "");
 }
 
+void run_os_text(const struct rt_os_stats *s)
+{
+	if (!s->modelled)
+		return;
+	char b[4][16];
+	double runnable = (double)s->cpu_ns + (double)s->run_delay_ns;
+	printf("%-16scpu %s, run delay %s (%.1f%% of runnable time; one M at most %s), "
+	       "%llu involuntary switches", "os", run_fmt_ns(b[0], (double)s->cpu_ns),
+	       run_fmt_ns(b[1], (double)s->run_delay_ns),
+	       runnable > 0 ? 100.0 * (double)s->run_delay_ns / runnable : 0.0,
+	       run_fmt_ns(b[2], (double)s->max_m_run_delay_ns),
+	       (unsigned long long)s->involuntary_switches);
+	if (s->periods)
+		printf(", throttled in %llu of %llu periods (%s)",
+		       (unsigned long long)s->throttled_periods, (unsigned long long)s->periods,
+		       run_fmt_ns(b[3], (double)s->throttled_ns));
+	printf("\n");
+}
+
 /* n with a comma every three digits: "3,410". */
 static const char *fmt_count(char buf[32], uint64_t n)
 {

@@ -355,6 +355,7 @@ void run_report_text(const struct run *run)
 	if (r->cpu.measured)
 		cpu_text(&r->cpu);
 	run_host_text(&r->host);
+	run_os_text(&r->os);
 
 	printf("locality\n");
 	printf("  %-14s%llu between cores, %llu between nodes\n", "migrations",

@@ -77,6 +77,7 @@ int run_write_cdf(const char *cmd, const char *path, const struct run *run);
  * the warning on f if the host was busy (true if it was). */
 void run_host_json(cJSON *report, const struct rt_host *h);
 void run_os_json(cJSON *report, const struct rt_os_stats *s);
+void run_os_text(const struct rt_os_stats *s);
 void run_host_text(const struct rt_host *h);
 bool run_host_warn(FILE *f, const struct rt_host *h);
 
