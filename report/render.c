@@ -1311,6 +1311,8 @@ struct gnuplot {
 static _Noreturn void gnuplot_child(const struct gnuplot *g, pid_t parent)
 {
 	proc_die_with_parent(parent);
+	/* a group of its own: whatever it starts is killed with it */
+	setpgid(0, 0);
 	sigprocmask(SIG_SETMASK, g->saved, NULL);
 	int in = open("/dev/null", O_RDONLY);
 	int out = open(g->errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -1339,6 +1341,7 @@ static int gnuplot_wait(pid_t pid, const sigset_t *waits, int *status)
 		static const struct timespec tick = { 1, 0 };
 		int sig = sigtimedwait(waits, NULL, &tick);
 		if (sig > 0 && sig != SIGCHLD) {
+			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 				;
@@ -1546,24 +1549,21 @@ static int figures_commit(struct work *w, const char *out, struct err *e)
 }
 
 /* Pass 1: every figure's script into the temporary folder. */
-static int pass_script(struct doc *d, const struct work *w, struct err *e)
+static int pass_script(struct doc *d, const struct work *w, const char *out, struct err *e)
 {
 	char *text = NULL;
 	size_t len = 0;
 	d->out = open_memstream(&text, &len);
 	d->gp = fopen(w->script, "w");
 	int rc = 0;
-	if (!d->out || !d->gp) {
-		err_set(e, "%s: %s", w->script, strerror(errno));
-		rc = EXIT_BADINPUT;
-	} else {
+	if (d->out && d->gp) {
 		fprintf(d->gp, "# schedlab report: the figures of %s, data inline; gnuplot -d "
 			       "FILE in a folder writes them there as fig-NNNN.svg\n", d->s->file);
 		emit(d);
-		if (fflush(d->gp) != 0 || ferror(d->gp)) {
-			err_set(e, "%s: %s", w->script, strerror(errno));
-			rc = EXIT_BADINPUT;
-		}
+	}
+	if (!d->out || !d->gp || fflush(d->gp) != 0 || ferror(d->gp)) {
+		say_path(e, out, "the figures' script", w->script, strerror(errno ? errno : EIO));
+		rc = EXIT_BADINPUT;
 	}
 	if (d->gp)
 		fclose(d->gp);
@@ -1625,7 +1625,7 @@ int rep_write(const struct rep_store *s, const struct rep_opts *o, struct err *e
 	int rc = work_start(&w, o, e);
 	struct doc d = { .s = s, .fmt = o->format, .figdir = w.dir, .figlink = w.figlink, .e = e };
 	if (rc == 0)
-		rc = pass_script(&d, &w, e);
+		rc = pass_script(&d, &w, o->out, e);
 	w.nfig = d.nfig;
 	struct gnuplot g = { .program = o->gnuplot ? o->gnuplot : "gnuplot", .dir = w.dir,
 			     .script = w.script, .errfile = w.errfile, .stops = &stops,
