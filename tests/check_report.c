@@ -88,9 +88,12 @@ static void store_setup(void)
 		fprintf(f, "%s\n", row);
 		free(row);
 	}
-	/* a run that did not complete: shown, not hidden */
+	/* a run that did not complete: shown, not hidden (run NRUNS of the
+	 * matrix: a row of its own) */
 	char *row = row_text(0, "deadlock", NULL);
-	fprintf(f, "%s\n", row);
+	char *at = strstr(row, "\"index\":0");
+	ck_assert_ptr_nonnull(at);
+	fprintf(f, "%.*s\"index\":%d%s\n", (int)(at - row), row, NRUNS, at + strlen("\"index\":0"));
 	free(row);
 	ck_assert_int_eq(fclose(f), 0);
 }
@@ -523,6 +526,71 @@ static bool gnuplot_at_work(const char *where)
 	return seen;
 }
 
+/* A run given twice: counted once when the rows are the same (the report
+ * is the report of the store without the copy), refused with exit 2
+ * naming both lines when they differ -- merge's rule, by merge's code. */
+START_TEST(report_duplicate_rows)
+{
+	char *text = test_read_file(store);
+	const char *second = strchr(text, '\n') + 1;
+	char *sub[3];
+	for (int k = 0; k < 3; k++) {
+		sub[k] = xasprintf("%s/dup%d", dir, k);
+		ck_assert_int_eq(mkdir(sub[k], 0777), 0);
+	}
+	/* 0: the store; 1: its first row again at the end; 2: that row again
+	 * with another seed's result */
+	char *path = xasprintf("%s/s.jsonl", sub[0]);
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+	free(path);
+	path = xasprintf("%s/s.jsonl", sub[1]);
+	f = fopen(path, "w");
+	fprintf(f, "%s%.*s", text, (int)(second - text), text);
+	ck_assert_int_eq(fclose(f), 0);
+	free(path);
+	char *other = row_text(0, "ok", reports[1]);
+	path = xasprintf("%s/s.jsonl", sub[2]);
+	f = fopen(path, "w");
+	fprintf(f, "%s%s\n", text, other);
+	ck_assert_int_eq(fclose(f), 0);
+	free(path);
+	free(other);
+	char *err = NULL;
+	for (int k = 0; k < 3; k++) {
+		int rc = test_runf(NULL, &err, "cd '%s' && '%s' report s.jsonl -o r.html", sub[k],
+				   test_schedlab_bin());
+		ck_assert_msg(rc == (k == 2 ? 2 : 0), "store %d: exit %d: %s", k, rc, err);
+		free(err);
+	}
+	path = xasprintf("%s/r.html", sub[0]);
+	char *once = test_read_file(path);
+	free(path);
+	path = xasprintf("%s/r.html", sub[1]);
+	char *twice = test_read_file(path);
+	free(path);
+	ck_assert_msg(strcmp(once, twice) == 0, "a row given twice counted twice");
+	free(once);
+	free(twice);
+	test_runf(NULL, &err, "cd '%s' && '%s' report s.jsonl -o r.html", sub[2], test_schedlab_bin());
+	ck_assert_msg(strstr(err, "run 0 of matrix 00112233aabbccdd differs between s.jsonl:1 and "
+			      "s.jsonl:7") && strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
+	free(err);
+	path = xasprintf("%s/r.html", sub[2]);
+	ck_assert_int_eq(access(path, F_OK), -1);
+	free(path);
+	/* merge says the same of the same store */
+	test_runf(NULL, &err, "cd '%s' && '%s' merge s.jsonl -o m.jsonl", sub[2], test_schedlab_bin());
+	ck_assert_msg(strstr(err, "run 0 of matrix 00112233aabbccdd differs between s.jsonl:1 and "
+			      "s.jsonl:7"), "%s", err);
+	free(err);
+	for (int k = 0; k < 3; k++)
+		free(sub[k]);
+	free(text);
+}
+END_TEST
+
 /* A path the report must make that is a file: one line naming the path
  * and what is wrong, exit 2, nothing made (the figures' folder once gave
  * "gnuplot failed ... no message"). */
@@ -670,6 +738,7 @@ Suite *make_report_suite(void)
 	tcase_add_test(tc, report_odd_names);
 	tcase_add_test(tc, report_bad_input);
 	tcase_add_test(tc, report_empty_and_missing);
+	tcase_add_test(tc, report_duplicate_rows);
 	tcase_add_test(tc, report_paths_that_are_files);
 	tcase_add_loop_test(tc, report_interrupted_leaves_nothing, 0, 2);
 	suite_add_tcase(s, tc);
