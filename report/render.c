@@ -1489,14 +1489,20 @@ static int work_start(struct work *w, const struct rep_opts *o, struct err *e)
 		w->figdir = rep_figures_dir(o->out);
 		const char *slash = strrchr(w->figdir, '/');
 		w->figlink = xstrdup(slash ? slash + 1 : w->figdir);
-		struct stat st;
-		if (stat(w->figdir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		struct stat fst;
+		if (stat(w->figdir, &fst) == 0 && !S_ISDIR(fst.st_mode)) {
 			say_path(e, o->out, "the figures' folder", w->figdir,
 				 "there is a file of that name, not a folder");
 			return EXIT_BADINPUT;
 		}
 	}
-	char *tmpl = xasprintf("%s.tmp-XXXXXX", o->out);
+	/* beside the report, on its file system; a device or a FIFO has no
+	 * folder of its own to hold it (beside /dev/null is /dev) */
+	struct stat st;
+	const char *tmpdir = getenv("TMPDIR");
+	char *tmpl = stat(o->out, &st) != 0 || S_ISREG(st.st_mode)
+			     ? xasprintf("%s.tmp-XXXXXX", o->out)
+			     : xasprintf("%s/schedlab-report-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	char *made = mkdtemp(tmpl);
 	w->dir = made ? realpath(made, NULL) : NULL;
 	if (!w->dir) {
@@ -1512,15 +1518,19 @@ static int work_start(struct work *w, const struct rep_opts *o, struct err *e)
 	return 0;
 }
 
-/* The temporary folder removed, with what is left in it. */
+/* The temporary folder removed, with whatever is left in it (it is the
+ * report's own: a gnuplot killed midway may leave anything there). */
 static void work_end(struct work *w)
 {
-	if (w->dir) {
-		remove_figures(w->dir, 0);
-		unlink(w->script);
-		unlink(w->errfile);
-		rmdir(w->dir);
+	DIR *dp = w->dir ? opendir(w->dir) : NULL;
+	for (struct dirent *de; dp && (de = readdir(dp));) {
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			unlinkat(dirfd(dp), de->d_name, 0);
 	}
+	if (dp)
+		closedir(dp);
+	if (w->dir)
+		rmdir(w->dir);
 	free(w->dir);
 	free(w->script);
 	free(w->errfile);
