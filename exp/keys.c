@@ -96,7 +96,8 @@ static int key_cmp(const void *pa, const void *pb)
 
 bool exp_keys_dedupe(struct exp_keys *k, long *kept, long *nkept, struct err *e)
 {
-	qsort(k->ents, (size_t)k->n, sizeof(*k->ents), key_cmp);
+	if (k->n > 1)
+		qsort(k->ents, (size_t)k->n, sizeof(*k->ents), key_cmp);
 	*nkept = 0;
 	const struct exp_key *ents = k->ents;
 	for (long i = 0; i < k->n; i++) {
