@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -32,30 +31,6 @@ void cli_help_merge(FILE *f)
 		"Exit status: 0 the store is written and every matrix in it is whole; 1 it is\n"
 		"written but runs of a matrix are missing (listed on stderr: a job that did not\n"
 		"run or did not finish); 2 bad input (a file that is not a store, a conflict).\n");
-}
-
-/* A row as merge keeps it: its key and where it is, not the row itself
- * (a store of a gigabyte parsed whole took over ten), read again when it
- * is written. */
-struct entry {
-	char *matrix;
-	double index, runs;            /* runs: 0 if the row does not say */
-	long file, line, order;
-	uint64_t offset;               /* its line's bytes in its file */
-	size_t len;
-	char *text;                    /* its canonical text (exp_json_line), kept if its file
-					* cannot be read again (a pipe) */
-};
-
-static int entry_cmp(const void *pa, const void *pb)
-{
-	const struct entry *a = pa, *b = pb;
-	int c = strcmp(a->matrix, b->matrix);
-	if (c)
-		return c;
-	if (a->index != b->index)
-		return a->index < b->index ? -1 : 1;
-	return a->order < b->order ? -1 : a->order > b->order;
 }
 
 static int jsonl_filter(const struct dirent *d)
@@ -94,122 +69,10 @@ static int add_files(const char *a, char ***files, long *nfiles, long *cap)
 	return n == 0 ? cli_usage_error(CMD, "%s: no *.jsonl file in the folder", a) : 0;
 }
 
-struct gather {
-	char *const *files;
-	long nfiles;
-	struct entry *ents;
-	long n, cap;
-	long file;                     /* the file being read */
-	bool keep_text;                /* ... is a pipe: its rows are kept as text */
-	/* reading rows again: the file open, and the row last handed out */
-	long open_file;
-	int fd;
-	cJSON *row;
-	bool failed;
-};
-
-static bool gather_row(void *ctx, cJSON *row, long line, uint64_t offset, size_t len, struct err *e)
-{
-	(void)e;
-	struct gather *g = ctx;
-	if (g->n == g->cap) {
-		g->cap = g->cap ? 2 * g->cap : 1024;
-		g->ents = xrealloc(g->ents, (size_t)g->cap * sizeof(*g->ents));
-	}
-	const cJSON *runs = cJSON_GetObjectItemCaseSensitive(row, "runs");
-	g->ents[g->n] = (struct entry){
-		.matrix = xstrdup(cJSON_GetObjectItem(row, "matrix")->valuestring),
-		.index = cJSON_GetObjectItem(row, "index")->valuedouble,
-		.runs = cJSON_IsNumber(runs) ? runs->valuedouble : 0,
-		.file = g->file, .line = line, .order = g->n,
-		.offset = offset, .len = len,
-		.text = g->keep_text ? exp_json_line(row) : NULL,
-	};
-	g->n++;
-	cJSON_Delete(row);
-	return true;
-}
-
-/* Entry i's row, read again from its file (or its kept text): valid until
- * the next call; NULL after saying why (the file changed meanwhile). */
-static const cJSON *entry_row(struct gather *g, const struct entry *en)
-{
-	cJSON_Delete(g->row);
-	g->row = NULL;
-	if (en->text)
-		return g->row = cJSON_Parse(en->text);
-	if (g->open_file != en->file) {
-		if (g->fd >= 0)
-			close(g->fd);
-		struct err e = { "" };
-		g->fd = input_open(g->files[en->file], &e);
-		g->open_file = g->fd >= 0 ? en->file : -1;
-	}
-	char *buf = xmalloc(en->len + 1);
-	ssize_t got = g->fd >= 0 ? pread(g->fd, buf, en->len, (off_t)en->offset) : -1;
-	struct err e = { "" };
-	if (got == (ssize_t)en->len) {
-		buf[en->len] = '\0';
-		g->row = exp_row_parse(buf, en->len, &e);
-	}
-	free(buf);
-	if (!g->row) {
-		char *shown = str_shown(g->files[en->file], 256);
-		fprintf(stderr, "schedlab %s: %s:%ld: the file changed while it was merged\n", CMD,
-			shown, en->line);
-		free(shown);
-		g->failed = true;
-	}
-	return g->row;
-}
-
-/* Whether two rows of one run are the same row: their canonical texts
- * compared, read again (rare: a row given twice). */
-static bool same_row(struct gather *g, const struct entry *a, const struct entry *b)
-{
-	const cJSON *ra = entry_row(g, a);
-	char *ta = ra ? exp_json_line(ra) : NULL;
-	const cJSON *rb = ta ? entry_row(g, b) : NULL;
-	char *tb = rb ? exp_json_line(rb) : NULL;
-	bool same = ta && tb && strcmp(ta, tb) == 0;
-	free(ta);
-	free(tb);
-	return same;
-}
-
-/* g's entries, sorted by (matrix, index): those kept into kept[], a row
- * given twice once; two different rows of one run are refused (exit 2). */
-static int dedupe(struct gather *g, long *kept, long *nkept)
-{
-	*nkept = 0;
-	const struct entry *ents = g->ents;
-	for (long i = 0; i < g->n; i++) {
-		if (i > 0 && strcmp(ents[i].matrix, ents[i - 1].matrix) == 0 &&
-		    ents[i].index == ents[i - 1].index) {
-			if (!same_row(g, &ents[i - 1], &ents[i])) {
-				if (g->failed)
-					return EXIT_BADINPUT;
-				char *a = str_shown(g->files[ents[i - 1].file], 256);
-				char *b = str_shown(g->files[ents[i].file], 256);
-				fprintf(stderr, "schedlab %s: run %.0f of matrix %s differs between %s:%ld "
-					"and %s:%ld (two runs of the same cell that did not give the same "
-					"row: different schedlab builds, or a native run?)\n", CMD,
-					ents[i].index, ents[i].matrix, a, ents[i - 1].line, b, ents[i].line);
-				free(a);
-				free(b);
-				return EXIT_BADINPUT;
-			}
-			continue;
-		}
-		kept[(*nkept)++] = i;
-	}
-	return 0;
-}
-
 /* Says on stderr which runs each matrix lacks (rows say how many runs it
  * has; the reader holds index < runs <= EXP_MAX_RUNS): the total less the
  * rows there are, the first 20 listed from the gaps.  True if any does. */
-static bool report_missing(const struct entry *ents, const long *kept, long nkept)
+static bool report_missing(const struct exp_key *ents, const long *kept, long nkept)
 {
 	bool missing = false;
 	for (long i = 0; i < nkept;) {
@@ -218,7 +81,7 @@ static bool report_missing(const struct entry *ents, const long *kept, long nkep
 		char list[512] = "";
 		size_t used = 0;
 		for (; j < nkept && strcmp(ents[kept[j]].matrix, m) == 0; j++) {
-			const struct entry *en = &ents[kept[j]];
+			const struct exp_key *en = &ents[kept[j]];
 			if ((long)en->runs > total)
 				total = (long)en->runs;
 			long idx = (long)en->index;
@@ -245,14 +108,22 @@ static bool report_missing(const struct entry *ents, const long *kept, long nkep
 }
 
 struct kept_rows {
-	struct gather *g;
+	struct exp_keys *k;
 	const long *kept;
 };
 
 static const cJSON *kept_row(void *ctx, long i)
 {
-	struct kept_rows *k = ctx;
-	return entry_row(k->g, &k->g->ents[k->kept[i]]);
+	struct kept_rows *kr = ctx;
+	return exp_keys_row(kr->k, kr->kept[i]);
+}
+
+static bool gather_row(void *ctx, cJSON *row, long line, uint64_t offset, size_t len, struct err *e)
+{
+	(void)e;
+	exp_keys_add(ctx, row, line, offset, len);
+	cJSON_Delete(row);
+	return true;
 }
 
 /* Every file's rows, sorted, deduplicated and written to out: 0, 1 (runs
@@ -261,48 +132,40 @@ static const cJSON *kept_row(void *ctx, long i)
 static int merge(char *const *files, long nfiles, const char *out)
 {
 	int rc = 0;
-	struct gather g = { .files = files, .nfiles = nfiles, .open_file = -1, .fd = -1 };
+	struct exp_keys k;
+	exp_keys_init(&k, files);
+	struct err e = { "" };
 	for (long f = 0; f < nfiles && rc == 0; f++) {
-		struct err e = { "" };
-		struct stat st;
-		g.file = f;
-		g.keep_text = stat(files[f], &st) != 0 || !S_ISREG(st.st_mode);
-		if (!exp_store_scan(files[f], gather_row, &g, &e))
+		exp_keys_file(&k, f);
+		if (!exp_store_scan(files[f], gather_row, &k, &e))
 			rc = cli_cmd_input_error(CMD, &e);
 	}
 	/* an empty file among others is a job that wrote nothing: its runs
 	 * are reported missing */
-	if (rc == 0 && g.n == 0 && nfiles == 1) {
+	if (rc == 0 && k.n == 0 && nfiles == 1) {
 		char *shown = str_shown(files[0], 256);
 		rc = cli_usage_error(CMD, "%s: no rows (an empty store)", shown);
 		free(shown);
-	} else if (rc == 0 && g.n == 0)
+	} else if (rc == 0 && k.n == 0)
 		rc = cli_usage_error(CMD, "the %ld files given hold no rows", nfiles);
-	if (rc == 0)
-		qsort(g.ents, (size_t)g.n, sizeof(*g.ents), entry_cmp);
-	long *kept = xcalloc((size_t)(g.n ? g.n : 1), sizeof(*kept));
+	long *kept = xcalloc((size_t)(k.n ? k.n : 1), sizeof(*kept));
 	long nkept = 0;
-	if (rc == 0)
-		rc = dedupe(&g, kept, &nkept);
-	bool missing = rc == 0 && report_missing(g.ents, kept, nkept);
+	if (rc == 0 && !exp_keys_dedupe(&k, kept, &nkept, &e))
+		rc = cli_cmd_input_error(CMD, &e);
+	bool missing = rc == 0 && report_missing(k.ents, kept, nkept);
 	if (rc == 0) {
 		size_t len = strlen(out);
-		struct kept_rows k = { &g, kept };
-		struct exp_rows rows = { nkept, kept_row, &k };
+		struct kept_rows kr = { &k, kept };
+		struct exp_rows rows = { nkept, kept_row, &kr };
 		rc = exp_store_save_rows(CMD, "-o", out, len > 4 && strcmp(out + len - 4, ".csv") == 0,
 					 &rows);
 	}
+	if (rc == 0 && k.failed)     /* a row could not be read again: the store lacks it */
+		rc = cli_cmd_input_error(CMD, &k.err);
 	if (rc == 0 && missing)
 		rc = EXIT_FOUND;
-	for (long i = 0; i < g.n; i++) {
-		free(g.ents[i].matrix);
-		free(g.ents[i].text);
-	}
-	free(g.ents);
+	exp_keys_free(&k);
 	free(kept);
-	cJSON_Delete(g.row);
-	if (g.fd >= 0)
-		close(g.fd);
 	return rc;
 }
 

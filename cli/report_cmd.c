@@ -36,8 +36,9 @@ void cli_help_report(FILE *f)
 		"all), at most %d curves or bars a figure and %d heat maps a scenario.\n"
 		"\n"
 		"Exit status: 0 the report was written; 2 bad input (a store that is not one:\n"
-		"the message names the file, the line and the JSON path), or gnuplot missing\n"
-		"or failing.\n",
+		"the message names the file, the line and the JSON path; two different rows\n"
+		"of one run), a path that cannot be written, or gnuplot missing or failing;\n"
+		"128 + N interrupted by signal N (SIGINT, SIGTERM), nothing written.\n",
 		REP_MAX_SCENARIO_FIGS, REP_MAX_CURVES, REP_MAX_HEATMAPS);
 }
 

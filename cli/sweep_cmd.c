@@ -1065,7 +1065,10 @@ static int rows_finish(struct rows_out *ro, cJSON *const *rows, long n)
 		if (rc == 0)
 			unlink(ro->partial);
 	}
-	if (rc)
+	struct stat st;
+	if (rc && stat(ro->partial, &st) == 0 && st.st_size == 0)
+		unlink(ro->partial);   /* not one row written (a full disk): nothing to resume */
+	else if (rc)
 		fprintf(stderr, "schedlab %s: the rows done are in %s; the same command with "
 			"--resume runs only the others\n", CMD, ro->partial);
 	return rc;

@@ -117,4 +117,47 @@ struct exp_rows {
 int exp_store_save_rows(const char *cmd, const char *opt, const char *path, bool csv,
 			const struct exp_rows *rows);
 
+/* ---- Rows by run ----
+ *
+ * The rows of one or more stores by their run (matrix, index), as merge
+ * gathers them and report counts them: each row's key and where its line
+ * is, not the row (a store of a gigabyte parsed whole took over ten GB),
+ * read again when it is needed; a row of a file that cannot be read again
+ * (a pipe) is kept as its text.  A row given twice is kept once; two
+ * different rows of one run are refused, naming both files and lines. */
+struct exp_key {
+	char *matrix;
+	double index, runs;            /* runs: 0 if the row does not say */
+	long file, line, order;        /* order: the nth row added */
+	uint64_t offset;               /* its line's bytes in its file */
+	size_t len;
+	char *text;                    /* its canonical text, if its file is a pipe */
+};
+struct exp_keys {
+	char *const *files;            /* the files read, for messages and reading again */
+	struct exp_key *ents;
+	long n, cap;
+	long file;                     /* the file being read */
+	bool keep_text;                /* ... is not a regular file */
+	long open_file;                /* reading again: the file open, the row last read */
+	int fd;
+	cJSON *row;
+	bool failed;                   /* a file changed meanwhile: err says which */
+	struct err err;
+};
+void exp_keys_init(struct exp_keys *k, char *const *files);
+/* The rows added next are of k->files[file]. */
+void exp_keys_file(struct exp_keys *k, long file);
+/* A row (checked by exp_row_check, not taken) of the current file, its
+ * line number, and its line's offset and length in the file. */
+void exp_keys_add(struct exp_keys *k, const cJSON *row, long line, uint64_t offset, size_t len);
+/* Sorts k's rows by (matrix, index, order) and puts the index of each to
+ * keep into kept[] (room for k->n), a row given twice once.  False with e
+ * naming both files and lines if two different rows are of one run. */
+bool exp_keys_dedupe(struct exp_keys *k, long *kept, long *nkept, struct err *e);
+/* Row i (of k->ents), read again: valid until the next call.  NULL if
+ * its file changed meanwhile (k->failed, k->err says where). */
+const cJSON *exp_keys_row(struct exp_keys *k, long i);
+void exp_keys_free(struct exp_keys *k);
+
 #endif

@@ -14,15 +14,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "report/report.h"
-#include "util/output.h"
 #include "util/output.h"
 
 struct doc {
@@ -1265,67 +1266,174 @@ static void emit(struct doc *d)
 	clusters_free(cl, ncl, e, s->ngroups);
 }
 
+/* ---- Interruption ---- */
+
+/* SIGINT and SIGTERM are blocked while a report is made (one that is
+ * ignored stays ignored) and taken only where stopping leaves nothing
+ * behind: while gnuplot runs, which is then killed and reaped, and before
+ * the report is put in place.  The temporary folder is removed and the
+ * command exits 128 + the signal, as explore does. */
+static void stops_block(sigset_t *stops, sigset_t *saved)
+{
+	static const int sigs[] = { SIGINT, SIGTERM };
+	sigemptyset(stops);
+	for (int i = 0; i < 2; i++) {
+		struct sigaction sa;
+		if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+			sigaddset(stops, sigs[i]);
+	}
+	sigprocmask(SIG_BLOCK, stops, saved);
+}
+
+/* The stop pending, taken; 0 if none. */
+static int stop_taken(const sigset_t *stops)
+{
+	static const struct timespec now = { 0, 0 };
+	int sig = sigtimedwait(stops, NULL, &now);
+	return sig > 0 ? sig : 0;
+}
+
+static int interrupted(struct err *e, int sig)
+{
+	err_set(e, "interrupted by %s: no report written", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	return 128 + sig;
+}
+
 /* ---- gnuplot ---- */
 
-/* Runs gnuplot on the script (its own defaults, no start-up file, the C
- * locale); 0, or 2 with a message. */
-static int run_gnuplot(const char *program, const char *dir, const char *script,
-		       const char *errfile, struct err *e)
+struct gnuplot {
+	const char *program, *dir, *script, *errfile;
+	const sigset_t *stops, *saved;  /* the signals rep_write took, the mask before */
+};
+
+/* In the child: gnuplot on the script in dir (its own defaults, no
+ * start-up file, the C locale), dying with the report if it is killed. */
+static _Noreturn void gnuplot_child(const struct gnuplot *g, pid_t parent)
 {
-	pid_t pid = fork();
-	if (pid < 0) {
-		err_set(e, "gnuplot: fork: %s", strerror(errno));
-		return EXIT_BADINPUT;
-	}
-	if (pid == 0) {
-		int in = open("/dev/null", O_RDONLY);
-		int out = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (in < 0 || out < 0 || chdir(dir) != 0)
-			_exit(126);
-		dup2(in, 0);
-		dup2(out, 1);
-		dup2(out, 2);
-		setenv("LC_ALL", "C", 1);
-		unsetenv("GNUPLOT_LIB");
-		execlp(program, program, "-d", script, (char *)NULL);
-		_exit(127);
-	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			err_set(e, "gnuplot: waitpid: %s", strerror(errno));
-			return EXIT_BADINPUT;
+	proc_die_with_parent(parent);
+	/* a group of its own: whatever it starts is killed with it */
+	setpgid(0, 0);
+	sigprocmask(SIG_SETMASK, g->saved, NULL);
+	int in = open("/dev/null", O_RDONLY);
+	int out = open(g->errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (in < 0 || out < 0 || chdir(g->dir) != 0)
+		_exit(126);
+	dup2(in, 0);
+	dup2(out, 1);
+	dup2(out, 2);
+	setenv("LC_ALL", "C", 1);
+	unsetenv("GNUPLOT_LIB");
+	execlp(g->program, g->program, "-d", g->script, (char *)NULL);
+	_exit(127);
+}
+
+/* Waits for gnuplot's end (SIGCHLD, blocked as the stops are, is waited
+ * for with them: no stop is missed between a check and the wait).  A stop
+ * kills and reaps it.  The stop taken, 0 if none, -1 if waitpid failed. */
+static int gnuplot_wait(pid_t pid, const sigset_t *waits, int *status)
+{
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		static const struct timespec tick = { 1, 0 };
+		int sig = sigtimedwait(waits, NULL, &tick);
+		if (sig > 0 && sig != SIGCHLD) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+				;
+			return sig;
 		}
+	}
+}
+
+/* What gnuplot's end says: 0, or 2 with a message. */
+static int gnuplot_status(const struct gnuplot *g, int status, struct err *e)
+{
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		err_set(e, "%s: cannot run it (not installed? Debian: apt-get install gnuplot-nox; "
-			"or SCHEDLAB_GNUPLOT=PROGRAM)", program);
+			"or SCHEDLAB_GNUPLOT=PROGRAM)", g->program);
 		return EXIT_BADINPUT;
 	}
 	size_t len = 0;
-	char *msg = read_all(errfile, &len);
+	char *msg = read_all(g->errfile, &len);
 	/* gnuplot's message: its last non-empty line says what went wrong */
 	char *last = NULL;
 	for (char *line = msg ? strtok(msg, "\n") : NULL; line; line = strtok(NULL, "\n"))
 		if (strspn(line, " \t^") != strlen(line))
 			last = line;
-	err_set(e, "%s failed on the report's figures (%s): %s", program,
-		WIFEXITED(status) ? "exit status" : "killed",
-		last ? last : "no message");
+	err_set(e, "%s failed on the report's figures (%s): %s", g->program,
+		WIFEXITED(status) ? "exit status" : "killed", last ? last : "no message");
 	free(msg);
 	return EXIT_BADINPUT;
 }
 
-static void remove_figures(const char *dir)
+/* Runs gnuplot: 0, 2 with a message, or 128 + a stop that came meanwhile. */
+static int run_gnuplot(const struct gnuplot *g, struct err *e)
+{
+	sigset_t waits = *g->stops, before;
+	sigaddset(&waits, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &waits, &before);
+	pid_t parent = getpid(), pid = fork();
+	if (pid == 0)
+		gnuplot_child(g, parent);
+	int status = 0, sig = pid < 0 ? -1 : gnuplot_wait(pid, &waits, &status);
+	int why = errno;
+	sigprocmask(SIG_SETMASK, &before, NULL);
+	if (sig > 0)
+		return interrupted(e, sig);
+	if (sig < 0) {
+		err_set(e, "gnuplot: %s: %s", pid < 0 ? "fork" : "waitpid", strerror(why));
+		return EXIT_BADINPUT;
+	}
+	return gnuplot_status(g, status, e);
+}
+
+/* Every figure gnuplot was to write, whole: an SVG that does not end with
+ * its closing tag was cut (a full disk), and gnuplot does not always say. */
+static int figures_whole(const char *dir, int nfig, struct err *e)
+{
+	for (int n = 1; n <= nfig; n++) {
+		char *path = xasprintf("%s/fig-%04d.svg", dir, n);
+		char tail[33] = "";
+		size_t got = 0;
+		FILE *f = fopen(path, "r");
+		if (f && fseek(f, -32, SEEK_END) != 0)
+			rewind(f);
+		if (f) {
+			got = fread(tail, 1, 32, f);
+			fclose(f);
+		}
+		while (got > 0 && isspace((unsigned char)tail[got - 1]))
+			got--;
+		bool whole = got >= 6 && strncmp(tail + got - 6, "</svg>", 6) == 0;
+		if (!whole)
+			err_set(e, "gnuplot wrote figure %d incompletely (%s): a full disk?", n, path);
+		free(path);
+		if (!whole)
+			return EXIT_BADINPUT;
+	}
+	return 0;
+}
+
+/* ---- Files ---- */
+
+/* The fig-NNNN.svg files in dir from number from on removed. */
+static void remove_figures(const char *dir, int from)
 {
 	DIR *dp = opendir(dir);
 	if (!dp)
 		return;
 	struct dirent *de;
 	while ((de = readdir(dp))) {
-		size_t n = strlen(de->d_name);
-		if (strncmp(de->d_name, "fig-", 4) == 0 && n > 4 && strcmp(de->d_name + n - 4, ".svg") == 0) {
+		int n, end = 0;
+		if (sscanf(de->d_name, "fig-%d.svg%n", &n, &end) == 1 && end > 0 &&
+		    de->d_name[end] == '\0' && n >= from) {
 			char *p = xasprintf("%s/%s", dir, de->d_name);
 			unlink(p);
 			free(p);
@@ -1347,99 +1455,203 @@ static int write_file(const char *what, const char *path, const char *text, size
 		      struct err *e)
 {
 	struct output o;
-	if (!output_open(&o, what, path, e) || (fwrite(text, 1, len, o.f), !output_commit(&o, e)))
+	if (!output_open(&o, what, path, e))
 		return EXIT_BADINPUT;
+	fwrite(text, 1, len, o.f);
+	return output_commit(&o, e) ? 0 : EXIT_BADINPUT;
+}
+
+/* What one report makes: the temporary folder beside it (gnuplot's script
+ * and its figures, on the report's file system so that they can be renamed
+ * into place), and a Markdown report's figures' folder. */
+struct work {
+	char *dir, *script, *errfile;
+	char *figdir, *figlink;        /* Markdown only */
+	bool made_figdir;
+	int nfig;
+};
+
+static void say_path(struct err *e, const char *out, const char *what, const char *path,
+		     const char *why)
+{
+	char *o = str_shown(out, 256), *p = str_shown(path, 256);
+	err_set(e, "-o %s: %s %s: %s", o, what, p, why);
+	free(o);
+	free(p);
+}
+
+/* The temporary folder beside out, and a Markdown report's figures'
+ * folder checked: a path that is there must be a folder. */
+static int work_start(struct work *w, const struct rep_opts *o, struct err *e)
+{
+	*w = (struct work){ 0 };
+	if (o->format == REP_MD) {
+		w->figdir = rep_figures_dir(o->out);
+		const char *slash = strrchr(w->figdir, '/');
+		w->figlink = xstrdup(slash ? slash + 1 : w->figdir);
+		struct stat fst;
+		if (stat(w->figdir, &fst) == 0 && !S_ISDIR(fst.st_mode)) {
+			say_path(e, o->out, "the figures' folder", w->figdir,
+				 "there is a file of that name, not a folder");
+			return EXIT_BADINPUT;
+		}
+	}
+	/* beside the report, on its file system; a device or a FIFO has no
+	 * folder of its own to hold it (beside /dev/null is /dev) */
+	struct stat st;
+	const char *tmpdir = getenv("TMPDIR");
+	char *tmpl = stat(o->out, &st) != 0 || S_ISREG(st.st_mode)
+			     ? xasprintf("%s.tmp-XXXXXX", o->out)
+			     : xasprintf("%s/schedlab-report-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	char *made = mkdtemp(tmpl);
+	w->dir = made ? realpath(made, NULL) : NULL;
+	if (!w->dir) {
+		say_path(e, o->out, "a temporary folder beside it,", tmpl, strerror(errno));
+		if (made)
+			rmdir(made);
+		free(tmpl);
+		return EXIT_BADINPUT;
+	}
+	free(tmpl);
+	w->script = xasprintf("%s/report.gp", w->dir);
+	w->errfile = xasprintf("%s/gnuplot.err", w->dir);
 	return 0;
+}
+
+/* The temporary folder removed, with whatever is left in it (it is the
+ * report's own: a gnuplot killed midway may leave anything there). */
+static void work_end(struct work *w)
+{
+	DIR *dp = w->dir ? opendir(w->dir) : NULL;
+	for (struct dirent *de; dp && (de = readdir(dp));) {
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			unlinkat(dirfd(dp), de->d_name, 0);
+	}
+	if (dp)
+		closedir(dp);
+	if (w->dir)
+		rmdir(w->dir);
+	free(w->dir);
+	free(w->script);
+	free(w->errfile);
+	free(w->figdir);
+	free(w->figlink);
+}
+
+/* A Markdown report's figures moved from the temporary folder into its
+ * folder (made if need be), after its text is in place; the old figures
+ * past the new ones removed. */
+static int figures_commit(struct work *w, const char *out, struct err *e)
+{
+	for (int n = 1; n <= w->nfig; n++) {
+		char *from = xasprintf("%s/fig-%04d.svg", w->dir, n);
+		char *to = xasprintf("%s/fig-%04d.svg", w->figdir, n);
+		int ok = rename(from, to);
+		free(from);
+		free(to);
+		if (ok != 0) {
+			say_path(e, out, "the figures' folder", w->figdir, strerror(errno));
+			return EXIT_BADINPUT;
+		}
+	}
+	remove_figures(w->figdir, w->nfig + 1);
+	return 0;
+}
+
+/* Pass 1: every figure's script into the temporary folder. */
+static int pass_script(struct doc *d, const struct work *w, const char *out, struct err *e)
+{
+	char *text = NULL;
+	size_t len = 0;
+	d->out = open_memstream(&text, &len);
+	d->gp = fopen(w->script, "w");
+	int rc = 0;
+	if (d->out && d->gp) {
+		fprintf(d->gp, "# schedlab report: the figures of %s, data inline; gnuplot -d "
+			       "FILE in a folder writes them there as fig-NNNN.svg\n", d->s->file);
+		emit(d);
+	}
+	if (!d->out || !d->gp || fflush(d->gp) != 0 || ferror(d->gp)) {
+		say_path(e, out, "the figures' script", w->script, strerror(errno ? errno : EIO));
+		rc = EXIT_BADINPUT;
+	}
+	if (d->gp)
+		fclose(d->gp);
+	d->gp = NULL;
+	if (d->out)
+		fclose(d->out);
+	free(text);
+	return rc;
+}
+
+/* The --plot-script copy of the script. */
+static int write_plot_script(const struct work *w, const char *path, struct err *e)
+{
+	size_t len;
+	char *sc = read_all(w->script, &len);
+	if (!sc) {
+		err_set(e, "%s: %s", w->script, strerror(errno));
+		return EXIT_BADINPUT;
+	}
+	int rc = write_file("--plot-script", path, sc, len, e);
+	free(sc);
+	return rc;
+}
+
+/* Pass 2: the text, written to out; a Markdown report's figures put
+ * beside it only once the text is in place (and a folder made for them
+ * first, so that a failure leaves the old report and figures as they
+ * were). */
+static int pass_text(struct doc *d, struct work *w, const struct rep_opts *o, struct err *e)
+{
+	char *text = NULL;
+	size_t len = 0;
+	d->nfig = 0;
+	d->out = open_memstream(&text, &len);
+	emit(d);
+	fclose(d->out);
+	int rc = d->failed ? EXIT_BADINPUT : 0;
+	if (rc == 0 && w->figdir && mkdir(w->figdir, 0777) == 0)
+		w->made_figdir = true;
+	else if (rc == 0 && w->figdir && errno != EEXIST) {
+		say_path(e, o->out, "the figures' folder", w->figdir, strerror(errno));
+		rc = EXIT_BADINPUT;
+	}
+	if (rc == 0)
+		rc = write_file("-o", o->out, text, len, e);
+	if (rc == 0 && w->figdir)
+		rc = figures_commit(w, o->out, e);
+	else if (w->made_figdir)
+		rmdir(w->figdir);
+	free(text);
+	return rc;
 }
 
 int rep_write(const struct rep_store *s, const struct rep_opts *o, struct err *e)
 {
-	char tmpl[] = "/tmp/schedlab-report-XXXXXX";
-	const char *tmpdir = getenv("TMPDIR");
-	char *work = tmpdir && *tmpdir ? xasprintf("%s/schedlab-report-XXXXXX", tmpdir)
-				       : xstrdup(tmpl);
-	char *abs = mkdtemp(work) ? realpath(work, NULL) : NULL;
-	if (!abs) {
-		err_set(e, "a temporary folder (%s): %s", work, strerror(errno));
-		free(work);
-		return EXIT_BADINPUT;
-	}
-	free(work);
-	work = abs;
-	char *figdir = NULL, *figlink = NULL;
-	int rc = 0;
-	if (o->format == REP_MD) {
-		figdir = rep_figures_dir(o->out);
-		const char *slash = strrchr(figdir, '/');
-		figlink = xstrdup(slash ? slash + 1 : figdir);
-		if (mkdir(figdir, 0777) != 0 && errno != EEXIST) {
-			char *shown = str_shown(figdir, 512);
-			err_set(e, "-o %s: the figures' folder %s: %s", o->out, shown, strerror(errno));
-			free(shown);
-			rc = EXIT_BADINPUT;
-		}
-		remove_figures(figdir);
-	} else {
-		figdir = xstrdup(work);
-	}
-	char *script = xasprintf("%s/report.gp", work);
-	char *errfile = xasprintf("%s/gnuplot.err", work);
-
-	/* pass 1: the figures' script */
-	struct doc d = { .s = s, .fmt = o->format, .figdir = figdir, .figlink = figlink, .e = e };
-	char *text = NULL;
-	size_t len = 0;
-	if (rc == 0) {
-		d.out = open_memstream(&text, &len);
-		d.gp = fopen(script, "w");
-		if (!d.out || !d.gp) {
-			err_set(e, "%s: %s", script, strerror(errno));
-			rc = EXIT_BADINPUT;
-		} else {
-			fprintf(d.gp, "# schedlab report: the figures of %s, data inline; gnuplot -d "
-				      "FILE in a folder writes them there as fig-NNNN.svg\n", s->file);
-			emit(&d);
-			if (fclose(d.gp) != 0) {
-				err_set(e, "%s: %s", script, strerror(errno));
-				rc = EXIT_BADINPUT;
-			}
-			d.gp = NULL;
-			fclose(d.out);
-			free(text);
-			text = NULL;
-		}
-	}
-	if (rc == 0 && d.nfig > 0)
-		rc = run_gnuplot(o->gnuplot ? o->gnuplot : "gnuplot", figdir, script, errfile, e);
-	if (rc == 0 && o->plot_script) {
-		size_t slen;
-		char *sc = read_all(script, &slen);
-		if (!sc) {
-			err_set(e, "%s: %s", script, strerror(errno));
-			rc = EXIT_BADINPUT;
-		} else {
-			rc = write_file("--plot-script", o->plot_script, sc, slen, e);
-			free(sc);
-		}
-	}
-	/* pass 2: the text */
-	if (rc == 0) {
-		d.nfig = 0;
-		d.out = open_memstream(&text, &len);
-		emit(&d);
-		fclose(d.out);
-		rc = d.failed ? EXIT_BADINPUT : write_file("-o", o->out, text, len, e);
-		free(text);
-	}
-	if (o->format == REP_HTML)
-		remove_figures(work);
-	unlink(script);
-	unlink(errfile);
-	rmdir(work);
-	free(script);
-	free(errfile);
-	free(figdir);
-	free(figlink);
-	free(work);
+	sigset_t stops, saved;
+	stops_block(&stops, &saved);
+	struct work w;
+	int rc = work_start(&w, o, e);
+	struct doc d = { .s = s, .fmt = o->format, .figdir = w.dir, .figlink = w.figlink, .e = e };
+	if (rc == 0)
+		rc = pass_script(&d, &w, o->out, e);
+	w.nfig = d.nfig;
+	struct gnuplot g = { .program = o->gnuplot ? o->gnuplot : "gnuplot", .dir = w.dir,
+			     .script = w.script, .errfile = w.errfile, .stops = &stops,
+			     .saved = &saved };
+	if (rc == 0 && w.nfig > 0)
+		rc = run_gnuplot(&g, e);
+	if (rc == 0)
+		rc = figures_whole(w.dir, w.nfig, e);
+	int sig = rc == 0 ? stop_taken(&stops) : 0;
+	if (sig)
+		rc = interrupted(e, sig);
+	if (rc == 0 && o->plot_script)
+		rc = write_plot_script(&w, o->plot_script, e);
+	if (rc == 0)
+		rc = pass_text(&d, &w, o, e);
+	work_end(&w);
+	sigprocmask(SIG_SETMASK, &saved, NULL);
 	return rc;
 }

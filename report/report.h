@@ -101,8 +101,10 @@ struct rep_store {
 	struct hist *scratch;
 };
 
-/* Reads the store at path ("-": stdin) into s; false with a message
- * naming the file, the line and the JSON path if it is not a store. */
+/* Reads the store at path ("-": stdin) into s, a run given twice once;
+ * false with a message naming the file, the line and the JSON path if it
+ * is not a store, or both lines if two different rows are of one run
+ * (merge's rule, exp_keys_dedupe). */
 bool rep_store_read(struct rep_store *s, const char *path, struct err *e);
 void rep_store_free(struct rep_store *s);
 
@@ -113,7 +115,10 @@ struct rep_opts {
 	const char *gnuplot;           /* the program, "gnuplot" unless set */
 };
 
-/* Writes the report of s; 0, or 2 after a message in e. */
+/* Writes the report of s whole or not at all (gnuplot's work in a
+ * temporary folder beside o->out, removed whatever happens); 0, 2 after a
+ * message in e, or 128 + N when signal N (SIGINT, SIGTERM) came
+ * meanwhile: gnuplot killed and reaped, nothing written. */
 int rep_write(const struct rep_store *s, const struct rep_opts *o, struct err *e);
 
 /* The folder of a Markdown report's figures: "DIR/report.md" ->

@@ -484,6 +484,95 @@ static bool fold_row(struct rep_store *s, const struct jv *j, const cJSON *row, 
 	return true;
 }
 
+/* One line of the store: checked, folded into s and its run added to
+ * keys.  False with e set if it is not a row. */
+static bool read_line(struct rep_store *s, struct exp_keys *keys, char *line, uint64_t offset,
+		      const char *label, struct err *e)
+{
+	struct jv j = { label, e };
+	size_t n = strlen(line), len = n, bad;
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = '\0';
+	if (strspn(line, " \t") == n)
+		return true;                 /* a blank line is no row */
+	if (!utf8_valid(line, n, &bad)) {
+		err_set(e, "%s: not UTF-8 (at column %zu)", label, bad + 1);
+		return false;
+	}
+	const char *end = NULL;
+	cJSON *row = cJSON_ParseWithLengthOpts(line, n + 1, &end, true);
+	if (!row) {
+		size_t col = end ? (size_t)(end - line) + 1 : 1;
+		err_set(e, "%s: not JSON (at column %zu; each line of a store is one row, a "
+			"JSON object)", label, col);
+		return false;
+	}
+	bool ok = fold_row(s, &j, row, s->lines);
+	if (ok)
+		exp_keys_add(keys, row, s->lines, offset, len);
+	cJSON_Delete(row);
+	return ok;
+}
+
+/* Every line of f into s and keys. */
+static bool read_lines(struct rep_store *s, struct exp_keys *keys, FILE *f, const char *shown,
+		       struct err *e)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	bool ok = true;
+	int got;
+	struct exp_lines *lr = xcalloc(1, sizeof(*lr));
+	lr->f = f;
+	for (uint64_t offset = 0; ok; offset = lr->off) {
+		if ((got = exp_lines_read(lr, EXP_STORE_MAX_LINE, &line, &cap)) == EXP_LINE_EOF)
+			break;
+		s->lines++;
+		char label[600];
+		snprintf(label, sizeof(label), "%s:%ld", shown, s->lines);
+		if (got == EXP_LINE_NUL)
+			err_set(e, "%s: a NUL byte: not a JSON Lines store", label);
+		else if (got == EXP_LINE_LONG)
+			err_set(e, "%s: a row longer than %zu MiB", label, EXP_STORE_MAX_LINE >> 20);
+		ok = got == EXP_LINE_OK && read_line(s, keys, line, offset, label, e);
+	}
+	if (ok && ferror(f)) {
+		err_set(e, "%s: %s", shown, strerror(errno));
+		ok = false;
+	}
+	free(line);
+	free(lr);
+	return ok;
+}
+
+/* A store with a row given twice, folded again with each run once (the
+ * rows read again through keys, in the file's order). */
+static void refold(struct rep_store *s, struct exp_keys *keys, const long *kept, long nkept)
+{
+	long *by_order = xcalloc((size_t)keys->n, sizeof(*by_order));
+	bool *keep = xcalloc((size_t)keys->n, sizeof(*keep));
+	for (long i = 0; i < keys->n; i++)
+		by_order[keys->ents[i].order] = i;
+	for (long i = 0; i < nkept; i++)
+		keep[keys->ents[kept[i]].order] = true;
+	char *file = xstrdup(s->file);
+	long lines = s->lines;
+	rep_store_free(s);
+	memset(s, 0, sizeof(*s));
+	s->file = file;
+	s->lines = lines;
+	s->scratch = xcalloc(1, sizeof(*s->scratch));
+	struct err e = { "" };
+	for (long o = 0; o < keys->n; o++) {
+		const struct exp_key *en = &keys->ents[by_order[o]];
+		const cJSON *row = keep[o] ? exp_keys_row(keys, by_order[o]) : NULL;
+		if (row)
+			fold_row(s, &(struct jv){ s->file, &e }, row, en->line);
+	}
+	free(keep);
+	free(by_order);
+}
+
 bool rep_store_read(struct rep_store *s, const char *path, struct err *e)
 {
 	memset(s, 0, sizeof(*s));
@@ -493,57 +582,28 @@ bool rep_store_read(struct rep_store *s, const char *path, struct err *e)
 	if (!f)
 		return false;
 	char *shown = str_shown(strcmp(path, "-") == 0 ? "(stdin)" : path, 512);
-	char *line = NULL;
-	size_t cap = 0;
-	bool ok = true;
-	int got;
-	struct exp_lines *lr = xcalloc(1, sizeof(*lr));
-	lr->f = f;
-	while (ok && (got = exp_lines_read(lr, EXP_STORE_MAX_LINE, &line, &cap)) != EXP_LINE_EOF) {
-		s->lines++;
-		char label[600];
-		snprintf(label, sizeof(label), "%s:%ld", shown, s->lines);
-		struct jv j = { label, e };
-		if (got == EXP_LINE_NUL) {
-			err_set(e, "%s: a NUL byte: not a JSON Lines store", label);
-			ok = false;
-			break;
-		}
-		if (got == EXP_LINE_LONG) {
-			err_set(e, "%s: a row longer than %zu MiB", label, EXP_STORE_MAX_LINE >> 20);
-			ok = false;
-			break;
-		}
-		size_t n = strlen(line), bad;
-		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-			line[--n] = '\0';
-		if (strspn(line, " \t") == n)
-			continue;            /* a blank line is no row */
-		if (!utf8_valid(line, n, &bad)) {
-			err_set(e, "%s: not UTF-8 (at column %zu)", label, bad + 1);
-			ok = false;
-			break;
-		}
-		const char *end = NULL;
-		cJSON *row = cJSON_ParseWithLengthOpts(line, n + 1, &end, true);
-		if (!row) {
-			size_t col = end ? (size_t)(end - line) + 1 : 1;
-			err_set(e, "%s: not JSON (at column %zu; each line of a store is one row, a "
-				"JSON object)", label, col);
-			ok = false;
-			break;
-		}
-		ok = fold_row(s, &j, row, s->lines);
-		cJSON_Delete(row);
-	}
-	if (ok && ferror(f)) {
-		err_set(e, "%s: %s", shown, strerror(errno));
-		ok = false;
-	}
-	free(line);
-	free(lr);
+	bool in = strcmp(path, "-") == 0;
+	char *files[1] = { xstrdup(in ? "(stdin)" : path) };
+	struct exp_keys keys;
+	exp_keys_init(&keys, files);
+	exp_keys_file(&keys, 0);
+	keys.keep_text |= in;
+	bool ok = read_lines(s, &keys, f, shown, e);
 	if (f != stdin)
 		fclose(f);
+	/* each run once, as merge keeps it; two different rows of one run
+	 * are refused as merge refuses them */
+	long *kept = xcalloc((size_t)keys.n + 1, sizeof(*kept)), nkept = keys.n;
+	ok = ok && exp_keys_dedupe(&keys, kept, &nkept, e);
+	if (ok && nkept < keys.n)
+		refold(s, &keys, kept, nkept);
+	if (ok && keys.failed) {
+		err_set(e, "%s", keys.err.msg);
+		ok = false;
+	}
+	free(kept);
+	exp_keys_free(&keys);
+	free(files[0]);
 	free(shown);
 	return ok;
 }

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/sysmacros.h>
@@ -440,6 +442,140 @@ START_TEST(an_output_past_the_file_size_limit_keeps_the_old_file)
 	free(target);
 	free(out);
 	test_rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
+/* ---- A full disk ---- */
+
+/* Every writer, given an output whose old version is on a disk that is
+ * full: exit 2 naming the option, the old output (and whatever goes with
+ * it: a Markdown report's figures, --emit-jobs' .sbatch) byte for byte as
+ * it was, nothing beside it (sweep --json keeps the rows done in
+ * FILE.partial for --resume: here not one fits).  %1$s the folder of the
+ * inputs, %2$s OUT, %3$s 1 for the old output, 2 for the new (which
+ * differ, so that one replaced by the other shows). */
+static const struct {
+	const char *out, *opt, *args;
+} full_writers[] = {
+	{ "b.json", "--baseline", "regress --update --baseline '%2$s' --suite '%1$s/suite%3$s.json'" },
+	{ "r.html", "-o", "report '%1$s/store%3$s.jsonl' -o '%2$s'" },
+	{ "r.md", "-o", "report '%1$s/store%3$s.jsonl' -o '%2$s'" },
+	{ "s.jsonl", "--json", "sweep -p steal -t numa1 -w '%1$s/tiny1.json' --seeds %3$s --json '%2$s'" },
+	{ "s.csv", "--csv", "sweep -p steal -t numa1 -w '%1$s/tiny1.json' --seeds %3$s --csv '%2$s'" },
+	{ "c.json", "--json", "compare -p steal,numa -t numa1 -w '%1$s/tiny1.json' --seed %3$s "
+			      "--json '%2$s'" },
+	{ "c.jsonl", "--store", "compare -p steal,numa -t numa1 -w '%1$s/tiny1.json' --seed %3$s "
+				"--store '%2$s'" },
+	{ "r.json", "--json", "run -p steal -t numa1 -w '%1$s/tiny1.json' --seed %3$s --json '%2$s'" },
+	{ "r.csv", "--cdf", "run -p steal -t numa1 -w '%1$s/tiny1.json' --seed %3$s --cdf '%2$s'" },
+	{ "t.trace", "--trace", "run -p steal -t numa1 -w '%1$s/tiny1.json' --seed %3$s --trace '%2$s'" },
+	{ "t.json", "--trace", "run -p steal -t numa1 -w '%1$s/tiny1.json' --seed %3$s --trace '%2$s'" },
+	{ "w.json", "-o", "workload expand '%1$s/tiny%3$s.json' -o '%2$s'" },
+	{ "m.jsonl", "-o", "merge '%1$s/store%3$s.jsonl' -o '%2$s'" },
+	{ "h.json", "-o", "calibrate --quick --seconds 1 -o '%2$s'" },   /* measurements differ */
+	{ "jobs", "--emit-jobs", "sweep -p steal -t numa1 -w '%1$s/tiny1.json' --seeds %3$s "
+				 "--emit-jobs '%2$s'" },
+};
+
+/* The inputs the writers read, in dir, two of each: tiny1.json and
+ * tiny2.json, suites of one case (5 and 6 seeds), stores of 1 and 2
+ * runs. */
+static void full_inputs(const char *dir)
+{
+	for (int k = 1; k <= 2; k++) {
+		char *path = xasprintf("%s/tiny%d.json", dir, k);
+		char *text = xasprintf("{\"name\": \"tiny%d\", \"programs\": {\"main\": [{\"compute\": "
+				       "{\"uniform\": {\"min\": \"1us\", \"max\": \"%dus\"}}}, \"yield\"]}}",
+				       k, k + 1);
+		write_file(path, text, strlen(text));
+		free(path);
+		free(text);
+		path = xasprintf("%s/suite%d.json", dir, k);
+		text = xasprintf("{\"suite\": \"x\", \"seeds\": %d, \"cases\": [{\"name\": \"c\", "
+				 "\"policy\": \"steal\", \"topology\": \"numa1\", \"workload\": "
+				 "\"pingpong-hog\", \"procs\": 2}]}", 4 + k);
+		write_file(path, text, strlen(text));
+		free(path);
+		free(text);
+		ck_assert_int_eq(test_schedlabf(NULL, NULL, "sweep -p steal -t numa1 -w '%s/tiny1.json' "
+						"--seeds %d --json '%s/store%d.jsonl'", dir, k, dir, k), 0);
+	}
+}
+
+/* What is wrong with writer i on the full disk mnt, its good output made
+ * in stage first (NULL: nothing).  No assertion here: the caller unmounts
+ * whatever happens. */
+static char *full_disk_problem(int i, const char *in, const char *stage, const char *mnt)
+{
+	char *out = xasprintf("%s/%s", stage, full_writers[i].out), *err = NULL, *problem = NULL;
+	char *args = xasprintf(full_writers[i].args, in, out, "1");
+	int rc = test_schedlab(args, NULL, &err);
+	if (rc != 0) {
+		problem = xasprintf("%s: the good output: exit %d: %s", args, rc, err);
+		goto done;
+	}
+	free(err);
+	err = NULL;
+	/* the old output onto the disk, then the disk filled */
+	rc = test_runf(NULL, &err, "cp -a '%s'/. '%s'/ && "
+		       "{ dd if=/dev/zero of='%s/fill' bs=1k 2>/dev/null; test -s '%s/fill'; }",
+		       stage, mnt, mnt, mnt);
+	if (rc != 0) {
+		problem = xasprintf("%s: the old output does not fit the disk: %s", args, err);
+		goto done;
+	}
+	free(err);
+	err = NULL;
+	free(args);
+	free(out);
+	out = xasprintf("%s/%s", mnt, full_writers[i].out);
+	args = xasprintf(full_writers[i].args, in, out, "2");
+	rc = test_schedlab(args, NULL, &err);
+	char *opt = xasprintf("%s ", full_writers[i].opt);
+	if (rc != 2 || !strstr(err, opt) || !strstr(err, strerror(ENOSPC)))
+		problem = xasprintf("%s on a full disk: exit %d (want 2, naming %s and the disk): %s",
+				    args, rc, full_writers[i].opt, err);
+	free(opt);
+	free(err);
+	err = NULL;
+	/* the old output as it was, nothing new beside it */
+	if (!problem && test_runf(&err, NULL, "diff -rq -x fill '%s' '%s'", stage, mnt) != 0)
+		problem = xasprintf("%s on a full disk changed or left files: %s", args, err);
+done:
+	free(err);
+	free(args);
+	free(out);
+	return problem;
+}
+
+/* _i: the writers.  The disk is a 64 KiB tmpfs mounted here, in a mount
+ * namespace of this test's own: unmounted at the end, and gone with the
+ * test's process whatever ends it.  Without the right to mount (not
+ * root), the case says so and ends. */
+START_TEST(a_full_disk_keeps_the_old_output)
+{
+	char *dir = tmpdir();
+	char *mnt = xasprintf("%s/disk", dir), *stage = xasprintf("%s/stage", dir);
+	char *in = xasprintf("%s/in", dir);
+	ck_assert_int_eq(mkdir(mnt, 0777), 0);
+	ck_assert_int_eq(mkdir(stage, 0777), 0);
+	ck_assert_int_eq(mkdir(in, 0777), 0);
+	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount("tmpfs", mnt, "tmpfs", 0, "size=64k") != 0) {
+		fprintf(stderr, "inputs: a_full_disk_keeps_the_old_output: SKIPPED, cannot mount a "
+			"tmpfs: %s\n", strerror(errno));
+	} else {
+		full_inputs(in);
+		char *problem = full_disk_problem(_i, in, stage, mnt);
+		int um = umount(mnt);
+		ck_assert_msg(!problem, "%s", problem);
+		ck_assert_msg(um == 0, "umount %s: %s", mnt, strerror(errno));
+	}
+	test_rm_rf(dir);
+	free(in);
+	free(stage);
+	free(mnt);
 	free(dir);
 }
 END_TEST
@@ -1135,6 +1271,8 @@ Suite *make_inputs_suite(void)
 	tcase_add_test(tc, failed_run_leaves_no_half_file);
 	tcase_add_loop_test(tc, an_output_past_the_file_size_limit_keeps_the_old_file, 0,
 			    (int)(sizeof(big_outputs) / sizeof(big_outputs[0])));
+	tcase_add_loop_test(tc, a_full_disk_keeps_the_old_output, 0,
+			    (int)(sizeof(full_writers) / sizeof(full_writers[0])));
 	tcase_add_test(tc, a_device_output_stays_a_device);
 	tcase_add_test(tc, fifos_and_pipes_are_read_and_written_through);
 	tcase_add_test(tc, concurrent_writers_leave_one_whole_output);

@@ -3,14 +3,20 @@
  * contract has them, has each section; its CDFs come from the histograms,
  * its heat map's numbers are the store's; bad stores exit 2 naming file,
  * line and JSON path; the same store gives the same bytes. */
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
+#include "report/report.h"
 #include "tests/tests.h"
 
 static char dir[] = "/tmp/schedlab-report-test-XXXXXX";
@@ -82,9 +88,12 @@ static void store_setup(void)
 		fprintf(f, "%s\n", row);
 		free(row);
 	}
-	/* a run that did not complete: shown, not hidden */
+	/* a run that did not complete: shown, not hidden (run NRUNS of the
+	 * matrix: a row of its own) */
 	char *row = row_text(0, "deadlock", NULL);
-	fprintf(f, "%s\n", row);
+	char *at = strstr(row, "\"index\":0");
+	ck_assert_ptr_nonnull(at);
+	fprintf(f, "%.*s\"index\":%d%s\n", (int)(at - row), row, NRUNS, at + strlen("\"index\":0"));
 	free(row);
 	ck_assert_int_eq(fclose(f), 0);
 }
@@ -482,6 +491,253 @@ START_TEST(report_empty_and_missing)
 }
 END_TEST
 
+/* row text with from replaced by to (malloc'd); from must be there. */
+static char *edited(const char *row, const char *from, const char *to)
+{
+	const char *at = strstr(row, from);
+	ck_assert_msg(at != NULL, "%s not in the row", from);
+	return xasprintf("%.*s%s%s", (int)(at - row), row, to, at + strlen(from));
+}
+
+/* A store of n scenarios (run 2's row at procs 1..n, each its own run of
+ * the matrix): gnuplot has n of each figure to draw. */
+static char *many_scenarios(int n)
+{
+	char *path = xasprintf("%s/many.jsonl", dir);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	char *row = row_text(2, "ok", reports[2]);
+	for (int k = 1; k <= n; k++) {
+		char procs[32], index[32];
+		snprintf(procs, sizeof(procs), "\"procs\":%d", k);
+		snprintf(index, sizeof(index), "\"index\":%d", 100 + k);
+		char *a = edited(row, "\"procs\":4", procs), *b = edited(a, "\"index\":2", index);
+		fprintf(f, "%s\n", b);
+		free(a);
+		free(b);
+	}
+	free(row);
+	ck_assert_int_eq(fclose(f), 0);
+	return path;
+}
+
+/* The first folder in where holding a figure gnuplot wrote (where a
+ * report's temporary folder is, or, before reports kept it beside
+ * themselves, TMPDIR's schedlab-report-XXXXXX): gnuplot is at work. */
+static bool gnuplot_at_work(const char *where)
+{
+	DIR *d = opendir(where);
+	ck_assert_ptr_nonnull(d);
+	bool seen = false;
+	for (struct dirent *de; !seen && (de = readdir(d));) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *fig = xasprintf("%s/%s/fig-0001.svg", where, de->d_name);
+		seen = access(fig, F_OK) == 0;
+		free(fig);
+	}
+	closedir(d);
+	return seen;
+}
+
+/* A run given twice: counted once when the rows are the same (the report
+ * is the report of the store without the copy), refused with exit 2
+ * naming both lines when they differ -- merge's rule, by merge's code. */
+START_TEST(report_duplicate_rows)
+{
+	char *text = test_read_file(store);
+	const char *second = strchr(text, '\n') + 1;
+	char *sub[3];
+	for (int k = 0; k < 3; k++) {
+		sub[k] = xasprintf("%s/dup%d", dir, k);
+		ck_assert_int_eq(mkdir(sub[k], 0777), 0);
+	}
+	/* 0: the store; 1: its first row again at the end; 2: that row again
+	 * with another seed's result */
+	char *path = xasprintf("%s/s.jsonl", sub[0]);
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+	free(path);
+	path = xasprintf("%s/s.jsonl", sub[1]);
+	f = fopen(path, "w");
+	fprintf(f, "%s%.*s", text, (int)(second - text), text);
+	ck_assert_int_eq(fclose(f), 0);
+	free(path);
+	char *other = row_text(0, "ok", reports[1]);
+	path = xasprintf("%s/s.jsonl", sub[2]);
+	f = fopen(path, "w");
+	fprintf(f, "%s%s\n", text, other);
+	ck_assert_int_eq(fclose(f), 0);
+	free(path);
+	free(other);
+	char *err = NULL;
+	for (int k = 0; k < 3; k++) {
+		int rc = test_runf(NULL, &err, "cd '%s' && '%s' report s.jsonl -o r.html", sub[k],
+				   test_schedlab_bin());
+		ck_assert_msg(rc == (k == 2 ? 2 : 0), "store %d: exit %d: %s", k, rc, err);
+		free(err);
+	}
+	path = xasprintf("%s/r.html", sub[0]);
+	char *once = test_read_file(path);
+	free(path);
+	path = xasprintf("%s/r.html", sub[1]);
+	char *twice = test_read_file(path);
+	free(path);
+	ck_assert_msg(strcmp(once, twice) == 0, "a row given twice counted twice");
+	free(once);
+	free(twice);
+	test_runf(NULL, &err, "cd '%s' && '%s' report s.jsonl -o r.html", sub[2], test_schedlab_bin());
+	ck_assert_msg(strstr(err, "run 0 of matrix 00112233aabbccdd differs between s.jsonl:1 and "
+			      "s.jsonl:7") && strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
+	free(err);
+	path = xasprintf("%s/r.html", sub[2]);
+	ck_assert_int_eq(access(path, F_OK), -1);
+	free(path);
+	/* merge says the same of the same store */
+	test_runf(NULL, &err, "cd '%s' && '%s' merge s.jsonl -o m.jsonl", sub[2], test_schedlab_bin());
+	ck_assert_msg(strstr(err, "run 0 of matrix 00112233aabbccdd differs between s.jsonl:1 and "
+			      "s.jsonl:7"), "%s", err);
+	free(err);
+	for (int k = 0; k < 3; k++)
+		free(sub[k]);
+	free(text);
+}
+END_TEST
+
+/* A path the report must make that is a file: one line naming the path
+ * and what is wrong, exit 2, nothing made (the figures' folder once gave
+ * "gnuplot failed ... no message"). */
+START_TEST(report_paths_that_are_files)
+{
+	char *file = xasprintf("%s/plain", dir);
+	FILE *f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fclose(f), 0);
+	char *figs = xasprintf("%s/f-figures", dir);
+	f = fopen(figs, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("mine\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	struct {
+		char *out, *extra;
+		const char *why;
+	} cases[] = {
+		{ xasprintf("%s/f.md", dir), NULL,
+		  "the figures' folder %s/f-figures: there is a file of that name, not a folder" },
+		{ xasprintf("%s/plain/r.html", dir), NULL, "%s/plain/r.html" },
+		{ xasprintf("%s/p.html", dir), xasprintf("--plot-script '%s'", dir),
+		  "--plot-script %s: Is a directory" },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char *err = NULL;
+		ck_assert_int_eq(report(store, cases[k].out, cases[k].extra, &err), 2);
+		char *want = xasprintf(cases[k].why, dir);
+		ck_assert_msg(strstr(err, want) && strchr(err, '\n') == err + strlen(err) - 1,
+			      "expected one line with '%s': %s", want, err);
+		ck_assert_msg(!strstr(err, "gnuplot"), "%s", err);
+		ck_assert_int_eq(access(cases[k].out, F_OK), -1);
+		free(want);
+		free(err);
+		free(cases[k].out);
+		free(cases[k].extra);
+	}
+	char *text = test_read_file(figs);
+	ck_assert_str_eq(text, "mine\n");
+	free(text);
+	/* nothing left beside them */
+	DIR *d = opendir(dir);
+	for (struct dirent *de; (de = readdir(d));)
+		ck_assert_msg(!strstr(de->d_name, ".tmp-"), "left in %s: %s", dir, de->d_name);
+	closedir(d);
+	unlink(figs);
+	unlink(file);
+	free(figs);
+	free(file);
+}
+END_TEST
+
+/* A gnuplot that draws the report's figures, then pauses 30 s: a signal
+ * sent once it has drawn one always finds it at work. */
+static char *slow_gnuplot(int i)
+{
+	char *prog = xasprintf("%s/slowgp%d", dir, i), *gp = xasprintf("%s/slow%d.gp", dir, i);
+	char *text = xasprintf("#!/bin/sh\nprintf \"load '%%s'\\npause 30\\n\" \"$2\" >'%s'\n"
+			       "exec gnuplot -d '%s'\n", gp, gp);
+	FILE *f = fopen(prog, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(chmod(prog, 0755), 0);
+	free(text);
+	free(gp);
+	return prog;
+}
+
+/* SIGINT or SIGTERM while gnuplot works on a store of many scenarios:
+ * gnuplot killed and reaped (this process is a subreaper, so one left
+ * running would be its child now), no temporary folder left (TMPDIR is
+ * the report's folder, where older builds made theirs), no report, exit
+ * 128 + the signal and a line that says so.  _i: 0 SIGINT, 1 SIGTERM. */
+START_TEST(report_interrupted_leaves_nothing)
+{
+	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	int sig = _i ? SIGTERM : SIGINT;
+	char *in = many_scenarios(REP_MAX_SCENARIO_FIGS);
+	char *where = xasprintf("%s/stop%d", dir, _i), *out = xasprintf("%s/r.html", where);
+	char *gnuplot = slow_gnuplot(_i);
+	ck_assert_int_eq(mkdir(where, 0777), 0);
+	int errp[2];
+	ck_assert_int_eq(pipe(errp), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);   /* whoever ran the tests may ignore it */
+		signal(SIGTERM, SIG_DFL);
+		setenv("TMPDIR", where, 1);
+		setenv("SCHEDLAB_GNUPLOT", gnuplot, 1);
+		dup2(errp[1], STDERR_FILENO);
+		close(errp[0]);
+		execl(test_schedlab_bin(), "schedlab", "report", in, "-o", out, (char *)NULL);
+		_exit(127);
+	}
+	close(errp[1]);
+	/* the sign: gnuplot's first figure; 60 s at most */
+	bool working = false;
+	for (int t = 0; t < 6000 && !(working = gnuplot_at_work(where)); t++)
+		usleep(10000);
+	ck_assert_msg(working, "gnuplot never wrote a figure");
+	ck_assert_int_eq(kill(pid, sig), 0);
+	char text[4096];
+	size_t len = 0;
+	ssize_t r;
+	while ((r = read(errp[0], text + len, sizeof(text) - 1 - len)) > 0 ||
+	       (r < 0 && errno == EINTR))
+		len += r > 0 ? (size_t)r : 0;
+	text[len] = '\0';
+	close(errp[0]);
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 128 + sig, "status %#x: %s",
+		      status, text);
+	ck_assert_msg(strstr(text, sig == SIGINT ? "interrupted by SIGINT" : "interrupted by SIGTERM"),
+		      "%s", text);
+	ck_assert_msg(strchr(text, '\n') == text + len - 1, "not one line: %s", text);
+	/* no gnuplot outlived it, running or unreaped */
+	errno = 0;
+	ck_assert_int_eq(waitpid(-1, &status, WNOHANG), -1);
+	ck_assert_int_eq(errno, ECHILD);
+	DIR *d = opendir(where);
+	for (struct dirent *de; (de = readdir(d));)
+		ck_assert_msg(de->d_name[0] == '.', "left in %s: %s", where, de->d_name);
+	closedir(d);
+	free(gnuplot);
+	free(where);
+	free(out);
+	free(in);
+}
+END_TEST
+
 Suite *make_report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -496,6 +752,9 @@ Suite *make_report_suite(void)
 	tcase_add_test(tc, report_odd_names);
 	tcase_add_test(tc, report_bad_input);
 	tcase_add_test(tc, report_empty_and_missing);
+	tcase_add_test(tc, report_duplicate_rows);
+	tcase_add_test(tc, report_paths_that_are_files);
+	tcase_add_loop_test(tc, report_interrupted_leaves_nothing, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
