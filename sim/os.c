@@ -73,6 +73,7 @@ struct os {
 	struct os_load *load;
 	int nload;
 	int64_t busy_ns, idle_ns;
+	bool ended;                  /* the run is over: the load goes too */
 	struct rt_os_stats st;
 };
 
@@ -464,7 +465,7 @@ static void wait_turn(struct os_thread *th)
 		sim_block(th->actor);
 }
 
-double os_enter(struct os *os, struct os_thread *th, int want)
+double simp_os_enter(struct os *os, struct os_thread *th, int want)
 {
 	sim_time_t now = sim_now(os->eng);
 	if (th->pu >= 0)   /* asleep since its lazy leave */
@@ -508,19 +509,19 @@ double os_enter(struct os *os, struct os_thread *th, int want)
 	}
 }
 
-bool os_lazy_leave(const struct os *os)
+bool simp_os_lazy_leave(const struct os *os)
 {
 	return !os->quota_ns;
 }
 
-void os_leave(struct os *os, struct os_thread *th, sim_time_t at)
+void simp_os_leave(struct os *os, struct os_thread *th, sim_time_t at)
 {
 	sim_time_t now = sim_now(os->eng);
 	struct os_pu *pu = &os->pu[th->pu];
 	th->want_off = false;
 	th->nvcsw++;
 	if (at > now) {
-		assert(os_lazy_leave(os));
+		assert(simp_os_lazy_leave(os));
 		th->leave_at = at;
 		if (pu->nqueue)
 			arm_timer(pu, at);
@@ -530,7 +531,7 @@ void os_leave(struct os *os, struct os_thread *th, sim_time_t at)
 	hand_over(os, pu, now);
 }
 
-double os_step(struct os *os, struct os_thread *th)
+double simp_os_step(struct os *os, struct os_thread *th)
 {
 	sim_time_t now = sim_now(os->eng);
 	struct os_pu *pu = &os->pu[th->pu];
@@ -540,7 +541,7 @@ double os_step(struct os *os, struct os_thread *th)
 		int last = th->pu;
 		off_cpu(os, th, now);
 		hand_over(os, pu, now);
-		return os_enter(os, th, last);
+		return simp_os_enter(os, th, last);
 	}
 	/* back in the queue with its runtime counted: the least v goes on */
 	double ran = (double)(now - th->since);
@@ -566,10 +567,10 @@ double os_step(struct os *os, struct os_thread *th)
 	wait_turn(th);
 	if (th->pu >= 0)
 		return os->cs_ns;
-	return os_enter(os, th, pu_index(os, pu)) + os->cs_ns;
+	return simp_os_enter(os, th, pu_index(os, pu)) + os->cs_ns;
 }
 
-bool os_move(struct os *os, struct os_thread *th, int to)
+bool simp_os_move(struct os *os, struct os_thread *th, int to)
 {
 	if (th->pu == to)
 		return true;
@@ -595,7 +596,7 @@ bool os_move(struct os *os, struct os_thread *th, int to)
 	return true;
 }
 
-double os_yield(struct os *os, struct os_thread *th)
+double simp_os_yield(struct os *os, struct os_thread *th)
 {
 	struct os_pu *pu = &os->pu[th->pu];
 	if (!pu->nqueue)
@@ -605,7 +606,7 @@ double os_yield(struct os *os, struct os_thread *th)
 	struct os_thread *w = least_v(pu, NULL, 0);
 	double v = cur_v(th, now);
 	th->v = (v > w->v ? v : w->v) + 1 - (double)(now - th->since);
-	double paid = os_step(os, th);
+	double paid = simp_os_step(os, th);
 	th->nvcsw++;
 	th->nivcsw--;
 	return paid;
@@ -622,8 +623,10 @@ static void load_busy(struct os *os, struct os_thread *th, int64_t ns)
 		sim_block_until(th->actor, from + (sim_time_t)ns);
 		th->cuttable = false;
 		ns -= (int64_t)(sim_now(os->eng) - from);
+		if (os->ended)
+			return;
 		if (th->want_off)
-			os_step(os, th);
+			simp_os_step(os, th);
 	}
 }
 
@@ -631,18 +634,37 @@ static void load_main(struct sim_actor *self, void *arg)
 {
 	struct os_load *l = arg;
 	struct os *os = l->os;
-	os_enter(os, &l->th, l->home);
-	for (;;) {
+	simp_os_enter(os, &l->th, l->home);
+	while (!os->ended) {
 		load_busy(os, &l->th, os->busy_ns);
-		if (os->idle_ns <= 0)
+		if (os->idle_ns <= 0 || os->ended)
 			continue;
-		os_leave(os, &l->th, sim_now(os->eng));
-		sim_sleep(self, (sim_time_t)os->idle_ns);
-		os_enter(os, &l->th, l->home);
+		simp_os_leave(os, &l->th, sim_now(os->eng));
+		l->th.cuttable = true;
+		sim_block_until(self, sim_now(os->eng) + (sim_time_t)os->idle_ns);
+		l->th.cuttable = false;
+		if (os->ended)
+			return;
+		simp_os_enter(os, &l->th, l->home);
+	}
+	simp_os_leave(os, &l->th, sim_now(os->eng));
+}
+
+/* The run is over: the other load's threads stop now (the engine runs
+ * until no event is left, and theirs would never end). */
+void simp_os_end(struct os *os)
+{
+	if (os->ended)
+		return;
+	os->ended = true;
+	for (int i = 0; i < os->nload; i++) {
+		struct os_thread *th = &os->load[i].th;
+		if (th->cuttable)
+			sim_wake(th->actor, sim_now(os->eng));
 	}
 }
 
-void os_start_load(struct os *os)
+void simp_os_start_load(struct os *os)
 {
 	for (int i = 0; i < os->nload; i++) {
 		struct os_load *l = &os->load[i];
@@ -652,7 +674,7 @@ void os_start_load(struct os *os)
 
 /* ---- The run's OS ---- */
 
-struct os *os_new(struct sim_engine *eng, const struct topo *t, const struct rt_os *lim,
+struct os *simp_os_new(struct sim_engine *eng, const struct topo *t, const struct rt_os *lim,
 		  double context_switch_ns, double base_slice_ns)
 {
 	struct os *os = xcalloc(1, sizeof(*os));
@@ -678,14 +700,14 @@ struct os *os_new(struct sim_engine *eng, const struct topo *t, const struct rt_
 		for (int i = 0; i < os->nload; i++) {
 			os->load[i].os = os;
 			os->load[i].home = (t->npus - 1 - i % t->npus);
-			os_thread_init(&os->load[i].th, NULL, false);
+			simp_os_thread_init(&os->load[i].th, NULL, false);
 		}
 	}
 	os->st.modelled = lim->quota_ns || lim->cpuset || lim->load_threads;
 	return os;
 }
 
-void os_free(struct os *os)
+void simp_os_free(struct os *os)
 {
 	if (!os)
 		return;
@@ -694,22 +716,22 @@ void os_free(struct os *os)
 	free(os);
 }
 
-bool os_allowed(const struct os *os, int pu)
+bool simp_os_allowed(const struct os *os, int pu)
 {
 	return os->pu[pu].allowed;
 }
 
-void os_thread_init(struct os_thread *th, struct sim_actor *a, bool process)
+void simp_os_thread_init(struct os_thread *th, struct sim_actor *a, bool process)
 {
 	*th = (struct os_thread){ .actor = a, .pu = -1, .last = -1, .process = process };
 }
 
-bool os_waiters(const struct os *os, int pu)
+bool simp_os_waiters(const struct os *os, int pu)
 {
 	return os->pu[pu].nqueue > 0;
 }
 
-void os_collect_thread(struct os *os, const struct os_thread *th, sim_time_t t)
+void simp_os_collect_thread(struct os *os, const struct os_thread *th, sim_time_t t)
 {
 	struct rt_os_stats *s = &os->st;
 	s->threads++;
@@ -728,7 +750,7 @@ void os_collect_thread(struct os *os, const struct os_thread *th, sim_time_t t)
 		s->modelled = true;
 }
 
-const struct rt_os_stats *os_stats(struct os *os, sim_time_t t)
+const struct rt_os_stats *simp_os_counts(struct os *os, sim_time_t t)
 {
 	if (os->throttled) {
 		os->st.throttled_ns += t - os->throttled_since;

@@ -51,41 +51,43 @@ struct os_thread {
 
 /* A run's OS, on its engine and machine; lim may be all zero (the whole
  * machine, to itself). */
-struct os *os_new(struct sim_engine *eng, const struct topo *t, const struct rt_os *lim,
+struct os *simp_os_new(struct sim_engine *eng, const struct topo *t, const struct rt_os *lim,
 		  double context_switch_ns, double base_slice_ns);
-void os_free(struct os *os);
+void simp_os_free(struct os *os);
 /* Starts the other load's threads (call once, before the run). */
-void os_start_load(struct os *os);
+void simp_os_start_load(struct os *os);
+/* The run is over: the other load's threads end. */
+void simp_os_end(struct os *os);
 /* Whether PU pu is in the process's cpuset. */
-bool os_allowed(const struct os *os, int pu);
+bool simp_os_allowed(const struct os *os, int pu);
 
-void os_thread_init(struct os_thread *th, struct sim_actor *a, bool process);
+void simp_os_thread_init(struct os_thread *th, struct sim_actor *a, bool process);
 /* th, the running actor, is runnable now and wants PU want: returns once
  * it holds one (th->pu), with the ns its clock pays for being switched in
  * after a wait (0 if it found a PU free). */
-double os_enter(struct os *os, struct os_thread *th, int want);
+double simp_os_enter(struct os *os, struct os_thread *th, int want);
 /* th sleeps from at (>= now) on: its PU is free from then. */
-void os_leave(struct os *os, struct os_thread *th, sim_time_t at);
+void simp_os_leave(struct os *os, struct os_thread *th, sim_time_t at);
 /* Whether th may sleep lazily (os_leave with at > now); false: the caller
  * brings the engine to at first (the quota counts every instant). */
-bool os_lazy_leave(const struct os *os);
+bool simp_os_lazy_leave(const struct os *os);
 static inline bool os_want_off(const struct os_thread *th)
 {
 	return th->want_off;
 }
 /* At th's step, now, with want_off set: gives the PU up to whoever comes
  * first and returns once it runs again; the ns its clock pays. */
-double os_step(struct os *os, struct os_thread *th);
+double simp_os_step(struct os *os, struct os_thread *th);
 /* th, running, would move to PU to: true if it did (to was free), false
  * if it stays where it is. */
-bool os_move(struct os *os, struct os_thread *th, int to);
+bool simp_os_move(struct os *os, struct os_thread *th, int to);
 /* sched_yield: with others waiting on th's PU, they go first. */
-double os_yield(struct os *os, struct os_thread *th);
+double simp_os_yield(struct os *os, struct os_thread *th);
 /* Whether a thread waits for PU pu. */
-bool os_waiters(const struct os *os, int pu);
+bool simp_os_waiters(const struct os *os, int pu);
 /* Adds th's figures (an M's) to the run's, up to t. */
-void os_collect_thread(struct os *os, const struct os_thread *th, sim_time_t t);
+void simp_os_collect_thread(struct os *os, const struct os_thread *th, sim_time_t t);
 /* Closes the counts at t (the run's end) and returns them. */
-const struct rt_os_stats *os_stats(struct os *os, sim_time_t t);
+const struct rt_os_stats *simp_os_counts(struct os *os, sim_time_t t);
 
 #endif

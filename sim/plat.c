@@ -122,7 +122,7 @@ static void on_cpu(struct m *m, double paid)
 /* The OS wants m's PU [sim/os.h]: m waits its turn, then goes on. */
 static __attribute__((noinline, cold)) void switched_out(struct m *m)
 {
-	on_cpu(m, os_step(m->rt->plat.os, &m->plat.os));
+	on_cpu(m, simp_os_step(m->rt->plat.os, &m->plat.os));
 }
 
 /* sync_clock, then the OS's turn: where m may be switched out. */
@@ -136,7 +136,7 @@ static inline void sync_m(struct m *m)
 /* m, woken, runs again: on want's PU if free, else where the OS finds one. */
 static void wake_on_cpu(struct m *m, int want)
 {
-	on_cpu(m, os_enter(m->rt->plat.os, &m->plat.os, want));
+	on_cpu(m, simp_os_enter(m->rt->plat.os, &m->plat.os, want));
 }
 
 /* m, synced, sleeps from first ns on for ns more (a system call's sleep,
@@ -145,9 +145,9 @@ static void sleep_off_cpu(struct m *m, double first, double ns)
 {
 	struct os *os = m->rt->plat.os;
 	m->plat.clock += first;
-	if (!os_lazy_leave(os))
+	if (!simp_os_lazy_leave(os))
 		sync_clock(m);
-	os_leave(os, &m->plat.os, (sim_time_t)m->plat.clock);
+	simp_os_leave(os, &m->plat.os, (sim_time_t)m->plat.clock);
 	m->plat.clock += ns;
 	sync_clock(m);
 	wake_on_cpu(m, m->plat.cpu);
@@ -430,7 +430,7 @@ void simp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
 	*q = &w;
 	futex_cost(m, lat->futex_wait_ns);
 	sync_clock(m);
-	os_leave(rt->plat.os, &m->plat.os, sim_now(rt->plat.eng));
+	simp_os_leave(rt->plat.os, &m->plat.os, sim_now(rt->plat.eng));
 	bool woken = true;
 	if (timeout_ns < 0)
 		sim_block(m->plat.actor);
@@ -443,6 +443,7 @@ void simp_futex_wait(plat_u32 *a, uint32_t val, int64_t timeout_ns)
 	 * later block early. */
 	if (!woken && !unlink_waiter(futexq(rt, a->line), &w))
 		sim_block(m->plat.actor);
+	m->plat.clock = (double)sim_now(rt->plat.eng);
 	wake_on_cpu(m, m->plat.cpu);
 }
 
@@ -483,9 +484,9 @@ void simp_osyield(void)
 		return;
 	sync_m(m);
 	m->plat.clock += m->rt->topo->lat.syscall_ns;
-	if (os_waiters(m->rt->plat.os, m->plat.cpu)) {
+	if (simp_os_waiters(m->rt->plat.os, m->plat.cpu)) {
 		sync_clock(m);
-		on_cpu(m, os_yield(m->rt->plat.os, &m->plat.os));
+		on_cpu(m, simp_os_yield(m->rt->plat.os, &m->plat.os));
 	}
 }
 
@@ -530,7 +531,7 @@ void simp_set_cpu(int cpu)
 		cpu = perturb_cpu(cpu);
 	struct m **last = &m->rt->plat.pu_m[cpu];
 	/* the OS keeps a thread where it runs if its P's PU is busy */
-	if (!os_move(m->rt->plat.os, &m->plat.os, cpu))
+	if (!simp_os_move(m->rt->plat.os, &m->plat.os, cpu))
 		return;
 	if (*last && *last != m)
 		m->plat.clock += m->rt->topo->lat.context_switch_ns;
@@ -552,13 +553,15 @@ static void simp_mmain(struct sim_actor *self, void *arg)
 	sync_clock(m);   /* thread creation is over */
 	wake_on_cpu(m, m->plat.cpu);
 	rt_mstart(m);
+	if (plat_peek_u32(&m->rt->sched.done))
+		simp_os_end(m->rt->plat.os);
 	/* its PU is free from its last instant (no sync: an event more
 	 * would move later ones' order of equal times) */
 	struct os *os = m->rt->plat.os;
-	if (!os_lazy_leave(os))
+	if (!simp_os_lazy_leave(os))
 		sync_clock(m);
 	sim_time_t now = sim_now(m->rt->plat.eng), at = (sim_time_t)m->plat.clock;
-	os_leave(os, &m->plat.os, at > now ? at : now);
+	simp_os_leave(os, &m->plat.os, at > now ? at : now);
 }
 
 void simp_newm(struct rt *rt, struct m *m)
@@ -578,7 +581,7 @@ void simp_newm(struct rt *rt, struct m *m)
 	snprintf(name, sizeof(name), "M%d", m->id);
 	m->plat.actor = sim_spawn(rt->plat.eng, name, simp_mmain, m, SIMP_M_STACK);
 	m->plat.actor->user = m;
-	os_thread_init(&m->plat.os, m->plat.actor, true);
+	simp_os_thread_init(&m->plat.os, m->plat.actor, true);
 }
 
 void simp_g_init(struct g *g)
@@ -653,13 +656,14 @@ int simp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, in
 					 : SIM_TIME_MAX;
 	rt->plat.netpoller = m;
 	rt->plat.netpoll_until = wake;
-	os_leave(rt->plat.os, &m->plat.os, sim_now(eng));
+	simp_os_leave(rt->plat.os, &m->plat.os, sim_now(eng));
 	if (wake == SIM_TIME_MAX)
 		sim_block(m->plat.actor);
 	else
 		sim_block_until(m->plat.actor, wake);
 	rt->plat.netpoller = NULL;
 	rt->plat.break_pending = false;
+	m->plat.clock = (double)sim_now(eng);
 	wake_on_cpu(m, m->plat.cpu);
 	return 0;
 }
@@ -734,7 +738,7 @@ bool simp_rt_init(struct rt *rt, struct err *e)
 	rt->plat.eng = sim_engine_new();
 	rt->plat.hw = hw_new(rt->topo);
 	rt->plat.pu_m = xcalloc((size_t)rt->topo->npus, sizeof(*rt->plat.pu_m));
-	rt->plat.os = os_new(rt->plat.eng, rt->topo, &rt->os, rt->topo->lat.context_switch_ns,
+	rt->plat.os = simp_os_new(rt->plat.eng, rt->topo, &rt->os, rt->topo->lat.context_switch_ns,
 			     topo_base_slice_ns(rt->topo));
 	return true;
 }
@@ -869,7 +873,7 @@ void simp_rt_run(struct rt *rt)
 		simp_line_slow = 0;
 	}
 	simp_newm(rt, rt->m0);
-	os_start_load(rt->plat.os);
+	simp_os_start_load(rt->plat.os);
 	struct watchdog wd;
 	watchdog_start(&wd, eng, rt->max_wall_ns);
 	sim_time_t limit = (sim_time_t)rt->start_ns + (sim_time_t)rt->max_sim_ns;
@@ -899,7 +903,7 @@ void simp_rt_fini(struct rt *rt)
 	hw_free(rt->plat.hw);
 	free(rt->plat.futexq);
 	free(rt->plat.pu_m);
-	os_free(rt->plat.os);
+	simp_os_free(rt->plat.os);
 }
 
 void simp_os_stats(struct rt *rt, struct rt_os_stats *out)
@@ -907,6 +911,6 @@ void simp_os_stats(struct rt *rt, struct rt_os_stats *out)
 	struct os *os = rt->plat.os;
 	sim_time_t t = sim_now(rt->plat.eng);
 	for (struct m *m = rt->allm; m; m = m->alllink)
-		os_collect_thread(os, &m->plat.os, t);
-	*out = *os_stats(os, t);
+		simp_os_collect_thread(os, &m->plat.os, t);
+	*out = *simp_os_counts(os, t);
 }
