@@ -17,6 +17,7 @@ Suite *make_cli_suite(void);
 Suite *make_sched_suite(void);
 Suite *make_os_suite(void);
 Suite *make_hist_suite(void);
+Suite *make_gomaxprocs_suite(void);
 Suite *make_mech_suite(void);
 Suite *make_api_suite(void);
 Suite *make_dist_suite(void);
