@@ -14,6 +14,7 @@ Suite *make_topology_suite(void);
 Suite *make_engine_suite(void);
 Suite *make_hw_suite(void);
 Suite *make_cli_suite(void);
+Suite *make_os_cli_suite(void);
 Suite *make_sched_suite(void);
 Suite *make_os_suite(void);
 Suite *make_hist_suite(void);

@@ -286,7 +286,7 @@ static bool cpu_mount_line(const char *l, size_t len, enum gmp_cg v)
 		}
 	if (!sep)
 		return false;
-	size_t rest = len - (size_t)(sep - l), tn, on;
+	size_t rest = len - (size_t)(sep - l), tn = 0, on = 0;
 	const char *type = field(sep, rest, 0, &tn), *opts = field(sep, rest, 2, &on);
 	if (!type)
 		return false;
@@ -298,7 +298,7 @@ static bool cpu_mount_line(const char *l, size_t len, enum gmp_cg v)
 bool gmp_cgroup_mount(const char *text, enum gmp_cg v, char *mount, char *root, int size)
 {
 	for (const char *l = text; *l;) {
-		size_t len = strcspn(l, "\n"), rn, mn;
+		size_t len = strcspn(l, "\n"), rn = 0, mn = 0;
 		const char *r = field(l, len, 3, &rn), *m = field(l, len, 4, &mn);
 		if (r && m && cpu_mount_line(l, len, v)) {
 			unescape_field(root, size, r, rn);
