@@ -29,8 +29,8 @@ static int parse_procs(void *ctx, const char *cmd, const char *a, const char *v)
 	return 0;
 }
 
-/* ---- The OS beneath the runtime [docs/runtime.md, "The OS beneath the
- * runtime"] ----
+/* ---- The OS a run lives under [docs/runtime.md, "The OS a run lives
+ * under, and GOMAXPROCS rules"] ----
  *
  * The period's bounds and the quota's least are the kernel's own:
  * kernel/sched/core.c (Linux 6.x), min_cfs_quota_period = 1ms and

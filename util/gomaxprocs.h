@@ -1,5 +1,5 @@
 /* GOMAXPROCS as Go and its users choose it, and the OS limits it is chosen
- * from: `--procs RULE` [docs/runtime.md, "GOMAXPROCS rules"].
+ * from: `--procs RULE` [docs/runtime.md, "The OS a run lives under, and GOMAXPROCS rules"].
  *
  * The rules are one pure function of (rule, CPUs the process may run on,
  * its CPU quota); what a simulated run gives them comes from --cpuset and
