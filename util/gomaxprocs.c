@@ -215,12 +215,25 @@ static void copy_field(char *dst, int size, const char *s, size_t n)
 	dst[n] = '\0';
 }
 
+/* The line at *at (its length, without the newline, in *len), *at moved
+ * past it; false at the text's end. */
+static bool next_line(const char **at, const char **l, size_t *len)
+{
+	if (!**at)
+		return false;
+	*l = *at;
+	*len = strcspn(*l, "\n");
+	*at = *l + *len + ((*l)[*len] ? 1 : 0);
+	return true;
+}
+
 enum gmp_cg gmp_cgroup_path(const char *text, char *path, int size)
 {
 	enum gmp_cg found = GMP_CG_NONE;
+	const char *l;
+	size_t len;
 	path[0] = '\0';
-	for (const char *l = text; *l;) {
-		size_t len = strcspn(l, "\n");
+	for (const char *at = text; next_line(&at, &l, &len);) {
 		const char *c1 = memchr(l, ':', len);
 		const char *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - l)) : NULL;
 		if (!c2)
@@ -234,9 +247,6 @@ enum gmp_cg gmp_cgroup_path(const char *text, char *path, int size)
 			copy_field(path, size, p, plen);
 			return GMP_CG_V1;
 		}
-		l += len;
-		if (*l)
-			l++;
 	}
 	return found;
 }
@@ -297,17 +307,16 @@ static bool cpu_mount_line(const char *l, size_t len, enum gmp_cg v)
 
 bool gmp_cgroup_mount(const char *text, enum gmp_cg v, char *mount, char *root, int size)
 {
-	for (const char *l = text; *l;) {
-		size_t len = strcspn(l, "\n"), rn = 0, mn = 0;
+	const char *l;
+	size_t len;
+	for (const char *at = text; next_line(&at, &l, &len);) {
+		size_t rn = 0, mn = 0;
 		const char *r = field(l, len, 3, &rn), *m = field(l, len, 4, &mn);
 		if (r && m && cpu_mount_line(l, len, v)) {
 			unescape_field(root, size, r, rn);
 			unescape_field(mount, size, m, mn);
 			return true;
 		}
-		l += len;
-		if (*l)
-			l++;
 	}
 	return false;
 }
