@@ -282,6 +282,31 @@ START_TEST(regress_suite_os_keys)
 		free(err);
 		free(path);
 	}
+	/* good keys: the case runs under them, its baseline names the rule */
+	char *path = xasprintf("%s/good.json", dir), *out, *err;
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "{\"suite\": \"os\", \"seeds\": 5, \"cases\": [{\"name\": \"a\", "
+		"\"policy\": \"steal\", \"topology\": \"numa1\", \"workload\": \"ping-pong\", "
+		"\"procs\": \"go1.25\", \"cpu_quota\": 2.5, \"cpu_period_ns\": 50000000, "
+		"\"cpuset\": \"0-3\", \"load\": {\"threads\": 1, \"duty\": 0.5}}]}");
+	fclose(f);
+	ck_assert_int_eq(test_schedlabf(&out, &err, "regress --update --suite %s --baseline "
+					"%s/b.json", path, dir), 0);
+	free(out);
+	free(err);
+	char *b = xasprintf("%s/b.json", dir), *text = test_read_file(b);
+	cJSON *o = cJSON_Parse(text);
+	const cJSON *in = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "cases"), 0),
+					      "inputs");
+	ck_assert_str_eq(cJSON_GetObjectItem(in, "procs")->valuestring, "go1.25");
+	cJSON_Delete(o);
+	free(text);
+	ck_assert_int_eq(test_schedlabf(&out, &err, "regress --baseline %s", b), 0);
+	free(out);
+	free(err);
+	free(b);
+	free(path);
 	test_rm_rf(dir);
 }
 END_TEST
