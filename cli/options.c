@@ -37,12 +37,10 @@ static int parse_procs(void *ctx, const char *cmd, const char *a, const char *v)
  * max_cfs_quota_period = 1s, which tg_set_cfs_bandwidth holds both the
  * period and the quota to (the quota has no upper bound there but
  * max_cfs_runtime; here it is at most the machine's PUs, past which it
- * never binds).  A cgroup holds them in whole microseconds. */
+ * never binds).  A cgroup holds them in whole microseconds.  Other load's
+ * period has the same bounds (core/policy.h, RT_OS_PERIOD_MIN/MAX). */
 #define OS_PERIOD_DEFAULT_NS 100000000   /* cfs_period_us's default, 100ms */
-#define OS_PERIOD_MIN_NS 1000000
-#define OS_PERIOD_MAX_NS 1000000000
 #define OS_LOAD_PERIOD_DEFAULT_NS 10000000
-#define OS_LOAD_MAX 4096
 
 /* A positive decimal fraction, nothing else. */
 static bool parse_fraction(const char *s, double *out)
@@ -66,8 +64,8 @@ static int parse_cpu_quota(void *ctx, const char *cmd, const char *a, const char
 static int parse_cpu_period(void *ctx, const char *cmd, const char *a, const char *v)
 {
 	struct cli_opts *o = ctx;
-	int rc = cli_parse_duration(cmd, a, v, OS_PERIOD_MIN_NS, &o->cpu_period_ns);
-	if (rc == 0 && (o->cpu_period_ns > OS_PERIOD_MAX_NS || o->cpu_period_ns % 1000))
+	int rc = cli_parse_duration(cmd, a, v, RT_OS_PERIOD_MIN, &o->cpu_period_ns);
+	if (rc == 0 && (o->cpu_period_ns > RT_OS_PERIOD_MAX || o->cpu_period_ns % 1000))
 		return cli_usage_error(cmd, "--cpu-period %s: expected whole microseconds from 1ms to "
 				       "1s, the kernel's bounds", v);
 	return rc;
@@ -88,15 +86,16 @@ static int parse_load(void *ctx, const char *cmd, const char *a, const char *v)
 		duty = NULL;
 	o->load_duty = 1;
 	o->load_period_ns = OS_LOAD_PERIOD_DEFAULT_NS;
-	if (!cli_parse_u64(copy, OS_LOAD_MAX, &n) || n == 0)
+	if (!cli_parse_u64(copy, RT_OS_LOAD_MAX, &n) || n == 0)
 		rc = cli_usage_error(cmd, "--load %s: '%s' is not a number of threads from 1 to %d", v,
-				     copy, OS_LOAD_MAX);
+				     copy, RT_OS_LOAD_MAX);
 	else if (duty && (!parse_fraction(duty, &o->load_duty) || o->load_duty > 1))
 		rc = cli_usage_error(cmd, "--load %s: duty '%s' is not a fraction above 0 and at "
 				     "most 1", v, duty);
-	else if (period)
-		rc = cli_parse_duration(cmd, "--load PERIOD", period, OS_PERIOD_MIN_NS,
-					&o->load_period_ns);
+	else if (period && (rc = cli_parse_duration(cmd, "--load PERIOD", period, RT_OS_PERIOD_MIN,
+						    &o->load_period_ns)) == 0 &&
+		 o->load_period_ns > RT_OS_PERIOD_MAX)
+		rc = cli_usage_error(cmd, "--load %s: period '%s' is longer than 1s", v, period);
 	o->load_threads = (int)n;
 	free(copy);
 	return rc;
@@ -161,7 +160,7 @@ const struct cli_opt cli_shared_opts[] = {
 				     "index, as Linux lists them (0-3,8 or 0-7:2)"),
 	[CLI_SH_LOAD] = CLI_CALL(NULL, "--load", "N[@DUTY][/T]", parse_load,
 				 "simulate other processes: N threads, each busy DUTY (0 to\n"
-				 "1, default 1) of every T (default 10ms)"),
+				 "1, default 1) of every T (default 10ms; 1ms to 1s)"),
 	[CLI_SH_COUNT] = CLI_END,
 };
 
@@ -446,7 +445,7 @@ int cli_os_apply(const struct cli_opts *o, bool native, struct run *run, bool **
 		if (o->cpu_quota > t->npus)
 			return cli_usage_error(o->cmd, "--cpu-quota %g: more than %s's %d PUs", o->cpu_quota,
 					       t->name, t->npus);
-		if (quota < OS_PERIOD_MIN_NS)
+		if (quota < RT_OS_PERIOD_MIN)
 			return cli_usage_error(o->cmd, "--cpu-quota %g: %g CPUs of a %lld us period is "
 					       "under the kernel's least quota, 1ms", o->cpu_quota,
 					       o->cpu_quota, (long long)(period / 1000));

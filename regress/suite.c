@@ -155,7 +155,7 @@ static bool parse_os(const struct jv *j, const cJSON *node, const char *path, st
 	c->load_duty = 1;
 	c->load_period_ns = 10000000;
 	if (!jv_get_positive(j, node, path, "cpu_quota", false, &c->cpu_quota) ||
-	    !jv_get_int(j, node, path, "cpu_period_ns", false, 1000000, 1000000000,
+	    !jv_get_int(j, node, path, "cpu_period_ns", false, RT_OS_PERIOD_MIN, RT_OS_PERIOD_MAX,
 			&c->cpu_period_ns) ||
 	    !jv_get_string(j, node, path, "cpuset", false, cpuset))
 		return false;
@@ -168,10 +168,10 @@ static bool parse_os(const struct jv *j, const cJSON *node, const char *path, st
 	const cJSON *load = cJSON_GetObjectItemCaseSensitive(node, "load");
 	const char *lp = jv_key(p, sizeof(p), path, "load");
 	if (load && (!jv_object(j, load, lp, load_keys) ||
-		     !jv_get_int(j, load, lp, "threads", true, 1, 4096, &c->load_threads) ||
+		     !jv_get_int(j, load, lp, "threads", true, 1, RT_OS_LOAD_MAX, &c->load_threads) ||
 		     !jv_get_positive(j, load, lp, "duty", false, &c->load_duty) ||
-		     !jv_get_int(j, load, lp, "period_ns", false, 1000000, 3600000000000,
-				 &c->load_period_ns)))
+		     !jv_get_int(j, load, lp, "period_ns", false, RT_OS_PERIOD_MIN,
+				 RT_OS_PERIOD_MAX, &c->load_period_ns)))
 		return false;
 	if (c->load_duty > 1)
 		return jv_fail(j, lp, "duty: a fraction above 0 and at most 1 (got %g)", c->load_duty);

@@ -43,6 +43,8 @@ static const struct {
 	{ "run -p steal -w spawn-tree --load 2@0", "--load 2@0: duty '0' is not a fraction above 0" },
 	{ "run -p steal -w spawn-tree --load 2@1.5", "--load 2@1.5: duty '1.5' is not a fraction" },
 	{ "run -p steal -w spawn-tree --load 2/1us", "--load PERIOD 1us: expected a duration" },
+	{ "run -p steal -w spawn-tree --load 2/2s", "--load 2/2s: period '2s' is longer than 1s" },
+	{ "run -p steal -w spawn-tree --load 4097", "--load 4097: '4097' is not a number of threads" },
 	{ "run -p steal -w spawn-tree --native --cpu-quota 1",
 	  "--cpu-quota is simulated only: natively, run schedlab under the limit itself" },
 	{ "run -p steal -w spawn-tree --native --cpuset 0", "--cpuset is simulated only" },
