@@ -17,8 +17,9 @@
  *    (cgroup_linux.go's opening essay, point 1); a v1 hierarchy with the
  *    "cpu" controller is preferred to the v2 one
  *    (src/internal/runtime/cgroup/cgroup_linux.go parseCPURelativePath).
- *    sysmon rereads the limit and the affinity mask, at most once a second,
- *    and applies a changed default (proc.go sysmonUpdateGOMAXPROCS), unless
+ *    sysmon rereads the limit (and the CPU count) from time to time and a
+ *    helper goroutine applies a changed default under stop-the-world
+ *    (proc.go sysmonUpdateGOMAXPROCS, updateMaxProcsGoroutine), unless
  *    GOMAXPROCS was set by the environment or runtime.GOMAXPROCS; a
  *    simulated run's limits never change, so the start-up value holds.
  *    GODEBUG=containermaxprocs=0 (and a go.mod older than 1.25) give the
