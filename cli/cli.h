@@ -127,7 +127,8 @@ struct cli_opt {
 /* cli_shared_opts' entries, in its order. */
 enum {
 	CLI_SH_POLICY, CLI_SH_TOPOLOGY, CLI_SH_WORKLOAD, CLI_SH_PROCS, CLI_SH_SEED, CLI_SH_SET,
-	CLI_SH_MAX_SIM_TIME, CLI_SH_MAX_WALL_TIME, CLI_SH_MAX_MEMORY, CLI_SH_COUNT,
+	CLI_SH_MAX_SIM_TIME, CLI_SH_MAX_WALL_TIME, CLI_SH_MAX_MEMORY,
+	CLI_SH_CPU_QUOTA, CLI_SH_CPU_PERIOD, CLI_SH_CPUSET, CLI_SH_LOAD, CLI_SH_COUNT,
 };
 extern const struct cli_opt cli_shared_opts[];
 /* The three limits, with their shared help. */
@@ -137,6 +138,11 @@ extern const struct cli_opt cli_shared_opts[];
 #define CLI_SHARED_LIMITS_HIDDEN \
 	CLI_SHARED_HIDDEN(CLI_SH_MAX_SIM_TIME), CLI_SHARED_HIDDEN(CLI_SH_MAX_WALL_TIME), \
 	CLI_SHARED_HIDDEN(CLI_SH_MAX_MEMORY)
+
+/* The OS options (the quota, its period, the cpuset, other load). */
+#define CLI_SHARED_OS \
+	CLI_SHARED(CLI_SH_CPU_QUOTA, NULL), CLI_SHARED(CLI_SH_CPU_PERIOD, NULL), \
+	CLI_SHARED(CLI_SH_CPUSET, NULL), CLI_SHARED(CLI_SH_LOAD, NULL)
 
 struct cli_opts;
 

@@ -30,7 +30,8 @@
 void cli_help_compare(FILE *f)
 {
 	fprintf(f,
-		"usage: schedlab compare -p P1,P2,... [-t TOPOLOGY] [-w WORKLOAD] [--procs N]\n"
+		"usage: schedlab compare -p P1,P2,... [-t TOPOLOGY] [-w WORKLOAD] [--procs N|RULE]\n"
+		"                        [--cpu-quota CPUS [--cpu-period T]] [--cpuset LIST] [--load N]\n"
 		"                        [--seeds N] [--seed S] [--set KEY=VALUE ...] [-j N]\n"
 		"                        [--json FILE|-] [--csv FILE|-] [--store FILE]\n"
 		"                        [--max-sim-time T] [--max-wall-time T]\n"
@@ -343,8 +344,9 @@ static void print_table(const struct compare *c, const struct run *run, const bo
 		}
 	}
 
-	printf("%s compare: topology %s, workload %s, %d Ps, ", run->api->mode, run->topo->name,
-	       run->wl->name, run->procs);
+	const char *rule = gmp_rule_name(run->gmp.rule);
+	printf("%s compare: topology %s, workload %s, %d Ps%s%s%s, ", run->api->mode, run->topo->name,
+	       run->wl->name, run->procs, rule ? " (" : "", rule ? rule : "", rule ? ")" : "");
 	if (c->nseeds == 1)
 		printf("seed %llu\n", (unsigned long long)c->seed);
 	else
@@ -450,6 +452,7 @@ static cJSON *compare_json(struct compare *c, const struct run *run, const struc
 	cJSON_AddStringToObject(cmp, "topology", run->topo->name);
 	cJSON_AddStringToObject(cmp, "workload", run->wl->name);
 	cJSON_AddNumberToObject(cmp, "procs", run->procs);
+	run_os_limits_json(cmp, run);
 	if (run->wl->recorded.present)
 		cJSON_AddItemToObject(cmp, "recorded", run_recorded_json(run->wl, NULL));
 	cJSON *seeds = cJSON_AddArrayToObject(cmp, "seeds");
@@ -572,7 +575,7 @@ static int run_all(struct compare *c, struct run *run, const char *json, int job
 				.index = k, .variant = c->cols[j].label, .api = run->api,
 				.pol = c->cols[j].pol, .knobs = c->cols[j].knobs, .set = given[j],
 				.topo = run->topo, .wl = run->wl, .procs = run->procs,
-				.seed = c->seed + (uint64_t)i, .max_sim_ns = run->lim.max_sim_ns,
+				.gmp = run->gmp, .os = run->os, .seed = c->seed + (uint64_t)i, .max_sim_ns = run->lim.max_sim_ns,
 				.max_wall_ns = run->lim.max_wall_ns, .max_memory = run->lim.max_memory,
 			};
 		}
@@ -666,6 +669,7 @@ const struct cli_opt cli_compare_opts[] = {
 	CLI_SHARED(CLI_SH_TOPOLOGY, NULL),
 	CLI_SHARED(CLI_SH_WORKLOAD, NULL),
 	CLI_SHARED(CLI_SH_PROCS, NULL),
+	CLI_SHARED_OS,
 	CLI_COUNT(NULL, "--seeds", "N", struct compare_own, nseeds, 1, MAX_SEEDS, NULL,
 		  "runs per column, with the seeds S, S+1, ..., S+N-1\n"
 		  "(default 1); from 2 on, a cell is the mean over the seeds\n"
@@ -783,6 +787,7 @@ int cmd_compare(int argc, char **argv)
 	struct topo *topo = NULL;
 	struct workload *wl = NULL;
 	struct run *run = NULL;
+	bool *cpuset = NULL;
 	rc = columns_parse(&c, o.policy, o.sets, o.nsets);
 	if (rc)
 		goto out;
@@ -812,7 +817,10 @@ int cmd_compare(int argc, char **argv)
 	run->api = &sim__rt_api;
 	run->topo = topo;
 	run->wl = wl;
-	run->procs = run_default_procs(run->wl, topo, (long)o.procs);
+	rc = cli_os_apply(&o, false, run, &cpuset);
+	if (rc)
+		goto out;
+	cli_os_procs(o.procs_rule, (long)o.procs, false, run);
 	run->lim.max_sim_ns = limits.lim.max_sim_ns;
 	run->lim.max_wall_ns = limits.lim.max_wall_ns;
 	run->lim.max_memory = limits.lim.max_memory;
@@ -825,6 +833,7 @@ out:
 	if (run)
 		rt_mech_free(&run->mech);
 	free(run);
+	free(cpuset);
 	wl_free(wl);
 	topo_free(topo);
 	columns_free(&c);

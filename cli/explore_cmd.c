@@ -23,7 +23,7 @@
 void cli_help_explore(FILE *f)
 {
 	fprintf(f,
-		"usage: schedlab explore -p POLICY [-t TOPOLOGY] -w WORKLOAD [--procs N] [--seed N]\n"
+		"usage: schedlab explore -p POLICY [-t TOPOLOGY] -w WORKLOAD [--procs N|RULE] [--seed N]\n"
 		"                        [--set KEY=VALUE ...] [--schedules N] [--strategy random|pct]\n"
 		"                        [--depth D] [-j N] [--keep-going] [--max-starve DUR]\n"
 		"                        [--delay DUR] [--delay-rate N] [--bug NAME]\n"
@@ -180,7 +180,8 @@ const struct cli_opt cli_explore_opts[] = {
 		 "default: no bound; units as --max-wall-time's): then no\n"
 		 "schedule starts, the running ones are killed, and the\n"
 		 "summary counts the schedules completed, 0 to N-1"),
-	CLI_TEXT("  -p, -t, -w, --procs, --seed, --set and the limits are `run`'s, each\n"
+	CLI_TEXT("  -p, -t, -w, --procs, --seed, --set, the limits and the OS's (--cpu-quota,\n"
+		 "  --cpu-period, --cpuset, --load) are `run`'s, each\n"
 		 "  schedule's own (--max-wall-time: one schedule's real time; the seed is the\n"
 		 "  workload's; every schedule uses it).\n"),
 	CLI_SHARED_HIDDEN(CLI_SH_POLICY),
@@ -190,6 +191,10 @@ const struct cli_opt cli_explore_opts[] = {
 	CLI_SHARED_HIDDEN(CLI_SH_SEED),
 	CLI_SHARED_HIDDEN(CLI_SH_SET),
 	CLI_SHARED_LIMITS_HIDDEN,
+	CLI_SHARED_HIDDEN(CLI_SH_CPU_QUOTA),
+	CLI_SHARED_HIDDEN(CLI_SH_CPU_PERIOD),
+	CLI_SHARED_HIDDEN(CLI_SH_CPUSET),
+	CLI_SHARED_HIDDEN(CLI_SH_LOAD),
 	CLI_END,
 };
 
@@ -345,10 +350,11 @@ static void explore_opts(struct explore_ctx *c)
 	x->ctx = c;
 }
 
-/* The run every schedule makes, from -p, --set, -t, -w, --procs, --seed;
- * 0 or an exit status.  The caller frees *knobs, *topo, *wl. */
+/* The run every schedule makes, from -p, --set, -t, -w, --procs, --seed
+ * and the OS options; 0 or an exit status.  The caller frees *knobs,
+ * *topo, *wl, *cpuset. */
 static int load_base(const struct cli_opts *o, struct run *base, int64_t **knobs,
-		     struct topo **topo, struct workload **wl)
+		     struct topo **topo, struct workload **wl, bool **cpuset)
 {
 	base->api = &sim__rt_api;
 	base->seed = o->seed;
@@ -375,8 +381,10 @@ static int load_base(const struct cli_opts *o, struct run *base, int64_t **knobs
 		return rc;
 	base->topo = *topo;
 	base->wl = *wl;
-	base->procs = run_default_procs(*wl, *topo, (long)o->procs);
-	return 0;
+	rc = cli_os_apply(o, false, base, cpuset);
+	if (rc == 0)
+		cli_os_procs(o->procs_rule, (long)o->procs, false, base);
+	return rc;
 }
 
 int cmd_explore(int argc, char **argv)
@@ -410,7 +418,8 @@ int cmd_explore(int argc, char **argv)
 	int64_t *knobs = NULL;
 	struct topo *topo = NULL;
 	struct workload *wl = NULL;
-	rc = load_base(&o, &c.x.base, &knobs, &topo, &wl);
+	bool *cpuset = NULL;
+	rc = load_base(&o, &c.x.base, &knobs, &topo, &wl, &cpuset);
 	/* claimed now, so a bad path fails before the exploration */
 	if (!rc && own.trace)
 		rc = cli_out_claim("explore", "--trace", own.trace);
@@ -423,5 +432,6 @@ int cmd_explore(int argc, char **argv)
 	wl_free(wl);
 	topo_free(topo);
 	free(knobs);
+	free(cpuset);
 	return rc;
 }

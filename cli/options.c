@@ -3,20 +3,102 @@
  * `compare', `sweep', `workload expand', `explore' and `regress' share
  * (cli/run.h), so that an option is spelled, checked, refused and
  * described in one place. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/run.h"
+#include "topologies/topo.h"
 
 /* ---- The shared options ---- */
+
+bool cli_parse_procs(const char *v, uint64_t *n, enum gmp_rule *rule)
+{
+	*rule = gmp_rule_find(v);
+	*n = 0;
+	return *rule != GMP_NUMBER || (cli_parse_u64(v, RT_MAX_PROCS, n) && *n > 0);
+}
 
 static int parse_procs(void *ctx, const char *cmd, const char *a, const char *v)
 {
 	struct cli_opts *o = ctx;
-	if (!cli_parse_u64(v, RT_MAX_PROCS, &o->procs) || o->procs == 0)
-		return cli_usage_error(cmd, "--procs %s: expected a number from 1 to %d", v, RT_MAX_PROCS);
+	if (!cli_parse_procs(v, &o->procs, &o->procs_rule))
+		return cli_usage_error(cmd, "--procs %s: expected a number from 1 to %d or a rule (%s)",
+				       v, RT_MAX_PROCS, gmp_rule_list());
 	return 0;
+}
+
+/* ---- The OS a run lives under [docs/runtime.md, "The OS a run lives
+ * under, and GOMAXPROCS rules"] ----
+ *
+ * The period's bounds and the quota's least are the kernel's own:
+ * kernel/sched/core.c (Linux 6.x), min_cfs_quota_period = 1ms and
+ * max_cfs_quota_period = 1s, which tg_set_cfs_bandwidth holds both the
+ * period and the quota to (the quota has no upper bound there but
+ * max_cfs_runtime; here it is at most the machine's PUs, past which it
+ * never binds).  A cgroup holds them in whole microseconds.  Other load's
+ * period has the same bounds (core/policy.h, RT_OS_PERIOD_MIN/MAX). */
+#define OS_PERIOD_DEFAULT_NS 100000000   /* cfs_period_us's default, 100ms */
+#define OS_LOAD_PERIOD_DEFAULT_NS 10000000
+
+/* A positive decimal fraction, nothing else. */
+static bool parse_fraction(const char *s, double *out)
+{
+	char *end;
+	if (!((*s >= '0' && *s <= '9') || *s == '.'))
+		return false;
+	*out = strtod(s, &end);
+	return *end == '\0' && isfinite(*out) && *out > 0;
+}
+
+static int parse_cpu_quota(void *ctx, const char *cmd, const char *a, const char *v)
+{
+	struct cli_opts *o = ctx;
+	if (!parse_fraction(v, &o->cpu_quota) || o->cpu_quota > RT_MAX_PROCS)
+		return cli_usage_error(cmd, "--cpu-quota %s: expected CPUs' worth of time per period, "
+				       "a number above 0 (0.5, 1, 1.5, ...)", v);
+	return 0;
+}
+
+static int parse_cpu_period(void *ctx, const char *cmd, const char *a, const char *v)
+{
+	struct cli_opts *o = ctx;
+	int rc = cli_parse_duration(cmd, a, v, RT_OS_PERIOD_MIN, &o->cpu_period_ns);
+	if (rc == 0 && (o->cpu_period_ns > RT_OS_PERIOD_MAX || o->cpu_period_ns % 1000))
+		return cli_usage_error(cmd, "--cpu-period %s: expected whole microseconds from 1ms to "
+				       "1s, the kernel's bounds", v);
+	return rc;
+}
+
+/* "N[@DUTY][/PERIOD]" */
+static int parse_load(void *ctx, const char *cmd, const char *a, const char *v)
+{
+	struct cli_opts *o = ctx;
+	char *copy = xstrdup(v), *period = strchr(copy, '/'), *duty = strchr(copy, '@');
+	uint64_t n = 0;
+	int rc = 0;
+	if (period)
+		*period++ = '\0';
+	if (duty && (!period || duty < period))
+		*duty++ = '\0';
+	else
+		duty = NULL;
+	o->load_duty = 1;
+	o->load_period_ns = OS_LOAD_PERIOD_DEFAULT_NS;
+	if (!cli_parse_u64(copy, RT_OS_LOAD_MAX, &n) || n == 0)
+		rc = cli_usage_error(cmd, "--load %s: '%s' is not a number of threads from 1 to %d", v,
+				     copy, RT_OS_LOAD_MAX);
+	else if (duty && (!parse_fraction(duty, &o->load_duty) || o->load_duty > 1))
+		rc = cli_usage_error(cmd, "--load %s: duty '%s' is not a fraction above 0 and at "
+				     "most 1", v, duty);
+	else if (period && (rc = cli_parse_duration(cmd, "--load PERIOD", period, RT_OS_PERIOD_MIN,
+						    &o->load_period_ns)) == 0 &&
+		 o->load_period_ns > RT_OS_PERIOD_MAX)
+		rc = cli_usage_error(cmd, "--load %s: period '%s' is longer than 1s", v, period);
+	o->load_threads = (int)n;
+	free(copy);
+	return rc;
 }
 
 static int parse_seed(void *ctx, const char *cmd, const char *a, const char *v)
@@ -48,9 +130,12 @@ const struct cli_opt cli_shared_opts[] = {
 				       "a bundled workload (see `schedlab list workloads`; default\n"
 				       "rpc-server), or a path to a workload, a trace, or a Go\n"
 				       "execution trace (imported: docs/workload-format.md)"),
-	[CLI_SH_PROCS] = CLI_CALL(NULL, "--procs", "N", parse_procs,
+	[CLI_SH_PROCS] = CLI_CALL(NULL, "--procs", "N|RULE", parse_procs,
 				  "number of Ps, GOMAXPROCS (default: an imported Go trace's\n"
-				  "GOMAXPROCS if it fits, else the topology's PUs)"),
+				  "GOMAXPROCS if it fits, else the topology's PUs), or the\n"
+				  "rule that chooses it: cpus (Go before 1.25: the cpuset's\n"
+				  "PUs), go1.25 (the quota rounded up, at least 2, at most\n"
+				  "the CPUs), automaxprocs (the quota rounded down, at least 1)"),
 	[CLI_SH_SEED] = CLI_CALL(NULL, "--seed", "N", parse_seed, "the first seed (default 1)"),
 	[CLI_SH_SET] = CLI_REPEAT("--set", "KEY=VALUE", struct cli_opts, sets, nsets, CLI_MAX_SETS,
 				  "set a policy knob (repeatable; see `schedlab list policies`)"),
@@ -64,6 +149,18 @@ const struct cli_opt cli_shared_opts[] = {
 				       "Ms, objects, page records; default and at most 4GiB, at\n"
 				       "least 16MiB; units B, KiB, MiB, GiB): past it the workload\n"
 				       "panics with runtime: out of memory"),
+	[CLI_SH_CPU_QUOTA] = CLI_CALL(NULL, "--cpu-quota", "CPUS", parse_cpu_quota,
+				      "simulate a CPU quota (cgroup cpu.max): the process's threads\n"
+				      "run CPUS x the period together, then wait for the next\n"
+				      "period (0.5, 1, 1.5, ...; at most the topology's PUs)"),
+	[CLI_SH_CPU_PERIOD] = CLI_CALL(NULL, "--cpu-period", "T", parse_cpu_period,
+				       "the quota's period (default 100ms; 1ms to 1s)"),
+	[CLI_SH_CPUSET] = CLI_STRING(NULL, "--cpuset", "LIST", struct cli_opts, cpuset,
+				     "simulate a cpuset: the PUs the process may run on, by OS\n"
+				     "index, as Linux lists them (0-3,8 or 0-7:2)"),
+	[CLI_SH_LOAD] = CLI_CALL(NULL, "--load", "N[@DUTY][/T]", parse_load,
+				 "simulate other processes: N threads, each busy DUTY (0 to\n"
+				 "1, default 1) of every T (default 10ms; 1ms to 1s)"),
 	[CLI_SH_COUNT] = CLI_END,
 };
 
@@ -239,6 +336,11 @@ int cli_parse_options(struct cli_opts *o, int argc, char **argv, const struct cl
 	o->nsets = 0;
 	o->seed = 1;
 	o->procs = 0;
+	o->procs_rule = GMP_NUMBER;
+	o->cpu_quota = 0;
+	o->cpu_period_ns = 0;
+	o->cpuset = NULL;
+	o->load_threads = 0;
 	o->seed_given = o->help = false;
 	o->time_limit = NULL;
 	const struct cli_parser p = {
@@ -272,4 +374,117 @@ int cli_check_trace_seed(const struct cli_opts *o, uint64_t trace_seed)
 				       (unsigned long long)o->seed, o->workload,
 				       (unsigned long long)trace_seed);
 	return 0;
+}
+
+/* ---- The OS options, applied to a run ---- */
+
+/* --cpuset's list on t: flags by PU index (malloc'd), or 2. */
+static int os_cpuset(const char *cmd, const char *list, const struct topo *t, bool **out)
+{
+	int n = 0;
+	for (int i = 0; i < t->npus; i++)
+		if ((int)t->pus[i].os_index + 1 > n)
+			n = (int)t->pus[i].os_index + 1;
+	bool *by_os = xcalloc((size_t)n, sizeof(*by_os));
+	char bad[160];
+	int rc = 0;
+	*out = NULL;
+	if (!gmp_cpulist_parse(list, by_os, n, bad, sizeof(bad))) {
+		rc = cli_usage_error(cmd, "--cpuset %s: %s (%s's PUs are OS indexes 0 to %d)", list, bad,
+				     t->name, n - 1);
+		goto out;
+	}
+	bool *flags = xcalloc((size_t)t->npus, sizeof(*flags));
+	int listed = 0, found = 0;
+	for (int c = 0; c < n; c++)
+		listed += by_os[c];
+	for (int i = 0; i < t->npus; i++) {
+		flags[i] = by_os[t->pus[i].os_index];
+		found += flags[i];
+	}
+	if (found < listed) {
+		/* OS indexes with holes: a listed number that is no PU's */
+		for (int i = 0; i < t->npus; i++)
+			by_os[t->pus[i].os_index] = false;
+		int c = 0;
+		while (!by_os[c])
+			c++;
+		rc = cli_usage_error(cmd, "--cpuset %s: '%d': %s has no PU of that OS index", list, c,
+				     t->name);
+		free(flags);
+		goto out;
+	}
+	*out = flags;
+out:
+	free(by_os);
+	return rc;
+}
+
+/* The first OS option given, for native's refusal. */
+static const char *os_first(const struct cli_opts *o)
+{
+	return o->cpu_quota ? "--cpu-quota" : o->cpu_period_ns ? "--cpu-period"
+	       : o->load_threads ? "--load" : o->cpuset ? "--cpuset" : NULL;
+}
+
+int cli_os_apply(const struct cli_opts *o, bool native, struct run *run, bool **cpuset)
+{
+	const struct topo *t = run->topo;
+	const char *first = os_first(o);
+	*cpuset = NULL;
+	if (native && first)
+		return cli_usage_error(o->cmd, "%s is simulated only: natively, run schedlab under the "
+				       "limit itself (in a cgroup with cpu.max for a quota, under "
+				       "taskset for a cpuset, beside the other load)", first);
+	if (o->cpu_period_ns && !o->cpu_quota)
+		return cli_usage_error(o->cmd, "--cpu-period is the period of --cpu-quota: give both");
+	if (o->cpu_quota) {
+		int64_t period = o->cpu_period_ns ? o->cpu_period_ns : OS_PERIOD_DEFAULT_NS;
+		/* in whole microseconds, as a cgroup holds it */
+		int64_t quota = llround(o->cpu_quota * (double)(period / 1000)) * 1000;
+		if (o->cpu_quota > t->npus)
+			return cli_usage_error(o->cmd, "--cpu-quota %g: more than %s's %d PUs", o->cpu_quota,
+					       t->name, t->npus);
+		if (quota < RT_OS_PERIOD_MIN)
+			return cli_usage_error(o->cmd, "--cpu-quota %g: %g CPUs of a %lld us period is "
+					       "under the kernel's least quota, 1ms", o->cpu_quota,
+					       o->cpu_quota, (long long)(period / 1000));
+		run->os.quota_ns = quota;
+		run->os.period_ns = period;
+	}
+	if (o->cpuset) {
+		int rc = os_cpuset(o->cmd, o->cpuset, t, cpuset);
+		if (rc)
+			return rc;
+		run->os.cpuset = *cpuset;
+	}
+	run->os.load_threads = o->load_threads;
+	run->os.load_duty = o->load_threads ? o->load_duty : 0;
+	run->os.load_period_ns = o->load_threads ? o->load_period_ns : 0;
+	return 0;
+}
+
+void cli_os_procs(enum gmp_rule rule, long given, bool native, struct run *run)
+{
+	run->gmp.rule = rule;
+	memset(&run->gmp.in, 0, sizeof(run->gmp.in));
+	if (rule == GMP_NUMBER) {
+		run->procs = run_default_procs(run->wl, run->topo, given);
+		return;
+	}
+	struct gmp_limits *in = &run->gmp.in;
+	if (native) {
+		gmp_host_limits("", in);
+	} else {
+		in->cpus = run->topo->npus;
+		if (run->os.cpuset) {
+			in->cpus = 0;
+			for (int i = 0; i < run->topo->npus; i++)
+				in->cpus += run->os.cpuset[i];
+		}
+		in->quota_ns = run->os.quota_ns;
+		in->period_ns = run->os.period_ns;
+	}
+	int p = gmp_procs(rule, in);
+	run->procs = p > RT_MAX_PROCS ? RT_MAX_PROCS : p;
 }

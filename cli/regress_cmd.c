@@ -163,6 +163,10 @@ const struct cli_opt cli_regress_opts[] = {
 	CLI_SHARED_REFUSED(CLI_SH_WORKLOAD),
 	CLI_SHARED_REFUSED(CLI_SH_PROCS),
 	CLI_SHARED_REFUSED(CLI_SH_SEED),
+	CLI_SHARED_REFUSED(CLI_SH_CPU_QUOTA),
+	CLI_SHARED_REFUSED(CLI_SH_CPU_PERIOD),
+	CLI_SHARED_REFUSED(CLI_SH_CPUSET),
+	CLI_SHARED_REFUSED(CLI_SH_LOAD),
 	CLI_END,
 };
 
@@ -223,6 +227,9 @@ struct plan {
 	struct topo *topo;
 	struct workload *wl;
 	int procs;
+	struct run_gmp gmp;        /* the case's procs rule, and what it read */
+	struct rt_os os;           /* the case's OS limits (cpuset: the plan's) */
+	bool *cpuset;
 };
 
 static void plans_free(struct plan *p, int n)
@@ -233,6 +240,7 @@ static void plans_free(struct plan *p, int n)
 		free(p[i].variant);
 		wl_free(p[i].wl);
 		topo_free(p[i].topo);
+		free(p[i].cpuset);
 	}
 	free(p);
 }
@@ -309,6 +317,28 @@ static int plan_knobs(struct plan *q, const struct rg_case *k, const char *const
 	return rc;
 }
 
+/* The case's OS limits and procs rule on the plan's topology, as run's
+ * options give them: 0 or an exit status. */
+static int plan_os(const struct rg_case *k, struct plan *q, bool native)
+{
+	struct cli_opts o = {
+		.cmd = CMD, .cpu_quota = k->cpu_quota, .cpu_period_ns = k->cpu_period_ns,
+		.cpuset = k->cpuset, .load_threads = (int)k->load_threads,
+		.load_duty = k->load_duty, .load_period_ns = k->load_period_ns,
+	};
+	struct run r = { .topo = q->topo, .wl = q->wl };
+	int rc = cli_os_apply(&o, native, &r, &q->cpuset);
+	if (rc) {
+		fprintf(stderr, "schedlab %s: (in case %s of the suite)\n", CMD, k->name);
+		return rc;
+	}
+	cli_os_procs((enum gmp_rule)k->procs_rule, k->procs, native, &r);
+	q->procs = r.procs;
+	q->gmp = r.gmp;
+	q->os = r.os;
+	return 0;
+}
+
 /* The plans' topologies and workloads (a native plan runs on "host"). */
 static int plans_load(const struct rg_suite *s, struct plan *p, int n, bool native)
 {
@@ -323,7 +353,7 @@ static int plans_load(const struct rg_suite *s, struct plan *p, int n, bool nati
 			rc = cli_usage_error(CMD, "case %s: %s is a trace, which replays one seed's draws: "
 					     "a suite's case runs many seeds", k->name, k->workload);
 		if (!rc)
-			p[i].procs = run_default_procs(p[i].wl, p[i].topo, k->procs);
+			rc = plan_os(k, &p[i], native);
 	}
 	return rc;
 }
@@ -410,7 +440,7 @@ static int run_plans(const struct rg_suite *s, struct plan *p, int np, int nseed
 				.index = (long)i * nseeds + k, .variant = p[i].variant,
 				.api = native ? &nat__rt_api : &sim__rt_api, .pol = p[i].pol,
 				.knobs = p[i].knobs, .set = p[i].set, .topo = p[i].topo, .wl = p[i].wl,
-				.procs = p[i].procs,
+				.procs = p[i].procs, .gmp = p[i].gmp, .os = p[i].os,
 				.seed = (uint64_t)s->seed + (native ? 0 : (uint64_t)k),
 				.max_sim_ns = limits->lim.max_sim_ns, .max_wall_ns = limits->lim.max_wall_ns,
 				.max_memory = limits->lim.max_memory,
@@ -607,13 +637,38 @@ struct explored {
 	char *out;                 /* what it printed: the summary, a failure and its replay */
 };
 
+/* A case's OS limits as explore's options, into w (at most 8 words):
+ * how many. */
+static int os_words(const struct rg_case *k, char **w)
+{
+	int n = 0;
+	if (k->cpu_quota) {
+		w[n++] = xstrdup("--cpu-quota");
+		w[n++] = xasprintf("%.17g", k->cpu_quota);
+	}
+	if (k->cpu_period_ns) {
+		w[n++] = xstrdup("--cpu-period");
+		w[n++] = xasprintf("%ldns", k->cpu_period_ns);
+	}
+	if (k->cpuset) {
+		w[n++] = xstrdup("--cpuset");
+		w[n++] = xstrdup(k->cpuset);
+	}
+	if (k->load_threads) {
+		w[n++] = xstrdup("--load");
+		w[n++] = xasprintf("%ld@%.17g/%ldns", k->load_threads, k->load_duty,
+				   k->load_period_ns);
+	}
+	return n;
+}
+
 /* The replay command's words of a case's exploration: what `schedlab
  * explore` is given to explore the case by hand (malloc'd, as is each). */
 static char **explore_words(const struct rg_suite *s, const struct plan *p,
 			    const struct regress_own *r, int *nwords)
 {
 	const struct rg_case *k = &s->cases[p->ncase];
-	char **w = xcalloc((size_t)(12 + 2 * cJSON_GetArraySize(p->set) + r->nlimit_args),
+	char **w = xcalloc((size_t)(20 + 2 * cJSON_GetArraySize(p->set) + r->nlimit_args),
 			   sizeof(*w));
 	int n = 0;
 	w[n++] = xstrdup("-p");
@@ -628,6 +683,7 @@ static char **explore_words(const struct rg_suite *s, const struct plan *p,
 	w[n++] = xstrdup(k->workload);
 	w[n++] = xstrdup("--procs");
 	w[n++] = xasprintf("%d", p->procs);
+	n += os_words(k, w + n);
 	w[n++] = xstrdup("--seed");
 	w[n++] = xasprintf("%ld", s->seed);
 	if (r->bug) {
@@ -648,7 +704,8 @@ static int explore_base(const struct rg_case *k, const struct plan *p, bool nati
 {
 	*base = (struct run){
 		.api = &sim__rt_api, .pol = sim__rt_api.pol_find(p->pol->name), .topo = p->topo,
-		.wl = p->wl, .procs = p->procs, .lim.max_sim_ns = limits->lim.max_sim_ns,
+		.wl = p->wl, .procs = p->procs, .gmp = p->gmp, .os = p->os,
+		.lim.max_sim_ns = limits->lim.max_sim_ns,
 		.lim.max_wall_ns = limits->lim.max_wall_ns, .lim.max_memory = limits->lim.max_memory,
 	};
 	*knobs = run_knobs_new(base->pol);
@@ -1048,6 +1105,13 @@ int cmd_regress(int argc, char **argv)
 			free(limit_args);
 			return cli_usage_error(CMD, "%s: the suite gives each case's topology, workload, "
 					       "procs and seeds (a case of your own: --suite FILE)", a);
+		}
+		if (strcmp(a, "--cpu-quota") == 0 || strcmp(a, "--cpu-period") == 0 ||
+		    strcmp(a, "--cpuset") == 0 || strcmp(a, "--load") == 0) {
+			free(limit_args);
+			return cli_usage_error(CMD, "%s: the suite gives each case's OS limits (its keys "
+					       "cpu_quota, cpu_period_ns, cpuset, load; a case of your "
+					       "own: --suite FILE)", a);
 		}
 		if (cli_is_limit_option(a) && i + 1 < argc) {
 			r.limit_args = limit_args;

@@ -31,6 +31,15 @@ struct cli_opts {
 	const char *sets[CLI_MAX_SETS];   /* --set KEY=VALUE, in order */
 	int nsets;
 	uint64_t seed, procs;          /* --seed (default 1), --procs (0: not given) */
+	enum gmp_rule procs_rule;      /* --procs RULE (GMP_NUMBER: a number, or none) */
+	/* --cpu-quota (0: none), --cpu-period (0: the default), --cpuset (as
+	 * given: the topology says what it means), --load */
+	double cpu_quota;
+	int64_t cpu_period_ns;
+	const char *cpuset;
+	int load_threads;
+	double load_duty;
+	int64_t load_period_ns;
 	bool seed_given;
 	const char *time_limit;        /* the first time limit given, or NULL */
 	struct run *limits;        /* set before parsing: where the limits go */
@@ -56,6 +65,20 @@ struct cli_own {
  * set if the help was printed; or an exit status after a usage message (an
  * unknown option, a missing value, a bad shared value). */
 int cli_parse_options(struct cli_opts *o, int argc, char **argv, const struct cli_own *own);
+/* The OS options of o (--cpu-quota, --cpu-period, --cpuset, --load) for a
+ * run on run->topo into run->os; natively (native) refused, each with the
+ * way to get it.  The cpuset's flags are malloc'd into *cpuset (NULL if
+ * none), which must outlive the run.  0, or 2 after a message naming the
+ * option. */
+int cli_os_apply(const struct cli_opts *o, bool native, struct run *run, bool **cpuset);
+/* run->procs and run->gmp: the P count rule gives (GMP_NUMBER: given, or
+ * the default), reading run->os (simulated) or this process's limits
+ * (native). */
+void cli_os_procs(enum gmp_rule rule, long given, bool native, struct run *run);
+/* A P count or a rule, as --procs and sweep's --procs LIST items take
+ * them: true with *n or *rule set. */
+bool cli_parse_procs(const char *v, uint64_t *n, enum gmp_rule *rule);
+
 /* A trace replays the draws of the seed it was expanded with: 0 if --seed
  * agrees (or was not given), else a usage error's exit status. */
 int cli_check_trace_seed(const struct cli_opts *o, uint64_t trace_seed);

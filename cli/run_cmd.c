@@ -22,7 +22,8 @@
 void cli_help_run(FILE *f)
 {
 	fprintf(f,
-		"usage: schedlab run -p POLICY -t TOPOLOGY -w WORKLOAD [--procs N] [--seed N]\n"
+		"usage: schedlab run -p POLICY -t TOPOLOGY -w WORKLOAD [--procs N|RULE] [--seed N]\n"
+		"                    [--cpu-quota CPUS [--cpu-period T]] [--cpuset LIST] [--load N]\n"
 		"                    [--set KEY=VALUE ...] [--json FILE|-] [--cdf FILE|-] [--native]\n"
 		"                    [--schedtrace DUR [--scheddetail]]\n"
 		"                    [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
@@ -361,6 +362,7 @@ const struct cli_opt cli_run_opts[] = {
 		   "JSON (default: numa4; with --native: host, the only choice)"),
 	CLI_SHARED(CLI_SH_WORKLOAD, NULL),
 	CLI_SHARED(CLI_SH_PROCS, NULL),
+	CLI_SHARED_OS,
 	CLI_SHARED(CLI_SH_SEED, "seed of every random choice (default 1); the same inputs\n"
 		   "and seed give the same simulated run, byte for byte"),
 	CLI_SHARED(CLI_SH_SET, NULL),
@@ -585,6 +587,7 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	struct topo *topo = NULL;
 	struct workload *wl = NULL;
 	struct rt *rt = NULL;
+	bool *cpuset = NULL;
 	struct err e = { "" };
 	rc = run_policy(cmd, &o, &run, &knobs);
 	if (rc)
@@ -615,7 +618,10 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	}
 	run.topo = topo;
 	run.wl = wl;
-	run.procs = run_default_procs(wl, topo, (long)o.procs);
+	rc = cli_os_apply(&o, native, &run, &cpuset);
+	if (rc)
+		goto out;
+	cli_os_procs(o.procs_rule, (long)o.procs, native, &run);
 
 	rt = run_exec(&run, expand != NULL, &e);
 	if (!rt) {
@@ -637,6 +643,7 @@ out:
 	wl_free(wl);
 	topo_free(topo);
 	free(knobs);
+	free(cpuset);
 	return rc;
 }
 

@@ -34,6 +34,7 @@ void cli_help_sweep(FILE *f)
 	fprintf(f,
 		"usage: schedlab sweep -p P1,P2:K=V,... [-t T1,T2,...] [-w W1,W2,...]\n"
 		"                      [--procs LIST] [--set KEY=LIST ...] [--seeds N] [--seed S]\n"
+		"                      [--cpu-quota CPUS [--cpu-period T]] [--cpuset LIST] [--load N]\n"
 		"                      [-j N] [--json FILE|-] [--csv FILE|-] [--resume] [--native]\n"
 		"                      [--emit-jobs FILE [--results DIR]] [--only I]\n"
 		"                      [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
@@ -90,6 +91,11 @@ struct sweep {
 	int ndims;
 	char **procs;                  /* as given, expanded; NULL: each topology's PUs */
 	long nprocs;
+	/* the OS options (cli/run.h), and what they are on each topology:
+	 * its rt_os and the cpuset's flags it points to */
+	const struct cli_opts *o;
+	struct rt_os *os;
+	bool **cpusets;
 	uint64_t seed, nseeds;
 	bool native;
 	struct run limits;
@@ -124,6 +130,10 @@ static void sweep_free(struct sweep *s)
 	for (int d = 0; d < s->ndims; d++)
 		exp_list_free(s->dims[d].vals, s->dims[d].n);
 	exp_list_free(s->procs, s->nprocs);
+	for (long i = 0; s->cpusets && i < s->ntopos; i++)
+		free(s->cpusets[i]);
+	free(s->cpusets);
+	free(s->os);
 	for (long i = 0; i < s->n; i++) {
 		free(s->knobs[i]);
 		cJSON_Delete(s->sets[i]);
@@ -304,6 +314,35 @@ static uint64_t sat_mul(uint64_t a, uint64_t b)
 	return c > EXP_MAX_RUNS ? EXP_MAX_RUNS + 1 : c;
 }
 
+/* The OS options on each topology: 0 or an exit status. */
+static int sweep_os(struct sweep *s)
+{
+	s->os = xcalloc((size_t)s->ntopos, sizeof(*s->os));
+	s->cpusets = xcalloc((size_t)s->ntopos, sizeof(*s->cpusets));
+	for (long t = 0; t < s->ntopos; t++) {
+		struct run r = { .topo = s->topos[t] };
+		int rc = cli_os_apply(s->o, s->native, &r, &s->cpusets[t]);
+		if (rc)
+			return rc;
+		s->os[t] = r.os;
+	}
+	return 0;
+}
+
+/* The P count of --procs LIST's item p (a count or a rule) on topology t
+ * and workload w, with the OS it lives under: in a struct run's procs,
+ * gmp and os. */
+static struct run cell_procs(const struct sweep *s, long t, long w, long p)
+{
+	struct run r = { .topo = s->topos[t], .wl = s->wls[w], .os = s->os[t] };
+	uint64_t n = 0;
+	enum gmp_rule rule = GMP_NUMBER;
+	if (s->procs)
+		cli_parse_procs(s->procs[p], &n, &rule);   /* checked by sweep_procs */
+	cli_os_procs(rule, (long)n, s->native, &r);
+	return r;
+}
+
 /* The cells, in the documented order.  Returns 0 or an exit status. */
 static int make_cells(struct sweep *s)
 {
@@ -361,9 +400,7 @@ static int make_cells(struct sweep *s)
 					for (long p = 0; p < np; p++)
 						for (uint64_t sd = 0; sd < s->nseeds; sd++) {
 							long i = s->n++;
-							uint64_t procs = 0;
-							if (s->procs)
-								cli_parse_u64(s->procs[p], RT_MAX_PROCS, &procs);
+							struct run r = cell_procs(s, t, w, p);
 							s->knobs[i] = xcalloc((size_t)pol_nknobs(v->pol) + 1,
 									      sizeof(int64_t));
 							memcpy(s->knobs[i], knobs,
@@ -375,8 +412,8 @@ static int make_cells(struct sweep *s)
 								.pol = v->pol, .knobs = s->knobs[i],
 								.set = s->sets[i], .topo = s->topos[t],
 								.wl = s->wls[w],
-								.procs = run_default_procs(s->wls[w], s->topos[t], (long)procs),
-								.seed = s->seed + sd,
+								.procs = r.procs, .gmp = r.gmp,
+								.os = r.os, .seed = s->seed + sd,
 								.max_sim_ns = s->limits.lim.max_sim_ns,
 								.max_wall_ns = s->limits.lim.max_wall_ns,
 								.max_memory = s->limits.lim.max_memory,
@@ -417,6 +454,20 @@ static void sh_arg(FILE *f, const char *opt, const char *val)
 	sh_quote(f, val);
 }
 
+/* The OS options, as a job gives them again. */
+static void write_os_args(FILE *f, const struct cli_opts *o)
+{
+	if (o->cpu_quota)
+		fprintf(f, " --cpu-quota %.17g", o->cpu_quota);
+	if (o->cpu_period_ns)
+		fprintf(f, " --cpu-period %lldns", (long long)o->cpu_period_ns);
+	if (o->cpuset)
+		sh_arg(f, "--cpuset", o->cpuset);
+	if (o->load_threads)
+		fprintf(f, " --load %d@%.17g/%lldns", o->load_threads, o->load_duty,
+			(long long)o->load_period_ns);
+}
+
 /* The matrix's options, as a job gives them again. */
 static void write_matrix_args(FILE *f, const struct sweep *s, const char *policy,
 			      const char *procs, const char *const *sets, int nsets)
@@ -438,6 +489,7 @@ static void write_matrix_args(FILE *f, const struct sweep *s, const char *policy
 	free(list);
 	if (procs)
 		sh_arg(f, "--procs", procs);
+	write_os_args(f, s->o);
 	for (int i = 0; i < nsets; i++)
 		sh_arg(f, "--set", sets[i]);
 	fprintf(f, " --seeds %llu --seed %llu", (unsigned long long)s->nseeds,
@@ -642,8 +694,10 @@ const struct cli_opt cli_sweep_opts[] = {
 	CLI_SHARED_AS(CLI_SH_WORKLOAD, "LIST", "workloads (default rpc-server)"),
 	/* a list here, not the shared option's one count */
 	CLI_STRING(NULL, "--procs", "LIST", struct sweep_own, procs,
-		   "P counts (default: each topology's PUs, or an imported Go\n"
-		   "trace's GOMAXPROCS when it fits)"),
+		   "P counts or rules (cpus, go1.25, automaxprocs: `run --help`;\n"
+		   "default: each topology's PUs, or an imported Go trace's\n"
+		   "GOMAXPROCS when it fits)"),
+	CLI_SHARED_OS,
 	CLI_SHARED_AS(CLI_SH_SET, "KEY=LIST",
 		      "a knob's values (repeatable, one dimension each); a variant\n"
 		      "whose policy has no KEY, or whose -p item sets KEY itself,\n"
@@ -690,10 +744,27 @@ const struct cli_opt cli_sweep_opts[] = {
 };
 
 /* A line per run on stdout: what it was and its headline figures. */
+/* A row's procs as the line gives it: "4", or "2 (go1.25)" when a rule
+ * chose it. */
+static const char *row_procs(char *buf, size_t size, const cJSON *in)
+{
+	const cJSON *rule = cJSON_GetObjectItem(in, "procs_rule");
+	struct run_gmp g = { .rule = cJSON_IsString(rule) ? gmp_rule_find(rule->valuestring)
+							  : GMP_NUMBER };
+	return run_procs_label(buf, size, &g, (int)cJSON_GetObjectItem(in, "procs")->valuedouble);
+}
+
 static void print_runs(cJSON *const *rows, long n)
 {
-	printf("%5s  %-28s %-8s %-14s %5s %6s  %-8s %12s %12s\n", "index", "variant", "topology",
-	       "workload", "procs", "seed", "status", "makespan", "sched p99");
+	char procs[48];
+	int w = 5;
+	for (long i = 0; i < n; i++) {
+		int l = (int)strlen(row_procs(procs, sizeof(procs),
+					      cJSON_GetObjectItem(rows[i], "inputs")));
+		w = l > w ? l : w;
+	}
+	printf("%5s  %-28s %-8s %-14s %*s %6s  %-8s %12s %12s\n", "index", "variant", "topology",
+	       "workload", w, "procs", "seed", "status", "makespan", "sched p99");
 	for (long i = 0; i < n; i++) {
 		const cJSON *row = rows[i], *in = cJSON_GetObjectItem(row, "inputs");
 		double mk = 0, p99 = 0;
@@ -702,12 +773,12 @@ static void print_runs(cJSON *const *rows, long n)
 			run_fmt_ns(a, mk);
 		if (exp_row_metric_number(row, "sched_latency_ns.p99", &p99))
 			run_fmt_ns(b, p99);
-		printf("%5ld  %-28s %-8s %-14s %5d %6.0f  %-8s %12s %12s\n",
+		printf("%5ld  %-28s %-8s %-14s %*s %6.0f  %-8s %12s %12s\n",
 		       (long)cJSON_GetObjectItem(row, "index")->valuedouble,
 		       cJSON_GetObjectItem(row, "variant")->valuestring,
 		       cJSON_GetObjectItem(in, "topology")->valuestring,
-		       cJSON_GetObjectItem(in, "workload")->valuestring,
-		       (int)cJSON_GetObjectItem(in, "procs")->valuedouble,
+		       cJSON_GetObjectItem(in, "workload")->valuestring, w,
+		       row_procs(procs, sizeof(procs), in),
 		       cJSON_GetObjectItem(in, "seed")->valuedouble, exp_row_status(row), a, b);
 	}
 }
@@ -742,7 +813,8 @@ static int sweep_check(const struct cli_opts *o, const struct sweep_own *own)
 	return 0;
 }
 
-/* --procs LIST into s->procs, each a P count: 0 or an exit status. */
+/* --procs LIST into s->procs, each a P count or a rule: 0 or an exit
+ * status. */
 static int sweep_procs(struct sweep *s, const char *procs)
 {
 	struct err e = { "" };
@@ -750,9 +822,11 @@ static int sweep_procs(struct sweep *s, const char *procs)
 		return list_error(&e);
 	for (long i = 0; i < s->nprocs; i++) {
 		uint64_t p;
-		if (!cli_parse_u64(s->procs[i], RT_MAX_PROCS, &p) || p == 0)
-			return cli_usage_error(CMD, "--procs %s: '%s' is not a P count from 1 to %d",
-					       procs, s->procs[i], RT_MAX_PROCS);
+		enum gmp_rule rule;
+		if (!cli_parse_procs(s->procs[i], &p, &rule))
+			return cli_usage_error(CMD, "--procs %s: '%s' is not a P count from 1 to %d or "
+					       "a rule (%s)", procs, s->procs[i], RT_MAX_PROCS,
+					       gmp_rule_list());
 	}
 	return 0;
 }
@@ -777,6 +851,8 @@ static int sweep_matrix(struct sweep *s, const struct cli_opts *o)
 					     (unsigned long long)trace_seed);
 		s->seed = trace_seed;
 	}
+	if (rc == 0)
+		rc = sweep_os(s);
 	if (rc == 0)
 		rc = make_cells(s);
 	return rc;
@@ -1158,6 +1234,7 @@ int cmd_sweep(int argc, char **argv)
 	if (rc)
 		return rc;
 	s.native = own.native;
+	s.o = &o;
 	s.nseeds = own.nseeds;
 	s.seed = o.seed;
 	if (own.procs) {

@@ -43,6 +43,8 @@ static cJSON *row_new(const struct exp_cell *c, const char *matrix, long runs)
 	cJSON_AddStringToObject(in, "topology", c->topo->name);
 	cJSON_AddStringToObject(in, "workload", c->wl->name);
 	cJSON_AddNumberToObject(in, "procs", c->procs);
+	if (c->gmp.rule != GMP_NUMBER)
+		cJSON_AddStringToObject(in, "procs_rule", gmp_rule_name(c->gmp.rule));
 	cJSON_AddNumberToObject(in, "seed", (double)c->seed);
 	return row;
 }
@@ -93,7 +95,8 @@ static cJSON *cell_run(const struct exp_cell *c, const char *matrix, long runs, 
 {
 	struct run run = {
 		.api = c->api, .pol = c->pol, .knobs = c->knobs, .topo = c->topo, .wl = c->wl,
-		.seed = c->seed, .procs = c->procs, .lim.max_sim_ns = c->max_sim_ns,
+		.seed = c->seed, .procs = c->procs, .gmp = c->gmp, .os = c->os,
+		.lim.max_sim_ns = c->max_sim_ns,
 		.lim.max_wall_ns = c->max_wall_ns, .lim.max_memory = c->max_memory,
 	};
 	cJSON *row = row_new(c, matrix, runs);
@@ -175,6 +178,23 @@ static uint64_t fnv(uint64_t h, const char *s, size_t n)
 	return h;
 }
 
+/* A cell's procs rule and OS limits into h: nothing for a cell with none,
+ * so that the ids of matrices made before them stay the same. */
+static uint64_t os_fnv(uint64_t h, const struct exp_cell *c)
+{
+	const struct rt_os *os = &c->os;
+	if (c->gmp.rule == GMP_NUMBER && !os->quota_ns && !os->cpuset && !os->load_threads)
+		return h;
+	char *s = xasprintf("os:%d|%lld|%lld|%d|%.17g|%lld|", (int)c->gmp.rule,
+			    (long long)os->quota_ns, (long long)os->period_ns, os->load_threads,
+			    os->load_duty, (long long)os->load_period_ns);
+	h = fnv(h, s, strlen(s));
+	free(s);
+	for (int i = 0; os->cpuset && i < c->topo->npus; i++)
+		h = fnv(h, os->cpuset[i] ? "1" : "0", 1);
+	return h;
+}
+
 void exp_matrix_id(const struct exp_cell *cells, long n, char id[17])
 {
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -186,6 +206,7 @@ void exp_matrix_id(const struct exp_cell *cells, long n, char id[17])
 				    (long long)c->max_wall_ns, (unsigned long long)c->max_memory);
 		h = fnv(h, s, strlen(s) + 1);
 		free(s);
+		h = os_fnv(h, c);
 		for (int k = 0; k < pol_nknobs(c->pol); k++) {
 			char kv[96];
 			snprintf(kv, sizeof(kv), "%s=%lld;", c->pol->knobs[k].name, (long long)c->knobs[k]);

@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/policy.h"
+#include "run/run.h"
 
 struct topo;
 struct workload;
@@ -39,6 +40,8 @@ struct exp_cell {
 	const struct topo *topo;
 	const struct workload *wl;
 	int procs;                     /* the P count run (the topology's PUs if not given) */
+	struct run_gmp gmp;            /* the --procs rule that chose it, and what it read */
+	struct rt_os os;               /* the OS the run lives under (its cpuset the caller's) */
 	uint64_t seed;
 	/* --max-sim-time, --max-wall-time, --max-memory (0: the default) */
 	int64_t max_sim_ns, max_wall_ns;
@@ -86,8 +89,8 @@ int exp_default_jobs(const struct exp_cell *cells, long n, uint64_t max_memory);
 
 /* The matrix's fingerprint, 16 hex digits and a NUL, from every cell's
  * inputs in order (mode, variant, policy, knobs run, topology and workload
- * by name, procs, seed, limits): the same cells give the same id on any
- * machine. */
+ * by name, procs, seed, limits, and the procs rule and OS limits where
+ * given): the same cells give the same id on any machine. */
 void exp_matrix_id(const struct exp_cell *cells, long n, char id[17]);
 
 /* Runs the cells, o->jobs at a time, and returns their outcomes in cell

@@ -9,6 +9,7 @@
 #include "exp/store.h"
 #include "regress/regress.h"
 #include "regress/stats.h"
+#include "util/gomaxprocs.h"
 #include "util/jsonv.h"
 #include "util/output.h"
 #include "util/version.h"
@@ -94,7 +95,9 @@ bool rg_baseline_write(const char *path, const struct rg_suite *s, const struct 
 		cJSON_AddItemToObject(in, "set", cJSON_Duplicate(k->set, true));
 		cJSON_AddStringToObject(in, "topology", k->topology);
 		cJSON_AddStringToObject(in, "workload", k->workload);
-		if (k->procs)
+		if (k->procs_rule)
+			cJSON_AddStringToObject(in, "procs", gmp_rule_name(k->procs_rule));
+		else if (k->procs)
 			cJSON_AddNumberToObject(in, "procs", (double)k->procs);
 		else
 			cJSON_AddNullToObject(in, "procs");

@@ -30,7 +30,16 @@ struct rg_case {
 	cJSON *set;            /* knob -> whole number (an object, maybe empty) */
 	char *topology;
 	char *workload;
-	long procs;            /* 0: the topology's PUs */
+	long procs;            /* 0: the topology's PUs (or procs_rule's) */
+	int procs_rule;        /* enum gmp_rule: "procs" named a rule */
+	/* the OS limits, as the run options: --cpu-quota (0: none),
+	 * --cpu-period (0: the default), --cpuset (NULL: none), --load */
+	double cpu_quota;
+	long cpu_period_ns;
+	char *cpuset;
+	long load_threads;
+	double load_duty;
+	long load_period_ns;
 	char *exercises;       /* what mechanism it is there for (may be NULL) */
 };
 

@@ -10,6 +10,7 @@
 #include "exp/spec.h"
 #include "regress/regress.h"
 #include "regress/stats.h"
+#include "util/gomaxprocs.h"
 #include "util/jsonv.h"
 
 bool rg_parse_pct(const char *s, double *frac)
@@ -66,6 +67,7 @@ void rg_suite_free(struct rg_suite *s)
 		free(c->topology);
 		free(c->workload);
 		free(c->exercises);
+		free(c->cpuset);
 	}
 	free(s->cases);
 	free(s->threshold);
@@ -126,21 +128,71 @@ static bool check_set(const struct jv *j, const cJSON *set, const char *path,
 	return ok;
 }
 
+/* "procs": a P count, or a rule's name ("go1.25"). */
+static bool parse_procs(const struct jv *j, const cJSON *node, const char *path,
+			struct rg_case *c)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(node, "procs");
+	char p[JV_PATH];
+	if (!cJSON_IsString(v))
+		return jv_get_int(j, node, path, "procs", false, 1, RT_MAX_PROCS, &c->procs);
+	c->procs_rule = gmp_rule_find(v->valuestring);
+	if (c->procs_rule == GMP_NUMBER)
+		return jv_fail(j, jv_key(p, sizeof(p), path, "procs"), "\"%s\" is not a rule "
+			       "(expected a number from 1 to %d, or one of: %s)", v->valuestring,
+			       RT_MAX_PROCS, gmp_rule_list());
+	return true;
+}
+
+/* The OS keys, as the run options take them: "cpu_quota" (CPUs),
+ * "cpu_period_ns" (1ms to 1s, whole us), "cpuset" (a cpu list; the
+ * topology checks its numbers), "load" {"threads", "duty", "period_ns"}. */
+static bool parse_os(const struct jv *j, const cJSON *node, const char *path, struct rg_case *c,
+		     const char **cpuset)
+{
+	static const char *const load_keys[] = { "threads", "duty", "period_ns", NULL };
+	char p[JV_PATH];
+	c->load_duty = 1;
+	c->load_period_ns = 10000000;
+	if (!jv_get_positive(j, node, path, "cpu_quota", false, &c->cpu_quota) ||
+	    !jv_get_int(j, node, path, "cpu_period_ns", false, RT_OS_PERIOD_MIN, RT_OS_PERIOD_MAX,
+			&c->cpu_period_ns) ||
+	    !jv_get_string(j, node, path, "cpuset", false, cpuset))
+		return false;
+	if (c->cpu_period_ns % 1000)
+		return jv_fail(j, jv_key(p, sizeof(p), path, "cpu_period_ns"), "a cgroup's period is "
+			       "whole microseconds (got %ld ns)", c->cpu_period_ns);
+	if (c->cpu_period_ns && !c->cpu_quota)
+		return jv_fail(j, jv_key(p, sizeof(p), path, "cpu_period_ns"), "the period of "
+			       "cpu_quota: give both");
+	const cJSON *load = cJSON_GetObjectItemCaseSensitive(node, "load");
+	const char *lp = jv_key(p, sizeof(p), path, "load");
+	if (load && (!jv_object(j, load, lp, load_keys) ||
+		     !jv_get_int(j, load, lp, "threads", true, 1, RT_OS_LOAD_MAX, &c->load_threads) ||
+		     !jv_get_positive(j, load, lp, "duty", false, &c->load_duty) ||
+		     !jv_get_int(j, load, lp, "period_ns", false, RT_OS_PERIOD_MIN,
+				 RT_OS_PERIOD_MAX, &c->load_period_ns)))
+		return false;
+	if (c->load_duty > 1)
+		return jv_fail(j, lp, "duty: a fraction above 0 and at most 1 (got %g)", c->load_duty);
+	return true;
+}
+
 static bool parse_case(const struct jv *j, const cJSON *node, const char *path, struct rg_case *c)
 {
 	static const char *const keys[] = { "name", "policy", "set", "topology", "workload",
-					    "procs", "exercises", NULL };
+					    "procs", "cpu_quota", "cpu_period_ns", "cpuset", "load",
+					    "exercises", NULL };
 	if (!jv_object(j, node, path, keys))
 		return false;
 	const char *name = NULL, *policy = NULL, *topology = "numa4", *workload = "rpc-server",
-		   *exercises = NULL;
-	long procs = 0;
+		   *exercises = NULL, *cpuset = NULL;
 	if (!jv_get_string(j, node, path, "name", true, &name) ||
 	    !jv_get_string(j, node, path, "policy", true, &policy) ||
 	    !jv_get_string(j, node, path, "topology", false, &topology) ||
 	    !jv_get_string(j, node, path, "workload", false, &workload) ||
 	    !jv_get_string(j, node, path, "exercises", false, &exercises) ||
-	    !jv_get_int(j, node, path, "procs", false, 1, RT_MAX_PROCS, &procs))
+	    !parse_procs(j, node, path, c) || !parse_os(j, node, path, c, &cpuset))
 		return false;
 	char p[JV_PATH];
 	if (!name_ok(name))
@@ -163,8 +215,8 @@ static bool parse_case(const struct jv *j, const cJSON *node, const char *path, 
 	c->set = set ? cJSON_Duplicate(set, true) : cJSON_CreateObject();
 	c->topology = xstrdup(topology);
 	c->workload = xstrdup(workload);
-	c->procs = procs;
 	c->exercises = exercises ? xstrdup(exercises) : NULL;
+	c->cpuset = cpuset ? xstrdup(cpuset) : NULL;
 	return true;
 }
 

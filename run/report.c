@@ -126,6 +126,7 @@ cJSON *run_report_json(const struct run *run)
 	cJSON_AddStringToObject(o, "workload", run->wl->name);
 	cJSON_AddNumberToObject(o, "seed", (double)run->seed);
 	cJSON_AddNumberToObject(o, "procs", run->procs);
+	run_os_limits_json(o, run);
 
 	cJSON *m = cJSON_AddObjectToObject(o, "metrics");
 	cJSON_AddNumberToObject(m, "makespan_ns", (double)r->makespan_ns);
@@ -324,12 +325,111 @@ int run_default_procs(const struct workload *wl, const struct topo *t, long give
 	return rec > 0 && rec <= t->npus ? rec : t->npus;
 }
 
+/* ---- The OS a run lived under ---- */
+
+static bool os_given(const struct run *run)
+{
+	return run->gmp.rule != GMP_NUMBER || run->os.quota_ns || run->os.cpuset ||
+	       run->os.load_threads;
+}
+
+/* The quota the run lived under, its own (simulated) or the one the rule
+ * read (natively): false if none. */
+static bool os_quota(const struct run *run, int64_t *quota_ns, int64_t *period_ns)
+{
+	bool own = run->os.quota_ns > 0;
+	*quota_ns = own ? run->os.quota_ns : run->gmp.in.quota_ns;
+	*period_ns = own ? run->os.period_ns : run->gmp.in.period_ns;
+	return *quota_ns > 0 && *period_ns > 0;
+}
+
+/* The cpuset's PUs by their OS index, as a Linux cpu list. */
+static void os_cpuset(const struct run *run, char *buf, int size)
+{
+	const struct topo *t = run->topo;
+	int n = 0;
+	for (int i = 0; i < t->npus; i++)
+		if ((int)t->pus[i].os_index + 1 > n)
+			n = (int)t->pus[i].os_index + 1;
+	bool *flags = xcalloc((size_t)n, sizeof(*flags));
+	for (int i = 0; i < t->npus; i++)
+		flags[t->pus[i].os_index] = run->os.cpuset[i];
+	gmp_cpulist_format(flags, n, buf, size);
+	free(flags);
+}
+
+void run_os_limits_json(cJSON *report, const struct run *run)
+{
+	if (!os_given(run))
+		return;
+	cJSON *os = cJSON_AddObjectToObject(report, "os");
+	if (run->gmp.rule != GMP_NUMBER) {
+		cJSON_AddStringToObject(os, "procs_rule", gmp_rule_name(run->gmp.rule));
+		cJSON_AddNumberToObject(os, "procs", run->procs);
+		cJSON_AddNumberToObject(os, "cpus", run->gmp.in.cpus);
+	}
+	int64_t q, p;
+	if (os_quota(run, &q, &p)) {
+		cJSON_AddNumberToObject(os, "cpu_quota", (double)q / (double)p);
+		cJSON_AddNumberToObject(os, "cpu_period_ns", (double)p);
+	}
+	if (run->os.cpuset) {
+		char list[4096];
+		os_cpuset(run, list, sizeof(list));
+		cJSON_AddStringToObject(os, "cpuset", list);
+	}
+	if (run->os.load_threads) {
+		cJSON *l = cJSON_AddObjectToObject(os, "load");
+		cJSON_AddNumberToObject(l, "threads", run->os.load_threads);
+		cJSON_AddNumberToObject(l, "duty", run->os.load_duty);
+		cJSON_AddNumberToObject(l, "period_ns", (double)run->os.load_period_ns);
+	}
+	/* What the OS model measured joins this object after the metrics
+	 * (run delay, switches, throttling: struct rt_os_stats). */
+}
+
+const char *run_procs_label(char *buf, size_t size, const struct run_gmp *g, int procs)
+{
+	if (g->rule == GMP_NUMBER)
+		snprintf(buf, size, "%d", procs);
+	else
+		snprintf(buf, size, "%d (%s)", procs, gmp_rule_name(g->rule));
+	return buf;
+}
+
+/* The summary's "os limits" line, for a run with any of them. */
+static void os_limits_text(const struct run *run)
+{
+	if (!os_given(run))
+		return;
+	char buf[4200], ns[16];
+	int n = 0;
+	int64_t q, p;
+	if (run->gmp.rule != GMP_NUMBER)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ", procs %s = %d of %d CPUs",
+			      gmp_rule_name(run->gmp.rule), run->procs, run->gmp.in.cpus);
+	if (os_quota(run, &q, &p))
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ", quota %g CPUs per %s",
+			      (double)q / (double)p, run_fmt_ns(ns, (double)p));
+	if (run->os.cpuset) {
+		char list[4096];
+		os_cpuset(run, list, sizeof(list));
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ", cpuset %s", list);
+	}
+	if (run->os.load_threads)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ", load %d threads busy %g of %s",
+			      run->os.load_threads, run->os.load_duty,
+			      run_fmt_ns(ns, (double)run->os.load_period_ns));
+	printf(LABEL "%s\n", "os limits", buf + 2);
+}
+
 void run_report_text(const struct run *run)
 {
 	const struct rt_result *r = &run->r;
 	printf("%s run: policy %s, topology %s, workload %s, %d Ps, seed %llu\n", run->api->mode,
 	       run->pol->name, run->topo->name, run->wl->name, run->procs,
 	       (unsigned long long)run->seed);
+	os_limits_text(run);
 	printf(LABEL "%.3f ms%s\n", "makespan", (double)r->makespan_ns / 1e6,
 	       r->ended == RT_ENDED_SIM_TIME    ? ", CUT at the simulated-time limit"
 	       : r->ended == RT_ENDED_WALL_TIME ? ", CUT at the wall-clock limit"

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/policy.h"
+#include "util/gomaxprocs.h"
 #include "util/hist.h"
 #include "util/util.h"
 
@@ -29,6 +30,12 @@ struct run {
 	const struct workload *wl;
 	uint64_t seed;
 	int procs;
+	/* How procs was chosen: by --procs RULE from what the rule read (in),
+	 * or (rule GMP_NUMBER) given as a number or the default */
+	struct run_gmp {
+		enum gmp_rule rule;
+		struct gmp_limits in;
+	} gmp;
 	/* --max-sim-time, --max-wall-time, --max-memory (0: the default);
 	 * --trace, --trace-limit; --schedtrace, --scheddetail (`run` only) */
 	struct rt_limits lim;
@@ -71,6 +78,15 @@ cJSON *run_hist_buckets_json(const struct hist *h);
 void run_mech_json(cJSON *metrics, const struct rt_mech *mech);
 void run_mech_text(const struct rt_mech *mech);
 int run_write_cdf(const char *cmd, const char *path, const struct run *run);
+
+/* The report's "os" object, made here: the --procs rule and its value,
+ * the quota, cpuset and load the run lived under; nothing for a run with
+ * none of them (its report stays as it was before them).  What the OS
+ * model measured is added to the same object. */
+void run_os_limits_json(cJSON *report, const struct run *run);
+/* procs as compare's and sweep's labels give it: "4", or "2 (go1.25)"
+ * when a rule chose it. */
+const char *run_procs_label(char *buf, size_t size, const struct run_gmp *g, int procs);
 
 /* The CPU a native run got (host_report.c): the report's "host" object
  * (nothing if the run measured none), its line of the text summary, and

@@ -343,9 +343,9 @@ int test_schedlab(const char *args, char **out, char **err)
  * (they test one folder): each meson test runs one name, so the slow
  * suites run side by side, each under its own timeout (tests/meson.build). */
 static Suite *(*const suite_makers[])(void) = {
-	make_topology_suite, make_engine_suite, make_hw_suite, make_cli_suite,
+	make_topology_suite, make_engine_suite, make_hw_suite, make_cli_suite, make_os_cli_suite,
 	make_inputs_suite, sim__make_core_suite, nat__make_core_suite, make_sched_suite,
-	make_hist_suite, make_mech_suite, make_api_suite, make_dist_suite,
+	make_hist_suite, make_gomaxprocs_suite, make_mech_suite, make_api_suite, make_dist_suite,
 	make_workloads_suite, make_conformance_suite, make_knobs_suite, make_trace_suite,
 	make_trace_chrome_suite, make_schedtrace_suite, make_host_suite,
 	make_calibrate_suite, make_regress_suite, make_exp_suite, make_report_suite,
