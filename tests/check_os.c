@@ -49,7 +49,7 @@ static const char *const policies[] = { "steal", "global", "numa" };
  * switched out at the ends of their slices. */
 START_TEST(threads_on_one_pu_take_turns)
 {
-	struct workload *w = hogs(8, 20);
+	struct workload *w = hogs(4, 10);
 	bool one[32] = { [0] = true }, two[32] = { [0] = true, [1] = true };
 	struct rt_os on1 = { .cpuset = one }, on2 = { .cpuset = two };
 	struct rt_result a = run(policies[_i], w, 1, &on1);
@@ -60,31 +60,31 @@ START_TEST(threads_on_one_pu_take_turns)
 	ck_assert_msg(ratio(&c, &a) > 0.45 && ratio(&c, &a) < 0.6, "2 Ps on 2 PUs: %.3f of 1 P",
 		      ratio(&c, &a));
 	ck_assert(b.os.modelled);
-	ck_assert_uint_gt(b.os.run_delay_ns, 50 * (uint64_t)MS);
-	ck_assert_uint_gt(b.os.involuntary_switches, 10);
+	ck_assert_uint_gt(b.os.run_delay_ns, 10 * (uint64_t)MS);
+	ck_assert_uint_gt(b.os.involuntary_switches, 5);
 	/* one PU: the Ms' CPU time is at most the run's length */
 	ck_assert_uint_le(b.os.cpu_ns, (uint64_t)b.makespan_ns + (uint64_t)MS);
 	wl_free(w);
 }
 END_TEST
 
-/* A quota of one CPU per 100 ms: four Ps computing 40 ms each use it up
- * 25 ms into the first period and wait 75 ms for the next (the classic
- * container tail); with 200 ms of quota nothing waits. */
+/* A quota of one CPU per 10 ms: four Ps computing 4 ms each use it up
+ * 2.5 ms into the first period and wait 7.5 ms for the next (the classic
+ * container tail); with 20 ms of quota nothing waits. */
 START_TEST(a_quota_holds_the_process_to_its_period)
 {
-	struct workload *w = hogs(4, 40);
-	struct rt_os one = { .quota_ns = 100 * MS, .period_ns = 100 * MS };
-	struct rt_os two = { .quota_ns = 200 * MS, .period_ns = 100 * MS };
+	struct workload *w = hogs(4, 4);
+	struct rt_os one = { .quota_ns = 10 * MS, .period_ns = 10 * MS };
+	struct rt_os two = { .quota_ns = 20 * MS, .period_ns = 10 * MS };
 	struct rt_result free_run = run(policies[_i], w, 4, NULL);
 	struct rt_result q1 = run(policies[_i], w, 4, &one);
 	struct rt_result q2 = run(policies[_i], w, 4, &two);
-	ck_assert_msg(free_run.makespan_ns > 39 * MS && free_run.makespan_ns < 50 * MS, "%lld",
+	ck_assert_msg(free_run.makespan_ns > 39 * MS / 10 && free_run.makespan_ns < 5 * MS, "%lld",
 		      (long long)free_run.makespan_ns);
-	ck_assert_msg(q1.makespan_ns > 112 * MS && q1.makespan_ns < 130 * MS, "quota 1: %lld ns",
+	ck_assert_msg(q1.makespan_ns > 112 * MS / 10 && q1.makespan_ns < 13 * MS, "quota 1: %lld ns",
 		      (long long)q1.makespan_ns);
 	ck_assert_uint_eq(q1.os.throttled_periods, 1);
-	ck_assert_msg(q1.os.throttled_ns > 70 * (uint64_t)MS && q1.os.throttled_ns < 78 * (uint64_t)MS,
+	ck_assert_msg(q1.os.throttled_ns > 7 * (uint64_t)MS && q1.os.throttled_ns < 78 * (uint64_t)MS / 10,
 		      "throttled %llu ns", (unsigned long long)q1.os.throttled_ns);
 	ck_assert_uint_eq(q2.os.throttled_periods, 0);
 	ck_assert_msg(ratio(&q2, &free_run) < 1.05, "quota 2: %.3f", ratio(&q2, &free_run));
@@ -96,11 +96,11 @@ END_TEST
  * half of it. */
 START_TEST(other_load_takes_its_share)
 {
-	struct workload *w = hogs(4, 20);
+	struct workload *w = hogs(4, 5);
 	bool one[32] = { [0] = true };
 	struct rt_os alone = { .cpuset = one };
 	struct rt_os loaded = { .cpuset = one, .load_threads = 32, .load_duty = 1,
-				.load_period_ns = 10 * MS };
+				.load_period_ns = 2 * MS };
 	struct rt_result a = run(policies[_i], w, 1, &alone);
 	struct rt_result b = run(policies[_i], w, 1, &loaded);
 	ck_assert_msg(ratio(&b, &a) > 1.8 && ratio(&b, &a) < 2.2, "loaded: %.3f", ratio(&b, &a));
@@ -114,10 +114,10 @@ END_TEST
 /* Same inputs, same run, waits and throttling included. */
 START_TEST(the_os_is_deterministic)
 {
-	struct workload *w = hogs(6, 15);
+	struct workload *w = hogs(6, 3);
 	bool set[32] = { [3] = true, [4] = true };
-	struct rt_os os = { .cpuset = set, .quota_ns = 70 * MS, .period_ns = 50 * MS,
-			    .load_threads = 3, .load_duty = 0.3, .load_period_ns = 7 * MS };
+	struct rt_os os = { .cpuset = set, .quota_ns = 7 * MS, .period_ns = 5 * MS,
+			    .load_threads = 3, .load_duty = 0.3, .load_period_ns = 2 * MS };
 	struct rt_result a = run(policies[_i], w, 3, &os);
 	struct rt_result b = run(policies[_i], w, 3, &os);
 	ck_assert(memcmp(&a, &b, sizeof(a)) == 0);
