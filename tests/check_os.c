@@ -8,6 +8,7 @@
 
 #include "core/policy.h"
 #include "tests/tests.h"
+#include "util/hist.h"
 #include "workloads/json.h"
 
 #define MS ((int64_t)1000000)
@@ -140,6 +141,35 @@ START_TEST(a_machine_to_itself_is_not_modelled)
 }
 END_TEST
 
+/* docs/gomaxprocs.md's worked example: a server sized to a 2-CPU quota
+ * on 64 PUs has its tail set by the quota at Go's old default (a P per
+ * PU), not at the quota's own size. */
+START_TEST(more_ps_than_quota_lengthen_the_tail)
+{
+	if (test_under_valgrind())
+		return;   /* two seconds of 36,000 requests each, 50 times slower */
+	const char *root = getenv("SCHEDLAB_SOURCE_ROOT");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/docs/examples/rpc-server-2cpu.json", root ? root : ".");
+	bool is_trace;
+	uint64_t seed;
+	struct err e = { "" };
+	struct workload *w = wl_load(path, &is_trace, &seed, &e);
+	ck_assert_msg(w, "%s", e.msg);
+	struct rt_os quota = { .quota_ns = 200 * MS, .period_ns = 100 * MS };
+	struct test_outcome few = test_run_os(&sim__rt_api, "steal", "numa2", w, 3, 1, NULL, &quota);
+	struct test_outcome all = test_run_os(&sim__rt_api, "steal", "numa2", w, 64, 1, NULL, &quota);
+	ck_assert(few.created && all.created);
+	ck_assert_uint_eq(few.r.requests, all.r.requests);
+	ck_assert_uint_eq(few.r.os.throttled_periods, 0);
+	ck_assert_uint_ge(all.r.os.throttled_periods, 5);
+	double p99_few = (double)hist_quantile(&few.r.request_latency, 0.99);
+	double p99_all = (double)hist_quantile(&all.r.request_latency, 0.99);
+	ck_assert_msg(p99_all > 10 * p99_few, "p99 %.0f ns at 64 Ps, %.0f at 3", p99_all, p99_few);
+	wl_free(w);
+}
+END_TEST
+
 /* The limits rt_new refuses. */
 START_TEST(bad_limits_are_refused)
 {
@@ -168,6 +198,7 @@ Suite *make_os_suite(void)
 	Suite *s = suite_create("os");
 	TCase *tc = tcase_create("model");
 	tcase_set_timeout(tc, 300);
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	int np = (int)(sizeof(policies) / sizeof(policies[0]));
 	tcase_add_loop_test(tc, threads_on_one_pu_take_turns, 0, np);
 	tcase_add_loop_test(tc, a_quota_holds_the_process_to_its_period, 0, np);
@@ -175,6 +206,7 @@ Suite *make_os_suite(void)
 	tcase_add_loop_test(tc, the_os_is_deterministic, 0, np);
 	tcase_add_loop_test(tc, a_machine_to_itself_is_not_modelled, 0, np);
 	tcase_add_test(tc, bad_limits_are_refused);
+	tcase_add_test(tc, more_ps_than_quota_lengthen_the_tail);
 	suite_add_tcase(s, tc);
 	return s;
 }
