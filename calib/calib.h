@@ -57,7 +57,13 @@ struct cal_budget {
 	int min, max;
 	int64_t deadline;
 	int64_t hard;
+	int64_t start;   /* when the probe began (cal_budget) */
 };
+/* A probe that reaches its hard deadline with no sample yet tries this
+ * long more for one (from the deadline, or from its start if later): a
+ * figure needs a sample, but a probe whose samples are all refused (a
+ * context switch measured below a yield on a loaded host) must end. */
+#define CAL_FIRST_SAMPLE_NS ((int64_t)5000000000)
 bool cal_more(const struct cal_budget *b, int n);
 
 /* Bytes of the process's memory in transparent huge pages (smaps_rollup):

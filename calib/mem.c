@@ -948,10 +948,17 @@ static bool dram_bandwidth(struct cal_ctx *c, size_t bytes, struct err *e)
 		struct cal_stat st;
 		if (!bandwidth(c, j, 0, bytes, bw_left / (nn + 1), &st, e))
 			return false;
-		cJSON_AddItemToArray(bwa, cJSON_CreateNumber(cal_rounded(st.median)));
-		cal_point(bwm, &st, "node", j);
 		char path[32];
 		snprintf(path, sizeof(path), "bandwidth_gbs[%d]", j);
+		if (st.samples < 1) {
+			/* no pass timed within the phase: the default, said so */
+			cJSON_AddItemToArray(bwa, cJSON_CreateNumber(c->t->lat.bandwidth_gbs));
+			cal_assumed(c, path, c->t->lat.bandwidth_gbs,
+				    "no streaming pass finished within the phase's time: the default");
+			continue;
+		}
+		cJSON_AddItemToArray(bwa, cJSON_CreateNumber(cal_rounded(st.median)));
+		cal_point(bwm, &st, "node", j);
 		cal_figure(c, path, &st);
 		cal_progress_step(&c->prog, 0.5 + 0.4 * (j + 1) / nn);
 	}

@@ -92,8 +92,10 @@ bool cal_more(const struct cal_budget *b, int n)
 	 * sample: a figure of no samples cannot be written at all, and a
 	 * slow host (a sanitizer build, a loaded CI machine) reaches a late
 	 * probe with its phase already spent. */
-	if (n > 0 && b->hard && now >= b->hard)
-		return false;
+	if (b->hard && now >= b->hard) {
+		int64_t from = b->start > b->hard ? b->start : b->hard;
+		return n == 0 && now < from + CAL_FIRST_SAMPLE_NS;
+	}
 	return n < b->min || now < b->deadline;
 }
 
@@ -391,5 +393,5 @@ struct cal_budget cal_budget(const struct cal_ctx *c, int min, int max)
 		min = min / 4 > 5 ? min / 4 : 5;
 		max = max / 8 > min ? max / 8 : min;
 	}
-	return (struct cal_budget){ min, max, c->phase_deadline, c->phase_hard };
+	return (struct cal_budget){ min, max, c->phase_deadline, c->phase_hard, cal_now() };
 }
