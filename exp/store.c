@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/policy.h"
 #include "exp/spec.h"
 #include "exp/store.h"
+#include "util/jsonv.h"
 #include "util/output.h"
 
 /* ---- Exact compact JSON ---- */
@@ -192,6 +194,50 @@ static bool check_place(const cJSON *row, struct err *e)
 	return true;
 }
 
+/* v, a number, is whole and in [min, max) (a row read from a cluster's
+ * job is checked before a reader casts it). */
+static bool whole_below(const cJSON *v, double min, double max)
+{
+	return v->valuedouble >= min && v->valuedouble < max &&
+	       v->valuedouble == floor(v->valuedouble);
+}
+
+/* The numbers a reader turns into integers, and the knobs' values. */
+static bool check_values(const cJSON *row, struct err *e)
+{
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(row, "inputs");
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(row, "exit_status");
+	if (!whole_below(x, 0, 256)) {
+		err_set(e, ".exit_status: %g is not an exit status (a whole number from 0 to 255)",
+			x->valuedouble);
+		return false;
+	}
+	const char *mode = cJSON_GetObjectItemCaseSensitive(in, "mode")->valuestring;
+	if (strcmp(mode, "sim") != 0 && strcmp(mode, "native") != 0) {
+		err_set(e, ".inputs.mode: \"%.40s\" is not sim or native", mode);
+		return false;
+	}
+	x = cJSON_GetObjectItemCaseSensitive(in, "procs");
+	if (!whole_below(x, 1, RT_MAX_PROCS + 1)) {
+		err_set(e, ".inputs.procs: %g is not a P count (a whole number from 1 to %d)",
+			x->valuedouble, RT_MAX_PROCS);
+		return false;
+	}
+	x = cJSON_GetObjectItemCaseSensitive(in, "seed");
+	if (!whole_below(x, 0, 18446744073709551616.0)) {
+		err_set(e, ".inputs.seed: %g is not a seed (a whole number from 0 to 2^64 - 1)",
+			x->valuedouble);
+		return false;
+	}
+	const cJSON *k;
+	cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(in, "set"))
+		if (!cJSON_IsNumber(k)) {
+			err_set(e, ".inputs.set.%.60s: expected a number (a knob's value)", k->string);
+			return false;
+		}
+	return true;
+}
+
 bool exp_row_check(const cJSON *row, struct err *e)
 {
 	static const struct row_key keys[] = {
@@ -223,7 +269,8 @@ bool exp_row_check(const cJSON *row, struct err *e)
 		return false;
 	}
 	return check_keys(cJSON_GetObjectItemCaseSensitive(row, "inputs"), ".inputs", inputs,
-			  sizeof(inputs) / sizeof(inputs[0]), e);
+			  sizeof(inputs) / sizeof(inputs[0]), e) &&
+	       check_values(row, e);
 }
 
 int exp_lines_read(struct exp_lines *r, size_t max, char **buf, size_t *cap)
@@ -342,12 +389,20 @@ cJSON *exp_row_parse(const char *p, size_t n, struct err *e)
 	const char *end = NULL;
 	cJSON *row = cJSON_ParseWithLengthOpts(p, n, &end, false);
 	struct err re = { "" };
+	char path[JV_PATH];
+	bool key;
 	if (!row) {
 		err_set(e, "not JSON (at column %ld)", end ? (long)(end - p) + 1 : 1L);
 	} else if (end && (size_t)(end - p) < n && strspn(end, " \t") < n - (size_t)(end - p)) {
 		err_set(e, "more than one JSON value on the line");
 	} else if (!exp_row_check(row, &re)) {
 		err_set(e, "%s", re.msg);
+	} else if (jv_nul_escaped(p, path, &key)) {
+		/* p is NUL-terminated past its n bytes by each caller, and what
+		 * follows them is at most a \r */
+		err_set(e, "%s: %s holds \\u0000 (NUL), which would cut it short",
+			path[1] ? path + 1 : "the row",
+			key ? "a key here" : "the string");
 	} else {
 		return row;
 	}
