@@ -95,6 +95,8 @@ bool rg_baseline_write(const char *path, const struct rg_suite *s, const struct 
 		       bool native,
 		       struct err *e);
 struct rg_baseline *rg_baseline_load(const char *path, struct err *e);
+/* The same from the file's text; path names it in messages. */
+struct rg_baseline *rg_baseline_parse(const char *path, const char *text, struct err *e);
 void rg_baseline_free(struct rg_baseline *b);
 
 /* ---- The comparison ---- */
