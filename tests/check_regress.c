@@ -955,10 +955,30 @@ START_TEST(native_mode)
 }
 END_TEST
 
+/* Every baseline a fuzzer once failed on (fuzz/regressions/baseline/)
+ * loads and compares with itself, or is refused in one line of text. */
+START_TEST(fuzz_baseline_regressions_load_cleanly)
+{
+	char **paths = test_fuzz_regressions("baseline");
+	for (char **p = paths; *p; p++) {
+		struct err e = { "" };
+		struct rg_baseline *b = rg_baseline_load(*p, &e);
+		if (!b)
+			test_assert_clean_refusal(*p, e.msg);
+		else
+			rg_result_free(rg_compare(b, b->side, b->suite->threshold, 0.05, "itself"));
+		rg_baseline_free(b);
+		free(*p);
+	}
+	free(paths);
+}
+END_TEST
+
 Suite *make_regress_suite(void)
 {
 	Suite *s = suite_create("regress");
 	TCase *tc = tcase_create("stats");
+	tcase_add_test(tc, fuzz_baseline_regressions_load_cleanly);
 	tcase_add_test(tc, signrank_tables);
 	tcase_add_test(tc, signrank_ties);
 	tcase_add_test(tc, ranksum_tables);
