@@ -194,39 +194,32 @@ static bool check_place(const cJSON *row, struct err *e)
 	return true;
 }
 
-/* v, a number, is whole and in [min, max) (a row read from a cluster's
- * job is checked before a reader casts it). */
-static bool whole_below(const cJSON *v, double min, double max)
+/* obj's key, a number, is whole and in [min, max] (a row read from a
+ * cluster's job is checked before a reader casts it); the words are
+ * report/store.c's, which checks the same keys. */
+static bool whole(const cJSON *obj, const char *prefix, const char *key, double min, double max,
+		  struct err *e)
 {
-	return v->valuedouble >= min && v->valuedouble < max &&
-	       v->valuedouble == floor(v->valuedouble);
+	double v = cJSON_GetObjectItemCaseSensitive(obj, key)->valuedouble;
+	if (v >= min && v <= max && v == floor(v))
+		return true;
+	err_set(e, "%s.%s: expected a whole number from %.0f to %.0f, got %g", prefix, key, min,
+		max, v);
+	return false;
 }
 
-/* The numbers a reader turns into integers, and the knobs' values. */
+/* The numbers a reader turns into integers (a seed as a double is exact
+ * up to 2^53), the mode, and the knobs' values. */
 static bool check_values(const cJSON *row, struct err *e)
 {
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(row, "inputs");
-	const cJSON *x = cJSON_GetObjectItemCaseSensitive(row, "exit_status");
-	if (!whole_below(x, 0, 256)) {
-		err_set(e, ".exit_status: %g is not an exit status (a whole number from 0 to 255)",
-			x->valuedouble);
+	if (!whole(row, "", "exit_status", 0, 255, e) ||
+	    !whole(in, ".inputs", "procs", 1, RT_MAX_PROCS, e) ||
+	    !whole(in, ".inputs", "seed", 0, 9007199254740992.0, e))
 		return false;
-	}
 	const char *mode = cJSON_GetObjectItemCaseSensitive(in, "mode")->valuestring;
 	if (strcmp(mode, "sim") != 0 && strcmp(mode, "native") != 0) {
-		err_set(e, ".inputs.mode: \"%.40s\" is not sim or native", mode);
-		return false;
-	}
-	x = cJSON_GetObjectItemCaseSensitive(in, "procs");
-	if (!whole_below(x, 1, RT_MAX_PROCS + 1)) {
-		err_set(e, ".inputs.procs: %g is not a P count (a whole number from 1 to %d)",
-			x->valuedouble, RT_MAX_PROCS);
-		return false;
-	}
-	x = cJSON_GetObjectItemCaseSensitive(in, "seed");
-	if (!whole_below(x, 0, 18446744073709551616.0)) {
-		err_set(e, ".inputs.seed: %g is not a seed (a whole number from 0 to 2^64 - 1)",
-			x->valuedouble);
+		err_set(e, ".inputs.mode: '%.40s' is not a mode (sim, native)", mode);
 		return false;
 	}
 	const cJSON *k;
