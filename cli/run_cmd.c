@@ -175,6 +175,8 @@ const struct cli_opt cli_import_opts[] = {
 static int import_arg(void *ctx, const char *a)
 {
 	struct import_args *im = ctx;
+	if (!*a)
+		return cli_usage_error("workload", "import: an empty file name");
 	if (im->in)
 		return cli_usage_error("workload", "import: one trace at a time (%s, then %s)", im->in,
 				       a);
@@ -250,7 +252,7 @@ int cmd_workload(int argc, char **argv)
 				fputs(wl_catalog_text(i), stdout);
 				return 0;
 			}
-		return cli_usage_error("workload", "show %s: no bundled workload of that name (see "
+		return cli_usage_error("workload", "show '%s': no bundled workload of that name (see "
 				       "`schedlab list workloads`)", argv[2]);
 	}
 	if (argc >= 2 && strcmp(argv[1], "import") == 0)
