@@ -1016,9 +1016,6 @@ static FILE *partial_start(const struct rows_out *ro, long n)
 static int rows_open(struct rows_out *ro, const char *path, bool resume, const char *id, long n)
 {
 	*ro = (struct rows_out){ .store = path };
-	/* "" would stream into ".partial" and fail only at the end */
-	if (!*path)
-		return cli_usage_error(CMD, "--json: an empty file name");
 	struct stat st;
 	if (strcmp(path, "-") == 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
 		if (!output_start(&ro->through, CMD, "--json", path))
