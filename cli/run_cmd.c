@@ -711,21 +711,29 @@ int cli_item_knobs(const char *cmd, const char *item, const char *what, long nth
 	return rc;
 }
 
+bool cli_load_inputs_e(const char *topology, const char *workload, struct topo **topo,
+		       struct workload **wl, bool *is_trace, uint64_t *trace_seed, struct err *e)
+{
+	*is_trace = false;
+	*trace_seed = 0;
+	*wl = NULL;
+	*topo = topo_load(topology ? topology : CLI_DEFAULT_TOPOLOGY, e);
+	if (*topo)
+		*wl = wl_load(workload ? workload : CLI_DEFAULT_WORKLOAD, is_trace, trace_seed, e);
+	if (!*wl) {
+		topo_free(*topo);
+		*topo = NULL;
+		return false;
+	}
+	return true;
+}
+
 int cli_load_inputs(const char *topology, const char *workload, struct topo **topo,
 		    struct workload **wl, bool *is_trace, uint64_t *trace_seed)
 {
 	struct err e = { "" };
-	*is_trace = false;
-	*trace_seed = 0;
-	*wl = NULL;
-	*topo = topo_load(topology ? topology : CLI_DEFAULT_TOPOLOGY, &e);
-	if (*topo)
-		*wl = wl_load(workload ? workload : CLI_DEFAULT_WORKLOAD, is_trace, trace_seed, &e);
-	if (!*wl) {
-		topo_free(*topo);
-		*topo = NULL;
+	if (!cli_load_inputs_e(topology, workload, topo, wl, is_trace, trace_seed, &e))
 		return cli_input_error(&e);
-	}
 	return 0;
 }
 

@@ -44,6 +44,7 @@ struct rg_suite {
 	struct rg_case *cases;
 	int ncases;
 	cJSON *json;           /* the suite as read (the baseline keeps it) */
+	char *label;           /* where it was read, for messages ("b.json: $.suite") */
 };
 
 /* Parses a suite from text (label names it in messages); NULL with one
