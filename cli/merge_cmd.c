@@ -186,6 +186,8 @@ const struct cli_opt cli_merge_opts[] = {
 static int merge_arg(void *ctx, const char *a)
 {
 	struct merge_args *m = ctx;
+	if (!*a)
+		return cli_usage_error(CMD, "an empty file name");
 	return add_files(a, &m->files, &m->nfiles, &m->cap);
 }
 

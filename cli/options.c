@@ -209,6 +209,10 @@ const struct cli_opt *cli_opt_find(const struct cli_opt *opts, const char *a)
 static int take(const struct cli_opt *d, void *ctx, const char *cmd, const char *a, const char *v)
 {
 	char *at = (char *)ctx + d->off;
+	/* no option means "" (a file, a name, a list): said here, where the
+	 * option is known, not as ": cannot open" where it is used */
+	if (v && !*v)
+		return cli_usage_error(cmd, "%s: an empty value", a);
 	switch (d->kind) {
 	case CLI_OPT_FLAG:
 		*(bool *)at = true;

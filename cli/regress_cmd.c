@@ -347,8 +347,14 @@ static int plans_load(const struct rg_suite *s, struct plan *p, int n, bool nati
 		const struct rg_case *k = &s->cases[p[i].ncase];
 		bool is_trace;
 		uint64_t trace_seed;
-		rc = cli_load_inputs(native ? "host" : k->topology, k->workload, &p[i].topo, &p[i].wl,
-				     &is_trace, &trace_seed);
+		struct err e = { "" };
+		/* the names are the suite's: said with its file and the case */
+		if (!cli_load_inputs_e(native ? "host" : k->topology, k->workload, &p[i].topo,
+				       &p[i].wl, &is_trace, &trace_seed, &e)) {
+			fprintf(stderr, "schedlab %s: %s, case %d (%s): %s\n", CMD, s->label,
+				p[i].ncase, k->name, e.msg);
+			rc = EXIT_BADINPUT;
+		}
 		if (!rc && is_trace)
 			rc = cli_usage_error(CMD, "case %s: %s is a trace, which replays one seed's draws: "
 					     "a suite's case runs many seeds", k->name, k->workload);

@@ -111,6 +111,10 @@ int cli_item_knobs(const char *cmd, const char *item, const char *what, long nth
  * message and returns EXIT_BADINPUT with nothing left to free. */
 int cli_load_inputs(const char *topology, const char *workload, struct topo **topo,
 		    struct workload **wl, bool *is_trace, uint64_t *trace_seed);
+/* The same with the loader's message in e (false) for the caller to say
+ * where the names came from. */
+bool cli_load_inputs_e(const char *topology, const char *workload, struct topo **topo,
+		       struct workload **wl, bool *is_trace, uint64_t *trace_seed, struct err *e);
 
 /* A duration option's value (a Go duration or whole ns, from min_ns to
  * RT_MAX_SIM_NS): 0, or a usage error's exit status. */

@@ -176,6 +176,8 @@ const struct cli_opt cli_import_opts[] = {
 static int import_arg(void *ctx, const char *a)
 {
 	struct import_args *im = ctx;
+	if (!*a)
+		return cli_usage_error("workload", "import: an empty file name");
 	if (im->in)
 		return cli_usage_error("workload", "import: one trace at a time (%s, then %s)", im->in,
 				       a);
@@ -251,7 +253,7 @@ int cmd_workload(int argc, char **argv)
 				fputs(wl_catalog_text(i), stdout);
 				return 0;
 			}
-		return cli_usage_error("workload", "show %s: no bundled workload of that name (see "
+		return cli_usage_error("workload", "show '%s': no bundled workload of that name (see "
 				       "`schedlab list workloads`)", argv[2]);
 	}
 	if (argc >= 2 && strcmp(argv[1], "import") == 0)
@@ -716,21 +718,29 @@ int cli_item_knobs(const char *cmd, const char *item, const char *what, long nth
 	return rc;
 }
 
+bool cli_load_inputs_e(const char *topology, const char *workload, struct topo **topo,
+		       struct workload **wl, bool *is_trace, uint64_t *trace_seed, struct err *e)
+{
+	*is_trace = false;
+	*trace_seed = 0;
+	*wl = NULL;
+	*topo = topo_load(topology ? topology : CLI_DEFAULT_TOPOLOGY, e);
+	if (*topo)
+		*wl = wl_load(workload ? workload : CLI_DEFAULT_WORKLOAD, is_trace, trace_seed, e);
+	if (!*wl) {
+		topo_free(*topo);
+		*topo = NULL;
+		return false;
+	}
+	return true;
+}
+
 int cli_load_inputs(const char *topology, const char *workload, struct topo **topo,
 		    struct workload **wl, bool *is_trace, uint64_t *trace_seed)
 {
 	struct err e = { "" };
-	*is_trace = false;
-	*trace_seed = 0;
-	*wl = NULL;
-	*topo = topo_load(topology ? topology : CLI_DEFAULT_TOPOLOGY, &e);
-	if (*topo)
-		*wl = wl_load(workload ? workload : CLI_DEFAULT_WORKLOAD, is_trace, trace_seed, &e);
-	if (!*wl) {
-		topo_free(*topo);
-		*topo = NULL;
+	if (!cli_load_inputs_e(topology, workload, topo, wl, is_trace, trace_seed, &e))
 		return cli_input_error(&e);
-	}
 	return 0;
 }
 

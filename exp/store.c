@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/policy.h"
 #include "exp/spec.h"
 #include "exp/store.h"
+#include "util/jsonv.h"
 #include "util/output.h"
 
 /* ---- Exact compact JSON ---- */
@@ -192,6 +194,43 @@ static bool check_place(const cJSON *row, struct err *e)
 	return true;
 }
 
+/* obj's key, a number, is whole and in [min, max] (a row read from a
+ * cluster's job is checked before a reader casts it); the words are
+ * report/store.c's, which checks the same keys. */
+static bool whole(const cJSON *obj, const char *prefix, const char *key, double min, double max,
+		  struct err *e)
+{
+	double v = cJSON_GetObjectItemCaseSensitive(obj, key)->valuedouble;
+	if (v >= min && v <= max && v == floor(v))
+		return true;
+	err_set(e, "%s.%s: expected a whole number from %.0f to %.0f, got %g", prefix, key, min,
+		max, v);
+	return false;
+}
+
+/* The numbers a reader turns into integers (a seed as a double is exact
+ * up to 2^53), the mode, and the knobs' values. */
+static bool check_values(const cJSON *row, struct err *e)
+{
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(row, "inputs");
+	if (!whole(row, "", "exit_status", 0, 255, e) ||
+	    !whole(in, ".inputs", "procs", 1, RT_MAX_PROCS, e) ||
+	    !whole(in, ".inputs", "seed", 0, 9007199254740992.0, e))
+		return false;
+	const char *mode = cJSON_GetObjectItemCaseSensitive(in, "mode")->valuestring;
+	if (strcmp(mode, "sim") != 0 && strcmp(mode, "native") != 0) {
+		err_set(e, ".inputs.mode: '%.40s' is not a mode (sim, native)", mode);
+		return false;
+	}
+	const cJSON *k;
+	cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(in, "set"))
+		if (!cJSON_IsNumber(k)) {
+			err_set(e, ".inputs.set.%.60s: expected a number (a knob's value)", k->string);
+			return false;
+		}
+	return true;
+}
+
 bool exp_row_check(const cJSON *row, struct err *e)
 {
 	static const struct row_key keys[] = {
@@ -223,7 +262,8 @@ bool exp_row_check(const cJSON *row, struct err *e)
 		return false;
 	}
 	return check_keys(cJSON_GetObjectItemCaseSensitive(row, "inputs"), ".inputs", inputs,
-			  sizeof(inputs) / sizeof(inputs[0]), e);
+			  sizeof(inputs) / sizeof(inputs[0]), e) &&
+	       check_values(row, e);
 }
 
 int exp_lines_read(struct exp_lines *r, size_t max, char **buf, size_t *cap)
@@ -342,12 +382,20 @@ cJSON *exp_row_parse(const char *p, size_t n, struct err *e)
 	const char *end = NULL;
 	cJSON *row = cJSON_ParseWithLengthOpts(p, n, &end, false);
 	struct err re = { "" };
+	char path[JV_PATH];
+	bool key;
 	if (!row) {
 		err_set(e, "not JSON (at column %ld)", end ? (long)(end - p) + 1 : 1L);
 	} else if (end && (size_t)(end - p) < n && strspn(end, " \t") < n - (size_t)(end - p)) {
 		err_set(e, "more than one JSON value on the line");
 	} else if (!exp_row_check(row, &re)) {
 		err_set(e, "%s", re.msg);
+	} else if (jv_nul_escaped(p, path, &key)) {
+		/* p is NUL-terminated past its n bytes by each caller, and what
+		 * follows them is at most a \r */
+		err_set(e, "%s: %s holds \\u0000 (NUL), which would cut it short",
+			path[1] ? path + 1 : "the row",
+			key ? "a key here" : "the string");
 	} else {
 		return row;
 	}

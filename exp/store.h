@@ -76,7 +76,8 @@ struct exp_store *exp_store_read(const char *path, struct err *e);
 typedef bool exp_row_fn(void *ctx, cJSON *row, long line, uint64_t offset, size_t len,
 			struct err *e);
 bool exp_store_scan(const char *path, exp_row_fn *fn, void *ctx, struct err *e);
-/* One line's row (len bytes at p, a trailing \r ignored), checked: NULL
+/* One line's row (len bytes at p, NUL-terminated after them and any
+ * trailing \r, which is ignored), checked: NULL
  * for a blank line (e untouched) or a bad one (e says why, without the
  * file and line). */
 cJSON *exp_row_parse(const char *p, size_t len, struct err *e);

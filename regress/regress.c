@@ -234,9 +234,15 @@ struct rg_baseline *rg_baseline_load(const char *path, struct err *e)
 	char *text = input_read(path, NULL, e);
 	if (!text)
 		return NULL;
+	struct rg_baseline *b = rg_baseline_parse(path, text, e);
+	free(text);
+	return b;
+}
+
+struct rg_baseline *rg_baseline_parse(const char *path, const char *text, struct err *e)
+{
 	struct jv jj = { path, e }, *j = &jj;
 	cJSON *o = jv_parse(j, text);
-	free(text);
 	if (!o)
 		return NULL;
 	struct rg_baseline *b = xcalloc(1, sizeof(*b));

@@ -53,6 +53,7 @@ struct rg_suite {
 	struct rg_case *cases;
 	int ncases;
 	cJSON *json;           /* the suite as read (the baseline keeps it) */
+	char *label;           /* where it was read, for messages ("b.json: $.suite") */
 };
 
 /* Parses a suite from text (label names it in messages); NULL with one
@@ -104,6 +105,8 @@ bool rg_baseline_write(const char *path, const struct rg_suite *s, const struct 
 		       bool native,
 		       struct err *e);
 struct rg_baseline *rg_baseline_load(const char *path, struct err *e);
+/* The same from the file's text; path names it in messages. */
+struct rg_baseline *rg_baseline_parse(const char *path, const char *text, struct err *e);
 void rg_baseline_free(struct rg_baseline *b);
 
 /* ---- The comparison ---- */

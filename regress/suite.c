@@ -59,6 +59,7 @@ void rg_suite_free(struct rg_suite *s)
 {
 	if (!s)
 		return;
+	free(s->label);
 	for (int i = 0; i < s->ncases; i++) {
 		struct rg_case *c = &s->cases[i];
 		free(c->name);
@@ -195,6 +196,9 @@ static bool parse_case(const struct jv *j, const cJSON *node, const char *path, 
 	    !parse_procs(j, node, path, c) || !parse_os(j, node, path, c, &cpuset))
 		return false;
 	char p[JV_PATH];
+	if (!*topology || !*workload)
+		return jv_fail(j, jv_key(p, sizeof(p), path, *topology ? "workload" : "topology"),
+			       "an empty name");
 	if (!name_ok(name))
 		return jv_fail(j, jv_key(p, sizeof(p), path, "name"),
 			       "a case's name is letters, digits and . _ - + (got \"%s\")", name);
@@ -348,6 +352,7 @@ struct rg_suite *rg_suite_parse_json(const char *label, const cJSON *json, struc
 	s->threshold = xmalloc(sizeof(*s->threshold) * metric_count);
 	s->shown = xcalloc(metric_count, sizeof(*s->shown));
 	s->json = cJSON_Duplicate(json, true);
+	s->label = xstrdup(label);
 	const char *name = NULL, *desc = NULL;
 	long seeds = DEFAULT_SEEDS, seed = 1;
 	if (!jv_get_string(j, json, "$", "suite", true, &name) ||

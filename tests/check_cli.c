@@ -176,6 +176,13 @@ static const struct {
 	  "--max-wall-time: only a simulated run is cut at a time limit, not a --native one" },
 	{ "compare -p steal -w ping-pong --max-sim-time -1s", "--max-sim-time -1s: expected a time" },
 	{ "workload expand fib --max-memory lots", "--max-memory lots: expected a size" },
+	/* an empty value or file name is named, not shown as ": cannot open" */
+	{ "run -p steal -w spawn-tree -t ''", "-t: an empty value" },
+	{ "regress --baseline ''", "--baseline: an empty value" },
+	{ "sweep -p steal -w ping-pong --json ''", "--json: an empty value" },
+	{ "merge '' -o x.jsonl", "merge: an empty file name" },
+	{ "workload import '' -o x.json", "import: an empty file name" },
+	{ "workload show ''", "show '': no bundled workload" },
 };
 
 START_TEST(bad_command_lines_exit_2_with_a_message)

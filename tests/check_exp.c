@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "exp/matrix.h"
 #include "exp/metric.h"
 #include "exp/spec.h"
 #include "exp/store.h"
@@ -1334,6 +1335,49 @@ START_TEST(pool_stop_kills_the_running)
 }
 END_TEST
 
+/* Every store a fuzzer once failed on (fuzz/regressions/store/) is read,
+ * or refused in one line of text, as merge and sweep --resume read it;
+ * a row read keeps its values in the bounds its readers cast them to. */
+START_TEST(fuzz_store_regressions_read_cleanly)
+{
+	char **paths = test_fuzz_regressions("store");
+	for (char **p = paths; *p; p++) {
+		struct err e = { "" };
+		struct exp_store *st = exp_store_read(*p, &e);
+		if (!st)
+			test_assert_clean_refusal(*p, e.msg);
+		for (long i = 0; st && i < st->nrows; i++)
+			ck_assert_int_le(exp_row_exit_status(st->rows[i]), 255);
+		exp_store_free(st);
+		free(*p);
+	}
+	free(paths);
+}
+END_TEST
+
+/* A string holding an escaped NUL is refused, not cut short: merge would
+ * write the shortened row as the run's. */
+START_TEST(store_row_with_a_nul_is_refused)
+{
+	static const char row[] =
+		"{\"store\":1,\"schedlab\":\"0.1.0\",\"commit\":\"c\",\"matrix\":\"0123456789abcdef\","
+		"\"index\":0,\"variant\":\"st\\u0000eal\",\"inputs\":{\"mode\":\"sim\","
+		"\"policy\":\"steal\",\"set\":{},\"topology\":\"numa1\",\"workload\":\"w\","
+		"\"procs\":2,\"seed\":1},\"status\":\"ok\",\"exit_status\":0,\"message\":null,"
+		"\"report\":null}";
+	struct err e = { "" };
+	ck_assert_ptr_null(exp_row_parse(row, sizeof(row) - 1, &e));
+	ck_assert_str_eq(e.msg, ".variant: the string holds \\u0000 (NUL), which would cut it short");
+	/* the same row without it reads */
+	char *ok = strdup(row);
+	memmove(strstr(ok, "\\u0000"), strstr(ok, "\\u0000") + 6, strlen(strstr(ok, "\\u0000") + 5));
+	cJSON *r = exp_row_parse(ok, strlen(ok), &e);
+	ck_assert_msg(r != NULL, "%s", e.msg);
+	cJSON_Delete(r);
+	free(ok);
+}
+END_TEST
+
 Suite *make_exp_suite(void)
 {
 	Suite *s = suite_create("exp");
@@ -1342,6 +1386,8 @@ Suite *make_exp_suite(void)
 	tcase_add_loop_test(tc, bad_lists_are_refused, 0,
 			    (int)(sizeof(bad_lists) / sizeof(bad_lists[0])));
 	tcase_add_test(tc, store_numbers_read_back_exactly);
+	tcase_add_test(tc, fuzz_store_regressions_read_cleanly);
+	tcase_add_test(tc, store_row_with_a_nul_is_refused);
 	tcase_add_test(tc, the_manual_lists_every_metric);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pool");

@@ -955,10 +955,56 @@ START_TEST(native_mode)
 }
 END_TEST
 
+/* A case whose topology does not load is named with the suite's file
+ * and the case, in one line; an empty name is refused where it is. */
+START_TEST(suite_case_inputs_are_named_where_they_are)
+{
+	make_tmp();
+	char *suite = write_tmp("s.json", "{\"suite\": \"t\", \"seeds\": 5, \"cases\": [{\"name\": "
+				"\"c\", \"policy\": \"steal\", \"topology\": \"nosuch\"}]}");
+	char *base = tmp_path("b.json"), *err = NULL;
+	ck_assert_int_eq(test_schedlabf(NULL, &err, "regress --baseline '%s' --update --suite '%s'",
+					base, suite), 2);
+	ck_assert_msg(strstr(err, "s.json, case 0 (c): nosuch: not a bundled topology") &&
+		      strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
+	free(err);
+	free(suite);
+	suite = write_tmp("s.json", "{\"suite\": \"t\", \"seeds\": 5, \"cases\": [{\"name\": "
+			  "\"c\", \"policy\": \"steal\", \"workload\": \"\"}]}");
+	ck_assert_int_eq(test_schedlabf(NULL, &err, "regress --baseline '%s' --update --suite '%s'",
+					base, suite), 2);
+	ck_assert_msg(strstr(err, "$.cases[0].workload: an empty name"), "%s", err);
+	free(err);
+	free(suite);
+	free(base);
+	clean_tmp();
+}
+END_TEST
+
+/* Every baseline a fuzzer once failed on (fuzz/regressions/baseline/)
+ * loads and compares with itself, or is refused in one line of text. */
+START_TEST(fuzz_baseline_regressions_load_cleanly)
+{
+	char **paths = test_fuzz_regressions("baseline");
+	for (char **p = paths; *p; p++) {
+		struct err e = { "" };
+		struct rg_baseline *b = rg_baseline_load(*p, &e);
+		if (!b)
+			test_assert_clean_refusal(*p, e.msg);
+		else
+			rg_result_free(rg_compare(b, b->side, b->suite->threshold, 0.05, "itself"));
+		rg_baseline_free(b);
+		free(*p);
+	}
+	free(paths);
+}
+END_TEST
+
 Suite *make_regress_suite(void)
 {
 	Suite *s = suite_create("regress");
 	TCase *tc = tcase_create("stats");
+	tcase_add_test(tc, fuzz_baseline_regressions_load_cleanly);
 	tcase_add_test(tc, signrank_tables);
 	tcase_add_test(tc, signrank_ties);
 	tcase_add_test(tc, ranksum_tables);
@@ -974,6 +1020,7 @@ Suite *make_regress_suite(void)
 		tcase_set_tags(e2e, TEST_SIM_ONLY);
 		tcase_set_timeout(e2e, 900);
 		tcase_add_test(e2e, no_change_passes);
+		tcase_add_test(e2e, suite_case_inputs_are_named_where_they_are);
 		tcase_add_test(e2e, regression_fails);
 		tcase_add_test(e2e, bad_input);
 		tcase_add_test(e2e, failing_runs);

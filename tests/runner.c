@@ -47,6 +47,36 @@ char *test_read_file(const char *path)
 	return text;
 }
 
+static int visible(const struct dirent *d)
+{
+	return d->d_name[0] != '.';
+}
+
+char **test_fuzz_regressions(const char *target)
+{
+	char *dir = NULL;
+	ck_assert_int_ge(asprintf(&dir, "%s/%s", env_or("SCHEDLAB_FUZZ_REGRESSIONS",
+							"fuzz/regressions"), target), 0);
+	struct dirent **list;
+	int n = scandir(dir, &list, visible, alphasort);
+	ck_assert_msg(n > 0, "%s: no regression inputs", dir);
+	char **paths = calloc((size_t)n + 1, sizeof(*paths));
+	for (int i = 0; i < n; i++) {
+		ck_assert_int_ge(asprintf(&paths[i], "%s/%s", dir, list[i]->d_name), 0);
+		free(list[i]);
+	}
+	free(list);
+	free(dir);
+	return paths;
+}
+
+void test_assert_clean_refusal(const char *path, const char *msg)
+{
+	size_t n = strlen(msg);
+	ck_assert_msg(n > 0 && !str_has_control(msg) && utf8_valid(msg, n, NULL),
+		      "%s: not one line of text: \"%s\"", path, msg);
+}
+
 bool test_under_valgrind(void)
 {
 	const char *v = getenv("SCHEDLAB_VALGRIND");

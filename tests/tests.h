@@ -66,6 +66,13 @@ int test_schedlab(const char *args, char **out, char **err);
 /* The whole file at path, NUL-terminated (the caller frees it); fails the
  * test if it cannot be opened. */
 char *test_read_file(const char *path);
+/* The inputs a fuzz target once failed on, fuzz/regressions/TARGET/
+ * (SCHEDLAB_FUZZ_REGRESSIONS), as paths in name order, NULL-ended (the
+ * caller frees each and the array); fails the test if there are none. */
+char **test_fuzz_regressions(const char *target);
+/* Fails the test unless msg, a refusal of the input at path, is one line
+ * of text: not empty, no control byte, valid UTF-8. */
+void test_assert_clean_refusal(const char *path, const char *msg);
 
 /* CPU time the process has used, its threads' (those ended too), in ns:
  * with a run's wall time, the share of the CPU the host gave it. */

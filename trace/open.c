@@ -23,8 +23,10 @@ int ti_header_minor(const unsigned char *head, size_t n, char out[16])
 	for (size_t j = i + 6; j < 16; j++)
 		if (head[j] != 0)
 			return -1;
+	/* minor is at most 9999 (the loop stops past 999); the modulo says
+	 * so to gcc's -Wformat-truncation at -O0 */
 	if (out)
-		snprintf(out, 16, "go 1.%d", minor);
+		snprintf(out, 16, "go 1.%u", (unsigned)minor % 10000u);
 	return minor;
 }
 

@@ -51,6 +51,84 @@ static long nesting_at(const char *text, const char *at)
 	return depth;
 }
 
+/* ---- NULs ----
+ *
+ * cJSON ends its strings at a NUL, so "ab\u0000cd" would be read as "ab"
+ * without a word.  Where the text escapes a NUL, it is parsed again with
+ * each such escape turned into a 0xFF byte, which valid UTF-8 (the callers
+ * have checked it) never holds, and the first string holding one is
+ * named. */
+#define NUL_MARK '\xff'
+
+/* Outside strings valid JSON has no backslash, and inside one a backslash
+ * and the character after it are one escape. */
+static bool nul_escaped(const char *text)
+{
+	for (const char *p = text; *p; p++)
+		if (*p == '\\') {
+			if (p[1] == 'u' && strncmp(p + 2, "0000", 4) == 0)
+				return true;
+			if (p[1])
+				p++;
+		}
+	return false;
+}
+
+static char *nul_marked(const char *text)
+{
+	char *out = xmalloc(strlen(text) + 1), *o = out;
+	for (const char *p = text; *p; p++) {
+		if (*p == '\\' && p[1] == 'u' && strncmp(p + 2, "0000", 4) == 0) {
+			*o++ = NUL_MARK;
+			p += 5;
+			continue;
+		}
+		*o++ = *p;
+		if (*p == '\\' && p[1])
+			*o++ = *++p;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* The path of the first string (or, with *key set, of the object whose
+ * key) holding the mark. */
+static bool nul_path(const cJSON *v, const char *path, char *out, bool *key)
+{
+	if (cJSON_IsString(v) && strchr(v->valuestring, NUL_MARK)) {
+		snprintf(out, JV_PATH, "%s", path);
+		return true;
+	}
+	int i = 0;
+	for (const cJSON *k = v->child; k; k = k->next, i++) {
+		char p[JV_PATH];
+		if (cJSON_IsObject(v) && strchr(k->string, NUL_MARK)) {
+			snprintf(out, JV_PATH, "%s", path);
+			return *key = true;
+		}
+		if (nul_path(k, cJSON_IsObject(v) ? jv_key(p, sizeof(p), path, k->string)
+						  : jv_idx(p, sizeof(p), path, i), out, key))
+			return true;
+	}
+	return false;
+}
+
+bool jv_nul_escaped(const char *text, char *path, bool *key)
+{
+	if (!nul_escaped(text))
+		return false;
+	char *marked = nul_marked(text);
+	cJSON *again = cJSON_Parse(marked);
+	snprintf(path, JV_PATH, "$");
+	*key = false;
+	/* at "$" if the walk cannot say where */
+	if (again)
+		nul_path(again, "$", path, key);
+	cJSON_Delete(again);
+	free(marked);
+	return true;
+}
+
 cJSON *jv_parse(const struct jv *j, const char *text)
 {
 	/* JSON is UTF-8 (RFC 8259); a stray byte would reach names in the
@@ -65,6 +143,14 @@ cJSON *jv_parse(const struct jv *j, const char *text)
 	}
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithOpts(text, &end, true);
+	char path[JV_PATH];
+	bool key;
+	if (root && jv_nul_escaped(text, path, &key)) {
+		jv_fail(j, path, "%s holds \\u0000 (NUL), which would cut it short: names and "
+			"strings are text without NULs", key ? "a key here" : "the string");
+		cJSON_Delete(root);
+		return NULL;
+	}
 	if (root)
 		return root;
 	const char *at = end ? end : cJSON_GetErrorPtr();

@@ -21,13 +21,19 @@ struct jv {
 
 /* Reads a whole file; NULL with a message if it cannot. */
 char *jv_read_file(const char *path, struct err *e);
-/* Parses text; on a syntax error the message gives line and column. */
+/* Parses text; on a syntax error the message gives line and column.  A
+ * text that escapes a NUL (\u0000) is refused, naming the string. */
 cJSON *jv_parse(const struct jv *j, const char *text);
 
 /* Formats "PARENT.key" / "PARENT[i]" into buf and returns buf. */
 const char *jv_key(char *buf, size_t n, const char *parent, const char *key);
 const char *jv_idx(char *buf, size_t n, const char *parent, int i);
 #define JV_PATH 256
+/* Whether the JSON text escapes a NUL (\u0000), at which cJSON would cut a
+ * string short; if so, path (JV_PATH bytes) gets the JSON path ("$.a[2]")
+ * of the first string holding one, or of the object with such a key
+ * (*key set). */
+bool jv_nul_escaped(const char *text, char *path, bool *key);
 
 /* What v is, for messages: "an object", "a number", "nothing" (NULL)... */
 const char *jv_type_name(const cJSON *v);

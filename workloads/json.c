@@ -1508,84 +1508,11 @@ static bool declare_recorded(struct cc *c, const cJSON *r, const char *path)
 
 /* ---- The document ---- */
 
-/* cJSON ends its strings at a NUL, so "ab\u0000cd" would be read as "ab"
- * without a word.  Where the text escapes a NUL, it is parsed again with
- * each such escape turned into a 0xFF byte, which valid UTF-8 (jv_parse
- * has checked it) never holds, and the first string holding one is named. */
-#define NUL_MARK '\xff'
-
-/* Outside strings valid JSON has no backslash, and inside one a backslash
- * and the character after it are one escape. */
-static bool nul_escaped(const char *text)
-{
-	for (const char *p = text; *p; p++)
-		if (*p == '\\') {
-			if (p[1] == 'u' && strncmp(p + 2, "0000", 4) == 0)
-				return true;
-			if (p[1])
-				p++;
-		}
-	return false;
-}
-
-static char *nul_marked(const char *text)
-{
-	char *out = xmalloc(strlen(text) + 1), *o = out;
-	for (const char *p = text; *p; p++) {
-		if (*p == '\\' && p[1] == 'u' && strncmp(p + 2, "0000", 4) == 0) {
-			*o++ = NUL_MARK;
-			p += 5;
-			continue;
-		}
-		*o++ = *p;
-		if (*p == '\\' && p[1])
-			*o++ = *++p;
-	}
-	*o = '\0';
-	return out;
-}
-
-/* The path of the first string (or, with *key set, of the object whose
- * key) holding the mark. */
-static bool nul_path(const cJSON *v, const char *path, char *out, bool *key)
-{
-	if (cJSON_IsString(v) && strchr(v->valuestring, NUL_MARK)) {
-		snprintf(out, JV_PATH, "%s", path);
-		return true;
-	}
-	int i = 0;
-	for (const cJSON *k = v->child; k; k = k->next, i++) {
-		char p[JV_PATH];
-		if (cJSON_IsObject(v) && strchr(k->string, NUL_MARK)) {
-			snprintf(out, JV_PATH, "%s", path);
-			return *key = true;
-		}
-		if (nul_path(k, cJSON_IsObject(v) ? kp(p, path, k->string)
-						  : jv_idx(p, sizeof(p), path, i), out, key))
-			return true;
-	}
-	return false;
-}
-
+/* jv_parse refuses a text that escapes a NUL, naming the string. */
 cJSON *wl_parse_json(const struct jv *j, const char *text)
 {
-	cJSON *root = jv_parse(j, text);
-	if (!root || !nul_escaped(text))
-		return root;
-	char *marked = nul_marked(text), path[JV_PATH] = "$";
-	cJSON *again = cJSON_Parse(marked);
-	bool key = false;
-	/* the text escapes a NUL: refused, at "$" if the walk cannot say where */
-	if (again)
-		nul_path(again, "$", path, &key);
-	jv_fail(j, path, "%s holds \\u0000 (NUL), which would cut it short: "
-		"names and strings are text without NULs", key ? "a key here" : "the string");
-	cJSON_Delete(root);
-	cJSON_Delete(again);
-	free(marked);
-	return NULL;
+	return jv_parse(j, text);
 }
-
 
 /* The workload-wide objects: channels, wait groups, mutexes, regions,
  * listeners, stacks and the recorded figures. */
