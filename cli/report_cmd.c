@@ -74,6 +74,8 @@ static int report_arg(void *ctx, const char *a)
 	struct report_args *r = ctx;
 	if (r->store)
 		return cli_usage_error(CMD, "one STORE only ('%s' and '%s')", r->store, a);
+	if (!a[0])
+		return cli_usage_error(CMD, "STORE: an empty file name");
 	r->store = a;
 	return 0;
 }

@@ -182,6 +182,7 @@ static const struct {
 	{ "sweep -p steal -w ping-pong --json ''", "--json: an empty value" },
 	{ "merge '' -o x.jsonl", "merge: an empty file name" },
 	{ "workload import '' -o x.json", "import: an empty file name" },
+	{ "report '' -o x.html", "STORE: an empty file name" },
 	{ "workload show ''", "show '': no bundled workload" },
 };
 

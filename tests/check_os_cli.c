@@ -36,7 +36,7 @@ static const struct {
 	  "--cpuset 0-32: '0-32': out of range (numa1's PUs are OS indexes 0 to 31)" },
 	{ "run -p steal -w spawn-tree --cpuset 3-1", "--cpuset 3-1: '3-1': not a range A-B" },
 	{ "run -p steal -w spawn-tree --cpuset 0,,2", "--cpuset 0,,2: an empty item" },
-	{ "run -p steal -w spawn-tree --cpuset ''", "--cpuset : an empty list" },
+	{ "run -p steal -w spawn-tree --cpuset ''", "--cpuset: an empty value" },
 	{ "run -p steal -w spawn-tree --cpuset 0-7:0", "'0-7:0': not a stride of 1 or more" },
 	{ "run -p steal -w spawn-tree --cpuset x", "--cpuset x: 'x': not a CPU number" },
 	{ "run -p steal -w spawn-tree --load 0", "--load 0: '0' is not a number of threads from 1" },
