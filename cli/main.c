@@ -1,4 +1,5 @@
 /* schedlab: entry point and subcommand dispatch. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,13 @@ int main(int argc, char **argv)
 {
 	int rc = dispatch(argc, argv);
 	cli_out_release();
+	/* what went to stdout (a run's summary, a listing) must have been
+	 * written: a full disk or device is a failure, not a silent exit 0 */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "schedlab: standard output: %s\n",
+			errno ? strerror(errno) : "write error");
+		return rc ? rc : EXIT_BADINPUT;
+	}
 	return rc;
 }
 

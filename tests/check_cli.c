@@ -84,6 +84,23 @@ START_TEST(topo_mlc_json_has_latency_c2c_and_bandwidth)
 }
 END_TEST
 
+/* A summary or listing that could not be written to stdout (a full
+ * device) fails with a line saying so, not a silent exit 0. */
+START_TEST(a_full_stdout_fails)
+{
+	const char *cmds[] = { "run -p steal -w ping-pong -t numa1 >/dev/full",
+			       "list policies >/dev/full", "topo -t numa1 >/dev/full" };
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char *err = NULL;
+		int rc = test_schedlab(cmds[i], NULL, &err);
+		ck_assert_msg(rc == 2, "%s: exit %d", cmds[i], rc);
+		ck_assert_msg(strstr(err, "schedlab: standard output: No space left on device"), "%s: %s",
+			      cmds[i], err);
+		free(err);
+	}
+}
+END_TEST
+
 START_TEST(topo_mlc_text_is_deterministic)
 {
 	char *a, *b;
@@ -1496,6 +1513,7 @@ Suite *make_cli_suite(void)
 	TCase *tc = tcase_create("topo");
 	tcase_set_tags(tc, TEST_SIM_ONLY);
 	tcase_add_test(tc, topo_defaults_to_numa4_and_prints_its_matrices);
+	tcase_add_test(tc, a_full_stdout_fails);
 	tcase_add_test(tc, topo_json_has_the_model);
 	tcase_add_test(tc, topo_reads_hwloc_xml_from_shared);
 	tcase_add_test(tc, topo_mlc_json_has_latency_c2c_and_bandwidth);
