@@ -1,6 +1,7 @@
 /* The CPU a native run got (struct rt_host) [docs/runtime.md, "The CPU a
  * native run got"]: the report's "host" object, its line of the text
  * summary, and the warning on stderr when the host was busy. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,19 @@ void run_host_json(cJSON *report, const struct rt_host *h)
 /* The simulated OS's figures [struct rt_os_stats], into the report's
  * "os" object (made if absent): the keys "host" has natively, and the
  * quota's. */
+/* The OS figures' keys in the "os" object, in order. */
+static const struct {
+	const char *key;
+	size_t off;
+} os_keys[] = {
+#define OS_KEY(k) { #k, offsetof(struct rt_os_stats, k) }
+	OS_KEY(threads), OS_KEY(cpu_ns), OS_KEY(run_delay_ns), OS_KEY(max_m_run_delay_ns),
+	OS_KEY(timeslices), OS_KEY(voluntary_switches), OS_KEY(involuntary_switches),
+	OS_KEY(stays), OS_KEY(elsewhere), OS_KEY(periods), OS_KEY(throttled_periods),
+	OS_KEY(throttled_ns), OS_KEY(load_cpu_ns),
+#undef OS_KEY
+};
+
 void run_os_json(cJSON *report, const struct rt_os_stats *s)
 {
 	if (!s->modelled)
@@ -55,19 +69,9 @@ void run_os_json(cJSON *report, const struct rt_os_stats *s)
 	cJSON *o = cJSON_GetObjectItemCaseSensitive(report, "os");
 	if (!o)
 		o = cJSON_AddObjectToObject(report, "os");
-	cJSON_AddNumberToObject(o, "threads", (double)s->threads);
-	cJSON_AddNumberToObject(o, "cpu_ns", (double)s->cpu_ns);
-	cJSON_AddNumberToObject(o, "run_delay_ns", (double)s->run_delay_ns);
-	cJSON_AddNumberToObject(o, "max_m_run_delay_ns", (double)s->max_m_run_delay_ns);
-	cJSON_AddNumberToObject(o, "timeslices", (double)s->timeslices);
-	cJSON_AddNumberToObject(o, "voluntary_switches", (double)s->voluntary_switches);
-	cJSON_AddNumberToObject(o, "involuntary_switches", (double)s->involuntary_switches);
-	cJSON_AddNumberToObject(o, "stays", (double)s->stays);
-	cJSON_AddNumberToObject(o, "elsewhere", (double)s->elsewhere);
-	cJSON_AddNumberToObject(o, "periods", (double)s->periods);
-	cJSON_AddNumberToObject(o, "throttled_periods", (double)s->throttled_periods);
-	cJSON_AddNumberToObject(o, "throttled_ns", (double)s->throttled_ns);
-	cJSON_AddNumberToObject(o, "load_cpu_ns", (double)s->load_cpu_ns);
+	for (size_t i = 0; i < sizeof(os_keys) / sizeof(os_keys[0]); i++)
+		cJSON_AddNumberToObject(o, os_keys[i].key,
+					(double)*(const uint64_t *)((const char *)s + os_keys[i].off));
 }
 
 void run_host_text(const struct rt_host *h)
