@@ -444,11 +444,23 @@ START_TEST(long_computation_is_preempted)
 		ck_assert_msg(held, "main waited %llu ns, %llu preemptions, the run's threads having "
 			      "waited %lld us for a CPU", (unsigned long long)on.r.sched_latency.max,
 			      (unsigned long long)on.r.preemptions, (long long)waited / 1000);
+		/* Off: never preempted, and main waits the hog out -- unless,
+		 * natively, the host kept the hog's M off the CPU until main's
+		 * 100 us were up, so main ran first (296 us, once, under
+		 * AddressSanitizer at a load of 9): tried again, up to
+		 * TIMING_TRIES runs, and one of them must wait. */
 		static const char *const off[] = { "preempt_ms=0", NULL };
-		struct test_outcome o = run_one_p(_i, w, off);
-		assert_clean(&o, 2);
-		ck_assert_uint_eq(o.r.preemptions, 0);
-		ck_assert_uint_ge(o.r.sched_latency.max, 45000000);
+		uint64_t longest = 0;
+		for (int t = 0; t < TIMING_TRIES && longest < 45000000; t++) {
+			struct test_outcome o = run_one_p(_i, w, off);
+			assert_clean(&o, 2);
+			ck_assert_uint_eq(o.r.preemptions, 0);
+			if (o.r.sched_latency.max > longest)
+				longest = o.r.sched_latency.max;
+			if (_i == 0)
+				break;
+		}
+		ck_assert_uint_ge(longest, 45000000);
 		break;
 	}
 	wl_free(w);
