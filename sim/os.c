@@ -241,15 +241,21 @@ static int pu_index(const struct os *os, const struct os_pu *pu)
 	return (int)(pu - os->pu);
 }
 
-/* th leaves its PU's hold at t: its run is counted. */
-static void off_cpu(struct os *os, struct os_thread *th, sim_time_t t)
+/* th's run on its PU up to t, counted in its virtual runtime and CPU. */
+static void count_run(struct os *os, struct os_thread *th, sim_time_t t)
 {
-	struct os_pu *pu = &os->pu[th->pu];
 	double ran = (double)(t - th->since);
 	th->v += ran;
 	th->cpu_ns += (uint64_t)ran;
 	if (!th->process)
 		os->st.load_cpu_ns += (uint64_t)ran;
+}
+
+/* th leaves its PU's hold at t: its run is counted. */
+static void off_cpu(struct os *os, struct os_thread *th, sim_time_t t)
+{
+	struct os_pu *pu = &os->pu[th->pu];
+	count_run(os, th, t);
 	pu->cur = NULL;
 	double avg = pu_avg(pu, t);
 	/* the average with th still in it: what th is owed, or owes */
@@ -544,11 +550,7 @@ double simp_os_step(struct os *os, struct os_thread *th)
 		return simp_os_enter(os, th, last);
 	}
 	/* back in the queue with its runtime counted: the least v goes on */
-	double ran = (double)(now - th->since);
-	th->v += ran;
-	th->cpu_ns += (uint64_t)ran;
-	if (!th->process)
-		os->st.load_cpu_ns += (uint64_t)ran;
+	count_run(os, th, now);
 	th->since = now;
 	struct os_thread *w = least_v(pu, NULL, 0);
 	if (!w || th->v < w->v) {
@@ -581,9 +583,7 @@ bool simp_os_move(struct os *os, struct os_thread *th, int to)
 		return false;
 	}
 	struct os_pu *from = &os->pu[th->pu], *pu = &os->pu[to];
-	double ran = (double)(now - th->since);
-	th->v += ran;
-	th->cpu_ns += (uint64_t)ran;
+	count_run(os, th, now);
 	double lag = clamp_lag(os, pu_avg(from, now) - th->v);
 	from->cur = NULL;
 	th->last = th->pu;

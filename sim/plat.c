@@ -139,15 +139,25 @@ static void wake_on_cpu(struct m *m, int want)
 	on_cpu(m, simp_os_enter(m->rt->plat.os, &m->plat.os, want));
 }
 
+/* m sleeps from its clock's instant on: its PU is free from then.  No
+ * sync where the OS may leave lazily: an event more would move later
+ * ones' order among equal times (the quota counts every instant, so
+ * there the engine is brought to the clock first). */
+static void leave_cpu(struct m *m)
+{
+	struct os *os = m->rt->plat.os;
+	if (!simp_os_lazy_leave(os))
+		sync_clock(m);
+	sim_time_t now = sim_now(m->rt->plat.eng), at = (sim_time_t)m->plat.clock;
+	simp_os_leave(os, &m->plat.os, at > now ? at : now);
+}
+
 /* m, synced, sleeps from first ns on for ns more (a system call's sleep,
  * usleep): its PU is free meanwhile, and it wakes where it slept. */
 static void sleep_off_cpu(struct m *m, double first, double ns)
 {
-	struct os *os = m->rt->plat.os;
 	m->plat.clock += first;
-	if (!simp_os_lazy_leave(os))
-		sync_clock(m);
-	simp_os_leave(os, &m->plat.os, (sim_time_t)m->plat.clock);
+	leave_cpu(m);
 	m->plat.clock += ns;
 	sync_clock(m);
 	wake_on_cpu(m, m->plat.cpu);
@@ -555,13 +565,7 @@ static void simp_mmain(struct sim_actor *self, void *arg)
 	rt_mstart(m);
 	if (plat_peek_u32(&m->rt->sched.done))
 		simp_os_end(m->rt->plat.os);
-	/* its PU is free from its last instant (no sync: an event more
-	 * would move later ones' order of equal times) */
-	struct os *os = m->rt->plat.os;
-	if (!simp_os_lazy_leave(os))
-		sync_clock(m);
-	sim_time_t now = sim_now(m->rt->plat.eng), at = (sim_time_t)m->plat.clock;
-	simp_os_leave(os, &m->plat.os, at > now ? at : now);
+	leave_cpu(m);
 }
 
 void simp_newm(struct rt *rt, struct m *m)
