@@ -23,6 +23,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef HAVE_VALGRIND_H
+#include <valgrind/valgrind.h>
+#endif
 
 #include "topologies/topo.h"
 #include "util/pool.h"
@@ -277,8 +280,11 @@ static _Noreturn void xml_child(int fd, const char *text, size_t len)
 	if (hwloc_topology_export_xmlbuffer(h, &buf, &buflen, 0) != 0 || !(again = open_hwloc()) ||
 	    hwloc_topology_set_xmlbuffer(again, buf, buflen) != 0 || hwloc_topology_load(again) != 0)
 		goto failed;
-	/* buflen counts hwloc's terminating NUL */
-	status = pool_write(fd, "0", 1) && pool_write(fd, buf, (size_t)buflen - 1) ? 0 : 3;
+	/* buflen counts hwloc's terminating NUL; the length ahead of the text
+	 * lets the parent tell a whole answer from a cut one */
+	uint64_t textlen = (uint64_t)buflen - 1;
+	status = pool_write(fd, "0", 1) && pool_write(fd, &textlen, sizeof(textlen)) &&
+		 pool_write(fd, buf, (size_t)textlen) ? 0 : 3;
 	goto out;
 failed:;
 	int err = errno;
@@ -292,6 +298,15 @@ out:
 	if (h)
 		hwloc_topology_destroy(h);
 	_exit(status);
+}
+
+static bool under_valgrind(void)
+{
+#ifdef HAVE_VALGRIND_H
+	return RUNNING_ON_VALGRIND;
+#else
+	return false;
+#endif
 }
 
 enum child_limit { WITHIN, CPU_LIMIT, RSS_LIMIT, WALL_LIMIT };
@@ -377,6 +392,13 @@ static char *xml_contained(const char *text, size_t len, const char *label, size
 	int status = j.end.status;
 	char *out = j.end.data;
 	size_t n = j.end.len;
+	uint64_t textlen = UINT64_MAX;
+	if (n >= 1 + sizeof(textlen))
+		memcpy(&textlen, out + 1, sizeof(textlen));
+	/* Under valgrind the child's exit status is valgrind's whenever the
+	 * copy's leak check calls a block the parent still holds lost (it
+	 * does, by stack layout): there a whole answer is the test. */
+	bool exited_ok = WIFEXITED(status) && (WEXITSTATUS(status) == 0 || under_valgrind());
 	if (j.end.what) {
 		err_set(e, "%s: cannot read the XML: %s: %s", label, j.end.what, strerror(j.end.err));
 	} else if (j.limit == CPU_LIMIT || j.limit == WALL_LIMIT) {
@@ -400,9 +422,12 @@ static char *xml_contained(const char *text, size_t len, const char *label, size
 			memcpy(&err, out + 1, sizeof(err));
 		err_set(e, "%s: hwloc cannot load this file as topology XML (%s)", label,
 			err ? strerror(err) : "invalid content");
-	} else if (n >= 1 && out[0] == '0' && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		char *xml = xstrdup(out + 1);   /* after the status byte */
-		*outlen = strlen(xml);
+	} else if (n >= 1 && out[0] == '0' && exited_ok && textlen == n - 1 - sizeof(textlen) &&
+		   !memchr(out + 1 + sizeof(textlen), '\0', textlen)) {
+		char *xml = xmalloc(textlen + 1);
+		memcpy(xml, out + 1 + sizeof(textlen), textlen);
+		xml[textlen] = '\0';
+		*outlen = textlen;
 		free(out);
 		return xml;
 	} else {
