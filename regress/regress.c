@@ -400,7 +400,7 @@ static bool native_row(const struct rg_baseline *base, const struct rg_side *sid
 		row->old_spread = spread(o, no, row->old_med);
 		row->new_spread = spread(nw, nn, row->new_med);
 		row->delta = rel_change(row->old_med, row->new_med);
-		row->p_change = rs_ranksum_two(nw, nn, o, no);
+		row->p_change = rs_utest_two(o, no, nw, nn);
 		row->n = no < nn ? no : nn;
 		row->p_gate = NAN;
 		if (!isnan(t)) {

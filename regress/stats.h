@@ -35,6 +35,12 @@ double rs_signrank_cdf_lower(int n, double w);
  * half); and the two-sided p. */
 double rs_ranksum_upper(const double *x, int nx, const double *y, int ny);
 double rs_ranksum_two(const double *x, int nx, const double *y, int ny);
+/* The two-sided p of the same test as benchstat computes it, the anchor
+ * of regress's native comparison: 1 when the two U are equal, else twice
+ * the probability of U_old at or below the smaller U (given the ties),
+ * exact up to 50 a side (25 with ties), past that the normal
+ * approximation with the tie and continuity corrections. */
+double rs_utest_two(const double *old, int no, const double *new, int nn);
 /* P(U <= u) for samples of nx and ny without ties (the tables'), exact. */
 double rs_ranksum_cdf_lower(int nx, int ny, double u);
 

@@ -17,7 +17,28 @@
 #   scripts/install-deps.sh --report  also Chromium, which scripts/check-report
 #                                     renders `schedlab report`'s HTML in
 # (options combine)
+# Besides the packages: benchstat (golang.org/x/perf, at the version pinned
+# below), built with today's Go (scripts/find-go 1.26) through Go's module
+# proxy into /usr/local/bin (root) or ~/go/bin: the regress suite checks
+# regress's native comparison against it.
 set -eu
+here=$(dirname "$0")
+BENCHSTAT_VERSION=v0.0.0-20260908200009-22c9c6c9d4da
+
+install_benchstat() {
+  if [ "$(id -u)" -eq 0 ]; then bindir=/usr/local/bin; else bindir="$HOME/go/bin"; fi
+  if [ -x "$bindir/benchstat" ] && go=$("$here/find-go" 1.26 2>/dev/null) &&
+     "$go" version -m "$bindir/benchstat" 2>/dev/null | grep -q "$BENCHSTAT_VERSION"; then
+    return 0
+  fi
+  if ! go=$("$here/find-go" 1.26 2>/dev/null); then
+    echo "install-deps: no Go 1.26 (scripts/find-go 1.26): benchstat not installed" >&2
+    return 0
+  fi
+  echo "install-deps: installing benchstat $BENCHSTAT_VERSION into $bindir"
+  GOBIN="$bindir" GOFLAGS=-mod=mod "$go" install "golang.org/x/perf/cmd/benchstat@$BENCHSTAT_VERSION" ||
+    echo "install-deps: benchstat could not be installed (is Go's module proxy reachable?); the regress suite skips its check against it" >&2
+}
 
 PACKAGES="
   build-essential
@@ -59,6 +80,7 @@ done
 
 if [ -z "$missing" ]; then
   echo "install-deps: all packages present"
+  install_benchstat
   exit 0
 fi
 
@@ -72,3 +94,4 @@ echo "install-deps: installing$missing"
 $SUDO apt-get update -q
 # shellcheck disable=SC2086  # word splitting of the package list is intended
 $SUDO apt-get install -y -q --no-install-recommends $missing
+install_benchstat

@@ -5,13 +5,16 @@
  * metric and case. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "exp/metric.h"
 #include "regress/regress.h"
 #include "regress/stats.h"
+#include "util/util.h"
 #include "tests/tests.h"
 
 /* ---- The statistics ---- */
@@ -1000,6 +1003,165 @@ START_TEST(fuzz_baseline_regressions_load_cleanly)
 }
 END_TEST
 
+/* ---- benchstat as the anchor ---- */
+
+/* benchstat (golang.org/x/perf, installed by scripts/install-deps.sh and
+ * found by meson as $SCHEDLAB_BENCHSTAT): NULL, with one line saying why
+ * the test is skipped, where it is not installed. */
+static const char *benchstat(void)
+{
+	const char *b = getenv("SCHEDLAB_BENCHSTAT");
+	if (b && *b && access(b, X_OK) == 0)
+		return b;
+	fprintf(stderr, "regress: benchstat not installed (scripts/install-deps.sh installs it "
+		"with Go's module proxy): the native comparison is not checked against it\n");
+	return NULL;
+}
+
+/* One CSV row of benchstat's: "S3,1.01e-07,CI,1.09e-07,CI,+7.92%,p=0.008 n=5+5". */
+struct bs_row {
+	double old_c, new_c, p;
+	char vs[32];
+};
+
+static bool bs_find(const char *csv, int k, struct bs_row *r)
+{
+	char key[16];
+	snprintf(key, sizeof(key), "\nS%d,", k);
+	const char *at = strstr(csv, key);
+	if (!at)
+		return false;
+	char line[256];
+	const char *end = strchr(at + 1, '\n');
+	size_t len = end ? (size_t)(end - at - 1) : strlen(at + 1);
+	if (len >= sizeof(line))
+		return false;
+	memcpy(line, at + 1, len);
+	line[len] = '\0';
+	char *f[8] = { 0 };
+	int nf = 0;
+	for (char *save = NULL, *tok = strtok_r(line, ",", &save); tok && nf < 8;
+	     tok = strtok_r(NULL, ",", &save))
+		f[nf++] = tok;
+	if (nf != 7)
+		return false;
+	r->old_c = strtod(f[1], NULL);
+	r->new_c = strtod(f[3], NULL);
+	snprintf(r->vs, sizeof(r->vs), "%s", f[5]);
+	return sscanf(f[6], "p=%lf", &r->p) == 1;
+}
+
+/* regress's native (unpaired) comparison says what benchstat says of the
+ * same samples: the medians, the change between them, the rank-sum test's
+ * p (exact, ties included) and whether it is significant.  Sample sets of
+ * 3 to 10 repetitions a side (and a few of 26 to 63), of small integers so that ties are common,
+ * some with no change, some with a large one. */
+START_TEST(native_comparison_is_benchstats)
+{
+	const char *bs = benchstat();
+	if (!bs)
+		return;
+	enum { SETS = 48 };
+	make_tmp();
+	char *oldp = tmp_path("old.txt"), *newp = tmp_path("new.txt");
+	FILE *fo = fopen(oldp, "w"), *fn = fopen(newp, "w");
+	ck_assert(fo && fn);
+	static double vals[SETS][2][64];
+	int ns[SETS][2];
+	uint64_t x = 88172645463325252ull;
+	for (int k = 0; k < SETS; k++) {
+		for (int side = 0; side < 2; side++) {
+			/* the last few past benchstat's exact sizes (25 a side
+			 * with ties), where it turns to the normal approximation */
+			ns[k][side] = k < SETS - 6 ? 3 + (k * (side ? 5 : 3) + side) % 8
+						  : 26 + (k * 13 + side * 7) % 38;
+			for (int i = 0; i < ns[k][side]; i++) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				/* a shift of 0 to 11 on the new side (0 to 2 in the
+				 * large sets), over a noise of 0..5 */
+				int shift = k < SETS - 6 ? k % 12 : k % 3;
+				double v = 100 + (double)(x % 6) + (side ? shift : 0);
+				vals[k][side][i] = v;
+				fprintf(side ? fn : fo, "BenchmarkS%d 1 %.0f ns/op\n", k, v);
+			}
+		}
+	}
+	ck_assert_int_eq(fclose(fo), 0);
+	ck_assert_int_eq(fclose(fn), 0);
+	char *out = NULL, *err = NULL;
+	int rc = test_runf(&out, &err, "'%s' -format csv -alpha 0.05 '%s' '%s'", bs, oldp, newp);
+	ck_assert_msg(rc == 0, "benchstat: exit %d: %s", rc, err);
+	char *csv = NULL;
+	ck_assert_int_ge(asprintf(&csv, "\n%s", out), 0);
+
+	struct err e = { "" };
+	struct rg_suite *suite = rg_suite_parse("s.json", "{\"suite\": \"b\", \"seeds\": 3, "
+						"\"cases\": [{\"name\": \"c\", \"policy\": \"steal\", "
+						"\"workload\": \"pingpong\", \"procs\": 2}]}", &e);
+	ck_assert_msg(suite != NULL, "%s", e.msg);
+	int m = metric_index("makespan");
+	ck_assert_int_ge(m, 0);
+	double *threshold = xmalloc(sizeof(*threshold) * (size_t)metric_count);
+	for (int i = 0; i < metric_count; i++)
+		threshold[i] = NAN;
+	threshold[m] = 1000;   /* shown: a threshold no change reaches */
+	int significant = 0;
+	for (int k = 0; k < SETS; k++) {
+		struct rg_baseline base = { .native = true, .suite = suite,
+					    .side = rg_side_new(1, ns[k][0]) };
+		struct rg_side *now = rg_side_new(1, ns[k][1]);
+		base.side->ran[0] = now->ran[0] = true;
+		for (int i = 0; i < ns[k][0]; i++)
+			*rg_at(base.side, 0, m, i) = vals[k][0][i];
+		for (int i = 0; i < ns[k][1]; i++)
+			*rg_at(now, 0, m, i) = vals[k][1][i];
+		struct rg_result *r = rg_compare(&base, now, threshold, 0.05, "new");
+		const struct rg_row *row = NULL;
+		for (int i = 0; i < r->nmetrics; i++)
+			if (r->metrics[i].metric == m)
+				row = &r->metrics[i].rows[0];
+		ck_assert_ptr_nonnull(row);
+		struct bs_row b;
+		ck_assert_msg(bs_find(csv, k, &b), "no row S%d in benchstat's output:\n%s", k, out);
+		/* benchstat reads ns/op and prints seconds */
+		ck_assert_msg(fabs(b.old_c * 1e9 - row->old_med) < 1e-6 &&
+			      fabs(b.new_c * 1e9 - row->new_med) < 1e-6,
+			      "S%d: medians %g %g, benchstat %g %g", k, row->old_med, row->new_med,
+			      b.old_c * 1e9, b.new_c * 1e9);
+		/* benchstat prints p to three places */
+		ck_assert_msg(fabs(b.p - row->p_change) <= 0.0005 + 1e-9, "S%d: p %.6f, benchstat %.3f",
+			      k, row->p_change, b.p);
+		bool sig = row->p_change <= 0.05;
+		significant += sig;
+		if (!sig) {
+			ck_assert_msg(strcmp(b.vs, "~") == 0, "S%d: p %.4f, benchstat says %s", k,
+				      row->p_change, b.vs);
+		} else {
+			double pct = 0;
+			ck_assert_msg(sscanf(b.vs, "%lf%%", &pct) == 1, "S%d: benchstat says %s", k, b.vs);
+			ck_assert_msg(fabs(pct - 100 * row->delta) <= 0.005 + 1e-9,
+				      "S%d: change %.4f%%, benchstat %s", k, 100 * row->delta, b.vs);
+		}
+		rg_result_free(r);
+		rg_side_free(base.side);
+		rg_side_free(now);
+	}
+	/* both verdicts were compared */
+	ck_assert_int_gt(significant, 5);
+	ck_assert_int_lt(significant, SETS - 5);
+	rg_suite_free(suite);
+	free(threshold);
+	free(csv);
+	free(out);
+	free(err);
+	free(oldp);
+	free(newp);
+	clean_tmp();
+}
+END_TEST
+
 Suite *make_regress_suite(void)
 {
 	Suite *s = suite_create("regress");
@@ -1011,6 +1173,7 @@ Suite *make_regress_suite(void)
 	tcase_add_test(tc, ranksum_ties);
 	tcase_add_test(tc, normal_tails);
 	tcase_add_test(tc, suite_format);
+	tcase_add_test(tc, native_comparison_is_benchstats);
 	suite_add_tcase(s, tc);
 	/* the gate's and the native case's tests run schedlab in
 	 * subprocesses, which valgrind does not follow: under it they would
