@@ -20,6 +20,7 @@
 #include "util/output.h"
 #include "exp/store.h"
 #include "exp/spec.h"
+#include "regress/stats.h"
 #include "core/policy.h"
 #include "topologies/topo.h"
 #include "workloads/program.h"
@@ -49,8 +50,12 @@ void cli_help_compare(FILE *f)
 		"The change of a column is (its mean - the first column's) / |the first column's|\n"
 		"(rel_change, a fraction; shown as a percentage), or for a share (a fraction:\n"
 		"the cpu and locality shares) the difference of the two in percentage points\n"
-		"(pp_change; shown as +1.23 pp).  Throughput is in requests/s for a workload\n"
-		"that answers requests, else in goroutines/s.\n"
+		"(pp_change; shown as +1.23 pp).  With 2 seeds or more its p is that of\n"
+		"Wilcoxon's signed-rank test of the per-seed changes (paired, two-sided,\n"
+		"exact), and as in benchstat a change that is not significant at 0.05 shows\n"
+		"as \"~ (p=...)\".  A column's name carries the --set knobs its policy took\n"
+		"(-p steal,numa --set lifo=0: steal and numa:lifo=0).  Throughput is in\n"
+		"requests/s for a workload that answers requests, else in goroutines/s.\n"
 		"A metric a run did not produce is \"-\" in the table and absent from JSON and CSV.\n"
 		"\n"
 		"Exit status: 0 every run completed; else that of the first run, in column and\n"
@@ -65,7 +70,7 @@ void cli_help_compare(FILE *f)
 
 /* One column of the table: a policy and its knobs, run once per seed. */
 struct column {
-	char *label;                   /* as -p gave it: "steal:runnext=0" */
+	char *label;                   /* as -p gave it, with the --set knobs it took: "numa:lifo=0" */
 	const struct pol_ops *pol;
 	int64_t *knobs;
 };
@@ -108,6 +113,16 @@ static void columns_knob_names(const struct compare *c, char *buf, size_t size)
 			used += (size_t)snprintf(buf + used, size - used, "%s%s%s%s", used ? "; " : "",
 						 pol->name, len ? "'s knobs: " : " has no knobs", names);
 	}
+}
+
+/* Whether a column's label sets key itself ("numa:lifo=0" sets lifo). */
+static bool label_sets(const char *label, const char *key)
+{
+	size_t klen = strlen(key);
+	for (const char *a = strchr(label, ':'); a; a = strchr(a + 1, ':'))
+		if (strncmp(a + 1, key, klen) == 0 && a[1 + klen] == '=')
+			return true;
+	return false;
 }
 
 /* -p P1,P2,... and --set: each column's policy and knobs, which are the
@@ -174,6 +189,25 @@ static int columns_parse(struct compare *c, const char *spec, const char *const 
 	for (int i = 0; i < c->ncols && rc == 0; i++)
 		rc = cli_item_knobs(CMD, c->cols[i].label, "column", i + 1, c->cols[i].pol,
 				    c->cols[i].knobs, NULL);
+	/* a column's name says what it ran: the --set values its policy took
+	 * and its own knobs did not override join its label ("-p steal,numa
+	 * --set lifo=0" compares steal with numa:lifo=0) */
+	for (int i = 0; i < c->ncols && rc == 0; i++) {
+		struct column *col = &c->cols[i];
+		for (int s = 0; s < nsets; s++) {
+			const char *eq = strchr(sets[s], '=');
+			size_t klen = (size_t)(eq - sets[s]);
+			char key[128];
+			snprintf(key, sizeof(key), "%.*s", (int)klen, sets[s]);
+			if (!pol_knob(col->pol, key, NULL) || label_sets(col->label, key))
+				continue;
+			char *label = NULL;
+			if (asprintf(&label, "%s:%s", col->label, sets[s]) < 0)
+				die_oom(strlen(col->label) + strlen(sets[s]) + 2);
+			free(col->label);
+			col->label = label;
+		}
+	}
 	/* two columns that would run the same thing compare nothing */
 	for (int i = 0; i < c->ncols && rc == 0; i++)
 		for (int j = 0; j < i && rc == 0; j++)
@@ -237,20 +271,47 @@ struct stat {
 	int n;
 	double mean;
 	double ci95;                   /* half-width; with n >= 2 only */
+	/* against the first column, seed by seed (columns after the first):
+	 * Wilcoxon's signed-rank test of the per-seed changes, two-sided,
+	 * exact -- regress's simulated test -- over the pairs that are not
+	 * equal; NAN where fewer than two seeds have both values */
+	double p;
+	int pairs;
 };
+
+/* The significance level of the change column's "~" (benchstat's). */
+#define COMPARE_ALPHA 0.05
 
 static struct stat column_stat(const struct compare *c, int col, const struct metric *m)
 {
 	double *x = xcalloc((size_t)c->nseeds, sizeof(*x));
-	struct stat s = { 0, 0, 0 };
-	for (int i = 0; i < c->nseeds; i++)
-		if (metric_value(c, cJSON_GetArrayItem(c->runs, col * c->nseeds + i), m, &x[s.n]))
-			s.n++;
+	double *d = xcalloc((size_t)c->nseeds, sizeof(*d));
+	struct stat s = { 0, 0, 0, NAN, 0 };
+	int paired = 0;
+	for (int i = 0; i < c->nseeds; i++) {
+		double base;
+		if (!metric_value(c, cJSON_GetArrayItem(c->runs, col * c->nseeds + i), m, &x[s.n]))
+			continue;
+		/* the seed's change against the first column, as the change
+		 * column shows it: in points for a share, else relative */
+		if (col > 0 && metric_value(c, cJSON_GetArrayItem(c->runs, i), m, &base)) {
+			if (m->unit == MU_FRAC)
+				d[paired++] = x[s.n] - base;
+			else if (base != 0)
+				d[paired++] = (x[s.n] - base) / fabs(base);
+			else
+				d[paired++] = x[s.n] == 0 ? 0 : copysign(INFINITY, x[s.n]);
+		}
+		s.n++;
+	}
 	if (s.n >= 1)
 		s.mean = gsl_stats_mean(x, 1, (size_t)s.n);
 	if (s.n >= 2)
 		s.ci95 = metric_ci95(s.n, gsl_stats_sd(x, 1, (size_t)s.n));
+	if (paired > 1)
+		s.p = rs_signrank_two(d, paired, &s.pairs);
 	free(x);
+	free(d);
 	return s;
 }
 
@@ -299,18 +360,25 @@ static void format_cell(char *buf, size_t size, const struct metric *m, const ch
 	metric_format_mean(buf, size, m, rate, s.mean, s.ci95, s.n, nseeds);
 }
 
+/* benchstat's "vs base": the change and its p, or "~" and the p when the
+ * change is not significant; with one seed, the change alone. */
 static void format_change(char *buf, size_t size, const struct metric *m, struct stat base,
 			  struct stat s)
 {
 	double rel;
+	char p[32] = "";
+	if (!isnan(s.p))
+		snprintf(p, sizeof(p), " (p=%.3f)", s.p);
 	if (base.n == 0 || s.n == 0)
 		snprintf(buf, size, "-");
+	else if (!isnan(s.p) && s.p > COMPARE_ALPHA)
+		snprintf(buf, size, "~%s", p);
 	else if (m->unit == MU_FRAC && pp_change(base, s, &rel))
-		snprintf(buf, size, "%+.2f pp", rel);
+		snprintf(buf, size, "%+.2f pp%s", rel, p);
 	else if (!rel_change(base, s, &rel))
 		snprintf(buf, size, "n/a");
 	else
-		snprintf(buf, size, "%+.1f%%", 100 * rel);
+		snprintf(buf, size, "%+.1f%%%s", 100 * rel, p);
 }
 
 #define CELL 64
@@ -366,6 +434,14 @@ static void print_table(const struct compare *c, const struct run *run, const bo
 	if (nc > 1)
 		printf("change: of the mean, relative to %s; of a share, in percentage points\n",
 		       c->cols[0].label);
+	if (nc > 1 && c->nseeds > 1) {
+		printf("p: Wilcoxon's signed-rank test of the per-seed changes (paired, two-sided, "
+		       "exact); ~: not significant at %g\n", COMPARE_ALPHA);
+		if (rs_signrank_min_n(COMPARE_ALPHA / 2) > c->nseeds)
+			printf("with %d seeds no change can be significant at %g (the smallest p is "
+			       "%.3f): --seeds %d or more\n", c->nseeds, COMPARE_ALPHA,
+			       ldexp(1, 1 - c->nseeds), rs_signrank_min_n(COMPARE_ALPHA / 2));
+	}
 	printf("\n%-*s", label_w, "");
 	for (int j = 0; j < nc; j++) {
 		printf("  ");
@@ -480,6 +556,11 @@ static cJSON *compare_json(struct compare *c, const struct run *run, const struc
 			} else if (j > 0 && rel_change(stats[i * c->ncols], s, &ch)) {
 				cJSON_AddNumberToObject(v, "rel_change", ch);
 			}
+			if (j > 0 && !isnan(s.p)) {
+				cJSON_AddNumberToObject(v, "p", s.p);
+				cJSON_AddNumberToObject(v, "pairs", s.pairs);
+				cJSON_AddBoolToObject(v, "significant", s.p <= COMPARE_ALPHA);
+			}
 		}
 	}
 	cJSON_AddItemToObject(o, "distributions", distributions_json(c));
@@ -495,7 +576,7 @@ static int write_csv(const char *path, const struct compare *c, const struct sta
 	if (!output_start(&o, CMD, "--csv", path))
 		return EXIT_BADINPUT;
 	FILE *f = o.f;
-	fprintf(f, "metric,column,mean,ci95,n,rel_change,pp_change,unit\n");
+	fprintf(f, "metric,column,mean,ci95,n,rel_change,pp_change,unit,p\n");
 	for (int i = 0; i < metric_count; i++) {
 		for (int j = 0; j < c->ncols; j++) {
 			struct stat s = stats[i * c->ncols + j];
@@ -514,7 +595,10 @@ static int write_csv(const char *path, const struct compare *c, const struct sta
 			fprintf(f, ",");
 			if (j > 0 && frac && pp_change(stats[i * c->ncols], s, &ch))
 				fprintf(f, "%s", format_number(b, ch));
-			fprintf(f, ",%s\n", metric_unit(c, &metric_table[i]));
+			fprintf(f, ",%s,", metric_unit(c, &metric_table[i]));
+			if (j > 0 && !isnan(s.p))
+				fprintf(f, "%s", format_number(b, s.p));
+			fprintf(f, "\n");
 		}
 	}
 	return output_finish(&o, CMD);
@@ -695,8 +779,8 @@ const struct cli_opt cli_compare_opts[] = {
 		   "latency histogram whole per column, its seeds' added up"),
 	CLI_STRING(NULL, "--csv", "FILE|-", struct compare_own, csv,
 		   "write a row per metric and column,\n"
-		   "metric,column,mean,ci95,n,rel_change,pp_change,unit to\n"
-		   "FILE, or to stdout with - (then no table); --json and\n"
+		   "metric,column,mean,ci95,n,rel_change,pp_change,unit,p\n"
+		   "to FILE, or to stdout with - (then no table); --json and\n"
 		   "--csv may both be given (one of them to stdout at most)"),
 	CLI_CALL(NULL, "--store", "FILE", own_store,
 		 "write every run's row of the results store to FILE: JSON\n"

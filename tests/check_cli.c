@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "exp/metric.h"
+#include "regress/stats.h"
 #include "tests/tests.h"
 #include "topologies/topo.h"
 
@@ -704,12 +705,15 @@ START_TEST(compare_column_knobs_make_the_columns_differ)
 	cJSON *m0 = cJSON_GetObjectItem(cJSON_GetArrayItem(runs, 0), "metrics");
 	cJSON *m1 = cJSON_GetObjectItem(cJSON_GetArrayItem(runs, 1), "metrics");
 	ck_assert(!cJSON_Compare(m0, m1, true));
+	/* a column's name says the --set knobs it took, unless its own
+	 * overrode them */
 	cJSON *pol = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "compare"), "policies");
 	ck_assert_int_eq(cJSON_GetArraySize(pol), 2);
+	ck_assert_str_eq(cJSON_GetArrayItem(pol, 0)->valuestring, "steal:steal_tries=3");
 	ck_assert_str_eq(cJSON_GetArrayItem(pol, 1)->valuestring, "steal:runnext=0:steal_tries=2");
 	cJSON *stolen = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "summary"),
 					    "steals.goroutines_stolen");
-	ck_assert(cJSON_GetObjectItem(cJSON_GetObjectItem(stolen, "steal"), "mean")->valuedouble !=
+	ck_assert(cJSON_GetObjectItem(cJSON_GetObjectItem(stolen, "steal:steal_tries=3"), "mean")->valuedouble !=
 		  cJSON_GetObjectItem(cJSON_GetObjectItem(stolen, "steal:runnext=0:steal_tries=2"),
 				      "mean")->valuedouble);
 	cJSON_Delete(o);
@@ -803,7 +807,7 @@ START_TEST(compare_csv_has_a_row_per_metric_and_column)
 				  "--procs 4 --seeds 2 --csv -", &out, &err), 0);
 	ck_assert_str_eq(err, "");
 	ck_assert_ptr_null(strstr(out, "sim compare"));
-	const char *header = "metric,column,mean,ci95,n,rel_change,pp_change,unit\n";
+	const char *header = "metric,column,mean,ci95,n,rel_change,pp_change,unit,p\n";
 	ck_assert_msg(strncmp(out, header, strlen(header)) == 0, "%s", out);
 	int rows = 0;
 	bool makespan[2] = { false, false };
@@ -811,9 +815,9 @@ START_TEST(compare_csv_has_a_row_per_metric_and_column)
 		end = strchr(line, '\n');
 		ck_assert_ptr_nonnull(end);
 		*end = '\0';
-		char *f[8];
+		char *f[9];
 		int nf = 0;
-		for (char *p = line; nf < 8; nf++) {
+		for (char *p = line; nf < 9; nf++) {
 			f[nf] = p;
 			p = strchr(p, ',');
 			if (!p) {
@@ -822,7 +826,7 @@ START_TEST(compare_csv_has_a_row_per_metric_and_column)
 			}
 			*p++ = '\0';
 		}
-		ck_assert_msg(nf == 8, "%d fields in %s", nf, line);
+		ck_assert_msg(nf == 9, "%d fields in %s", nf, line);
 		bool first = strcmp(f[1], "steal") == 0;
 		ck_assert(first || strcmp(f[1], "steal:runnext=0") == 0);
 		ck_assert_str_eq(f[4], "2");
@@ -831,6 +835,8 @@ START_TEST(compare_csv_has_a_row_per_metric_and_column)
 		bool share = strcmp(f[7], "fraction") == 0;
 		ck_assert_msg(first == (*f[5] == '\0' && *f[6] == '\0'), "%s", f[0]);
 		ck_assert_msg(first || share == (*f[5] == '\0' && *f[6] != '\0'), "%s", f[0]);
+		/* the paired test's p: beside every change */
+		ck_assert_msg(first == (*f[8] == '\0'), "%s: p '%s'", f[0], f[8]);
 		if (strcmp(f[0], "makespan_ns") == 0) {
 			makespan[!first] = true;
 			ck_assert_str_eq(f[7], "ns");
@@ -844,6 +850,56 @@ START_TEST(compare_csv_has_a_row_per_metric_and_column)
 	ck_assert(makespan[0] && makespan[1]);
 	/* 32 metrics measured (no requests, no memory), 2 columns */
 	ck_assert_int_eq(rows, 64);
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* The change column is benchstat's "vs base": a paired signed-rank test
+ * over the seeds, "~" and the p where the change is not significant; the
+ * p in JSON is that of the per-seed changes in the runs' own metrics, and
+ * a seed count too small for any p to reach 0.05 is said. */
+START_TEST(compare_changes_are_tested_seed_by_seed)
+{
+	char *out, *err;
+	const char *args = "compare -p steal,numa -t numa2 -w pipeline --procs 4 --seeds 6";
+	ck_assert_int_eq(test_schedlab(args, &out, &err), 0);
+	ck_assert_ptr_nonnull(strstr(out, "p: Wilcoxon's signed-rank test of the per-seed changes"));
+	ck_assert_ptr_null(strstr(out, "no change can be significant"));
+	/* both verdicts appear */
+	ck_assert_msg(strstr(out, "  ~ (p=") && strstr(out, "% (p=0.0"), "%s", out);
+	free(out);
+	free(err);
+	char *json = NULL;
+	ck_assert_int_ge(asprintf(&json, "%s --json -", args), 0);
+	ck_assert_int_eq(test_schedlab(json, &out, &err), 0);
+	cJSON *o = cJSON_Parse(out);
+	ck_assert_ptr_nonnull(o);
+	const cJSON *runs = cJSON_GetObjectItem(o, "runs");
+	ck_assert_int_eq(cJSON_GetArraySize(runs), 12);
+	double d[6];
+	for (int k = 0; k < 6; k++) {
+		double a = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(runs, k), "metrics"),
+					       "makespan_ns")->valuedouble;
+		double b = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(runs, 6 + k),
+								   "metrics"), "makespan_ns")->valuedouble;
+		d[k] = (b - a) / a;
+	}
+	const cJSON *ms = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "summary"), "makespan_ns");
+	const cJSON *numa = cJSON_GetObjectItem(ms, "numa");
+	ck_assert_double_eq_tol(cJSON_GetObjectItem(numa, "p")->valuedouble,
+				rs_signrank_two(d, 6, NULL), 1e-12);
+	ck_assert(cJSON_IsBool(cJSON_GetObjectItem(numa, "significant")));
+	ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetObjectItem(ms, "steal"), "p"));
+	cJSON_Delete(o);
+	free(out);
+	free(err);
+	free(json);
+	ck_assert_int_eq(test_schedlab("compare -p steal,numa -t numa2 -w pipeline --procs 4 --seeds 3",
+				       &out, &err), 0);
+	ck_assert_ptr_nonnull(strstr(out, "with 3 seeds no change can be significant at 0.05 (the "
+				     "smallest p is 0.250): --seeds 6 or more"));
+	ck_assert_ptr_null(strstr(out, "% (p="));
 	free(out);
 	free(err);
 }
@@ -1542,6 +1598,7 @@ Suite *make_cli_suite(void)
 	tcase_add_test(tc, compare_seeds_give_means_and_intervals);
 	tcase_add_test(tc, compare_runs_are_run_reports);
 	tcase_add_test(tc, compare_csv_has_a_row_per_metric_and_column);
+	tcase_add_test(tc, compare_changes_are_tested_seed_by_seed);
 	tcase_add_test(tc, compare_is_deterministic);
 	tcase_add_test(tc, compare_stops_at_a_run_that_deadlocks_or_panics);
 	tcase_add_test(tc, compare_help);
