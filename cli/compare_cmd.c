@@ -80,6 +80,7 @@ struct compare {
 	int ncols;
 	uint64_t seed;                 /* the first */
 	int nseeds;
+	enum progress_when progress;
 	cJSON *runs;                   /* every run's report, column by column, seed by seed */
 };
 
@@ -667,6 +668,7 @@ static int run_all(struct compare *c, struct run *run, const char *json, int job
 	struct exp_opts eo = {
 		.cmd = CMD,
 		.jobs = jobs ? jobs : exp_default_jobs(cells, n, run->lim.max_memory),
+		.progress = c->progress,
 	};
 	struct exp_run *runs = exp_matrix_run(cells, n, &eo);
 	c->runs = cJSON_CreateArray();
@@ -767,9 +769,11 @@ const struct cli_opt cli_compare_opts[] = {
 		  "make N runs at once (default: the online CPUs, but no more\n"
 		  "than the available memory holds at --max-memory each);\n"
 		  "each run may use up to --max-memory (default 4GiB) of\n"
-		  "simulator memory, so N runs may use N times that.  Progress\n"
-		  "(runs done, running, failed, elapsed, ETA) goes to stderr\n"
-		  "when it is a terminal"),
+		  "simulator memory, so N runs may use N times that"),
+	CLI_SHARED(CLI_SH_PROGRESS, "progress (runs done, running, failed, elapsed, ETA) on\n"
+		   "stderr: auto (default: redrawn on a terminal, else a line\n"
+		   "every 10 s), always (else a line every 2 s, and the last),\n"
+		   "never"),
 	CLI_STRING(NULL, "--json", "FILE|-", struct compare_own, json,
 		   "write {\"compare\", \"distributions\", \"runs\", \"summary\"} to\n"
 		   "FILE, or to stdout with - (then no table): \"runs\" holds\n"
@@ -909,6 +913,7 @@ int cmd_compare(int argc, char **argv)
 	run->lim.max_wall_ns = limits.lim.max_wall_ns;
 	run->lim.max_memory = limits.lim.max_memory;
 
+	c.progress = o.progress;
 	rc = run_all(&c, run, json, (int)own.jobs, o.sets, o.nsets, own.store);
 	if (rc == 0)
 		rc = compare_report(&c, run, json, csv);

@@ -174,7 +174,8 @@ const struct cli_opt cli_explore_opts[] = {
 	CLI_STRING(NULL, "--trace", "FILE", struct explore_own, trace,
 		   "with --replay, or when a failure is found: write the failing\n"
 		   "schedule's execution trace (Go's format; Chrome's for *.json)"),
-	CLI_FLAG(NULL, "--quiet", struct explore_own, quiet, "no progress line"),
+	CLI_SHARED(CLI_SH_PROGRESS, NULL),
+	CLI_FLAG(NULL, "--quiet", struct explore_own, quiet, "no progress line (--progress never)"),
 	CLI_CALL(NULL, "--max-total-time", "T", own_total_time,
 		 "the whole exploration's real time (shrinking included;\n"
 		 "default: no bound; units as --max-wall-time's): then no\n"
@@ -208,8 +209,9 @@ struct explore_ctx {
 	 * own options */
 	const char **words;
 	int nwords;
-	bool tty;
-	double t0, last_print;
+	struct progress progress;
+	double t0;
+	uint64_t done, violations;    /* as last told */
 };
 
 static double now_s(void)
@@ -227,7 +229,8 @@ static void replay_words(struct explore_ctx *c, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--schedules") == 0 || strcmp(a, "-j") == 0 || strcmp(a, "--replay") == 0 ||
-		    strcmp(a, "--trace") == 0 || strcmp(a, "--max-total-time") == 0) {
+		    strcmp(a, "--trace") == 0 || strcmp(a, "--max-total-time") == 0 ||
+		    strcmp(a, "--progress") == 0) {
 			i++;
 			continue;
 		}
@@ -246,15 +249,21 @@ static void on_failure(void *ctx, const struct exp_explore_failure *f)
 	print_failure(ctx, f);
 }
 
+static void print_progress(struct explore_ctx *c, double t)
+{
+	progress_print(&c->progress, "explore: %" PRIu64 "/%" PRIu64 " schedules, %.1f/s, %" PRIu64
+		       " violations", c->done, c->x.schedules,
+		       t > c->t0 ? (double)c->done / (t - c->t0) : 0.0, c->violations);
+}
+
 static void on_progress(void *ctx, uint64_t done, uint64_t violations)
 {
 	struct explore_ctx *c = ctx;
+	c->done = done;
+	c->violations = violations;
 	double t = now_s();
-	if (!c->tty || t - c->last_print <= 0.25)
-		return;
-	c->last_print = t;
-	fprintf(stderr, "\rexplore: %" PRIu64 "/%" PRIu64 " schedules, %.1f/s, %" PRIu64
-		" violations ", done, c->x.schedules, (double)done / (t - c->t0), violations);
+	if (progress_due(&c->progress, t))
+		print_progress(c, t);
 }
 
 static int write_trace(void *ctx, const struct run *run, struct rt *rt)
@@ -299,12 +308,13 @@ static int replay(struct explore_ctx *c)
 
 static int explore(struct explore_ctx *c)
 {
-	c->tty = !c->own->quiet && isatty(2);
 	c->t0 = now_s();
+	progress_start(&c->progress, c->own->quiet ? PROGRESS_NEVER : c->o->progress, c->t0);
 	struct exp_explore_result res;
 	int rc = exp_explore(&c->x, &res);
-	if (c->tty)
-		fputc('\n', stderr);
+	if (progress_wants_last(&c->progress))
+		print_progress(c, now_s());
+	progress_finish(&c->progress);
 	if (rc == 3) {
 		fprintf(stderr, "schedlab explore: %s\n", res.error);
 		exp_explore_result_free(&res);

@@ -110,6 +110,14 @@ static int parse_seed(void *ctx, const char *cmd, const char *a, const char *v)
 	return 0;
 }
 
+static int parse_progress(void *ctx, const char *cmd, const char *a, const char *v)
+{
+	struct cli_opts *o = ctx;
+	if (!progress_parse(v, &o->progress))
+		return cli_usage_error(cmd, "--progress %s: expected auto, always or never", v);
+	return 0;
+}
+
 static int parse_limit(void *ctx, const char *cmd, const char *a, const char *v)
 {
 	struct cli_opts *o = ctx;
@@ -161,6 +169,10 @@ const struct cli_opt cli_shared_opts[] = {
 	[CLI_SH_LOAD] = CLI_CALL(NULL, "--load", "N[@DUTY][/T]", parse_load,
 				 "simulate other processes: N threads, each busy DUTY (0 to\n"
 				 "1, default 1) of every T (default 10ms; 1ms to 1s)"),
+	[CLI_SH_PROGRESS] = CLI_CALL(NULL, "--progress", "WHEN", parse_progress,
+				     "progress on stderr: auto (default: redrawn on a terminal,\n"
+				     "else a line every 10 s), always (on a terminal the same,\n"
+				     "else a line every 2 s and the last), never"),
 	[CLI_SH_COUNT] = CLI_END,
 };
 

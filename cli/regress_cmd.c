@@ -138,6 +138,7 @@ const struct cli_opt cli_regress_opts[] = {
 	CLI_CALL(NULL, "--alpha", "A", own_alpha, "the tests' significance level (default 0.05)"),
 	CLI_COUNT("-j", "--jobs", "N", struct regress_own, jobs, 1, EXP_MAX_JOBS, NULL,
 		  "runs at once (default: the online CPUs; 1 with --native)"),
+	CLI_SHARED(CLI_SH_PROGRESS, NULL),
 	CLI_FLAG(NULL, "--native", struct regress_own, native,
 		 "run natively on this machine: N repetitions of each case\n"
 		 "with the suite's first seed, compared unpaired (the host's\n"
@@ -436,7 +437,8 @@ static int make_plans(const struct rg_suite *s, const char *newpol, const char *
  * runtime refused, else (a deadlock, a panic, a limit, a crash) what the
  * baseline cannot be made of (update) or what the change broke (1). */
 static int run_plans(const struct rg_suite *s, struct plan *p, int np, int nseeds, bool native,
-		     const struct run *limits, int jobs, bool update, struct rg_side *side)
+		     const struct run *limits, int jobs, enum progress_when progress, bool update,
+		     struct rg_side *side)
 {
 	long n = (long)np * nseeds;
 	struct exp_cell *cells = xcalloc((size_t)n, sizeof(*cells));
@@ -454,6 +456,7 @@ static int run_plans(const struct rg_suite *s, struct plan *p, int np, int nseed
 	struct exp_opts eo = {
 		.cmd = CMD,
 		.jobs = jobs ? jobs : exp_default_jobs(cells, n, limits->lim.max_memory),
+		.progress = progress,
 	};
 	struct exp_run *runs = exp_matrix_run(cells, n, &eo);
 	int rc = 0;
@@ -562,7 +565,7 @@ static int update(const struct regress_own *r, const struct cli_opts *o,
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct rg_side *side = rg_side_new(s->ncases, s->seeds);
-	rc = run_plans(s, p, np, s->seeds, r->native, limits, (int)r->jobs, true, side);
+	rc = run_plans(s, p, np, s->seeds, r->native, limits, (int)r->jobs, o->progress, true, side);
 	if (!rc) {
 		struct err we;
 		if (!rg_baseline_write(r->baseline, s, side, r->native, &we)) {
@@ -1062,7 +1065,8 @@ static int compare(const struct regress_own *r, const struct cli_opts *o,
 	if (!rc) {
 		truncate_side(&b->side, nseeds);
 		side = rg_side_new(b->suite->ncases, nseeds);
-		rc = run_plans(b->suite, p, np, nseeds, b->native, limits, (int)r->jobs, false, side);
+		rc = run_plans(b->suite, p, np, nseeds, b->native, limits, (int)r->jobs, o->progress,
+			       false, side);
 	}
 	if (!rc && r->explore) {
 		x = xcalloc((size_t)np, sizeof(*x));

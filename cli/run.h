@@ -13,6 +13,7 @@
 
 #include "core/policy.h"
 #include "run/run.h"
+#include "util/progress.h"
 
 #define CLI_DEFAULT_TOPOLOGY "numa4"
 #define CLI_DEFAULT_WORKLOAD "rpc-server"
@@ -41,6 +42,7 @@ struct cli_opts {
 	double load_duty;
 	int64_t load_period_ns;
 	bool seed_given;
+	enum progress_when progress;   /* --progress (util/progress.h) */
 	const char *time_limit;        /* the first time limit given, or NULL */
 	struct run *limits;        /* set before parsing: where the limits go */
 	bool help;                     /* -h or --help: the help was printed */

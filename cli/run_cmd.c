@@ -397,6 +397,10 @@ const struct cli_opt cli_run_opts[] = {
 	CLI_FLAG(NULL, "--scheddetail", struct run_own, scheddetail,
 		 "with --schedtrace: also the P, M and G lines\n"
 		 "(GODEBUG=scheddetail=1)"),
+	CLI_SHARED(CLI_SH_PROGRESS, "a simulated run's clock against --max-sim-time on stderr:\n"
+		   "auto (default: redrawn on a terminal, else none: a run's\n"
+		   "stderr is its messages), always (else a line every 2 s),\n"
+		   "never"),
 	CLI_SHARED_LIMITS,
 	CLI_END,
 };
@@ -559,6 +563,17 @@ static int run_policy(const char *cmd, const struct cli_opts *o, struct run *run
 	return 0;
 }
 
+/* --progress for one run: redrawn on a terminal; elsewhere only when
+ * asked for (always), since a run's stderr carries its messages. */
+static void run_progress(const struct cli_opts *o, bool native, struct rt_limits *lim)
+{
+	bool tty = isatty(STDERR_FILENO);
+	if (native || o->progress == PROGRESS_NEVER || (!tty && o->progress == PROGRESS_AUTO))
+		return;
+	lim->progress_redraw = tty;
+	lim->progress_ns = (int64_t)((tty ? PROGRESS_REDRAW_S : PROGRESS_LINE_ALWAYS_S) * 1e9);
+}
+
 /* `run', and `workload expand' (expand: where the trace goes; the run is
  * simulated and reports nothing else). */
 static int run_main(int argc, char **argv, const char *cmd, const char *expand)
@@ -585,6 +600,7 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	run.seed = o.seed;
 	run.lim.schedtrace_ns = own.schedtrace_ns;
 	run.lim.scheddetail = own.scheddetail;
+	run_progress(&o, native, &run.lim);
 	int64_t *knobs = NULL;
 	struct topo *topo = NULL;
 	struct workload *wl = NULL;

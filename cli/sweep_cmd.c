@@ -714,8 +714,8 @@ const struct cli_opt cli_sweep_opts[] = {
 		  "their timings mean little; -j N > 1 is obeyed with a\n"
 		  "warning).  Each run may use up to --max-memory (default\n"
 		  "4GiB) of simulator memory: N runs, N times that; and no\n"
-		  "more than a quarter of the open-files limit (ulimit -n).\n"
-		  "Progress goes to stderr when it is a terminal"),
+		  "more than a quarter of the open-files limit (ulimit -n)"),
+	CLI_SHARED(CLI_SH_PROGRESS, NULL),
 	CLI_STRING(NULL, "--json", "FILE|-", struct sweep_own, json,
 		   "write the store, a JSON object per line and run"),
 	CLI_STRING(NULL, "--csv", "FILE|-", struct sweep_own, csv,
@@ -1195,6 +1195,7 @@ static int sweep_run(const struct sweep *s, const struct sweep_own *own, struct 
 		.cmd = CMD,
 		.jobs = own->jobs ? (int)own->jobs : exp_default_jobs(todo, m, s->limits.lim.max_memory),
 		.matrix = id, .row_done = ro.f ? write_row : NULL, .ctx = ro.f,
+		.progress = s->o->progress,
 	};
 	if (s->native && own->jobs > 1)
 		fprintf(stderr, "schedlab %s: warning: -j %llu native runs at once take each other's "

@@ -144,6 +144,11 @@ struct rt_limits {
 	 * lines if scheddetail [core/schedtrace.c]. */
 	int64_t schedtrace_ns;
 	bool scheddetail;
+	/* A simulated run's progress on stderr every progress_ns of real
+	 * time (0: none): its simulated time against max_sim_ns, redrawn in
+	 * place where progress_redraw (a terminal), else a line each time. */
+	int64_t progress_ns;
+	bool progress_redraw;
 };
 
 /* The OS a simulated run's threads live under [docs/hardware-model.md,

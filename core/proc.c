@@ -1564,6 +1564,8 @@ static struct rt *rt_alloc(const struct rt_config *cfg, const struct body_ops *b
 	rt->max_sim_ns = cfg->lim.max_sim_ns ? cfg->lim.max_sim_ns : RT_DEFAULT_MAX_SIM_NS;
 	rt->max_wall_ns = cfg->lim.max_wall_ns ? cfg->lim.max_wall_ns : RT_DEFAULT_MAX_WALL_NS;
 	rt->schedtrace_ns = cfg->lim.schedtrace_ns;
+	rt->progress_ns = cfg->lim.progress_ns;
+	rt->progress_redraw = cfg->lim.progress_redraw;
 	rt->scheddetail = cfg->lim.scheddetail;
 	rt->explore = cfg->explore;
 	rt->os = cfg->os;

@@ -539,6 +539,8 @@ struct rt {
 	 * bytes of simulator memory, never given back; atomic (any M). */
 	uint64_t mem_budget, mem_used;
 	int64_t max_sim_ns, max_wall_ns;   /* the simulated run's limits [rt_config] */
+	int64_t progress_ns;           /* its progress line [rt_limits] */
+	bool progress_redraw;
 	enum rt_ended ended;           /* cut by a limit (rt_cut) */
 	struct pollfd_desc *fdfree;    /* closed descriptors for reuse (sched.lock) */
 	struct pollfd_desc *fdall;     /* every descriptor made, by all_link (sched.lock) */

@@ -253,19 +253,19 @@ static void fmt_dur(char buf[32], double s)
 		snprintf(buf, 32, "%ld:%02ld", t / 60, t % 60);
 }
 
-static void progress(const char *cmd, long done, long n, int running, long failed, double t0)
+static void progress(struct progress *p, const char *cmd, long done, long n, int running,
+		     long failed, double t0)
 {
-	char el[32], eta[32];
+	char el[32], eta[48] = "";
 	double e = now_s() - t0;
 	fmt_dur(el, e);
-	fprintf(stderr, "\rschedlab %s: %ld/%ld runs done, %d running, %ld failed, %s elapsed", cmd,
-		done, n, running, failed, el);
 	if (done > 0 && done < n) {
-		fmt_dur(eta, e / (double)done * (double)(n - done));
-		fprintf(stderr, ", ETA %s", eta);
+		char d[32];
+		fmt_dur(d, e / (double)done * (double)(n - done));
+		snprintf(eta, sizeof(eta), ", ETA %s", d);
 	}
-	fprintf(stderr, "\033[K");
-	fflush(stderr);
+	progress_print(p, "schedlab %s: %ld/%ld runs done, %d running, %ld failed, %s elapsed%s", cmd,
+		       done, n, running, failed, el, eta);
 }
 
 /* A matrix being run: the pool's context. */
@@ -277,6 +277,7 @@ struct matrix {
 	struct exp_run *runs;
 	long failed;
 	double t0;
+	struct progress progress;
 };
 
 /* The child: runs its cell and writes row, summary, messages to fd. */
@@ -379,7 +380,8 @@ static bool child_done(void *ctx, long i, struct pool_end *end)
 static void tick(void *ctx, long ended, int running)
 {
 	struct matrix *m = ctx;
-	progress(m->o->cmd, ended, m->n, running, m->failed, m->t0);
+	if (progress_due(&m->progress, now_s()))
+		progress(&m->progress, m->o->cmd, ended, m->n, running, m->failed, m->t0);
 }
 
 struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struct exp_opts *o)
@@ -393,18 +395,16 @@ struct exp_run *exp_matrix_run(const struct exp_cell *cells, long n, const struc
 		exp_matrix_id(cells, n, id);
 		m.id = id;
 	}
-	bool show = o->progress == EXP_PROGRESS_ON ||
-		    (o->progress == EXP_PROGRESS_AUTO && isatty(STDERR_FILENO));
+	progress_start(&m.progress, o->progress, m.t0);
 	struct pool_ops pool = {
 		.n = n, .jobs = o->jobs > 0 ? o->jobs : exp_default_jobs(cells, n, 0),
 		.capture = true, .run = child_run, .done = child_done,
-		.tick_ms = show ? 500 : 0, .tick = tick, .ctx = &m,
+		.tick_ms = m.progress.on ? 500 : 0, .tick = tick, .ctx = &m,
 	};
 	pool_run(&pool);
-	if (show) {
-		progress(o->cmd, n, n, 0, m.failed, m.t0);
-		fprintf(stderr, "\n");
-	}
+	if (progress_wants_last(&m.progress))
+		progress(&m.progress, o->cmd, n, n, 0, m.failed, m.t0);
+	progress_finish(&m.progress);
 	return m.runs;
 }
 

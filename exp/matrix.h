@@ -19,6 +19,7 @@
 
 #include "core/policy.h"
 #include "run/run.h"
+#include "util/progress.h"
 
 struct topo;
 struct workload;
@@ -59,9 +60,9 @@ struct exp_opts {
 	/* The row's "matrix": 16 hex digits naming the matrix the cells belong
 	 * to (exp_matrix_id); NULL: exp_matrix_id of the cells given. */
 	const char *matrix;
-	/* Progress on stderr: EXP_PROGRESS_AUTO shows it when stderr is a
-	 * terminal. */
-	enum { EXP_PROGRESS_AUTO, EXP_PROGRESS_OFF, EXP_PROGRESS_ON } progress;
+	/* Progress on stderr (util/progress.h): redrawn on a terminal, else
+	 * a line now and then; PROGRESS_AUTO (0) unless set. */
+	enum progress_when progress;
 	/* Called with each run's row, in cell order, as soon as it and every
 	 * row before it are done (a store written as the runs end, so that an
 	 * interrupted matrix keeps its first rows); NULL: not called. */

@@ -395,7 +395,9 @@ dispatch_from(struct sim_engine *eng, struct sim_actor *self, bool final)
 		eng->last_seq = ev.seq;
 		eng->fired_any = true;
 #endif
-		eng->head.now = ev.time;
+		/* relaxed: a plain store on x86-64, and no race with the
+		 * progress line's read (sim_now_from_outside) */
+		__atomic_store_n(&eng->head.now, ev.time, __ATOMIC_RELAXED);
 #ifdef NDEBUG
 		eng->last_seq = ev.seq;   /* (debug builds keep it above) */
 #endif

@@ -90,6 +90,13 @@ static inline sim_time_t sim_now(const struct sim_engine *eng)
 {
 	return ((const struct sim_engine_head *)(const void *)eng)->now;
 }
+/* The clock as another thread may read it while the run goes on (the
+ * progress line): the dispatch loop's store is atomic for its sake. */
+static inline sim_time_t sim_now_from_outside(const struct sim_engine *eng)
+{
+	return __atomic_load_n(&((const struct sim_engine_head *)(const void *)eng)->now,
+			       __ATOMIC_RELAXED);
+}
 size_t sim_pending(const struct sim_engine *eng);
 /* Pending events that can still fire (superseded resumes are taken out
  * first).  Between runs only. */

@@ -755,43 +755,90 @@ bool simp_rt_init(struct rt *rt, struct err *e)
  * (sim_stop, the engine's one call safe from another thread), so the cut
  * comes after at most one more event however long the events take, and
  * the dispatch loop pays nothing for it.  The engine then leaves every
- * actor where it was; the run's accounts are closed at the cut. */
+ * actor where it was; the run's accounts are closed at the cut.
+ *
+ * The same thread wakes every rt->progress_ns, if set, to print how far
+ * the simulated clock has come against its limit (it reads the clock
+ * with sim_now_from_outside and changes nothing of the run). */
 
 struct watchdog {
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	struct timespec deadline;    /* CLOCK_MONOTONIC */
+	struct timespec start, deadline;    /* CLOCK_MONOTONIC */
 	struct sim_engine *eng;
+	sim_time_t sim_start, sim_limit;
+	int64_t progress_ns;
+	bool redraw, printed;
 	bool done, fired;
 };
+
+static struct timespec ts_add(struct timespec t, int64_t ns)
+{
+	t.tv_sec += (time_t)(ns / 1000000000);
+	t.tv_nsec += (long)(ns % 1000000000);
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	return t;
+}
+
+static bool ts_before(struct timespec a, struct timespec b)
+{
+	return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
+}
+
+/* "simulated 1.25 s of 1 h (0.0%), 3.0 s elapsed" */
+static void watchdog_progress(struct watchdog *w)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	double el = (double)(now.tv_sec - w->start.tv_sec) + (double)(now.tv_nsec - w->start.tv_nsec) / 1e9;
+	double sim = (double)(sim_now_from_outside(w->eng) - w->sim_start) / 1e9;
+	double lim = (double)(w->sim_limit - w->sim_start) / 1e9;
+	fprintf(stderr, "%sschedlab run: simulated %.3f s of the %.6g s limit (%.1f%%), %.1f s elapsed%s",
+		w->redraw ? "\r" : "", sim, lim, lim > 0 ? 100 * sim / lim : 0, el,
+		w->redraw ? "\033[K" : "\n");
+	fflush(stderr);
+	w->printed = true;
+}
 
 static void *watchdog_main(void *arg)
 {
 	struct watchdog *w = arg;
 	pthread_mutex_lock(&w->mu);
+	struct timespec tick = w->progress_ns ? ts_add(w->start, w->progress_ns) : w->deadline;
 	while (!w->done) {
-		if (pthread_cond_timedwait(&w->cv, &w->mu, &w->deadline) == ETIMEDOUT && !w->done) {
-			w->fired = true;
-			sim_stop(w->eng);
-			break;
+		struct timespec until = ts_before(tick, w->deadline) ? tick : w->deadline;
+		if (pthread_cond_timedwait(&w->cv, &w->mu, &until) != ETIMEDOUT || w->done)
+			continue;
+		if (ts_before(until, w->deadline)) {
+			watchdog_progress(w);
+			tick = ts_add(tick, w->progress_ns);
+			continue;
 		}
+		w->fired = true;
+		sim_stop(w->eng);
+		break;
 	}
+	if (w->printed && w->redraw)
+		fprintf(stderr, "\r\033[K");
 	pthread_mutex_unlock(&w->mu);
 	return NULL;
 }
 
-static void watchdog_start(struct watchdog *w, struct sim_engine *eng, int64_t ns)
+static void watchdog_start(struct watchdog *w, struct sim_engine *eng, const struct rt *rt,
+			   sim_time_t limit)
 {
 	memset(w, 0, sizeof(*w));
 	w->eng = eng;
-	clock_gettime(CLOCK_MONOTONIC, &w->deadline);
-	w->deadline.tv_sec += (time_t)(ns / 1000000000);
-	w->deadline.tv_nsec += (long)(ns % 1000000000);
-	if (w->deadline.tv_nsec >= 1000000000) {
-		w->deadline.tv_sec++;
-		w->deadline.tv_nsec -= 1000000000;
-	}
+	w->sim_start = (sim_time_t)rt->start_ns;
+	w->sim_limit = limit;
+	w->progress_ns = rt->progress_ns;
+	w->redraw = rt->progress_redraw;
+	clock_gettime(CLOCK_MONOTONIC, &w->start);
+	w->deadline = ts_add(w->start, rt->max_wall_ns);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -879,8 +926,8 @@ void simp_rt_run(struct rt *rt)
 	simp_newm(rt, rt->m0);
 	simp_os_start_load(rt->plat.os);
 	struct watchdog wd;
-	watchdog_start(&wd, eng, rt->max_wall_ns);
 	sim_time_t limit = (sim_time_t)rt->start_ns + (sim_time_t)rt->max_sim_ns;
+	watchdog_start(&wd, eng, rt, limit);
 	if (!run_schedtrace(rt, &wd, limit))
 		sim_run_until(eng, limit);
 	bool fired = watchdog_stop(&wd);

@@ -152,6 +152,8 @@ static const struct {
 	{ "run -p steal -w spawn-tree --tracing x", "unknown option '--tracing'" },
 	{ "run -p steal -w spawn-tree --trace-limit 5", "--trace-limit 5: there is no --trace FILE" },
 	{ "run -p steal -w spawn-tree --trace -", "--trace -: name a file (its name chooses the format" },
+	{ "run -p steal -w spawn-tree --progress yes", "--progress yes: expected auto, always or never" },
+	{ "compare -p steal -w ping-pong --progress", "option --progress needs a value" },
 	{ "compare -t numa1 -w ping-pong", "missing -p P1,P2,..." },
 	{ "compare -p steal,nosuch -w ping-pong",
 	  "-p nosuch (column 2): no such policy 'nosuch' (policies: " },
@@ -905,6 +907,23 @@ START_TEST(compare_changes_are_tested_seed_by_seed)
 }
 END_TEST
 
+/* run --progress always: the simulated clock against its limit, a line
+ * every 2 s of real time outside a terminal.  The run is longer than the
+ * 3 s it is given, so the watchdog's 2 s report comes before its cut. */
+START_TEST(run_progress_shows_the_simulated_clock)
+{
+	char *out, *err;
+	ck_assert_int_eq(test_schedlab("run -p global -t numa4 -w skynet --max-wall-time 3s "
+				       "--progress always", &out, &err), 4);
+	const char *line = strstr(err, "schedlab run: simulated ");
+	ck_assert_msg(line && strstr(line, " s of the 3600 s limit (") && strstr(line, "elapsed\n"),
+		      "%s", err);
+	ck_assert_ptr_null(strchr(err, '\r'));
+	free(out);
+	free(err);
+}
+END_TEST
+
 START_TEST(compare_is_deterministic)
 {
 	char *a, *b;
@@ -1600,6 +1619,7 @@ Suite *make_cli_suite(void)
 	tcase_add_test(tc, compare_csv_has_a_row_per_metric_and_column);
 	tcase_add_test(tc, compare_changes_are_tested_seed_by_seed);
 	tcase_add_test(tc, compare_is_deterministic);
+	tcase_add_test(tc, run_progress_shows_the_simulated_clock);
 	tcase_add_test(tc, compare_stops_at_a_run_that_deadlocks_or_panics);
 	tcase_add_test(tc, compare_help);
 	tcase_set_timeout(tc, 120);

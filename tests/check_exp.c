@@ -293,6 +293,31 @@ START_TEST(progress_on_a_terminal_only)
 }
 END_TEST
 
+/* Outside a terminal (a CI log): plain lines, no carriage return --
+ * with always the last state at least, with never nothing; auto prints
+ * only every 10 s, so a short sweep stays silent. */
+START_TEST(progress_in_a_log_is_plain_lines)
+{
+	static const struct {
+		const char *when;
+		bool lines;
+	} cases[] = { { "always", true }, { "never", false }, { "auto", false } };
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char *out, *err;
+		ck_assert_int_eq(test_schedlabf(&out, &err, "sweep -p steal -t numa1 -w ping-pong "
+						"--seeds 3 -j 2 --json /dev/null --progress %s",
+						cases[k].when), 0);
+		ck_assert_msg(!strchr(err, '\r') && !strstr(err, "\033["), "%s: %s", cases[k].when, err);
+		ck_assert_msg((strstr(err, "schedlab sweep: 3/3 runs done, 0 running, 0 failed, ") !=
+			       NULL) == cases[k].lines, "%s: %s", cases[k].when, err);
+		if (cases[k].lines)
+			ck_assert_msg(err[strlen(err) - 1] == '\n', "%s", err);
+		free(out);
+		free(err);
+	}
+}
+END_TEST
+
 /* ---- Runs that fail ---- */
 
 static const char stuck_json[] = "{\"name\": \"stuck\", \"channels\": {\"never\": 0},\n"
@@ -1400,6 +1425,7 @@ Suite *make_exp_suite(void)
 	tcase_add_test(tc, store_reader_names_file_line_and_path);
 	tcase_add_test(tc, jobs_1_and_2_give_byte_identical_stores);
 	tcase_add_test(tc, progress_on_a_terminal_only);
+	tcase_add_test(tc, progress_in_a_log_is_plain_lines);
 	tcase_add_test(tc, failing_runs_are_their_rows_and_the_others_complete);
 	tcase_add_test(tc, a_killed_run_is_crashed_and_the_others_complete);
 	tcase_add_test(tc, native_cells_run);
