@@ -375,6 +375,13 @@ struct rt_result {
 	struct hist sched_latency;     /* empty in an untimed run (a C function's main) */
 	uint64_t requests;             /* requests the workload's servers answered */
 	struct hist request_latency;   /* from each request's arrival to its answer */
+	/* The last answer, from the run's start (with requests > 0); and the
+	 * open-loop arrivals the workload offered (its listeners' connections,
+	 * whenever the server takes them): how many, the first's and the
+	 * last's instants -- what run_request_load weighs the answers by */
+	int64_t request_answered_ns;
+	uint64_t offered;
+	int64_t offered_first_ns, offered_last_ns;
 	uint64_t runs;                 /* times a G was given a P and run */
 	uint64_t blocks;               /* times a G parked (not system calls) */
 	uint64_t user_ns;              /* Gs' own computation, summed */

@@ -72,6 +72,25 @@ const char *run_throughput(const struct rt_result *r, double *per_s)
 	return req ? "requests/s" : "goroutines/s";
 }
 
+bool run_request_load(const struct rt_result *r, struct run_request_load *l)
+{
+	memset(l, 0, sizeof(*l));
+	if (r->requests == 0 || r->offered == 0)
+		return false;
+	l->span_ns = r->offered_last_ns - r->offered_first_ns;
+	l->drain_ns = r->request_answered_ns - r->offered_last_ns;
+	if (l->span_ns > 0)
+		l->arrival_per_s = (double)r->offered / ((double)l->span_ns / 1e9);
+	double p50 = (double)hist_quantile(&r->request_latency, 0.5);
+	/* a drain longer than the arrivals' own span is overload whatever the
+	 * latency; a shorter one only where it is also far beyond a typical
+	 * answer (a short span's healthy drain is a few sessions long) */
+	l->overloaded = r->requests >= 100 && l->span_ns > 0 &&
+			(l->drain_ns > l->span_ns ||
+			 (l->drain_ns * 4 > l->span_ns && (double)l->drain_ns > 10 * p50));
+	return true;
+}
+
 /* The cpu breakdown [docs/runtime.md, "The cpu breakdown"]: the OS's view,
  * then each set with its total and its fractions of that total (a set
  * whose total is 0 has none). */
@@ -146,6 +165,15 @@ cJSON *run_report_json(const struct run *run)
 	if (r->requests) {
 		cJSON_AddNumberToObject(m, "requests", (double)r->requests);
 		cJSON_AddItemToObject(m, "request_latency_ns", run_latency_json(&r->request_latency));
+		struct run_request_load l;
+		if (run_request_load(r, &l)) {
+			cJSON *lo = cJSON_AddObjectToObject(m, "request_load");
+			cJSON_AddNumberToObject(lo, "connections", (double)r->offered);
+			cJSON_AddNumberToObject(lo, "arrival_span_ns", (double)l.span_ns);
+			cJSON_AddNumberToObject(lo, "arrival_per_s", l.arrival_per_s);
+			cJSON_AddNumberToObject(lo, "drain_ns", (double)l.drain_ns);
+			cJSON_AddBoolToObject(lo, "overloaded", l.overloaded);
+		}
 	}
 	double tput;
 	const char *tunit = run_throughput(r, &tput);
@@ -439,8 +467,19 @@ void run_report_text(const struct run *run)
 	double tput;
 	const char *tunit = run_throughput(r, &tput);
 	printf(LABEL "%.1f %s\n", "throughput", tput, tunit);
-	if (r->requests)
+	if (r->requests) {
 		printf(LABEL "%llu answered\n", "requests", (unsigned long long)r->requests);
+		struct run_request_load l;
+		if (run_request_load(r, &l)) {
+			char span[16], drain[16];
+			run_fmt_ns(span, (double)l.span_ns);
+			run_fmt_ns(drain, (double)l.drain_ns);
+			printf(LABEL "%llu connections over %s (%.0f/s); the last answer came %s "
+			       "after the last arrival%s\n", "load", (unsigned long long)r->offered, span,
+			       l.arrival_per_s, drain,
+			       l.overloaded ? ": OVERLOADED, the server fell behind for good" : "");
+		}
+	}
 
 	if (r->sched_latency.count || r->requests) {
 		printf(LABEL "%10s%10s%10s%10s%10s%10s\n", "latency", "p50", "p90", "p99",

@@ -105,6 +105,21 @@ int run_report_cut(const char *cmd, const struct run *run, FILE *f);
  * goroutines completed ("goroutines/s"). */
 const char *run_throughput(const struct rt_result *r, double *per_s);
 
+/* The load a workload's open loops offered against what the server made
+ * of it [docs/runtime.md, "Overload"]: connections arrived over span_ns
+ * (first to last), at arrival_per_s; the last answer came drain_ns after
+ * the last arrival.  Overloaded when the server fell behind for good: 100
+ * requests answered or more, and a drain longer than the arrivals' span,
+ * or longer than a quarter of it and than 10 median request latencies.
+ * False where the
+ * workload has no open loop or the run answered no request. */
+struct run_request_load {
+	double arrival_per_s;
+	int64_t span_ns, drain_ns;
+	bool overloaded;
+};
+bool run_request_load(const struct rt_result *r, struct run_request_load *l);
+
 /* The unit that suits a duration of ns nanoseconds, as the text summary
  * shows it: its name ("ns", "us", "ms", "s"), the nanoseconds in one of
  * it, and the decimals shown. */

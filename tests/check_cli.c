@@ -924,6 +924,50 @@ START_TEST(run_progress_shows_the_simulated_clock)
 }
 END_TEST
 
+/* Overload is said: rpc-server's open loop at 4 Ps of global falls behind
+ * for good (its last answer comes long after the last connection), at 64
+ * Ps of steal it does not; a closed loop (vtocc) offers no such load. */
+START_TEST(run_says_when_the_server_fell_behind)
+{
+	static const struct {
+		const char *args;
+		int overloaded;   /* -1: no request_load */
+	} cases[] = {
+		{ "-p global -t numa2 --procs 4 -w rpc-server", 1 },
+		{ "-p steal -t numa4 -w rpc-server", 0 },
+		{ "-p steal -t numa2 --procs 4 -w vtocc", -1 },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char *out, *err;
+		ck_assert_int_eq(test_schedlabf(&out, &err, "run %s --json -", cases[k].args), 0);
+		cJSON *o = cJSON_Parse(out);
+		ck_assert_ptr_nonnull(o);
+		const cJSON *l = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "metrics"), "request_load");
+		if (cases[k].overloaded < 0) {
+			ck_assert_ptr_null(l);
+		} else {
+			ck_assert_ptr_nonnull(l);
+			ck_assert_int_eq(cJSON_IsTrue(cJSON_GetObjectItem(l, "overloaded")),
+					 cases[k].overloaded);
+			ck_assert_int_eq((int)cJSON_GetObjectItem(l, "connections")->valuedouble, 12800);
+			double span = cJSON_GetObjectItem(l, "arrival_span_ns")->valuedouble;
+			double drain = cJSON_GetObjectItem(l, "drain_ns")->valuedouble;
+			ck_assert(span > 40e6 && span < 60e6);
+			ck_assert(cases[k].overloaded ? drain > span : drain < span / 4);
+		}
+		cJSON_Delete(o);
+		free(out);
+		free(err);
+		ck_assert_int_eq(test_schedlabf(&out, &err, "run %s", cases[k].args), 0);
+		ck_assert_int_eq(strstr(out, "OVERLOADED, the server fell behind for good") != NULL,
+				 cases[k].overloaded == 1);
+		ck_assert_int_eq(strstr(out, "\nload ") != NULL, cases[k].overloaded >= 0);
+		free(out);
+		free(err);
+	}
+}
+END_TEST
+
 START_TEST(compare_is_deterministic)
 {
 	char *a, *b;
@@ -1620,6 +1664,7 @@ Suite *make_cli_suite(void)
 	tcase_add_test(tc, compare_changes_are_tested_seed_by_seed);
 	tcase_add_test(tc, compare_is_deterministic);
 	tcase_add_test(tc, run_progress_shows_the_simulated_clock);
+	tcase_add_test(tc, run_says_when_the_server_fell_behind);
 	tcase_add_test(tc, compare_stops_at_a_run_that_deadlocks_or_panics);
 	tcase_add_test(tc, compare_help);
 	tcase_set_timeout(tc, 120);

@@ -1069,6 +1069,8 @@ static int op_req_end(struct m *m, struct g *g, struct gframe *f, const struct p
 		int64_t d = plat_nanotime() - f->req_start;
 		struct wlr_m *wm = wlr_m(m);
 		hist_record(&wm->request_latency, (uint64_t)(d > 0 ? d : 0));
+		if (wm->requests == 0 || f->req_start + d > wm->req_answered)
+			wm->req_answered = f->req_start + d;
 		wm->requests++;
 		if (__builtin_expect(m->rt->tracing, 0))
 			trace_request(m, g, false);
@@ -1172,11 +1174,20 @@ static void collect(const struct rt *rt, struct rt_result *r)
 		if (!wm)
 			continue;
 		hist_merge(&r->request_latency, &wm->request_latency);
+		int64_t answered = wm->req_answered - rt->start_ns;
+		if (wm->requests && (r->requests == 0 || answered > r->request_answered_ns))
+			r->request_answered_ns = answered;
 		r->requests += wm->requests;
 		for (int k = 0; k < RT_USER_CLASSES; k++)
 			r->user_ns_by_class[k] += wm->user_ns_by_class[k];
 	}
 	r->locality.stacks = wlr(rt)->wl->stack_bytes && !plat_g_has_stack();
+	const struct wlr_run *w = wlr(rt);
+	r->offered = w->open_count;
+	if (w->open_count) {
+		r->offered_first_ns = w->open_first - rt->start_ns;
+		r->offered_last_ns = w->open_last - rt->start_ns;
+	}
 }
 
 const struct body_ops wlr_body = {

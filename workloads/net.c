@@ -133,7 +133,15 @@ static void listener_next(struct m *m, struct wlr_run *w, struct wlr_src *src, i
 	if (src->made == l->count)
 		return;
 	src->made++;
-	arrival_push(w, rt_time_after(last, l->closed ? 0 : wlr_draw(m, &src->rs, l->interval)), src);
+	int64_t when = rt_time_after(last, l->closed ? 0 : wlr_draw(m, &src->rs, l->interval));
+	if (!l->closed) {
+		if (w->open_count == 0 || when < w->open_first)
+			w->open_first = when;
+		if (w->open_count == 0 || when > w->open_last)
+			w->open_last = when;
+		w->open_count++;
+	}
+	arrival_push(w, when, src);
 }
 
 /* Sources of connections start with the run: an open loop's first

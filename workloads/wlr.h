@@ -63,6 +63,11 @@ struct wlr_run {
 	uint32_t narrivals, caparrivals;
 	uint64_t arrivalseq;
 	plat_u64 arrival0;             /* atomic: when of the earliest + 1, 0 if none */
+	/* The open loops' connections: how many, the first's and the last's
+	 * instants (arrivals_lock): the load offered, whatever the server
+	 * makes of it (the report's request_load) */
+	uint64_t open_count;
+	int64_t open_first, open_last;
 	/* `workload expand': every draw, in order (simulation only). */
 	struct rt_draw *rec;
 	size_t nrec, caprec;
@@ -82,6 +87,7 @@ struct wlr_m {
 	uint64_t user_ns_by_class[RT_USER_CLASSES];
 	struct hist request_latency;   /* request_begin to request_end */
 	uint64_t requests;
+	int64_t req_answered;          /* the last answer, absolute; with requests > 0 */
 };
 
 /* A G's frame: its program's place, right after the G in its slab
