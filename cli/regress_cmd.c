@@ -4,11 +4,14 @@
  * statistics and the reports are regress/'s.  -p and --set change the new
  * side only, so a knob or a policy registered beside the original is
  * gated against the original's baseline. */
+#include <fcntl.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -524,6 +527,34 @@ static double elapsed_s(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
 }
 
+/* Two updates of one baseline take turns: each holds an exclusive flock
+ * on the file it will replace from before its runs to its rename, so the
+ * second waits (saying so) and then makes its own whole baseline.  A
+ * baseline not there yet has nothing to protect: -1, and each writer's
+ * rename leaves one whole file. */
+static int lock_baseline(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	if (errno == EWOULDBLOCK) {
+		fprintf(stderr, "schedlab %s: --baseline %s: another regress --update is writing it; "
+			"waiting for it to finish\n", CMD, path);
+		while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
+			;
+		return fd;
+	}
+	close(fd);
+	return -1;
+}
+
 static int update(const struct regress_own *r, const struct cli_opts *o,
 		  const struct run *limits)
 {
@@ -562,6 +593,7 @@ static int update(const struct regress_own *r, const struct cli_opts *o,
 		rg_suite_free(s);
 		return rc;
 	}
+	int lock = lock_baseline(r->baseline);
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct rg_side *side = rg_side_new(s->ncases, s->seeds);
@@ -578,6 +610,8 @@ static int update(const struct regress_own *r, const struct cli_opts *o,
 			       r->native ? "native" : "simulated", elapsed_s(&t0));
 		}
 	}
+	if (lock >= 0)
+		close(lock);
 	rg_side_free(side);
 	plans_free(p, np);
 	rg_suite_free(s);

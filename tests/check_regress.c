@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "exp/metric.h"
@@ -958,6 +961,63 @@ START_TEST(native_mode)
 }
 END_TEST
 
+/* Two updates of one baseline take turns: while another holds the
+ * baseline (here the test, with the same flock an update takes), an
+ * update says it waits and leaves the file alone; once it is let go, it
+ * writes its own whole baseline. */
+START_TEST(updates_of_one_baseline_take_turns)
+{
+	make_tmp();
+	char *suite = write_tmp("t.json", "{\"suite\": \"t\", \"seeds\": 5, \"cases\": [{\"name\": "
+				"\"pp\", \"policy\": \"steal\", \"workload\": \"ping-pong\", "
+				"\"topology\": \"numa1\", \"procs\": 2}]}");
+	char *base = write_tmp("b.json", "held\n");
+	char *errp = write_tmp("err.txt", "");
+	/* close-on-exec: a copy of it in the child would be the child's lock */
+	int fd = open(base, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int null = open("/dev/null", O_WRONLY);
+		dup2(e, STDERR_FILENO);
+		dup2(null, STDOUT_FILENO);
+		execl(test_schedlab_bin(), "schedlab", "regress", "--update", "--baseline", base,
+		      "--suite", suite, "-j", "1", (char *)NULL);
+		_exit(127);
+	}
+	/* it says it waits (within a minute, however busy the host) */
+	bool waiting = false;
+	for (int i = 0; i < 600 && !waiting; i++) {
+		char *err = test_read_file(errp);
+		waiting = err && strstr(err, "another regress --update is writing it; waiting");
+		free(err);
+		if (!waiting)
+			usleep(100000);
+	}
+	ck_assert_msg(waiting, "regress --update did not wait for the lock");
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, WNOHANG), 0);
+	char *text = test_read_file(base);
+	ck_assert_str_eq(text, "held\n");
+	free(text);
+	/* let go: it runs and writes a whole baseline */
+	close(fd);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+	struct err e = { "" };
+	struct rg_baseline *b = rg_baseline_load(base, &e);
+	ck_assert_msg(b != NULL, "%s", e.msg);
+	rg_baseline_free(b);
+	free(suite);
+	free(base);
+	free(errp);
+	clean_tmp();
+}
+END_TEST
+
 /* A case whose topology does not load is named with the suite's file
  * and the case, in one line; an empty name is refused where it is. */
 START_TEST(suite_case_inputs_are_named_where_they_are)
@@ -1189,6 +1249,7 @@ Suite *make_regress_suite(void)
 		tcase_add_test(e2e, failing_runs);
 		tcase_add_test(e2e, unreported_gate);
 		tcase_add_test(e2e, explore_gate);
+		tcase_add_test(e2e, updates_of_one_baseline_take_turns);
 		suite_add_tcase(s, e2e);
 	}
 	if (!test_under_valgrind()) {
