@@ -417,9 +417,17 @@ Suite *make_conformance_suite(void)
 	} else {
 		tcase_add_loop_test(tc, deadlock_is_detected, 0, 2 * npol);
 		tcase_add_loop_test(tc, catalog_completes_natively, 0, npol * NNATIVE);
-		tcase_add_test(tc, numa_lifo_ring_survives_thieves);
 	}
 	suite_add_tcase(s, tc);
+	/* a simulated skynet at 8 Ps, twice: left to the builds other than
+	 * ThreadSanitizer's (past its 300 s there on a busy host) */
+	if (!test_under_valgrind()) {
+		tc = tcase_create("numa ring");
+		tcase_set_timeout(tc, 300);
+		tcase_set_tags(tc, TEST_SIM_ONLY);
+		tcase_add_test(tc, numa_lifo_ring_survives_thieves);
+		suite_add_tcase(s, tc);
+	}
 	tc = tcase_create("contrasts");
 	tcase_set_timeout(tc, 300);
 	/* simulations of up to 128 Ps: left to the builds other than

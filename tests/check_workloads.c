@@ -1175,6 +1175,9 @@ Suite *make_workloads_suite(void)
 	tcase_add_loop_test(tc, catalog_workload_completes_numa1, 0, wl_catalog_count());
 	tcase_add_test(tc, list_workloads_lists_the_catalog);
 	tcase_set_timeout(tc, 300);
+	/* simulations: ThreadSanitizer's build is for the native threads, and
+	 * these 26 runs at up to 64 Ps took it past 20 minutes on a busy host */
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("replay");
@@ -1185,6 +1188,7 @@ Suite *make_workloads_suite(void)
 	tcase_add_loop_test(tc, bad_trace_line_exits_2_naming_the_line, 0,
 			    (int)(sizeof(bad_trace) / sizeof(bad_trace[0])));
 	tcase_set_timeout(tc, 300);
+	tcase_set_tags(tc, TEST_SIM_ONLY);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");
