@@ -87,6 +87,24 @@ bool output_open(struct output *o, const char *what, const char *path, struct er
 	return true;
 }
 
+/* The rename made durable: a crash of the machine right after the commit
+ * could otherwise leave the folder naming the old file.  Best effort: a
+ * folder that cannot be opened or synced (not ours to read, a file system
+ * without it) leaves the output as whole as it already is. */
+static void sync_folder(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	if (!dir)
+		return;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+	free(dir);
+}
+
 bool output_commit(struct output *o, struct err *e)
 {
 	int why = 0;
@@ -101,6 +119,8 @@ bool output_commit(struct output *o, struct err *e)
 	}
 	if (!why && o->tmp && rename(o->tmp, o->path) != 0)
 		why = errno;
+	if (!why && o->tmp)
+		sync_folder(o->path);
 	if (why) {
 		fail(e, o, why);
 		output_abort(o);
