@@ -26,6 +26,10 @@ void cli_help_list(FILE *f)
 
 static int list_topologies(bool names)
 {
+	int w = (int)strlen("host");	/* the names' column, as wide as the longest */
+	for (int i = 0; i < topo_bundled_count(); i++)
+		if ((int)strlen(topo_bundled_name(i)) > w)
+			w = (int)strlen(topo_bundled_name(i));
 	for (int i = 0; i < topo_bundled_count(); i++) {
 		const char *name = topo_bundled_name(i);
 		if (names) {
@@ -36,14 +40,14 @@ static int list_topologies(bool names)
 		struct topo *t = topo_load(name, &e);
 		if (!t)
 			return cli_input_error(&e);
-		printf("%-8s %3d packages %3d nodes %4d cores %4d PUs  %s\n", name, t->npackages,
+		printf("%-*s %3d packages %3d nodes %4d cores %4d PUs  %s\n", w, name, t->npackages,
 		       t->nnodes, t->ncores, t->npus, t->description ? t->description : "");
 		topo_free(t);
 	}
 	if (names)
 		printf("host\n");
 	else
-		printf("%-8s this machine, discovered by hwloc\n", "host");
+		printf("%-*s this machine, discovered by hwloc\n", w, "host");
 	return 0;
 }
 

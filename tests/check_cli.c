@@ -118,7 +118,9 @@ START_TEST(list_topologies_names_every_bundled_machine)
 {
 	char *out;
 	ck_assert_int_eq(test_schedlab("list topologies", &out, NULL), 0);
-	const char *names[] = { "numa1 ", "numa2 ", "numa4 ", "numa8 ", "host " };
+	const char *names[] = { "numa1 ",     "numa2 ",     "numa4 ",	  "numa8 ",
+				"box8 ",      "e5-2660v4 ", "epyc9684x ", "plat8160 ",
+				"host " };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		ck_assert_msg(strstr(out, names[i]), "missing %s in:\n%s", names[i], out);
 	free(out);
