@@ -891,8 +891,8 @@ static void *schedtrace_main(void *arg)
 	struct natp_schedtrace *st = arg;
 	struct rt *rt = st->rt;
 	pthread_mutex_lock(&st->mu);
-	for (int64_t next = rt->start_ns + rt->schedtrace_ns; !st->done;
-	     next += rt->schedtrace_ns) {
+	/* from the start: Go's sysmon prints "SCHED 0ms" at its first round */
+	for (int64_t next = rt->start_ns; !st->done; next += rt->schedtrace_ns) {
 		struct timespec at = { (time_t)(next / 1000000000), (long)(next % 1000000000) };
 		while (!st->done && pthread_cond_timedwait(&st->cv, &st->mu, &at) != ETIMEDOUT)
 			;

@@ -900,6 +900,13 @@ static bool run_schedtrace(struct rt *rt, struct watchdog *wd, sim_time_t limit)
 	if (rt->schedtrace_ns <= 0)
 		return false;
 	sim_time_t start = (sim_time_t)rt->start_ns, d = (sim_time_t)rt->schedtrace_ns;
+	/* "SCHED 0ms" first, as Go's sysmon prints at its first round: once
+	 * what the run's first instant starts has started */
+	sim_run_until(eng, start);
+	if (watchdog_fired(wd))
+		return true;
+	if (!plat_peek_u32(&rt->sched.done) && sim_pending(eng) > 0)
+		rt_schedtrace(rt, 0, stderr);
 	for (sim_time_t t = start + d; t < limit; t += d) {
 		sim_run_until(eng, t);
 		if (watchdog_fired(wd))
