@@ -129,10 +129,15 @@ struct netpoll_event {
 	uint32_t mode;           /* a descriptor: NETPOLL_R and/or NETPOLL_W */
 };
 
-/* An M's execution-trace events [core/trace.c], its own: no lock. */
+/* An M's execution-trace events [core/trace.c], its own: no lock.  A
+ * list of chunks, each mapped once and never moved: ev and cap are the
+ * chunk being filled, whose header (struct rt_tchunk) precedes it. */
+struct rt_tchunk;
 struct rt_tbuf {
 	struct rt_tev *ev;
 	size_t n, cap;
+	struct rt_tchunk *chunks; /* newest first, the one being filled included */
+	size_t total;            /* events in the chunks before the current one */
 	uint64_t seq;            /* natively: this M's events so far */
 };
 

@@ -17,8 +17,17 @@
  * simulated run is the same with tracing on or off (its report and its
  * schedule_hash; tested).
  *
- * The limit.  Buffers grow by doubling; each growth reserves its new
- * slots against trace_limit (one atomic add per growth, not per event).
+ * Buffers.  Each M's events go to chunks mapped once (mmap, populated up
+ * front: the kernel faults a chunk's pages in in one call rather than one
+ * trap per page on the recording path) and never moved or copied while the
+ * run lasts: a full chunk is followed by one twice its size, up to
+ * TBUF_MAX events, so an M that records little costs little.  Realloc'ing
+ * one array, as before, copied every event at each doubling and faulted its
+ * pages in one by one (pingpong's 100,000 hops: 435 page faults untraced,
+ * 13,116 traced).
+ *
+ * The limit.  Each new chunk reserves its slots against trace_limit (one
+ * atomic add per chunk, not per event).
  * Past it the run goes on, nothing more is recorded, and rt_trace_get
  * says why there is no trace: a huge run ends with a message, never with
  * the kernel's OOM killer. */
@@ -26,8 +35,17 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define TBUF_FIRST 1024
+#define TBUF_MAX (64 * 1024)
+
+struct rt_tchunk {
+	struct rt_tchunk *next;
+	size_t bytes;            /* the mapping's */
+	size_t n;                /* events in it, once it is full or taken */
+	struct rt_tev ev[];
+};
 
 void rt_trace_init(struct rt *rt, const struct rt_config *cfg)
 {
@@ -37,23 +55,60 @@ void rt_trace_init(struct rt *rt, const struct rt_config *cfg)
 
 static bool tbuf_grow(struct rt *rt, struct rt_tbuf *b)
 {
-	size_t ncap = b->cap ? b->cap * 2 : TBUF_FIRST;
-	uint64_t more = ncap - b->cap;
-	uint64_t had = __atomic_fetch_add(&rt->trace_reserved, more, __ATOMIC_RELAXED);
-	if (had + more > rt->trace_limit) {
-		/* the last slots up to the limit are not worth a partial grow:
+	size_t ncap = b->cap ? (b->cap * 2 < TBUF_MAX ? b->cap * 2 : TBUF_MAX) : TBUF_FIRST;
+	uint64_t had = __atomic_fetch_add(&rt->trace_reserved, ncap, __ATOMIC_RELAXED);
+	if (had + ncap > rt->trace_limit) {
+		/* the last slots up to the limit are not worth a partial chunk:
 		 * the trace is dropped anyway */
 		__atomic_store_n(&rt->trace_over, 1, __ATOMIC_RELAXED);
 		return false;
 	}
-	struct rt_tev *ev = realloc(b->ev, ncap * sizeof(*ev));
-	if (!ev) {
+	size_t bytes = sizeof(struct rt_tchunk) + ncap * sizeof(struct rt_tev);
+	struct rt_tchunk *c = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (c == MAP_FAILED) {
 		__atomic_store_n(&rt->trace_over, 1, __ATOMIC_RELAXED);
 		return false;
 	}
-	b->ev = ev;
+	if (b->chunks) {
+		b->chunks->n = b->n;
+		b->total += b->n;
+	}
+	c->next = b->chunks;
+	c->bytes = bytes;
+	c->n = 0;
+	b->chunks = c;
+	b->ev = c->ev;
 	b->cap = ncap;
+	b->n = 0;
 	return true;
+}
+
+static size_t tbuf_count(const struct rt_tbuf *b)
+{
+	return b->total + b->n;
+}
+
+/* Copies b's events, oldest first, to out; returns how many. */
+static size_t tbuf_copy(struct rt_tbuf *b, struct rt_tev *out)
+{
+	if (b->chunks)
+		b->chunks->n = b->n;
+	size_t n = tbuf_count(b), k = n;
+	for (const struct rt_tchunk *c = b->chunks; c; c = c->next) {
+		k -= c->n;
+		memcpy(out + k, c->ev, c->n * sizeof(*out));
+	}
+	return n;
+}
+
+static void tbuf_free(struct rt_tbuf *b)
+{
+	for (struct rt_tchunk *c = b->chunks, *next; c; c = next) {
+		next = c->next;
+		munmap(c, c->bytes);
+	}
+	*b = (struct rt_tbuf){ 0 };
 }
 
 int64_t rt_trace_now(struct rt *rt, struct m *m)
@@ -149,22 +204,16 @@ bool rt_trace_get(struct rt *rt, struct rt_trace *out, struct err *e)
 		return false;
 	}
 	if (!rt->trace_ev) {
-		size_t n = rt->tbuf0.n;
+		size_t n = tbuf_count(&rt->tbuf0);
 		for (struct m *m = rt->allm; m; m = m->alllink)
-			n += m->tbuf.n;
+			n += tbuf_count(&m->tbuf);
 		struct rt_tev *ev = xcalloc(n ? n : 1, sizeof(*ev));
-		size_t k = 0;
-		memcpy(ev, rt->tbuf0.ev, rt->tbuf0.n * sizeof(*ev));
-		k += rt->tbuf0.n;
+		size_t k = tbuf_copy(&rt->tbuf0, ev);
+		tbuf_free(&rt->tbuf0);
 		for (struct m *m = rt->allm; m; m = m->alllink) {
-			if (m->tbuf.n)
-				memcpy(ev + k, m->tbuf.ev, m->tbuf.n * sizeof(*ev));
-			k += m->tbuf.n;
-			free(m->tbuf.ev);
-			m->tbuf = (struct rt_tbuf){ 0 };
+			k += tbuf_copy(&m->tbuf, ev + k);
+			tbuf_free(&m->tbuf);
 		}
-		free(rt->tbuf0.ev);
-		rt->tbuf0 = (struct rt_tbuf){ 0 };
 		qsort(ev, n, sizeof(*ev), tev_cmp);
 		for (size_t i = 0; i < n; i++)
 			ev[i].seq = i;
@@ -189,12 +238,9 @@ bool rt_trace_get(struct rt *rt, struct rt_trace *out, struct err *e)
 
 void rt_trace_free(struct rt *rt)
 {
-	for (struct m *m = rt->allm; m; m = m->alllink) {
-		free(m->tbuf.ev);
-		m->tbuf = (struct rt_tbuf){ 0 };
-	}
-	free(rt->tbuf0.ev);
-	rt->tbuf0 = (struct rt_tbuf){ 0 };
+	for (struct m *m = rt->allm; m; m = m->alllink)
+		tbuf_free(&m->tbuf);
+	tbuf_free(&rt->tbuf0);
 	free(rt->trace_ev);
 	rt->trace_ev = NULL;
 }
