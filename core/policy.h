@@ -306,6 +306,11 @@ struct rt_host {
 	bool stat_read;                /* /proc/stat read at both ends */
 	uint64_t others_cpu_ns;        /* CPU the rest of the machine used meanwhile */
 	uint64_t steal_ns;             /* time a hypervisor took from the machine's vCPUs */
+	/* The CPU quota of the cgroup the run was in, and what its cpu.stat
+	 * counted during the run (cgroup: a quota was set and read) */
+	bool cgroup;
+	int64_t quota_ns, period_ns;
+	uint64_t periods, throttled_periods, throttled_ns;
 };
 /* Below this share of their runnable time on a CPU, the host starved the run. */
 #define RT_HOST_BUSY_SHARE 0.9

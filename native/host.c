@@ -5,6 +5,7 @@
  * once every thread is joined, so no figure is shared while the run lasts.
  * The machine around the run: /proc/loadavg and /proc/stat at both ends. */
 #include "core/runtime.h"
+#include "util/gomaxprocs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -121,12 +122,34 @@ static bool stat_read(uint64_t *busy, uint64_t *steal)
 	return true;
 }
 
+/* The CPU cgroup's cpu.stat, at the run's start (end 0) or end (1): a
+ * quota and its counters, as a container's limit shows on the run. */
+static void cgroup_read(struct natp_host *h, int end)
+{
+	struct gmp_limits l;
+	struct gmp_cpu_stat st;
+	bool ok = gmp_host_cpu_stat("", &l, &st) && l.quota_ns > 0;
+	if (end == 0) {
+		h->cg_ok = ok;
+		h->cg_quota_ns = l.quota_ns;
+		h->cg_period_ns = l.period_ns;
+	} else {
+		h->cg_ok = ok;
+	}
+	if (ok) {
+		h->cg_periods[end] = st.periods;
+		h->cg_throttled[end] = st.throttled_periods;
+		h->cg_throttled_ns[end] = st.throttled_ns;
+	}
+}
+
 void natp_host_start(struct rt *rt)
 {
 	struct natp_host *h = &rt->plat.host;
 	memset(h, 0, sizeof(*h));
 	h->load_start = loadavg_1m();
 	h->stat_ok = stat_read(&h->busy_start, &h->steal_start);
+	cgroup_read(h, 0);
 	natp_tstat(&h->m0_start);
 	h->start_ns = natp_nanotime();
 }
@@ -162,6 +185,8 @@ void natp_host_end(struct rt *rt, const struct natp_tstat *schedtrace)
 	h->load_end = loadavg_1m();
 	if (h->stat_ok)
 		h->stat_ok = stat_read(&h->busy_end, &h->steal_end);
+	if (h->cg_ok)
+		cgroup_read(h, 1);
 }
 
 void natp_host(struct rt *rt, struct rt_host *out)
@@ -188,5 +213,13 @@ void natp_host(struct rt *rt, struct rt_host *out)
 		/* ticks of 1/CLK_TCK s: a short run's figure is that coarse */
 		out->others_cpu_ns = sub0(sub0(h->busy_end, h->busy_start), out->cpu_ns);
 		out->steal_ns = sub0(h->steal_end, h->steal_start);
+	}
+	if (h->cg_ok) {
+		out->cgroup = true;
+		out->quota_ns = h->cg_quota_ns;
+		out->period_ns = h->cg_period_ns;
+		out->periods = sub0(h->cg_periods[1], h->cg_periods[0]);
+		out->throttled_periods = sub0(h->cg_throttled[1], h->cg_throttled[0]);
+		out->throttled_ns = sub0(h->cg_throttled_ns[1], h->cg_throttled_ns[0]);
 	}
 }

@@ -41,6 +41,10 @@ struct natp_host {
 	double load_start, load_end;
 	bool stat_ok;
 	uint64_t busy_start, busy_end, steal_start, steal_end;   /* /proc/stat, ns */
+	/* the CPU cgroup's quota and cpu.stat at both ends (cg_ok: read) */
+	bool cg_ok;
+	int64_t cg_quota_ns, cg_period_ns;
+	uint64_t cg_periods[2], cg_throttled[2], cg_throttled_ns[2];
 };
 
 typedef struct { _Atomic uint32_t v; } plat_u32;

@@ -44,6 +44,15 @@ void run_host_json(cJSON *report, const struct rt_host *h)
 	add_or_null(o, "loadavg_1m_end", h->loadavg_end >= 0, h->loadavg_end);
 	add_or_null(o, "others_cpu_ns", h->stat_read, (double)h->others_cpu_ns);
 	add_or_null(o, "steal_ns", h->stat_read, (double)h->steal_ns);
+	/* the container's limit, as the simulated "os" object gives it */
+	if (h->cgroup) {
+		cJSON *c = cJSON_AddObjectToObject(o, "cgroup");
+		cJSON_AddNumberToObject(c, "cpu_quota", (double)h->quota_ns / (double)h->period_ns);
+		cJSON_AddNumberToObject(c, "cpu_period_ns", (double)h->period_ns);
+		cJSON_AddNumberToObject(c, "periods", (double)h->periods);
+		cJSON_AddNumberToObject(c, "throttled_periods", (double)h->throttled_periods);
+		cJSON_AddNumberToObject(c, "throttled_ns", (double)h->throttled_ns);
+	}
 }
 
 /* The simulated OS's figures [struct rt_os_stats], into the report's
@@ -92,6 +101,11 @@ void run_host_text(const struct rt_host *h)
 		printf(", others %.2f PUs", (double)h->others_cpu_ns / (double)h->wall_ns);
 	char why[160];
 	printf("%s\n", rt_host_busy(h, why, sizeof(why)) ? ", BUSY" : "");
+	if (h->cgroup)
+		printf("%-16sCPU quota %.2f of every %s: throttled in %llu of %llu periods, %s in all\n",
+		       "cgroup", (double)h->quota_ns / (double)h->period_ns,
+		       run_fmt_ns(b[0], (double)h->period_ns), (unsigned long long)h->throttled_periods,
+		       (unsigned long long)h->periods, run_fmt_ns(b[1], (double)h->throttled_ns));
 }
 
 void run_os_text(const struct rt_os_stats *s)

@@ -149,6 +149,29 @@ static int64_t fixture_quota(const char *name, int64_t *period)
 	return l.quota_ns;
 }
 
+START_TEST(cpu_stat_parsers)
+{
+	struct gmp_cpu_stat st;
+	ck_assert(gmp_parse_cpu_stat("nr_periods 30\nnr_throttled 12\nthrottled_time 540000000\n",
+				     GMP_CG_V1, &st));
+	ck_assert_uint_eq(st.periods, 30);
+	ck_assert_uint_eq(st.throttled_periods, 12);
+	ck_assert_uint_eq(st.throttled_ns, 540000000);
+	ck_assert(gmp_parse_cpu_stat("usage_usec 9\nuser_usec 5\nsystem_usec 4\nnr_periods 7\n"
+				     "nr_throttled 3\nthrottled_usec 250\nnr_bursts 0\n", GMP_CG_V2, &st));
+	ck_assert_uint_eq(st.periods, 7);
+	ck_assert_uint_eq(st.throttled_periods, 3);
+	ck_assert_uint_eq(st.throttled_ns, 250000);
+	/* a field missing, or v1's name in a v2 file: not read */
+	ck_assert(!gmp_parse_cpu_stat("nr_periods 30\nnr_throttled 12\n", GMP_CG_V1, &st));
+	ck_assert(!gmp_parse_cpu_stat("nr_periods 1\nnr_throttled 0\nthrottled_time 0\n", GMP_CG_V2,
+				      &st));
+	/* a prefix is not the field */
+	ck_assert(!gmp_parse_cpu_stat("nr_periods_x 1\nnr_throttled 0\nthrottled_time 0\n",
+				      GMP_CG_V1, &st));
+}
+END_TEST
+
 START_TEST(cgroup_fixtures)
 {
 	int64_t period;
@@ -182,6 +205,7 @@ Suite *make_gomaxprocs_suite(void)
 	tcase_add_test(tc, cpulist_bad);
 	tcase_add_test(tc, cgroup_file_parsers);
 	tcase_add_test(tc, cgroup_fixtures);
+	tcase_add_test(tc, cpu_stat_parsers);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -10,6 +10,9 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -60,6 +63,91 @@ static bool check_host(const cJSON *h, int procs)
 		ck_assert(cJSON_IsNull(why));
 	return cJSON_IsTrue(busy);
 }
+
+/* A native run in a cgroup of its own with a CPU quota (the test makes
+ * it, v1's cpu controller or v2's cpu.max, and removes it whatever
+ * happens) reports the quota and what cpu.stat counted during the run, as
+ * a simulated run's "os" object does.  Skipped, with a line, where no
+ * cgroup can be made. */
+static char cg_dir[128];
+
+static void cg_remove(void)
+{
+	if (cg_dir[0]) {
+		rmdir(cg_dir);
+		cg_dir[0] = '\0';
+	}
+}
+
+static bool cg_write(const char *file, const char *text)
+{
+	char path[192];
+	snprintf(path, sizeof(path), "%s/%s", cg_dir, file);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return false;
+	bool ok = fputs(text, f) >= 0;
+	return fclose(f) == 0 && ok;
+}
+
+START_TEST(native_run_reports_its_cgroup_quota)
+{
+	bool v1 = access("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", F_OK) == 0;
+	bool v2 = !v1 && access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0;
+	snprintf(cg_dir, sizeof(cg_dir), "%s/schedlab-test-host.%d",
+		 v1 ? "/sys/fs/cgroup/cpu" : "/sys/fs/cgroup", (int)getpid());
+	if ((!v1 && !v2) || mkdir(cg_dir, 0755) != 0) {
+		fprintf(stderr, "host: cannot make a CPU cgroup here (%s): the quota report is not "
+			"checked\n", (!v1 && !v2) ? "no cpu controller" : strerror(errno));
+		cg_dir[0] = '\0';
+		return;
+	}
+	bool set = v1 ? cg_write("cpu.cfs_period_us", "100000") && cg_write("cpu.cfs_quota_us", "50000")
+		      : cg_write("cpu.max", "50000 100000");
+	if (!set) {
+		fprintf(stderr, "host: cannot set a CPU quota in %s: the quota report is not checked\n",
+			cg_dir);
+		cg_remove();
+		return;
+	}
+	char tmp[64], *out = NULL;
+	test_tmpdir(tmp, sizeof(tmp), "host-cg");
+	ck_assert_int_ge(asprintf(&out, "%s/r.json", tmp), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char me[32];
+		snprintf(me, sizeof(me), "%d\n", (int)getpid());
+		if (!cg_write("cgroup.procs", me))
+			_exit(126);
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, STDERR_FILENO);
+		dup2(null, STDOUT_FILENO);
+		execl(test_schedlab_bin(), "schedlab", "run", "--native", "-p", "steal", "-w",
+		      "cpu-hogs", "--procs", "2", "--json", out, (char *)NULL);
+		_exit(127);
+	}
+	int status = 0;
+	bool waited = pid > 0 && waitpid(pid, &status, 0) == pid;
+	cg_remove();
+	ck_assert_msg(waited && WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+	char *text = test_read_file(out);
+	cJSON *o = cJSON_Parse(text);
+	ck_assert_ptr_nonnull(o);
+	const cJSON *c = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "host"), "cgroup");
+	ck_assert_msg(c != NULL, "no host.cgroup in %s", text);
+	ck_assert_double_eq_tol(cJSON_GetObjectItem(c, "cpu_quota")->valuedouble, 0.5, 1e-9);
+	ck_assert_double_eq(cJSON_GetObjectItem(c, "cpu_period_ns")->valuedouble, 1e8);
+	/* cpu-hogs computes for seconds: some periods pass, and the throttled
+	 * ones are among them */
+	double periods = cJSON_GetObjectItem(c, "periods")->valuedouble;
+	ck_assert_double_ge(periods, 1);
+	ck_assert_double_le(cJSON_GetObjectItem(c, "throttled_periods")->valuedouble, periods);
+	cJSON_Delete(o);
+	free(text);
+	test_rm_rf(tmp);
+	free(out);
+}
+END_TEST
 
 START_TEST(native_report_has_host)
 {
@@ -346,6 +434,7 @@ Suite *make_host_suite(void)
 	tcase_add_test(tc, native_report_has_host);
 	tcase_add_test(tc, native_text_has_host_line_and_warns_when_busy);
 	tcase_add_test(tc, api_stats_have_the_cpu_of_this_run_only);
+	tcase_add_test(tc, native_run_reports_its_cgroup_quota);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("sim");

@@ -410,13 +410,13 @@ static int read_quota(const char *root, const char *dir, enum gmp_cg v, struct g
 	return rc;
 }
 
-void gmp_host_limits(const char *root, struct gmp_limits *l)
+/* The folder of this process's CPU cgroup (malloc'd, below root) and its
+ * version, or NULL. */
+static char *cpu_cgroup_dir(const char *root, enum gmp_cg *vout)
 {
-	cpu_set_t set;
-	l->cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
-	l->quota_ns = l->period_ns = 0;
 	char *cg = slurp(root, "/proc/self/cgroup"), *mi = slurp(root, "/proc/self/mountinfo");
 	char path[4096], mount[4096], mroot[4096];
+	char *dir = NULL;
 	enum gmp_cg v = cg ? gmp_cgroup_path(cg, path, sizeof(path)) : GMP_CG_NONE;
 	if ((v == GMP_CG_V1 || v == GMP_CG_V2) && mi &&
 	    gmp_cgroup_mount(mi, v, mount, mroot, sizeof(mount))) {
@@ -427,12 +427,61 @@ void gmp_host_limits(const char *root, struct gmp_limits *l)
 		if (strcmp(mroot, "/") != 0 && strncmp(path, mroot, rl) == 0 &&
 		    (path[rl] == '/' || path[rl] == '\0'))
 			rel = path + rl;
-		char *dir = NULL;
-		if (asprintf(&dir, "%s%s", mount, strcmp(rel, "/") == 0 ? "" : rel) >= 0) {
-			read_quota(root, dir, v, l);
-			free(dir);
-		}
+		if (asprintf(&dir, "%s%s", mount, strcmp(rel, "/") == 0 ? "" : rel) < 0)
+			dir = NULL;
 	}
+	*vout = v;
 	free(cg);
 	free(mi);
+	return dir;
+}
+
+void gmp_host_limits(const char *root, struct gmp_limits *l)
+{
+	cpu_set_t set;
+	l->cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+	l->quota_ns = l->period_ns = 0;
+	enum gmp_cg v;
+	char *dir = cpu_cgroup_dir(root, &v);
+	if (dir)
+		read_quota(root, dir, v, l);
+	free(dir);
+}
+
+bool gmp_parse_cpu_stat(const char *text, enum gmp_cg v, struct gmp_cpu_stat *out)
+{
+	const char *want[3] = { "nr_periods", "nr_throttled",
+				v == GMP_CG_V2 ? "throttled_usec" : "throttled_time" };
+	uint64_t got[3];
+	int seen = 0;
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		for (int k = 0; k < 3; k++) {
+			size_t n = strlen(want[k]);
+			unsigned long long x;
+			if (strncmp(l, want[k], n) == 0 && l[n] == ' ' &&
+			    sscanf(l + n + 1, "%llu", &x) == 1) {
+				got[k] = x;
+				seen |= 1 << k;
+			}
+		}
+	}
+	if (seen != 7)
+		return false;
+	out->periods = got[0];
+	out->throttled_periods = got[1];
+	out->throttled_ns = v == GMP_CG_V2 ? got[2] * 1000 : got[2];
+	return true;
+}
+
+bool gmp_host_cpu_stat(const char *root, struct gmp_limits *l, struct gmp_cpu_stat *out)
+{
+	gmp_host_limits(root, l);
+	enum gmp_cg v;
+	char *dir = cpu_cgroup_dir(root, &v), *name = NULL, *text = NULL;
+	bool ok = dir && asprintf(&name, "%s/cpu.stat", dir) >= 0 && (text = slurp(root, name)) &&
+		  gmp_parse_cpu_stat(text, v, out);
+	free(text);
+	free(name);
+	free(dir);
+	return ok;
 }

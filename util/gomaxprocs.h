@@ -73,4 +73,17 @@ int gmp_parse_cfs(const char *quota, const char *period, int64_t *quota_us, int6
  * read is no limit, as it is to Go. */
 void gmp_host_limits(const char *root, struct gmp_limits *l);
 
+/* What the CPU controller says of the cgroup that holds this process
+ * (cpu.stat): the enforcement periods that have passed since the quota was
+ * set, those in which the cgroup was throttled, and the time its threads
+ * waited throttled (v1's throttled_time in ns, v2's throttled_usec). */
+struct gmp_cpu_stat {
+	uint64_t periods, throttled_periods, throttled_ns;
+};
+/* Parses cpu.stat's text of version v: false if a field is missing. */
+bool gmp_parse_cpu_stat(const char *text, enum gmp_cg v, struct gmp_cpu_stat *out);
+/* This process's cgroup's cpu.stat (root as gmp_host_limits), and its
+ * quota in *l: false if there is no CPU cgroup or it cannot be read. */
+bool gmp_host_cpu_stat(const char *root, struct gmp_limits *l, struct gmp_cpu_stat *out);
+
 #endif
