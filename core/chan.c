@@ -26,8 +26,12 @@ struct hchan {
 
 struct hchan *rt_chan_new(struct rt *rt, uint32_t cap, int node)
 {
+	/* the id first: its atomic is priced (simulated, the maker waits
+	 * there), and a run cut while it waits must not hold a channel nobody
+	 * has yet (the maker's list frees it at the end of the run) */
+	uint64_t id = plat_add_u64(&rt->sched.chanidgen, 1, memory_order_relaxed);
 	struct hchan *c = xcalloc(1, sizeof(*c));
-	c->id = plat_add_u64(&rt->sched.chanidgen, 1, memory_order_relaxed);
+	c->id = id;
 	c->line = plat_line_new(rt, node);
 	rt_mutex_init(rt, &c->lock, c->line, RT_LOCK_CHAN);
 	c->cap = cap;

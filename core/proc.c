@@ -1108,6 +1108,7 @@ static bool gslab_new(struct rt *rt, struct p *pp)
 	if (!slab)
 		die_oom(size);
 	memset(slab, 0, size);
+	pp->gslab_pending = slab;
 	rt_lock(&rt->sched.lock);
 	if (rt->nallg + GSLAB > rt->capallg) {
 		rt->capallg = rt->capallg ? 2 * rt->capallg : 1024;
@@ -1120,6 +1121,7 @@ static bool gslab_new(struct rt *rt, struct p *pp)
 		rt->gslabs = xrealloc(rt->gslabs, rt->capgslabs * sizeof(*rt->gslabs));
 	}
 	rt->gslabs[rt->ngslabs++] = slab;
+	pp->gslab_pending = NULL;
 	rt_unlock(&rt->sched.lock);
 	pp->gnew_slab = slab;
 	pp->gnew_left = GSLAB;
@@ -1923,6 +1925,7 @@ void rt_free(struct rt *rt)
 	free(rt->gslabs);
 	free(rt->allg);
 	for (int i = 0; i < rt->procs; i++) {
+		free(rt->allp[i]->gslab_pending);
 		plat_free(rt->allp[i]->runq, rt->choices.runq_size * sizeof(plat_ptr));
 		free(rt->allp[i]->runqbatch);
 		rt_timers_free(rt->allp[i]);

@@ -372,6 +372,9 @@ struct p {
 	int ngfree;
 	char *gnew_slab;         /* never-used Gs, made a block at a time (owner) */
 	int gnew_left;
+	/* a slab made and not yet in rt->gslabs: its maker waits for
+	 * sched.lock, and a run cut there must still free it (owner) */
+	char *gslab_pending;
 	uint64_t goidcache, goidcacheend;  /* goroutine ids taken in a batch (owner) */
 
 	/* Timers [time.c]: a 4-ary heap guarded by timers_lock. */
