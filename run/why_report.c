@@ -84,10 +84,11 @@ static void class_text(const char *label, const struct rt_why_class *c)
 		char behind[16] = "";
 		if (c->puts[k])
 			snprintf(behind, sizeof(behind), "%.1f", (double)c->ahead_sum[k] / (double)c->puts[k]);
-		printf("    %-14s%10s%7.1f%%%11s%10llu%8s\n", rt_why_names[k],
+		printf("    %-14s%10s%7.1f%%%11s%10llu", rt_why_names[k],
 		       run_fmt_ns(t, (double)c->ns[k]), 100.0 * (double)c->ns[k] / (double)c->total_ns,
 		       run_fmt_ns(m, (double)c->ns[k] / (double)c->waits),
-		       (unsigned long long)c->waits_with[k], behind);
+		       (unsigned long long)c->waits_with[k]);
+		printf(behind[0] ? "%8s\n" : "%s\n", behind);
 	}
 }
 
