@@ -27,7 +27,7 @@ void cli_help_run(FILE *f)
 		"                    [--set KEY=VALUE ...] [--json FILE|-] [--cdf FILE|-] [--native]\n"
 		"                    [--schedtrace DUR [--scheddetail]]\n"
 		"                    [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
-		"                    [--trace FILE [--trace-limit N]]\n"
+		"                    [--trace FILE [--trace-limit N]] [--why]\n"
 		"\n"
 		"Runs a workload under a scheduling policy on a simulated machine (or, with\n"
 		"--native, on this one) and prints what it measured.\n"
@@ -318,6 +318,7 @@ struct run_own {
 	const char *cdf;               /* --cdf */
 	int64_t schedtrace_ns;
 	bool scheddetail;
+	bool why;                      /* --why */
 };
 
 /* --schedtrace's DUR: a Go duration of one unit ("500us", "1.5ms", "2s")
@@ -397,6 +398,12 @@ const struct cli_opt cli_run_opts[] = {
 	CLI_FLAG(NULL, "--scheddetail", struct run_own, scheddetail,
 		 "with --schedtrace: also the P, M and G lines\n"
 		 "(GODEBUG=scheddetail=1)"),
+	CLI_FLAG(NULL, "--why", struct run_own, why,
+		 "where each G's wait for a P went, by cause (a P's queue,\n"
+		 "sched.lock, an M waking, a PU, the CPU quota, ...), per\n"
+		 "program and in all, the parts adding up to the scheduling\n"
+		 "latency; \"why\" in --json (simulated runs; docs/runtime.md,\n"
+		 "\"Why a G waited\"); the rest of the report is the same"),
 	CLI_SHARED(CLI_SH_PROGRESS, "a simulated run's clock against --max-sim-time on stderr:\n"
 		   "auto (default: redrawn on a terminal, else none: a run's\n"
 		   "stderr is its messages), always (else a line every 2 s),\n"
@@ -484,6 +491,9 @@ static int run_check(const char *cmd, const struct cli_opts *o, const struct run
 	if (own->scheddetail && !own->schedtrace_ns)
 		return cli_usage_error(cmd, "--scheddetail: only with --schedtrace DUR (it adds "
 				       "lines to the SCHED lines)");
+	if (native && own->why)
+		return cli_usage_error(cmd, "--why: only a simulated run is followed wait by wait, "
+				       "not a --native one");
 	if (native && o->time_limit)
 		return cli_usage_error(cmd, "%s: only a simulated run is cut at a time limit, not a "
 				       "--native one", o->time_limit);
@@ -600,6 +610,7 @@ static int run_main(int argc, char **argv, const char *cmd, const char *expand)
 	run.seed = o.seed;
 	run.lim.schedtrace_ns = own.schedtrace_ns;
 	run.lim.scheddetail = own.scheddetail;
+	run.lim.why = own.why;
 	run_progress(&o, native, &run.lim);
 	int64_t *knobs = NULL;
 	struct topo *topo = NULL;

@@ -142,6 +142,7 @@ void rt_mech_collect(struct rt *rt, struct rt_mech *out)
 {
 	struct rt_mechrun *mr = rt->mech;
 	memset(out, 0, sizeof(*out));
+	rt_why_collect(rt, &out->why, 0);
 	int64_t end = rt->end_ns;
 	if (!rt->timed || !mr || end <= rt->start_ns)
 		return;
@@ -184,6 +185,8 @@ void rt_mech_collect(struct rt *rt, struct rt_mech *out)
 			out->class_names[k] = xstrdup(name);
 			out->nclasses = k + 1;
 		}
+	if (out->why)
+		out->why->nclasses = out->nclasses;
 	for (struct m *m = rt->allm; m; m = m->alllink) {
 		out->spinning_ns += m->stats.spinning_ns;
 		if (m->stats.spinning_max > out->spinning_max)

@@ -18,6 +18,23 @@
 #define rt_note_sleep PLAT_SYM(rt_note_sleep)
 #define rt_note_wakeup PLAT_SYM(rt_note_wakeup)
 
+/* core/why.c */
+#define rt_why_init PLAT_SYM(rt_why_init)
+#define rt_why_fini PLAT_SYM(rt_why_fini)
+#define rt_why_g_bytes PLAT_SYM(rt_why_g_bytes)
+#define rt_why_collect PLAT_SYM(rt_why_collect)
+#define rt_why_ready_slow PLAT_SYM(rt_why_ready_slow)
+#define rt_why_enq_slow PLAT_SYM(rt_why_enq_slow)
+#define rt_why_deq_slow PLAT_SYM(rt_why_deq_slow)
+#define rt_why_deq_p_slow PLAT_SYM(rt_why_deq_p_slow)
+#define rt_why_run_slow PLAT_SYM(rt_why_run_slow)
+#define rt_why_p_slow PLAT_SYM(rt_why_p_slow)
+#define rt_why_p_with PLAT_SYM(rt_why_p_with)
+#define rt_why_p_idle PLAT_SYM(rt_why_p_idle)
+#define rt_why_m_slow PLAT_SYM(rt_why_m_slow)
+#define rt_why_m_os PLAT_SYM(rt_why_m_os)
+#define rt_why_m_new PLAT_SYM(rt_why_m_new)
+
 /* core/mech.c */
 #define rt_mech_init PLAT_SYM(rt_mech_init)
 #define rt_mech_fini PLAT_SYM(rt_mech_fini)

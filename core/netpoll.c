@@ -128,6 +128,7 @@ static struct g *deliver(struct rt *rt, const struct netpoll_event *ev, int n, u
 				w[j]->status = G_RUNNABLE;
 				w[j]->runnable_since = now;
 				w[j]->runwhy = RT_RUN_NET;
+				rt_why_ready(rt, w[j]);
 				w[j]->schedlink = NULL;
 				*tail = w[j];
 				tail = &w[j]->schedlink;
@@ -143,6 +144,7 @@ static struct g *deliver(struct rt *rt, const struct netpoll_event *ev, int n, u
 			g->status = G_RUNNABLE;
 			g->runnable_since = now;
 			g->runwhy = RT_RUN_NET;
+			rt_why_ready(rt, g);
 			g->schedlink = NULL;
 			*tail = g;
 			tail = &g->schedlink;

@@ -149,6 +149,10 @@ struct rt_limits {
 	 * place where progress_redraw (a terminal), else a line each time. */
 	int64_t progress_ns;
 	bool progress_redraw;
+	/* Where each G's scheduling latency went, by cause [core/why.c;
+	 * docs/runtime.md, "Why a G waited"]: rt_mech.why.  Simulated runs
+	 * only; never changes a simulated run. */
+	bool why;
 };
 
 /* The OS a simulated run's threads live under [docs/hardware-model.md,
@@ -512,8 +516,70 @@ struct rt_mech {
 	uint64_t *mem_lines;           /* [node * nnodes + home] */
 	uint64_t mem_hop_lines[TOPO_MAX_HOPS + 1];
 	double mem_hop_ns[TOPO_MAX_HOPS + 1];   /* sum of latency x lines */
+	struct rt_why *why;            /* rt_limits.why's breakdown (NULL: not asked) */
 };
 void rt_mech_free(struct rt_mech *mech);
+
+/* ---- Why a G waited [docs/runtime.md, "Why a G waited"; core/why.c] ----
+ * Each scheduling latency (from a G becoming runnable to its running) cut
+ * into causes that add up to it exactly.  Where the G was at each moment
+ * -- a P's runnext or ring, a global queue, a P's shared queue, numa's
+ * held batch, handed to an M, or in no queue -- is followed with a clock
+ * read at each move; while it sat in a P's queue, the time its P spent in
+ * each state (its M running Gs, waiting for sched.lock, for a PU, under
+ * the quota, in a system call, or no M awake for it) is that P's own
+ * clock's over the same span, and for a global queue the Ps' together.
+ * One list: NAME, the report's key, what it means. */
+#define RT_WHY_CAUSES(X)                                                                     \
+	X(RUNNEXT, "runnext", "in its P's runnext slot while the P's M ran other work (the G "  \
+	  "that readied it, usually)")                                                        \
+	X(LOCAL_QUEUE, "local_queue", "in a P's local run queue while the P's M ran the Gs "   \
+	  "ahead of it (behind: Gs ahead of it when it was put there, on average)")            \
+	X(GLOBAL_QUEUE, "global_queue", "in a global run queue while every P was held by a "   \
+	  "running M (behind: Gs ahead of it when it was put there)")                          \
+	X(SHARED_QUEUE, "shared_queue", "in a P's shared queue (numa) while the P's M ran "     \
+	  "other work")                                                                       \
+	X(HELD, "held", "held back by the policy on a P before it was placed (numa's batches " \
+	  "of a burst's root goroutines)")                                                    \
+	X(M_WAKEUP, "m_wakeup", "a P was free for it -- idle, or handed to an M not running "  \
+	  "yet -- and no M had taken it: an M being woken (futex wake-up) or made")           \
+	X(SCHED_LOCK, "sched_lock", "the M that would run it (its P's; for a global queue, "   \
+	  "the Ms holding Ps, by share) was waiting for sched.lock")                          \
+	X(OS_RUN_DELAY, "os_run_delay", "that M was runnable but waiting for a PU (the OS "    \
+	  "model's run delay: more runnable threads than PUs)")                               \
+	X(CPU_QUOTA, "cpu_quota", "that M was throttled by the CPU quota until the next "      \
+	  "period")                                                                           \
+	X(SYSCALL, "syscall", "its P's M was blocked in another G's system call, the P not "   \
+	  "yet retaken by sysmon")                                                            \
+	X(NETPOLL, "netpoll", "readied by the netpoller with a batch of events: from the "     \
+	  "poll's return until its own event was delivered, those ahead of it first")          \
+	X(TIMER, "timer", "its sleep was over but its timer not yet run (an M got to the P's " \
+	  "timers late)")                                                                     \
+	X(SCHEDULER, "scheduler", "in no queue: the runtime's own work making it runnable and " \
+	  "putting it on a queue, or taking it off one and switching to it")
+enum rt_why_cause {
+#define RT_WHY_ENUM(name, key, doc) RT_WHY_##name,
+	RT_WHY_CAUSES(RT_WHY_ENUM)
+#undef RT_WHY_ENUM
+	RT_WHY__COUNT
+};
+extern const char *const rt_why_names[RT_WHY__COUNT];   /* the report's keys */
+extern const char *const rt_why_docs[RT_WHY__COUNT];
+
+/* The waits of one class of G (a workload's program), or of all. */
+struct rt_why_class {
+	uint64_t waits;                /* scheduling latencies measured */
+	uint64_t total_ns;             /* their sum: ns[] adds up to it exactly */
+	uint64_t ns[RT_WHY__COUNT];
+	uint64_t waits_with[RT_WHY__COUNT];   /* waits with any time in the cause */
+	/* queue causes: Gs ahead of it at each put on such a queue */
+	uint64_t ahead_sum[RT_WHY__COUNT], puts[RT_WHY__COUNT];
+};
+struct rt_why {
+	int nclasses;                  /* the body's classes (rt_mech.class_names) */
+	struct rt_why_class cls[RT_USER_CLASSES];
+	struct rt_why_class all;
+};
 
 /* One compilation of the runtime: the simulated one or the native one.
  * Both are linked into every program; a run picks one. */

@@ -251,6 +251,8 @@ static struct m *allocm(struct rt *rt)
 	m->mt = RT_MT(RT_CPU_SCHED, 0);
 	m->mt_since = m->mt_born = m->mt_counted = -1;
 	m->node = -1;
+	if (rt->why)
+		m->why = rt_why_m_new(rt, m);
 	rt_note_init(&m->park, plat_line_new(rt, 0));
 	m->alllink = rt->allm;
 	rt->allm = m;
@@ -416,6 +418,7 @@ void rt_acquirep(struct m *m, struct p *pp)
 	rt_time_held(m);
 	m->p = pp;
 	pp->m = m;
+	rt_why_with(m->rt, pp, m);
 	plat_store_u32(&pp->status, P_RUNNING, memory_order_relaxed);
 	rt_trace(m->rt, m, RT_TEV_P_START, 0, pp->id, 0, 0);
 	plat_set_cpu(pp->cpu, false);
@@ -458,8 +461,10 @@ static struct m *startm_locked(struct rt *rt, struct p *pp, bool spinning, struc
 	}
 	nmp->spinning = spinning;
 	nmp->nextp = pp;
+	rt_why_with(rt, pp, nmp);
 	if (g) {
 		rt_g_enq(g, RT_Q_NEXTG);
+		rt_why_enq(rt, g, RT_WP_NEXTG, pp, -1);
 		nmp->nextg = g;
 	}
 	return nmp;
@@ -685,7 +690,9 @@ unsigned rt_mt_switch(struct m *m, unsigned to)
 		m->mt = to;
 		return from;
 	}
-	return mt_move(m, to, plat_nanotime(), rt_end_ns(m->rt));
+	unsigned from = mt_move(m, to, plat_nanotime(), rt_end_ns(m->rt));
+	rt_why_m(m);
+	return from;
 }
 
 /* m starts: from now on its time counts. */
@@ -696,6 +703,7 @@ static void mt_start(struct m *m)
 	m->mt = RT_MT(RT_CPU_SCHED, 0);
 	m->mt_since = m->mt_born = m->mt_counted = plat_nanotime();
 	m->mt_futex0 = m->stats.futex_ns;
+	rt_why_m(m);
 }
 
 /* Charges m's time so far to its state (and to its P, if it holds one):
@@ -849,6 +857,7 @@ void rt_pidleput(struct rt *rt, struct p *pp)
 	assert(rt_runqempty_peek(pp) && "an idle P's queue must be empty");
 	pp->link = rt->sched.pidle;
 	rt->sched.pidle = pp;
+	rt_why_idle(rt, pp, true);
 	if (__builtin_expect(rt->explore != NULL, 0))
 		pp->idle_since = plat_nanotime();   /* [core/explore.c: starvation] */
 	plat_u32 *word = &rt->sched.idlepmask[pp->id / 32];
@@ -867,6 +876,7 @@ struct p *rt_pidleget(struct rt *rt)
 	if (!pp)
 		return NULL;
 	rt->sched.pidle = pp->link;
+	rt_why_idle(rt, pp, false);
 	plat_u32 *word = &rt->sched.idlepmask[pp->id / 32];
 	uint32_t bits = plat_load_u32(word, memory_order_relaxed);
 	plat_store_u32(word, bits & ~(1u << (pp->id % 32)), memory_order_relaxed);
@@ -897,6 +907,7 @@ struct p *rt_pidleget_this(struct rt *rt, struct p *pp)
 	if (!*l)
 		return NULL;
 	*l = pp->link;
+	rt_why_idle(rt, pp, false);
 	plat_u32 *word = &rt->sched.idlepmask[pp->id / 32];
 	uint32_t bits = plat_load_u32(word, memory_order_relaxed);
 	plat_store_u32(word, bits & ~(1u << (pp->id % 32)), memory_order_relaxed);
@@ -943,6 +954,7 @@ void rt_globrunqputbatch(struct rt *rt, int qi, struct g *const *gs, uint32_t n)
 	uint32_t mask = q->cap - 1;
 	for (uint32_t i = 0; i < n; i++) {
 		rt_g_enq(gs[i], RT_Q_GLOBAL);
+		rt_why_enq(rt, gs[i], RT_WP_GLOBAL, NULL, (int64_t)(q->tail - q->head));
 		q->ring[q->tail++ & mask] = gs[i];
 	}
 	if (s->ngq > 1)
@@ -1000,6 +1012,7 @@ struct g *rt_globrunqget_from(struct rt *rt, struct p *pp, int qi, uint32_t max)
 	}
 	rt_mech_gq_take(rt, pp, n);
 	struct g *g = globrunqpop(q);
+	rt_why_deq(rt, g);
 	while (--n > 0)
 		rt_runqput(rt, pp, globrunqpop(q), false);
 	return g;
@@ -1094,7 +1107,8 @@ static uint64_t newgoid(struct rt *rt, struct p *pp)
 
 static size_t gstride(const struct rt *rt)
 {
-	return (rt->pol_g_off + rt->pol->g_bytes + 63) / 64 * 64;
+	size_t end = rt->why ? rt->why_g_off + rt_why_g_bytes() : rt->pol_g_off + rt->pol->g_bytes;
+	return (end + 63) / 64 * 64;
 }
 
 /* false: the slab would take the run past its memory budget, which
@@ -1167,6 +1181,7 @@ static struct g *gnew(struct rt *rt, struct p *pp)
 	plat_g_init(rt, g);
 	g->status = G_RUNNABLE;
 	g->runnable_since = runnable_now(rt);
+	rt_why_ready(rt, g);
 	return g;
 }
 
@@ -1200,6 +1215,7 @@ static void ready_since(struct m *m, struct g *g, int64_t since, enum rt_wake wh
 		rt_trace_wake(m, g, why);
 	g->runwhy = why == RT_WAKE_TIMER ? RT_RUN_TIMER : why == RT_WAKE_OTHER ? RT_RUN_PARTNER
 									    : RT_RUN_NET;
+	rt_why_ready(m->rt, g);
 	m->rt->pol->ready(m, g);   /* from here on another M may run it */
 	if (m->p)
 		rt_mech_put(m->rt, m->p);
@@ -1304,6 +1320,8 @@ static inline __attribute__((always_inline)) void count_schedule(struct m *m, st
 		now = plat_nanotime();
 		hist_record(&m->stats.sched_latency, (uint64_t)(now - g->runnable_since));
 		rt_mech_run(rt, pp, g, now, (uint64_t)(now - g->runnable_since));
+		if (RT_WHY_ON(rt))
+			rt_why_run_slow(rt, g, now);
 	}
 	/* FNV-1a over the decision: a different schedule changes the hash */
 	uint64_t h = m->stats.sched_hash ^ 0xcbf29ce484222325ULL;
@@ -1357,6 +1375,7 @@ static void g_requeue(struct m *m, struct g *g, enum g_why why)
 	g->status = G_RUNNABLE;
 	g->runwhy = why == G_PREEMPT ? RT_RUN_PREEMPT : RT_RUN_YIELD;
 	g->runnable_since = runnable_now(rt);
+	rt_why_ready(rt, g);
 	rt->pol->yield(m, g);
 }
 
@@ -1368,6 +1387,7 @@ static bool g_syscall_back(struct m *m, struct g *g)
 	struct rt *rt = m->rt;
 	g->runnable_since = runnable_now(rt);
 	g->runwhy = RT_RUN_SYSCALL;
+	rt_why_ready(rt, g);
 	rt_lock(&rt->sched.lock);
 	struct p *idle = rt_pidleget_near(rt, plat_node());
 	if (!idle)
@@ -1559,6 +1579,7 @@ static struct rt *rt_alloc(const struct rt_config *cfg, const struct body_ops *b
 	rt->body = body;
 	/* the policy's state of a G follows the body's in its slab */
 	rt->pol_g_off = (sizeof(struct g) + body->g_bytes + 15) / 16 * 16;
+	rt->why_g_off = (rt->pol_g_off + cfg->policy->g_bytes + 15) / 16 * 16;
 	rt->timed = body->timed;
 	/* An untimed run (the C API's) has no budget but Go's thread limit:
 	 * what it makes is its own business, as in Go. */
@@ -1628,6 +1649,11 @@ static bool config_check(const struct rt_config *cfg, struct err *e)
 	}
 	if (!os_check(&cfg->os, cfg->topo, e))
 		return false;
+	if (cfg->lim.why && (!PLAT_SERIAL || !cfg->body->timed)) {
+		err_set(e, "where each G's wait went (--why) is measured in timed simulated runs "
+			   "only, not in a %s one", PLAT_NAME);
+		return false;
+	}
 	if (cfg->lim.schedtrace_ns < 0) {
 		err_set(e, "schedtrace interval %lld ns: must be positive (0: none)",
 			(long long)cfg->lim.schedtrace_ns);
@@ -1729,6 +1755,8 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	sched_init(rt);
 	make_ps(rt);
 	rt_mech_init(rt);
+	if (cfg->lim.why)
+		rt_why_init(rt);
 	if (rt->pol->placed)
 		rt->pol->placed(rt);
 	rt_netpoll_init(rt);
@@ -1770,11 +1798,13 @@ void rt_run(struct rt *rt)
 		rt->main_g = main_g;
 	if (rt->choices.no_local_runq) {
 		rt_g_enq(main_g, RT_Q_NEXTG);
+		rt_why_enq(rt, main_g, RT_WP_NEXTG, rt->allp[0], -1);
 		m0->nextg = main_g;
 	} else {
 		rt_runqput(rt, rt->allp[0], main_g, true);
 	}
 	m0->nextp = rt->allp[0];
+	rt_why_with(rt, rt->allp[0], m0);
 	rt->m0 = m0;
 	rt->start_ns = plat_nanotime();
 	rt_trace(rt, NULL, RT_TEV_PROCS, 0, -1, (uint64_t)rt->procs, 0);
@@ -1915,6 +1945,7 @@ void rt_free(struct rt *rt)
 	plat_rt_fini(rt);
 	pol_free(rt);
 	rt_mech_fini(rt);
+	rt_why_fini(rt);
 	for (size_t i = 0; i < rt->nallg; i++) {
 		plat_g_free(rt, rt->allg[i]);
 		free(rt->allg[i]->sel);
@@ -1934,6 +1965,7 @@ void rt_free(struct rt *rt)
 	free(rt->allp);
 	for (struct m *m = rt->allm, *next; m; m = next) {
 		next = m->alllink;
+		free(m->why);
 		free(m);
 	}
 	free(rt->sched.idlepmask);

@@ -208,6 +208,17 @@ void rt_steal_bucket_range(unsigned b, uint64_t *lo, uint64_t *hi)
 	*hi = (uint64_t)1 << k;
 }
 
+const char *const rt_why_names[RT_WHY__COUNT] = {
+#define RT_WHY_NAME(name, key, doc) [RT_WHY_##name] = key,
+	RT_WHY_CAUSES(RT_WHY_NAME)
+#undef RT_WHY_NAME
+};
+const char *const rt_why_docs[RT_WHY__COUNT] = {
+#define RT_WHY_DOC(name, key, doc) [RT_WHY_##name] = doc,
+	RT_WHY_CAUSES(RT_WHY_DOC)
+#undef RT_WHY_DOC
+};
+
 void rt_mech_free(struct rt_mech *mech)
 {
 	for (int k = 0; k < RT_RUN__COUNT; k++)
@@ -218,5 +229,6 @@ void rt_mech_free(struct rt_mech *mech)
 	}
 	free(mech->p);
 	free(mech->mem_lines);
+	free(mech->why);
 	memset(mech, 0, sizeof(*mech));
 }

@@ -186,6 +186,13 @@ struct g *rt_runqsteal(struct rt *rt, struct p *pp, struct p *p2, bool steal_run
 	n--;
 	struct g *g = plat_load_ptr(&pp->runq[(t + n) & pp->runq_mask], memory_order_relaxed);
 	rt_g_deq(g, RT_Q_LOCAL);
+	if (RT_WHY_ON(rt)) {
+		/* moved to pp's ring, and one taken from there: unpriced reads */
+		for (uint32_t i = 0; i < n; i++)
+			rt_why_enq_slow(rt, plat_peek_ptr(&pp->runq[(t + i) & pp->runq_mask]),
+					RT_WP_LOCAL, pp, -1);
+		rt_why_deq_slow(rt, g);
+	}
 	if (n == 0)
 		return g;
 	/* load-acquire: synchronize with consumers */
@@ -225,6 +232,7 @@ struct g *rt_runqget_lifo(struct p *pp)
 		if (plat_cas_u64(&pp->runqhead, &head, head + ((uint64_t)1 << 32),
 				 memory_order_seq_cst)) {
 			rt_g_deq(g, RT_Q_LOCAL);
+			rt_why_deq_p(pp, g);
 			return g;
 		}
 	}
@@ -248,6 +256,11 @@ void rt_sharedq_putlist(struct rt *rt, struct p *pp, struct g *head, struct g *t
 	bool lock = !RT_BUG(rt, RT_BUG_SHAREDQ_NOLOCK);
 	if (lock)
 		rt_lock(&pp->sharedq_lock);
+	if (RT_WHY_ON(rt)) {
+		uint32_t ahead = plat_peek_u32(&pp->sharedq_size);
+		for (struct g *g = head; g; g = g->schedlink)
+			rt_why_enq_slow(rt, g, RT_WP_SHARED, pp, ahead++);
+	}
 	if (pp->sharedq_tail)
 		pp->sharedq_tail->schedlink = head;
 	else
@@ -297,6 +310,7 @@ struct g *rt_sharedq_get_ready_by(struct p *pp, int64_t ready_by)
 			       plat_load_u32(&pp->sharedq_size, memory_order_relaxed) - 1,
 			       memory_order_relaxed);
 		rt_g_deq(g, RT_Q_SHARED);
+		rt_why_deq_p(pp, g);
 		rt_mech_sharedq(pp);
 	}
 	rt_unlock(&pp->sharedq_lock);

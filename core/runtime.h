@@ -389,6 +389,7 @@ struct p {
 	uint64_t trace_sysg;
 	struct p_mech *mech;     /* the report's counters of it (owner) [core/mech.h] */
 	int64_t idle_since;      /* explored runs: when it last went idle (sched.lock) */
+	struct rt_why_p *why;    /* its state clock, with --why [core/why.c] */
 };
 
 /* ---- M ---- */
@@ -427,6 +428,8 @@ struct m {
 	struct p *oldp;          /* the P it left for a system call */
 	struct g *curg;          /* the G running on it */
 	bool spinning;           /* looking for work with a P and none found yet [proc: Spinning] */
+	uint8_t why_os;          /* with --why: the OS holds it back (RT_WHY_OS_x) [core/why.c] */
+	struct rt_why_p *why;    /* ... and its state clock */
 	/* Where its time goes (timed runs) [proc: Where the time goes]: its
 	 * state (RT_MT), since when, its futex_ns then, when it started (-1:
 	 * not yet), and the last instant charged to a state. */
@@ -578,6 +581,11 @@ struct rt {
 	 * check of it is one predictable branch elsewhere. */
 	struct rt_explore *explore;
 	struct rt_os os;              /* the OS limits (simulated runs) [struct rt_os] */
+	/* --why [core/why.c]: NULL unless asked, so every hook of it is one
+	 * predictable branch; its state of a G follows the policy's in the
+	 * G's slab, at why_g_off. */
+	struct rt_whyrun *why;
+	size_t why_g_off;
 	struct plat_rt plat;
 };
 
@@ -587,6 +595,86 @@ struct rt {
 static inline int64_t rt_end_ns(const struct rt *rt)
 {
 	return __atomic_load_n(&rt->end_ns, __ATOMIC_RELAXED);
+}
+
+/* ---- Why a G waited (core/why.c) [docs/runtime.md, "Why a G waited"] ----
+ * Each call is one predictable branch without --why.  Whoever moves a
+ * runnable G says where to (rt_why_enq: a place, its P, and the Gs ahead
+ * of it on a put, -1 on a move) or that it took it (rt_why_deq); whoever
+ * changes what a P's state is made of says so (rt_why_p, rt_why_m). */
+enum rt_why_place {
+	RT_WP_HAND,      /* in an M's hands: made runnable, or taken off a queue */
+	RT_WP_RUNNEXT,
+	RT_WP_LOCAL,     /* a P's ring */
+	RT_WP_GLOBAL,
+	RT_WP_SHARED,
+	RT_WP_HELD,      /* a policy's own queue on a P (RT_Q_POLICY) */
+	RT_WP_NEXTG,     /* handed to an M with a P */
+};
+/* What the OS holds an M back for (the sim platform says, rt_why_m_os). */
+enum { RT_WHY_OS_NONE, RT_WHY_OS_PU, RT_WHY_OS_QUOTA };
+void rt_why_init(struct rt *rt);
+void rt_why_fini(struct rt *rt);
+size_t rt_why_g_bytes(void);
+void rt_why_collect(struct rt *rt, struct rt_why **out, int nclasses);
+void rt_why_ready_slow(struct rt *rt, struct g *g) __attribute__((cold, noinline));
+void rt_why_enq_slow(struct rt *rt, struct g *g, unsigned place, struct p *pp, int64_t ahead)
+	__attribute__((cold, noinline));
+void rt_why_deq_slow(struct rt *rt, struct g *g) __attribute__((cold, noinline));
+void rt_why_deq_p_slow(struct p *pp, struct g *g) __attribute__((cold, noinline));
+void rt_why_run_slow(struct rt *rt, struct g *g, int64_t now) __attribute__((cold, noinline));
+void rt_why_p_slow(struct rt *rt, struct p *pp) __attribute__((cold, noinline));
+void rt_why_p_with(struct rt *rt, struct p *pp, struct m *m) __attribute__((cold, noinline));
+void rt_why_p_idle(struct rt *rt, struct p *pp, bool idle) __attribute__((cold, noinline));
+void rt_why_m_slow(struct m *m) __attribute__((cold, noinline));
+void rt_why_m_os(struct m *m, unsigned wait, int64_t now);
+struct rt_why_p *rt_why_m_new(struct rt *rt, struct m *m);
+#define RT_WHY_ON(rt) __builtin_expect((rt)->why != NULL, 0)
+/* g just became runnable (its runnable_since and runwhy are set) */
+static inline void rt_why_ready(struct rt *rt, struct g *g)
+{
+	if (RT_WHY_ON(rt))
+		rt_why_ready_slow(rt, g);
+}
+static inline void rt_why_enq(struct rt *rt, struct g *g, enum rt_why_place place, struct p *pp,
+			      int64_t ahead)
+{
+	if (RT_WHY_ON(rt))
+		rt_why_enq_slow(rt, g, place, pp, ahead);
+}
+static inline void rt_why_deq(struct rt *rt, struct g *g)
+{
+	if (RT_WHY_ON(rt))
+		rt_why_deq_slow(rt, g);
+}
+/* ... by pp's owner, from pp's queue (where no rt is at hand) */
+static inline void rt_why_deq_p(struct p *pp, struct g *g)
+{
+	if (__builtin_expect(pp->why != NULL, 0))
+		rt_why_deq_p_slow(pp, g);
+}
+/* pp's state may have changed; ... and it is with m now (NULL: none);
+ * ... it goes on or off the idle list */
+static inline void rt_why_p(struct rt *rt, struct p *pp)
+{
+	if (RT_WHY_ON(rt))
+		rt_why_p_slow(rt, pp);
+}
+static inline void rt_why_with(struct rt *rt, struct p *pp, struct m *m)
+{
+	if (RT_WHY_ON(rt))
+		rt_why_p_with(rt, pp, m);
+}
+static inline void rt_why_idle(struct rt *rt, struct p *pp, bool idle)
+{
+	if (RT_WHY_ON(rt))
+		rt_why_p_idle(rt, pp, idle);
+}
+/* m's state changed (its P's with it) */
+static inline void rt_why_m(struct m *m)
+{
+	if (RT_WHY_ON(m->rt))
+		rt_why_m_slow(m);
 }
 
 /* The execution trace [core/trace.h, core/trace.c]: one predictable
@@ -674,6 +762,7 @@ static inline struct g *rt_take_nextg(struct m *m)
 	if (g) {
 		m->nextg = NULL;
 		rt_g_deq(g, RT_Q_NEXTG);
+		rt_why_deq(m->rt, g);
 	}
 	return g;
 }
@@ -760,6 +849,7 @@ static inline void rt_globrunqput(struct rt *rt, struct g *g)
 	assert(rt_mutex_held(&s->lock));
 	plat_shared_access(q->line, true);
 	rt_g_enq(g, RT_Q_GLOBAL);
+	rt_why_enq(rt, g, RT_WP_GLOBAL, NULL, (int64_t)(q->tail - q->head));
 	if (q->tail - q->head == q->cap)
 		rt_globrunqgrow(q, 1);
 	q->ring[q->tail++ & (q->cap - 1)] = g;
@@ -963,6 +1053,7 @@ static inline void rt_runqput(struct rt *rt, struct p *pp, struct g *g, bool nex
 		void *old = plat_load_ptr(&pp->runnext, memory_order_relaxed);
 		while (!plat_cas_ptr(&pp->runnext, &old, g, memory_order_acq_rel))
 			;
+		rt_why_enq(rt, g, RT_WP_RUNNEXT, pp, -1);
 		if (!old)
 			return;
 		g = old;
@@ -976,6 +1067,9 @@ static inline void rt_runqput(struct rt *rt, struct p *pp, struct g *g, bool nex
 			plat_store_ptr(&pp->runq[t & pp->runq_mask], g, memory_order_relaxed);
 			/* store-release: makes the slot available to consumers */
 			plat_store_u32(&pp->runqtail, t + 1, memory_order_release);
+			if (RT_WHY_ON(rt))
+				rt_why_enq_slow(rt, g, RT_WP_LOCAL, pp,
+						(int64_t)(t - h) + (plat_peek_ptr(&pp->runnext) != NULL));
 			return;
 		}
 		if (rt_runqputslow(rt, pp, g, head, t))
@@ -995,6 +1089,7 @@ static inline struct g *rt_runqget(struct p *pp, bool *inherit)
 		if (inherit)
 			*inherit = true;
 		rt_g_deq(next, RT_Q_LOCAL);
+		rt_why_deq_p(pp, next);
 		return next;
 	}
 	for (;;) {
@@ -1015,6 +1110,7 @@ static inline struct g *rt_runqget(struct p *pp, bool *inherit)
 			if (h + 1 != t)
 				plat_prefetch(plat_peek_ptr(&pp->runq[(h + 1) & pp->runq_mask]), 2);
 			rt_g_deq(g, RT_Q_LOCAL);
+			rt_why_deq_p(pp, g);
 			return g;
 		}
 	}

@@ -74,6 +74,7 @@ bool rt_exitsyscall(struct m *m, struct g *g)
 		rt_time_held(m);
 		m->p = pp;
 		pp->m = m;
+		rt_why_with(rt, pp, m);
 		if (rt->tracing && pp->trace_sysg != g->goid) {
 			/* pp was retaken and is in another G's system call
 			 * now: this M takes it from that G, as Go's does */
@@ -189,6 +190,7 @@ static int retake(struct m *m, int64_t now)
 			continue;
 		uint32_t expect = P_SYSCALL;
 		if (plat_cas_u32(&pp->status, &expect, P_IDLE, memory_order_acq_rel)) {
+			rt_why_with(rt, pp, NULL);   /* in sysmon's hands */
 			n++;
 			rt->retakes++;
 			rt_trace(rt, m, RT_TEV_SYSCALL_BLOCK, pp->trace_sysg, pp->id, 0, 0);

@@ -307,8 +307,10 @@ static void deal_batch(struct m *m, struct numa *nu)
 	struct numa_p *b = rt_pol_p(m->p);
 	if (!b->n)
 		return;
-	for (struct g *g = b->head; g; g = g->schedlink)
+	for (struct g *g = b->head; g; g = g->schedlink) {
 		rt_g_deq(g, RT_Q_POLICY);
+		rt_why_deq(m->rt, g);
+	}
 	struct g *head = b->head, *tail = b->tail;
 	uint32_t n = b->n;
 	*b = (struct numa_p){ NULL, NULL, 0 };
@@ -331,6 +333,7 @@ static void numa_newproc(struct m *m, struct g *g)
 	if (nu->root_rr && parent && nu->burst && parent->burst >= nu->burst) {
 		struct numa_p *b = rt_pol_p(m->p);
 		rt_g_enq(g, RT_Q_POLICY);
+		rt_why_enq(rt, g, RT_WP_HELD, m->p, -1);
 		g->schedlink = NULL;
 		if (b->tail)
 			b->tail->schedlink = g;

@@ -214,6 +214,7 @@ cJSON *run_report_json(const struct run *run)
 	run_mech_json(m, &run->mech);
 	run_host_json(o, &r->host);
 	run_os_json(o, &r->os);
+	run_why_json(o, &run->mech);
 	return o;
 }
 
@@ -532,5 +533,6 @@ void run_report_text(const struct run *run)
 	printf(LABEL "%llu preemptions, %llu Ps retaken from system calls\n", "sysmon",
 	       (unsigned long long)r->preemptions, (unsigned long long)r->retakes);
 	run_mech_text(&run->mech);
+	run_why_text(&run->mech);
 }
 

@@ -77,6 +77,10 @@ cJSON *run_hist_buckets_json(const struct hist *h);
  * 0, or EXIT_BADINPUT with a message naming cmd and --cdf path). */
 void run_mech_json(cJSON *metrics, const struct rt_mech *mech);
 void run_mech_text(const struct rt_mech *mech);
+/* Where the Gs' waits went, by cause (why_report.c; nothing without
+ * rt_limits.why): the report's "why" object, and its table. */
+void run_why_json(cJSON *report, const struct rt_mech *mech);
+void run_why_text(const struct rt_mech *mech);
 int run_write_cdf(const char *cmd, const char *path, const struct run *run);
 
 /* The report's "os" object, made here: the --procs rule and its value,

@@ -77,6 +77,13 @@ struct os {
 	struct rt_os_stats st;
 };
 
+/* th starts or stops waiting: whoever follows it is told. */
+static inline void waiting(struct os_thread *th, int wait, sim_time_t now)
+{
+	if (__builtin_expect(th->wait_hook != NULL, 0))
+		th->wait_hook(th, wait, now);
+}
+
 /* ---- Virtual runtime ---- */
 
 static double cur_v(const struct os_thread *th, sim_time_t now)
@@ -182,6 +189,7 @@ static void throttle(struct os *os, sim_time_t now)
 			th->parked = true;
 			th->next = os->parked;
 			os->parked = th;
+			waiting(th, OS_WAIT_QUOTA, now);
 			sim_wake(th->actor, now);
 		}
 		if (pu->cur && pu->cur->process && !pu->cur->leave_at)
@@ -315,6 +323,7 @@ static void hold(struct os *os, struct os_pu *pu, struct os_thread *th, sim_time
 	th->slice_start = now;
 	th->timeslices++;
 	pu->cur = th;
+	waiting(th, OS_WAIT_NONE, now);
 	run_count(os, th, +1);
 	if (pu->nqueue)
 		arm_timer(pu, now + (sim_time_t)os->slice_ns);
@@ -463,6 +472,7 @@ static void enqueue(struct os *os, struct os_pu *pu, struct os_thread *th)
 		q = &(*q)->next;
 	*q = th;
 	pu->nqueue++;
+	waiting(th, OS_WAIT_PU, sim_now(os->eng));
 }
 
 static void wait_turn(struct os_thread *th)
@@ -485,6 +495,7 @@ double simp_os_enter(struct os *os, struct os_thread *th, int want)
 				th->parked = true;
 				th->next = os->parked;
 				os->parked = th;
+				waiting(th, OS_WAIT_QUOTA, now);
 			}
 			while (th->parked)
 				sim_block(th->actor);

@@ -47,7 +47,11 @@ struct os_thread {
 	struct os_thread *next;  /* on a PU's queue, or among the parked */
 	/* what the kernel's schedstat and /proc/PID/status would say */
 	uint64_t cpu_ns, run_delay_ns, timeslices, nvcsw, nivcsw;
+	/* Told when it starts or stops waiting (OS_WAIT_x) at now, if set: a
+	 * run's --why follows its Ms' waits [core/why.c]. */
+	void (*wait_hook)(struct os_thread *th, int wait, sim_time_t now);
 };
+enum { OS_WAIT_NONE, OS_WAIT_PU, OS_WAIT_QUOTA };
 
 /* A run's OS, on its engine and machine; lim may be all zero (the whole
  * machine, to itself). */

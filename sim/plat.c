@@ -47,6 +47,7 @@
 #include <math.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -568,6 +569,14 @@ static void simp_mmain(struct sim_actor *self, void *arg)
 	leave_cpu(m);
 }
 
+/* --why follows an M's waits for a PU and under the quota [core/why.c]. */
+static void why_wait(struct os_thread *th, int wait, sim_time_t now)
+{
+	struct m *m = (struct m *)((char *)th - offsetof(struct m, plat.os));
+	rt_why_m_os(m, wait == OS_WAIT_PU ? RT_WHY_OS_PU
+		       : wait == OS_WAIT_QUOTA ? RT_WHY_OS_QUOTA : RT_WHY_OS_NONE, (int64_t)now);
+}
+
 void simp_newm(struct rt *rt, struct m *m)
 {
 	struct m *creator = cur_m();
@@ -586,6 +595,8 @@ void simp_newm(struct rt *rt, struct m *m)
 	m->plat.actor = sim_spawn(rt->plat.eng, name, simp_mmain, m, SIMP_M_STACK);
 	m->plat.actor->user = m;
 	simp_os_thread_init(&m->plat.os, m->plat.actor, true);
+	if (rt->why)
+		m->plat.os.wait_hook = why_wait;
 }
 
 void simp_g_init(struct g *g)

@@ -380,7 +380,7 @@ static Suite *(*const suite_makers[])(void) = {
 	make_trace_chrome_suite, make_schedtrace_suite, make_host_suite,
 	make_calibrate_suite, make_regress_suite, make_exp_suite, make_report_suite,
 	make_conventions_suite, make_explore_suite, make_import122_suite, make_import_suite,
-	make_os_suite,
+	make_os_suite, make_why_suite,
 };
 
 /* check-schedlab [SUITE]: that suite (as CK_RUN_SUITE would pick it), or

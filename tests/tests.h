@@ -38,6 +38,7 @@ Suite *make_conventions_suite(void);
 Suite *make_explore_suite(void);
 Suite *make_import122_suite(void);
 Suite *make_import_suite(void);
+Suite *make_why_suite(void);
 /* tests/check_core.c, compiled once per platform */
 Suite *sim__make_core_suite(void);
 Suite *nat__make_core_suite(void);

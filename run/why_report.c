@@ -1,0 +1,107 @@
+/* Why a G waited [docs/runtime.md, "Why a G waited"]: a run's breakdown
+ * of its scheduling latency by cause (struct rt_why, `run --why`) as the
+ * report's "why" object and as the text summary's table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/run.h"
+
+/* The classes shown: each program with waits, when there are two or more. */
+static bool show_classes(const struct rt_why *w)
+{
+	int n = 0;
+	for (int k = 0; k < w->nclasses; k++)
+		n += w->cls[k].waits > 0;
+	return n > 1;
+}
+
+/* ---- JSON ---- */
+
+static cJSON *class_json(const struct rt_why_class *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "waits", (double)c->waits);
+	cJSON_AddNumberToObject(o, "latency_ns", (double)c->total_ns);
+	cJSON_AddNumberToObject(o, "mean_ns", c->waits ? (double)c->total_ns / (double)c->waits : 0);
+	cJSON *causes = cJSON_AddObjectToObject(o, "causes");
+	for (int k = 0; k < RT_WHY__COUNT; k++) {
+		cJSON *x = cJSON_AddObjectToObject(causes, rt_why_names[k]);
+		cJSON_AddNumberToObject(x, "ns", (double)c->ns[k]);
+		cJSON_AddNumberToObject(x, "share",
+					c->total_ns ? (double)c->ns[k] / (double)c->total_ns : 0);
+		cJSON_AddNumberToObject(x, "mean_ns",
+					c->waits ? (double)c->ns[k] / (double)c->waits : 0);
+		cJSON_AddNumberToObject(x, "waits", (double)c->waits_with[k]);
+		if (c->puts[k])
+			cJSON_AddNumberToObject(x, "behind",
+						(double)c->ahead_sum[k] / (double)c->puts[k]);
+	}
+	return o;
+}
+
+void run_why_json(cJSON *report, const struct rt_mech *mech)
+{
+	const struct rt_why *w = mech->why;
+	if (!w)
+		return;
+	cJSON *o = cJSON_AddObjectToObject(report, "why");
+	cJSON_AddItemToObject(o, "all", class_json(&w->all));
+	if (!show_classes(w))
+		return;
+	cJSON *progs = cJSON_AddObjectToObject(o, "programs");
+	for (int k = 0; k < w->nclasses; k++)
+		if (w->cls[k].waits && mech->class_names[k])
+			cJSON_AddItemToObject(progs, mech->class_names[k], class_json(&w->cls[k]));
+}
+
+/* ---- Text ---- */
+
+static void class_text(const char *label, const struct rt_why_class *c)
+{
+	char t[16], m[16];
+	printf("  %s: %llu waits, %s in all, mean %s\n", label, (unsigned long long)c->waits,
+	       run_fmt_ns(t, (double)c->total_ns),
+	       run_fmt_ns(m, c->waits ? (double)c->total_ns / (double)c->waits : 0));
+	if (!c->total_ns)
+		return;
+	printf("    %-14s%10s%8s%11s%10s%8s\n", "cause", "total", "share", "mean/wait", "waits",
+	       "behind");
+	/* the largest first; a cause with no time is left out */
+	int order[RT_WHY__COUNT], n = 0;
+	for (int k = 0; k < RT_WHY__COUNT; k++) {
+		if (!c->ns[k])
+			continue;
+		int i = n++;
+		while (i > 0 && c->ns[order[i - 1]] < c->ns[k]) {
+			order[i] = order[i - 1];
+			i--;
+		}
+		order[i] = k;
+	}
+	for (int i = 0; i < n; i++) {
+		int k = order[i];
+		char behind[16] = "";
+		if (c->puts[k])
+			snprintf(behind, sizeof(behind), "%.1f", (double)c->ahead_sum[k] / (double)c->puts[k]);
+		printf("    %-14s%10s%7.1f%%%11s%10llu", rt_why_names[k],
+		       run_fmt_ns(t, (double)c->ns[k]), 100.0 * (double)c->ns[k] / (double)c->total_ns,
+		       run_fmt_ns(m, (double)c->ns[k] / (double)c->waits),
+		       (unsigned long long)c->waits_with[k]);
+		printf(behind[0] ? "%8s\n" : "%s\n", behind);
+	}
+}
+
+void run_why_text(const struct rt_mech *mech)
+{
+	const struct rt_why *w = mech->why;
+	if (!w)
+		return;
+	printf("why (each G's wait from runnable to running, by cause; docs/runtime.md, "
+	       "\"Why a G waited\"):\n");
+	if (show_classes(w))
+		for (int k = 0; k < w->nclasses; k++)
+			if (w->cls[k].waits && mech->class_names[k])
+				class_text(mech->class_names[k], &w->cls[k]);
+	class_text("all", &w->all);
+}

@@ -1,0 +1,249 @@
+/* Why a G waited [core/why.c; docs/runtime.md, "Why a G waited"]: each
+ * wait's parts add up to its scheduling latency, per program and in all;
+ * the causes are the ones the run's shape makes (sched.lock under global
+ * at many Ps, the quota under a quota, ...); and asking changes nothing
+ * else in the run or its report. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "run/run.h"
+#include "tests/tests.h"
+#include "topologies/topo.h"
+#include "workloads/json.h"
+
+#define MS ((int64_t)1000000)
+
+struct why_run {
+	struct run run;
+	struct topo *t;
+	struct workload *w;
+	int64_t *knobs;
+};
+
+/* Runs catalog workload wl under policy on topology, with --why if why. */
+static void why_exec(struct why_run *x, const char *policy, const char *topology, const char *wl,
+		     int procs, uint64_t seed, const struct rt_os *os, bool why)
+{
+	memset(x, 0, sizeof(*x));
+	struct err e = { "" };
+	x->t = topo_load(topology, &e);
+	ck_assert_msg(x->t, "%s", e.msg);
+	bool is_trace;
+	uint64_t trace_seed;
+	x->w = wl_load(wl, &is_trace, &trace_seed, &e);
+	ck_assert_msg(x->w, "%s", e.msg);
+	x->run.api = &sim__rt_api;
+	x->run.pol = sim__rt_api.pol_find(policy);
+	ck_assert(x->run.pol);
+	x->knobs = run_knobs_new(x->run.pol);
+	x->run.knobs = x->knobs;
+	x->run.topo = x->t;
+	x->run.wl = x->w;
+	x->run.seed = seed;
+	x->run.procs = procs;
+	x->run.lim.why = why;
+	/* short runs: the rule holds for any span */
+	x->run.lim.max_sim_ns = 200 * MS;
+	if (os)
+		x->run.os = *os;
+	struct rt *rt = run_exec(&x->run, false, &e);
+	ck_assert_msg(rt, "%s", e.msg);
+	x->run.api->destroy(rt);
+}
+
+static void why_free(struct why_run *x)
+{
+	rt_mech_free(&x->run.mech);
+	wl_free(x->w);
+	topo_free(x->t);
+	free(x->knobs);
+}
+
+/* The sum rule: every class's and the total's parts add up to their
+ * latency, the classes to the total, and the total to the scheduling
+ * latency the report measures (its histogram's count and sum). */
+static void check_sums(const struct why_run *x)
+{
+	const struct rt_why *w = x->run.mech.why;
+	ck_assert_msg(w, "--why gave no breakdown");
+	const struct hist *h = &x->run.r.sched_latency;
+	ck_assert_uint_gt(w->all.waits, 0);
+	ck_assert_uint_eq(w->all.waits, h->count);
+	ck_assert_msg((double)w->all.total_ns == h->sum, "latency %llu ns by cause, %.0f ns measured",
+		      (unsigned long long)w->all.total_ns, h->sum);
+	uint64_t waits = 0, total = 0;
+	for (int k = 0; k <= RT_USER_CLASSES; k++) {
+		const struct rt_why_class *c = k < RT_USER_CLASSES ? &w->cls[k] : &w->all;
+		uint64_t sum = 0;
+		for (int j = 0; j < RT_WHY__COUNT; j++) {
+			sum += c->ns[j];
+			ck_assert_uint_le(c->waits_with[j], c->waits);
+		}
+		ck_assert_msg(sum == c->total_ns, "class %d: parts %llu ns, latency %llu ns", k,
+			      (unsigned long long)sum, (unsigned long long)c->total_ns);
+		if (k < RT_USER_CLASSES) {
+			waits += c->waits;
+			total += c->total_ns;
+		}
+	}
+	ck_assert_uint_eq(waits, w->all.waits);
+	ck_assert_uint_eq(total, w->all.total_ns);
+}
+
+static const struct {
+	const char *policy, *topology, *workload;
+	int procs;
+} sum_cases[] = {
+	{ "global", "numa4", "rpc-server", 16 }, { "steal", "numa4", "rpc-server", 16 },
+	{ "numa", "numa4", "rpc-server", 16 },   { "steal", "numa1", "pingpong", 4 },
+	{ "numa", "numa4", "spawn-burst", 8 },   { "global", "numa1", "syscall-heavy", 4 },
+	{ "steal", "numa4", "syscall-heavy", 8 }, { "steal", "numa1", "cpu-hogs", 4 },
+	{ "numa", "numa8", "vtocc", 16 },        { "global", "numa4", "pipeline", 8 },
+};
+
+START_TEST(parts_add_up_to_the_latency)
+{
+	struct why_run x;
+	why_exec(&x, sum_cases[_i].policy, sum_cases[_i].topology, sum_cases[_i].workload,
+		 sum_cases[_i].procs, 1, NULL, true);
+	check_sums(&x);
+	why_free(&x);
+}
+END_TEST
+
+/* A quota of one CPU for 8 Ps, and 8 Ps on 2 PUs: the Ms' waits under
+ * the quota and for a PU become the Gs', and the rule still holds; with
+ * neither, neither shows. */
+START_TEST(os_waits_are_causes)
+{
+	struct rt_os quota = { .quota_ns = 1 * MS, .period_ns = 10 * MS };
+	bool two[32] = { [0] = true, [1] = true };
+	struct rt_os cpuset = { .cpuset = two };
+	struct why_run x;
+	why_exec(&x, "steal", "numa1", "rpc-server", 8, 1, &quota, true);
+	check_sums(&x);
+	const struct rt_why_class *a = &x.run.mech.why->all;
+	ck_assert_msg((double)a->ns[RT_WHY_CPU_QUOTA] > 0.2 * (double)a->total_ns,
+		      "the quota: %llu ns of %llu ns", (unsigned long long)a->ns[RT_WHY_CPU_QUOTA],
+		      (unsigned long long)a->total_ns);
+	why_free(&x);
+	why_exec(&x, "steal", "numa1", "rpc-server", 8, 1, &cpuset, true);
+	check_sums(&x);
+	a = &x.run.mech.why->all;
+	ck_assert_msg((double)a->ns[RT_WHY_OS_RUN_DELAY] > 0.2 * (double)a->total_ns,
+		      "8 Ms on 2 PUs: run delay %llu ns of %llu ns",
+		      (unsigned long long)a->ns[RT_WHY_OS_RUN_DELAY], (unsigned long long)a->total_ns);
+	ck_assert_uint_eq(a->ns[RT_WHY_CPU_QUOTA], 0);
+	why_free(&x);
+	why_exec(&x, "steal", "numa1", "rpc-server", 8, 1, NULL, true);
+	check_sums(&x);
+	ck_assert_uint_eq(x.run.mech.why->all.ns[RT_WHY_CPU_QUOTA], 0);
+	ck_assert_uint_eq(x.run.mech.why->all.ns[RT_WHY_OS_RUN_DELAY], 0);
+	why_free(&x);
+}
+END_TEST
+
+/* Go 1.0's one lock at 32 Ps on an RPC server: a large part of the waits
+ * is the Ms waiting for sched.lock; today's scheduler spends little of
+ * its waits on it. */
+START_TEST(global_waits_on_sched_lock)
+{
+	struct why_run g, s;
+	why_exec(&g, "global", "numa4", "rpc-server", 32, 1, NULL, true);
+	why_exec(&s, "steal", "numa4", "rpc-server", 32, 1, NULL, true);
+	check_sums(&g);
+	check_sums(&s);
+	const struct rt_why_class *a = &g.run.mech.why->all, *b = &s.run.mech.why->all;
+	double gshare = (double)a->ns[RT_WHY_SCHED_LOCK] / (double)a->total_ns;
+	double sshare = (double)b->ns[RT_WHY_SCHED_LOCK] / (double)b->total_ns;
+	ck_assert_msg(gshare > 0.25, "global: sched.lock %.3f of the latency", gshare);
+	ck_assert_msg(sshare < 0.05, "steal: sched.lock %.3f of the latency", sshare);
+	/* the programs are named and each is counted apart */
+	ck_assert_int_ge(g.run.mech.why->nclasses, 2);
+	why_free(&g);
+	why_free(&s);
+}
+END_TEST
+
+/* Asking changes nothing: the same result, schedule and report, but for
+ * the "why" object. */
+START_TEST(why_changes_nothing_else)
+{
+	struct why_run a, b;
+	why_exec(&a, sum_cases[_i].policy, sum_cases[_i].topology, sum_cases[_i].workload,
+		 sum_cases[_i].procs, 7, NULL, false);
+	why_exec(&b, sum_cases[_i].policy, sum_cases[_i].topology, sum_cases[_i].workload,
+		 sum_cases[_i].procs, 7, NULL, true);
+	ck_assert(!a.run.mech.why);
+	ck_assert_uint_eq(a.run.r.schedule_hash, b.run.r.schedule_hash);
+	ck_assert_int_eq(a.run.r.makespan_ns, b.run.r.makespan_ns);
+	cJSON *ja = run_report_json(&a.run), *jb = run_report_json(&b.run);
+	ck_assert(cJSON_GetObjectItem(jb, "why"));
+	ck_assert(!cJSON_GetObjectItem(ja, "why"));
+	cJSON_DeleteItemFromObject(jb, "why");
+	char *sa = cJSON_PrintUnformatted(ja), *sb = cJSON_PrintUnformatted(jb);
+	ck_assert_str_eq(sa, sb);
+	free(sa);
+	free(sb);
+	cJSON_Delete(ja);
+	cJSON_Delete(jb);
+	why_free(&a);
+	why_free(&b);
+}
+END_TEST
+
+/* The command: the table per program and in all, "why" in --json whose
+ * causes add up; refused natively. */
+START_TEST(run_why_cli)
+{
+	char *out = NULL, *err = NULL;
+	int rc = test_schedlabf(&out, &err, "run -p global -t numa4 -w rpc-server --procs 16 --why");
+	ck_assert_msg(rc == 0, "%s", err);
+	ck_assert_msg(strstr(out, "why (") && strstr(out, "sched_lock") && strstr(out, "  all: "),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "  server: ") || strstr(out, "  handler: "), "no program: %s", out);
+	free(out);
+	free(err);
+	rc = test_schedlabf(&out, &err, "run -p steal -t numa4 -w rpc-server --procs 16 --why "
+				       "--json -");
+	ck_assert_msg(rc == 0, "%s", err);
+	cJSON *j = cJSON_Parse(out);
+	ck_assert(j);
+	cJSON *all = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "why"), "all");
+	ck_assert(all);
+	double lat = cJSON_GetObjectItem(all, "latency_ns")->valuedouble, sum = 0, share = 0;
+	cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(all, "causes")) {
+		sum += cJSON_GetObjectItem(c, "ns")->valuedouble;
+		share += cJSON_GetObjectItem(c, "share")->valuedouble;
+	}
+	ck_assert_msg(sum == lat, "causes %.0f ns, latency %.0f ns", sum, lat);
+	ck_assert_msg(share > 0.999999 && share < 1.000001, "shares add up to %f", share);
+	cJSON_Delete(j);
+	free(out);
+	free(err);
+	rc = test_schedlabf(&out, &err, "run -p steal -t host -w pingpong --native --why");
+	ck_assert_int_eq(rc, 2);
+	ck_assert_msg(strstr(err, "--why"), "%s", err);
+	free(out);
+	free(err);
+}
+END_TEST
+
+Suite *make_why_suite(void)
+{
+	Suite *s = suite_create("why");
+	TCase *tc = tcase_create("why");
+	tcase_set_timeout(tc, 600);
+	tcase_set_tags(tc, TEST_SIM_ONLY);
+	int n = (int)(sizeof(sum_cases) / sizeof(sum_cases[0]));
+	tcase_add_loop_test(tc, parts_add_up_to_the_latency, 0, n);
+	tcase_add_test(tc, os_waits_are_causes);
+	tcase_add_test(tc, global_waits_on_sched_lock);
+	tcase_add_loop_test(tc, why_changes_nothing_else, 0, test_under_valgrind() ? 2 : n);
+	tcase_add_test(tc, run_why_cli);
+	suite_add_tcase(s, tc);
+	return s;
+}
