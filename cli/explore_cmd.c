@@ -27,8 +27,8 @@ void cli_help_explore(FILE *f)
 		"                        [--set KEY=VALUE ...] [--schedules N] [--strategy random|pct]\n"
 		"                        [--depth D] [-j N] [--keep-going] [--max-starve DUR]\n"
 		"                        [--delay DUR] [--delay-rate N] [--bug NAME]\n"
-		"                        [--replay SEED:FROM:LIMIT:K [--trace FILE [--trace-format F]]]\n"
-		"                        [--quiet]\n"
+		"                        [--replay SEED:FROM:LIMIT:K [--trace FILE\n"
+		"                         [--trace-format go1.22|go1.19|chrome]]] [--quiet]\n"
 		"                        [--max-total-time T] [--max-sim-time T] [--max-wall-time T]\n"
 		"                        [--max-memory SIZE]\n"
 		"\n"
@@ -184,7 +184,7 @@ const struct cli_opt cli_explore_opts[] = {
 	CLI_STRING(NULL, "--trace", "FILE", struct explore_own, trace,
 		   "with --replay, or when a failure is found: write the failing\n"
 		   "schedule's execution trace (Go's format; Chrome's for *.json)"),
-	CLI_CALL(NULL, "--trace-format", "F", own_trace_format,
+	CLI_CALL(NULL, "--trace-format", "go1.22|go1.19|chrome", own_trace_format,
 		 "--trace's format, as run's: go1.22 (default), go1.19,\n"
 		 "chrome"),
 	CLI_FLAG(NULL, "--quiet", struct explore_own, quiet, "no progress line"),

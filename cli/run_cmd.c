@@ -27,7 +27,8 @@ void cli_help_run(FILE *f)
 		"                    [--set KEY=VALUE ...] [--json FILE|-] [--cdf FILE|-] [--native]\n"
 		"                    [--schedtrace DUR [--scheddetail]]\n"
 		"                    [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
-		"                    [--trace FILE [--trace-format F] [--trace-limit N]]\n"
+		"                    [--trace FILE [--trace-format go1.22|go1.19|chrome]\n"
+		"                     [--trace-limit N]]\n"
 		"\n"
 		"Runs a workload under a scheduling policy on a simulated machine (or, with\n"
 		"--native, on this one) and prints what it measured.\n"
@@ -412,10 +413,11 @@ const struct cli_opt cli_run_opts[] = {
 		   "open it with `go tool trace FILE` (docs/tracing.md), or,\n"
 		   "for a FILE ending in .json, in Chrome's (ui.perfetto.dev);\n"
 		   "it never changes a simulated run's report"),
-	CLI_CALL(NULL, "--trace-format", "F", own_trace_format,
-		 "--trace's format: go1.22 (default: Go's format since Go\n"
-		 "1.22, read by today's go tool trace and Go's trace API),\n"
-		 "go1.19 (for Go 1.21's tools and older), chrome"),
+	CLI_CALL(NULL, "--trace-format", "go1.22|go1.19|chrome", own_trace_format,
+		 "--trace's format: go1.22 (Go's format since Go 1.22,\n"
+		 "read by today's go tool trace and Go's trace API; the\n"
+		 "default), go1.19 (for Go 1.21's tools and older), chrome\n"
+		 "(Chrome's JSON trace events; the default for FILE.json)"),
 	CLI_STRING(NULL, "--trace-limit", "N", struct run_own, trace_limit,
 		   "keep at most N trace events (default 4000000, about 56\n"
 		   "bytes each, twice while merging); past it the run is\n"
