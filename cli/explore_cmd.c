@@ -27,7 +27,8 @@ void cli_help_explore(FILE *f)
 		"                        [--set KEY=VALUE ...] [--schedules N] [--strategy random|pct]\n"
 		"                        [--depth D] [-j N] [--keep-going] [--max-starve DUR]\n"
 		"                        [--delay DUR] [--delay-rate N] [--bug NAME]\n"
-		"                        [--replay SEED:FROM:LIMIT:K [--trace FILE]] [--quiet]\n"
+		"                        [--replay SEED:FROM:LIMIT:K [--trace FILE\n"
+		"                         [--trace-format go1.22|go1.19|chrome]]] [--quiet]\n"
 		"                        [--max-total-time T] [--max-sim-time T] [--max-wall-time T]\n"
 		"                        [--max-memory SIZE]\n"
 		"\n"
@@ -65,6 +66,8 @@ struct explore_own {
 	bool keep_going, quiet, replay_given;
 	uint64_t replay_seed, replay_from, replay_limit, replay_k;
 	const char *trace;
+	const char *trace_format;      /* --trace-format F, as given */
+	enum cli_trace_format tformat;
 };
 
 static int own_strategy(void *ctx, const char *cmd, const char *a, const char *v)
@@ -96,6 +99,13 @@ static int own_bug(void *ctx, const char *cmd, const char *a, const char *v)
 #endif
 	o->bug = (enum rt_bug)b;
 	return 0;
+}
+
+static int own_trace_format(void *ctx, const char *cmd, const char *a, const char *v)
+{
+	struct explore_own *o = ctx;
+	o->trace_format = v;
+	return cli_parse_trace_format(cmd, v, &o->tformat);
 }
 
 static int own_replay(void *ctx, const char *cmd, const char *a, const char *v)
@@ -174,6 +184,9 @@ const struct cli_opt cli_explore_opts[] = {
 	CLI_STRING(NULL, "--trace", "FILE", struct explore_own, trace,
 		   "with --replay, or when a failure is found: write the failing\n"
 		   "schedule's execution trace (Go's format; Chrome's for *.json)"),
+	CLI_CALL(NULL, "--trace-format", "go1.22|go1.19|chrome", own_trace_format,
+		 "--trace's format, as run's: go1.22 (default), go1.19,\n"
+		 "chrome"),
 	CLI_SHARED(CLI_SH_PROGRESS, NULL),
 	CLI_FLAG(NULL, "--quiet", struct explore_own, quiet, "no progress line (--progress never)"),
 	CLI_CALL(NULL, "--max-total-time", "T", own_total_time,
@@ -222,15 +235,16 @@ static double now_s(void)
 }
 
 /* The words of the replay command: argv's options, but --schedules, -j,
- * --replay, --trace, --max-total-time, --keep-going and --quiet. */
+ * --replay, --trace, --trace-format, --max-total-time, --keep-going and
+ * --quiet. */
 static void replay_words(struct explore_ctx *c, int argc, char **argv)
 {
 	c->words = xcalloc((size_t)argc + 1, sizeof(*c->words));
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--schedules") == 0 || strcmp(a, "-j") == 0 || strcmp(a, "--replay") == 0 ||
-		    strcmp(a, "--trace") == 0 || strcmp(a, "--max-total-time") == 0 ||
-		    strcmp(a, "--progress") == 0) {
+		    strcmp(a, "--trace") == 0 || strcmp(a, "--trace-format") == 0 ||
+		    strcmp(a, "--max-total-time") == 0 || strcmp(a, "--progress") == 0) {
 			i++;
 			continue;
 		}
@@ -269,7 +283,7 @@ static void on_progress(void *ctx, uint64_t done, uint64_t violations)
 static int write_trace(void *ctx, const struct run *run, struct rt *rt)
 {
 	const struct explore_ctx *c = ctx;
-	return cli_write_exec_trace("explore", c->own->trace, run->api, rt);
+	return cli_write_exec_trace("explore", c->own->trace, c->own->tformat, run->api, rt);
 }
 
 /* Runs s here, in this process, with --trace's file if given. */
@@ -415,8 +429,11 @@ int cmd_explore(int argc, char **argv)
 	if (!o.policy)
 		return cli_usage_error("explore", "missing -p POLICY");
 	if (own.trace && strcmp(own.trace, "-") == 0)
-		return cli_usage_error("explore", "--trace -: name a file (its name chooses the format: "
-				       "FILE.json Chrome's JSON trace events, any other Go's)");
+		return cli_usage_error("explore", "--trace -: name a file (Go's format by default; "
+				       "Chrome's JSON trace events for FILE.json or --trace-format chrome)");
+	if (own.trace_format && !own.trace)
+		return cli_usage_error("explore", "--trace-format %s: there is no --trace FILE to write",
+				       own.trace_format);
 	if (own.trace && own.keep_going && !own.replay_given)
 		return cli_usage_error("explore", "--trace with --keep-going: which failure's trace? "
 				       "(--replay the one you want with --trace)");

@@ -122,10 +122,16 @@ bool cli_load_inputs_e(const char *topology, const char *workload, struct topo *
  * RT_MAX_SIM_NS): 0, or a usage error's exit status. */
 int cli_parse_duration(const char *cmd, const char *opt, const char *v, int64_t min_ns,
 		       int64_t *out);
-/* The run's execution trace to path (Go's format, or Chrome's for *.json):
- * 0, or EXIT_BADINPUT with the reason on stderr. */
-int cli_write_exec_trace(const char *cmd, const char *path, const struct rt_api *api,
-			 struct rt *rt);
+/* --trace-format: the writer of --trace FILE.  AUTO: Chrome's JSON for a
+ * FILE ending in .json, else Go 1.22's format (docs/tracing.md says why
+ * that is the default). */
+enum cli_trace_format { CLI_TRACE_AUTO, CLI_TRACE_GO122, CLI_TRACE_GO119, CLI_TRACE_CHROME };
+/* --trace-format's value: 0, or a usage error's exit status. */
+int cli_parse_trace_format(const char *cmd, const char *v, enum cli_trace_format *out);
+/* The run's execution trace to path in format fmt: 0, or EXIT_BADINPUT
+ * with the reason on stderr. */
+int cli_write_exec_trace(const char *cmd, const char *path, enum cli_trace_format fmt,
+			 const struct rt_api *api, struct rt *rt);
 
 /* o, printed, to path ("-": stdout); returns 0, or EXIT_BADINPUT with a
  * message naming cmd and --json path. */

@@ -27,7 +27,8 @@ void cli_help_run(FILE *f)
 		"                    [--set KEY=VALUE ...] [--json FILE|-] [--cdf FILE|-] [--native]\n"
 		"                    [--schedtrace DUR [--scheddetail]]\n"
 		"                    [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
-		"                    [--trace FILE [--trace-limit N]] [--why]\n"
+		"                    [--trace FILE [--trace-format go1.22|go1.19|chrome]\n"
+		"                     [--trace-limit N]] [--why]\n"
 		"\n"
 		"Runs a workload under a scheduling policy on a simulated machine (or, with\n"
 		"--native, on this one) and prints what it measured.\n"
@@ -308,13 +309,16 @@ void cli_help_workload(FILE *f)
 }
 
 /* run's own options beside the shared ones: --native, --json, --cdf,
- * --trace, --trace-limit, --schedtrace and --scheddetail; expand's, -o. */
+ * --trace, --trace-format, --trace-limit, --schedtrace and --scheddetail;
+ * expand's, -o. */
 struct run_own {
 	const char *expand;            /* -o (workload expand), or NULL for run */
 	bool native;
 	const char *json;
 	const char *trace;             /* --trace FILE */
 	const char *trace_limit;       /* --trace-limit N */
+	const char *trace_format;      /* --trace-format F, as given */
+	enum cli_trace_format tformat;
 	const char *cdf;               /* --cdf */
 	int64_t schedtrace_ns;
 	bool scheddetail;
@@ -359,6 +363,30 @@ static int own_schedtrace(void *ctx, const char *cmd, const char *a, const char 
 	return parse_schedtrace(cmd, v, &r->schedtrace_ns);
 }
 
+int cli_parse_trace_format(const char *cmd, const char *v, enum cli_trace_format *out)
+{
+	static const struct { const char *name; enum cli_trace_format f; } names[] = {
+		{ "go1.22", CLI_TRACE_GO122 }, { "go1.19", CLI_TRACE_GO119 },
+		{ "chrome", CLI_TRACE_CHROME },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(v, names[i].name) == 0) {
+			*out = names[i].f;
+			return 0;
+		}
+	}
+	return cli_usage_error(cmd, "--trace-format %s: expected go1.22 (Go's format since Go "
+			       "1.22, the default), go1.19 (Go 1.19's) or chrome (Chrome's JSON "
+			       "trace events)", v);
+}
+
+static int own_trace_format(void *ctx, const char *cmd, const char *a, const char *v)
+{
+	struct run_own *r = ctx;
+	r->trace_format = v;
+	return cli_parse_trace_format(cmd, v, &r->tformat);
+}
+
 const struct cli_opt cli_run_opts[] = {
 	CLI_SHARED(CLI_SH_POLICY, NULL),
 	CLI_SHARED(CLI_SH_TOPOLOGY, "bundled name, \"host\", or a path to hwloc XML or schedlab\n"
@@ -382,9 +410,15 @@ const struct cli_opt cli_run_opts[] = {
 		 "report's \"host\" says how much CPU the OS gave them, and\n"
 		 "a warning on stderr when the host kept them waiting"),
 	CLI_STRING(NULL, "--trace", "FILE", struct run_own, trace,
-		   "write the run's execution trace to FILE in Go 1.19's\n"
-		   "format: open it with `go tool trace FILE` (docs/tracing.md);\n"
+		   "write the run's execution trace to FILE in Go's format:\n"
+		   "open it with `go tool trace FILE` (docs/tracing.md), or,\n"
+		   "for a FILE ending in .json, in Chrome's (ui.perfetto.dev);\n"
 		   "it never changes a simulated run's report"),
+	CLI_CALL(NULL, "--trace-format", "go1.22|go1.19|chrome", own_trace_format,
+		 "--trace's format: go1.22 (Go's format since Go 1.22,\n"
+		 "read by today's go tool trace and Go's trace API; the\n"
+		 "default), go1.19 (for Go 1.21's tools and older), chrome\n"
+		 "(Chrome's JSON trace events; the default for FILE.json)"),
 	CLI_STRING(NULL, "--trace-limit", "N", struct run_own, trace_limit,
 		   "keep at most N trace events (default 4000000, about 56\n"
 		   "bytes each, twice while merging); past it the run is\n"
@@ -425,28 +459,37 @@ const struct cli_opt cli_expand_opts[] = {
 	CLI_END,
 };
 
-/* --trace FILE: Go's format, or Chrome's JSON for a name ending in .json.
- * The one place that picks the writer. */
-static bool (*trace_writer(const char *path))(FILE *, const struct rt_trace *, struct err *)
+/* --trace FILE's writer: --trace-format's, or by default Chrome's JSON for
+ * a name ending in .json and Go 1.22's format for any other.  The one
+ * place that picks the writer. */
+static bool (*trace_writer(const char *path, enum cli_trace_format fmt))(FILE *,
+									 const struct rt_trace *,
+									 struct err *)
 {
 	size_t n = strlen(path);
-	if (n >= 5 && strcmp(path + n - 5, ".json") == 0)
-		return trace_write_chrome;
-	return trace_write_go;
+	if (fmt == CLI_TRACE_AUTO)
+		fmt = n >= 5 && strcmp(path + n - 5, ".json") == 0 ? CLI_TRACE_CHROME : CLI_TRACE_GO122;
+	switch (fmt) {
+	case CLI_TRACE_CHROME: return trace_write_chrome;
+	case CLI_TRACE_GO119: return trace_write_go;
+	case CLI_TRACE_AUTO:
+	case CLI_TRACE_GO122: break;
+	}
+	return trace_write_go122;
 }
 
 static int trace_check_name(const char *cmd, const char *path)
 {
 	if (strcmp(path, "-") == 0)
-		return cli_usage_error(cmd, "--trace -: name a file (its name chooses the format: "
-				       "FILE.json Chrome's JSON trace events, any other Go's)");
+		return cli_usage_error(cmd, "--trace -: name a file (Go's format by default; Chrome's "
+				       "JSON trace events for FILE.json or --trace-format chrome)");
 	return 0;
 }
 
 /* Writes the run's trace to path (claimed); 0, or EXIT_BADINPUT with the
  * reason on stderr (the trace passed its limit, or a write failed). */
-int cli_write_exec_trace(const char *cmd, const char *path, const struct rt_api *api,
-			 struct rt *rt)
+int cli_write_exec_trace(const char *cmd, const char *path, enum cli_trace_format fmt,
+			 const struct rt_api *api, struct rt *rt)
 {
 	struct rt_trace t;
 	struct err e = { "" };
@@ -463,7 +506,7 @@ int cli_write_exec_trace(const char *cmd, const char *path, const struct rt_api 
 		rc = EXIT_BADINPUT;
 		goto out;
 	}
-	if (!trace_writer(path)(o.f, &t, &e)) {
+	if (!trace_writer(path, fmt)(o.f, &t, &e)) {
 		output_abort(&o);
 		fprintf(stderr, "schedlab %s: --trace %s: %s\n", cmd, shown, e.msg);
 		rc = EXIT_BADINPUT;
@@ -506,6 +549,9 @@ static int run_check(const char *cmd, const struct cli_opts *o, const struct run
 			return cli_usage_error(cmd, "--trace-limit %s: not a positive number of events",
 					       own->trace_limit);
 	}
+	if (own->trace_format && !own->trace)
+		return cli_usage_error(cmd, "--trace-format %s: there is no --trace FILE to write",
+				       own->trace_format);
 	if (own->trace) {
 		int rc = trace_check_name(cmd, own->trace);
 		if (rc)
@@ -542,7 +588,7 @@ static int run_report(const char *cmd, const struct run_own *own, struct run *ru
 		run_report_text(run);
 	run_host_warn(stderr, &run->r.host);
 	if (own->trace) {
-		int trc = cli_write_exec_trace(cmd, own->trace, run->api, rt);
+		int trc = cli_write_exec_trace(cmd, own->trace, own->tformat, run->api, rt);
 		if (rc == 0)
 			rc = trc;
 	}

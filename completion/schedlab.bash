@@ -229,7 +229,7 @@ _schedlab()
 		[[ $prev == -* ]] && value=$(_schedlab_option_value "$cmd" "$prev")
 		if [[ $value == *FILE* || $value == *DIR* || $value == *STORE* ]]; then
 			_schedlab_files "$cur"
-		elif [[ $value =~ ^[a-z]+(\|[a-z]+)+$ ]]; then
+		elif [[ $value =~ ^[a-z0-9.]+(\|[a-z0-9.]+)+$ ]]; then
 			# a choice, html|md
 			_schedlab_add "$cur" "${value//|/$'\n'}"
 		elif [[ -n $value ]]; then

@@ -773,6 +773,10 @@ START_TEST(completion_offers_commands_and_every_option)
 	got = complete("report --format \"\"");
 	assert_offers(&got, (const char *[]){ "html", "md" }, 2, true, "report --format ");
 	words_free(&got);
+	got = complete("run --trace-format \"\"");
+	assert_offers(&got, (const char *[]){ "go1.22", "go1.19", "chrome" }, 3, true,
+		      "run --trace-format ");
+	words_free(&got);
 	got = complete("compare --seeds \"\"");
 	ck_assert_msg(got.n == 0, "compare --seeds: %d offered", got.n);
 	words_free(&got);

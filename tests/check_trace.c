@@ -1,10 +1,12 @@
-/* Execution traces (suite "trace"): `run --trace FILE' writes Go 1.19's
- * format, which Go 1.19's `go tool trace' (Debian's golang-go, a test dependency in
- * scripts/install-deps.sh) parses without error for every catalog
- * workload, simulated and native, with as many goroutines, starts and
- * blocks as the run's report counts; its scheduler-latency profile names
- * the workload's programs; tracing changes nothing in a simulated run;
- * and a trace past its limit ends with a message, not an OOM.
+/* Execution traces (suite "trace"): `run --trace FILE --trace-format
+ * go1.19' writes Go 1.19's format, which Go 1.19's `go tool trace'
+ * (Debian's golang-go, a test dependency in scripts/install-deps.sh)
+ * parses without error for every catalog workload, simulated and native,
+ * with as many goroutines, starts and blocks as the run's report counts;
+ * its scheduler-latency profile names the workload's programs; tracing
+ * changes nothing in a simulated run, in either Go format; and a trace
+ * past its limit ends with a message, not an OOM.  Go 1.22's format, the
+ * default, is check_trace122.c's.
  *
  * Without Go 1.19 the cases that need it say so on stderr and pass: CI
  * installs it. */
@@ -167,7 +169,8 @@ static void catalog_trace(int i, int mode)
 	char *out = NULL, *err = NULL;
 	bool heavy = mode == 1 && native_heavy(name);
 	int rc = test_runf(&out, &err,
-		     "timeout 300 '%s' run -p %s -w %s %s --trace %s/t.out --json %s/r.json %s",
+		     "timeout 300 '%s' run -p %s -w %s %s --trace %s/t.out --trace-format go1.19 "
+		     "--json %s/r.json %s",
 		     test_schedlab_bin(), pol, name,
 		     mode == 0 ? "-t numa4 --procs 4 --max-sim-time 2ms" : "--native --procs 2",
 		     tmpdir, tmpdir, heavy ? "--trace-limit 200000" : "");
@@ -266,7 +269,8 @@ START_TEST(mechanisms_as_user_logs)
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		char *out = NULL, *err = NULL;
 		int rc = test_runf(&out, &err, "'%s' run -p %s -w %s -t numa4 --procs 8 --max-sim-time 2ms "
-				    "--trace %s/t.out >/dev/null; '%s' tool trace -d %s/t.out > %s/d.txt",
+				    "--trace %s/t.out --trace-format go1.19 >/dev/null; '%s' tool trace -d "
+				    "%s/t.out > %s/d.txt",
 			     test_schedlab_bin(), cases[k].pol, cases[k].wl, tmpdir, go119(), tmpdir,
 			     tmpdir);
 		ck_assert_msg(rc == 0 || rc == 4, "%s: %s", cases[k].pol, err);
@@ -288,7 +292,8 @@ START_TEST(pprof_sched_names_programs)
 	if (!have_go())
 		return;
 	char *out = NULL, *err = NULL;
-	int rc = test_runf(&out, &err, "'%s' run -p steal -w pipeline -t numa4 --procs 4 --trace %s/t.out "
+	int rc = test_runf(&out, &err, "'%s' run -p steal -w pipeline -t numa4 --procs 4 --trace-format go1.19 "
+			    "--trace %s/t.out "
 			    ">/dev/null && '%s' tool trace -pprof=sched %s/t.out > %s/s.pprof && "
 			    "test -s %s/s.pprof && gzip -dc %s/s.pprof | grep -a -c producer",
 		     test_schedlab_bin(), tmpdir, go119(), tmpdir, tmpdir, tmpdir, tmpdir);
@@ -298,42 +303,21 @@ START_TEST(pprof_sched_names_programs)
 }
 END_TEST
 
-/* Today's Go (1.26, the machine's own; scripts/find-go), or NULL with a
- * line saying why the cases that need it pass without it. */
-static const char *go126(void)
-{
-	static char path[512];
-	static int have = -1;
-	if (have < 0) {
-		const char *root = getenv("SCHEDLAB_SOURCE_ROOT");
-		char *out = NULL, *err = NULL;
-		have = test_runf(&out, &err, "'%s/scripts/find-go' 1.26", root && *root ? root : ".") == 0;
-		if (have) {
-			snprintf(path, sizeof(path), "%s", out);
-			path[strcspn(path, "\n")] = '\0';
-		} else {
-			fprintf(stderr, "trace tests: SKIPPED, no Go 1.26: %s", err);
-		}
-		free(out);
-		free(err);
-	}
-	return have ? path : NULL;
-}
-
 /* Go 1.26's `go tool trace` reads the trace of every catalog workload
  * (converting Go 1.19's format: every event, strings and the stack table
  * included, must be inside a batch), and its scheduler-latency profile
  * names the programs as Go 1.19's does. */
 START_TEST(today_go_reads_every_trace)
 {
-	const char *go = go126();
+	const char *go = test_go126();
 	if (!go)
 		return;
 	const char *name = workload_name(_i);
 	const char *pol = sim__rt_api.pol_at(_i % sim__rt_api.pol_count())->name;
 	char *out = NULL, *err = NULL;
 	int rc = test_runf(&out, &err, "'%s' run -p %s -w %s -t numa4 --procs 4 --max-sim-time 20ms "
-			   "--trace %s/t.out >/dev/null; test $? -le 4 && '%s' tool trace -d=parsed "
+			   "--trace %s/t.out --trace-format go1.19 >/dev/null; test $? -le 4 && "
+			   "'%s' tool trace -d=parsed "
 			   "%s/t.out >/dev/null", test_schedlab_bin(), pol, name, tmpdir, go, tmpdir);
 	ck_assert_msg(rc == 0, "%s under %s: Go 1.26's go tool trace refused the trace: %s", name,
 		      pol, err);
@@ -388,6 +372,14 @@ START_TEST(tracing_changes_nothing)
 			ck_assert_uint_eq(st.goroutines, r[on].goroutines);
 			ck_assert_uint_eq(st.starts, r[on].runs);
 			ck_assert_uint_eq(st.blocks, r[on].blocks);
+			/* and Go 1.22's format, the default */
+			f = fopen("/dev/null", "w");
+			ck_assert(trace_write_go122_opts(f, &tr, NULL, &st, &e));
+			fclose(f);
+			ck_assert_uint_eq(st.repaired + st.dropped + st.reattributed, 0);
+			ck_assert_uint_eq(st.goroutines, r[on].goroutines);
+			ck_assert_uint_eq(st.starts, r[on].runs);
+			ck_assert_uint_eq(st.blocks, r[on].blocks);
 			ck_assert_str_eq(tr.mode, "sim");
 			ck_assert_int_eq(tr.procs, 16);
 		}
@@ -404,8 +396,11 @@ START_TEST(tracing_changes_nothing)
 	char *out = NULL, *err = NULL;
 	int rc = test_runf(&out, &err,
 		     "cd %s && S='%s' && A='run -p numa -w %s -t numa4 --procs 16 --max-sim-time 10ms' && "
-		     "{ $S $A --json a.json > a.txt; $S $A --json b.json --trace b.out > b.txt; true; } && "
-		     "cmp a.json b.json && cmp a.txt b.txt && test -s b.out",
+		     "{ $S $A --json a.json > a.txt; $S $A --json b.json --trace b.out > b.txt; "
+		     "$S $A --json c.json --trace c.out --trace-format go1.19 > c.txt; true; } && "
+		     "cmp a.json b.json && cmp a.txt b.txt && cmp a.json c.json && cmp a.txt c.txt && "
+		     "test -s b.out && test -s c.out && head -c 13 b.out | grep -q 'go 1.22 trace' && "
+		     "head -c 13 c.out | grep -q 'go 1.19 trace'",
 		     tmpdir, test_schedlab_bin(), wname);
 	ck_assert_msg(rc == 0, "%s: reports differ with --trace: %s %s", wname, out, err);
 	free(out);
@@ -463,7 +458,7 @@ START_TEST(global_takes_as_in_report)
 		return;
 	char *out = NULL, *err = NULL;
 	int rc = test_runf(&out, &err, "'%s' run -p steal -w rpc-server -t numa4 --procs 16 "
-			    "--max-sim-time 5ms --trace %s/t.out --json %s/r.json; "
+			    "--max-sim-time 5ms --trace %s/t.out --trace-format go1.19 --json %s/r.json; "
 			    "'%s' tool trace -d %s/t.out > %s/d.txt", test_schedlab_bin(), tmpdir, tmpdir,
 		     go119(), tmpdir, tmpdir);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);

@@ -369,6 +369,26 @@ int test_schedlab(const char *args, char **out, char **err)
 	return rc;
 }
 
+const char *test_go126(void)
+{
+	static char path[512];
+	static int have = -1;
+	if (have < 0) {
+		const char *root = getenv("SCHEDLAB_SOURCE_ROOT");
+		char *out = NULL, *err = NULL;
+		have = test_runf(&out, &err, "'%s/scripts/find-go' 1.26", root && *root ? root : ".") == 0;
+		if (have) {
+			snprintf(path, sizeof(path), "%s", out);
+			path[strcspn(path, "\n")] = '\0';
+		} else {
+			fprintf(stderr, "trace tests: SKIPPED, no Go 1.26: %s", err);
+		}
+		free(out);
+		free(err);
+	}
+	return have ? path : NULL;
+}
+
 /* Every suite of the program.  Several files may add to one suite name
  * (they test one folder): each meson test runs one name, so the slow
  * suites run side by side, each under its own timeout (tests/meson.build). */
@@ -380,6 +400,7 @@ static Suite *(*const suite_makers[])(void) = {
 	make_trace_chrome_suite, make_schedtrace_suite, make_host_suite,
 	make_calibrate_suite, make_regress_suite, make_exp_suite, make_report_suite,
 	make_conventions_suite, make_explore_suite, make_import122_suite, make_import_suite,
+	make_trace122_suite,
 	make_os_suite, make_why_suite,
 };
 

@@ -28,6 +28,7 @@ Suite *make_knobs_suite(void);
 Suite *make_inputs_suite(void);
 Suite *make_trace_suite(void);
 Suite *make_trace_chrome_suite(void);
+Suite *make_trace122_suite(void);
 Suite *make_schedtrace_suite(void);
 Suite *make_host_suite(void);
 Suite *make_calibrate_suite(void);
@@ -67,6 +68,9 @@ int test_schedlab(const char *args, char **out, char **err);
 /* The whole file at path, NUL-terminated (the caller frees it); fails the
  * test if it cannot be opened. */
 char *test_read_file(const char *path);
+/* Today's Go (1.26, the machine's own: scripts/find-go 1.26), or NULL
+ * after one line on stderr saying the cases that need it pass without. */
+const char *test_go126(void);
 /* The inputs a fuzz target once failed on, fuzz/regressions/TARGET/
  * (SCHEDLAB_FUZZ_REGRESSIONS), as paths in name order, NULL-ended (the
  * caller frees each and the array); fails the test if there are none. */

@@ -37,6 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/bytes.h"
+
 enum {
 	EV_BATCH = 1,
 	EV_FREQUENCY = 2,
@@ -67,47 +69,6 @@ enum {
 	EV_USER_REGION = 47,
 	EV_USER_LOG = 48,
 };
-
-/* ---- Byte buffers ---- */
-
-struct bytes {
-	uint8_t *p;
-	size_t n, cap;
-};
-
-static void by_reserve(struct bytes *b, size_t more)
-{
-	if (b->n + more <= b->cap)
-		return;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap < b->n + more)
-		cap *= 2;
-	b->p = xrealloc(b->p, cap);
-	b->cap = cap;
-}
-
-static void by_byte(struct bytes *b, uint8_t v)
-{
-	by_reserve(b, 1);
-	b->p[b->n++] = v;
-}
-
-static void by_uv(struct bytes *b, uint64_t v)
-{
-	by_reserve(b, 10);
-	while (v >= 0x80) {
-		b->p[b->n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	b->p[b->n++] = (uint8_t)v;
-}
-
-static void by_mem(struct bytes *b, const void *p, size_t n)
-{
-	by_reserve(b, n);
-	memcpy(b->p + b->n, p, n);
-	b->n += n;
-}
 
 /* One event: its type and values (the first the time stamp, if it has
  * one), short or length-prefixed as the reader expects. */
