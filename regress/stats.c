@@ -236,17 +236,27 @@ static void ranksum_tails(const long *r2, int N, int k, long s2, double *upper, 
 	*lower = gsl_cdf_ugaussian_P(((double)s2 + 1 - mean) / sd);
 }
 
-static void ranksum_both(const double *x, int nx, const double *y, int ny, double *up, double *lo)
+/* The doubled midranks of x's values then y's, ranked together
+ * (malloc'd, nx + ny of them). */
+static long *pooled_ranks(const double *x, int nx, const double *y, int ny)
 {
-	*up = *lo = 1;
-	if (nx == 0 || ny == 0)
-		return;
 	int N = nx + ny;
 	double *all = xmalloc(sizeof(*all) * (size_t)N);
 	memcpy(all, x, sizeof(*x) * (size_t)nx);
 	memcpy(all + nx, y, sizeof(*y) * (size_t)ny);
 	long *r2 = xmalloc(sizeof(*r2) * (size_t)N);
 	doubled_ranks(all, N, r2);
+	free(all);
+	return r2;
+}
+
+static void ranksum_both(const double *x, int nx, const double *y, int ny, double *up, double *lo)
+{
+	*up = *lo = 1;
+	if (nx == 0 || ny == 0)
+		return;
+	int N = nx + ny;
+	long *r2 = pooled_ranks(x, nx, y, ny);
 	long sx = 0, total = 0;
 	for (int i = 0; i < N; i++) {
 		total += r2[i];
@@ -259,7 +269,6 @@ static void ranksum_both(const double *x, int nx, const double *y, int ny, doubl
 		ranksum_tails(r2, N, nx, sx, up, lo);
 	else
 		ranksum_tails(r2, N, ny, total - sx, lo, up);
-	free(all);
 	free(r2);
 }
 
@@ -288,11 +297,7 @@ double rs_utest_two(const double *old, int no, const double *new, int nn)
 	if (no == 0 || nn == 0)
 		return 1;
 	int N = no + nn;
-	double *all = xmalloc(sizeof(*all) * (size_t)N);
-	memcpy(all, old, sizeof(*old) * (size_t)no);
-	memcpy(all + no, new, sizeof(*new) * (size_t)nn);
-	long *r2 = xmalloc(sizeof(*r2) * (size_t)N);
-	doubled_ranks(all, N, r2);
+	long *r2 = pooled_ranks(old, no, new, nn);
 	/* doubled U of the old side; the new side's is the rest of 2 no nn */
 	long s2 = 0;
 	for (int i = 0; i < no; i++)
@@ -341,7 +346,6 @@ double rs_utest_two(const double *old, int no, const double *new, int nn)
 		double z = num / sd;
 		p = sd == 0 ? 1 : 2 * fmin(gsl_cdf_ugaussian_P(z), gsl_cdf_ugaussian_Q(z));
 	}
-	free(all);
 	free(r2);
 	return p;
 }
