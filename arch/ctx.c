@@ -86,6 +86,14 @@ void ctx_init_thread(struct ctx *c)
 
 void ctx_destroy(struct ctx *c)
 {
+#ifdef CTX_ASAN
+	/* A context that ended or was abandoned deep in calls leaves its frames'
+	 * redzones poisoned in the shadow, and munmap does not clear them: the
+	 * next mapping at that address (a trace chunk, say) would be reported as
+	 * a stack underflow on its first write. */
+	if (c->fn && c->stack_lo)
+		__asan_unpoison_memory_region(c->stack_lo, c->stack_size);
+#endif
 #ifdef CTX_TSAN
 	if (c->fn && c->tsan_fiber)
 		__tsan_destroy_fiber(c->tsan_fiber);

@@ -3,8 +3,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include "arch/ctx.h"
 #include "sim/engine.h"
 #include "tests/tests.h"
 
@@ -271,6 +273,45 @@ START_TEST(engine_frees_actors_left_blocked)
 }
 END_TEST
 
+#ifdef CTX_ASAN
+#include <sanitizer/asan_interface.h>
+
+static __attribute__((noinline)) void deep_then_block(struct sim_actor *self, int depth)
+{
+	volatile char pad[256];
+	pad[0] = (char)depth;
+	if (depth > 0)
+		deep_then_block(self, depth - 1);
+	else
+		sim_block(self);
+	(void)pad[0];
+}
+
+static void blocks_deep(struct sim_actor *self, void *arg)
+{
+	(void)arg;
+	deep_then_block(self, 16);
+}
+
+/* An actor abandoned deep in calls leaves its frames' redzones poisoned;
+ * once its stack is unmapped, the next mapping of that size usually lands
+ * at the same address (a trace chunk did, in CI), and must be clean. */
+START_TEST(unmapped_stacks_leave_no_poison_behind)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t map = SIM_STACK_DEFAULT + page;
+	struct sim_engine *eng = sim_engine_new();
+	sim_spawn(eng, "deep", blocks_deep, NULL, 0);
+	sim_run(eng);
+	sim_engine_free(eng);
+	void *mem = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(mem, MAP_FAILED);
+	ck_assert_ptr_null(__asan_region_is_poisoned(mem, map));
+	munmap(mem, map);
+}
+END_TEST
+#endif
+
 /* ---- Superseded time-outs ---------------------------------------------------
  * Sleepers block with a far time-out and are woken long before it, again
  * and again: every time-out is superseded.  They must leave the queue (a
@@ -512,6 +553,9 @@ Suite *make_engine_suite(void)
 	tcase_add_test(tc, yield_lets_everything_due_now_run_first);
 	tcase_add_test(tc, many_actors_spawn_run_and_end);
 	tcase_add_test(tc, engine_frees_actors_left_blocked);
+#ifdef CTX_ASAN
+	tcase_add_test(tc, unmapped_stacks_leave_no_poison_behind);
+#endif
 	tcase_add_test(tc, superseded_timeouts_leave_the_queue);
 	tcase_add_test(tc, sleep_past_the_end_of_time_saturates);
 	tcase_add_test(tc, pending_live_leaves_out_superseded_timeouts);
