@@ -18,15 +18,20 @@ void cli_help_report(FILE *f)
 		"--json FILE`, `schedlab compare --store FILE` and `schedlab merge -o FILE`\n"
 		"write, a row per run (docs/reports.md) -- with figures drawn by gnuplot\n"
 		"(Debian: gnuplot-nox):\n"
+		"  - at a glance, and as each scenario's headline: the best variant on p99 and\n"
+		"    p50 latency (of requests, else scheduling) and on makespan, its change\n"
+		"    against the runner-up, and whether the seeds show it (Wilcoxon's signed-rank\n"
+		"    test, paired by seed, exact; '~' where p > 0.05);\n"
 		"  - for each scenario (topology, workload, procs), a table of the metrics\n"
 		"    `compare` shows, a column per variant: the mean over the runs that\n"
 		"    completed, ±95%% confidence interval (Student t) from two runs on, and\n"
 		"    how many runs ended in each status (anything but ok is shown, and listed);\n"
 		"  - the latency distributions as CDFs from the runs' whole histograms;\n"
 		"  - the CPU breakdown (on-CPU and off-CPU thread time) as stacked bars;\n"
-		"  - the DRAM lines read by node and home node as a heat map, with its numbers;\n"
+		"  - the DRAM lines read by node and home node as heat maps on one colour\n"
+		"    scale per scenario, with their numbers;\n"
 		"  - scaling curves with 95%% confidence bands where the store varies procs, or a\n"
-		"    knob given with --set, across runs.\n"
+		"    knob given with --set, across runs (latencies on a log axis).\n"
 		"\n");
 	cli_opts_help(f, cli_report_opts, CLI_OPT_HELP_COL - 2);
 	fprintf(f,

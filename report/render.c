@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "report/report.h"
+#include "regress/stats.h"
 #include "util/output.h"
 
 struct doc {
@@ -208,7 +209,39 @@ static void table_end(struct doc *d)
 static void format_stat(char *buf, size_t size, const struct metric *m, const char *rate,
 			const struct rep_acc *a, int nok)
 {
-	metric_format_mean(buf, size, m, rate, a->mean, rep_acc_ci95(a), a->n, nok);
+	double ci = rep_acc_ci95(a);
+	if (m->unit == MU_RATE && a->n && fabs(a->mean) >= 1e4) {
+		/* "318.73k requests/s ±0.44k": SI, as the figures' axes */
+		double sc = fabs(a->mean) >= 1e7 ? 1e6 : 1e3;
+		const char *pre = sc == 1e6 ? "M" : "k";
+		int len = snprintf(buf, size, "%.2f%s %s", a->mean / sc, pre, rate ? rate : "/s");
+		if (a->n >= 2 && len >= 0 && (size_t)len < size)
+			len += snprintf(buf + len, size - (size_t)len, " \xc2\xb1%.2f%s", ci / sc, pre);
+		if (a->n < nok && len >= 0 && (size_t)len < size)
+			snprintf(buf + len, size - (size_t)len, " (n=%d)", a->n);
+		return;
+	}
+	/* a latency quantile is a histogram bucket's bound: seeds whose values
+	 * fell in one bucket agree only to its resolution, not exactly */
+	bool bucketed = m->unit == MU_NS && strstr(m->path, "_ns.p") != NULL;
+	if (bucketed && a->n >= 2 && ci < a->mean / HIST_SUB) {
+		metric_format_mean(buf, size, m, rate, a->mean, 0, 1, 1);
+		size_t len = strlen(buf);
+		len += (size_t)snprintf(buf + len, size - len, " \xc2\xb1<%.1f%%", 100.0 / HIST_SUB);
+		if (a->n < nok && len < size)
+			snprintf(buf + len, size - len, " (n=%d)", a->n);
+		return;
+	}
+	metric_format_mean(buf, size, m, rate, a->mean, ci, a->n, nok);
+}
+
+/* A time in the unit that reads best: "102.76 ms". */
+static void ns_text(char *buf, size_t size, double ns)
+{
+	double scale;
+	int decimals;
+	const char *unit = str_ns_unit(ns, &scale, &decimals);
+	snprintf(buf, size, "%.*f %s", decimals, ns / scale, unit);
 }
 
 /* A figure's number as data: the fewest digits that read back exactly. */
@@ -499,6 +532,229 @@ static void cdf_points(FILE *f, const struct hist *h)
 	}
 }
 
+/* ---- Headlines ---- */
+
+static void scenario_title(char *buf, size_t size, const struct rep_group *g);
+
+/* A scenario's verdict on one headline metric: the best variant against
+ * the runner-up, and Wilcoxon's signed-rank test of their per-seed changes
+ * (paired by seed, two-sided, exact: compare's and regress's test). */
+struct verdict {
+	int mi;                        /* metric_table index */
+	int best, second;              /* series of the scenario; second -1: one variant */
+	double change;                 /* (best - second) / |second| */
+	double p;                      /* NAN below two pairs */
+	int pairs;                     /* seeds with both values */
+	int differing;                 /* of them, those whose values differ */
+};
+
+/* The significance level of a headline (benchstat's, and compare's). */
+#define REP_ALPHA 0.05
+
+static const struct rep_group *series_group(const struct doc *d, const struct series *sr)
+{
+	return d->s->groups[sr->pts[0]->g];
+}
+
+/* Which of rep_head_paths a scenario's headline reads: request latency if
+ * any variant answered requests, else scheduling latency; then makespan. */
+static int scenario_heads(const struct doc *d, const struct series *vs, int nv, int *heads)
+{
+	bool requests = false;
+	int rq = metric_index_by_path("request_latency_ns.p99");
+	for (int v = 0; v < nv; v++)
+		requests = requests || series_group(d, &vs[v])->m[rq].n > 0;
+	int n = 0;
+	heads[n++] = requests ? 0 : 2;
+	heads[n++] = requests ? 1 : 3;
+	heads[n++] = 4;
+	return n;
+}
+
+static double seeded_at(const struct rep_group *g, uint64_t seed, int h)
+{
+	for (int i = 0; i < g->nseeded; i++)
+		if (g->seeded[i].seed == seed)
+			return g->seeded[i].v[h];
+	return NAN;
+}
+
+static struct verdict judge(const struct doc *d, const struct series *vs, int nv, int h)
+{
+	struct verdict w = { metric_index_by_path(rep_head_paths[h]), -1, -1, 0, NAN, 0, 0 };
+	const struct metric *m = &metric_table[w.mi];
+	for (int v = 0; v < nv; v++) {
+		const struct rep_acc *a = &series_group(d, &vs[v])->m[w.mi];
+		if (!a->n)
+			continue;
+		double x = a->mean * m->better;
+		if (w.best < 0 || x > series_group(d, &vs[w.best])->m[w.mi].mean * m->better) {
+			w.second = w.best;
+			w.best = v;
+		} else if (w.second < 0 ||
+			   x > series_group(d, &vs[w.second])->m[w.mi].mean * m->better) {
+			w.second = v;
+		}
+	}
+	if (w.second < 0)
+		return w;
+	const struct rep_group *b = series_group(d, &vs[w.best]);
+	const struct rep_group *r = series_group(d, &vs[w.second]);
+	double bm = b->m[w.mi].mean, rm = r->m[w.mi].mean;
+	w.change = rm != 0 ? (bm - rm) / fabs(rm) : 0;
+	double *dd = xcalloc((size_t)b->nseeded + 1, sizeof(*dd));
+	int n = 0;
+	for (int i = 0; i < b->nseeded; i++) {
+		double x = b->seeded[i].v[h], y = seeded_at(r, b->seeded[i].seed, h);
+		if (isnan(x) || isnan(y))
+			continue;
+		dd[n++] = y != 0 ? (x - y) / fabs(y) : x == 0 ? 0 : copysign(INFINITY, x);
+	}
+	w.pairs = n;
+	if (n >= 2)
+		w.p = rs_signrank_two(dd, n, &w.differing);
+	else
+		w.differing = n == 1 && dd[0] != 0;
+	free(dd);
+	return w;
+}
+
+static bool significant(const struct verdict *w)
+{
+	return !isnan(w->p) && w->p <= REP_ALPHA;
+}
+
+/* "-53.4%": the change as the table shows it. */
+static void change_text(char *buf, size_t size, double change)
+{
+	snprintf(buf, size, "%+.*f%%", fabs(change) < 0.001 ? 2 : 1, 100 * change);
+}
+
+/* A value of metric mi with its unit: "376.8 us". */
+static void value_text(char *buf, size_t size, const struct rep_group *g, int mi)
+{
+	metric_format_mean(buf, size, &metric_table[mi], g->rate_unit, g->m[mi].mean, 0, 1, 1);
+}
+
+/* The scenario's headline: a sentence per headline metric saying which
+ * variant is best, by how much against the runner-up, and whether the
+ * seeds say the difference is real. */
+static void scenario_headline(struct doc *d, const struct series *vs, int nv, int scen)
+{
+	int heads[REP_NHEAD], nh = scenario_heads(d, vs, nv, heads);
+	int need = rs_signrank_min_n(REP_ALPHA / 2);
+	if (d->fmt == REP_HTML)
+		put(d, "<ul class=\"headline\" id=\"scenario-%d-headline\">\n", scen);
+	int said = 0;
+	for (int k = 0; k < nh; k++) {
+		struct verdict w = judge(d, vs, nv, heads[k]);
+		if (w.best < 0)
+			continue;
+		const struct metric *m = &metric_table[w.mi];
+		const struct rep_group *b = series_group(d, &vs[w.best]);
+		char bv[96], rv[96], ch[32];
+		value_text(bv, sizeof(bv), b, w.mi);
+		if (d->fmt == REP_HTML) {
+			put(d, "<li data-metric=\"%s\" data-best=\"", m->path);
+			esc(d, vs[w.best].label);
+			put(d, "\" data-significant=\"%s\">", significant(&w) ? "yes" : "no");
+		} else {
+			put(d, "- ");
+		}
+		said++;
+		if (w.second < 0) {
+			escf(d, "%s: %s only, %s.", m->label, vs[w.best].label, bv);
+			put(d, d->fmt == REP_HTML ? "</li>\n" : "\n");
+			continue;
+		}
+		const struct rep_group *r = series_group(d, &vs[w.second]);
+		value_text(rv, sizeof(rv), r, w.mi);
+		change_text(ch, sizeof(ch), w.change);
+		if (b->m[w.mi].mean == r->m[w.mi].mean) {
+			escf(d, "%s and %s tie on %s: %s.", vs[w.best].label, vs[w.second].label,
+			     m->label, bv);
+			put(d, d->fmt == REP_HTML ? "</li>\n" : "\n");
+			continue;
+		}
+		put(d, d->fmt == REP_HTML ? "<b>" : "**");
+		esc(d, vs[w.best].label);
+		put(d, d->fmt == REP_HTML ? "</b>" : "**");
+		escf(d, " best on %s: %s, %s against %s (%s); ", m->label, bv, ch,
+		     vs[w.second].label, rv);
+		if (w.pairs < 2)
+			escf(d, "not tested: %d seed%s in common.", w.pairs, w.pairs == 1 ? "" : "s");
+		else if (significant(&w))
+			escf(d, "significant (p=%.3g; %d seeds paired).", w.p, w.pairs);
+		else if (w.differing < need)
+			escf(d, "~ not significant (p=%.3g; %d seeds paired, %d differing: at %d or "
+				"more a difference can reach p <= %g).", w.p, w.pairs, w.differing,
+			     need, REP_ALPHA);
+		else
+			escf(d, "~ not significant (p=%.3g; %d seeds paired).", w.p, w.pairs);
+		put(d, d->fmt == REP_HTML ? "</li>\n" : "\n");
+	}
+	if (d->fmt == REP_HTML)
+		put(d, "</ul>\n");
+	else if (said)
+		put(d, "\n");
+}
+
+/* The headlines of every scenario in one table: the best variant on each
+ * headline metric, its change against the runner-up, '~' where the seeds
+ * do not show the difference is real. */
+static void section_glance(struct doc *d, const struct cluster *cl, int ncl)
+{
+	bool several = false;
+	for (int i = 0; i < ncl; i++)
+		several = several || cl[i].nseries > 1;
+	if (!several)
+		return;
+	heading(d, 2, "glance", "At a glance");
+	para(d, "For each scenario, the best variant on its p99 and p50 latency (of requests "
+		"where the workload answers them, else of scheduling) and on makespan, with its "
+		"change against the runner-up, the seeds paired (Wilcoxon's signed-rank test, "
+		"exact): '~' where p > %g, the difference not shown real.", REP_ALPHA);
+	static const char *const head[] = { "scenario", "latency", "p99", "p50", "makespan" };
+	int need = rs_signrank_min_n(REP_ALPHA / 2), fewest = need;
+	table_begin(d, "glance", 5, head);
+	for (int i = 0; i < ncl; i++) {
+		if (cl[i].nseries < 2)
+			continue;
+		const struct rep_group *g = series_group(d, &cl[i].series[0]);
+		char title[512];
+		scenario_title(title, sizeof(title), g);
+		int heads[REP_NHEAD], nh = scenario_heads(d, cl[i].series, cl[i].nseries, heads);
+		row_begin(d);
+		cell(d, NULL, "%s", title);
+		cell(d, "l", "%s", heads[0] == 0 ? "request" : "scheduling");
+		for (int k = 0; k < nh; k++) {
+			struct verdict w = judge(d, cl[i].series, cl[i].nseries, heads[k]);
+			if (w.best < 0 || w.second < 0) {
+				cell(d, NULL, "-");
+				continue;
+			}
+			if (w.pairs >= 1 && w.pairs < fewest)
+				fewest = w.pairs;
+			const struct rep_group *b = series_group(d, &cl[i].series[w.best]);
+			if (b->m[w.mi].mean == series_group(d, &cl[i].series[w.second])->m[w.mi].mean) {
+				cell(d, "l", "tie");
+				continue;
+			}
+			char ch[32];
+			change_text(ch, sizeof(ch), w.change);
+			cell(d, significant(&w) ? "sig" : "l", "%s %s%s", cl[i].series[w.best].label,
+			     ch, significant(&w) ? "" : " ~");
+		}
+		row_end(d);
+	}
+	table_end(d);
+	if (fewest < need)
+		note(d, "A scenario with fewer than %d seeds in common between its variants cannot "
+			"show a difference at p <= %g (the smallest two-sided p of %d pairs is %.3g): "
+			"sweep with --seeds %d or more for a verdict.", need, REP_ALPHA, fewest,
+		     ldexp(1, 1 - fewest), need);
+}
+
 /* ---- Sections ---- */
 
 static void scenario_title(char *buf, size_t size, const struct rep_group *g)
@@ -541,8 +797,10 @@ static void section_summary(struct doc *d, int nscen)
 	}
 	para(d, "Each figure and table is computed from the store alone: a group's value is "
 		"the mean over its runs that completed (status ok) with its 95%% confidence "
-		"interval (Student t) from two runs on; latency distributions are the runs' "
-		"whole histograms added up.");
+		"interval (Student t over the seeds) from two runs on; latency distributions are "
+		"the runs' whole histograms added up. A latency quantile is a histogram bucket's "
+		"bound (within %.1f%% of a recorded value): where the seeds' spread is below that, "
+		"its interval reads \xc2\xb1<%.1f%%.", 100.0 / HIST_SUB, 100.0 / HIST_SUB);
 }
 
 static void section_failed(struct doc *d)
@@ -590,10 +848,12 @@ struct y_axis {
 	char title[128];
 	double scale;
 	const char *format;
+	bool log;          /* latencies: a log axis, so 100 us and 100 ms both read */
 };
 
 static void y_axis_of(struct y_axis *y, const struct metric *m, const char *rate)
 {
+	y->log = false;
 	y->scale = 1;
 	y->format = "%.1s%c";             /* gnuplot's SI prefixes: 160k */
 	if (m->unit == MU_NS) {
@@ -620,8 +880,12 @@ static void scaling_script(struct doc *d, const struct cluster *c, int n, int nc
 	gp_str(f, xname);
 	fprintf(f, "\nset ylabel ");
 	gp_str(f, y->title);
-	fprintf(f, "\nset key outside right top\nset yrange [0:*]\nset encoding utf8\n"
-		   "set format y '%s'\n", y->format);
+	fprintf(f, "\nset key outside right top\nset encoding utf8\nset format y '%s'\n",
+		y->format);
+	if (y->log)
+		fprintf(f, "set logscale y 10\nset yrange [*:*]\nset format y '%%.0s %%cs'\n");
+	else
+		fprintf(f, "set yrange [0:*]\n");
 	if (log2x)
 		fprintf(f, "set logscale x 2\n");
 	fprintf(f, "set style fill transparent solid 0.18 noborder\n");
@@ -634,10 +898,11 @@ static void scaling_script(struct doc *d, const struct cluster *c, int n, int nc
 			if (!a->n)
 				continue;
 			double ci = rep_acc_ci95(a);
+			/* on a log axis a band reaching 0 or below starts at the mean */
+			double low = y->log && a->mean - ci <= 0 ? a->mean : a->mean - ci;
 			char x[32], v[32], lo[32], hi[32];
 			fprintf(f, "%s %s %s %s %d\n", num(x, e->x), num(v, a->mean / y->scale),
-				num(lo, (a->mean - ci) / y->scale), num(hi, (a->mean + ci) / y->scale),
-				a->n);
+				num(lo, low / y->scale), num(hi, (a->mean + ci) / y->scale), a->n);
 		}
 		fprintf(f, "EOD\n");
 	}
@@ -726,6 +991,16 @@ static void scaling_figure(struct doc *d, const struct cluster *c, const char *x
 		rate = s->groups[c->series[u].pts[0]->g]->rate_unit;
 	struct y_axis y;
 	y_axis_of(&y, m, rate);
+	if (m->unit == MU_NS) {
+		/* a log axis where every mean is above 0 (a log axis has no 0) */
+		y.log = true;
+		for (int u = 0; u < c->nseries; u++)
+			for (int p = 0; p < c->series[u].n; p++) {
+				const struct rep_acc *a = &s->groups[c->series[u].pts[p]->g]->m[mi];
+				if (a->n && !(a->mean > 0))
+					y.log = false;
+			}
+	}
 	char ftitle[512];
 	snprintf(ftitle, sizeof(ftitle), "%s: %s", title, m->label);
 	int n = fig_begin(d, 760, 380, ftitle);
@@ -734,8 +1009,8 @@ static void scaling_figure(struct doc *d, const struct cluster *c, const char *x
 		scaling_script(d, c, n, ncurves, xname, log2x, &y, mi);
 	char cap[700];
 	snprintf(cap, sizeof(cap), "Figure %d. %s against %s, a curve per variant: the mean over "
-		 "seeds, the band its 95%% confidence interval (none with one seed).", n, m->label,
-		 xname);
+		 "seeds, the band its 95%% confidence interval (none with one seed)%s.", n, m->label,
+		 xname, y.log ? "; log scale" : "");
 	fig_place(d, n, cap);
 	if (c->nseries > ncurves)
 		note(d, "Figure %d draws the first %d of %d curves; the table has them all.", n,
@@ -997,9 +1272,11 @@ static void scenario_cdfs(struct doc *d, const struct series *vs, int nv, const 
 			cell(d, NULL, "%s", vs[v].label);
 			cell(d, NULL, "%llu", (unsigned long long)h->count);
 			static const double qs[] = { 0.5, 0.9, 0.99, 0.999, 1.0 };
-			for (int q = 0; q < 5; q++)
-				cell(d, NULL, "%llu ns", (unsigned long long)(q == 4 ? h->max
-									     : hist_quantile(h, qs[q])));
+			for (int q = 0; q < 5; q++) {
+				char t[64];
+				ns_text(t, sizeof(t), (double)(q == 4 ? h->max : hist_quantile(h, qs[q])));
+				cell(d, NULL, "%s", t);
+			}
 			row_end(d);
 		}
 		table_end(d);
@@ -1105,6 +1382,17 @@ static void scenario_memory(struct doc *d, const struct series *vs, int nv, cons
 			"measure): no heat map.");
 		return;
 	}
+	/* one colour scale for every variant's map, so that a colour means the
+	 * same number of lines in each */
+	double top = 0;
+	for (int v = 0; v < nv; v++) {
+		const struct rep_group *g = s->groups[vs[v].pts[0]->g];
+		for (int k = 0; g->ndram && k < g->nnodes * g->nnodes; k++)
+			top = fmax(top, g->dram[k] / g->ndram);
+	}
+	char range[40] = "*";
+	if (top > 0)
+		num(range, top);
 	int drawn = 0;
 	for (int v = 0; v < nv; v++) {
 		const struct rep_group *g = s->groups[vs[v].pts[0]->g];
@@ -1124,8 +1412,8 @@ static void scenario_memory(struct doc *d, const struct series *vs, int nv, cons
 					   "set xtics 1 out\nset ytics 1 out\nunset grid\nset size ratio -1\n"
 					   "set palette defined (0 '#ffffff', 1 '#9ecae1', 2 '#3182bd')\n"
 					   "set format cb '%%.1s%%c'\n"
-					   "set cblabel 'lines, mean per run'\nset cbrange [0:*]\n",
-					nn - 1, nn - 1);
+					   "set cblabel 'lines, mean per run'\nset cbrange [0:%s]\n",
+					nn - 1, nn - 1, range);
 				fprintf(f, "$dram_%d << EOD\n", n);
 				for (int r = 0; r < nn; r++) {
 					for (int c = 0; c < nn; c++) {
@@ -1146,7 +1434,8 @@ static void scenario_memory(struct doc *d, const struct series *vs, int nv, cons
 			char cap[700];
 			snprintf(cap, sizeof(cap), "Figure %d. %s: the DRAM lines read from each node's "
 				 "CPUs (rows) of memory homed on each node (columns), mean per run; "
-				 "the diagonal is local.", n, vs[v].label);
+				 "the diagonal is local. Every map of this scenario has one colour "
+				 "scale.", n, vs[v].label);
 			fig_place(d, n, cap);
 		}
 		drawn++;
@@ -1188,6 +1477,7 @@ static void section_scenarios(struct doc *d, const struct cluster *cl, int ncl)
 		scenario_title(title, sizeof(title), g);
 		snprintf(id, sizeof(id), "scenario-%d", i + 1);
 		heading(d, 2, id, title);
+		scenario_headline(d, cl[i].series, cl[i].nseries, i + 1);
 		scenario_table(d, cl[i].series, cl[i].nseries);
 		if (i >= REP_MAX_SCENARIO_FIGS) {
 			note(d, "Figures are drawn for the first %d scenarios of the store; this one has "
@@ -1220,6 +1510,8 @@ static const char css[] =
 	"th,td{border:1px solid #ccc;padding:2px 8px;text-align:right;font-size:90%}"
 	"thead th{background:#f0f0f0}tbody th{text-align:left;font-weight:normal}"
 	"td.l{text-align:left}td.bad{color:#b00;font-weight:bold}"
+	"td.sig{text-align:left;font-weight:bold;color:#1a6b1a}"
+	"ul.headline{margin:0.4em 0 0.8em;padding-left:1.2em}ul.headline li{margin:0.15em 0}"
 	".note{color:#555;font-style:italic}"
 	"figure.plot{margin:0.5em 0}figure.plot svg{width:100%;max-width:900px;height:auto}"
 	"figcaption{font-size:90%;color:#444}";
@@ -1257,6 +1549,7 @@ static void emit(struct doc *d)
 	if (s->rows == 0) {
 		note(d, "The store has no rows: there is nothing to report.");
 	} else {
+		section_glance(d, cl, ncl);
 		section_failed(d);
 		section_scaling(d);
 		section_scenarios(d, cl, ncl);

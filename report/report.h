@@ -53,6 +53,17 @@ void rep_hist_expand(const struct rep_hist *h, struct hist *out);
 extern const char *const rep_dist_paths[REP_NDIST];
 extern const char *const rep_cpu_names[REP_NCPU];
 
+/* The headline metrics (registry paths): each ok row's values of these
+ * are kept with its seed, so that two variants can be compared seed by
+ * seed (a paired test) -- a few numbers a row, where the rest of a row is
+ * folded away. */
+#define REP_NHEAD 5
+extern const char *const rep_head_paths[REP_NHEAD];
+struct rep_seeded {
+	uint64_t seed;
+	double v[REP_NHEAD];           /* NAN where the row has no such metric */
+};
+
 /* One group of rows: a variant on one topology, workload, P count and mode. */
 struct rep_group {
 	char *variant, *topology, *workload, *mode, *policy;
@@ -69,6 +80,8 @@ struct rep_group {
 	int nnodes, ndram;             /* the DRAM matrix, summed over ndram ok rows */
 	double *dram;
 	uint64_t first_seed, last_seed;
+	struct rep_seeded *seeded;     /* the ok rows', in the store's order */
+	int nseeded, capseeded;
 };
 
 /* A row that did not complete, kept for the report's list (the first

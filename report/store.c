@@ -14,6 +14,11 @@
 const char *const rep_status_names[RS_N] = { "ok", "deadlock", "panic", "limit", "crashed",
 					     "error" };
 const char *const rep_dist_paths[REP_NDIST] = { "sched_latency_ns", "request_latency_ns" };
+/* Request latency where the workload answers requests, else the
+ * goroutines' scheduling latency; makespan is the time the work took. */
+const char *const rep_head_paths[REP_NHEAD] = { "request_latency_ns.p99", "request_latency_ns.p50",
+						"sched_latency_ns.p99", "sched_latency_ns.p50",
+						"makespan_ns" };
 const char *const rep_cpu_names[REP_NCPU] = { "user",     "sched",    "spin",  "lock_wait",
 					      "lock_wait", "syscall", "parked" };
 
@@ -252,8 +257,19 @@ static void note_distinct(char **list, int *n, bool *more, const char *v)
 }
 
 /* Folds an ok row's report into its group (already checked). */
-static void fold_report(struct rep_store *s, struct rep_group *g, const cJSON *metrics)
+static void fold_report(struct rep_store *s, struct rep_group *g, const cJSON *metrics,
+			uint64_t seed)
 {
+	if (g->nseeded == g->capseeded) {
+		g->capseeded = g->capseeded ? 2 * g->capseeded : 4;
+		g->seeded = xrealloc(g->seeded, (size_t)g->capseeded * sizeof(*g->seeded));
+	}
+	struct rep_seeded *sv = &g->seeded[g->nseeded++];
+	sv->seed = seed;
+	for (int h = 0; h < REP_NHEAD; h++) {
+		const cJSON *v = exp_json_dotted(metrics, rep_head_paths[h]);
+		sv->v[h] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	}
 	for (int i = 0; i < metric_count; i++) {
 		const cJSON *v = exp_json_dotted(metrics, metric_table[i].path);
 		if (cJSON_IsNumber(v))
@@ -443,7 +459,7 @@ static void tally(struct rep_store *s, struct rep_group *g, const struct row_fie
 	if (r->matrix)
 		note_distinct(s->matrices, &s->nmatrices, &s->more_matrices, r->matrix);
 	if (r->st == RS_OK) {
-		fold_report(s, g, cJSON_GetObjectItemCaseSensitive(r->report, "metrics"));
+		fold_report(s, g, cJSON_GetObjectItemCaseSensitive(r->report, "metrics"), sd);
 	} else if (s->nfailed < REP_MAX_FAILED) {
 		struct rep_failed *f = &s->failed[s->nfailed++];
 		f->line = line;
@@ -628,6 +644,7 @@ void rep_store_free(struct rep_store *s)
 			free(g->dist[d].cnt);
 		}
 		free(g->dram);
+		free(g->seeded);
 		free(g);
 	}
 	free(s->groups);

@@ -222,8 +222,11 @@ START_TEST(report_cdf_from_histograms)
 		      "pooled p50 %g outside the seeds' %g, %g", m, a, b);
 	/* and the pooled-quantile table of the text says the same */
 	char *html = test_read_file(out);
-	char cellv[64];
-	snprintf(cellv, sizeof(cellv), "<td>%.0f ns</td>", metric(3, "sched_latency_ns.p99"));
+	char cellv[64], unit[16];
+	double p99 = metric(3, "sched_latency_ns.p99"), scale;
+	int decimals;
+	snprintf(unit, sizeof(unit), "%s", str_ns_unit(p99, &scale, &decimals));
+	snprintf(cellv, sizeof(cellv), "<td>%.*f %s</td>", decimals, p99 / scale, unit);
 	ck_assert_msg(strstr(html, cellv), "no cell %s", cellv);
 	free(html);
 	free(script);
@@ -363,6 +366,138 @@ START_TEST(report_deterministic)
 	snprintf(cmd, sizeof(cmd), "cmp -s %s/d1-figures/fig-0003.svg %s/d2-figures/fig-0003.svg", dir,
 		 dir);
 	ck_assert_int_eq(test_run(cmd, NULL, NULL), 0);
+}
+END_TEST
+
+/* Sets the number at a dotted path below a report's metrics. */
+static void set_metric(cJSON *report, const char *path, double v)
+{
+	cJSON *o = cJSON_GetObjectItem(report, "metrics");
+	char buf[128];
+	snprintf(buf, sizeof(buf), "%s", path);
+	char *dot = strchr(buf, '.');
+	if (dot) {
+		*dot = '\0';
+		o = cJSON_GetObjectItem(o, buf);
+	}
+	ck_assert_ptr_nonnull(o);
+	cJSON *n = cJSON_GetObjectItem(o, dot ? dot + 1 : buf);
+	ck_assert_msg(cJSON_IsNumber(n), "metric %s", path);
+	cJSON_SetNumberValue(n, v);
+}
+
+/* A store of variants a and b over seeds 1..nseeds, b's request p99 10%
+ * under a's at every seed, p50 equal, makespan 2% up at odd seeds and 1%
+ * down at even ones; the report's text in *text. */
+static void headline_store(int nseeds, const char *out, char **text)
+{
+	char in[256];
+	snprintf(in, sizeof(in), "%s/head%d.jsonl", dir, nseeds);
+	FILE *f = fopen(in, "w");
+	ck_assert_ptr_nonnull(f);
+	for (int v = 0; v < 2; v++)
+		for (int sd = 1; sd <= nseeds; sd++) {
+			cJSON *rep = cJSON_Duplicate(reports[0], true);
+			double p99 = 1e6 + 1000.0 * sd;
+			set_metric(rep, "request_latency_ns.p99", v ? 0.9 * p99 : p99);
+			set_metric(rep, "request_latency_ns.p50", 5e5);
+			set_metric(rep, "makespan_ns", 1e8 + (v ? (sd % 2 ? 2e6 : -1e6) : 0));
+			cJSON *row = cJSON_Parse(row_text(0, "ok", rep));
+			cJSON_Delete(rep);
+			cJSON_ReplaceItemInObject(row, "variant", cJSON_CreateString(v ? "b" : "a"));
+			cJSON_ReplaceItemInObject(row, "index", cJSON_CreateNumber(v * nseeds + sd));
+			cJSON *inputs = cJSON_GetObjectItem(row, "inputs");
+			cJSON_ReplaceItemInObject(inputs, "seed", cJSON_CreateNumber(sd));
+			if (v)
+				cJSON_AddNumberToObject(cJSON_GetObjectItem(inputs, "set"), "runnext", 0);
+			char *line = cJSON_PrintUnformatted(row);
+			fprintf(f, "%s\n", line);
+			free(line);
+			cJSON_Delete(row);
+		}
+	ck_assert_int_eq(fclose(f), 0);
+	char *err = NULL;
+	ck_assert_msg(report(in, out, NULL, &err) == 0, "report: %s", err);
+	free(err);
+	*text = test_read_file(out);
+}
+
+/* The headline names the best variant on each headline metric with its
+ * change against the runner-up, and says from the paired seeds whether it
+ * is significant; a tie is said as one; too few seeds are said. */
+START_TEST(report_headline_verdicts)
+{
+	char out[256], *html;
+	snprintf(out, sizeof(out), "%s/head.html", dir);
+	headline_store(6, out, &html);
+	static const char *const want[] = {
+		"id=\"glance\"", "<table class=\"glance\">",
+		"<li data-metric=\"request_latency_ns.p99\" data-best=\"b\" data-significant=\"yes\">"
+		"<b>b</b> best on request latency p99:",
+		"-10.0% against a", "significant (p=0.0312; 6 seeds paired)",
+		"<li data-metric=\"request_latency_ns.p50\" data-best=\"a\" data-significant=\"no\">"
+		"a and b tie on request latency p50: 500.0 us.",
+		"<li data-metric=\"makespan_ns\"", "~ not significant (p=",
+		"<td class=\"sig\">b -10.0%</td><td class=\"l\">tie</td>",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_msg(strstr(html, want[i]), "the report lacks %s", want[i]);
+	ck_assert_ptr_null(strstr(html, "cannot show a difference"));
+	free(html);
+	/* three seeds: no difference can be significant, and the report says so */
+	snprintf(out, sizeof(out), "%s/head3.md", dir);
+	char *md;
+	headline_store(3, out, &md);
+	ck_assert_ptr_nonnull(strstr(md, "**b** best on request latency p99"));
+	ck_assert_ptr_nonnull(strstr(md, "3 seeds paired, 3 differing: at 6 or more"));
+	ck_assert_ptr_nonnull(strstr(md, "| b -10.0% ~ | tie |"));
+	ck_assert_ptr_nonnull(strstr(md, "cannot show a difference at p \\<= 0.05 (the smallest "
+					 "two-sided p of 3 pairs is 0.25)"));
+	free(md);
+}
+END_TEST
+
+/* What the report shows in human units and on shared scales: latency
+ * against procs on a log axis, a scenario's heat maps on one colour
+ * scale, the CDF tables' quantiles in their unit. */
+START_TEST(report_reads_at_a_glance)
+{
+	char out[256], gp[256], extra[300];
+	snprintf(out, sizeof(out), "%s/g.html", dir);
+	snprintf(gp, sizeof(gp), "%s/g.gp", dir);
+	snprintf(extra, sizeof(extra), "--plot-script '%s'", gp);
+	ck_assert_int_eq(report(store, out, extra, NULL), 0);
+	char *script = test_read_file(gp), *html = test_read_file(out);
+	/* the request p99 figure against procs: log y, no forced 0 */
+	const char *fig = strstr(script, "set ylabel 'request latency p99'");
+	ck_assert_ptr_nonnull(fig);
+	const char *plot = strstr(fig, "\nplot ");
+	ck_assert_ptr_nonnull(plot);
+	const char *log = strstr(fig, "set logscale y 10");
+	ck_assert_msg(log && log < plot, "request latency p99 against procs is not on a log axis");
+	/* every heat map of scenario 1 (two variants at 2 Ps) has one cbrange */
+	const char *c1 = strstr(script, "set cbrange [0:");
+	ck_assert_ptr_nonnull(c1);
+	const char *c2 = strstr(c1 + 1, "set cbrange [0:");
+	ck_assert_ptr_nonnull(c2);
+	ck_assert_int_eq(strcspn(c1, "\n"), strcspn(c2, "\n"));
+	ck_assert_int_eq(strncmp(c1, c2, strcspn(c1, "\n")), 0);
+	ck_assert_int_ne(c1[strlen("set cbrange [0:")], '*');
+	/* the quantile tables: no raw nanoseconds past 10 us */
+	const char *q = strstr(html, "<table class=\"quantiles\">");
+	ck_assert_ptr_nonnull(q);
+	const char *qend = strstr(q, "</table>");
+	for (const char *p = q; p < qend; p++) {
+		if (strncmp(p, " ns<", 4) != 0)
+			continue;
+		const char *b = p;
+		while (b > q && b[-1] >= '0' && b[-1] <= '9')
+			b--;
+		ck_assert_msg(p - b <= 4, "a quantile in raw ns: %.*s", (int)(p - b + 3), b);
+	}
+	ck_assert_ptr_nonnull(strstr(q, " ms</td>"));
+	free(script);
+	free(html);
 }
 END_TEST
 
@@ -749,6 +884,8 @@ Suite *make_report_suite(void)
 	tcase_add_test(tc, report_cdf_from_histograms);
 	tcase_add_test(tc, report_heatmap_numbers);
 	tcase_add_test(tc, report_deterministic);
+	tcase_add_test(tc, report_headline_verdicts);
+	tcase_add_test(tc, report_reads_at_a_glance);
 	tcase_add_test(tc, report_odd_names);
 	tcase_add_test(tc, report_bad_input);
 	tcase_add_test(tc, report_empty_and_missing);
