@@ -1295,9 +1295,17 @@ static void count_migration(struct m *m, struct g *g, int cpu)
 	g->last_cpu = cpu;
 }
 
+/* g, its new status set, is no longer m's. */
+static inline void dropg(struct m *m, struct g *g)
+{
+	m->curg = NULL;
+	g->m = NULL;
+}
+
 static void gdestroy(struct m *m, struct g *g)
 {
 	g->status = G_DEAD;
+	dropg(m, g);
 	m->stats.gs_exited++;
 	if (m->rt->timed) {
 		int64_t now = plat_nanotime();
@@ -1373,6 +1381,7 @@ static void g_requeue(struct m *m, struct g *g, enum g_why why)
 		 m->p ? m->p->id : -1, 0, 0);
 	/* Go's gopreempt_m is a Gosched: both go to the global queue */
 	g->status = G_RUNNABLE;
+	dropg(m, g);
 	g->runwhy = why == G_PREEMPT ? RT_RUN_PREEMPT : RT_RUN_YIELD;
 	g->runnable_since = runnable_now(rt);
 	rt_why_ready(rt, g);
@@ -1385,6 +1394,7 @@ static void g_requeue(struct m *m, struct g *g, enum g_why why)
 static bool g_syscall_back(struct m *m, struct g *g)
 {
 	struct rt *rt = m->rt;
+	dropg(m, g);      /* runnable since rt_exitsyscall */
 	g->runnable_since = runnable_now(rt);
 	g->runwhy = RT_RUN_SYSCALL;
 	rt_why_ready(rt, g);
@@ -1405,6 +1415,7 @@ static void g_parked(struct m *m, struct g *g)
 	if (m->rt->tracing)
 		rt_trace_block(m, g);
 	g->status = G_WAITING;
+	dropg(m, g);      /* before the unlock: after it g may run on another M */
 	void (*unlock)(void *) = m->park_unlock;
 	m->park_unlock = NULL;
 	if (unlock)
@@ -1434,8 +1445,10 @@ static inline __attribute__((always_inline)) void execute(struct m *m, struct g 
 again:
 	g_start(m, m->p, g, inherit);
 	enum g_why why = plat_execute(m, g);
-	m->curg = NULL;
-	g->m = NULL;
+	/* g stays m's, both ways, until its case below sets its new status
+	 * (dropg): the store to p->curg is priced, so a simulated schedtrace
+	 * can fall between, and must not see a running G without its M or an
+	 * M without its running G -- Go's dropg follows the status change too */
 	if (m->p)
 		plat_store_ptr(&m->p->curg, NULL, memory_order_relaxed);
 	switch (why) {

@@ -465,6 +465,95 @@ START_TEST(sim_result_unchanged)
 }
 END_TEST
 
+/* Every snapshot agrees with itself: a running G names its M and that M
+ * names it as its current G; an M's current G is running there (or in a
+ * system call).  Snapshots every 100 us land between the scheduler's
+ * priced steps, where a G that has just stopped running is still
+ * mid-change. */
+#define DETAIL_MAX 4096
+struct detail_g {
+	long long id;
+	int status, m;
+};
+
+/* The snapshot's running or in-call Gs and its Ms' current Gs agree. */
+static void detail_check(const char *what, int snap, const long long *mcurg, int nm,
+			 const struct detail_g *gs, int ng)
+{
+	for (int m = 0; m < nm; m++) {
+		if (mcurg[m] < 0)
+			continue;
+		const struct detail_g *g = NULL;
+		for (int k = 0; k < ng && !g; k++)
+			if (gs[k].id == mcurg[m])
+				g = &gs[k];
+		ck_assert_msg(g && g->m == m, "%s, snapshot %d: M%d's curg is G%lld, which is not "
+			      "running or in a call there (m %d)", what, snap, m, mcurg[m],
+			      g ? g->m : -2);
+	}
+	for (int k = 0; k < ng; k++)
+		if (gs[k].status == 2)
+			ck_assert_msg(gs[k].m >= 0 && gs[k].m < nm && mcurg[gs[k].m] == gs[k].id,
+				      "%s, snapshot %d: G%lld runs on M%d, whose curg is %lld", what,
+				      snap, gs[k].id, gs[k].m,
+				      gs[k].m >= 0 && gs[k].m < nm ? mcurg[gs[k].m] : -2);
+}
+
+START_TEST(detail_is_consistent)
+{
+	static const char *const workloads[] = { "pingpong", "skynet", "yield-storm",
+						 "rpc-server" };
+	static long long mcurg[DETAIL_MAX];
+	static struct detail_g gs[DETAIL_MAX];
+	for (int pi = 0; pi < sim__rt_api.pol_count(); pi++) {
+		const char *policy = sim__rt_api.pol_at(pi)->name;
+		for (size_t wi = 0; wi < sizeof(workloads) / sizeof(workloads[0]); wi++) {
+			char *out = NULL, *err = NULL, what[128];
+			snprintf(what, sizeof(what), "%s on %s", workloads[wi], policy);
+			int rc = test_schedlabf(&out, &err, "run -p %s -t numa2 -w %s --procs 4 "
+						"--schedtrace 100us --scheddetail --max-sim-time 20ms",
+						policy, workloads[wi]);
+			ck_assert_msg(rc == 0 || rc == 4, "%s: exit %d", what, rc);
+			int snaps = 0, running = 0, nm = 0, ng = 0;
+			for (char *line = err; line;) {
+				char *eol = strchr(line, '\n');
+				if (eol)
+					*eol = '\0';
+				int id, a;
+				long long c;
+				if (strncmp(line, "SCHED ", 6) == 0 || !eol) {
+					if (snaps)
+						detail_check(what, snaps, mcurg, nm, gs, ng);
+					for (int k = 0; k < ng; k++)
+						running += gs[k].status == 2;
+					for (int k = 0; k < DETAIL_MAX; k++)
+						mcurg[k] = -1;
+					nm = ng = 0;
+					snaps++;
+				} else if (sscanf(line, "  M%d: p=%d curg=%lld", &id, &a, &c) == 3) {
+					ck_assert_int_lt(id, DETAIL_MAX);
+					mcurg[id] = c;
+					nm = id + 1 > nm ? id + 1 : nm;
+				} else if (sscanf(line, "  G%lld: status=%d(", &c, &a) == 2 &&
+					   (a == 2 || a == 3)) {
+					const char *mm = strstr(line, ") m=");
+					ck_assert_ptr_nonnull(mm);
+					ck_assert_int_lt(ng, DETAIL_MAX);
+					gs[ng] = (struct detail_g){ c, a, -1 };
+					ck_assert_int_eq(sscanf(mm, ") m=%d", &gs[ng].m), 1);
+					ng++;
+				}
+				line = eol ? eol + 1 : NULL;
+			}
+			ck_assert_msg(snaps > 100, "%s: %d snapshots", what, snaps);
+			ck_assert_msg(running > 0, "%s: no G ever seen running", what);
+			free(out);
+			free(err);
+		}
+	}
+}
+END_TEST
+
 /* Bad values: exit 2, naming the option. */
 START_TEST(bad_values)
 {
@@ -500,6 +589,7 @@ Suite *make_schedtrace_suite(void)
 	tcase_add_test(tc, grammar_is_gos);
 	tcase_add_test(tc, sim_lines_counts_and_report);
 	tcase_add_test(tc, sim_result_unchanged);
+	tcase_add_test(tc, detail_is_consistent);
 	tcase_add_test(tc, bad_values);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("native");
