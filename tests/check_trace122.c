@@ -439,6 +439,11 @@ START_TEST(generations_read_as_one)
 		return;
 	static const char *const wls[] = { "rpc-server", "syscall-heavy" };
 	for (size_t k = 0; k < sizeof(wls) / sizeof(wls[0]); k++) {
+		/* ThreadSanitizer makes each G a fiber of its own, hundreds of KB
+		 * of its state: rpc-server's thousands of connections alive at
+		 * once ran its internal allocator out of memory */
+		if (mode == 1 && test_under_tsan() && strcmp(wls[k], "rpc-server") == 0)
+			continue;
 		struct workload *w;
 		struct topo *t;
 		struct rt_result res;
