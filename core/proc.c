@@ -869,6 +869,18 @@ void rt_pidleput(struct rt *rt, struct p *pp)
 	plat_add_u32(&rt->sched.npidle, 1, memory_order_relaxed);
 }
 
+/* pp, just unlinked from the idle list, is idle no more: its hint bit
+ * cleared and the count down. */
+static struct p *pidle_taken(struct rt *rt, struct p *pp)
+{
+	rt_why_idle(rt, pp, false);
+	plat_u32 *word = &rt->sched.idlepmask[pp->id / 32];
+	uint32_t bits = plat_load_u32(word, memory_order_relaxed);
+	plat_store_u32(word, bits & ~(1u << (pp->id % 32)), memory_order_relaxed);
+	plat_add_u32(&rt->sched.npidle, (uint32_t)-1, memory_order_relaxed);
+	return pp;
+}
+
 struct p *rt_pidleget(struct rt *rt)
 {
 	assert(rt_mutex_held(&rt->sched.lock));
@@ -876,12 +888,7 @@ struct p *rt_pidleget(struct rt *rt)
 	if (!pp)
 		return NULL;
 	rt->sched.pidle = pp->link;
-	rt_why_idle(rt, pp, false);
-	plat_u32 *word = &rt->sched.idlepmask[pp->id / 32];
-	uint32_t bits = plat_load_u32(word, memory_order_relaxed);
-	plat_store_u32(word, bits & ~(1u << (pp->id % 32)), memory_order_relaxed);
-	plat_add_u32(&rt->sched.npidle, (uint32_t)-1, memory_order_relaxed);
-	return pp;
+	return pidle_taken(rt, pp);
 }
 
 /* An idle P of node if there is one, else any (the first); with the
@@ -907,12 +914,7 @@ struct p *rt_pidleget_this(struct rt *rt, struct p *pp)
 	if (!*l)
 		return NULL;
 	*l = pp->link;
-	rt_why_idle(rt, pp, false);
-	plat_u32 *word = &rt->sched.idlepmask[pp->id / 32];
-	uint32_t bits = plat_load_u32(word, memory_order_relaxed);
-	plat_store_u32(word, bits & ~(1u << (pp->id % 32)), memory_order_relaxed);
-	plat_add_u32(&rt->sched.npidle, (uint32_t)-1, memory_order_relaxed);
-	return pp;
+	return pidle_taken(rt, pp);
 }
 
 /* A hint for thieves, read without the lock: an idle P has nothing to

@@ -96,29 +96,9 @@ static bool wps_free(unsigned s)
 	return s == WPS_WAKING || s == WPS_IDLE;
 }
 
-static enum wps pstate(const struct p *pp)
-{
-	const struct rt_why_p *wp = pp->why;
-	if (wp->idle)
-		return WPS_IDLE;
-	const struct m *m = wp->m;
-	if (!m || m->mt_born < 0)
-		return WPS_WAKING;
-	if (m->why_os == RT_WHY_OS_PU)
-		return WPS_PU;
-	if (m->why_os == RT_WHY_OS_QUOTA)
-		return WPS_QUOTA;
-	enum rt_cpu k = RT_MT_KIND(m->mt);
-	if (k == RT_CPU_PARKED)
-		return m->p == pp ? WPS_RUN : WPS_WAKING;   /* holding it: a thief's back-off */
-	if (k == RT_CPU_SYSCALL)
-		return WPS_SYSCALL;
-	if ((k == RT_CPU_LOCK_SPIN || k == RT_CPU_LOCK_SLEEP) && (m->mt >> 4) == RT_LOCK_SCHED)
-		return WPS_LOCK;
-	return WPS_RUN;
-}
-
-/* An M's own state, for a G in its hands: the same states as a P's. */
+/* An M's own state, for a G in its hands: the same states as a P's.  A
+ * parked M is waking it (or, for a P it still holds, parked says
+ * otherwise: pstate). */
 static enum wps mstate(const struct m *m)
 {
 	if (m->why_os == RT_WHY_OS_PU)
@@ -133,6 +113,20 @@ static enum wps mstate(const struct m *m)
 	if ((k == RT_CPU_LOCK_SPIN || k == RT_CPU_LOCK_SLEEP) && (m->mt >> 4) == RT_LOCK_SCHED)
 		return WPS_LOCK;
 	return WPS_RUN;
+}
+
+static enum wps pstate(const struct p *pp)
+{
+	const struct rt_why_p *wp = pp->why;
+	if (wp->idle)
+		return WPS_IDLE;
+	const struct m *m = wp->m;
+	if (!m || m->mt_born < 0)
+		return WPS_WAKING;
+	/* a parked M holding its P: a thief's back-off, the P still its */
+	if (m->why_os == RT_WHY_OS_NONE && RT_MT_KIND(m->mt) == RT_CPU_PARKED && m->p == pp)
+		return WPS_RUN;
+	return mstate(m);
 }
 
 /* Moves a clock to state to at now: a P's (w: the Ps' together too) or

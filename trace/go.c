@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "trace/bytes.h"
+#include "trace/frames.h"
 
 enum {
 	EV_BATCH = 1,
@@ -176,14 +177,6 @@ struct batch {
 	uint64_t curg;          /* ... and the G it runs, 0 none */
 };
 
-/* Frames beyond the body's labels: the runtime's own doings. */
-enum {
-	RF_RUNTIME, RF_TIMER, RF_NETPOLL, RF_SYSCALL, RF_WAKE, RF_MAIN, RF__COUNT
-};
-static const char *const rt_frames[RF__COUNT] = {
-	"runtime", "runtime.timer", "runtime.netpoll", "runtime.exitsyscall", "runtime.ready",
-	"runtime.main",
-};
 enum { CAT_STEAL, CAT_GLOBRUNQ, CAT_PLACE, CAT__COUNT };
 static const char *const global_why[] = {
 	[RT_TG_FAIRNESS] = "fairness", [RT_TG_EMPTY_LOCAL] = "local queue empty",
@@ -197,7 +190,7 @@ struct w {
 	struct batch *b;        /* procs Ps, then the batch off every P */
 	int nop;                /* its index */
 	struct gmap gs;
-	size_t nframes;         /* labels, then rt_frames */
+	size_t nframes;         /* labels, then the runtime frames (frames.h) */
 	uint64_t *str_of_frame; /* string ids, 0: not yet */
 	uint64_t str_next;
 	uint64_t str_file;
@@ -235,9 +228,7 @@ static uint64_t string_id(struct w *w, const char *s, uint64_t *slot)
 
 static const char *frame_name(const struct w *w, size_t f)
 {
-	if (f < w->t->nlabels)
-		return w->t->labels[f];
-	return rt_frames[f - w->t->nlabels];
+	return trace_frame_name(w->t, f);
 }
 
 static uint64_t frame_str(struct w *w, size_t f)
@@ -247,21 +238,13 @@ static uint64_t frame_str(struct w *w, size_t f)
 
 static size_t rtf(const struct w *w, int which)
 {
-	return w->t->nlabels + (size_t)which;
+	return trace_rt_frame(w->t, which);
 }
 
 /* The stack of frames top (innermost) and bottom (SIZE_MAX: none). */
 static uint64_t stack_id(struct w *w, size_t top, size_t bottom)
 {
-	if (top == bottom || (bottom != SIZE_MAX && bottom == 0))
-		bottom = SIZE_MAX;
-	if (top == 0 && bottom != SIZE_MAX) {
-		top = bottom;
-		bottom = SIZE_MAX;
-	}
-	if (top == 0)
-		top = rtf(w, RF_RUNTIME);
-	uint64_t key = (uint64_t)top << 32 | (bottom == SIZE_MAX ? 0xffffffffu : (uint32_t)bottom);
+	uint64_t key = trace_stack_key(w->t, &top, &bottom);
 	if (2 * (w->nstk + 1) > w->capstk) {
 		size_t cap = w->capstk ? w->capstk * 2 : 256;
 		void *v = xcalloc(cap, sizeof(*w->stk));
@@ -295,7 +278,7 @@ static uint64_t stack_id(struct w *w, size_t top, size_t bottom)
 	v[1] = (uint64_t)nf;
 	for (int i = 0; i < nf; i++) {
 		/* a PC of its own per function: the tools key on PCs */
-		v[2 + 4 * i] = 0x400000 + 0x100 * (uint64_t)frames[i];
+		v[2 + 4 * i] = trace_frame_pc(frames[i]);
 		v[3 + 4 * i] = frame_str(w, frames[i]);
 		v[4 + 4 * i] = w->str_file;
 		v[5 + 4 * i] = 1;

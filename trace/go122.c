@@ -67,6 +67,7 @@
 #include <string.h>
 
 #include "trace/bytes.h"
+#include "trace/frames.h"
 #include "trace/read122.h"
 #include "trace/u64map.h"
 
@@ -127,14 +128,6 @@ struct gst {
 	size_t narr, caparr;
 };
 
-/* Frames beyond the body's labels: the runtime's own doings (as go.c's). */
-enum {
-	RF_RUNTIME, RF_TIMER, RF_NETPOLL, RF_SYSCALL, RF_WAKE, RF_MAIN, RF__COUNT
-};
-static const char *const rt_frames[RF__COUNT] = {
-	"runtime", "runtime.timer", "runtime.netpoll", "runtime.exitsyscall", "runtime.ready",
-	"runtime.main",
-};
 
 /* The fixed strings: Go's own reason strings (runtime/traceruntime.go's
  * tables, which readers map back to reasons), the log categories, names. */
@@ -191,7 +184,7 @@ struct w {
 	size_t gen_bytes;
 	uint64_t str_next, stk_next;
 	struct bytes strings, stacks;   /* the open Strings and Stacks batches */
-	struct sid *frame_sid;  /* labels, then rt_frames */
+	struct sid *frame_sid;  /* labels, then the runtime frames (frames.h) */
 	struct sid fixed_sid[S__COUNT];
 	struct sid file_sid;
 	struct msgs msgs;
@@ -283,9 +276,7 @@ static uint64_t str_fixed(struct w *w, int which)
 
 static const char *frame_name(const struct w *w, size_t f)
 {
-	if (f < w->t->nlabels)
-		return w->t->labels[f];
-	return rt_frames[f - w->t->nlabels];
+	return trace_frame_name(w->t, f);
 }
 
 static uint64_t hash_str(const char *s)
@@ -331,22 +322,14 @@ static uint64_t str_msg(struct w *w, const char *s)
 
 static size_t rtf(const struct w *w, int which)
 {
-	return w->t->nlabels + (size_t)which;
+	return trace_rt_frame(w->t, which);
 }
 
 /* The stack of frames top (innermost) and bottom (SIZE_MAX: none), as
  * go.c names them: a label 0 is no frame, none at all is "runtime". */
 static uint64_t stack_id(struct w *w, size_t top, size_t bottom)
 {
-	if (top == bottom || (bottom != SIZE_MAX && bottom == 0))
-		bottom = SIZE_MAX;
-	if (top == 0 && bottom != SIZE_MAX) {
-		top = bottom;
-		bottom = SIZE_MAX;
-	}
-	if (top == 0)
-		top = rtf(w, RF_RUNTIME);
-	uint64_t key = (uint64_t)top << 32 | (bottom == SIZE_MAX ? 0xffffffffu : (uint32_t)bottom);
+	uint64_t key = trace_stack_key(w->t, &top, &bottom);
 	uint64_t *id = um_get(&w->stk, key);
 	if (id)
 		return *id;
@@ -364,7 +347,7 @@ static uint64_t stack_id(struct w *w, size_t top, size_t bottom)
 	by_uv(&w->stacks, (uint64_t)nf);
 	for (int i = 0; i < nf; i++) {
 		/* a PC of its own per function, as go.c's: the tools key on PCs */
-		by_uv(&w->stacks, 0x400000 + 0x100 * (uint64_t)frames[i]);
+		by_uv(&w->stacks, trace_frame_pc(frames[i]));
 		by_uv(&w->stacks, fid[i]);
 		by_uv(&w->stacks, file);
 		by_uv(&w->stacks, 1);
