@@ -650,18 +650,6 @@ static int write_text(const char *opt, const char *path, void (*fn)(FILE *, cons
 	return output_finish(&o, CMD);
 }
 
-/* The JSON report with every number exact, as the baseline's are
- * (exp_json_line; cJSON's printer may drop the last bit of a double). */
-static int write_json(const char *path, const cJSON *j)
-{
-	char *text = exp_json_line(j);
-	char *line = xasprintf("%s\n", text);
-	int rc = output_write_text(CMD, "--json", path, line);
-	free(line);
-	free(text);
-	return rc;
-}
-
 static int busy_runs(const struct rg_side *side)
 {
 	int n = 0;
@@ -1040,7 +1028,9 @@ static int report(const struct md_report *md, const struct rg_side *side, bool n
 		cJSON *j = rg_report_json(res);
 		if (md->x)
 			cJSON_AddItemToObject(j, "explore", explore_json(md->s, md->p, md->np, r, md->x));
-		rc = write_json(r->json, j);
+		/* every number exact, as the baseline's are: cJSON's printer
+		 * may drop the last bit of a double */
+		rc = cli_write_json_as(CMD, r->json, j, true);
 		cJSON_Delete(j);
 	}
 	int busy = native ? busy_runs(side) : 0;

@@ -134,7 +134,10 @@ int cli_write_exec_trace(const char *cmd, const char *path, enum cli_trace_forma
 			 const struct rt_api *api, struct rt *rt);
 
 /* o, printed, to path ("-": stdout); returns 0, or EXIT_BADINPUT with a
- * message naming cmd and --json path. */
+ * message naming cmd and --json path.  exact: on one line, every number
+ * to its last bit (exp_json_line), as a baseline's; else cJSON's
+ * indented print. */
 int cli_write_json(const char *cmd, const char *path, const cJSON *o);
+int cli_write_json_as(const char *cmd, const char *path, const cJSON *o, bool exact);
 
 #endif

@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/run.h"
 #include "core/policy.h"
+#include "exp/store.h"
 #include "topologies/topo.h"
 #include "workloads/json.h"
 #include "workloads/program.h"
@@ -134,14 +135,19 @@ int cli_parse_limit(const char *cmd, const char *a, const char *v, struct run *r
 	return 0;
 }
 
-int cli_write_json(const char *cmd, const char *path, const cJSON *o)
+int cli_write_json_as(const char *cmd, const char *path, const cJSON *o, bool exact)
 {
-	char *text = cJSON_Print(o);
+	char *text = exact ? exp_json_line(o) : cJSON_Print(o);
 	char *line = xasprintf("%s\n", text);
 	int rc = output_write_text(cmd, "--json", path, line);
 	free(line);
 	free(text);
 	return rc;
+}
+
+int cli_write_json(const char *cmd, const char *path, const cJSON *o)
+{
+	return cli_write_json_as(cmd, path, o, false);
 }
 
 static int run_main(int argc, char **argv, const char *cmd, const char *expand);
