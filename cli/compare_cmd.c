@@ -34,7 +34,7 @@ void cli_help_compare(FILE *f)
 		"usage: schedlab compare -p P1,P2,... [-t TOPOLOGY] [-w WORKLOAD] [--procs N|RULE]\n"
 		"                        [--cpu-quota CPUS [--cpu-period T]] [--cpuset LIST] [--load N]\n"
 		"                        [--seeds N] [--seed S] [--set KEY=VALUE ...] [-j N]\n"
-		"                        [--json FILE|-] [--csv FILE|-] [--store FILE]\n"
+		"                        [--why] [--json FILE|-] [--csv FILE|-] [--store FILE]\n"
 		"                        [--max-sim-time T] [--max-wall-time T]\n"
 		"                        [--max-memory SIZE]\n"
 		"\n"
@@ -82,7 +82,31 @@ struct compare {
 	int nseeds;
 	enum progress_when progress;
 	cJSON *runs;                   /* every run's report, column by column, seed by seed */
+	bool why;                      /* --why: the runs' waits by cause, a second table */
 };
+
+/* --why's rows: the mean scheduling latency of a G, then its part in each
+ * cause (the report's why.all: the parts add up to the mean), read as
+ * the table's metrics are, from the runs' reports. */
+static struct metric why_table[RT_WHY__COUNT + 1];
+static char why_paths[RT_WHY__COUNT + 1][64], why_labels[RT_WHY__COUNT + 1][48];
+
+static void why_table_init(void)
+{
+	for (int k = 0; k <= RT_WHY__COUNT; k++) {
+		if (k == 0) {
+			snprintf(why_paths[k], sizeof(why_paths[k]), "why.all.mean_ns");
+			snprintf(why_labels[k], sizeof(why_labels[k]), "mean wait");
+		} else {
+			snprintf(why_paths[k], sizeof(why_paths[k]), "why.all.causes.%s.mean_ns",
+				 rt_why_names[k - 1]);
+			snprintf(why_labels[k], sizeof(why_labels[k]), "  %s", rt_why_names[k - 1]);
+		}
+		why_table[k] = (struct metric){ .path = why_paths[k], .label = why_labels[k],
+						.name = why_paths[k], .unit = MU_NS, .better = -1,
+						.only_if_any = true };
+	}
+}
 
 static void columns_free(struct compare *c)
 {
@@ -228,6 +252,8 @@ static int columns_parse(struct compare *c, const char *spec, const char *const 
 /* The item at path below a report's "metrics", or NULL. */
 static const cJSON *metric_item(const cJSON *report, const char *path)
 {
+	if (strncmp(path, "why.", 4) == 0)
+		return exp_json_dotted(report, path);     /* --why's rows */
 	return exp_json_dotted(cJSON_GetObjectItemCaseSensitive(report, "metrics"), path);
 }
 
@@ -384,35 +410,67 @@ static void format_change(char *buf, size_t size, const struct metric *m, struct
 
 #define CELL 64
 
-static void print_table(const struct compare *c, const struct run *run, const bool *shown,
-			const struct stat *stats)
+/* The rows of tab (n metrics) shown, a column per policy with its
+ * change against the first. */
+static void print_rows(const struct compare *c, const struct metric *tab, int n, const bool *shown,
+		       const struct stat *stats)
 {
 	int nc = c->ncols;
-	char(*cells)[CELL] = xcalloc((size_t)(metric_count * nc * 2), CELL);
+	char(*cells)[CELL] = xcalloc((size_t)(n * nc * 2), CELL);
 	int label_w = 0;
 	int *value_w = xcalloc((size_t)nc, sizeof(int));
 	int change_w = (int)strlen("change");
 	for (int j = 0; j < nc; j++)
 		value_w[j] = text_width(c->cols[j].label);
-	for (int i = 0; i < metric_count; i++) {
+	for (int i = 0; i < n; i++) {
 		if (!shown[i])
 			continue;
-		if ((int)strlen(metric_table[i].label) > label_w)
-			label_w = (int)strlen(metric_table[i].label);
+		if ((int)strlen(tab[i].label) > label_w)
+			label_w = (int)strlen(tab[i].label);
 		for (int j = 0; j < nc; j++) {
 			char *v = cells[(i * nc + j) * 2], *d = cells[(i * nc + j) * 2 + 1];
-			format_cell(v, CELL, &metric_table[i], metric_unit(c, &metric_table[i]), stats[i * nc + j],
+			format_cell(v, CELL, &tab[i], metric_unit(c, &tab[i]), stats[i * nc + j],
 				    c->nseeds);
 			if (text_width(v) > value_w[j])
 				value_w[j] = text_width(v);
 			if (j > 0) {
-				format_change(d, CELL, &metric_table[i], stats[i * nc], stats[i * nc + j]);
+				format_change(d, CELL, &tab[i], stats[i * nc], stats[i * nc + j]);
 				if (text_width(d) > change_w)
 					change_w = text_width(d);
 			}
 		}
 	}
+	printf("\n%-*s", label_w, "");
+	for (int j = 0; j < nc; j++) {
+		printf("  ");
+		print_padded(c->cols[j].label, value_w[j]);
+		if (j > 0) {
+			printf("  ");
+			print_padded("change", change_w);
+		}
+	}
+	printf("\n");
+	for (int i = 0; i < n; i++) {
+		if (!shown[i])
+			continue;
+		printf("%-*s", label_w, tab[i].label);
+		for (int j = 0; j < nc; j++) {
+			printf("  ");
+			print_padded(cells[(i * nc + j) * 2], value_w[j]);
+			if (j > 0) {
+				printf("  ");
+				print_padded(cells[(i * nc + j) * 2 + 1], change_w);
+			}
+		}
+		printf("\n");
+	}
+	free(value_w);
+	free(cells);
+}
 
+static void print_heading(const struct compare *c, const struct run *run)
+{
+	int nc = c->ncols;
 	const char *rule = gmp_rule_name(run->gmp.rule);
 	printf("%s compare: topology %s, workload %s, %d Ps%s%s%s, ", run->api->mode, run->topo->name,
 	       run->wl->name, run->procs, rule ? " (" : "", rule ? rule : "", rule ? ")" : "");
@@ -443,32 +501,6 @@ static void print_table(const struct compare *c, const struct run *run, const bo
 			       "%.3f): --seeds %d or more\n", c->nseeds, COMPARE_ALPHA,
 			       ldexp(1, 1 - c->nseeds), rs_signrank_min_n(COMPARE_ALPHA / 2));
 	}
-	printf("\n%-*s", label_w, "");
-	for (int j = 0; j < nc; j++) {
-		printf("  ");
-		print_padded(c->cols[j].label, value_w[j]);
-		if (j > 0) {
-			printf("  ");
-			print_padded("change", change_w);
-		}
-	}
-	printf("\n");
-	for (int i = 0; i < metric_count; i++) {
-		if (!shown[i])
-			continue;
-		printf("%-*s", label_w, metric_table[i].label);
-		for (int j = 0; j < nc; j++) {
-			printf("  ");
-			print_padded(cells[(i * nc + j) * 2], value_w[j]);
-			if (j > 0) {
-				printf("  ");
-				print_padded(cells[(i * nc + j) * 2 + 1], change_w);
-			}
-		}
-		printf("\n");
-	}
-	free(value_w);
-	free(cells);
 }
 
 /* ---- JSON and CSV ---- */
@@ -518,6 +550,43 @@ static cJSON *distributions_json(const struct compare *c)
 	return o;
 }
 
+/* Each metric of tab (n) per column: mean, ci95, n, unit, the change
+ * and its test. */
+static cJSON *summary_json(const struct compare *c, const struct metric *tab, int n,
+			   const struct stat *stats)
+{
+	cJSON *sum = cJSON_CreateObject();
+	for (int i = 0; i < n; i++) {
+		cJSON *m = NULL;
+		for (int j = 0; j < c->ncols; j++) {
+			struct stat s = stats[i * c->ncols + j];
+			if (s.n == 0)
+				continue;
+			if (!m)
+				m = cJSON_AddObjectToObject(sum, tab[i].path);
+			cJSON *v = cJSON_AddObjectToObject(m, c->cols[j].label);
+			cJSON_AddNumberToObject(v, "mean", s.mean);
+			if (s.n >= 2)
+				cJSON_AddNumberToObject(v, "ci95", s.ci95);
+			cJSON_AddNumberToObject(v, "n", s.n);
+			cJSON_AddStringToObject(v, "unit", metric_unit(c, &tab[i]));
+			double ch;
+			if (j > 0 && tab[i].unit == MU_FRAC) {
+				if (pp_change(stats[i * c->ncols], s, &ch))
+					cJSON_AddNumberToObject(v, "pp_change", ch);
+			} else if (j > 0 && rel_change(stats[i * c->ncols], s, &ch)) {
+				cJSON_AddNumberToObject(v, "rel_change", ch);
+			}
+			if (j > 0 && !isnan(s.p)) {
+				cJSON_AddNumberToObject(v, "p", s.p);
+				cJSON_AddNumberToObject(v, "pairs", s.pairs);
+				cJSON_AddBoolToObject(v, "significant", s.p <= COMPARE_ALPHA);
+			}
+		}
+	}
+	return sum;
+}
+
 static cJSON *compare_json(struct compare *c, const struct run *run, const struct stat *stats)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -535,40 +604,44 @@ static cJSON *compare_json(struct compare *c, const struct run *run, const struc
 	cJSON *seeds = cJSON_AddArrayToObject(cmp, "seeds");
 	for (int i = 0; i < c->nseeds; i++)
 		cJSON_AddItemToArray(seeds, cJSON_CreateNumber((double)(c->seed + (uint64_t)i)));
-	cJSON *sum = cJSON_CreateObject();
-	for (int i = 0; i < metric_count; i++) {
-		cJSON *m = NULL;
-		for (int j = 0; j < c->ncols; j++) {
-			struct stat s = stats[i * c->ncols + j];
-			if (s.n == 0)
-				continue;
-			if (!m)
-				m = cJSON_AddObjectToObject(sum, metric_table[i].path);
-			cJSON *v = cJSON_AddObjectToObject(m, c->cols[j].label);
-			cJSON_AddNumberToObject(v, "mean", s.mean);
-			if (s.n >= 2)
-				cJSON_AddNumberToObject(v, "ci95", s.ci95);
-			cJSON_AddNumberToObject(v, "n", s.n);
-			cJSON_AddStringToObject(v, "unit", metric_unit(c, &metric_table[i]));
-			double ch;
-			if (j > 0 && metric_table[i].unit == MU_FRAC) {
-				if (pp_change(stats[i * c->ncols], s, &ch))
-					cJSON_AddNumberToObject(v, "pp_change", ch);
-			} else if (j > 0 && rel_change(stats[i * c->ncols], s, &ch)) {
-				cJSON_AddNumberToObject(v, "rel_change", ch);
-			}
-			if (j > 0 && !isnan(s.p)) {
-				cJSON_AddNumberToObject(v, "p", s.p);
-				cJSON_AddNumberToObject(v, "pairs", s.pairs);
-				cJSON_AddBoolToObject(v, "significant", s.p <= COMPARE_ALPHA);
-			}
-		}
-	}
+	cJSON *sum = summary_json(c, metric_table, metric_count, stats);
+	if (c->why)
+		cJSON_AddItemToObject(o, "why", summary_json(c, why_table, RT_WHY__COUNT + 1,
+							    stats + metric_count * c->ncols));
 	cJSON_AddItemToObject(o, "distributions", distributions_json(c));
 	/* a copy: the table, printed after, reads the units from the runs */
 	cJSON_AddItemToObject(o, "runs", cJSON_Duplicate(c->runs, true));
 	cJSON_AddItemToObject(o, "summary", sum);
 	return o;
+}
+
+static void csv_rows(FILE *f, const struct compare *c, const struct metric *tab, int n,
+		     const struct stat *stats)
+{
+	for (int i = 0; i < n; i++) {
+		for (int j = 0; j < c->ncols; j++) {
+			struct stat s = stats[i * c->ncols + j];
+			if (s.n == 0)
+				continue;
+			char b[32];
+			fprintf(f, "%s,%s,%s,", tab[i].path, c->cols[j].label,
+				format_number(b, s.mean));
+			if (s.n >= 2)
+				fprintf(f, "%s", format_number(b, s.ci95));
+			fprintf(f, ",%d,", s.n);
+			double ch;
+			bool frac = tab[i].unit == MU_FRAC;
+			if (j > 0 && !frac && rel_change(stats[i * c->ncols], s, &ch))
+				fprintf(f, "%s", format_number(b, ch));
+			fprintf(f, ",");
+			if (j > 0 && frac && pp_change(stats[i * c->ncols], s, &ch))
+				fprintf(f, "%s", format_number(b, ch));
+			fprintf(f, ",%s,", metric_unit(c, &tab[i]));
+			if (j > 0 && !isnan(s.p))
+				fprintf(f, "%s", format_number(b, s.p));
+			fprintf(f, "\n");
+		}
+	}
 }
 
 static int write_csv(const char *path, const struct compare *c, const struct stat *stats)
@@ -578,30 +651,9 @@ static int write_csv(const char *path, const struct compare *c, const struct sta
 		return EXIT_BADINPUT;
 	FILE *f = o.f;
 	fprintf(f, "metric,column,mean,ci95,n,rel_change,pp_change,unit,p\n");
-	for (int i = 0; i < metric_count; i++) {
-		for (int j = 0; j < c->ncols; j++) {
-			struct stat s = stats[i * c->ncols + j];
-			if (s.n == 0)
-				continue;
-			char b[32];
-			fprintf(f, "%s,%s,%s,", metric_table[i].path, c->cols[j].label,
-				format_number(b, s.mean));
-			if (s.n >= 2)
-				fprintf(f, "%s", format_number(b, s.ci95));
-			fprintf(f, ",%d,", s.n);
-			double ch;
-			bool frac = metric_table[i].unit == MU_FRAC;
-			if (j > 0 && !frac && rel_change(stats[i * c->ncols], s, &ch))
-				fprintf(f, "%s", format_number(b, ch));
-			fprintf(f, ",");
-			if (j > 0 && frac && pp_change(stats[i * c->ncols], s, &ch))
-				fprintf(f, "%s", format_number(b, ch));
-			fprintf(f, ",%s,", metric_unit(c, &metric_table[i]));
-			if (j > 0 && !isnan(s.p))
-				fprintf(f, "%s", format_number(b, s.p));
-			fprintf(f, "\n");
-		}
-	}
+	csv_rows(f, c, metric_table, metric_count, stats);
+	if (c->why)
+		csv_rows(f, c, why_table, RT_WHY__COUNT + 1, stats + metric_count * c->ncols);
 	return output_finish(&o, CMD);
 }
 
@@ -662,6 +714,7 @@ static int run_all(struct compare *c, struct run *run, const char *json, int job
 				.topo = run->topo, .wl = run->wl, .procs = run->procs,
 				.gmp = run->gmp, .os = run->os, .seed = c->seed + (uint64_t)i, .max_sim_ns = run->lim.max_sim_ns,
 				.max_wall_ns = run->lim.max_wall_ns, .max_memory = run->lim.max_memory,
+				.why = c->why,
 			};
 		}
 	}
@@ -725,6 +778,7 @@ static int run_all(struct compare *c, struct run *run, const char *json, int job
 /* compare's own options beside the shared ones: --seeds, --json, --csv,
  * --store, -j; --native is refused. */
 struct compare_own {
+	bool why;
 	const char *json, *csv, *store;
 	uint64_t nseeds;
 	uint64_t jobs;                 /* 0: the default */
@@ -774,6 +828,11 @@ const struct cli_opt cli_compare_opts[] = {
 		   "stderr: auto (default: redrawn on a terminal, else a line\n"
 		   "every 10 s), always (else a line every 2 s, and the last),\n"
 		   "never"),
+	CLI_FLAG(NULL, "--why", struct compare_own, why,
+		 "also where each column's scheduling latency went: a G's\n"
+		 "mean wait cut into causes that add up to it (run --why),\n"
+		 "each against the first column's with its test; \"why\" in\n"
+		 "--json, why.all.* rows in --csv"),
 	CLI_STRING(NULL, "--json", "FILE|-", struct compare_own, json,
 		   "write {\"compare\", \"distributions\", \"runs\", \"summary\"} to\n"
 		   "FILE, or to stdout with - (then no table): \"runs\" holds\n"
@@ -833,13 +892,18 @@ static int compare_report(struct compare *c, const struct run *run, const char *
 			  const char *csv)
 {
 	int rc = 0;
-	struct stat *stats = xcalloc((size_t)(metric_count * c->ncols), sizeof(*stats));
-	bool shown[metric_count];
-	for (int i = 0; i < metric_count; i++) {
-		shown[i] = !metric_table[i].only_if_any;
+	int nrows = metric_count + (c->why ? RT_WHY__COUNT + 1 : 0);
+	struct stat *stats = xcalloc((size_t)(nrows * c->ncols), sizeof(*stats));
+	bool *shown = xcalloc((size_t)nrows, sizeof(bool));
+	for (int i = 0; i < nrows; i++) {
+		const struct metric *m = i < metric_count ? &metric_table[i]
+							  : &why_table[i - metric_count];
+		bool why_row = i > metric_count;   /* a cause: shown where it took time */
+		shown[i] = !m->only_if_any;
 		for (int j = 0; j < c->ncols; j++) {
-			stats[i * c->ncols + j] = column_stat(c, j, &metric_table[i]);
-			shown[i] = shown[i] || stats[i * c->ncols + j].n > 0;
+			struct stat st = column_stat(c, j, m);
+			stats[i * c->ncols + j] = st;
+			shown[i] = shown[i] || (st.n > 0 && (!why_row || st.mean > 0));
 		}
 	}
 	if (csv)
@@ -850,8 +914,17 @@ static int compare_report(struct compare *c, const struct run *run, const char *
 		cJSON_Delete(report);
 	}
 	bool to_stdout = (json && strcmp(json, "-") == 0) || (csv && strcmp(csv, "-") == 0);
-	if (rc == 0 && !to_stdout)
-		print_table(c, run, shown, stats);
+	if (rc == 0 && !to_stdout) {
+		print_heading(c, run);
+		print_rows(c, metric_table, metric_count, shown, stats);
+		if (c->why) {
+			printf("\nwhy: a G's mean scheduling latency cut into causes that add up to it "
+			       "(run --why; docs/runtime.md)\n");
+			print_rows(c, why_table, RT_WHY__COUNT + 1, shown + metric_count,
+				   stats + metric_count * c->ncols);
+		}
+	}
+	free(shown);
 	free(stats);
 	return rc;
 }
@@ -914,6 +987,9 @@ int cmd_compare(int argc, char **argv)
 	run->lim.max_memory = limits.lim.max_memory;
 
 	c.progress = o.progress;
+	c.why = own.why;
+	if (c.why)
+		why_table_init();
 	rc = run_all(&c, run, json, (int)own.jobs, o.sets, o.nsets, own.store);
 	if (rc == 0)
 		rc = compare_report(&c, run, json, csv);

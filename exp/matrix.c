@@ -98,6 +98,7 @@ static cJSON *cell_run(const struct exp_cell *c, const char *matrix, long runs, 
 		.seed = c->seed, .procs = c->procs, .gmp = c->gmp, .os = c->os,
 		.lim.max_sim_ns = c->max_sim_ns,
 		.lim.max_wall_ns = c->max_wall_ns, .lim.max_memory = c->max_memory,
+		.lim.why = c->why,
 	};
 	cJSON *row = row_new(c, matrix, runs);
 	struct err e = { "" };
@@ -206,6 +207,8 @@ void exp_matrix_id(const struct exp_cell *cells, long n, char id[17])
 				    (long long)c->max_wall_ns, (unsigned long long)c->max_memory);
 		h = fnv(h, s, strlen(s) + 1);
 		free(s);
+		if (c->why)       /* only then: a matrix without it keeps its id */
+			h = fnv(h, "why", 3);
 		h = os_fnv(h, c);
 		for (int k = 0; k < pol_nknobs(c->pol); k++) {
 			char kv[96];

@@ -47,6 +47,7 @@ struct exp_cell {
 	/* --max-sim-time, --max-wall-time, --max-memory (0: the default) */
 	int64_t max_sim_ns, max_wall_ns;
 	uint64_t max_memory;
+	bool why;                      /* the report's "why" (run --why: simulated only) */
 	/* The row's "runs": how many runs the whole matrix has, when the
 	 * cells given are only part of it (sweep --only); 0: the cells given
 	 * are the whole matrix (exp_cell_run: 1). */

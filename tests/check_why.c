@@ -3,6 +3,7 @@
  * the causes are the ones the run's shape makes (sched.lock under global
  * at many Ps, the quota under a quota, ...); and asking changes nothing
  * else in the run or its report. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,6 +236,65 @@ START_TEST(run_why_cli)
 }
 END_TEST
 
+/* compare --why: a second table of the mean wait by cause per column,
+ * the causes adding up to the mean, each against the first column's;
+ * "why" in --json; nothing of it without --why. */
+START_TEST(compare_why_cli)
+{
+	char *out = NULL, *err = NULL;
+	int rc = test_schedlabf(&out, &err, "compare -p global,steal -t numa4 -w rpc-server "
+				       "--procs 16 --seeds 2 --why --json -");
+	ck_assert_msg(rc == 0, "%s", err);
+	cJSON *j = cJSON_Parse(out);
+	ck_assert(j);
+	const cJSON *why = cJSON_GetObjectItem(j, "why");
+	ck_assert_ptr_nonnull(why);
+	static const char *const cols[] = { "global", "steal" };
+	for (int k = 0; k < 2; k++) {
+		double mean = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
+			why, "why.all.mean_ns"), cols[k]), "mean")->valuedouble, sum = 0;
+		const cJSON *row;
+		cJSON_ArrayForEach(row, why) {
+			if (strcmp(row->string, "why.all.mean_ns") == 0)
+				continue;
+			const cJSON *v = cJSON_GetObjectItem(row, cols[k]);
+			ck_assert_msg(v, "%s has no %s", row->string, cols[k]);
+			ck_assert_int_eq((int)cJSON_GetObjectItem(v, "n")->valuedouble, 2);
+			sum += cJSON_GetObjectItem(v, "mean")->valuedouble;
+		}
+		ck_assert_msg(fabs(sum - mean) <= 1e-9 * mean, "%s: causes %.3f ns, mean %.3f ns",
+			      cols[k], sum, mean);
+	}
+	/* Go 1.0's one lock against none: steal's wait for sched.lock is a
+	 * sliver of global's, with its pairs tested */
+	const cJSON *lock = cJSON_GetObjectItem(cJSON_GetObjectItem(
+		why, "why.all.causes.sched_lock.mean_ns"), "steal");
+	ck_assert(cJSON_GetObjectItem(lock, "rel_change")->valuedouble < -0.9);
+	ck_assert_int_eq((int)cJSON_GetObjectItem(lock, "pairs")->valuedouble, 2);
+	cJSON_Delete(j);
+	free(out);
+	free(err);
+	rc = test_schedlabf(&out, &err, "compare -p global,steal -t numa4 -w rpc-server --procs 16 "
+				       "--why");
+	ck_assert_msg(rc == 0, "%s", err);
+	ck_assert_msg(strstr(out, "\nwhy: a G's mean scheduling latency") &&
+		      strstr(out, "\nmean wait ") && strstr(out, "\n  sched_lock "), "%s", out);
+	ck_assert_ptr_null(strstr(out, "\n  held "));     /* no time in it: no row */
+	free(out);
+	free(err);
+	rc = test_schedlabf(&out, &err, "compare -p global,steal -t numa4 -w rpc-server --procs 16 "
+				       "--json -");
+	ck_assert_msg(rc == 0, "%s", err);
+	j = cJSON_Parse(out);
+	ck_assert_ptr_null(cJSON_GetObjectItem(j, "why"));
+	ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "runs"), 0),
+					       "why"));
+	cJSON_Delete(j);
+	free(out);
+	free(err);
+}
+END_TEST
+
 Suite *make_why_suite(void)
 {
 	Suite *s = suite_create("why");
@@ -252,6 +312,7 @@ Suite *make_why_suite(void)
 	}
 	tcase_add_loop_test(tc, why_changes_nothing_else, 0, vg ? 2 : n);
 	tcase_add_test(tc, run_why_cli);
+	tcase_add_test(tc, compare_why_cli);
 	suite_add_tcase(s, tc);
 	return s;
 }
