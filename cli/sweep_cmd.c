@@ -35,7 +35,7 @@ void cli_help_sweep(FILE *f)
 		"usage: schedlab sweep -p P1,P2:K=V,... [-t T1,T2,...] [-w W1,W2,...]\n"
 		"                      [--procs LIST] [--set KEY=LIST ...] [--seeds N] [--seed S]\n"
 		"                      [--cpu-quota CPUS [--cpu-period T]] [--cpuset LIST] [--load N]\n"
-		"                      [-j N] [--json FILE|-] [--csv FILE|-] [--resume] [--native]\n"
+		"                      [-j N] [--json FILE|-] [--csv FILE|-] [--resume] [--native] [--why]\n"
 		"                      [--emit-jobs FILE [--results DIR]] [--only I]\n"
 		"                      [--max-sim-time T] [--max-wall-time T] [--max-memory SIZE]\n"
 		"\n"
@@ -98,6 +98,7 @@ struct sweep {
 	bool **cpusets;
 	uint64_t seed, nseeds;
 	bool native;
+	bool why;                      /* --why: each row's report has its "why" */
 	struct run limits;
 	/* the cells */
 	struct exp_cell *cells;
@@ -417,6 +418,7 @@ static int make_cells(struct sweep *s)
 								.max_sim_ns = s->limits.lim.max_sim_ns,
 								.max_wall_ns = s->limits.lim.max_wall_ns,
 								.max_memory = s->limits.lim.max_memory,
+								.why = s->why,
 							};
 						}
 					free(knobs);
@@ -496,6 +498,8 @@ static void write_matrix_args(FILE *f, const struct sweep *s, const char *policy
 		(unsigned long long)s->seed);
 	if (s->native)
 		fprintf(f, " --native");
+	if (s->why)
+		fprintf(f, " --why");
 	if (s->limits.lim.max_sim_ns)
 		fprintf(f, " --max-sim-time %lldns", (long long)s->limits.lim.max_sim_ns);
 	if (s->limits.lim.max_wall_ns)
@@ -684,7 +688,7 @@ static int emit_jobs(const struct sweep *s, const char *file, const char *result
 struct sweep_own {
 	const char *json, *csv, *emit, *results, *procs, *only;
 	uint64_t nseeds, jobs;
-	bool native, resume;
+	bool native, resume, why;
 };
 
 const struct cli_opt cli_sweep_opts[] = {
@@ -727,6 +731,10 @@ const struct cli_opt cli_sweep_opts[] = {
 		 "With --emit-jobs: jobs only for the runs without a row in\n"
 		 "the results folder"),
 	CLI_FLAG(NULL, "--native", struct sweep_own, native, "run on this machine (-t host only)"),
+	CLI_FLAG(NULL, "--why", struct sweep_own, why,
+		 "each row's report with its \"why\", as run --why gives it\n"
+		 "(simulated runs only): where the Gs' waits went, by cause;\n"
+		 "`schedlab report` tables it per scenario"),
 	CLI_STRING(NULL, "--emit-jobs", "FILE", struct sweep_own, emit,
 		   "run nothing: write FILE, the command of run I on line I+1\n"
 		   "(for `parallel --slf HOSTS < FILE`), and FILE.sbatch, a\n"
@@ -802,6 +810,9 @@ static int sweep_check(const struct cli_opts *o, const struct sweep_own *own)
 				       "keeps), or --emit-jobs, and not with --only");
 	if (own->results && !own->emit)
 		return cli_usage_error(CMD, "--results %s: only with --emit-jobs", own->results);
+	if (own->native && own->why)
+		return cli_usage_error(CMD, "--why: only a simulated run is followed wait by wait, "
+				       "not a --native one");
 	if (own->native && o->time_limit)
 		return cli_usage_error(CMD, "%s: only a simulated run is cut at a time limit, not a "
 				       "--native one", o->time_limit);
@@ -1235,6 +1246,7 @@ int cmd_sweep(int argc, char **argv)
 	if (rc)
 		return rc;
 	s.native = own.native;
+	s.why = own.why;
 	s.o = &o;
 	s.nseeds = own.nseeds;
 	s.seed = o.seed;

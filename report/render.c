@@ -1203,6 +1203,53 @@ static void scenario_table(struct doc *d, const struct series *vs, int nv)
 	table_end(d);
 }
 
+/* Rows run with --why (sweep --why): a G's mean scheduling latency cut
+ * into the causes run --why gives, which add up to it, a column per
+ * variant; the causes no variant spent time in are left out. */
+static void scenario_why(struct doc *d, const struct series *vs, int nv, int scen)
+{
+	const struct rep_store *s = d->s;
+	int have = 0;
+	for (int v = 0; v < nv; v++)
+		have += s->groups[vs[v].pts[0]->g]->why != NULL;
+	if (!have)
+		return;
+	char id[48];
+	snprintf(id, sizeof(id), "scenario-%d-why", scen);
+	heading(d, 3, id, "Where the waits went");
+	para(d, "A G's mean scheduling latency (from runnable to running) cut into causes that "
+		"add up to it, as run --why gives them (docs/runtime.md, \"Why a G waited\"): "
+		"the mean over the seeds run with --why, ±95%% confidence interval.");
+	const char **head = xcalloc((size_t)nv + 1, sizeof(char *));
+	head[0] = "cause";
+	for (int v = 0; v < nv; v++)
+		head[v + 1] = vs[v].label;
+	table_begin(d, "why", nv + 1, head);
+	free(head);
+	const struct metric m = { .path = "why.all.mean_ns", .label = "", .name = "", .unit = MU_NS,
+				  .better = -1 };
+	for (int k = 0; k < REP_NWHY; k++) {
+		bool any = k == 0;
+		for (int v = 0; v < nv && !any; v++) {
+			const struct rep_group *g = s->groups[vs[v].pts[0]->g];
+			any = g->why && g->why[k].mean > 0;
+		}
+		if (!any)
+			continue;
+		row_begin(d);
+		cell(d, NULL, "%s", k == 0 ? "mean wait" : rt_why_names[k - 1]);
+		for (int v = 0; v < nv; v++) {
+			const struct rep_group *g = s->groups[vs[v].pts[0]->g];
+			char buf[128] = "-";
+			if (g->why)
+				format_stat(buf, sizeof(buf), &m, NULL, &g->why[k], g->why[0].n);
+			cell(d, NULL, "%s", buf);
+		}
+		row_end(d);
+	}
+	table_end(d);
+}
+
 static void scenario_cdfs(struct doc *d, const struct series *vs, int nv, const char *title)
 {
 	const struct rep_store *s = d->s;
@@ -1479,6 +1526,7 @@ static void section_scenarios(struct doc *d, const struct cluster *cl, int ncl)
 		heading(d, 2, id, title);
 		scenario_headline(d, cl[i].series, cl[i].nseries, i + 1);
 		scenario_table(d, cl[i].series, cl[i].nseries);
+		scenario_why(d, cl[i].series, cl[i].nseries, i + 1);
 		if (i >= REP_MAX_SCENARIO_FIGS) {
 			note(d, "Figures are drawn for the first %d scenarios of the store; this one has "
 				"its table only.", REP_MAX_SCENARIO_FIGS);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/policy.h"
 #include "exp/metric.h"
 #include "util/hist.h"
 #include "util/util.h"
@@ -82,7 +83,12 @@ struct rep_group {
 	uint64_t first_seed, last_seed;
 	struct rep_seeded *seeded;     /* the ok rows', in the store's order */
 	int nseeded, capseeded;
+	/* rows run with --why: a G's mean wait, then its part in each cause
+	 * (the report's why.all, REP_NWHY - 1 causes in the core's order);
+	 * NULL if no row of the group has it */
+	struct rep_acc *why;
 };
+#define REP_NWHY (RT_WHY__COUNT + 1)
 
 /* A row that did not complete, kept for the report's list (the first
  * REP_MAX_FAILED of them; the others are counted). */

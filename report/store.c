@@ -257,9 +257,10 @@ static void note_distinct(char **list, int *n, bool *more, const char *v)
 }
 
 /* Folds an ok row's report into its group (already checked). */
-static void fold_report(struct rep_store *s, struct rep_group *g, const cJSON *metrics,
+static void fold_report(struct rep_store *s, struct rep_group *g, const cJSON *report,
 			uint64_t seed)
 {
+	const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(report, "metrics");
 	if (g->nseeded == g->capseeded) {
 		g->capseeded = g->capseeded ? 2 * g->capseeded : 4;
 		g->seeded = xrealloc(g->seeded, (size_t)g->capseeded * sizeof(*g->seeded));
@@ -274,6 +275,19 @@ static void fold_report(struct rep_store *s, struct rep_group *g, const cJSON *m
 		const cJSON *v = exp_json_dotted(metrics, metric_table[i].path);
 		if (cJSON_IsNumber(v))
 			rep_acc_add(&g->m[i], v->valuedouble);
+	}
+	const cJSON *why = exp_json_dotted(cJSON_GetObjectItemCaseSensitive(report, "why"), "all");
+	const cJSON *why_mean = cJSON_GetObjectItemCaseSensitive(why, "mean_ns");
+	if (cJSON_IsNumber(why_mean)) {
+		if (!g->why)
+			g->why = xcalloc(REP_NWHY, sizeof(*g->why));
+		rep_acc_add(&g->why[0], why_mean->valuedouble);
+		const cJSON *causes = cJSON_GetObjectItemCaseSensitive(why, "causes");
+		for (int k = 0; k < RT_WHY__COUNT; k++) {
+			const cJSON *c = cJSON_GetObjectItemCaseSensitive(causes, rt_why_names[k]);
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "mean_ns");
+			rep_acc_add(&g->why[k + 1], cJSON_IsNumber(v) ? v->valuedouble : 0);
+		}
 	}
 	const cJSON *unit = cJSON_GetObjectItemCaseSensitive(metrics, "throughput_unit");
 	if (!g->rate_unit && cJSON_IsString(unit))
@@ -339,6 +353,36 @@ static void fold_report(struct rep_store *s, struct rep_group *g, const cJSON *m
 }
 
 /* Checks the parts of a report the report reads, and that it is one. */
+/* A run --why's object, where the report reads it: why.all's mean and
+ * each cause's part, numbers of time (absent: a run without --why). */
+static bool check_why(const struct jv *j, const cJSON *why)
+{
+	if (!why)
+		return true;
+	if (!cJSON_IsObject(why) || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(why, "all")))
+		return jv_fail(j, ".report.why", "expected an object with \"all\", got %s",
+			       jv_type_name(why));
+	const cJSON *all = cJSON_GetObjectItemCaseSensitive(why, "all");
+	double x;
+	if (!jv_as_nonneg(j, cJSON_GetObjectItemCaseSensitive(all, "mean_ns"),
+			  ".report.why.all.mean_ns", &x))
+		return false;
+	const cJSON *causes = cJSON_GetObjectItemCaseSensitive(all, "causes");
+	if (!cJSON_IsObject(causes))
+		return jv_fail(j, ".report.why.all.causes", "expected an object, got %s",
+			       jv_type_name(causes));
+	char p[JV_PATH];
+	for (int k = 0; k < RT_WHY__COUNT; k++) {
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(causes, rt_why_names[k]);
+		if (!c)
+			continue;
+		snprintf(p, sizeof(p), ".report.why.all.causes.%s.mean_ns", rt_why_names[k]);
+		if (!jv_as_nonneg(j, cJSON_GetObjectItemCaseSensitive(c, "mean_ns"), p, &x))
+			return false;
+	}
+	return true;
+}
+
 static bool check_report(const struct jv *j, const cJSON *report, struct rep_group *g)
 {
 	const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(report, "metrics");
@@ -370,7 +414,7 @@ static bool check_report(const struct jv *j, const cJSON *report, struct rep_gro
 				       "%d nodes, where the group's earlier rows (%s on %s) had %d", n,
 				       g->variant, g->topology, g->nnodes);
 	}
-	return true;
+	return check_why(j, cJSON_GetObjectItemCaseSensitive(report, "why"));
 }
 
 /* What the report takes of a row, checked. */
@@ -459,7 +503,7 @@ static void tally(struct rep_store *s, struct rep_group *g, const struct row_fie
 	if (r->matrix)
 		note_distinct(s->matrices, &s->nmatrices, &s->more_matrices, r->matrix);
 	if (r->st == RS_OK) {
-		fold_report(s, g, cJSON_GetObjectItemCaseSensitive(r->report, "metrics"), sd);
+		fold_report(s, g, r->report, sd);
 	} else if (s->nfailed < REP_MAX_FAILED) {
 		struct rep_failed *f = &s->failed[s->nfailed++];
 		f->line = line;
@@ -645,6 +689,7 @@ void rep_store_free(struct rep_store *s)
 		}
 		free(g->dram);
 		free(g->seeded);
+		free(g->why);
 		free(g);
 	}
 	free(s->groups);

@@ -527,6 +527,59 @@ static void bad(const char *text, int line, const char *path_and_why)
 	ck_assert_msg(stat(out, &st) != 0, "a failed report left %s", out);
 }
 
+/* sweep --why's rows: a table per scenario of the mean wait by cause,
+ * each cell the mean over the seeds of the rows' own figures; a "why" of
+ * the wrong shape is refused naming its path; natively refused. */
+START_TEST(report_why_table)
+{
+	char in[256], out[256];
+	snprintf(in, sizeof(in), "%s/why.jsonl", dir);
+	snprintf(out, sizeof(out), "%s/why.md", dir);
+	char args[600], *err = NULL;
+	snprintf(args, sizeof(args), "sweep -p global,steal -t numa2 -w rpc-server --procs 8 "
+		 "--seeds 2 --why --json %s", in);
+	ck_assert_msg(test_schedlab(args, NULL, &err) == 0, "%s", err);
+	free(err);
+	ck_assert_int_eq(report(in, out, NULL, NULL), 0);
+	char *md = test_read_file(out), *text = test_read_file(in);
+	const char *t = strstr(md, "### Where the waits went");
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_nonnull(strstr(t, "| cause | global | steal |"));
+	/* global's mean wait: the mean of its two rows' why.all.mean_ns */
+	double sum = 0;
+	int n = 0;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		cJSON *row = cJSON_Parse(line);
+		if (strcmp(cJSON_GetObjectItem(row, "variant")->valuestring, "global") == 0) {
+			const cJSON *all = cJSON_GetObjectItem(cJSON_GetObjectItem(
+				cJSON_GetObjectItem(row, "report"), "why"), "all");
+			sum += cJSON_GetObjectItem(all, "mean_ns")->valuedouble;
+			n++;
+		}
+		cJSON_Delete(row);
+	}
+	ck_assert_int_eq(n, 2);
+	double scale;
+	int decimals;
+	const char *unit = str_ns_unit(sum / n, &scale, &decimals);
+	char want[128];
+	snprintf(want, sizeof(want), "| mean wait | %.*f %s \xc2\xb1", decimals, sum / n / scale, unit);
+	ck_assert_msg(strstr(t, want), "no '%s' in %.400s", want, t);
+	ck_assert_ptr_nonnull(strstr(t, "| sched\\_lock |"));
+	free(text);
+	free(md);
+	/* without --why: no such section */
+	ck_assert_int_eq(report(store, out, NULL, NULL), 0);
+	md = test_read_file(out);
+	ck_assert_ptr_null(strstr(md, "Where the waits went"));
+	free(md);
+	ck_assert_int_eq(test_schedlab("sweep -p steal -t host -w pingpong --native --why", NULL,
+				       &err), 2);
+	ck_assert_msg(strstr(err, "--why"), "%s", err);
+	free(err);
+}
+END_TEST
+
 START_TEST(report_bad_input)
 {
 	bad("{\"store\": 1, \"variant\": \n", 2, "not JSON (at column");
@@ -577,6 +630,19 @@ START_TEST(report_bad_input)
 	free(err);
 	ck_assert_int_eq(test_schedlab("report store.jsonl", NULL, NULL), 2);
 	ck_assert_int_eq(test_schedlab("report store.jsonl -o r.pdf", NULL, NULL), 2);
+	/* a run --why's object of the wrong shape */
+	{
+		cJSON *rep = cJSON_Duplicate(reports[2], true);
+		cJSON *why = cJSON_AddObjectToObject(rep, "why");
+		cJSON *all = cJSON_AddObjectToObject(why, "all");
+		cJSON_AddStringToObject(all, "mean_ns", "soon");
+		char *wrow = row_text(2, "ok", rep);
+		char *line = xasprintf("%s\n", wrow);
+		bad(line, 2, ".report.why.all.mean_ns");
+		free(line);
+		free(wrow);
+		cJSON_Delete(rep);
+	}
 }
 END_TEST
 
@@ -885,6 +951,7 @@ Suite *make_report_suite(void)
 	tcase_add_test(tc, report_heatmap_numbers);
 	tcase_add_test(tc, report_deterministic);
 	tcase_add_test(tc, report_headline_verdicts);
+	tcase_add_test(tc, report_why_table);
 	tcase_add_test(tc, report_reads_at_a_glance);
 	tcase_add_test(tc, report_odd_names);
 	tcase_add_test(tc, report_bad_input);
