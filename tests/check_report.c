@@ -402,7 +402,9 @@ static void headline_store(int nseeds, const char *out, char **text)
 			set_metric(rep, "request_latency_ns.p99", v ? 0.9 * p99 : p99);
 			set_metric(rep, "request_latency_ns.p50", 5e5);
 			set_metric(rep, "makespan_ns", 1e8 + (v ? (sd % 2 ? 2e6 : -1e6) : 0));
-			cJSON *row = cJSON_Parse(row_text(0, "ok", rep));
+			char *rowtext = row_text(0, "ok", rep);
+			cJSON *row = cJSON_Parse(rowtext);
+			free(rowtext);
 			cJSON_Delete(rep);
 			cJSON_ReplaceItemInObject(row, "variant", cJSON_CreateString(v ? "b" : "a"));
 			cJSON_ReplaceItemInObject(row, "index", cJSON_CreateNumber(v * nseeds + sd));
