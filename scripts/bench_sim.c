@@ -2,11 +2,12 @@
  * the simulator -- wall time, engine events per second, simulated time per
  * wall second, peak RSS, and wall time per goroutine execution (a G being
  * given a P and run once).  Prints one line of figures; asserts nothing.
- *   bench_sim WORKLOAD TOPOLOGY PROCS [SEED]
+ *   bench_sim [-p POLICY] WORKLOAD TOPOLOGY PROCS [SEED]      (default steal)
  * Compiled against the simulated core (-DSCHEDLAB_SIM) to read the engine's
  * counters. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -23,8 +24,14 @@ static double wall(void)
 
 int main(int argc, char **argv)
 {
-	if (argc < 4) {
-		fprintf(stderr, "usage: bench_sim WORKLOAD TOPOLOGY PROCS [SEED]\n");
+	const char *policy = "steal";
+	if (argc > 2 && strcmp(argv[1], "-p") == 0) {
+		policy = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
+	if (argc < 4 || !pol_find(policy)) {
+		fprintf(stderr, "usage: bench_sim [-p POLICY] WORKLOAD TOPOLOGY PROCS [SEED]\n");
 		return 2;
 	}
 	struct err e;
@@ -37,7 +44,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct rt_config cfg = {
-		.policy = pol_find("steal"), .procs = atoi(argv[3]), .seed = trace ? tseed : seed,
+		.policy = pol_find(policy), .procs = atoi(argv[3]), .seed = trace ? tseed : seed,
 		.topo = t, .body = &wlr_body, .body_arg = &(struct wlr_args){ .workload = w },
 	};
 	double t0 = wall();
@@ -55,10 +62,10 @@ int main(int argc, char **argv)
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	double secs = t1 - t0;
-	printf("%-12s %-6s procs %3d  wall %7.3f s  events %10llu  %6.2f M events/s  "
+	printf("%-6s %-12s %-6s procs %3d  wall %7.3f s  events %10llu  %6.2f M events/s  "
 	       "sim/wall %8.4f  peak RSS %7.1f MiB  %8.0f B/G  Gs %8llu  runs %9llu  "
 	       "%7.0f ns wall per G run%s\n",
-	       w->name, t->name, cfg.procs ? cfg.procs : t->npus, secs, (unsigned long long)events,
+	       policy, w->name, t->name, cfg.procs ? cfg.procs : t->npus, secs, (unsigned long long)events,
 	       (double)events / secs / 1e6, (double)r.makespan_ns / 1e9 / secs,
 	       (double)ru.ru_maxrss / 1024.0, (double)ru.ru_maxrss * 1024.0 / (double)r.goroutines,
 	       (unsigned long long)r.goroutines, (unsigned long long)r.runs,
