@@ -209,13 +209,29 @@ struct hw {
 	struct line *lines;
 	uint32_t nlines, line_cap;
 	int pu_words;                    /* uint64 words of a sharer bitmap */
+	int npus;
+	/* Line transfer costs by PU pair, precomputed (xfer_build); NULL when
+	 * the tables would not fit, and then computed per access. */
+	uint8_t *xfer_cls;               /* [from * npus + to]: index into xfer_ns */
+	double xfer_ns[3 + TOPO_MAX_HOPS];  /* the distinct costs */
+	double inv_ns[3 + TOPO_MAX_HOPS];   /* those between distinct PUs, largest first */
+	int ninv;
+	uint64_t *inv_mask;              /* [(p * ninv + k) * pu_words + w]: the PUs s != p
+					  * with inv_ns[k] from p */
 	double *mc_busy_until;           /* per node memory controller */
 	double *dram_bytes;              /* per node, during one touch */
 	int *busy_nodes;                 /* nodes with dram_bytes != 0 */
 	struct hw_counters ctr;
 };
 
+static void xfer_build(struct hw *hw, size_t limit);
+
 struct hw *hw_new(const struct topo *t)
+{
+	return hw_new_limited(t, HW_XFER_TABLE_MAX);
+}
+
+struct hw *hw_new_limited(const struct topo *t, size_t table_bytes)
 {
 	struct hw *hw = xcalloc(1, sizeof(*hw));
 	hw->t = t;
@@ -232,7 +248,84 @@ struct hw *hw_new(const struct topo *t)
 	hw->ctr.dram_by_hops = xcalloc((size_t)t->max_hops + 1, sizeof(uint64_t));
 	hw->ctr.dram_by_node = xcalloc((size_t)t->nnodes * (size_t)t->nnodes, sizeof(uint64_t));
 	hw->ctr.dram_ns_by_hops = xcalloc((size_t)t->max_hops + 1, sizeof(double));
+	hw->npus = t->npus;
+	xfer_build(hw, table_bytes);
 	return hw;
+}
+
+/* The cost of moving a line between two PUs depends only on the relation
+ * of their cores, so a machine has a handful of distinct costs.  A class
+ * per PU pair makes a transfer one load instead of topo_c2c_ns's switch
+ * and hop look-up, and, per PU, a bitmap per cost of the other PUs at that
+ * cost lets a store find its farthest sharer by AND-ing bitmaps, largest
+ * cost first, instead of pricing every sharer.  Both take npus^2 bytes and
+ * more, so past limit bytes the costs stay computed per access.  They are
+ * built only from costs that are finite and positive: for those, equal
+ * values are the same double and the first cost met is the maximum, so
+ * every result is the one the per-sharer computation gives. */
+static void xfer_build(struct hw *hw, size_t limit)
+{
+	const struct topo *t = hw->t;
+	size_t np = (size_t)t->npus, nc = (size_t)t->ncores, pw = (size_t)hw->pu_words;
+	if (np == 0 || (double)np * (double)np > (double)limit)
+		return;
+	enum { CAP = sizeof(hw->xfer_ns) / sizeof(hw->xfer_ns[0]) };
+	int n = 0;
+	bool apart[CAP] = { false };   /* met between two distinct PUs */
+	/* core pairs are priced as PUs meet them: a core without PUs adds no cost */
+	uint8_t *core_cls = xmalloc(nc * nc);
+	memset(core_cls, 0xff, nc * nc);
+	uint8_t *cls = xmalloc(np * np);
+	for (size_t a = 0; a < np; a++)
+		for (size_t b = 0; b < np; b++) {
+			size_t cab = (size_t)t->pus[a].core * nc + (size_t)t->pus[b].core;
+			if (core_cls[cab] == 0xff) {
+				double x = topo_c2c_ns(t, t->pus[a].core, t->pus[b].core);
+				if (!(isfinite(x) && x > 0))
+					goto fail;
+				int k = 0;
+				while (k < n && hw->xfer_ns[k] != x)
+					k++;
+				if (k == n) {
+					if (n == CAP)
+						goto fail;
+					hw->xfer_ns[n++] = x;
+				}
+				core_cls[cab] = (uint8_t)k;
+			}
+			cls[a * np + b] = core_cls[cab];
+			apart[cls[a * np + b]] |= a != b;
+		}
+	/* inv[k]: the rank of cost k among those met apart, largest first */
+	int inv[CAP], ninv = 0;
+	for (int k = 0; k < n; k++) {
+		if (!apart[k])
+			continue;
+		inv[k] = 0;
+		for (int j = 0; j < n; j++)
+			inv[k] += apart[j] && hw->xfer_ns[j] > hw->xfer_ns[k];
+		hw->inv_ns[inv[k]] = hw->xfer_ns[k];
+		ninv++;
+	}
+	if ((double)np * (double)np + (double)np * ninv * (double)pw * sizeof(uint64_t) >
+	    (double)limit)
+		goto fail;
+	hw->ninv = ninv;
+	hw->inv_mask = xcalloc(np * (size_t)ninv * pw, sizeof(uint64_t));
+	for (size_t a = 0; a < np; a++) {
+		uint64_t *mask = &hw->inv_mask[a * (size_t)ninv * pw];
+		for (size_t b = 0; b < np; b++) {
+			size_t k = (size_t)inv[cls[a * np + b]];
+			if (a != b)
+				mask[k * pw + b / 64] |= 1ull << (b % 64);
+		}
+	}
+	hw->xfer_cls = cls;
+	free(core_cls);
+	return;
+fail:
+	free(cls);
+	free(core_cls);
 }
 
 void hw_free(struct hw *hw)
@@ -257,6 +350,8 @@ void hw_free(struct hw *hw)
 	free(hw->ctr.dram_by_hops);
 	free(hw->ctr.dram_by_node);
 	free(hw->ctr.dram_ns_by_hops);
+	free(hw->xfer_cls);
+	free(hw->inv_mask);
 	free(hw);
 }
 
@@ -397,6 +492,12 @@ static bool writer_holds(struct hw *hw, const struct chunk_meta *m, uint64_t gid
 	return false;
 }
 
+/* A transfer priced from the tables (xfer_build), which hw must have. */
+static inline double xfer_of(const struct hw *hw, int from, int to)
+{
+	return hw->xfer_ns[hw->xfer_cls[(size_t)from * (size_t)hw->npus + (size_t)to]];
+}
+
 double hw_touch(struct hw *hw, int cpu, double now, hw_region_t r, uint64_t offset,
 		uint64_t bytes, enum hw_pattern pattern, bool write)
 {
@@ -442,7 +543,10 @@ double hw_touch(struct hw *hw, int cpu, double now, hw_region_t r, uint64_t offs
 			step = fmax(lat / m, HW_LINE / t->lat.cache_bw_gbs[hit]);
 			hw->ctr.hits[hit] += lines;
 		} else if (meta->writer >= 0 && writer_holds(hw, meta, gid)) {
-			lat = topo_c2c_ns(t, t->pus[meta->writer].core, core);
+			/* not pu_transfer, whose 0 for a PU to itself this path
+			 * never charged: the cores' figure, as topo_c2c_ns gives it */
+			lat = hw->xfer_cls ? xfer_of(hw, meta->writer, cpu)
+				: topo_c2c_ns(t, t->pus[meta->writer].core, core);
 			step = lat / m;
 			hw->ctr.c2c += lines;
 		} else {
@@ -512,12 +616,61 @@ hw_line_t hw_line_new(struct hw *hw, int home_node)
 }
 
 /* Moving a line between two PUs. */
-static double pu_transfer(const struct hw *hw, int from, int to)
+static inline double pu_transfer(const struct hw *hw, int from, int to)
 {
 	const struct topo *t = hw->t;
 	if (from == to)
 		return 0;
+	if (hw->xfer_cls)
+		return xfer_of(hw, from, to);
 	return topo_c2c_ns(t, t->pus[from].core, t->pus[to].core);
+}
+
+double hw_pu_transfer_ns(const struct hw *hw, int from, int to)
+{
+	return pu_transfer(hw, from, to);
+}
+
+/* Invalidations go out in parallel with the fetch; the farthest sharer's
+ * acknowledgement bounds the wait. */
+static inline double store_wait(const struct hw *hw, int cpu, const uint64_t *sharers,
+				double fetch)
+{
+	int pw = hw->pu_words;
+	if (!hw->xfer_cls) {
+		for (int w = 0; w < pw; w++)
+			for (uint64_t bits = sharers[w]; bits; bits &= bits - 1) {
+				int s = w * 64 + __builtin_ctzll(bits);
+				double inv = pu_transfer(hw, cpu, s);
+				if (inv > fetch)
+					fetch = inv;
+			}
+		return fetch;
+	}
+	const uint64_t *m = &hw->inv_mask[(size_t)cpu * (size_t)hw->ninv * (size_t)pw];
+	for (int k = 0; k < hw->ninv; k++, m += pw)
+		for (int w = 0; w < pw; w++)
+			if (m[w] & sharers[w]) {
+				double inv = hw->inv_ns[k];
+				if (inv > fetch)
+					fetch = inv;
+				return fetch;
+			}
+	/* cpu's own copy costs nothing, which can win only over a negative
+	 * fetch: kept so that any fetch gets the per-sharer answer */
+	if ((sharers[cpu / 64] >> (cpu % 64) & 1) && 0 > fetch)
+		fetch = 0;
+	return fetch;
+}
+
+double hw_store_wait_ns(const struct hw *hw, int cpu, const uint64_t *sharers, double fetch)
+{
+	return store_wait(hw, cpu, sharers, fetch);
+}
+
+bool hw_has_xfer_table(const struct hw *hw)
+{
+	return hw->xfer_cls != NULL;
 }
 
 /* A locked instruction on a line already held exclusively: it drains the
@@ -565,15 +718,7 @@ double hw_line_access(struct hw *hw, int cpu, double now, hw_line_t id, enum hw_
 		fetch = topo_dram_ns(t, t->cores[t->pus[cpu].core].node, l->home);
 	else if (l->owner >= 0 && l->owner != cpu)
 		fetch = pu_transfer(hw, l->owner, cpu);
-	/* Invalidations go out in parallel with the fetch; the farthest sharer's
-	 * acknowledgement bounds the wait. */
-	for (int w = 0; w < hw->pu_words; w++)
-		for (uint64_t bits = l->sharers[w]; bits; bits &= bits - 1) {
-			int s = w * 64 + __builtin_ctzll(bits);
-			double inv = pu_transfer(hw, cpu, s);
-			if (inv > fetch)
-				fetch = inv;
-		}
+	fetch = store_wait(hw, cpu, l->sharers, fetch);
 	memset(l->sharers, 0, sizeof(uint64_t) * (size_t)hw->pu_words);
 	*word = bit;
 	l->owner = cpu;

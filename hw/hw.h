@@ -54,6 +54,7 @@
 #define SCHEDLAB_HW_HW_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "topologies/topo.h"
@@ -103,7 +104,17 @@ struct hw_counters {
 	uint64_t touches;                   /* hw_touch calls */
 };
 
+/* The tables of line transfer costs by PU pair (hw.c, xfer_build) are made
+ * up to this many bytes; a larger machine prices transfers per access. */
+#define HW_XFER_TABLE_MAX ((size_t)64 << 20)
+
 struct hw *hw_new(const struct topo *t);
+/* hw_new with another bound on the transfer tables: 0 makes the model
+ * price every transfer per access, as on a machine too big for them (for
+ * tests: both ways must give the same doubles). */
+struct hw *hw_new_limited(const struct topo *t, size_t table_bytes);
+/* Whether hw prices transfers from its tables. */
+bool hw_has_xfer_table(const struct hw *hw);
 void hw_free(struct hw *hw);
 const struct topo *hw_topo(const struct hw *hw);
 const struct hw_counters *hw_counters(const struct hw *hw);
@@ -124,6 +135,16 @@ double hw_touch(struct hw *hw, int cpu, double now, hw_region_t r, uint64_t offs
  * node (whose DRAM serves it until somebody writes it). */
 hw_line_t hw_line_new(struct hw *hw, int home_node);
 double hw_line_access(struct hw *hw, int cpu, double now, hw_line_t line, enum hw_access kind);
+
+/* What hw_line_access charges, exposed for tests.  The cost of moving a
+ * line from PU `from' to PU `to': the core-to-core latency of their cores'
+ * relation, 0 from a PU to itself. */
+double hw_pu_transfer_ns(const struct hw *hw, int from, int to);
+/* The wait of a store or RMW by cpu that fetches its line in `fetch' ns
+ * while invalidating the copies of `sharers' (a bitmap of (npus + 63) / 64
+ * words, bit s for PU s, cpu's own bit allowed): the larger of fetch and
+ * the farthest sharer's transfer from cpu, fetch on a tie. */
+double hw_store_wait_ns(const struct hw *hw, int cpu, const uint64_t *sharers, double fetch);
 
 
 #endif

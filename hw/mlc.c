@@ -43,7 +43,9 @@ static void measure_latency(const struct topo *t, struct hw_mlc *m)
 				m->dram_ns[i * n + j] = NAN;
 				continue;
 			}
-			struct hw *hw = hw_new(t);
+			/* a read chase moves no line between PUs: a model per pair of
+			 * nodes without the transfer tables, which cost npus^2 to make */
+			struct hw *hw = hw_new_limited(t, 0);
 			hw_region_t r = hw_region_new(hw, CHASE_BYTES, HW_PLACE_NODE, j);
 			double cost = hw_touch(hw, cpu, 0, r, 0, CHASE_BYTES, HW_POINTER_CHASE, false);
 			m->dram_ns[i * n + j] = cost / (CHASE_BYTES / HW_LINE);

@@ -10,6 +10,7 @@
 #include "hw/hw.h"
 #include "hw/mlc.h"
 #include "tests/tests.h"
+#include "util/util.h"
 
 static struct topo *load(const char *spec)
 {
@@ -394,6 +395,205 @@ START_TEST(a_huge_cache_costs_what_it_holds)
 }
 END_TEST
 
+/* ---- Transfer tables --------------------------------------------------------
+ *
+ * hw_new prices transfers from tables made once; past HW_XFER_TABLE_MAX
+ * (or with hw_new_limited(t, 0)) it prices each access from the topology.
+ * Both must give the doubles the per-sharer computation below gives, to
+ * the bit: a report must not change with the machine's size. */
+
+static const char *const xfer_topologies[] = {
+	"numa1", "numa4", "numa8", "24s-sgi-uv2000-xeon-e5-4640.xml", "2s-corona-epyc-7401.xml",
+	"16s-ibm-x3950m2.xml", "2s-dell-r740-xeon-6230-snc2.xml",
+};
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static double direct_transfer(const struct topo *t, int from, int to)
+{
+	return from == to ? 0 : topo_c2c_ns(t, t->pus[from].core, t->pus[to].core);
+}
+
+/* What hw_line_access did before the tables: every sharer priced. */
+static double direct_store_wait(const struct topo *t, int cpu, const uint64_t *sharers,
+				double fetch)
+{
+	for (int s = 0; s < t->npus; s++)
+		if (sharers[s / 64] >> (s % 64) & 1) {
+			double inv = direct_transfer(t, cpu, s);
+			if (inv > fetch)
+				fetch = inv;
+		}
+	return fetch;
+}
+
+static void assert_bits(double got, double want, const char *what, const char *topo, int a,
+			int b)
+{
+	ck_assert_msg(memcmp(&got, &want, sizeof(double)) == 0,
+		      "%s: %s (%d, %d) gives %.17g, the direct computation %.17g", topo, what, a, b,
+		      got, want);
+}
+
+/* A random sharer set of npus PUs: none, one, a few, or a random share of
+ * all, cpu's own bit sometimes among them. */
+static void random_sharers(uint64_t *rng, int npus, int cpu, uint64_t *sharers)
+{
+	memset(sharers, 0, sizeof(uint64_t) * (size_t)((npus + 63) / 64));
+	uint64_t x = splitmix(rng);
+	int few = x % 4 == 1 ? 1 : x % 4 == 2 ? 1 + (int)((x >> 8) % 8) : 0;
+	for (int k = 0; k < few; k++) {
+		int s = (int)(splitmix(rng) % (uint64_t)npus);
+		sharers[s / 64] |= 1ull << (s % 64);
+	}
+	if (x % 4 == 3) {
+		uint64_t permille = (x >> 8) % 1001;
+		for (int s = 0; s < npus; s++)
+			if (splitmix(rng) % 1000 < permille)
+				sharers[s / 64] |= 1ull << (s % 64);
+	}
+	if ((x >> 40) & 1)
+		sharers[cpu / 64] |= 1ull << (cpu % 64);
+}
+
+/* A fetch as hw_line_access makes one (nothing, DRAM, another PU's copy,
+ * ties with a sharer's cost), and ones it never makes (negative, NaN). */
+static double random_fetch(uint64_t *rng, const struct topo *t, int cpu)
+{
+	uint64_t x = splitmix(rng);
+	int other = (int)((x >> 8) % (uint64_t)t->npus);
+	switch (x % 6) {
+	case 0:
+		return 0;
+	case 1:
+		return topo_dram_ns(t, t->cores[t->pus[cpu].core].node,
+				    (int)((x >> 32) % (uint64_t)t->nnodes));
+	case 2:
+	case 3:
+		return direct_transfer(t, other, cpu);
+	case 4:
+		return -1.5;
+	}
+	return NAN;
+}
+
+/* Costs of shared lines and written chunks, step by step on two models. */
+static void assert_same_runs(struct hw *a, struct hw *b, const struct topo *t, const char *name,
+			     uint64_t *rng)
+{
+	hw_line_t la[4], lb[4];
+	for (int i = 0; i < 4; i++) {
+		la[i] = hw_line_new(a, i % t->nnodes);
+		lb[i] = hw_line_new(b, i % t->nnodes);
+	}
+	double now = 0;
+	for (int i = 0; i < 3000; i++) {
+		uint64_t x = splitmix(rng);
+		int cpu = (int)((x >> 8) % (uint64_t)t->npus);
+		enum hw_access kind = (enum hw_access)(x % 3);
+		double ca = hw_line_access(a, cpu, now, la[(x >> 40) % 4], kind);
+		double cb = hw_line_access(b, cpu, now, lb[(x >> 40) % 4], kind);
+		assert_bits(ca, cb, "hw_line_access", name, cpu, (int)kind);
+		now += (double)((x >> 48) % 300);
+	}
+	for (int i = 0; i < 200; i++) {
+		uint64_t x = splitmix(rng);
+		int w = (int)((x >> 8) % (uint64_t)t->npus);
+		int r = (int)((x >> 32) % (uint64_t)t->npus);
+		hw_region_t ra = hw_region_new(a, HW_CHUNK, HW_PLACE_NODE, 0);
+		hw_region_t rb = hw_region_new(b, HW_CHUNK, HW_PLACE_NODE, 0);
+		hw_touch(a, w, now, ra, 0, HW_LINE, HW_SEQUENTIAL, true);
+		hw_touch(b, w, now, rb, 0, HW_LINE, HW_SEQUENTIAL, true);
+		now += 1e4;
+		double ca = hw_touch(a, r, now, ra, 0, HW_LINE, HW_SEQUENTIAL, false);
+		double cb = hw_touch(b, r, now, rb, 0, HW_LINE, HW_SEQUENTIAL, false);
+		assert_bits(ca, cb, "hw_touch of a written chunk", name, w, r);
+		now += 1e4;
+	}
+	ck_assert_uint_eq(hw_counters(a)->c2c, hw_counters(b)->c2c);
+	if (t->ngroups > 1)   /* else every written chunk is in the reader's L3 */
+		ck_assert_uint_gt(hw_counters(a)->c2c, 0);
+	ck_assert_uint_eq(hw_counters(a)->line_transfers, hw_counters(b)->line_transfers);
+	assert_bits(hw_counters(a)->line_stall_ns, hw_counters(b)->line_stall_ns, "line stalls",
+		    name, 0, 0);
+}
+
+START_TEST(transfer_tables_give_the_per_sharer_costs_bit_for_bit)
+{
+	const char *name = xfer_topologies[_i];
+	struct topo *t = strstr(name, ".xml") ? load_shared(name) : load(name);
+	struct hw *tab = hw_new(t);
+	struct hw *direct = hw_new_limited(t, 0);
+	/* the pair table fits, the sharer bitmaps do not */
+	struct hw *half = hw_new_limited(t, (size_t)t->npus * (size_t)t->npus);
+	ck_assert_msg(hw_has_xfer_table(tab), "%s: no tables", name);
+	ck_assert(!hw_has_xfer_table(direct));
+	ck_assert(!hw_has_xfer_table(half));
+	struct hw *models[] = { tab, direct, half };
+
+	for (int a = 0; a < t->npus; a++)
+		for (int b = 0; b < t->npus; b++)
+			for (int m = 0; m < 3; m++)
+				assert_bits(hw_pu_transfer_ns(models[m], a, b),
+					    direct_transfer(t, a, b), "hw_pu_transfer_ns", name,
+					    a, b);
+
+	uint64_t rng = 35 + (uint64_t)_i;
+	uint64_t *sharers = xcalloc((size_t)(t->npus + 63) / 64, sizeof(uint64_t));
+	for (int i = 0; i < 20000; i++) {
+		int cpu = (int)(splitmix(&rng) % (uint64_t)t->npus);
+		random_sharers(&rng, t->npus, cpu, sharers);
+		double fetch = random_fetch(&rng, t, cpu);
+		double want = direct_store_wait(t, cpu, sharers, fetch);
+		for (int m = 0; m < 3; m++)
+			assert_bits(hw_store_wait_ns(models[m], cpu, sharers, fetch), want,
+				    "hw_store_wait_ns", name, cpu, i);
+	}
+	free(sharers);
+	assert_same_runs(tab, direct, t, name, &rng);
+	for (int m = 0; m < 3; m++)
+		hw_free(models[m]);
+	topo_free(t);
+}
+END_TEST
+
+/* 8,200 PUs: the pair table alone would pass 64 MiB, so the model prices
+ * every access from the topology, and as the tables would. */
+START_TEST(a_machine_too_big_for_the_tables_prices_per_access)
+{
+	struct err e = { "" };
+	const char *json = "{\"packages\": 2, \"numa_nodes\": 2, \"cores\": 4100, "
+			   "\"pus_per_core\": 2, \"distances\": [[10, 21], [21, 10]]}";
+	struct topo *t = topo_load_json_text(json, "big.json", &e);
+	ck_assert_msg(t != NULL, "%s", e.msg);
+	ck_assert_int_eq(t->npus, 8200);
+	struct hw *hw = hw_new(t);
+	ck_assert(!hw_has_xfer_table(hw));
+	uint64_t rng = 8200;
+	uint64_t *sharers = xcalloc((size_t)(t->npus + 63) / 64, sizeof(uint64_t));
+	for (int i = 0; i < 300; i++) {
+		int cpu = (int)(splitmix(&rng) % (uint64_t)t->npus);
+		int other = (int)(splitmix(&rng) % (uint64_t)t->npus);
+		assert_bits(hw_pu_transfer_ns(hw, cpu, other), direct_transfer(t, cpu, other),
+			    "hw_pu_transfer_ns", "big.json", cpu, other);
+		random_sharers(&rng, t->npus, cpu, sharers);
+		double fetch = random_fetch(&rng, t, cpu);
+		assert_bits(hw_store_wait_ns(hw, cpu, sharers, fetch),
+			    direct_store_wait(t, cpu, sharers, fetch), "hw_store_wait_ns",
+			    "big.json", cpu, i);
+	}
+	free(sharers);
+	hw_free(hw);
+	topo_free(t);
+}
+END_TEST
+
 Suite *make_hw_suite(void)
 {
 	Suite *s = suite_create("sim");
@@ -413,6 +613,9 @@ Suite *make_hw_suite(void)
 	tcase_add_test(tc, identical_runs_give_identical_counters);
 	tcase_add_test(tc, page_records_made_on_touch_keep_their_placement);
 	tcase_add_test(tc, a_huge_cache_costs_what_it_holds);
+	tcase_add_loop_test(tc, transfer_tables_give_the_per_sharer_costs_bit_for_bit, 0,
+			    (int)(sizeof(xfer_topologies) / sizeof(xfer_topologies[0])));
+	tcase_add_test(tc, a_machine_too_big_for_the_tables_prices_per_access);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
