@@ -677,23 +677,17 @@ bool hw_has_xfer_table(const struct hw *hw)
  * store buffer, roughly four L1 hits. */
 #define RMW_LOCAL_FACTOR 4.0
 
-double hw_line_access(struct hw *hw, int cpu, double now, hw_line_t id, enum hw_access kind)
+/* The line must move to cpu (a load) or be taken exclusively (a store or
+ * an RMW): a transfer, a memory fetch and invalidations.  Out of line, so
+ * that the hits below need none of its registers. */
+static __attribute__((noinline)) double line_miss(struct hw *hw, struct line *l, int cpu,
+						  double start, double stall, enum hw_access kind)
 {
 	const struct topo *t = hw->t;
-	struct line *l = &hw->lines[id];
-	uint64_t bit = 1ull << (cpu % 64);
-	uint64_t *word = &l->sharers[cpu / 64];
-	double l1 = t->lat.cache_ns[1];
-	hw->ctr.line_accesses++;
-
-	double start = l->busy_until > now ? l->busy_until : now;
-	double stall = start - now;
+	uint64_t bit = 1ull << ((unsigned)cpu % 64);
+	uint64_t *word = &l->sharers[(unsigned)cpu / 64];
 
 	if (kind == HW_LOAD) {
-		if (*word & bit) {
-			hw->ctr.line_hits++;
-			return l1;
-		}
 		double fetch = l->owner >= 0 ? pu_transfer(hw, l->owner, cpu)
 			: topo_dram_ns(t, t->cores[t->pus[cpu].core].node, l->home);
 		*word |= bit;
@@ -701,18 +695,7 @@ double hw_line_access(struct hw *hw, int cpu, double now, hw_line_t id, enum hw_
 		hw->ctr.line_stall_ns += stall;
 		return stall + fetch;
 	}
-
-	/* Store or RMW: take the line exclusively. */
-	bool exclusive = l->owner == cpu;
-	for (int w = 0; w < hw->pu_words && exclusive; w++)
-		exclusive = l->sharers[w] == (w == cpu / 64 ? bit : 0);
-	double op = kind == HW_RMW ? l1 * RMW_LOCAL_FACTOR : l1;
-	if (exclusive) {
-		hw->ctr.line_hits++;
-		l->busy_until = start + op;
-		hw->ctr.line_stall_ns += stall;
-		return stall + op;
-	}
+	double op = kind == HW_RMW ? t->lat.cache_ns[1] * RMW_LOCAL_FACTOR : t->lat.cache_ns[1];
 	double fetch = 0;
 	if (l->owner < 0 && !(*word & bit))
 		fetch = topo_dram_ns(t, t->cores[t->pus[cpu].core].node, l->home);
@@ -727,4 +710,36 @@ double hw_line_access(struct hw *hw, int cpu, double now, hw_line_t id, enum hw_
 	hw->ctr.line_transfers++;
 	hw->ctr.line_stall_ns += stall;
 	return stall + cost;
+}
+
+double hw_line_access(struct hw *hw, int cpu, double now, hw_line_t id, enum hw_access kind)
+{
+	struct line *l = &hw->lines[id];
+	uint64_t bit = 1ull << ((unsigned)cpu % 64);
+	unsigned wi = (unsigned)cpu / 64;
+	double l1 = hw->t->lat.cache_ns[1];
+	hw->ctr.line_accesses++;
+
+	/* A load of a line cpu holds a copy of: an L1 hit, whoever writes it
+	 * meanwhile (a store in flight is not waited for). */
+	if (kind == HW_LOAD && (l->sharers[wi] & bit)) {
+		hw->ctr.line_hits++;
+		return l1;
+	}
+	double start = l->busy_until > now ? l->busy_until : now;
+	double stall = start - now;
+	if (kind == HW_LOAD)
+		return line_miss(hw, l, cpu, start, stall, kind);
+
+	/* Store or RMW on a line cpu already holds alone. */
+	bool exclusive = l->owner == cpu && l->sharers[wi] == bit;
+	for (int w = 0; w < hw->pu_words && exclusive; w++)
+		exclusive = (unsigned)w == wi || l->sharers[w] == 0;
+	if (!exclusive)
+		return line_miss(hw, l, cpu, start, stall, kind);
+	double op = kind == HW_RMW ? l1 * RMW_LOCAL_FACTOR : l1;
+	hw->ctr.line_hits++;
+	l->busy_until = start + op;
+	hw->ctr.line_stall_ns += stall;
+	return stall + op;
 }

@@ -58,14 +58,16 @@ int main(int argc, char **argv)
 	struct rt_result r;
 	rt_collect(rt, &r);
 	uint64_t events = sim_stats(rt->plat.eng)->events;
+	uint64_t advances = sim_stats(rt->plat.eng)->advances;
 	rt_free(rt);
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	double secs = t1 - t0;
-	printf("%-6s %-12s %-6s procs %3d  wall %7.3f s  events %10llu  %6.2f M events/s  "
+	printf("%-6s %-12s %-6s procs %3d  wall %7.3f s  events %10llu  advances %10llu  %6.2f M events/s  "
 	       "sim/wall %8.4f  peak RSS %7.1f MiB  %8.0f B/G  Gs %8llu  runs %9llu  "
 	       "%7.0f ns wall per G run%s\n",
 	       policy, w->name, t->name, cfg.procs ? cfg.procs : t->npus, secs, (unsigned long long)events,
+	       (unsigned long long)advances,
 	       (double)events / secs / 1e6, (double)r.makespan_ns / 1e9 / secs,
 	       (double)ru.ru_maxrss / 1024.0, (double)ru.ru_maxrss * 1024.0 / (double)r.goroutines,
 	       (unsigned long long)r.goroutines, (unsigned long long)r.runs,

@@ -40,7 +40,6 @@ struct sim_engine {
 	sim_time_t limit;
 	size_t stale;               /* superseded resumes still pending (see "Superseded resumes") */
 	struct ctx main_ctx;        /* the stack sim_run was called on */
-	struct sim_actor *current;  /* NULL while on the main stack */
 	struct sim_actor *dead;     /* ended actors whose stacks await unmapping */
 	struct sim_actor *live;     /* every actor not yet ended */
 	struct sim_stats stats;
@@ -92,6 +91,13 @@ static inline __attribute__((always_inline)) void heap_push(struct sim_engine *e
 		i = parent;
 	}
 	h[i] = ev;
+}
+
+/* queue_push's way into the heap, rare (held or front displaced): out of
+ * line, so that the common push -- becoming held -- needs no registers. */
+static __attribute__((noinline)) void heap_push_cold(struct sim_engine *eng, struct sim_event ev)
+{
+	heap_push(eng, ev);
 }
 
 /* Fills the hole at i with ev, moving smaller children up (i is 0 but
@@ -155,7 +161,7 @@ static inline __attribute__((always_inline)) void queue_push(struct sim_engine *
 {
 	if (eng->has_held) {
 		eng->has_held = false;
-		heap_push(eng, eng->held);
+		heap_push_cold(eng, eng->held);
 	}
 	if (!eng->has_front) {
 		if (eng->n == 0 || ev_before(&ev, &eng->heap[0])) {
@@ -164,7 +170,7 @@ static inline __attribute__((always_inline)) void queue_push(struct sim_engine *
 			return;
 		}
 	} else if (ev_before(&ev, &eng->front)) {
-		heap_push(eng, eng->front);
+		heap_push_cold(eng, eng->front);
 		eng->front = ev;
 		return;
 	}
@@ -280,7 +286,7 @@ void sim_engine_free(struct sim_engine *eng)
 {
 	if (!eng)
 		return;
-	assert(!eng->current && "sim_engine_free called from inside a run");
+	assert(!eng->head.current && "sim_engine_free called from inside a run");
 	/* Actors still suspended are abandoned with their stacks: nothing of
 	 * theirs runs again, so only their memory needs returning. */
 	while (eng->live) {
@@ -298,14 +304,13 @@ size_t sim_pending(const struct sim_engine *eng) { return queue_len(eng); }
 
 size_t sim_pending_live(struct sim_engine *eng)
 {
-	assert(!eng->current && "sim_pending_live is for between runs");
+	assert(!eng->head.current && "sim_pending_live is for between runs");
 	/* after sim_run_until no stale event points at an unmapped actor */
 	if (eng->stale)
 		purge_stale(eng);
 	return queue_len(eng);
 }
 const struct sim_stats *sim_stats(const struct sim_engine *eng) { return &eng->stats; }
-struct sim_actor *sim_current(const struct sim_engine *eng) { return eng->current; }
 
 /* The sequence numbers' high SIM_TIE_BITS carry the tie-break's priority;
  * 2^44 events are more than any run fires. */
@@ -368,7 +373,7 @@ dispatch_from(struct sim_engine *eng, struct sim_actor *self, bool final)
 		    eng->front.time >= __atomic_load_n(&eng->limit, __ATOMIC_RELAXED)) {
 			if (!self)
 				return;
-			eng->current = NULL;
+			eng->head.current = NULL;
 			eng->stats.switches++;
 			if (final)
 				ctx_exit_to(&self->ctx, &eng->main_ctx);
@@ -408,7 +413,7 @@ dispatch_from(struct sim_engine *eng, struct sim_actor *self, bool final)
 		}
 		struct sim_actor *a = ev.arg;
 		a->state = SIM_ACTOR_RUNNING;
-		eng->current = a;
+		eng->head.current = a;
 		if (a == self)
 			return;
 		eng->stats.switches++;
@@ -436,8 +441,8 @@ static void dispatch_final(struct sim_engine *eng, struct sim_actor *self)
 
 uint64_t sim_run_until(struct sim_engine *eng, sim_time_t until)
 {
-	assert(!eng->current && "sim_run may not be nested inside an actor");
-	uint64_t before = eng->stats.events;
+	assert(!eng->head.current && "sim_run may not be nested inside an actor");
+	uint64_t before = eng->stats.events + eng->stats.advances;
 	/* Events at SIM_TIME_MAX itself never fire: it means "no deadline".
 	 * Between runs the limit is SIM_TIME_MAX, unless a sim_stop came
 	 * first: then it stays 0 and this run ends at once. */
@@ -445,13 +450,13 @@ uint64_t sim_run_until(struct sim_engine *eng, sim_time_t until)
 	__atomic_compare_exchange_n(&eng->limit, &rest, until == SIM_TIME_MAX ? SIM_TIME_MAX : until + 1,
 				    false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 	dispatch(eng, NULL);
-	eng->current = NULL;
+	eng->head.current = NULL;
 	__atomic_store_n(&eng->limit, SIM_TIME_MAX, __ATOMIC_RELAXED);
 	/* Ended actors are unmapped next: no event may point at them after. */
 	if (eng->dead && eng->stale)
 		purge_stale(eng);
 	reap_dead(eng);
-	return eng->stats.events - before;
+	return eng->stats.events + eng->stats.advances - before;
 }
 
 uint64_t sim_run(struct sim_engine *eng)
@@ -516,14 +521,47 @@ struct sim_actor *sim_spawn(struct sim_engine *eng, const char *name, sim_actor_
 
 static void suspend(struct sim_actor *self)
 {
-	assert(self->eng->current == self && "only the running actor may suspend itself");
+	assert(self->eng->head.current == self && "only the running actor may suspend itself");
 	dispatch(self->eng, self);
+}
+
+/* ---- Own clock -------------------------------------------------------------
+ * A running actor that waits until t, where t comes before every pending
+ * event, would have its resume fire next anyway: pushed as front, popped at
+ * once, no switch.  So it just moves the clock.  The (time, seq) order of
+ * everything else is unchanged: the one seq that would have been handed out
+ * is not, and seqs only order events among themselves.  Not with a
+ * tie-break set: exploration's priority function is called per event
+ * scheduled and may draw from its schedule's random stream. */
+static inline __attribute__((always_inline)) bool runs_first(const struct sim_engine *eng,
+							      sim_time_t t)
+{
+	if (eng->has_front)
+		return t < eng->front.time;
+	if (eng->has_held && t >= eng->held.time)
+		return false;
+	return eng->n == 0 || t < eng->heap[0].time;
+}
+
+/* Out of line, so that the clock-only case above needs no registers. */
+static __attribute__((noinline)) void wait_by_event(struct sim_actor *self, sim_time_t t)
+{
+	resume_at(self, t);
+	suspend(self);
 }
 
 void sim_wait_until(struct sim_actor *self, sim_time_t t)
 {
-	resume_at(self, t);
-	suspend(self);
+	struct sim_engine *eng = self->eng;
+	assert(eng->head.current == self && "only the running actor may suspend itself");
+	if (__builtin_expect(eng->tie == NULL, 1) && runs_first(eng, t) &&
+	    t < __atomic_load_n(&eng->limit, __ATOMIC_RELAXED)) {
+		assert(t >= eng->head.now && "an actor may not wait for the past");
+		__atomic_store_n(&eng->head.now, t, __ATOMIC_RELAXED);
+		eng->stats.advances++;
+		return;
+	}
+	wait_by_event(self, t);
 }
 
 void sim_sleep(struct sim_actor *self, sim_time_t dt)

@@ -74,6 +74,7 @@ struct sim_stats {
 	uint64_t events;        /* events fired, actor resumes included */
 	uint64_t stale;         /* superseded actor resumes (none of them fires) */
 	uint64_t switches;      /* context switches between stacks */
+	uint64_t advances;      /* waits that moved the clock without an event (sim_wait_until) */
 	uint64_t actors;        /* actors spawned */
 	size_t peak_pending;
 };
@@ -81,10 +82,11 @@ struct sim_stats {
 struct sim_engine *sim_engine_new(void);
 void sim_engine_free(struct sim_engine *eng);
 
-/* The engine's first member, visible so that reading the clock -- the most
- * frequent call of all -- is inlined. */
+/* The engine's first member, visible so that reading the clock and the
+ * running actor -- the most frequent calls of all -- is inlined. */
 struct sim_engine_head {
 	sim_time_t now;
+	struct sim_actor *current;  /* NULL while on the main stack */
 };
 static inline sim_time_t sim_now(const struct sim_engine *eng)
 {
@@ -102,13 +104,17 @@ size_t sim_pending(const struct sim_engine *eng);
  * first).  Between runs only. */
 size_t sim_pending_live(struct sim_engine *eng);
 const struct sim_stats *sim_stats(const struct sim_engine *eng);
-struct sim_actor *sim_current(const struct sim_engine *eng);
+static inline struct sim_actor *sim_current(const struct sim_engine *eng)
+{
+	return ((const struct sim_engine_head *)(const void *)eng)->current;
+}
 
 /* Runs fn(eng, arg) at time at (>= now). */
 void sim_schedule(struct sim_engine *eng, sim_time_t at, sim_event_fn fn, void *arg);
 
 /* Fires events in (time, seq) order until none is left, one would be due
- * after until, or sim_stop() is called.  Returns the number fired. */
+ * after until, or sim_stop() is called.  Returns the number of steps: events
+ * fired, and waits that only moved the clock (sim_wait_until). */
 uint64_t sim_run(struct sim_engine *eng);
 uint64_t sim_run_until(struct sim_engine *eng, sim_time_t until);
 /* Ends the run under way before its next event (the one firing, if any,
@@ -135,6 +141,9 @@ struct sim_actor *sim_spawn(struct sim_engine *eng, const char *name, sim_actor_
 typedef uint32_t (*sim_tie_fn)(void *ctx, struct sim_actor *a);
 void sim_set_tiebreak(struct sim_engine *eng, sim_tie_fn fn, void *ctx);
 
+/* Resumes self at t (>= now).  Where t comes before every pending event
+ * and the run's limit, nothing else can happen first: the clock just moves
+ * to t, with no event and no switch (counted in sim_stats' advances). */
 void sim_wait_until(struct sim_actor *self, sim_time_t t);
 /* now + dt, saturating at SIM_TIME_MAX (never). */
 void sim_sleep(struct sim_actor *self, sim_time_t dt);
