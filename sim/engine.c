@@ -70,10 +70,20 @@ static inline bool ev_before(const struct sim_event *a, const struct sim_event *
 	return ka < kb;
 }
 
+/* Past the last event the heap keeps HEAP_PAD sentinels, keyed after every
+ * event, so that a node always has four children to compare: the sift never
+ * takes the loop over a partial set (the common case in a small heap, one
+ * node per few actors).  A sentinel never moves: no event comes after it. */
+#define HEAP_PAD 4
+static const struct sim_event sentinel = { SIM_TIME_MAX, UINT64_MAX, NULL, NULL };
+
 static __attribute__((noinline, cold)) void heap_grow(struct sim_engine *eng)
 {
+	size_t old = eng->heap ? eng->cap + HEAP_PAD : 0;
 	eng->cap = eng->cap ? eng->cap * 2 : 1024;
-	eng->heap = xrealloc(eng->heap, eng->cap * sizeof(*eng->heap));
+	eng->heap = xrealloc(eng->heap, (eng->cap + HEAP_PAD) * sizeof(*eng->heap));
+	for (size_t i = old; i < eng->cap + HEAP_PAD; i++)
+		eng->heap[i] = sentinel;
 }
 
 static inline __attribute__((always_inline)) void heap_push(struct sim_engine *eng,
@@ -112,16 +122,11 @@ static inline __attribute__((always_inline)) void heap_sift_down_from(struct sim
 		size_t c = 4 * i + 1;
 		if (c >= n)
 			break;
-		size_t best = c;
-		if (__builtin_expect(c + 4 <= n, 1)) {
-			/* Pairwise, so the two halves' compares overlap. */
-			size_t a = ev_before(&h[c + 1], &h[c]) ? c + 1 : c;
-			size_t b = ev_before(&h[c + 3], &h[c + 2]) ? c + 3 : c + 2;
-			best = ev_before(&h[b], &h[a]) ? b : a;
-		} else {
-			for (size_t k = c + 1; k < n; k++)
-				best = ev_before(&h[k], &h[best]) ? k : best;
-		}
+		/* Pairwise, so the two halves' compares overlap; past n the
+		 * children are sentinels (HEAP_PAD), which never win. */
+		size_t a = ev_before(&h[c + 1], &h[c]) ? c + 1 : c;
+		size_t b = ev_before(&h[c + 3], &h[c + 2]) ? c + 3 : c + 2;
+		size_t best = ev_before(&h[b], &h[a]) ? b : a;
 		if (!ev_before(&h[best], &ev))
 			break;
 		h[i] = h[best];
@@ -140,6 +145,7 @@ static inline __attribute__((always_inline)) struct sim_event heap_pop(struct si
 {
 	struct sim_event top = eng->heap[0];
 	struct sim_event last = eng->heap[--eng->n];
+	eng->heap[eng->n] = sentinel;
 	if (eng->n > 0)
 		heap_sift_down(eng, last);
 	return top;
@@ -233,6 +239,8 @@ static __attribute__((noinline, cold)) void purge_stale(struct sim_engine *eng)
 	for (size_t i = 0; i < eng->n; i++)
 		if (!stale_event(&h[i]))
 			h[n++] = h[i];
+	for (size_t i = n; i < eng->n; i++)
+		h[i] = sentinel;
 	eng->n = n;
 	for (size_t i = n > 1 ? (n - 2) / 4 + 1 : 0; i-- > 0;)
 		heap_sift_down_from(eng, i, h[i]);
