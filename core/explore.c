@@ -87,7 +87,9 @@ void rt_explore_fail(struct rt *rt, const char *what, const char *fmt, ...)
 /* ---- The census's set of Gs ---- */
 
 /* Emptied before each census, sized to the last one's count: the census
- * visits queued and running Gs only, far fewer than the run's Gs. */
+ * visits queued and running Gs only, far fewer than the run's Gs.  The
+ * slots taken are listed, so that emptying it costs the Gs it held, not its
+ * size (a census runs at every scheduling step). */
 static void seen_clear(struct rt_explore *x, uint32_t want)
 {
 	uint32_t cap = 64;
@@ -95,10 +97,13 @@ static void seen_clear(struct rt_explore *x, uint32_t want)
 		cap *= 2;
 	if (cap != x->seen_cap) {
 		free(x->seen);
+		free(x->seen_used);
 		x->seen = xcalloc(cap, sizeof(*x->seen));
+		x->seen_used = xcalloc(cap / 2, sizeof(*x->seen_used));
 		x->seen_cap = cap;
 	} else {
-		memset(x->seen, 0, x->seen_cap * sizeof(*x->seen));
+		for (uint32_t k = 0; k < x->seen_n; k++)
+			x->seen[x->seen_used[k]] = NULL;
 	}
 	x->seen_n = 0;
 }
@@ -117,18 +122,23 @@ static bool seen_add(struct rt_explore *x, struct g *g)
 	if (2 * (x->seen_n + 1) > x->seen_cap) {
 		uint32_t cap = x->seen_cap * 2;
 		void **set = xcalloc(cap, sizeof(*set));
-		for (uint32_t k = 0; k < x->seen_cap; k++)
-			if (x->seen[k])
-				set[seen_slot(set, cap - 1, x->seen[k])] = x->seen[k];
+		uint32_t *used = xcalloc(cap / 2, sizeof(*used));
+		for (uint32_t k = 0; k < x->seen_n; k++) {
+			uint32_t i = seen_slot(set, cap - 1, x->seen[x->seen_used[k]]);
+			set[i] = x->seen[x->seen_used[k]];
+			used[k] = i;
+		}
 		free(x->seen);
+		free(x->seen_used);
 		x->seen = set;
+		x->seen_used = used;
 		x->seen_cap = cap;
 	}
 	uint32_t i = seen_slot(x->seen, x->seen_cap - 1, g);
 	if (x->seen[i])
 		return false;
 	x->seen[i] = g;
-	x->seen_n++;
+	x->seen_used[x->seen_n++] = i;
 	return true;
 }
 

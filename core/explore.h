@@ -77,6 +77,7 @@ struct rt_explore {
 	int nchange, next_change;
 	uint32_t prio[RT_EXPLORE_MAX_M];  /* PCT: each M's priority (0: not yet drawn) */
 	void **seen;             /* the census's set of Gs (open addressing) */
+	uint32_t *seen_used;     /* the slots of seen taken, seen_n of them */
 	uint32_t seen_cap, seen_n;
 
 	/* The first violation (out) */

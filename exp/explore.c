@@ -78,6 +78,7 @@ int exp_explore_schedule(const struct exp_explore_opts *o, struct exp_sched s,
 	run.api->destroy(rt);
 	rt_mech_free(&run.mech);
 	free(x.seen);
+	free(x.seen_used);
 	return rc;
 }
 

@@ -46,6 +46,7 @@ struct sim_engine {
 #ifdef NDEBUG
 	uint64_t last_seq;          /* seq of the event firing (the tie-break's) */
 #endif
+	bool no_own_clock;          /* every wait an event (sim_set_own_clock) */
 	sim_tie_fn tie;             /* exploration's tie-break, or NULL */
 	void *tie_ctx;
 	uint32_t next_actor_id;
@@ -324,6 +325,11 @@ const struct sim_stats *sim_stats(const struct sim_engine *eng) { return &eng->s
  * 2^44 events are more than any run fires. */
 #define TIE_SHIFT (64 - SIM_TIE_BITS)
 
+void sim_set_own_clock(struct sim_engine *eng, bool on)
+{
+	eng->no_own_clock = !on;
+}
+
 void sim_set_tiebreak(struct sim_engine *eng, sim_tie_fn fn, void *ctx)
 {
 	eng->tie = fn;
@@ -538,9 +544,11 @@ static void suspend(struct sim_actor *self)
  * event, would have its resume fire next anyway: pushed as front, popped at
  * once, no switch.  So it just moves the clock.  The (time, seq) order of
  * everything else is unchanged: the one seq that would have been handed out
- * is not, and seqs only order events among themselves.  Not with a
- * tie-break set: exploration's priority function is called per event
- * scheduled and may draw from its schedule's random stream. */
+ * is not, and seqs only order events among themselves.  With exploration's
+ * tie-break the priority is still drawn, as the event would have drawn it
+ * (the function may take from its schedule's random stream and count its
+ * perturbations), and becomes the firing one's: an explored schedule is the
+ * same with or without the shortcut. */
 static inline __attribute__((always_inline)) bool runs_first(const struct sim_engine *eng,
 							      sim_time_t t)
 {
@@ -549,6 +557,18 @@ static inline __attribute__((always_inline)) bool runs_first(const struct sim_en
 	if (eng->has_held && t >= eng->held.time)
 		return false;
 	return eng->n == 0 || t < eng->heap[0].time;
+}
+
+/* Under a tie-break: what scheduling self's resume at t and firing it
+ * would have left behind, the priority drawn and the seq fired. */
+static __attribute__((noinline)) void fire_in_place(struct sim_engine *eng, struct sim_actor *self,
+						    sim_time_t t)
+{
+	eng->last_seq = tie_seq(eng, t, RESUME, self, eng->next_seq++);
+#ifndef NDEBUG
+	eng->last_time = t;
+	eng->fired_any = true;
+#endif
 }
 
 /* Out of line, so that the clock-only case above needs no registers. */
@@ -562,9 +582,11 @@ void sim_wait_until(struct sim_actor *self, sim_time_t t)
 {
 	struct sim_engine *eng = self->eng;
 	assert(eng->head.current == self && "only the running actor may suspend itself");
-	if (__builtin_expect(eng->tie == NULL, 1) && runs_first(eng, t) &&
-	    t < __atomic_load_n(&eng->limit, __ATOMIC_RELAXED)) {
+	if (runs_first(eng, t) && t < __atomic_load_n(&eng->limit, __ATOMIC_RELAXED) &&
+	    __builtin_expect(!eng->no_own_clock, 1)) {
 		assert(t >= eng->head.now && "an actor may not wait for the past");
+		if (__builtin_expect(eng->tie != NULL, 0))
+			fire_in_place(eng, self, t);
 		__atomic_store_n(&eng->head.now, t, __ATOMIC_RELAXED);
 		eng->stats.advances++;
 		return;

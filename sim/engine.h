@@ -145,6 +145,9 @@ void sim_set_tiebreak(struct sim_engine *eng, sim_tie_fn fn, void *ctx);
  * and the run's limit, nothing else can happen first: the clock just moves
  * to t, with no event and no switch (counted in sim_stats' advances). */
 void sim_wait_until(struct sim_actor *self, sim_time_t t);
+/* Off, every wait is an event, as before the shortcut: the same run, for
+ * tests and measurements to compare against.  On by default. */
+void sim_set_own_clock(struct sim_engine *eng, bool on);
 /* now + dt, saturating at SIM_TIME_MAX (never). */
 void sim_sleep(struct sim_actor *self, sim_time_t dt);
 /* Lets every other event due at or before now fire first. */
