@@ -76,7 +76,7 @@ static void help(FILE *f)
 void cli_help_topo(FILE *f)
 {
 	fprintf(f,
-		"usage: schedlab topo [-t TOPOLOGY] [--mlc] [--json]\n"
+		"usage: schedlab topo [-t TOPOLOGY] [--mlc] [--json] [--source]\n"
 		"\n"
 		"Prints a machine's packages, NUMA nodes, core groups, cores, PUs, caches,\n"
 		"the distance, hop and DRAM latency matrices and the latency model, then\n"

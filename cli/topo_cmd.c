@@ -448,7 +448,7 @@ static cJSON *mlc_to_json(const struct topo *t, const struct hw_mlc *m)
 /* What topo's line gives. */
 struct topo_args {
 	const char *spec;
-	bool json, mlc;
+	bool json, mlc, source;
 };
 
 const struct cli_opt cli_topo_opts[] = {
@@ -465,8 +465,44 @@ const struct cli_opt cli_topo_opts[] = {
 		 "print as JSON (keys calibration, latency, provenance,\n"
 		 "measurements, ...; with --mlc: keys dram_latency_ns,\n"
 		 "c2c_latency_ns, bandwidth_gbs)"),
+	CLI_FLAG(NULL, "--source", struct topo_args, source,
+		 "instead, print what -t reads, which loads as the same\n"
+		 "machine: a bundled machine's JSON, a file's text, -t\n"
+		 "host's calibration or, with none, hwloc's XML of this\n"
+		 "machine (a start for a machine of your own)"),
 	CLI_END,
 };
+
+/* --source: the text the machine was read from, so that editing a copy
+ * starts from exactly what -t gave.  (--json is the model as schedlab
+ * resolved it: relations, matrices and defaults, not an input.) */
+static int print_source(const char *spec, const struct topo *t)
+{
+	const char *bundled = topo_bundled_json(spec);
+	if (bundled) {
+		fputs(bundled, stdout);
+		return 0;
+	}
+	struct err e = { "" };
+	size_t n = 0;
+	char *text;
+	if (strcmp(spec, "host") == 0) {
+		char *cal = t->calibration ? topo_host_calibration_file() : NULL;
+		text = cal ? input_read(cal, &n, &e) : topo_host_xml(&e);
+		if (text && !cal)
+			n = strlen(text);
+		free(cal);
+	} else {
+		text = input_read(spec, &n, &e);
+	}
+	if (!text)
+		return cli_input_error(&e);
+	fwrite(text, 1, n, stdout);
+	if (n > 0 && text[n - 1] != '\n')
+		putchar('\n');
+	free(text);
+	return 0;
+}
 
 int cmd_topo(int argc, char **argv)
 {
@@ -481,11 +517,18 @@ int cmd_topo(int argc, char **argv)
 		return rc;
 	const char *spec = ta.spec;
 	bool json = ta.json, mlc = ta.mlc;
+	if (ta.source && (json || mlc)) {
+		fprintf(stderr, "schedlab topo: --source cannot be combined with %s\n",
+			json ? "--json" : "--mlc");
+		return 2;
+	}
 	struct err e = { "" };
 	struct topo *t = topo_load(spec, &e);
 	if (!t)
 		return cli_input_error(&e);
-	if (mlc) {
+	if (ta.source) {
+		rc = print_source(spec, t);
+	} else if (mlc) {
 		struct hw_mlc *m = hw_mlc_run(t);
 		if (json) {
 			cJSON *o = mlc_to_json(t, m);
@@ -507,5 +550,5 @@ int cmd_topo(int argc, char **argv)
 		print_text(t);
 	}
 	topo_free(t);
-	return 0;
+	return rc;
 }

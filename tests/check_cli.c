@@ -1634,6 +1634,69 @@ START_TEST(host_calibration_is_used_and_named_in_the_report)
 }
 END_TEST
 
+/* `topo --source` prints what -t read; that text, saved to a file, loads
+ * as the same machine: `topo --json` of both agrees but for the keys that
+ * name where it came from. */
+static char *model_of(const char *cal, const char *spec)
+{
+	char *args = NULL, *out = NULL, *err = NULL;
+	ck_assert_int_ge(asprintf(&args, "topo -t '%s' --json", spec), 0);
+	ck_assert_msg(schedlab_cal(cal, args, &out, &err) == 0, "%s: %s", args, err);
+	cJSON *o = cJSON_Parse(out);
+	ck_assert_ptr_nonnull(o);
+	static const char *const where[] = { "name", "source", "calibration" };
+	for (size_t i = 0; i < sizeof(where) / sizeof(*where); i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(o, where[i]);
+	char *text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	free(args);
+	free(out);
+	free(err);
+	return text;
+}
+
+static void source_round_trip(const char *cal, const char *spec, const char *starts)
+{
+	char *args = NULL, *out = NULL, *err = NULL;
+	ck_assert_int_ge(asprintf(&args, "topo -t '%s' --source", spec), 0);
+	ck_assert_msg(schedlab_cal(cal, args, &out, &err) == 0, "%s: %s", args, err);
+	ck_assert_msg(strncmp(out + strspn(out, " \t\r\n"), starts, strlen(starts)) == 0,
+		      "%s: %.60s", spec, out);
+	char *copy = temp_json(out);
+	char *want = model_of(cal, spec), *got = model_of(cal, copy);
+	ck_assert_msg(strcmp(want, got) == 0, "-t %s and its --source differ:\n%s\n%s", spec, want,
+		      got);
+	unlink(copy);
+	free(copy);
+	free(want);
+	free(got);
+	free(args);
+	free(out);
+	free(err);
+}
+
+START_TEST(topo_source_loads_as_the_same_machine)
+{
+	source_round_trip("off", "numa4", "{");
+	source_round_trip("off", "e5-2660v4", "{");
+	char *xml = NULL;
+	ck_assert_int_ge(asprintf(&xml, "%s/topologies/2s-corona-epyc-7401.xml", test_shared_dir()),
+			 0);
+	source_round_trip("off", xml, "<");
+	source_round_trip("off", "host", "<");    /* hwloc's XML of this machine */
+	char *cal = calibration_of(NULL);
+	source_round_trip(cal, "host", "{");      /* the calibration, its figures with it */
+	unlink(cal);
+	free(cal);
+	free(xml);
+
+	char *err = NULL;
+	ck_assert_int_eq(test_schedlab("topo -t numa1 --source --json", NULL, &err), 2);
+	ck_assert_msg(strstr(err, "--source cannot be combined with --json"), "%s", err);
+	free(err);
+}
+END_TEST
+
 Suite *make_cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -1693,6 +1756,7 @@ Suite *make_cli_suite(void)
 	tcase_add_test(tc, topo_shows_where_each_figure_comes_from);
 	tcase_add_test(tc, topo_json_latency_feeds_back_as_latency);
 	tcase_add_test(tc, host_calibration_is_used_and_named_in_the_report);
+	tcase_add_test(tc, topo_source_loads_as_the_same_machine);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;

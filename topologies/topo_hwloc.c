@@ -505,6 +505,23 @@ struct topo *topo_load_xml_text(const char *text, size_t len, const char *label,
 	return t;
 }
 
+char *topo_host_xml(struct err *e)
+{
+	hwloc_topology_t h = open_hwloc();
+	char *buf = NULL;
+	int len = 0;
+	if (!h || hwloc_topology_load(h) != 0 || hwloc_topology_export_xmlbuffer(h, &buf, &len, 0) != 0) {
+		err_set(e, "host: hwloc could not discover and export this machine");
+		if (h)
+			hwloc_topology_destroy(h);
+		return NULL;
+	}
+	char *text = xstrdup(buf);
+	hwloc_free_xmlbuffer(h, buf);
+	hwloc_topology_destroy(h);
+	return text;
+}
+
 struct topo *topo__discover_host(struct err *e)
 {
 	hwloc_topology_t h = open_hwloc();

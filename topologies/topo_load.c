@@ -102,21 +102,22 @@ struct topo *topo_discover_host(struct err *e)
 	return topo__discover_host(e);
 }
 
-struct topo *topo_load_host(struct err *e)
+char *topo_host_calibration_file(void)
 {
 	const char *env = getenv("SCHEDLAB_CALIBRATION");
-	char *path = NULL;
-	if (env && env[0]) {
-		if (strcmp(env, "off") == 0)
-			return topo__discover_host(e);
-		path = xstrdup(env);
-	} else {
-		path = topo_calibration_path();
-		if (path && access(path, F_OK) != 0) {
-			free(path);
-			path = NULL;
-		}
+	if (env && env[0])
+		return strcmp(env, "off") == 0 ? NULL : xstrdup(env);
+	char *path = topo_calibration_path();
+	if (path && access(path, F_OK) != 0) {
+		free(path);
+		path = NULL;
 	}
+	return path;
+}
+
+struct topo *topo_load_host(struct err *e)
+{
+	char *path = topo_host_calibration_file();
 	struct topo *live = topo__discover_host(e);
 	if (!live || !path) {
 		free(path);
