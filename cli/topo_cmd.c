@@ -475,7 +475,9 @@ const struct cli_opt cli_topo_opts[] = {
 
 /* --source: the text the machine was read from, so that editing a copy
  * starts from exactly what -t gave.  (--json is the model as schedlab
- * resolved it: relations, matrices and defaults, not an input.) */
+ * resolved it: relations, matrices and defaults, not an input.)  t is the
+ * machine loaded first: only what loads is printed, and for -t host it says
+ * whether the calibration was used (not, if it describes another machine). */
 static int print_source(const char *spec, const struct topo *t)
 {
 	const char *bundled = topo_bundled_json(spec);

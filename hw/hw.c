@@ -720,8 +720,8 @@ double hw_line_access(struct hw *hw, int cpu, double now, hw_line_t id, enum hw_
 	double l1 = hw->t->lat.cache_ns[1];
 	hw->ctr.line_accesses++;
 
-	/* A load of a line cpu holds a copy of: an L1 hit, whoever writes it
-	 * meanwhile (a store in flight is not waited for). */
+	/* A load of a line cpu holds a copy of: an L1 hit, which does not wait
+	 * for another PU's exclusive access in flight (busy_until). */
 	if (kind == HW_LOAD && (l->sharers[wi] & bit)) {
 		hw->ctr.line_hits++;
 		return l1;

@@ -373,6 +373,21 @@ void sim_stop(struct sim_engine *eng)
 	__atomic_store_n(&eng->limit, 0, __ATOMIC_RELAXED);
 }
 
+/* The event (time, seq) fires: the tie-break's reference, and in debug
+ * builds the named invariant. */
+static inline __attribute__((always_inline)) void mark_fired(struct sim_engine *eng,
+							      sim_time_t time, uint64_t seq)
+{
+#ifndef NDEBUG
+	assert((!eng->fired_any || time > eng->last_time ||
+		(time == eng->last_time && seq > eng->last_seq)) &&
+	       "events must fire in strictly increasing (time, seq) order");
+	eng->last_time = time;
+	eng->fired_any = true;
+#endif
+	eng->last_seq = seq;
+}
+
 /* ---- Dispatch ------------------------------------------------------------
  * Runs on whatever stack is current (self's, or main's when self is NULL)
  * and returns once self is the actor to resume; from main it returns when
@@ -406,20 +421,10 @@ dispatch_from(struct sim_engine *eng, struct sim_actor *self, bool final)
 			}
 			a->wake_seq = 0;
 		}
-#ifndef NDEBUG
-		assert((!eng->fired_any || ev.time > eng->last_time ||
-			(ev.time == eng->last_time && ev.seq > eng->last_seq)) &&
-		       "events must fire in strictly increasing (time, seq) order");
-		eng->last_time = ev.time;
-		eng->last_seq = ev.seq;
-		eng->fired_any = true;
-#endif
+		mark_fired(eng, ev.time, ev.seq);
 		/* relaxed: a plain store on x86-64, and no race with the
 		 * progress line's read (sim_now_from_outside) */
 		__atomic_store_n(&eng->head.now, ev.time, __ATOMIC_RELAXED);
-#ifdef NDEBUG
-		eng->last_seq = ev.seq;   /* (debug builds keep it above) */
-#endif
 		eng->stats.events++;
 		if (ev.fn != RESUME) {
 			ev.fn(eng, ev.arg);
@@ -564,11 +569,7 @@ static inline __attribute__((always_inline)) bool runs_first(const struct sim_en
 static __attribute__((noinline)) void fire_in_place(struct sim_engine *eng, struct sim_actor *self,
 						    sim_time_t t)
 {
-	eng->last_seq = tie_seq(eng, t, RESUME, self, eng->next_seq++);
-#ifndef NDEBUG
-	eng->last_time = t;
-	eng->fired_any = true;
-#endif
+	mark_fired(eng, t, tie_seq(eng, t, RESUME, self, eng->next_seq++));
 }
 
 /* Out of line, so that the clock-only case above needs no registers. */

@@ -237,7 +237,8 @@ struct topo *topo_load_xml_text(const char *text, size_t len, const char *label,
 struct topo *topo_load_host(struct err *e);
 /* The calibration file topo_load_host reads, or NULL (none, or "off"). */
 char *topo_host_calibration_file(void);
-/* hwloc's XML of this machine, as calibrate stores it (malloc'd). */
+/* hwloc's XML of this machine, discovered with -t host's filters
+ * (malloc'd). */
 char *topo_host_xml(struct err *e);
 /* hwloc's discovery of this machine with the default figures, whatever
  * calibration there is: the native runtime needs only the structure, and
