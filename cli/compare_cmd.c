@@ -86,24 +86,33 @@ struct compare {
 };
 
 /* --why's rows: the mean scheduling latency of a G, then its part in each
- * cause (the report's why.all: the parts add up to the mean), read as
- * the table's metrics are, from the runs' reports. */
-static struct metric why_table[RT_WHY__COUNT + 1];
-static char why_paths[RT_WHY__COUNT + 1][64], why_labels[RT_WHY__COUNT + 1][48];
+ * cause (the report's why.all: the parts add up to the mean); then, where
+ * the workload answers requests, a request's mean latency and its part in
+ * each of its causes (why.requests) -- read as the table's metrics are,
+ * from the runs' reports. */
+#define WHY_ROWS (RT_WHY__COUNT + 1)
+#define WHYRQ_ROWS (RT_WHYRQ__COUNT + 1)
+#define NWHY (WHY_ROWS + WHYRQ_ROWS)
+static struct metric why_table[NWHY];
+static char why_paths[NWHY][64], why_labels[NWHY][48];
 
 static void why_table_init(void)
 {
-	for (int k = 0; k <= RT_WHY__COUNT; k++) {
+	for (int i = 0; i < NWHY; i++) {
+		bool rq = i >= WHY_ROWS;
+		int k = rq ? i - WHY_ROWS : i;
+		const char *key = rq ? "requests" : "all";
 		if (k == 0) {
-			snprintf(why_paths[k], sizeof(why_paths[k]), "why.all.mean_ns");
-			snprintf(why_labels[k], sizeof(why_labels[k]), "mean wait");
+			snprintf(why_paths[i], sizeof(why_paths[i]), "why.%s.mean_ns", key);
+			snprintf(why_labels[i], sizeof(why_labels[i]), rq ? "mean request" : "mean wait");
 		} else {
-			snprintf(why_paths[k], sizeof(why_paths[k]), "why.all.causes.%s.mean_ns",
-				 rt_why_names[k - 1]);
-			snprintf(why_labels[k], sizeof(why_labels[k]), "  %s", rt_why_names[k - 1]);
+			const char *cause = rq ? rt_whyrq_names[k - 1] : rt_why_names[k - 1];
+			snprintf(why_paths[i], sizeof(why_paths[i]), "why.%s.causes.%s.mean_ns", key,
+				 cause);
+			snprintf(why_labels[i], sizeof(why_labels[i]), "  %s", cause);
 		}
-		why_table[k] = (struct metric){ .path = why_paths[k], .label = why_labels[k],
-						.name = why_paths[k], .unit = MU_NS, .better = -1,
+		why_table[i] = (struct metric){ .path = why_paths[i], .label = why_labels[i],
+						.name = why_paths[i], .unit = MU_NS, .better = -1,
 						.only_if_any = true };
 	}
 }
@@ -606,7 +615,7 @@ static cJSON *compare_json(struct compare *c, const struct run *run, const struc
 		cJSON_AddItemToArray(seeds, cJSON_CreateNumber((double)(c->seed + (uint64_t)i)));
 	cJSON *sum = summary_json(c, metric_table, metric_count, stats);
 	if (c->why)
-		cJSON_AddItemToObject(o, "why", summary_json(c, why_table, RT_WHY__COUNT + 1,
+		cJSON_AddItemToObject(o, "why", summary_json(c, why_table, NWHY,
 							    stats + metric_count * c->ncols));
 	cJSON_AddItemToObject(o, "distributions", distributions_json(c));
 	/* a copy: the table, printed after, reads the units from the runs */
@@ -653,7 +662,7 @@ static int write_csv(const char *path, const struct compare *c, const struct sta
 	fprintf(f, "metric,column,mean,ci95,n,rel_change,pp_change,unit,p\n");
 	csv_rows(f, c, metric_table, metric_count, stats);
 	if (c->why)
-		csv_rows(f, c, why_table, RT_WHY__COUNT + 1, stats + metric_count * c->ncols);
+		csv_rows(f, c, why_table, NWHY, stats + metric_count * c->ncols);
 	return output_finish(&o, CMD);
 }
 
@@ -831,8 +840,10 @@ const struct cli_opt cli_compare_opts[] = {
 	CLI_FLAG(NULL, "--why", struct compare_own, why,
 		 "also where each column's scheduling latency went: a G's\n"
 		 "mean wait cut into causes that add up to it (run --why),\n"
-		 "each against the first column's with its test; \"why\" in\n"
-		 "--json, why.all.* rows in --csv"),
+		 "and a request's mean latency likewise where the workload\n"
+		 "answers requests, each against the first column's with its\n"
+		 "test; \"why\" in --json, why.all.* and why.requests.* rows\n"
+		 "in --csv"),
 	CLI_STRING(NULL, "--json", "FILE|-", struct compare_own, json,
 		   "write {\"compare\", \"distributions\", \"runs\", \"summary\"} to\n"
 		   "FILE, or to stdout with - (then no table): \"runs\" holds\n"
@@ -892,13 +903,14 @@ static int compare_report(struct compare *c, const struct run *run, const char *
 			  const char *csv)
 {
 	int rc = 0;
-	int nrows = metric_count + (c->why ? RT_WHY__COUNT + 1 : 0);
+	int nrows = metric_count + (c->why ? NWHY : 0);
 	struct stat *stats = xcalloc((size_t)(nrows * c->ncols), sizeof(*stats));
 	bool *shown = xcalloc((size_t)nrows, sizeof(bool));
 	for (int i = 0; i < nrows; i++) {
 		const struct metric *m = i < metric_count ? &metric_table[i]
 							  : &why_table[i - metric_count];
-		bool why_row = i > metric_count;   /* a cause: shown where it took time */
+		/* a cause: shown where it took time */
+		bool why_row = i > metric_count && i != metric_count + WHY_ROWS;
 		shown[i] = !m->only_if_any;
 		for (int j = 0; j < c->ncols; j++) {
 			struct stat st = column_stat(c, j, m);
@@ -920,8 +932,15 @@ static int compare_report(struct compare *c, const struct run *run, const char *
 		if (c->why) {
 			printf("\nwhy: a G's mean scheduling latency cut into causes that add up to it "
 			       "(run --why; docs/runtime.md)\n");
-			print_rows(c, why_table, RT_WHY__COUNT + 1, shown + metric_count,
+			print_rows(c, why_table, WHY_ROWS, shown + metric_count,
 				   stats + metric_count * c->ncols);
+			if (shown[metric_count + WHY_ROWS]) {
+				printf("\nrequests: a request's mean latency, from its arrival to its "
+				       "answer, cut into causes that add up to it (run --why)\n");
+				print_rows(c, why_table + WHY_ROWS, WHYRQ_ROWS,
+					   shown + metric_count + WHY_ROWS,
+					   stats + (metric_count + WHY_ROWS) * c->ncols);
+			}
 		}
 	}
 	free(shown);

@@ -442,7 +442,9 @@ const struct cli_opt cli_run_opts[] = {
 		 "where each G's wait for a P went, by cause (a P's queue,\n"
 		 "sched.lock, an M waking, a PU, the CPU quota, ...), per\n"
 		 "program and in all, the parts adding up to the scheduling\n"
-		 "latency; \"why\" in --json (simulated runs; docs/runtime.md,\n"
+		 "latency; and each request's time from its arrival to its\n"
+		 "answer (accept backlog, unpolled, those causes, blocked,\n"
+		 "running); \"why\" in --json (simulated runs; docs/runtime.md,\n"
 		 "\"Why a G waited\"); the rest of the report is the same"),
 	CLI_SHARED(CLI_SH_PROGRESS, "a simulated run's clock against --max-sim-time on stderr:\n"
 		   "auto (default: redrawn on a terminal, else none: a run's\n"

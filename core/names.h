@@ -34,6 +34,10 @@
 #define rt_why_m_slow PLAT_SYM(rt_why_m_slow)
 #define rt_why_m_os PLAT_SYM(rt_why_m_os)
 #define rt_why_m_new PLAT_SYM(rt_why_m_new)
+#define rt_why_park_slow PLAT_SYM(rt_why_park_slow)
+#define rt_why_took_slow PLAT_SYM(rt_why_took_slow)
+#define rt_why_req_begin_slow PLAT_SYM(rt_why_req_begin_slow)
+#define rt_why_req_end_slow PLAT_SYM(rt_why_req_end_slow)
 
 /* core/mech.c */
 #define rt_mech_init PLAT_SYM(rt_mech_init)

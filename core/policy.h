@@ -566,6 +566,41 @@ enum rt_why_cause {
 extern const char *const rt_why_names[RT_WHY__COUNT];   /* the report's keys */
 extern const char *const rt_why_docs[RT_WHY__COUNT];
 
+/* A request's time, from its arrival (or its request_begin) to its
+ * answer, cut into causes that add up to its latency [docs/runtime.md,
+ * "Why a request took its time"]: what happened before its handler G had
+ * the data, the handler's own waits for a P by the causes above, its M
+ * held back while it ran (os_run_delay, cpu_quota, sched_lock), and the
+ * rest of its time parked or running.  The index of the list: the three
+ * before-handler causes, then RT_WHY__COUNT scheduling causes at
+ * RT_WHYRQ_SCHED + k, then blocked and running. */
+#define RT_WHYRQ_PRE(X)                                                                      \
+	X(ACCEPT, "accept_backlog", "a new connection's first request, from its arrival to "  \
+	  "its handler G being made: the acceptor's wake-up and turn, and the connections "   \
+	  "accepted ahead of it")                                                             \
+	X(UNPOLLED, "unpolled", "the data had arrived and its handler was parked reading, "    \
+	  "but no M had polled the network yet")                                             \
+	X(BUSY, "handler_busy", "the data arrived while its handler was doing something "      \
+	  "other than reading it (finishing the last request, say)")
+enum rt_whyrq {
+#define RT_WHYRQ_ENUM(name, key, doc) RT_WHYRQ_##name,
+	RT_WHYRQ_PRE(RT_WHYRQ_ENUM)
+#undef RT_WHYRQ_ENUM
+	RT_WHYRQ_SCHED,                                  /* + enum rt_why_cause */
+	RT_WHYRQ_BLOCKED = RT_WHYRQ_SCHED + RT_WHY__COUNT, /* parked on a channel, lock, sleep,
+							  * wait group or another read */
+	RT_WHYRQ_RUNNING,                                /* on its M: its work, its system calls */
+	RT_WHYRQ__COUNT
+};
+extern const char *const rt_whyrq_names[RT_WHYRQ__COUNT];
+extern const char *const rt_whyrq_docs[RT_WHYRQ__COUNT];
+struct rt_why_requests {
+	uint64_t requests;             /* answered with a request_begin before */
+	uint64_t total_ns;             /* their latencies' sum: ns[] adds up to it */
+	uint64_t ns[RT_WHYRQ__COUNT];
+	uint64_t with[RT_WHYRQ__COUNT];   /* requests with any time in the cause */
+};
+
 /* The waits of one class of G (a workload's program), or of all. */
 struct rt_why_class {
 	uint64_t waits;                /* scheduling latencies measured */
@@ -579,6 +614,7 @@ struct rt_why {
 	int nclasses;                  /* the body's classes (rt_mech.class_names) */
 	struct rt_why_class cls[RT_USER_CLASSES];
 	struct rt_why_class all;
+	struct rt_why_requests req;
 };
 
 /* One compilation of the runtime: the simulated one or the native one.

@@ -1417,6 +1417,8 @@ static void g_parked(struct m *m, struct g *g)
 	if (m->rt->tracing)
 		rt_trace_block(m, g);
 	g->status = G_WAITING;
+	if (RT_WHY_ON(m->rt))
+		rt_why_park_slow(m->rt, g);
 	dropg(m, g);      /* before the unlock: after it g may run on another M */
 	void (*unlock)(void *) = m->park_unlock;
 	m->park_unlock = NULL;

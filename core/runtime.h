@@ -627,6 +627,15 @@ void rt_why_p_slow(struct rt *rt, struct p *pp) __attribute__((cold, noinline));
 void rt_why_p_with(struct rt *rt, struct p *pp, struct m *m) __attribute__((cold, noinline));
 void rt_why_p_idle(struct rt *rt, struct p *pp, bool idle) __attribute__((cold, noinline));
 void rt_why_m_slow(struct m *m) __attribute__((cold, noinline));
+/* A request's causes [core/policy.h, RT_WHYRQ_PRE]: g parks; g, running,
+ * took data that arrived at arrived; g begins a request (at its data's
+ * arrival, or now); g answers the request begun at start. */
+void rt_why_park_slow(struct rt *rt, struct g *g) __attribute__((cold, noinline));
+void rt_why_took_slow(struct rt *rt, struct g *g, int64_t arrived) __attribute__((cold, noinline));
+void rt_why_req_begin_slow(struct rt *rt, struct g *g, bool at_arrival)
+	__attribute__((cold, noinline));
+void rt_why_req_end_slow(struct rt *rt, struct g *g, int64_t start, int64_t end)
+	__attribute__((cold, noinline));
 void rt_why_m_os(struct m *m, unsigned wait, int64_t now);
 struct rt_why_p *rt_why_m_new(struct rt *rt, struct m *m);
 #define RT_WHY_ON(rt) __builtin_expect((rt)->why != NULL, 0)

@@ -67,16 +67,47 @@ struct rt_whyrun {
 	int64_t nfree, free_since;
 	uint64_t free_cum;
 	struct rt_why_class cls[RT_USER_CLASSES];
+	struct rt_why_requests req;
+	/* The spans with some M held back by the quota -- the process
+	 * throttled --, in order: a span before a request's handler had its
+	 * data is the quota's for as long as they overlap (throttled_until) */
+	int64_t nquota;                /* Ms waiting under the quota now */
+	struct thr { int64_t start, end; uint64_t before; } *thr;   /* end -1: open */
+	size_t nthr, capthr;
 };
 
-/* A runnable G's wait so far, after the policy's state in its slab. */
+/* A G's clocks at an instant, for a request's start: when its handler
+ * had the data, and what had happened before then [rt_why_req_end]. */
+struct rq_mark {
+	int64_t got;                   /* the handler had the data (or the request began) */
+	uint8_t pre;                   /* what the time from arrival to got was: RT_WHYRQ_x,
+					* or RT_WHYRQ__COUNT: none (begun "now") */
+	uint64_t held[RT_WHY__COUNT];  /* = rt_why_g.held at got */
+	uint64_t blocked;              /* = its blocked clock at got */
+};
+
+/* A G's state for --why, after the policy's state in its slab: its
+ * current wait (reset at each), and its life's clocks for its requests
+ * (reset when it is made). */
 struct rt_why_g {
-	bool active;                   /* a wait is under way */
-	uint8_t place;                 /* enum rt_why_place */
-	struct rt_why_p *clk;          /* the place's P's clock, or the M's in hand; NULL: none */
-	int64_t t0, since;             /* the wait's start, the span's */
-	uint64_t snap[WPS__COUNT + 1]; /* the clocks at since (the last: free time) */
-	uint64_t part[RT_WHY__COUNT];
+	struct {
+		bool active;                   /* a wait is under way */
+		uint8_t place;                 /* enum rt_why_place */
+		struct rt_why_p *clk;          /* the place's P's clock, or the M's in hand;
+						* NULL: none */
+		int64_t t0, since;             /* the wait's start, the span's */
+		uint64_t snap[WPS__COUNT + 1]; /* the clocks at since (the last: free time) */
+		uint64_t part[RT_WHY__COUNT];
+	} w;
+	int64_t born;
+	/* every finished wait's parts, plus its Ms' held-up time while it ran */
+	uint64_t held[RT_WHY__COUNT];
+	uint64_t blocked;              /* parked, up to the last park's end */
+	int64_t parked_since;          /* -1: not parked */
+	struct rt_why_p *run_clk;      /* the M it runs on (its clock), NULL: not running */
+	uint64_t run_snap[WPS__COUNT]; /* that clock when it started to run */
+	struct rq_mark data;           /* when it last had data [rt_why_took] */
+	struct rq_mark req;            /* its open request's */
 };
 
 static struct rt_why_g *why_g(const struct rt *rt, struct g *g)
@@ -217,12 +248,53 @@ void rt_why_m_slow(struct m *m)
 		p_set(m->rt->why, pp->why, pstate(pp), now);
 }
 
+/* The throttled spans' time from the run's start to t. */
+static uint64_t throttled_until(const struct rt_whyrun *w, int64_t t)
+{
+	size_t lo = 0, hi = w->nthr;   /* the last span starting before t */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (w->thr[mid].start < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return 0;
+	const struct thr *x = &w->thr[lo - 1];
+	int64_t end = x->end >= 0 && x->end < t ? x->end : t;
+	return x->before + (uint64_t)(end - x->start);
+}
+
+static void quota_count(struct rt_whyrun *w, bool was, bool is, int64_t now)
+{
+	if (was == is)
+		return;
+	w->nquota += is ? 1 : -1;
+	if (is && w->nquota == 1) {
+		struct thr *last = w->nthr ? &w->thr[w->nthr - 1] : NULL;
+		if (last && now < last->end)
+			now = last->end;   /* an M's clock behind the last span's end */
+		if (w->nthr == w->capthr) {
+			w->capthr = w->capthr ? 2 * w->capthr : 16;
+			w->thr = xrealloc(w->thr, w->capthr * sizeof(*w->thr));
+		}
+		uint64_t before = last ? last->before + (uint64_t)(last->end - last->start) : 0;
+		w->thr[w->nthr++] = (struct thr){ now, -1, before };
+	} else if (!is && w->nquota == 0) {
+		struct thr *last = &w->thr[w->nthr - 1];
+		last->end = now > last->start ? now : last->start;
+	}
+}
+
 void rt_why_m_os(struct m *m, unsigned wait, int64_t now)
 {
 	struct rt *rt = m->rt;
+	bool was_quota = m->why_os == RT_WHY_OS_QUOTA;
 	m->why_os = (uint8_t)wait;
 	if (!rt->why)
 		return;
+	quota_count(rt->why, was_quota, wait == RT_WHY_OS_QUOTA, now);
 	if (m->why)
 		p_set(NULL, m->why, mstate(m), now);
 	struct p *pp = m_p(m);
@@ -264,17 +336,17 @@ static const uint8_t wps_cause[WPS__COUNT] = {
 static void open_span(struct rt_whyrun *w, struct rt_why_g *wg, unsigned place,
 		      struct rt_why_p *clk, int64_t now)
 {
-	if (now > wg->since)
-		wg->since = now;
-	wg->place = (uint8_t)place;
-	wg->clk = place == RT_WP_GLOBAL ? NULL : clk;
+	if (now > wg->w.since)
+		wg->w.since = now;
+	wg->w.place = (uint8_t)place;
+	wg->w.clk = place == RT_WP_GLOBAL ? NULL : clk;
 	if (place == RT_WP_GLOBAL) {
 		for (int s = 0; s < WPS__COUNT; s++)
-			wg->snap[s] = all_clock(w, (unsigned)s, wg->since);
-		wg->snap[WPS__COUNT] = free_clock(w, wg->since);
-	} else if (wg->clk) {
+			wg->w.snap[s] = all_clock(w, (unsigned)s, wg->w.since);
+		wg->w.snap[WPS__COUNT] = free_clock(w, wg->w.since);
+	} else if (wg->w.clk) {
 		for (int s = 0; s < WPS__COUNT; s++)
-			wg->snap[s] = p_clock(wg->clk, (unsigned)s, wg->since);
+			wg->w.snap[s] = p_clock(wg->w.clk, (unsigned)s, wg->w.since);
 	}
 }
 
@@ -286,21 +358,21 @@ static uint64_t grew(uint64_t now, uint64_t then)
 /* The span from since to now, cut into causes. */
 static void close_span(struct rt_whyrun *w, struct rt_why_g *wg, int64_t now)
 {
-	if (now <= wg->since)
+	if (now <= wg->w.since)
 		return;
-	uint64_t left = (uint64_t)(now - wg->since);
-	enum rt_why_cause own = place_cause(wg->place);
-	if (wg->place == RT_WP_NEXTG)
+	uint64_t left = (uint64_t)(now - wg->w.since);
+	enum rt_why_cause own = place_cause(wg->w.place);
+	if (wg->w.place == RT_WP_NEXTG)
 		own = RT_WHY_SCHEDULER;   /* its M is up and about to run it */
-	if (wg->place == RT_WP_GLOBAL) {
-		uint64_t f = grew(free_clock(w, now), wg->snap[WPS__COUNT]);
+	if (wg->w.place == RT_WP_GLOBAL) {
+		uint64_t f = grew(free_clock(w, now), wg->w.snap[WPS__COUNT]);
 		f = f < left ? f : left;
-		wg->part[RT_WHY_M_WAKEUP] += f;
+		wg->w.part[RT_WHY_M_WAKEUP] += f;
 		left -= f;
 		/* the rest by the held Ps' states, in proportion */
 		uint64_t d[WPS__COUNT], busy = 0;
 		for (int s = 0; s < WPS__COUNT; s++) {
-			d[s] = wps_free((unsigned)s) ? 0 : grew(all_clock(w, (unsigned)s, now), wg->snap[s]);
+			d[s] = wps_free((unsigned)s) ? 0 : grew(all_clock(w, (unsigned)s, now), wg->w.snap[s]);
 			busy += d[s];
 		}
 		uint64_t share = 0;
@@ -308,24 +380,24 @@ static void close_span(struct rt_whyrun *w, struct rt_why_g *wg, int64_t now)
 			if (s == WPS_RUN || !d[s])
 				continue;
 			uint64_t x = (uint64_t)((unsigned __int128)left * d[s] / busy);
-			wg->part[wps_cause[s]] += x;
+			wg->w.part[wps_cause[s]] += x;
 			share += x;
 		}
-		wg->part[own] += left - share;
-	} else if (wg->clk) {
+		wg->w.part[own] += left - share;
+	} else if (wg->w.clk) {
 		for (int s = 0; s < WPS__COUNT && left; s++) {
 			if (s == WPS_RUN)
 				continue;
-			uint64_t x = grew(p_clock(wg->clk, (unsigned)s, now), wg->snap[s]);
+			uint64_t x = grew(p_clock(wg->w.clk, (unsigned)s, now), wg->w.snap[s]);
 			x = x < left ? x : left;
-			wg->part[wps_cause[s]] += x;
+			wg->w.part[wps_cause[s]] += x;
 			left -= x;
 		}
-		wg->part[own] += left;
+		wg->w.part[own] += left;
 	} else {
-		wg->part[own] += left;
+		wg->w.part[own] += left;
 	}
-	wg->since = now;
+	wg->w.since = now;
 }
 
 /* The clock of the M calling, if any: a G in its hands waits on its
@@ -336,21 +408,141 @@ static struct rt_why_p *self_clk(void)
 	return m ? m->why : NULL;
 }
 
+/* ---- A G's life, for its requests ---- */
+
+/* The M's held-up states while a G runs on it: the same causes as a
+ * runnable G's P's. */
+static const uint8_t run_held_states[] = { WPS_LOCK, WPS_PU, WPS_QUOTA };
+
+static uint64_t run_held(const struct rt_why_g *wg, unsigned s, int64_t now)
+{
+	return wg->run_clk ? grew(p_clock(wg->run_clk, s, now), wg->run_snap[s]) : 0;
+}
+
+static void run_stop(struct rt_why_g *wg, int64_t now)
+{
+	for (size_t i = 0; i < sizeof(run_held_states); i++) {
+		unsigned s = run_held_states[i];
+		wg->held[wps_cause[s]] += run_held(wg, s, now);
+	}
+	wg->run_clk = NULL;
+}
+
+static void mark(struct rq_mark *mk, const struct rt_why_g *wg, int64_t at, unsigned pre)
+{
+	mk->got = at;
+	mk->pre = (uint8_t)pre;
+	memcpy(mk->held, wg->held, sizeof(mk->held));
+	mk->blocked = wg->blocked;
+	if (wg->parked_since >= 0 && at > wg->parked_since)
+		mk->blocked += (uint64_t)(at - wg->parked_since);
+}
+
+/* A G made (runwhy spawn): its life's clocks start, and whatever data it
+ * takes that arrived before now was waiting for it to be made. */
+static void life_start(struct rt_why_g *wg, int64_t born)
+{
+	memset(wg, 0, sizeof(*wg));
+	wg->born = born;
+	wg->parked_since = -1;
+	mark(&wg->data, wg, born, RT_WHYRQ_ACCEPT);
+}
+
+void rt_why_park_slow(struct rt *rt, struct g *g)
+{
+	struct rt_why_g *wg = why_g(rt, g);
+	int64_t now = plat_nanotime();
+	run_stop(wg, now);
+	wg->parked_since = now;
+}
+
+void rt_why_took_slow(struct rt *rt, struct g *g, int64_t arrived)
+{
+	struct rt_why_g *wg = why_g(rt, g);
+	if (arrived >= wg->born)
+		mark(&wg->data, wg, plat_nanotime(), RT_WHYRQ_BUSY);
+}
+
+void rt_why_req_begin_slow(struct rt *rt, struct g *g, bool at_arrival)
+{
+	struct rt_why_g *wg = why_g(rt, g);
+	if (at_arrival)
+		wg->req = wg->data;
+	else
+		mark(&wg->req, wg, plat_nanotime(), RT_WHYRQ__COUNT);
+}
+
+void rt_why_req_end_slow(struct rt *rt, struct g *g, int64_t start, int64_t end)
+{
+	struct rt_why_g *wg = why_g(rt, g);
+	const struct rq_mark *mk = &wg->req;
+	uint64_t part[RT_WHYRQ__COUNT] = { 0 }, sum = 0;
+	uint64_t total = end > start ? (uint64_t)(end - start) : 0;
+	if (mk->pre < RT_WHYRQ__COUNT && mk->got > start) {
+		/* before its handler had it, the quota's while the process was
+		 * throttled: nothing of it ran, the poller and acceptor included */
+		uint64_t q = grew(throttled_until(rt->why, mk->got), throttled_until(rt->why, start));
+		uint64_t pre = (uint64_t)(mk->got - start);
+		q = q < pre ? q : pre;
+		part[RT_WHYRQ_SCHED + RT_WHY_CPU_QUOTA] += q;
+		part[mk->pre] = pre - q;
+	}
+	uint64_t held[RT_WHY__COUNT];
+	memcpy(held, wg->held, sizeof(held));
+	for (size_t i = 0; i < sizeof(run_held_states); i++) {
+		unsigned s = run_held_states[i];
+		held[wps_cause[s]] += run_held(wg, s, end);
+	}
+	for (int k = 0; k < RT_WHY__COUNT; k++)
+		part[RT_WHYRQ_SCHED + k] += grew(held[k], mk->held[k]);
+	part[RT_WHYRQ_BLOCKED] = grew(wg->blocked, mk->blocked);
+	for (int k = 0; k < RT_WHYRQ__COUNT; k++)
+		sum += part[k];
+	/* the rest is its own time on an M; where Ms' clocks disagree the
+	 * excess is given back from the last causes, as a wait's is */
+	if (sum <= total)
+		part[RT_WHYRQ_RUNNING] = total - sum;
+	for (int k = RT_WHYRQ__COUNT - 1; k >= 0 && sum > total; k--) {
+		uint64_t x = sum - total < part[k] ? sum - total : part[k];
+		part[k] -= x;
+		sum -= x;
+	}
+	struct rt_why_requests *r = &rt->why->req;
+	r->requests++;
+	r->total_ns += total;
+	for (int k = 0; k < RT_WHYRQ__COUNT; k++) {
+		r->ns[k] += part[k];
+		r->with[k] += part[k] > 0;
+	}
+}
+
 void rt_why_ready_slow(struct rt *rt, struct g *g)
 {
 	struct rt_why_g *wg = why_g(rt, g);
 	int64_t now = plat_nanotime();
-	memset(wg, 0, sizeof(*wg));
-	wg->active = true;
-	wg->t0 = wg->since = g->runnable_since;
+	if (g->runwhy == RT_RUN_SPAWN) {
+		life_start(wg, g->runnable_since >= 0 ? g->runnable_since : now);
+	} else {
+		run_stop(wg, now);   /* preempted, yielded, or back from a system call */
+		if (wg->parked_since >= 0) {
+			int64_t until = g->runnable_since >= 0 ? g->runnable_since : now;
+			wg->blocked += grew((uint64_t)until, (uint64_t)wg->parked_since);
+			wg->parked_since = -1;
+		}
+		if (g->runwhy == RT_RUN_NET && g->runnable_since >= 0)
+			mark(&wg->data, wg, g->runnable_since, RT_WHYRQ_UNPOLLED);
+	}
+	memset(&wg->w, 0, sizeof(wg->w));
+	wg->w.active = true;
+	wg->w.t0 = wg->w.since = g->runnable_since;
 	/* A sleep's timer due before now: from then to now it waited for an
 	 * M to run the timer.  The netpoller's Gs are dated at the poll's
 	 * return, before it delivers the batch's events one by one. */
-	if (now > wg->since) {
-		wg->part[g->runwhy == RT_RUN_TIMER ? RT_WHY_TIMER
+	if (now > wg->w.since) {
+		wg->w.part[g->runwhy == RT_RUN_TIMER ? RT_WHY_TIMER
 			 : g->runwhy == RT_RUN_NET ? RT_WHY_NETPOLL : RT_WHY_SCHEDULER] +=
-			(uint64_t)(now - wg->since);
-		wg->since = now;
+			(uint64_t)(now - wg->w.since);
+		wg->w.since = now;
 	}
 	open_span(rt->why, wg, RT_WP_HAND, self_clk(), now);
 }
@@ -365,7 +557,7 @@ void rt_why_enq_slow(struct rt *rt, struct g *g, unsigned place, struct p *pp, i
 {
 	struct rt_whyrun *w = rt->why;
 	struct rt_why_g *wg = why_g(rt, g);
-	if (!wg->active)
+	if (!wg->w.active)
 		return;   /* untimed (runnable_since -1): nothing to cut */
 	int64_t now = plat_nanotime();
 	close_span(w, wg, now);
@@ -386,7 +578,7 @@ void rt_why_deq_p_slow(struct p *pp, struct g *g)
 void rt_why_deq_slow(struct rt *rt, struct g *g)
 {
 	struct rt_why_g *wg = why_g(rt, g);
-	if (!wg->active)
+	if (!wg->w.active)
 		return;
 	int64_t now = plat_nanotime();
 	close_span(rt->why, wg, now);
@@ -396,18 +588,22 @@ void rt_why_deq_slow(struct rt *rt, struct g *g)
 void rt_why_run_slow(struct rt *rt, struct g *g, int64_t now)
 {
 	struct rt_why_g *wg = why_g(rt, g);
-	if (!wg->active)
+	wg->run_clk = self_clk();
+	if (wg->run_clk)
+		for (int s = 0; s < WPS__COUNT; s++)
+			wg->run_snap[s] = p_clock(wg->run_clk, (unsigned)s, now);
+	if (!wg->w.active)
 		return;
-	wg->active = false;
+	wg->w.active = false;
 	close_span(rt->why, wg, now);
-	uint64_t total = now > wg->t0 ? (uint64_t)(now - wg->t0) : 0, sum = 0;
+	uint64_t total = now > wg->w.t0 ? (uint64_t)(now - wg->w.t0) : 0, sum = 0;
 	for (int k = 0; k < RT_WHY__COUNT; k++)
-		sum += wg->part[k];
+		sum += wg->w.part[k];
 	/* an M's clock ran ahead of this one's: give the excess back from the
 	 * last causes in the list (the runtime's own work first) */
 	for (int k = RT_WHY__COUNT - 1; k >= 0 && sum > total; k--) {
-		uint64_t x = sum - total < wg->part[k] ? sum - total : wg->part[k];
-		wg->part[k] -= x;
+		uint64_t x = sum - total < wg->w.part[k] ? sum - total : wg->w.part[k];
+		wg->w.part[k] -= x;
 		sum -= x;
 	}
 	assert(sum == total && "a wait's parts must add up to its latency");
@@ -415,8 +611,9 @@ void rt_why_run_slow(struct rt *rt, struct g *g, int64_t now)
 	c->waits++;
 	c->total_ns += total;
 	for (int k = 0; k < RT_WHY__COUNT; k++) {
-		c->ns[k] += wg->part[k];
-		c->waits_with[k] += wg->part[k] > 0;
+		c->ns[k] += wg->w.part[k];
+		c->waits_with[k] += wg->w.part[k] > 0;
+		wg->held[k] += wg->w.part[k];
 	}
 }
 
@@ -442,6 +639,7 @@ void rt_why_fini(struct rt *rt)
 	if (!rt->why)
 		return;
 	free(rt->why->p);
+	free(rt->why->thr);
 	free(rt->why);
 	rt->why = NULL;
 }
@@ -465,5 +663,6 @@ void rt_why_collect(struct rt *rt, struct rt_why **out, int nclasses)
 			o->all.puts[j] += c->puts[j];
 		}
 	}
+	o->req = rt->why->req;
 	*out = o;
 }

@@ -77,6 +77,8 @@ struct rg_side {
 	cJSON **host;          /* per case: an array of each repetition's "host" (native), or NULL */
 	cJSON **knobs;         /* per case: the effective knobs (report.knobs), or NULL */
 	char **variant;        /* per case: "steal:runnext=0" as run */
+	bool *open_loop;       /* per case: its workload has an open loop (the report's
+				* request_load): its throughput is the load offered */
 };
 
 struct rg_side *rg_side_new(int ncases, int nseeds);
@@ -119,6 +121,7 @@ struct rg_row {
 	double p_gate;         /* one-sided: worse beyond the threshold (NAN: not gated) */
 	int n;                 /* pairs (sim) or the smaller side's repetitions (native) */
 	bool regression;
+	bool open_loop;        /* throughput of an open loop: shown, not gated */
 };
 
 struct rg_metric_result {
@@ -139,6 +142,9 @@ struct rg_result {
 	 * could not fire, which the reports say */
 	int *unreported;
 	int nunreported;
+	/* gated throughput rows left ungated: the cases' open loops offer
+	 * the load, so their throughput is not work done */
+	int open_loop_rows;
 	/* what was compared, for the reports */
 	const struct rg_suite *suite;
 	const struct rg_baseline *base;
@@ -157,5 +163,7 @@ cJSON *rg_report_json(const struct rg_result *r);
 void rg_report_regressions(FILE *f, const char *prefix, const struct rg_result *r);
 /* One line per gated metric no case reports: "request_p99: gated, but ..." */
 void rg_report_unreported(FILE *f, const char *prefix, const struct rg_result *r);
+/* The line saying which throughput rows were not gated and why (none: nothing). */
+void rg_report_open_loops(FILE *f, const char *prefix, const struct rg_result *r);
 
 #endif

@@ -1203,15 +1203,58 @@ static void scenario_table(struct doc *d, const struct series *vs, int nv)
 	table_end(d);
 }
 
+/* One --why table: a mean (row 0) and its causes (row k: names[k - 1]),
+ * a column per variant from each group's accumulators (rq: a request's,
+ * else a G's wait); the causes no variant spent time in are left out. */
+static void why_rows(struct doc *d, const struct series *vs, int nv, bool rq)
+{
+	const struct rep_store *s = d->s;
+	int n = rq ? REP_NWHYRQ : REP_NWHY;
+	const char **head = xcalloc((size_t)nv + 1, sizeof(char *));
+	head[0] = "cause";
+	for (int v = 0; v < nv; v++)
+		head[v + 1] = vs[v].label;
+	table_begin(d, rq ? "why-requests" : "why", nv + 1, head);
+	free(head);
+	const struct metric m = { .path = rq ? "why.requests.mean_ns" : "why.all.mean_ns",
+				  .label = "", .name = "", .unit = MU_NS, .better = -1 };
+	for (int k = 0; k < n; k++) {
+		bool any = k == 0;
+		for (int v = 0; v < nv && !any; v++) {
+			const struct rep_group *g = s->groups[vs[v].pts[0]->g];
+			const struct rep_acc *a = rq ? g->whyrq : g->why;
+			any = a && a[k].mean > 0;
+		}
+		if (!any)
+			continue;
+		row_begin(d);
+		cell(d, NULL, "%s", k == 0 ? (rq ? "mean request" : "mean wait")
+				  : rq ? rt_whyrq_names[k - 1] : rt_why_names[k - 1]);
+		for (int v = 0; v < nv; v++) {
+			const struct rep_group *g = s->groups[vs[v].pts[0]->g];
+			const struct rep_acc *a = rq ? g->whyrq : g->why;
+			char buf[128] = "-";
+			if (a)
+				format_stat(buf, sizeof(buf), &m, NULL, &a[k], a[0].n);
+			cell(d, NULL, "%s", buf);
+		}
+		row_end(d);
+	}
+	table_end(d);
+}
+
 /* Rows run with --why (sweep --why): a G's mean scheduling latency cut
  * into the causes run --why gives, which add up to it, a column per
- * variant; the causes no variant spent time in are left out. */
+ * variant; then, where the workload answers requests, a request's mean
+ * latency by its causes. */
 static void scenario_why(struct doc *d, const struct series *vs, int nv, int scen)
 {
 	const struct rep_store *s = d->s;
-	int have = 0;
-	for (int v = 0; v < nv; v++)
+	int have = 0, have_rq = 0;
+	for (int v = 0; v < nv; v++) {
 		have += s->groups[vs[v].pts[0]->g]->why != NULL;
+		have_rq += s->groups[vs[v].pts[0]->g]->whyrq != NULL;
+	}
 	if (!have)
 		return;
 	char id[48];
@@ -1220,34 +1263,17 @@ static void scenario_why(struct doc *d, const struct series *vs, int nv, int sce
 	para(d, "A G's mean scheduling latency (from runnable to running) cut into causes that "
 		"add up to it, as run --why gives them (docs/runtime.md, \"Why a G waited\"): "
 		"the mean over the seeds run with --why, ±95%% confidence interval.");
-	const char **head = xcalloc((size_t)nv + 1, sizeof(char *));
-	head[0] = "cause";
-	for (int v = 0; v < nv; v++)
-		head[v + 1] = vs[v].label;
-	table_begin(d, "why", nv + 1, head);
-	free(head);
-	const struct metric m = { .path = "why.all.mean_ns", .label = "", .name = "", .unit = MU_NS,
-				  .better = -1 };
-	for (int k = 0; k < REP_NWHY; k++) {
-		bool any = k == 0;
-		for (int v = 0; v < nv && !any; v++) {
-			const struct rep_group *g = s->groups[vs[v].pts[0]->g];
-			any = g->why && g->why[k].mean > 0;
-		}
-		if (!any)
-			continue;
-		row_begin(d);
-		cell(d, NULL, "%s", k == 0 ? "mean wait" : rt_why_names[k - 1]);
-		for (int v = 0; v < nv; v++) {
-			const struct rep_group *g = s->groups[vs[v].pts[0]->g];
-			char buf[128] = "-";
-			if (g->why)
-				format_stat(buf, sizeof(buf), &m, NULL, &g->why[k], g->why[0].n);
-			cell(d, NULL, "%s", buf);
-		}
-		row_end(d);
-	}
-	table_end(d);
+	why_rows(d, vs, nv, false);
+	if (!have_rq)
+		return;
+	snprintf(id, sizeof(id), "scenario-%d-why-requests", scen);
+	heading(d, 3, id, "Where the requests' time went");
+	para(d, "A request's mean latency, from its arrival to its answer, cut into causes that "
+		"add up to it: before its handler had it (accept backlog, unpolled, handler busy), "
+		"the handler's waits by the causes above, blocked and running (docs/runtime.md, "
+		"\"Why a request took its time\"); the mean over the seeds, ±95%% confidence "
+		"interval.");
+	why_rows(d, vs, nv, true);
 }
 
 static void scenario_cdfs(struct doc *d, const struct series *vs, int nv, const char *title)

@@ -87,8 +87,12 @@ struct rep_group {
 	 * (the report's why.all, REP_NWHY - 1 causes in the core's order);
 	 * NULL if no row of the group has it */
 	struct rep_acc *why;
+	/* ... and a request's mean latency and its causes (why.requests,
+	 * REP_NWHYRQ - 1 of them); NULL if no row has it */
+	struct rep_acc *whyrq;
 };
 #define REP_NWHY (RT_WHY__COUNT + 1)
+#define REP_NWHYRQ (RT_WHYRQ__COUNT + 1)
 
 /* A row that did not complete, kept for the report's list (the first
  * REP_MAX_FAILED of them; the others are counted). */

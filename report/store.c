@@ -256,6 +256,25 @@ static void note_distinct(char **list, int *n, bool *more, const char *v)
 		*more = true;
 }
 
+
+/* A --why object's mean (why.all's or why.requests') and its n causes'
+ * parts into *acc, made at the first; absent: nothing. */
+static void why_add(struct rep_acc **acc, const cJSON *o, const char *const *names, int n)
+{
+	const cJSON *mean = cJSON_GetObjectItemCaseSensitive(o, "mean_ns");
+	if (!cJSON_IsNumber(mean))
+		return;
+	if (!*acc)
+		*acc = xcalloc((size_t)n + 1, sizeof(**acc));
+	rep_acc_add(&(*acc)[0], mean->valuedouble);
+	const cJSON *causes = cJSON_GetObjectItemCaseSensitive(o, "causes");
+	for (int k = 0; k < n; k++) {
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(causes, names[k]);
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "mean_ns");
+		rep_acc_add(&(*acc)[k + 1], cJSON_IsNumber(v) ? v->valuedouble : 0);
+	}
+}
+
 /* Folds an ok row's report into its group (already checked). */
 static void fold_report(struct rep_store *s, struct rep_group *g, const cJSON *report,
 			uint64_t seed)
@@ -276,19 +295,9 @@ static void fold_report(struct rep_store *s, struct rep_group *g, const cJSON *r
 		if (cJSON_IsNumber(v))
 			rep_acc_add(&g->m[i], v->valuedouble);
 	}
-	const cJSON *why = exp_json_dotted(cJSON_GetObjectItemCaseSensitive(report, "why"), "all");
-	const cJSON *why_mean = cJSON_GetObjectItemCaseSensitive(why, "mean_ns");
-	if (cJSON_IsNumber(why_mean)) {
-		if (!g->why)
-			g->why = xcalloc(REP_NWHY, sizeof(*g->why));
-		rep_acc_add(&g->why[0], why_mean->valuedouble);
-		const cJSON *causes = cJSON_GetObjectItemCaseSensitive(why, "causes");
-		for (int k = 0; k < RT_WHY__COUNT; k++) {
-			const cJSON *c = cJSON_GetObjectItemCaseSensitive(causes, rt_why_names[k]);
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "mean_ns");
-			rep_acc_add(&g->why[k + 1], cJSON_IsNumber(v) ? v->valuedouble : 0);
-		}
-	}
+	const cJSON *why = cJSON_GetObjectItemCaseSensitive(report, "why");
+	why_add(&g->why, exp_json_dotted(why, "all"), rt_why_names, RT_WHY__COUNT);
+	why_add(&g->whyrq, exp_json_dotted(why, "requests"), rt_whyrq_names, RT_WHYRQ__COUNT);
 	const cJSON *unit = cJSON_GetObjectItemCaseSensitive(metrics, "throughput_unit");
 	if (!g->rate_unit && cJSON_IsString(unit))
 		g->rate_unit = xstrdup(unit->valuestring);
@@ -355,6 +364,32 @@ static void fold_report(struct rep_store *s, struct rep_group *g, const cJSON *r
 /* Checks the parts of a report the report reads, and that it is one. */
 /* A run --why's object, where the report reads it: why.all's mean and
  * each cause's part, numbers of time (absent: a run without --why). */
+/* One breakdown of a --why object (why.all or why.requests): its mean and
+ * each named cause's part, numbers of time. */
+static bool check_why_part(const struct jv *j, const cJSON *o, const char *key,
+			   const char *const *names, int n)
+{
+	char p[JV_PATH];
+	double x;
+	snprintf(p, sizeof(p), ".report.why.%s.mean_ns", key);
+	if (!jv_as_nonneg(j, cJSON_GetObjectItemCaseSensitive(o, "mean_ns"), p, &x))
+		return false;
+	const cJSON *causes = cJSON_GetObjectItemCaseSensitive(o, "causes");
+	if (!cJSON_IsObject(causes)) {
+		snprintf(p, sizeof(p), ".report.why.%s.causes", key);
+		return jv_fail(j, p, "expected an object, got %s", jv_type_name(causes));
+	}
+	for (int k = 0; k < n; k++) {
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(causes, names[k]);
+		if (!c)
+			continue;
+		snprintf(p, sizeof(p), ".report.why.%s.causes.%s.mean_ns", key, names[k]);
+		if (!jv_as_nonneg(j, cJSON_GetObjectItemCaseSensitive(c, "mean_ns"), p, &x))
+			return false;
+	}
+	return true;
+}
+
 static bool check_why(const struct jv *j, const cJSON *why)
 {
 	if (!why)
@@ -362,25 +397,16 @@ static bool check_why(const struct jv *j, const cJSON *why)
 	if (!cJSON_IsObject(why) || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(why, "all")))
 		return jv_fail(j, ".report.why", "expected an object with \"all\", got %s",
 			       jv_type_name(why));
-	const cJSON *all = cJSON_GetObjectItemCaseSensitive(why, "all");
-	double x;
-	if (!jv_as_nonneg(j, cJSON_GetObjectItemCaseSensitive(all, "mean_ns"),
-			  ".report.why.all.mean_ns", &x))
+	if (!check_why_part(j, cJSON_GetObjectItemCaseSensitive(why, "all"), "all", rt_why_names,
+			    RT_WHY__COUNT))
 		return false;
-	const cJSON *causes = cJSON_GetObjectItemCaseSensitive(all, "causes");
-	if (!cJSON_IsObject(causes))
-		return jv_fail(j, ".report.why.all.causes", "expected an object, got %s",
-			       jv_type_name(causes));
-	char p[JV_PATH];
-	for (int k = 0; k < RT_WHY__COUNT; k++) {
-		const cJSON *c = cJSON_GetObjectItemCaseSensitive(causes, rt_why_names[k]);
-		if (!c)
-			continue;
-		snprintf(p, sizeof(p), ".report.why.all.causes.%s.mean_ns", rt_why_names[k]);
-		if (!jv_as_nonneg(j, cJSON_GetObjectItemCaseSensitive(c, "mean_ns"), p, &x))
-			return false;
-	}
-	return true;
+	const cJSON *rq = cJSON_GetObjectItemCaseSensitive(why, "requests");
+	if (!rq)
+		return true;
+	if (!cJSON_IsObject(rq))
+		return jv_fail(j, ".report.why.requests", "expected an object, got %s",
+			       jv_type_name(rq));
+	return check_why_part(j, rq, "requests", rt_whyrq_names, RT_WHYRQ__COUNT);
 }
 
 static bool check_report(const struct jv *j, const cJSON *report, struct rep_group *g)
@@ -690,6 +716,7 @@ void rep_store_free(struct rep_store *s)
 		free(g->dram);
 		free(g->seeded);
 		free(g->why);
+		free(g->whyrq);
 		free(g);
 	}
 	free(s->groups);

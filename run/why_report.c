@@ -16,6 +16,23 @@ static bool show_classes(const struct rt_why *w)
 	return n > 1;
 }
 
+/* The indices of ns[0..n) with any time, the largest first. */
+static int by_size(const uint64_t *ns, int n, int *order)
+{
+	int m = 0;
+	for (int k = 0; k < n; k++) {
+		if (!ns[k])
+			continue;
+		int i = m++;
+		while (i > 0 && ns[order[i - 1]] < ns[k]) {
+			order[i] = order[i - 1];
+			i--;
+		}
+		order[i] = k;
+	}
+	return m;
+}
+
 /* ---- JSON ---- */
 
 static cJSON *class_json(const struct rt_why_class *c)
@@ -40,6 +57,25 @@ static cJSON *class_json(const struct rt_why_class *c)
 	return o;
 }
 
+static cJSON *requests_json(const struct rt_why_requests *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	double n = (double)r->requests;
+	cJSON_AddNumberToObject(o, "requests", n);
+	cJSON_AddNumberToObject(o, "latency_ns", (double)r->total_ns);
+	cJSON_AddNumberToObject(o, "mean_ns", n ? (double)r->total_ns / n : 0);
+	cJSON *causes = cJSON_AddObjectToObject(o, "causes");
+	for (int k = 0; k < RT_WHYRQ__COUNT; k++) {
+		cJSON *x = cJSON_AddObjectToObject(causes, rt_whyrq_names[k]);
+		cJSON_AddNumberToObject(x, "ns", (double)r->ns[k]);
+		cJSON_AddNumberToObject(x, "share",
+					r->total_ns ? (double)r->ns[k] / (double)r->total_ns : 0);
+		cJSON_AddNumberToObject(x, "mean_ns", n ? (double)r->ns[k] / n : 0);
+		cJSON_AddNumberToObject(x, "requests", (double)r->with[k]);
+	}
+	return o;
+}
+
 void run_why_json(cJSON *report, const struct rt_mech *mech)
 {
 	const struct rt_why *w = mech->why;
@@ -47,6 +83,8 @@ void run_why_json(cJSON *report, const struct rt_mech *mech)
 		return;
 	cJSON *o = cJSON_AddObjectToObject(report, "why");
 	cJSON_AddItemToObject(o, "all", class_json(&w->all));
+	if (w->req.requests)
+		cJSON_AddItemToObject(o, "requests", requests_json(&w->req));
 	if (!show_classes(w))
 		return;
 	cJSON *progs = cJSON_AddObjectToObject(o, "programs");
@@ -68,17 +106,8 @@ static void class_text(const char *label, const struct rt_why_class *c)
 	printf("    %-14s%10s%8s%11s%10s%8s\n", "cause", "total", "share", "mean/wait", "waits",
 	       "behind");
 	/* the largest first; a cause with no time is left out */
-	int order[RT_WHY__COUNT], n = 0;
-	for (int k = 0; k < RT_WHY__COUNT; k++) {
-		if (!c->ns[k])
-			continue;
-		int i = n++;
-		while (i > 0 && c->ns[order[i - 1]] < c->ns[k]) {
-			order[i] = order[i - 1];
-			i--;
-		}
-		order[i] = k;
-	}
+	int order[RT_WHY__COUNT];
+	int n = by_size(c->ns, RT_WHY__COUNT, order);
 	for (int i = 0; i < n; i++) {
 		int k = order[i];
 		char behind[16] = "";
@@ -89,6 +118,28 @@ static void class_text(const char *label, const struct rt_why_class *c)
 		       run_fmt_ns(m, (double)c->ns[k] / (double)c->waits),
 		       (unsigned long long)c->waits_with[k]);
 		printf(behind[0] ? "%8s\n" : "%s\n", behind);
+	}
+}
+
+static void requests_text(const struct rt_why_requests *r)
+{
+	char t[16], m[16];
+	double n = (double)r->requests;
+	printf("requests (each from its arrival to its answer, by cause; docs/runtime.md, "
+	       "\"Why a request took its time\"):\n");
+	printf("  %llu requests, %s in all, mean %s\n", (unsigned long long)r->requests,
+	       run_fmt_ns(t, (double)r->total_ns), run_fmt_ns(m, n ? (double)r->total_ns / n : 0));
+	if (!r->total_ns)
+		return;
+	printf("    %-16s%10s%8s%14s%10s\n", "cause", "total", "share", "mean/request",
+	       "requests");
+	int order[RT_WHYRQ__COUNT];
+	int shown = by_size(r->ns, RT_WHYRQ__COUNT, order);
+	for (int i = 0; i < shown; i++) {
+		int k = order[i];
+		printf("    %-16s%10s%7.1f%%%14s%10llu\n", rt_whyrq_names[k],
+		       run_fmt_ns(t, (double)r->ns[k]), 100.0 * (double)r->ns[k] / (double)r->total_ns,
+		       run_fmt_ns(m, (double)r->ns[k] / n), (unsigned long long)r->with[k]);
 	}
 }
 
@@ -104,4 +155,6 @@ void run_why_text(const struct rt_mech *mech)
 			if (w->cls[k].waits && mech->class_names[k])
 				class_text(mech->class_names[k], &w->cls[k]);
 	class_text("all", &w->all);
+	if (w->req.requests)
+		requests_text(&w->req);
 }

@@ -548,14 +548,15 @@ START_TEST(report_why_table)
 	ck_assert_ptr_nonnull(t);
 	ck_assert_ptr_nonnull(strstr(t, "| cause | global | steal |"));
 	/* global's mean wait: the mean of its two rows' why.all.mean_ns */
-	double sum = 0;
+	double sum = 0, rq_sum = 0;
 	int n = 0;
 	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
 		cJSON *row = cJSON_Parse(line);
 		if (strcmp(cJSON_GetObjectItem(row, "variant")->valuestring, "global") == 0) {
-			const cJSON *all = cJSON_GetObjectItem(cJSON_GetObjectItem(
-				cJSON_GetObjectItem(row, "report"), "why"), "all");
-			sum += cJSON_GetObjectItem(all, "mean_ns")->valuedouble;
+			const cJSON *why = cJSON_GetObjectItem(cJSON_GetObjectItem(row, "report"), "why");
+			sum += cJSON_GetObjectItem(cJSON_GetObjectItem(why, "all"), "mean_ns")->valuedouble;
+			rq_sum += cJSON_GetObjectItem(cJSON_GetObjectItem(why, "requests"),
+						      "mean_ns")->valuedouble;
 			n++;
 		}
 		cJSON_Delete(row);
@@ -568,6 +569,14 @@ START_TEST(report_why_table)
 	snprintf(want, sizeof(want), "| mean wait | %.*f %s \xc2\xb1", decimals, sum / n / scale, unit);
 	ck_assert_msg(strstr(t, want), "no '%s' in %.400s", want, t);
 	ck_assert_ptr_nonnull(strstr(t, "| sched\\_lock |"));
+	/* and a request's time by cause: the mean of the rows' why.requests */
+	const char *rq = strstr(t, "### Where the requests' time went");
+	ck_assert_ptr_nonnull(rq);
+	unit = str_ns_unit(rq_sum / n, &scale, &decimals);
+	snprintf(want, sizeof(want), "| mean request | %.*f %s \xc2\xb1", decimals,
+		 rq_sum / n / scale, unit);
+	ck_assert_msg(strstr(rq, want), "no '%s' in %.400s", want, rq);
+	ck_assert_ptr_nonnull(strstr(rq, "| unpolled |"));
 	free(text);
 	free(md);
 	/* without --why: no such section */
@@ -641,6 +650,18 @@ START_TEST(report_bad_input)
 		char *wrow = row_text(2, "ok", rep);
 		char *line = xasprintf("%s\n", wrow);
 		bad(line, 2, ".report.why.all.mean_ns");
+		free(line);
+		free(wrow);
+		/* ... and a request's */
+		cJSON_ReplaceItemInObject(all, "mean_ns", cJSON_CreateNumber(1));
+		cJSON_AddObjectToObject(all, "causes");
+		cJSON *rqo = cJSON_AddObjectToObject(why, "requests");
+		cJSON_AddNumberToObject(rqo, "mean_ns", 5);
+		cJSON *causes = cJSON_AddObjectToObject(rqo, "causes");
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(causes, "unpolled"), "mean_ns", -1);
+		wrow = row_text(2, "ok", rep);
+		line = xasprintf("%s\n", wrow);
+		bad(line, 2, ".report.why.requests.causes.unpolled.mean_ns");
 		free(line);
 		free(wrow);
 		cJSON_Delete(rep);

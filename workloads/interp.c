@@ -1058,6 +1058,8 @@ static int op_req_begin(struct m *m, struct g *g, struct gframe *f, const struct
 	if (__builtin_expect(m->rt->tracing, 0) && f->req_start >= 0)
 		trace_request(m, g, false);
 	f->req_start = (op->flags & PROG_F_ARRIVAL) ? f->last_arrival : plat_nanotime();
+	if (RT_WHY_ON(m->rt))
+		rt_why_req_begin_slow(m->rt, g, op->flags & PROG_F_ARRIVAL);
 	if (__builtin_expect(m->rt->tracing, 0))
 		trace_request(m, g, true);
 	return next(f);
@@ -1072,6 +1074,8 @@ static int op_req_end(struct m *m, struct g *g, struct gframe *f, const struct p
 		if (wm->requests == 0 || f->req_start + d > wm->req_answered)
 			wm->req_answered = f->req_start + d;
 		wm->requests++;
+		if (RT_WHY_ON(m->rt))
+			rt_why_req_end_slow(m->rt, g, f->req_start, f->req_start + d);
 		if (__builtin_expect(m->rt->tracing, 0))
 			trace_request(m, g, false);
 		f->req_start = -1;

@@ -234,8 +234,11 @@ enum nr wlr_net_take(struct m *m, struct wlr_src *src)
 	rt_lock(&src->lock);
 	plat_shared_access(src->line, true);
 	if (src->pending) {
-		g_frame(g)->last_arrival = take_unit(src);
+		int64_t arrived = take_unit(src);
+		g_frame(g)->last_arrival = arrived;
 		rt_unlock(&src->lock);
+		if (RT_WHY_ON(m->rt))
+			rt_why_took_slow(m->rt, g, arrived);
 		return NR_TOOK;
 	}
 	if (src->remaining == 0 && (src->is_listener || src->to_send == 0)) {
