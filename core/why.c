@@ -272,14 +272,17 @@ static void quota_count(struct rt_whyrun *w, bool was, bool is, int64_t now)
 		return;
 	w->nquota += is ? 1 : -1;
 	if (is && w->nquota == 1) {
-		struct thr *last = w->nthr ? &w->thr[w->nthr - 1] : NULL;
-		if (last && now < last->end)
-			now = last->end;   /* an M's clock behind the last span's end */
+		uint64_t before = 0;
+		if (w->nthr) {
+			const struct thr *last = &w->thr[w->nthr - 1];
+			if (now < last->end)
+				now = last->end;   /* an M's clock behind the last span's end */
+			before = last->before + (uint64_t)(last->end - last->start);
+		}
 		if (w->nthr == w->capthr) {
 			w->capthr = w->capthr ? 2 * w->capthr : 16;
 			w->thr = xrealloc(w->thr, w->capthr * sizeof(*w->thr));
 		}
-		uint64_t before = last ? last->before + (uint64_t)(last->end - last->start) : 0;
 		w->thr[w->nthr++] = (struct thr){ now, -1, before };
 	} else if (!is && w->nquota == 0) {
 		struct thr *last = &w->thr[w->nthr - 1];
