@@ -609,7 +609,7 @@ static cJSON *compare_json(struct compare *c, const struct run *run, const struc
 	cJSON_AddNumberToObject(cmp, "procs", run->procs);
 	run_os_limits_json(cmp, run);
 	if (run->wl->recorded.present)
-		cJSON_AddItemToObject(cmp, "recorded", run_recorded_json(run->wl, NULL));
+		cJSON_AddItemToObject(cmp, "recorded", run_recorded_json(run->wl, NULL, NULL));
 	cJSON *seeds = cJSON_AddArrayToObject(cmp, "seeds");
 	for (int i = 0; i < c->nseeds; i++)
 		cJSON_AddItemToArray(seeds, cJSON_CreateNumber((double)(c->seed + (uint64_t)i)));

@@ -615,6 +615,9 @@ struct rt_why {
 	struct rt_why_class cls[RT_USER_CLASSES];
 	struct rt_why_class all;
 	struct rt_why_requests req;
+	/* the waits' time with fewer Gs running than Ps (a P with no G), as
+	 * an imported trace's recording gives it (recorded.wait_p_free_ns) */
+	uint64_t wait_p_free_ns;
 };
 
 /* One compilation of the runtime: the simulated one or the native one.

@@ -1430,6 +1430,8 @@ static void g_exited(struct m *m, struct g *g)
 {
 	struct rt *rt = m->rt;
 	rt_trace(rt, m, RT_TEV_G_END, g->goid, m->p ? m->p->id : -1, 0, 0);
+	if (RT_WHY_ON(rt))
+		rt_why_park_slow(rt, g);   /* no longer running */
 	if (g == rt->main_g) {
 		/* A C program ends when its main does, as a Go program does:
 		 * the Gs still parked are dropped. */

@@ -627,7 +627,7 @@ void rt_why_p_slow(struct rt *rt, struct p *pp) __attribute__((cold, noinline));
 void rt_why_p_with(struct rt *rt, struct p *pp, struct m *m) __attribute__((cold, noinline));
 void rt_why_p_idle(struct rt *rt, struct p *pp, bool idle) __attribute__((cold, noinline));
 void rt_why_m_slow(struct m *m) __attribute__((cold, noinline));
-/* A request's causes [core/policy.h, RT_WHYRQ_PRE]: g parks; g, running,
+/* A request's causes [core/policy.h, RT_WHYRQ_PRE]: g parks (or ends); g, running,
  * took data that arrived at arrived; g begins a request (at its data's
  * arrival, or now); g answers the request begun at start. */
 void rt_why_park_slow(struct rt *rt, struct g *g) __attribute__((cold, noinline));

@@ -71,6 +71,12 @@ struct rt_whyrun {
 	/* The spans with some M held back by the quota -- the process
 	 * throttled --, in order: a span before a request's handler had its
 	 * data is the quota's for as long as they overlap (throttled_until) */
+	/* Gs running (a system call included), and the time with fewer of
+	 * them than Ps -- a P with no G -- to each instant: a wait's share of
+	 * it is what an imported trace's recording can be compared with */
+	int64_t nrunning, nog_since;
+	uint64_t nog_cum;
+	uint64_t wait_p_free_ns;
 	int64_t nquota;                /* Ms waiting under the quota now */
 	struct thr { int64_t start, end; uint64_t before; } *thr;   /* end -1: open */
 	size_t nthr, capthr;
@@ -98,7 +104,9 @@ struct rt_why_g {
 		int64_t t0, since;             /* the wait's start, the span's */
 		uint64_t snap[WPS__COUNT + 1]; /* the clocks at since (the last: free time) */
 		uint64_t part[RT_WHY__COUNT];
+		uint64_t nog0;                 /* the no-G clock at t0 */
 	} w;
+	bool running;
 	int64_t born;
 	/* every finished wait's parts, plus its Ms' held-up time while it ran */
 	uint64_t held[RT_WHY__COUNT];
@@ -422,8 +430,30 @@ static uint64_t run_held(const struct rt_why_g *wg, unsigned s, int64_t now)
 	return wg->run_clk ? grew(p_clock(wg->run_clk, s, now), wg->run_snap[s]) : 0;
 }
 
-static void run_stop(struct rt_why_g *wg, int64_t now)
+static uint64_t nog_clock(const struct rt_whyrun *w, const struct rt *rt, int64_t now)
 {
+	uint64_t c = w->nog_cum;
+	if (w->nrunning < rt->procs && now > w->nog_since)
+		c += (uint64_t)(now - w->nog_since);
+	return c;
+}
+
+static void count_running(struct rt *rt, int d, int64_t now)
+{
+	struct rt_whyrun *w = rt->why;
+	if (w->nrunning < rt->procs && now > w->nog_since)
+		w->nog_cum += (uint64_t)(now - w->nog_since);
+	if (now > w->nog_since)
+		w->nog_since = now;
+	w->nrunning += d;
+}
+
+static void run_stop(struct rt *rt, struct rt_why_g *wg, int64_t now)
+{
+	if (wg->running) {
+		wg->running = false;
+		count_running(rt, -1, now);
+	}
 	for (size_t i = 0; i < sizeof(run_held_states); i++) {
 		unsigned s = run_held_states[i];
 		wg->held[wps_cause[s]] += run_held(wg, s, now);
@@ -455,7 +485,7 @@ void rt_why_park_slow(struct rt *rt, struct g *g)
 {
 	struct rt_why_g *wg = why_g(rt, g);
 	int64_t now = plat_nanotime();
-	run_stop(wg, now);
+	run_stop(rt, wg, now);
 	wg->parked_since = now;
 }
 
@@ -526,7 +556,7 @@ void rt_why_ready_slow(struct rt *rt, struct g *g)
 	if (g->runwhy == RT_RUN_SPAWN) {
 		life_start(wg, g->runnable_since >= 0 ? g->runnable_since : now);
 	} else {
-		run_stop(wg, now);   /* preempted, yielded, or back from a system call */
+		run_stop(rt, wg, now);   /* preempted, yielded, or back from a system call */
 		if (wg->parked_since >= 0) {
 			int64_t until = g->runnable_since >= 0 ? g->runnable_since : now;
 			wg->blocked += grew((uint64_t)until, (uint64_t)wg->parked_since);
@@ -538,6 +568,7 @@ void rt_why_ready_slow(struct rt *rt, struct g *g)
 	memset(&wg->w, 0, sizeof(wg->w));
 	wg->w.active = true;
 	wg->w.t0 = wg->w.since = g->runnable_since;
+	wg->w.nog0 = nog_clock(rt->why, rt, g->runnable_since);
 	/* A sleep's timer due before now: from then to now it waited for an
 	 * M to run the timer.  The netpoller's Gs are dated at the poll's
 	 * return, before it delivers the batch's events one by one. */
@@ -591,6 +622,10 @@ void rt_why_deq_slow(struct rt *rt, struct g *g)
 void rt_why_run_slow(struct rt *rt, struct g *g, int64_t now)
 {
 	struct rt_why_g *wg = why_g(rt, g);
+	if (!wg->running) {
+		wg->running = true;
+		count_running(rt, 1, now);
+	}
 	wg->run_clk = self_clk();
 	if (wg->run_clk)
 		for (int s = 0; s < WPS__COUNT; s++)
@@ -610,6 +645,8 @@ void rt_why_run_slow(struct rt *rt, struct g *g, int64_t now)
 		sum -= x;
 	}
 	assert(sum == total && "a wait's parts must add up to its latency");
+	uint64_t nog = grew(nog_clock(rt->why, rt, now), wg->w.nog0);
+	rt->why->wait_p_free_ns += nog < total ? nog : total;
 	struct rt_why_class *c = &rt->why->cls[g_cls(rt, g)];
 	c->waits++;
 	c->total_ns += total;
@@ -667,5 +704,6 @@ void rt_why_collect(struct rt *rt, struct rt_why **out, int nclasses)
 		}
 	}
 	o->req = rt->why->req;
+	o->wait_p_free_ns = rt->why->wait_p_free_ns;
 	*out = o;
 }

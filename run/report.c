@@ -1,6 +1,7 @@
 /* A run's report: the JSON object of DESIGN.md ("Report") and the text
  * summary `schedlab run` prints (run.h). */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,7 +162,7 @@ cJSON *run_report_json(const struct run *run)
 	if (r->sched_latency.count)
 		cJSON_AddItemToObject(m, "sched_latency_ns", run_latency_json(&r->sched_latency));
 	if (run->wl->recorded.present)
-		cJSON_AddItemToObject(o, "recorded", run_recorded_json(run->wl, r));
+		cJSON_AddItemToObject(o, "recorded", run_recorded_json(run->wl, r, &run->mech));
 	if (r->requests) {
 		cJSON_AddNumberToObject(m, "requests", (double)r->requests);
 		cJSON_AddItemToObject(m, "request_latency_ns", run_latency_json(&r->request_latency));
@@ -300,7 +301,52 @@ static void cpu_text(const struct rt_cpu_time *c)
 /* An imported Go trace's own figures beside the prediction's: the
  * makespan's error, the goroutines (the replay's has one more: its main,
  * which starts those alive when tracing began), scheduling latency. */
-void run_recorded_text(const struct workload *wl, const struct rt_result *r)
+/* A replayed wake-up reason's waits: count and mean, from the mechanisms'
+ * histogram (none: 0). */
+static uint64_t replayed_waits(const struct rt_mech *mech, int k, double *mean)
+{
+	const struct hist *h = mech ? mech->latency_by_why[k] : NULL;
+	*mean = h && h->count ? h->sum / (double)h->count : 0;
+	return h ? h->count : 0;
+}
+
+/* The share of the waits' time with a P that had no G: recorded, and
+ * replayed where the run was followed (--why); NAN where not known. */
+static double replayed_free_share(const struct rt_mech *mech)
+{
+	const struct rt_why *w = mech ? mech->why : NULL;
+	return w && w->all.total_ns ? (double)w->wait_p_free_ns / (double)w->all.total_ns : NAN;
+}
+
+static void recorded_waits_text(const struct wl_recorded *rec, const struct rt_mech *mech)
+{
+	char a[16], b[16];
+	printf("  wake-ups      %16s %10s %16s %10s\n", "recorded count", "mean", "replayed count",
+	       "mean");
+	for (int k = 0; k < RT_RUN__COUNT; k++) {
+		double mean;
+		uint64_t n = replayed_waits(mech, k, &mean);
+		if (!rec->wake_n[k] && !n)
+			continue;
+		printf("    %-12s%16lld %10s %16llu %10s\n", rt_run_why_names[k],
+		       (long long)rec->wake_n[k],
+		       run_fmt_ns(a, rec->wake_n[k] ? (double)rec->wake_ns[k] / (double)rec->wake_n[k]
+						    : 0),
+		       (unsigned long long)n, run_fmt_ns(b, mean));
+	}
+	if (rec->wait_ns > 0) {
+		printf("  a P with no G %.1f%% of the waits' time recorded",
+		       100.0 * (double)rec->wait_p_free_ns / (double)rec->wait_ns);
+		double f = replayed_free_share(mech);
+		if (isnan(f))
+			printf(" (the replay's with --why)\n");
+		else
+			printf(", %.1f%% replayed\n", 100.0 * f);
+	}
+}
+
+void run_recorded_text(const struct workload *wl, const struct rt_result *r,
+		       const struct rt_mech *mech)
 {
 	const struct wl_recorded *rec = &wl->recorded;
 	if (!rec->present)
@@ -323,10 +369,13 @@ void run_recorded_text(const struct workload *wl, const struct rt_result *r)
 			       (double)hist_quantile(&r->sched_latency, 0.99) / 1e3);
 		printf("\n");
 	}
+	if (rec->has_waits)
+		recorded_waits_text(rec, mech);
 }
 
 /* r NULL: the recorded figures alone (compare: one per policy would repeat them). */
-cJSON *run_recorded_json(const struct workload *wl, const struct rt_result *r)
+cJSON *run_recorded_json(const struct workload *wl, const struct rt_result *r,
+			 const struct rt_mech *mech)
 {
 	const struct wl_recorded *rec = &wl->recorded;
 	cJSON *o = cJSON_CreateObject();
@@ -337,6 +386,29 @@ cJSON *run_recorded_json(const struct workload *wl, const struct rt_result *r)
 	cJSON *l = cJSON_AddObjectToObject(o, "sched_latency_ns");
 	cJSON_AddNumberToObject(l, "p50", (double)rec->lat_p50_ns);
 	cJSON_AddNumberToObject(l, "p99", (double)rec->lat_p99_ns);
+	if (rec->has_waits) {
+		cJSON *w = cJSON_AddObjectToObject(o, "waits");
+		for (int k = 0; k < RT_RUN__COUNT; k++) {
+			double mean;
+			uint64_t n = r ? replayed_waits(mech, k, &mean) : 0;
+			if (!rec->wake_n[k] && !n)
+				continue;
+			cJSON *x = cJSON_AddObjectToObject(w, rt_run_why_names[k]);
+			cJSON_AddNumberToObject(x, "count", (double)rec->wake_n[k]);
+			cJSON_AddNumberToObject(x, "mean_ns", rec->wake_n[k] ? (double)rec->wake_ns[k] /
+									 (double)rec->wake_n[k] : 0);
+			if (r) {
+				cJSON_AddNumberToObject(x, "replayed_count", (double)n);
+				cJSON_AddNumberToObject(x, "replayed_mean_ns", mean);
+			}
+		}
+		if (rec->wait_ns > 0)
+			cJSON_AddNumberToObject(o, "wait_p_free_share",
+						(double)rec->wait_p_free_ns / (double)rec->wait_ns);
+		double f = r ? replayed_free_share(mech) : NAN;
+		if (!isnan(f))
+			cJSON_AddNumberToObject(o, "replayed_wait_p_free_share", f);
+	}
 	if (r && rec->makespan_ns > 0)
 		cJSON_AddNumberToObject(o, "makespan_error",
 					((double)r->makespan_ns - (double)rec->makespan_ns) /
@@ -491,7 +563,7 @@ void run_report_text(const struct run *run)
 			run_latency_row("request", false, &r->request_latency);
 	}
 
-	run_recorded_text(run->wl, r);
+	run_recorded_text(run->wl, r, &run->mech);
 	if (r->cpu.measured)
 		cpu_text(&r->cpu);
 	run_host_text(&r->host);

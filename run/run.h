@@ -65,8 +65,10 @@ cJSON *run_report_json(const struct run *run);
 void run_report_text(const struct run *run);
 /* An imported Go trace's recorded figures beside the run's (nothing for other
  * workloads), and the Ps a run gets when --procs is not given. */
-void run_recorded_text(const struct workload *wl, const struct rt_result *r);
-cJSON *run_recorded_json(const struct workload *wl, const struct rt_result *r);
+void run_recorded_text(const struct workload *wl, const struct rt_result *r,
+		       const struct rt_mech *mech);
+cJSON *run_recorded_json(const struct workload *wl, const struct rt_result *r,
+			 const struct rt_mech *mech);
 int run_default_procs(const struct workload *wl, const struct topo *t, long given);
 /* A latency histogram as the report gives it: its quantiles, max, mean,
  * and its non-empty buckets whole, [bound_ns, count] each. */

@@ -83,6 +83,7 @@ void run_why_json(cJSON *report, const struct rt_mech *mech)
 		return;
 	cJSON *o = cJSON_AddObjectToObject(report, "why");
 	cJSON_AddItemToObject(o, "all", class_json(&w->all));
+	cJSON_AddNumberToObject(o, "wait_p_free_ns", (double)w->wait_p_free_ns);
 	if (w->req.requests)
 		cJSON_AddItemToObject(o, "requests", requests_json(&w->req));
 	if (!show_classes(w))

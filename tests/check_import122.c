@@ -7,6 +7,7 @@
  * complaint; cut, corrupted and wrongly versioned traces exit with a
  * message naming the offset, never a crash. */
 #include <dirent.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "tests/tests.h"
 #include "tests/trace122/encode.h"
@@ -921,6 +924,119 @@ START_TEST(pipeline)
 }
 END_TEST
 
+static cJSON *read_json(const char *path)
+{
+	char *text = test_read_file(path);
+	cJSON *j = cJSON_Parse(text);
+	ck_assert_msg(j, "%s is not JSON", path);
+	free(text);
+	return j;
+}
+
+/* Recorded against replayed: a trace a simulated run wrote (Go 1.22's
+ * format), imported, gives the recording's waits by why each G became
+ * runnable and their time with a P that had no G -- and these are the
+ * run's own figures (its wake-up counts, its --why share), computed from
+ * the trace alone; a replay of the import with --why puts its own beside
+ * them. */
+START_TEST(recorded_causes_are_the_runs)
+{
+	static const char *const wls[] = { "pipeline", "syscall-heavy", "spawn-burst" };
+	char tr[300], rep[300], wl[300];
+	snprintf(tr, sizeof tr, "%s/r.trace", tmpdir);
+	snprintf(rep, sizeof rep, "%s/r.json", tmpdir);
+	snprintf(wl, sizeof wl, "%s/w.json", tmpdir);
+	char *out = NULL, *err = NULL;
+	int rc = test_schedlabf(&out, &err, "run -p steal -t numa1 -w %s --procs 2 --why --trace '%s' "
+				       "--json '%s'", wls[_i], tr, rep);
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	free(out);
+	free(err);
+	rc = test_schedlabf(&out, &err, "workload import '%s' -o '%s'", tr, wl);
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	free(out);
+	free(err);
+	cJSON *run = read_json(rep), *imp = read_json(wl);
+	const cJSON *rec = cJSON_GetObjectItem(imp, "recorded");
+	const cJSON *waits = cJSON_GetObjectItem(rec, "waits");
+	const cJSON *wk = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "metrics"),
+								  "mechanisms"), "wakeups");
+	ck_assert_ptr_nonnull(waits);
+	ck_assert_ptr_nonnull(wk);
+	double total = 0;
+	const cJSON *x;
+	cJSON_ArrayForEach(x, waits) {
+		const cJSON *w = cJSON_GetObjectItem(wk, x->string);
+		ck_assert_msg(w, "recorded %s waits the run did not have", x->string);
+		ck_assert_int_eq((int)cJSON_GetObjectItem(x, "count")->valuedouble,
+				 (int)cJSON_GetObjectItem(w, "count")->valuedouble);
+		total += cJSON_GetObjectItem(x, "latency_ns")->valuedouble;
+	}
+	cJSON_ArrayForEach(x, wk)
+		ck_assert_msg(cJSON_GetObjectItem(waits, x->string), "%s not recorded", x->string);
+	double wait_ns = cJSON_GetObjectItem(rec, "wait_ns")->valuedouble;
+	ck_assert_double_eq(total, wait_ns);
+	const cJSON *why = cJSON_GetObjectItem(run, "why");
+	double run_share = cJSON_GetObjectItem(why, "wait_p_free_ns")->valuedouble /
+			   cJSON_GetObjectItem(cJSON_GetObjectItem(why, "all"), "latency_ns")->valuedouble;
+	double rec_share = cJSON_GetObjectItem(rec, "wait_p_free_ns")->valuedouble / wait_ns;
+	ck_assert_msg(fabs(run_share - rec_share) < 0.01, "%s: a P with no G %.4f of the run's waits, "
+		      "%.4f recorded", wls[_i], run_share, rec_share);
+	cJSON_Delete(run);
+	cJSON_Delete(imp);
+
+	/* the replay's beside the recording's */
+	rc = test_schedlabf(&out, &err, "run -p steal -t numa1 -w '%s' --why --json -", wl);
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	cJSON *j = cJSON_Parse(out);
+	rec = cJSON_GetObjectItem(j, "recorded");
+	double f = cJSON_GetObjectItem(rec, "replayed_wait_p_free_share")->valuedouble;
+	ck_assert(f >= 0 && f <= 1);
+	ck_assert(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(rec, "waits"), "spawn"),
+				      "replayed_count")->valuedouble > 0);
+	cJSON_Delete(j);
+	free(out);
+	free(err);
+	rc = test_schedlabf(&out, &err, "run -p steal -t numa1 -w '%s'", wl);
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	ck_assert_msg(strstr(out, "  wake-ups ") && strstr(out, "recorded (the replay's with --why)"),
+		      "%s", out);
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* The recorded waits' keys are checked as the rest of a workload. */
+START_TEST(recorded_waits_bad)
+{
+	static const struct {
+		const char *waits, *want;
+	} cases[] = {
+		{ "\"waits\": {\"spawn\": {\"count\": 1, \"latency_ns\": 5}}, \"wait_ns\": 5, "
+		  "\"wait_p_free_ns\": 6", "$.recorded.wait_p_free_ns: at most wait_ns" },
+		{ "\"waits\": {\"nap\": {\"count\": 1, \"latency_ns\": 5}}, \"wait_ns\": 5, "
+		  "\"wait_p_free_ns\": 0", "$.recorded.waits" },
+		{ "\"waits\": {\"spawn\": {\"count\": -1, \"latency_ns\": 5}}, \"wait_ns\": 5, "
+		  "\"wait_p_free_ns\": 0", "$.recorded.waits.spawn.count" },
+		{ "\"waits\": {}, \"wait_p_free_ns\": 0", "wait_ns" },
+	};
+	char path[300];
+	snprintf(path, sizeof path, "%s/bad.json", tmpdir);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		FILE *f = fopen(path, "w");
+		fprintf(f, "{\"name\": \"b\", \"recorded\": {\"go\": \"1.26\", \"gomaxprocs\": 2, "
+			"\"makespan_ns\": 10, %s}, \"main\": \"m\", \"programs\": {\"m\": "
+			"[{\"compute\": 5}]}}", cases[i].waits);
+		fclose(f);
+		char *out = NULL, *err = NULL;
+		int rc = test_schedlabf(&out, &err, "run -p steal -t numa1 -w '%s'", path);
+		ck_assert_msg(rc == 2 && strstr(err, cases[i].want), "case %zu: rc %d: %s", i, rc, err);
+		free(out);
+		free(err);
+	}
+}
+END_TEST
+
 Suite *make_import122_suite(void)
 {
 	Suite *s = suite_create("import122");
@@ -939,6 +1055,8 @@ Suite *make_import122_suite(void)
 	tcase_add_test(tc, pipeline);
 	tcase_add_test(tc, fuzz_regressions);
 	tcase_add_test(tc, large_trace_bounded);
+	tcase_add_loop_test(tc, recorded_causes_are_the_runs, 0, 3);
+	tcase_add_test(tc, recorded_waits_bad);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -67,6 +67,8 @@ struct gi {
 	uint16_t reason;
 	int64_t since;          /* running: the start of the current compute; blocked: the block */
 	int64_t ready_at;       /* runnable since */
+	uint8_t wake;           /* why it became runnable (enum ti_wake) */
+	uint64_t ready_free;    /* the no-G clock (imp.free_cum) at ready_at */
 	int64_t sys_at;         /* in a system call since */
 	int64_t made_at;        /* when it was made (or the trace started) */
 	int64_t pending;        /* compute not yet written: one op for a stretch the
@@ -92,7 +94,49 @@ struct imp {
 	struct pstop *ps;       /* by P: the G that last left it */
 	int32_t nps;
 	struct hist *gap;
+	/* Gs holding a P (running, or in a system call: the trace cannot say
+	 * when a P was taken from one), and the time with fewer of them than
+	 * GOMAXPROCS -- a P with no G: idle, or its M not yet come round to
+	 * the G -- to each instant, for the waits' share of it */
+	int64_t nbusy, free_since;
+	uint64_t free_cum;
 };
+
+static bool busy(uint8_t s)
+{
+	return s == S_RUNNING || s == S_SYSCALL;
+}
+
+static uint64_t free_clock(const struct imp *im, int64_t ts)
+{
+	uint64_t c = im->free_cum;
+	if (im->nbusy < im->st->gomaxprocs && ts > im->free_since)
+		c += (uint64_t)(ts - im->free_since);
+	return c;
+}
+
+/* Every change of a G's state, so that the count of busy Gs follows. */
+static void set_state(struct imp *im, struct gi *g, uint8_t to, int64_t ts)
+{
+	int64_t n = im->nbusy + busy(to) - busy(g->state);
+	g->state = to;
+	if (n == im->nbusy)
+		return;
+	int procs = im->st->gomaxprocs;
+	if (im->nbusy < procs && ts > im->free_since)
+		im->free_cum += (uint64_t)(ts - im->free_since);
+	im->free_since = ts;
+	im->nbusy = n;
+}
+
+/* g becomes runnable at ts for reason why. */
+static void made_ready(struct imp *im, struct gi *g, enum ti_wake why, int64_t ts)
+{
+	set_state(im, g, S_RUNNABLE, ts);
+	g->ready_at = ts;
+	g->wake = (uint8_t)why;
+	g->ready_free = free_clock(im, ts);
+}
 
 /* The G that last blocked or ended on a P, and when, until the P starts
  * another.  The time between is the recorded runtime's own: its scheduler
@@ -166,6 +210,8 @@ static struct gi *add_g(struct imp *im, uint64_t id, const char *label, int64_t 
 		g->internal = true;
 	g->state = S_RUNNABLE;
 	g->ready_at = ts;
+	g->wake = TI_W_SPAWN;
+	g->ready_free = free_clock(im, ts);
 	g->made_at = ts;
 	g->p = -1;
 	g->canon = im->ng;
@@ -242,8 +288,10 @@ static bool bad(struct imp *im, const struct ti_event *ev, const char *what, uin
 
 static bool on_procs(struct imp *im, const struct ti_event *ev, struct gi *g)
 {
-	if (!im->st->gomaxprocs)
+	if (!im->st->gomaxprocs) {
 		im->st->gomaxprocs = (int)ev->arg;
+		im->free_since = ev->ts;   /* the no-G clock counts from here */
+	}
 	return true;
 }
 
@@ -253,10 +301,10 @@ static bool on_exists(struct imp *im, const struct ti_event *ev, struct gi *g)
 		return bad(im, ev, "a goroutine said to exist twice", ev->g);
 	g = add_g(im, ev->g, ev->label, ev->ts);
 	if (ev->reason == TI_R_SYSCALL) {
-		g->state = S_SYSCALL;
+		set_state(im, g, S_SYSCALL, ev->ts);
 		g->sys_at = ev->ts;
 	} else if (ev->reason != TI_R_NONE) {
-		g->state = S_BLOCKED;
+		set_state(im, g, S_BLOCKED, ev->ts);
 		g->reason = ev->reason;
 		g->since = ev->ts;
 	}
@@ -285,11 +333,18 @@ static bool on_create(struct imp *im, const struct ti_event *ev, struct gi *g)
 
 static bool on_start(struct imp *im, const struct ti_event *ev, struct gi *g)
 {
-	if (!g->internal && !g->no_wait)
-		hist_record(im->lat, (uint64_t)(ev->ts > g->ready_at ? ev->ts - g->ready_at : 0));
+	if (!g->internal && !g->no_wait) {
+		uint64_t lat = (uint64_t)(ev->ts > g->ready_at ? ev->ts - g->ready_at : 0);
+		hist_record(im->lat, lat);
+		struct ti_stats *st = im->st;
+		st->wake_n[g->wake]++;
+		st->wake_ns[g->wake] += lat;
+		uint64_t f = free_clock(im, ev->ts) - g->ready_free;
+		st->wait_free_ns += f < lat ? f : lat;
+	}
 	g->no_wait = false;
 	charge_gap(im, g, ev->p, ev->ts);
-	g->state = S_RUNNING;
+	set_state(im, g, S_RUNNING, ev->ts);
 	g->since = ev->ts;
 	g->p = ev->p;
 	return true;
@@ -302,15 +357,14 @@ static bool on_stop(struct imp *im, const struct ti_event *ev, struct gi *g)
 		op(im, g, "\"yield\"");
 		im->st->yields++;
 	}
-	g->state = S_RUNNABLE;
-	g->ready_at = ev->ts;
+	made_ready(im, g, ev->reason == TI_R_YIELD ? TI_W_YIELD : TI_W_PREEMPT, ev->ts);
 	return true;
 }
 
 static bool on_block(struct imp *im, const struct ti_event *ev, struct gi *g)
 {
 	flush(im, g, ev->ts);
-	g->state = S_BLOCKED;
+	set_state(im, g, S_BLOCKED, ev->ts);
 	g->reason = ev->reason;
 	g->since = ev->ts;
 	if (!g->internal && ev->reason <= TI_R_OTHER)
@@ -352,8 +406,12 @@ static bool on_unblock(struct imp *im, const struct ti_event *ev, struct gi *g)
 			   ev->target);
 	if (!t->internal)
 		wake_ops(im, ev, g, t);
-	t->state = S_RUNNABLE;
-	t->ready_at = ev->ts;
+	/* as the replay will see it: the netpoller for a network wait, a
+	 * timer for a sleep or a wake-up from outside the kept Gs (it is a
+	 * sleep in the program), else the partner G */
+	bool from_g = g && g->state == S_RUNNING && !g->internal && g != t;
+	made_ready(im, t, t->reason == TI_R_NET ? TI_W_NET
+		       : t->reason == TI_R_SLEEP || !from_g ? TI_W_TIMER : TI_W_PARTNER, ev->ts);
 	return true;
 }
 
@@ -361,7 +419,7 @@ static bool on_end(struct imp *im, const struct ti_event *ev, struct gi *g)
 {
 	flush(im, g, ev->ts);
 	put_compute(im, g);
-	g->state = S_DONE;
+	set_state(im, g, S_DONE, ev->ts);
 	note_stop(im, g, ev->ts);
 	return true;
 }
@@ -369,7 +427,7 @@ static bool on_end(struct imp *im, const struct ti_event *ev, struct gi *g)
 static bool on_syscall(struct imp *im, const struct ti_event *ev, struct gi *g)
 {
 	flush(im, g, ev->ts);
-	g->state = S_SYSCALL;
+	set_state(im, g, S_SYSCALL, ev->ts);
 	g->sys_at = ev->ts;
 	if (!g->internal)
 		im->st->syscalls++;
@@ -379,7 +437,7 @@ static bool on_syscall(struct imp *im, const struct ti_event *ev, struct gi *g)
 static bool on_syscall_end(struct imp *im, const struct ti_event *ev, struct gi *g)
 {
 	if (ev->arg == 0) {
-		g->state = S_RUNNING;
+		set_state(im, g, S_RUNNING, ev->ts);
 		g->since = ev->ts;
 		return true;
 	}
@@ -387,8 +445,7 @@ static bool on_syscall_end(struct imp *im, const struct ti_event *ev, struct gi 
 		op(im, g, "{\"syscall\":%" PRId64 "}", ev->ts > g->sys_at ? ev->ts - g->sys_at : 0);
 		im->st->blocked_syscalls++;
 	}
-	g->state = S_RUNNABLE;
-	g->ready_at = ev->ts;
+	made_ready(im, g, TI_W_SYSCALL, ev->ts);
 	/* schedlab counts a wait only for a G that was queued */
 	g->no_wait = ev->arg == 2;
 	return true;
@@ -536,8 +593,23 @@ static void write_head(const struct imp *im, const char *path, const char *name,
 	fprintf(f, ",\n\"recorded\": {\"go\": ");
 	json_str(f, st->go + (strncmp(st->go, "go ", 3) == 0 ? 3 : 0));
 	fprintf(f, ", \"gomaxprocs\": %d, \"makespan_ns\": %" PRId64 ", \"goroutines\": %" PRIu64
-		", \"sched_latency_ns\": {\"p50\": %" PRIu64 ", \"p99\": %" PRIu64 "}}",
+		", \"sched_latency_ns\": {\"p50\": %" PRIu64 ", \"p99\": %" PRIu64 "}",
 		st->gomaxprocs, st->makespan_ns, st->goroutines, st->lat_p50, st->lat_p99);
+	/* the waits by why the G became runnable, and their time with a P
+	 * that had no G (docs/replay.md, "Recorded against replayed") */
+	fprintf(f, ",\n  \"waits\": {");
+	bool first = true;
+	uint64_t total = 0;
+	for (int k = 0; k < TI_W__COUNT; k++) {
+		total += st->wake_ns[k];
+		if (!st->wake_n[k])
+			continue;
+		fprintf(f, "%s\"%s\": {\"count\": %" PRIu64 ", \"latency_ns\": %" PRIu64 "}",
+			first ? "" : ", ", ti_wake_names[k], st->wake_n[k], st->wake_ns[k]);
+		first = false;
+	}
+	fprintf(f, "},\n  \"wait_ns\": %" PRIu64 ", \"wait_p_free_ns\": %" PRIu64 "}", total,
+		st->wait_free_ns);
 	fprintf(f, ",\n\"main\": \"trace\"");
 }
 
@@ -582,6 +654,12 @@ static void write_main(const struct imp *im, FILE *f)
 	}
 	fprintf(f, "]");
 }
+
+const char *const ti_wake_names[TI_W__COUNT] = {
+	[TI_W_SPAWN] = "spawn", [TI_W_PARTNER] = "partner", [TI_W_TIMER] = "timer",
+	[TI_W_NET] = "network", [TI_W_SYSCALL] = "syscall_return", [TI_W_PREEMPT] = "preemption",
+	[TI_W_YIELD] = "yield",
+};
 
 static bool write_workload(struct imp *im, const char *path, const char *name, FILE *f,
 			   struct err *e)

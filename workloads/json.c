@@ -1469,6 +1469,44 @@ static bool declare_stacks(struct cc *c, const cJSON *st, const char *path)
 	return true;
 }
 
+/* "waits": {REASON: {"count": N, "latency_ns": T}, ...}, "wait_ns": T,
+ * "wait_p_free_ns": T: the recorded waits by wake-up reason. */
+static bool declare_recorded_waits(struct cc *c, const cJSON *r, const char *path)
+{
+	struct wl_recorded *rec = &c->w->recorded;
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(r, "waits");
+	char p[JV_PATH], q[JV_PATH];
+	long total = 0, free_ns = 0;
+	if (!w)
+		return true;
+	const char *names[RT_RUN__COUNT + 1];
+	for (int k = 0; k < RT_RUN__COUNT; k++)
+		names[k] = rt_run_why_names[k];
+	names[RT_RUN__COUNT] = NULL;
+	if (!jv_object(&c->j, w, kp(p, path, "waits"), names) ||
+	    !jv_get_int(&c->j, r, path, "wait_ns", true, 0, LONG_MAX, &total) ||
+	    !jv_get_int(&c->j, r, path, "wait_p_free_ns", true, 0, LONG_MAX, &free_ns))
+		return c->ok = false;
+	static const char *const wkeys[] = { "count", "latency_ns", NULL };
+	for (int k = 0; k < RT_RUN__COUNT; k++) {
+		const cJSON *x = cJSON_GetObjectItemCaseSensitive(w, rt_run_why_names[k]);
+		long n = 0, ns = 0;
+		kp(q, p, rt_run_why_names[k]);
+		if (x && (!jv_object(&c->j, x, q, wkeys) ||
+			  !jv_get_int(&c->j, x, q, "count", true, 0, LONG_MAX, &n) ||
+			  !jv_get_int(&c->j, x, q, "latency_ns", true, 0, LONG_MAX, &ns)))
+			return c->ok = false;
+		rec->wake_n[k] = n;
+		rec->wake_ns[k] = ns;
+	}
+	if (free_ns > total)
+		return fail(c, kp(p, path, "wait_p_free_ns"), "at most wait_ns (%ld)", total);
+	rec->has_waits = true;
+	rec->wait_ns = total;
+	rec->wait_p_free_ns = free_ns;
+	return true;
+}
+
 /* "recorded": {"go": V, "gomaxprocs": N, "makespan_ns": T, "goroutines": N,
  * "sched_latency_ns": {"p50": T, "p99": T}} -- an imported trace's own
  * figures (docs/workload-format.md, "Imported traces"). */
@@ -1477,7 +1515,8 @@ static bool declare_recorded(struct cc *c, const cJSON *r, const char *path)
 	if (!r)
 		return true;
 	static const char *const keys[] = { "go", "gomaxprocs", "makespan_ns", "goroutines",
-					    "sched_latency_ns", NULL };
+					    "sched_latency_ns", "waits", "wait_ns", "wait_p_free_ns",
+					    NULL };
 	static const char *const lkeys[] = { "p50", "p99", NULL };
 	struct wl_recorded *rec = &c->w->recorded;
 	const char *go = "";
@@ -1503,7 +1542,7 @@ static bool declare_recorded(struct cc *c, const cJSON *r, const char *path)
 	rec->goroutines = gs;
 	rec->lat_p50_ns = p50;
 	rec->lat_p99_ns = p99;
-	return true;
+	return declare_recorded_waits(c, r, path);
 }
 
 /* ---- The document ---- */

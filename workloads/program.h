@@ -271,6 +271,12 @@ struct workload {
 		int64_t makespan_ns;
 		int64_t goroutines;
 		int64_t lat_p50_ns, lat_p99_ns;   /* runnable to running */
+		/* those waits by why the G became runnable (the report's
+		 * wake-up reasons, enum rt_run_why), and their time with a P
+		 * that had no G; has_waits false: an import that did not say */
+		bool has_waits;
+		int64_t wake_n[RT_RUN__COUNT], wake_ns[RT_RUN__COUNT];
+		int64_t wait_ns, wait_p_free_ns;
 	} recorded;
 	/* The JSON it was compiled from (canonical), for traces. */
 	char *source_json;
