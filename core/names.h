@@ -69,6 +69,7 @@
 #define rt_mstart PLAT_SYM(rt_mstart)
 #define rt_startm PLAT_SYM(rt_startm)
 #define rt_startm_unlock PLAT_SYM(rt_startm_unlock)
+#define rt_start_idle_or_need PLAT_SYM(rt_start_idle_or_need)
 #define rt_stopm PLAT_SYM(rt_stopm)
 #define rt_poller_forever PLAT_SYM(rt_poller_forever)
 #define rt_mt_switch PLAT_SYM(rt_mt_switch)

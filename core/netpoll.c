@@ -183,13 +183,23 @@ static void inject(struct m *m, struct g *list, uint32_t n)
 		k++;
 	}
 	rt_unlock(&rt->sched.lock);
-	for (uint32_t i = 0; i < k; i++)
-		rt_startm(m, NULL, false);
+	for (uint32_t i = 0; i < k; i++) {
+		if (!rt->choices.needspinning) {
+			rt_startm(m, NULL, false);
+			continue;
+		}
+		/* Go 1.21: no idle P left for a G put out for one, and the next
+		 * M to drop its P spins instead */
+		if (!rt_start_idle_or_need(m))
+			break;
+	}
 	while (list) {
 		struct g *g = list;
 		list = g->schedlink;
 		rt_runqput(rt, m->p, g, false);
 	}
+	if (rt->choices.needspinning && m->p)
+		rt_wakep(m);   /* a P that went idle meanwhile */
 }
 
 /* A poll without waiting, by an M holding a P; returns a G to run (the

@@ -53,6 +53,11 @@ struct pol_choices {
 	bool no_local_runq;            /* no per-P queues: Gs go to Ms directly (m->nextg) */
 	bool shared_queues;            /* Ps' shared queues are used (rt_sharedq_put) */
 	int gfree_local_max;           /* dead Gs a P keeps (64; 0: all go to the global lists) */
+	/* Go 1.21's spinning (false: 1.19's) [proc: Spinning, needspinning]:
+	 * a wake-up with no idle P asks the next M about to drop its P to
+	 * spin instead, and a yield or the netpoller's injection wakes a
+	 * spinner */
+	bool needspinning;
 };
 
 /* A scheduling policy: a static const table found by name (pol_find).  The
@@ -507,6 +512,8 @@ struct rt_mech {
 	struct hist *latency_by_class[RT_USER_CLASSES];
 	uint64_t spinning_ns;          /* Ms spinning for work, summed (its integral) */
 	uint32_t spinning_max;         /* the most seen at once, as an M started spinning */
+	bool needspinning;             /* the run followed Go 1.21's protocol (choices.needspinning) */
+	uint64_t spun_instead;         /* ... and an M spun instead of dropping its P, so often */
 	int nprocs;
 	struct rt_mech_p *p;           /* [nprocs] */
 	/* DRAM lines the workload read, by accessing node x home node, and

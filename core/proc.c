@@ -65,6 +65,18 @@
  * nmspinning is the one counter both sides use: CAS from 0 to 1 claims the
  * right to start a spinner.
  *
+ * needspinning (Go 1.21 on; choices.needspinning).  Go 1.19's wakep gives
+ * up when no P is idle, and a P about to go idle right then leaves the new
+ * G to wait for someone else's wake-up.  From 1.21 wakep claims the spinner
+ * and looks for an idle P under sched.lock whatever npidle says; with none
+ * it sets needspinning, and an M about to drop its P (under the same lock,
+ * after its last look at the global queue) that is not spinning sees the
+ * flag and spins instead, keeping its P; becoming a spinner clears it.  The
+ * last spinner's recheck in rt_dropp sets it too when it sees work but no
+ * idle P, and a yield (Gosched, preemption) and the netpoller's injection
+ * call wakep.  The price is sched.lock in every wakep that finds no spinner,
+ * busy Ps or not.
+ *
  * The protocol is written once, here; a policy that spins (steal, numa)
  * keeps only its search order and calls:
  *   rt_trybecomespinning  the gate before stealing: an M may start to
@@ -517,6 +529,24 @@ void rt_startm(struct m *m, struct p *pp, bool spinning)
 		rt_release_spinner(rt);
 }
 
+static void need_spinning(struct rt *rt);
+
+/* Starts an M for an idle P, not spinning (of m's node first); with none,
+ * false, and the next M to drop its P spins instead [proc: needspinning]. */
+bool rt_start_idle_or_need(struct m *m)
+{
+	struct rt *rt = m->rt;
+	rt_lock(&rt->sched.lock);
+	struct p *pp = rt_pidleget_near(rt, m->p ? m->p->node : plat_node());
+	if (!pp) {
+		need_spinning(rt);
+		rt_unlock(&rt->sched.lock);
+		return false;
+	}
+	rt_startm_unlock(rt, pp, false, NULL);
+	return true;
+}
+
 /* Parks m (which holds no P) until startm gives it one, or the run ends. */
 void rt_stopm(struct m *m)
 {
@@ -576,14 +606,26 @@ void rt_startm_spinning_unlock(struct rt *rt, struct p *pp)
 		rt_release_spinner(rt);
 }
 
+/* No idle P for work someone found (sched.lock held): with Go 1.21's
+ * protocol, the next M to drop its P spins instead [proc: needspinning]. */
+static void need_spinning(struct rt *rt)
+{
+	if (rt->choices.needspinning)
+		plat_store_u32(&rt->sched.needspinning, 1, memory_order_relaxed);
+}
+
 /* Starts a spinning M if none is spinning and a P is idle [proc: Spinning]. */
 void rt_wakep(struct m *m)
 {
 	struct rt *rt = m->rt;
-	if (plat_load_u32(&rt->sched.npidle, memory_order_relaxed) == 0 || !rt_claim_spinner(rt))
+	if ((!rt->choices.needspinning &&
+	     plat_load_u32(&rt->sched.npidle, memory_order_relaxed) == 0) ||
+	    !rt_claim_spinner(rt))
 		return;
 	rt_lock(&rt->sched.lock);
 	struct p *pp = rt_pidleget_near(rt, m->p ? m->p->node : plat_node());
+	if (!pp)
+		need_spinning(rt);
 	rt_unlock(&rt->sched.lock);
 	if (!pp) {
 		rt_release_spinner(rt);
@@ -735,6 +777,8 @@ void rt_becomespinning(struct m *m)
 	assert(m->p && !m->spinning);
 	m->spinning = true;
 	uint32_t spinning = plat_add_u32(&m->rt->sched.nmspinning, 1, memory_order_relaxed) + 1;
+	if (m->rt->choices.needspinning)
+		plat_store_u32(&m->rt->sched.needspinning, 0, memory_order_relaxed);
 	rt_mech_spinning(m, spinning);
 	rt_trace(m->rt, m, RT_TEV_SPINNING, 0, m->p->id, spinning, 0);
 	if (RT_MT_KIND(m->mt) == RT_CPU_SCHED)
@@ -820,6 +864,14 @@ struct g *rt_dropp(struct m *m, const int *node_order, bool recheck_global_first
 		rt_unlock(&s->lock);
 		return NULL;
 	}
+	/* someone found work and no idle P for it: spin for them instead */
+	if (rt->choices.needspinning && !m->spinning &&
+	    plat_load_u32(&s->needspinning, memory_order_relaxed)) {
+		m->stats.spun_instead++;
+		rt_becomespinning(m);
+		rt_unlock(&s->lock);
+		return NULL;
+	}
 	rt_pidleput(rt, rt_releasep(m));
 	if (pp->sharedq_used && plat_add_u32(&pp->sharedq_size, 0, memory_order_seq_cst) &&
 	    rt_pidleget_this(rt, pp)) {
@@ -837,6 +889,8 @@ struct g *rt_dropp(struct m *m, const int *node_order, bool recheck_global_first
 		if (!RT_BUG(rt, RT_BUG_NO_RECHECK) && any_work_nop(rt, recheck_global_first)) {
 			rt_lock(&s->lock);
 			struct p *p2 = rt_pidleget_near(rt, pp->node);
+			if (!p2)
+				need_spinning(rt);
 			rt_unlock(&s->lock);
 			if (p2) {
 				rt_acquirep(m, p2);
@@ -1236,6 +1290,8 @@ void rt_yield_global(struct m *m, struct g *g)
 	rt_lock(&rt->sched.lock);
 	rt_globrunqput(rt, g);
 	rt_unlock(&rt->sched.lock);
+	if (rt->choices.needspinning)
+		rt_wakep(m);   /* Go 1.21's goschedImpl */
 }
 
 void rt_park_commit(struct m *m, void (*unlock)(void *), void *arg)
@@ -1692,6 +1748,7 @@ static void sched_init(struct rt *rt)
 	rt_mutex_init(rt, &s->lock, lock_line, RT_LOCK_SCHED);
 	plat_u32_init(&s->npidle, 0, count_line);
 	plat_u32_init(&s->nmspinning, 0, count_line);
+	plat_u32_init(&s->needspinning, 0, count_line);
 	plat_u32_init(&s->done, 0, count_line);
 	plat_line_t poll_line = plat_line_new(rt, 0);
 	plat_u32_init(&s->polling, 0, poll_line);

@@ -415,6 +415,7 @@ struct m_stats {
 	uint64_t sched_hash;     /* fingerprint of its scheduling decisions */
 	uint64_t spinning_ns;    /* spinning for work (time_ns[RT_CPU_SPIN] less sync.Mutex spins) */
 	uint32_t spinning_max;   /* Ms spinning at once, as seen when it started to [core/mech.h] */
+	uint64_t spun_instead;   /* times it spun instead of dropping its P (needspinning) */
 	struct hist sched_latency;
 };
 
@@ -472,6 +473,7 @@ struct sched {
 	struct p *pidle;               /* idle Ps (sched.lock) */
 	plat_u32 npidle;               /* atomic: read without the lock to decide spinning */
 	plat_u32 nmspinning;           /* atomic [proc: Spinning] */
+	plat_u32 needspinning;         /* atomic, set under lock [proc: Spinning, needspinning] */
 	plat_u32 *idlepmask;           /* atomic bitmap of idle Ps: stealers skip them */
 	/* The global run queues (sched.lock): one, or one per NUMA node if
 	 * the policy partitions them (choices.node_queues), each on its own line
@@ -758,6 +760,7 @@ void rt_count_steal(struct m *m, const struct p *victim, uint32_t n);
 
 /* Ms: starting, stopping, waking [proc: Spinning]. */
 void rt_startm(struct m *m, struct p *pp, bool spinning);
+bool rt_start_idle_or_need(struct m *m);
 /* With sched.lock held: starts an M for pp (NULL: none), spinning, with g
  * to run first (NULL: none; Go 1.0's hand-off), and releases the lock,
  * before the M is woken or made.  False if no M was started: no pp, or

@@ -116,6 +116,8 @@ static void handoffp(struct m *m, struct p *pp)
 	    plat_load_u32(&s->nmspinning, memory_order_relaxed) +
 			    plat_load_u32(&s->npidle, memory_order_relaxed) == 0 &&
 	    plat_cas_u32(&s->nmspinning, &zero, 1, memory_order_acq_rel)) {
+		if (rt->choices.needspinning)
+			plat_store_u32(&s->needspinning, 0, memory_order_relaxed);
 		rt_startm(m, pp, true);
 		return;
 	}

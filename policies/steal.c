@@ -26,6 +26,7 @@ enum {
 	K_INHERIT = KS__COUNT,
 	K_PREEMPT,
 	K_RETAKE,
+	K_GO,
 };
 
 static const struct pol_knob steal_knobs[] = {
@@ -42,6 +43,11 @@ static const struct pol_knob steal_knobs[] = {
 	[K_PREEMPT] = SHARED_KNOB_PREEMPT,
 	[K_RETAKE] = SHARED_KNOB_RETAKE("sysmon takes the P of a G blocked this long in a system "
 					"call and hands it to another M, when there is other work"),
+	[K_GO] = { "go", 126, 119, 126, 0,
+		   "the Go release steal follows, 126 (Go 1.26) or 119 (Go 1.19): 126's "
+		   "wake-up that finds no idle P asks the next M about to drop its P to spin "
+		   "instead (sched.needspinning), and its Gosched, preemption and netpoller "
+		   "injection wake a spinner; 119 does neither" },
 	{ NULL, 0, 0, 0, 0, NULL },
 };
 
@@ -54,12 +60,19 @@ struct steal {
 
 static bool steal_init(struct rt *rt, struct pol_choices *c, struct err *e)
 {
-	(void)e;
 	struct steal *st = rt_pol_run(rt);
+	/* the releases in between changed the protocol at one of them, which
+	 * neither tree read says [docs/runtime.md, "Go 1.19 to 1.26"] */
+	if (rt->knobs[K_GO] != 119 && rt->knobs[K_GO] != 126) {
+		err_set(e, "steal: go=%lld: the releases modelled are 119 (Go 1.19) and 126 (Go 1.26)",
+			(long long)rt->knobs[K_GO]);
+		return false;
+	}
 	shared_knobs_read(&st->sk, c, rt->knobs, K_PREEMPT, K_RETAKE);
 	if (st->sk.global_check)
 		st->global_check_inv = UINT64_MAX / st->sk.global_check + 1;
 	st->inherit = rt->knobs[K_INHERIT] != 0;
+	c->needspinning = rt->knobs[K_GO] >= 121;
 	rt_steal_order_reset(&st->order, (uint32_t)rt->procs);
 	return true;
 }

@@ -106,6 +106,8 @@ void run_mech_json(cJSON *metrics, const struct rt_mech *mc)
 	cJSON_AddNumberToObject(sp, "mean", span > 0 ? (double)mc->spinning_ns / span : 0);
 	cJSON_AddNumberToObject(sp, "max", mc->spinning_max);
 	cJSON_AddNumberToObject(sp, "spinning_ns", (double)mc->spinning_ns);
+	if (mc->needspinning)
+		cJSON_AddNumberToObject(sp, "instead_of_dropping_p", (double)mc->spun_instead);
 
 	cJSON *ps = cJSON_AddArrayToObject(o, "procs");
 	for (int i = 0; i < mc->nprocs; i++) {
@@ -297,8 +299,12 @@ void run_mech_text(const struct rt_mech *mc)
 	printf("mechanisms\n");
 	global_queue_text(mc, span);
 	procs_text(mc, span);
-	printf("  %-14s%.2f on average, at most %u at once\n", "spinning Ms",
+	printf("  %-14s%.2f on average, at most %u at once", "spinning Ms",
 	       span > 0 ? (double)mc->spinning_ns / span : 0, mc->spinning_max);
+	if (mc->needspinning)
+		printf("; %llu times an M spun instead of dropping its P (needspinning)",
+		       (unsigned long long)mc->spun_instead);
+	printf("\n");
 	steal_text(mc);
 	wakeups_text(mc);
 	if (mc->mem_measured)

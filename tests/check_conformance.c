@@ -184,7 +184,11 @@ START_TEST(runnext_makes_handoff_orders_faster)
 	assert_completes(&off, "runnext=0");
 	double a = mean_latency(&on), b = mean_latency(&off);
 	ck_assert_msg(b > 100 * a, "mean scheduling latency %.0f ns with runnext, %.0f without", a, b);
-	ck_assert_uint_le(hist_quantile(&on.r.sched_latency, 0.5), 1000);
+	/* (the hand-offs wait about 0.1 us or 1.1 us, two modes; each one's
+	 * wakep takes sched.lock under Go 1.26's protocol even with the one
+	 * P busy, 23 ns more, and the median moves from the lower mode, 95 ns
+	 * at go=119, to the upper, 1.1 us; the mean moves by 1%) */
+	ck_assert_uint_le(hist_quantile(&on.r.sched_latency, 0.5), 1500);
 	ck_assert_uint_ge(hist_quantile(&off.r.sched_latency, 0.5), 500000);
 	wl_free(w);
 }

