@@ -190,10 +190,12 @@ void rt_mech_collect(struct rt *rt, struct rt_mech *out)
 	for (struct m *m = rt->allm; m; m = m->alllink) {
 		out->spinning_ns += m->stats.spinning_ns;
 		out->spun_instead += m->stats.spun_instead;
+		out->polls_skipped += m->stats.polls_skipped;
 		if (m->stats.spinning_max > out->spinning_max)
 			out->spinning_max = m->stats.spinning_max;
 	}
 	out->needspinning = rt->choices.needspinning;
+	out->one_poller = rt->choices.one_poller;
 	out->nnodes = rt->topo->nnodes;
 	out->mem_lines = xcalloc((size_t)out->nnodes * (size_t)out->nnodes, sizeof(uint64_t));
 	struct rt_mem mem;

@@ -58,6 +58,9 @@ struct pol_choices {
 	 * spin instead, and a yield or the netpoller's injection wakes a
 	 * spinner */
 	bool needspinning;
+	/* Go 1.26's non-blocking poll in findRunnable by one M at a time
+	 * (sched.pollingNet): the others skip it rather than contend */
+	bool one_poller;
 };
 
 /* A scheduling policy: a static const table found by name (pol_find).  The
@@ -514,6 +517,8 @@ struct rt_mech {
 	uint32_t spinning_max;         /* the most seen at once, as an M started spinning */
 	bool needspinning;             /* the run followed Go 1.21's protocol (choices.needspinning) */
 	uint64_t spun_instead;         /* ... and an M spun instead of dropping its P, so often */
+	bool one_poller;               /* choices.one_poller */
+	uint64_t polls_skipped;        /* ... and a non-blocking poll was left to the M polling */
 	int nprocs;
 	struct rt_mech_p *p;           /* [nprocs] */
 	/* DRAM lines the workload read, by accessing node x home node, and

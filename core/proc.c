@@ -1752,6 +1752,7 @@ static void sched_init(struct rt *rt)
 	plat_u32_init(&s->done, 0, count_line);
 	plat_line_t poll_line = plat_line_new(rt, 0);
 	plat_u32_init(&s->polling, 0, poll_line);
+	plat_u32_init(&s->polling_net, 0, poll_line);
 	plat_u64_init(&s->poll_until, 0, poll_line);
 	plat_u32_init(&s->netpoll_waiters, 0, poll_line);
 	s->ngq = rt->choices.node_queues ? rt->topo->nnodes : 1;

@@ -416,6 +416,7 @@ struct m_stats {
 	uint64_t spinning_ns;    /* spinning for work (time_ns[RT_CPU_SPIN] less sync.Mutex spins) */
 	uint32_t spinning_max;   /* Ms spinning at once, as seen when it started to [core/mech.h] */
 	uint64_t spun_instead;   /* times it spun instead of dropping its P (needspinning) */
+	uint64_t polls_skipped;  /* non-blocking polls left to another M (one_poller) */
 	struct hist sched_latency;
 };
 
@@ -495,6 +496,7 @@ struct sched {
 	struct rt_note sysmonnote;
 	/* The poller [time.c]: at most one M sleeps until the next timer. */
 	plat_u32 polling;              /* atomic: an M is the poller */
+	plat_u32 polling_net;          /* atomic: an M polls without blocking (choices.one_poller) */
 	plat_u64 poll_until;           /* atomic: when it will wake, 0 if unknown */
 	plat_u32 netpoll_waiters;      /* atomic: Gs parked on sources still expecting data */
 };

@@ -46,8 +46,9 @@ static const struct pol_knob steal_knobs[] = {
 	[K_GO] = { "go", 126, 119, 126, 0,
 		   "the Go release steal follows, 126 (Go 1.26) or 119 (Go 1.19): 126's "
 		   "wake-up that finds no idle P asks the next M about to drop its P to spin "
-		   "instead (sched.needspinning), and its Gosched, preemption and netpoller "
-		   "injection wake a spinner; 119 does neither" },
+		   "instead (sched.needspinning), its Gosched, preemption and netpoller "
+		   "injection wake a spinner, and one M at a time polls the network without "
+		   "blocking (sched.pollingNet); 119 does none of these" },
 	{ NULL, 0, 0, 0, 0, NULL },
 };
 
@@ -73,6 +74,7 @@ static bool steal_init(struct rt *rt, struct pol_choices *c, struct err *e)
 		st->global_check_inv = UINT64_MAX / st->sk.global_check + 1;
 	st->inherit = rt->knobs[K_INHERIT] != 0;
 	c->needspinning = rt->knobs[K_GO] >= 121;
+	c->one_poller = rt->knobs[K_GO] >= 126;
 	rt_steal_order_reset(&st->order, (uint32_t)rt->procs);
 	return true;
 }
@@ -184,10 +186,21 @@ __attribute__((noinline)) static struct g *find_slow(struct m *m, struct steal *
 
 	for (;;) {
 		/* 4: the network, without waiting, if some G waits on it and no
-		 * M is blocked polling it already */
+		 * M is blocked polling it already -- nor, from Go 1.26, polling
+		 * it without blocking: one at a time, against the kernel's
+		 * contention on many cores */
 		if (rt_netpoll_any_waiters(rt) &&
 		    !plat_load_u32(&s->polling, memory_order_relaxed)) {
-			g = rt_netpoll_now(m);
+			uint32_t zero = 0;
+			if (!rt->choices.one_poller) {
+				g = rt_netpoll_now(m);
+			} else if (plat_cas_u32(&s->polling_net, &zero, 1, memory_order_acq_rel)) {
+				g = rt_netpoll_now(m);
+				plat_store_u32(&s->polling_net, 0, memory_order_release);
+			} else {
+				g = NULL;
+				m->stats.polls_skipped++;
+			}
 			if (g)
 				return g;
 		}

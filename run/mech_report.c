@@ -108,6 +108,8 @@ void run_mech_json(cJSON *metrics, const struct rt_mech *mc)
 	cJSON_AddNumberToObject(sp, "spinning_ns", (double)mc->spinning_ns);
 	if (mc->needspinning)
 		cJSON_AddNumberToObject(sp, "instead_of_dropping_p", (double)mc->spun_instead);
+	if (mc->one_poller)
+		cJSON_AddNumberToObject(o, "netpoll_skipped", (double)mc->polls_skipped);
 
 	cJSON *ps = cJSON_AddArrayToObject(o, "procs");
 	for (int i = 0; i < mc->nprocs; i++) {
@@ -305,6 +307,9 @@ void run_mech_text(const struct rt_mech *mc)
 		printf("; %llu times an M spun instead of dropping its P (needspinning)",
 		       (unsigned long long)mc->spun_instead);
 	printf("\n");
+	if (mc->one_poller)
+		printf("  %-14s%llu non-blocking polls left to the M polling already (pollingNet)\n",
+		       "netpoll", (unsigned long long)mc->polls_skipped);
 	steal_text(mc);
 	wakeups_text(mc);
 	if (mc->mem_measured)
