@@ -430,11 +430,12 @@ const struct cli_opt cli_run_opts[] = {
 		   "bytes each, twice while merging); past it the run is\n"
 		   "reported, no trace is written, and the exit status is 2"),
 	CLI_CALL(NULL, "--schedtrace", "DUR", own_schedtrace,
-		 "print Go's SCHED line (GODEBUG=schedtrace, Go 1.19's\n"
-		 "format) to stderr every DUR of simulated time (natively:\n"
-		 "wall time); DUR as Go writes durations (500us, 10ms, 1s;\n"
-		 "units ns, us, ms, s, m, h) or plain ns, at least 1us; the\n"
-		 "report is the same with it or without"),
+		 "print Go's SCHED line (GODEBUG=schedtrace, Go 1.26's\n"
+		 "format; 1.19's with steal's go=119) to stderr every DUR\n"
+		 "of simulated time (natively: wall time); DUR as Go writes\n"
+		 "durations (500us, 10ms, 1s; units ns, us, ms, s, m, h) or\n"
+		 "plain ns, at least 1us; the report is the same with it or\n"
+		 "without"),
 	CLI_FLAG(NULL, "--scheddetail", struct run_own, scheddetail,
 		 "with --schedtrace: also the P, M and G lines\n"
 		 "(GODEBUG=scheddetail=1)"),

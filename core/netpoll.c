@@ -188,7 +188,7 @@ static void inject(struct m *m, struct g *list, uint32_t n)
 			rt_startm(m, NULL, false);
 			continue;
 		}
-		/* Go 1.21: no idle P left for a G put out for one, and the next
+		/* Go 1.26: no idle P left for a G put out for one, and the next
 		 * M to drop its P spins instead */
 		if (!rt_start_idle_or_need(m))
 			break;

@@ -53,7 +53,10 @@ struct pol_choices {
 	bool no_local_runq;            /* no per-P queues: Gs go to Ms directly (m->nextg) */
 	bool shared_queues;            /* Ps' shared queues are used (rt_sharedq_put) */
 	int gfree_local_max;           /* dead Gs a P keeps (64; 0: all go to the global lists) */
-	/* Go 1.21's spinning (false: 1.19's) [proc: Spinning, needspinning]:
+	/* The Go release whose schedtrace lines a run prints: 126 (Go 1.26's
+	 * format, the default) or 119 (Go 1.19's) [core/schedtrace.c] */
+	int go_release;
+	/* Go 1.26's spinning (false: 1.19's) [proc: Spinning, needspinning]:
 	 * a wake-up with no idle P asks the next M about to drop its P to
 	 * spin instead, and a yield or the netpoller's injection wakes a
 	 * spinner */
@@ -515,7 +518,7 @@ struct rt_mech {
 	struct hist *latency_by_class[RT_USER_CLASSES];
 	uint64_t spinning_ns;          /* Ms spinning for work, summed (its integral) */
 	uint32_t spinning_max;         /* the most seen at once, as an M started spinning */
-	bool needspinning;             /* the run followed Go 1.21's protocol (choices.needspinning) */
+	bool needspinning;             /* the run followed Go 1.26's protocol (choices.needspinning) */
 	uint64_t spun_instead;         /* ... and an M spun instead of dropping its P, so often */
 	bool one_poller;               /* choices.one_poller */
 	uint64_t polls_skipped;        /* ... and a non-blocking poll was left to the M polling */

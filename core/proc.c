@@ -65,9 +65,10 @@
  * nmspinning is the one counter both sides use: CAS from 0 to 1 claims the
  * right to start a spinner.
  *
- * needspinning (Go 1.21 on; choices.needspinning).  Go 1.19's wakep gives
- * up when no P is idle, and a P about to go idle right then leaves the new
- * G to wait for someone else's wake-up.  From 1.21 wakep claims the spinner
+ * needspinning (Go 1.26's, from about 1.21; choices.needspinning).  Go
+ * 1.19's wakep gives up when no P is idle, and a P about to go idle right
+ * then leaves the new G to wait for someone else's wake-up.  Go 1.26's
+ * wakep claims the spinner
  * and looks for an idle P under sched.lock whatever npidle says; with none
  * it sets needspinning, and an M about to drop its P (under the same lock,
  * after its last look at the global queue) that is not spinning sees the
@@ -606,7 +607,7 @@ void rt_startm_spinning_unlock(struct rt *rt, struct p *pp)
 		rt_release_spinner(rt);
 }
 
-/* No idle P for work someone found (sched.lock held): with Go 1.21's
+/* No idle P for work someone found (sched.lock held): with Go 1.26's
  * protocol, the next M to drop its P spins instead [proc: needspinning]. */
 static void need_spinning(struct rt *rt)
 {
@@ -1291,7 +1292,7 @@ void rt_yield_global(struct m *m, struct g *g)
 	rt_globrunqput(rt, g);
 	rt_unlock(&rt->sched.lock);
 	if (rt->choices.needspinning)
-		rt_wakep(m);   /* Go 1.21's goschedImpl */
+		rt_wakep(m);   /* Go 1.26's goschedImpl */
 }
 
 void rt_park_commit(struct m *m, void (*unlock)(void *), void *arg)
@@ -1668,7 +1669,8 @@ static struct rt *rt_alloc(const struct rt_config *cfg, const struct body_ops *b
 	rt->explore = cfg->explore;
 	rt->os = cfg->os;
 	/* the choices a policy's init starts from */
-	rt->choices = (struct pol_choices){ .runq_size = 256, .gfree_local_max = GFREE_LOCAL_MAX };
+	rt->choices = (struct pol_choices){ .runq_size = 256, .gfree_local_max = GFREE_LOCAL_MAX,
+					    .go_release = 126 };
 	rt_trace_init(rt, cfg);
 	return rt;
 }

@@ -236,8 +236,8 @@ const char *const rt_whyrq_docs[RT_WHYRQ__COUNT] = {
 #define RT_WHY_RQDOC(name, key, doc) [RT_WHYRQ_SCHED + RT_WHY_##name] = doc,
 	RT_WHY_CAUSES(RT_WHY_RQDOC)
 #undef RT_WHY_RQDOC
-	[RT_WHYRQ_BLOCKED] = "its handler parked on a channel, lock, sleep, wait group or "
-			     "another read, once it had the request",
+	[RT_WHYRQ_BLOCKED] = ("its handler parked on a channel, lock, sleep, wait group or "
+			      "another read, once it had the request"),
 	[RT_WHYRQ_RUNNING] = "its handler on its M: its own work and system calls",
 };
 

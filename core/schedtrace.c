@@ -1,11 +1,15 @@
 /* Go's GODEBUG=schedtrace (and scheddetail) lines from the core's state.
  *
- * The format is Go 1.19's, field for field (src/runtime/proc.go,
- * schedtrace): one SCHED line, and with detail a P line per P, an M line
- * per M (newest first, as allm) and a G line per G ever made.  Go 1.19
- * has no needspinning (Go 1.21 added it), so neither has this.  Fields
- * schedlab has no counterpart for (GC, locked threads, malloc state) are
- * printed as Go prints them when idle: 0, false, -1 or empty.
+ * The format is Go 1.26's, field for field (src/runtime/proc.go,
+ * schedtrace), or Go 1.19's where the run follows that release
+ * (choices.go_release, steal's go=119): one SCHED line, and with detail a
+ * P line per P, an M line per M (newest first, as allm) and a G line per G
+ * ever made.  Go 1.26 adds needspinning to the SCHED line, spaces inside
+ * the brackets of the queue lengths and a schedticks=[ ... ] list after
+ * them, and prints a missing M, P or G as nil where 1.19 printed -1.
+ * Fields schedlab has no counterpart for (GC, locked threads, malloc
+ * state) are printed as Go prints them when idle: 0, false, nil (-1) or
+ * empty.
  *
  * Who calls it makes the state still enough to read: the simulated
  * platform between two engine events (nothing runs then; reads are
@@ -59,8 +63,20 @@ SCHEDTRACE_RACY static uint32_t p_queued(struct p *pp)
 	return n;
 }
 
+/* An M's, P's or G's id, or none: nil in Go 1.26's lines, -1 in 1.19's
+ * (buf: 24 bytes). */
+static const char *id_or_none(char *buf, bool go126, long long id)
+{
+	if (id < 0)
+		return go126 ? "nil" : "-1";
+	snprintf(buf, 24, "%lld", id);
+	return buf;
+}
+
 SCHEDTRACE_RACY static void print_ms(struct rt *rt, FILE *f)
 {
+	bool go126 = rt->choices.go_release >= 126;
+	char a[24], b[24];
 	/* Go's blocked: the M sleeps on a note.  Here: on the idle list. */
 	int mcount = RACY(rt->sched.mcount);
 	bool *idle = xcalloc((size_t)mcount + 1, sizeof(*idle));
@@ -72,17 +88,21 @@ SCHEDTRACE_RACY static void print_ms(struct rt *rt, FILE *f)
 		struct g *g = RACY(m->curg);
 		bool spinning = RACY(m->spinning);
 		fprintf(f,
-			"  M%d: p=%d curg=%lld mallocing=0 throwing=0 preemptoff= locks=0 dying=0 "
-			"spinning=%s blocked=%s lockedg=-1\n",
-			m->id, pp ? pp->id : -1, g ? (long long)RACY(g->goid) : -1LL,
+			"  M%d: p=%s curg=%s mallocing=0 throwing=0 preemptoff= locks=0 dying=0 "
+			"spinning=%s blocked=%s lockedg=%s\n",
+			m->id, id_or_none(a, go126, pp ? pp->id : -1),
+			id_or_none(b, go126, g ? (long long)RACY(g->goid) : -1LL),
 			spinning ? "true" : "false",
-			m->id >= 0 && m->id < mcount && idle[m->id] ? "true" : "false");
+			m->id >= 0 && m->id < mcount && idle[m->id] ? "true" : "false",
+			go126 ? "nil" : "-1");
 	}
 	free(idle);
 }
 
 SCHEDTRACE_RACY static void print_gs(struct rt *rt, FILE *f)
 {
+	bool go126 = rt->choices.go_release >= 126;
+	char a[24];
 	size_t n = RACY(rt->nallg);
 	struct g **allg = RACY(rt->allg);
 	for (size_t i = 0; i < n; i++) {
@@ -96,9 +116,10 @@ SCHEDTRACE_RACY static void print_gs(struct rt *rt, FILE *f)
 		 * here does not reset it (a reused G's line is cold), so a new
 		 * G may show its struct's last life's reason. */
 		const char *why = st == G_DEAD ? NULL : rt_wait_names[RACY(g->waitreason)];
-		fprintf(f, "  G%llu: status=%d(%s) m=%d lockedm=-1\n",
+		fprintf(f, "  G%llu: status=%d(%s) m=%s lockedm=%s\n",
 			(unsigned long long)RACY(g->goid), go_gstatus(st), why ? why : "",
-			st == G_RUNNING || st == G_SYSCALL ? (m ? m->id : -1) : -1);
+			id_or_none(a, go126, st == G_RUNNING || st == G_SYSCALL ? (m ? m->id : -1) : -1),
+			go126 ? "nil" : "-1");
 	}
 }
 
@@ -106,13 +127,18 @@ SCHEDTRACE_RACY static void print_snapshot(struct rt *rt, int64_t since_ns, bool
 					   FILE *f)
 {
 	struct sched *s = &rt->sched;
-	fprintf(f,
-		"SCHED %lldms: gomaxprocs=%d idleprocs=%u threads=%d spinningthreads=%u "
-		"idlethreads=%d runqueue=%u",
+	bool go126 = rt->choices.go_release >= 126;
+	char a[24];
+	fprintf(f, "SCHED %lldms: gomaxprocs=%d idleprocs=%u threads=%d spinningthreads=%u",
 		(long long)(since_ns / 1000000), rt->procs, plat_peek_u32(&s->npidle),
-		RACY(s->mcount), plat_peek_u32(&s->nmspinning), RACY(s->nmidle),
-		plat_peek_u32(&s->runqsize));
-	if (detail)
+		RACY(s->mcount), plat_peek_u32(&s->nmspinning));
+	if (go126)
+		fprintf(f, " needspinning=%u", plat_peek_u32(&s->needspinning));
+	fprintf(f, " idlethreads=%d runqueue=%u", RACY(s->nmidle), plat_peek_u32(&s->runqsize));
+	if (detail && go126)   /* its gcwaiting and sysmonwait are booleans */
+		fprintf(f, " gcwaiting=false nmidlelocked=0 stopwait=0 sysmonwait=%s\n",
+			plat_peek_u32(&s->sysmonwait) ? "true" : "false");
+	else if (detail)
 		fprintf(f, " gcwaiting=0 nmidlelocked=0 stopwait=0 sysmonwait=%u\n",
 			plat_peek_u32(&s->sysmonwait));
 	for (int i = 0; i < rt->procs; i++) {
@@ -120,15 +146,24 @@ SCHEDTRACE_RACY static void print_snapshot(struct rt *rt, int64_t since_ns, bool
 		if (detail) {
 			struct m *m = RACY(pp->m);
 			fprintf(f,
-				"  P%d: status=%u schedtick=%u syscalltick=%u m=%d runqsize=%u "
+				"  P%d: status=%u schedtick=%u syscalltick=%u m=%s runqsize=%u "
 				"gfreecnt=%d timerslen=%u\n",
 				i, plat_peek_u32(&pp->status), RACY(pp->schedtick),
-				plat_peek_u32(&pp->syscalltick), m ? m->id : -1, p_queued(pp),
-				RACY(pp->ngfree), RACY(pp->ntimers));
+				plat_peek_u32(&pp->syscalltick), id_or_none(a, go126, m ? m->id : -1),
+				p_queued(pp), RACY(pp->ngfree), RACY(pp->ntimers));
+		} else if (go126) {
+			fprintf(f, "%s%u%s", i == 0 ? " [ " : " ", p_queued(pp),
+				i == rt->procs - 1 ? " ]" : "");
 		} else {
 			fprintf(f, "%s%u%s", i == 0 ? " [" : " ", p_queued(pp),
 				i == rt->procs - 1 ? "]\n" : "");
 		}
+	}
+	if (!detail && go126) {
+		fprintf(f, " schedticks=[ ");
+		for (int i = 0; i < rt->procs; i++)
+			fprintf(f, "%u ", RACY(rt->allp[i]->schedtick));
+		fprintf(f, "]\n");
 	}
 	if (!detail)
 		return;
