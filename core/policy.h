@@ -579,7 +579,6 @@ enum rt_why_cause {
 	RT_WHY__COUNT
 };
 extern const char *const rt_why_names[RT_WHY__COUNT];   /* the report's keys */
-extern const char *const rt_why_docs[RT_WHY__COUNT];
 
 /* A request's time, from its arrival (or its request_begin) to its
  * answer, cut into causes that add up to its latency [docs/runtime.md,
@@ -608,7 +607,6 @@ enum rt_whyrq {
 	RT_WHYRQ__COUNT
 };
 extern const char *const rt_whyrq_names[RT_WHYRQ__COUNT];
-extern const char *const rt_whyrq_docs[RT_WHYRQ__COUNT];
 struct rt_why_requests {
 	uint64_t requests;             /* answered with a request_begin before */
 	uint64_t total_ns;             /* their latencies' sum: ns[] adds up to it */

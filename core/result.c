@@ -213,11 +213,6 @@ const char *const rt_why_names[RT_WHY__COUNT] = {
 	RT_WHY_CAUSES(RT_WHY_NAME)
 #undef RT_WHY_NAME
 };
-const char *const rt_why_docs[RT_WHY__COUNT] = {
-#define RT_WHY_DOC(name, key, doc) [RT_WHY_##name] = doc,
-	RT_WHY_CAUSES(RT_WHY_DOC)
-#undef RT_WHY_DOC
-};
 
 const char *const rt_whyrq_names[RT_WHYRQ__COUNT] = {
 #define RT_WHYRQ_NAME(name, key, doc) [RT_WHYRQ_##name] = key,
@@ -228,17 +223,6 @@ const char *const rt_whyrq_names[RT_WHYRQ__COUNT] = {
 #undef RT_WHY_RQNAME
 	[RT_WHYRQ_BLOCKED] = "blocked",
 	[RT_WHYRQ_RUNNING] = "running",
-};
-const char *const rt_whyrq_docs[RT_WHYRQ__COUNT] = {
-#define RT_WHYRQ_DOC(name, key, doc) [RT_WHYRQ_##name] = doc,
-	RT_WHYRQ_PRE(RT_WHYRQ_DOC)
-#undef RT_WHYRQ_DOC
-#define RT_WHY_RQDOC(name, key, doc) [RT_WHYRQ_SCHED + RT_WHY_##name] = doc,
-	RT_WHY_CAUSES(RT_WHY_RQDOC)
-#undef RT_WHY_RQDOC
-	[RT_WHYRQ_BLOCKED] = ("its handler parked on a channel, lock, sleep, wait group or "
-			      "another read, once it had the request"),
-	[RT_WHYRQ_RUNNING] = "its handler on its M: its own work and system calls",
 };
 
 void rt_mech_free(struct rt_mech *mech)

@@ -425,9 +425,16 @@ static struct rt_why_p *self_clk(void)
  * runnable G's P's. */
 static const uint8_t run_held_states[] = { WPS_LOCK, WPS_PU, WPS_QUOTA };
 
-static uint64_t run_held(const struct rt_why_g *wg, unsigned s, int64_t now)
+/* Adds to held, by cause, what the M wg runs on has been held up since
+ * the G started to run, to now. */
+static void add_run_held(const struct rt_why_g *wg, int64_t now, uint64_t *held)
 {
-	return wg->run_clk ? grew(p_clock(wg->run_clk, s, now), wg->run_snap[s]) : 0;
+	if (!wg->run_clk)
+		return;
+	for (size_t i = 0; i < sizeof(run_held_states); i++) {
+		unsigned s = run_held_states[i];
+		held[wps_cause[s]] += grew(p_clock(wg->run_clk, s, now), wg->run_snap[s]);
+	}
 }
 
 static uint64_t nog_clock(const struct rt_whyrun *w, const struct rt *rt, int64_t now)
@@ -454,10 +461,7 @@ static void run_stop(struct rt *rt, struct rt_why_g *wg, int64_t now)
 		wg->running = false;
 		count_running(rt, -1, now);
 	}
-	for (size_t i = 0; i < sizeof(run_held_states); i++) {
-		unsigned s = run_held_states[i];
-		wg->held[wps_cause[s]] += run_held(wg, s, now);
-	}
+	add_run_held(wg, now, wg->held);
 	wg->run_clk = NULL;
 }
 
@@ -522,10 +526,7 @@ void rt_why_req_end_slow(struct rt *rt, struct g *g, int64_t start, int64_t end)
 	}
 	uint64_t held[RT_WHY__COUNT];
 	memcpy(held, wg->held, sizeof(held));
-	for (size_t i = 0; i < sizeof(run_held_states); i++) {
-		unsigned s = run_held_states[i];
-		held[wps_cause[s]] += run_held(wg, s, end);
-	}
+	add_run_held(wg, end, held);
 	for (int k = 0; k < RT_WHY__COUNT; k++)
 		part[RT_WHYRQ_SCHED + k] += grew(held[k], mk->held[k]);
 	part[RT_WHYRQ_BLOCKED] = grew(wg->blocked, mk->blocked);

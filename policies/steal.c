@@ -74,8 +74,7 @@ static bool steal_init(struct rt *rt, struct pol_choices *c, struct err *e)
 		st->global_check_inv = UINT64_MAX / st->sk.global_check + 1;
 	st->inherit = rt->knobs[K_INHERIT] != 0;
 	c->go_release = (int)rt->knobs[K_GO];
-	c->needspinning = rt->knobs[K_GO] >= 121;
-	c->one_poller = rt->knobs[K_GO] >= 126;
+	c->needspinning = c->one_poller = c->go_release == 126;
 	rt_steal_order_reset(&st->order, (uint32_t)rt->procs);
 	return true;
 }

@@ -35,44 +35,45 @@ static int by_size(const uint64_t *ns, int n, int *order)
 
 /* ---- JSON ---- */
 
+/* A breakdown of count items' total_ns into n causes: {UNIT: count,
+ * latency_ns, mean_ns, causes: {NAME: {ns, share, mean_ns, UNIT}}}, UNIT
+ * each cause's items with any time in it.  Returns the causes object. */
+static cJSON *breakdown_json(cJSON *o, const char *unit, uint64_t count, uint64_t total_ns,
+			     const char *const *names, const uint64_t *ns, const uint64_t *with,
+			     int n)
+{
+	double c = (double)count, t = (double)total_ns;
+	cJSON_AddNumberToObject(o, unit, c);
+	cJSON_AddNumberToObject(o, "latency_ns", t);
+	cJSON_AddNumberToObject(o, "mean_ns", c ? t / c : 0);
+	cJSON *causes = cJSON_AddObjectToObject(o, "causes");
+	for (int k = 0; k < n; k++) {
+		cJSON *x = cJSON_AddObjectToObject(causes, names[k]);
+		cJSON_AddNumberToObject(x, "ns", (double)ns[k]);
+		cJSON_AddNumberToObject(x, "share", t ? (double)ns[k] / t : 0);
+		cJSON_AddNumberToObject(x, "mean_ns", c ? (double)ns[k] / c : 0);
+		cJSON_AddNumberToObject(x, unit, (double)with[k]);
+	}
+	return causes;
+}
+
 static cJSON *class_json(const struct rt_why_class *c)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "waits", (double)c->waits);
-	cJSON_AddNumberToObject(o, "latency_ns", (double)c->total_ns);
-	cJSON_AddNumberToObject(o, "mean_ns", c->waits ? (double)c->total_ns / (double)c->waits : 0);
-	cJSON *causes = cJSON_AddObjectToObject(o, "causes");
-	for (int k = 0; k < RT_WHY__COUNT; k++) {
-		cJSON *x = cJSON_AddObjectToObject(causes, rt_why_names[k]);
-		cJSON_AddNumberToObject(x, "ns", (double)c->ns[k]);
-		cJSON_AddNumberToObject(x, "share",
-					c->total_ns ? (double)c->ns[k] / (double)c->total_ns : 0);
-		cJSON_AddNumberToObject(x, "mean_ns",
-					c->waits ? (double)c->ns[k] / (double)c->waits : 0);
-		cJSON_AddNumberToObject(x, "waits", (double)c->waits_with[k]);
+	cJSON *causes = breakdown_json(o, "waits", c->waits, c->total_ns, rt_why_names, c->ns,
+				       c->waits_with, RT_WHY__COUNT);
+	for (int k = 0; k < RT_WHY__COUNT; k++)
 		if (c->puts[k])
-			cJSON_AddNumberToObject(x, "behind",
-						(double)c->ahead_sum[k] / (double)c->puts[k]);
-	}
+			cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(causes, rt_why_names[k]),
+						"behind", (double)c->ahead_sum[k] / (double)c->puts[k]);
 	return o;
 }
 
 static cJSON *requests_json(const struct rt_why_requests *r)
 {
 	cJSON *o = cJSON_CreateObject();
-	double n = (double)r->requests;
-	cJSON_AddNumberToObject(o, "requests", n);
-	cJSON_AddNumberToObject(o, "latency_ns", (double)r->total_ns);
-	cJSON_AddNumberToObject(o, "mean_ns", n ? (double)r->total_ns / n : 0);
-	cJSON *causes = cJSON_AddObjectToObject(o, "causes");
-	for (int k = 0; k < RT_WHYRQ__COUNT; k++) {
-		cJSON *x = cJSON_AddObjectToObject(causes, rt_whyrq_names[k]);
-		cJSON_AddNumberToObject(x, "ns", (double)r->ns[k]);
-		cJSON_AddNumberToObject(x, "share",
-					r->total_ns ? (double)r->ns[k] / (double)r->total_ns : 0);
-		cJSON_AddNumberToObject(x, "mean_ns", n ? (double)r->ns[k] / n : 0);
-		cJSON_AddNumberToObject(x, "requests", (double)r->with[k]);
-	}
+	breakdown_json(o, "requests", r->requests, r->total_ns, rt_whyrq_names, r->ns, r->with,
+		       RT_WHYRQ__COUNT);
 	return o;
 }
 
