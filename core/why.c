@@ -448,8 +448,7 @@ static uint64_t nog_clock(const struct rt_whyrun *w, const struct rt *rt, int64_
 static void count_running(struct rt *rt, int d, int64_t now)
 {
 	struct rt_whyrun *w = rt->why;
-	if (w->nrunning < rt->procs && now > w->nog_since)
-		w->nog_cum += (uint64_t)(now - w->nog_since);
+	w->nog_cum = nog_clock(w, rt, now);
 	if (now > w->nog_since)
 		w->nog_since = now;
 	w->nrunning += d;

@@ -67,7 +67,7 @@ struct gi {
 	uint16_t reason;
 	int64_t since;          /* running: the start of the current compute; blocked: the block */
 	int64_t ready_at;       /* runnable since */
-	uint8_t wake;           /* why it became runnable (enum ti_wake) */
+	uint8_t wake;           /* why it became runnable (enum rt_run_why) */
 	uint64_t ready_free;    /* the no-G clock (imp.free_cum) at ready_at */
 	int64_t sys_at;         /* in a system call since */
 	int64_t made_at;        /* when it was made (or the trace started) */
@@ -122,15 +122,13 @@ static void set_state(struct imp *im, struct gi *g, uint8_t to, int64_t ts)
 	g->state = to;
 	if (n == im->nbusy)
 		return;
-	int procs = im->st->gomaxprocs;
-	if (im->nbusy < procs && ts > im->free_since)
-		im->free_cum += (uint64_t)(ts - im->free_since);
+	im->free_cum = free_clock(im, ts);
 	im->free_since = ts;
 	im->nbusy = n;
 }
 
 /* g becomes runnable at ts for reason why. */
-static void made_ready(struct imp *im, struct gi *g, enum ti_wake why, int64_t ts)
+static void made_ready(struct imp *im, struct gi *g, enum rt_run_why why, int64_t ts)
 {
 	set_state(im, g, S_RUNNABLE, ts);
 	g->ready_at = ts;
@@ -210,7 +208,7 @@ static struct gi *add_g(struct imp *im, uint64_t id, const char *label, int64_t 
 		g->internal = true;
 	g->state = S_RUNNABLE;
 	g->ready_at = ts;
-	g->wake = TI_W_SPAWN;
+	g->wake = RT_RUN_SPAWN;
 	g->ready_free = free_clock(im, ts);
 	g->made_at = ts;
 	g->p = -1;
@@ -357,7 +355,7 @@ static bool on_stop(struct imp *im, const struct ti_event *ev, struct gi *g)
 		op(im, g, "\"yield\"");
 		im->st->yields++;
 	}
-	made_ready(im, g, ev->reason == TI_R_YIELD ? TI_W_YIELD : TI_W_PREEMPT, ev->ts);
+	made_ready(im, g, ev->reason == TI_R_YIELD ? RT_RUN_YIELD : RT_RUN_PREEMPT, ev->ts);
 	return true;
 }
 
@@ -410,8 +408,8 @@ static bool on_unblock(struct imp *im, const struct ti_event *ev, struct gi *g)
 	 * timer for a sleep or a wake-up from outside the kept Gs (it is a
 	 * sleep in the program), else the partner G */
 	bool from_g = g && g->state == S_RUNNING && !g->internal && g != t;
-	made_ready(im, t, t->reason == TI_R_NET ? TI_W_NET
-		       : t->reason == TI_R_SLEEP || !from_g ? TI_W_TIMER : TI_W_PARTNER, ev->ts);
+	made_ready(im, t, t->reason == TI_R_NET ? RT_RUN_NET
+		       : t->reason == TI_R_SLEEP || !from_g ? RT_RUN_TIMER : RT_RUN_PARTNER, ev->ts);
 	return true;
 }
 
@@ -445,7 +443,7 @@ static bool on_syscall_end(struct imp *im, const struct ti_event *ev, struct gi 
 		op(im, g, "{\"syscall\":%" PRId64 "}", ev->ts > g->sys_at ? ev->ts - g->sys_at : 0);
 		im->st->blocked_syscalls++;
 	}
-	made_ready(im, g, TI_W_SYSCALL, ev->ts);
+	made_ready(im, g, RT_RUN_SYSCALL, ev->ts);
 	/* schedlab counts a wait only for a G that was queued */
 	g->no_wait = ev->arg == 2;
 	return true;
@@ -600,12 +598,12 @@ static void write_head(const struct imp *im, const char *path, const char *name,
 	fprintf(f, ",\n  \"waits\": {");
 	bool first = true;
 	uint64_t total = 0;
-	for (int k = 0; k < TI_W__COUNT; k++) {
+	for (int k = 0; k < RT_RUN__COUNT; k++) {
 		total += st->wake_ns[k];
 		if (!st->wake_n[k])
 			continue;
 		fprintf(f, "%s\"%s\": {\"count\": %" PRIu64 ", \"latency_ns\": %" PRIu64 "}",
-			first ? "" : ", ", ti_wake_names[k], st->wake_n[k], st->wake_ns[k]);
+			first ? "" : ", ", rt_run_why_names[k], st->wake_n[k], st->wake_ns[k]);
 		first = false;
 	}
 	fprintf(f, "},\n  \"wait_ns\": %" PRIu64 ", \"wait_p_free_ns\": %" PRIu64 "}", total,
@@ -654,12 +652,6 @@ static void write_main(const struct imp *im, FILE *f)
 	}
 	fprintf(f, "]");
 }
-
-const char *const ti_wake_names[TI_W__COUNT] = {
-	[TI_W_SPAWN] = "spawn", [TI_W_PARTNER] = "partner", [TI_W_TIMER] = "timer",
-	[TI_W_NET] = "network", [TI_W_SYSCALL] = "syscall_return", [TI_W_PREEMPT] = "preemption",
-	[TI_W_YIELD] = "yield",
-};
 
 static bool write_workload(struct imp *im, const char *path, const char *name, FILE *f,
 			   struct err *e)

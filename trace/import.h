@@ -79,13 +79,7 @@ int ti_header_minor(const unsigned char *head, size_t n, char out[16]);
 
 #include <stdio.h>
 
-/* Why a recorded G became runnable, as its replay will see it: the
- * names are the report's wake-up reasons (core/policy.h, rt_run_why). */
-enum ti_wake {
-	TI_W_SPAWN, TI_W_PARTNER, TI_W_TIMER, TI_W_NET, TI_W_SYSCALL, TI_W_PREEMPT, TI_W_YIELD,
-	TI_W__COUNT
-};
-extern const char *const ti_wake_names[TI_W__COUNT];
+#include "core/policy.h"
 
 /* What an import found: the recorded figures the workload carries in its
  * "recorded" key, and the counts its description gives. */
@@ -98,7 +92,9 @@ struct ti_stats {
 	uint64_t spawns, edges, external, sleeps, net, syscalls, blocked_syscalls, yields;
 	uint64_t blocks[TI_R_OTHER + 1];         /* by reason, the kept Gs' */
 	uint64_t lat_n, lat_p50, lat_p99, lat_max;   /* runnable -> running, ns */
-	uint64_t wake_n[TI_W__COUNT], wake_ns[TI_W__COUNT];   /* those waits by enum ti_wake */
+	/* those waits by why the G became runnable, as its replay will see
+	 * it: the report's wake-up reasons (enum rt_run_why) */
+	uint64_t wake_n[RT_RUN__COUNT], wake_ns[RT_RUN__COUNT];
 	uint64_t wait_free_ns;      /* their time with fewer Gs holding Ps than GOMAXPROCS */
 	uint64_t gaps, gap_p50;     /* switches whose recorded gap was charged, its median (ns) */
 	int64_t gap_ns;             /* their sum */
