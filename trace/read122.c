@@ -367,6 +367,8 @@ struct r122 {
 	size_t strlen_, strcap;
 	struct map strings; /* id -> offset in strarena */
 	struct map stacks;  /* id -> string id of the top frame's function (+1; 0: none) */
+	struct map roots;   /* id -> the same of its outermost frame: a whole G's
+			       stack's is the G's start function */
 
 	/* State across generations. */
 	uint64_t first_gen;
@@ -589,7 +591,7 @@ static bool add_stacks(struct r122 *r, const struct batch *b, struct err *e)
 		uint64_t off = b->foff + pos;
 		if (!item(r, b, &pos, T122_STACK, "a stack", " in a stacks batch", e))
 			return false;
-		uint64_t id, n, top = 0;
+		uint64_t id, n, top = 0, root = 0;
 		if (!num(r, b, &pos, &id, "stack id", e) || !num(r, b, &pos, &n, "frame count", e))
 			return false;
 		if (n > MAX_FRAMES)
@@ -602,11 +604,16 @@ static bool add_stacks(struct r122 *r, const struct batch *b, struct err *e)
 					return false;
 			if (i == 0)
 				top = fr[1] + 1;
+			root = fr[1] + 1;
 		}
 		uint64_t *slot = define(r, &r->stacks, id, "stack", off, e);
 		if (!slot)
 			return false;
 		*slot = top;
+		slot = define(r, &r->roots, id, "stack", off, e);
+		if (!slot)
+			return false;
+		*slot = root;
 	}
 	return true;
 }
@@ -800,6 +807,7 @@ static bool begin_generation(struct r122 *r, struct err *e)
 	r->buflen = r->nbatches = r->strlen_ = 0;
 	map_clear(&r->strings);
 	map_clear(&r->stacks);
+	map_clear(&r->roots);
 	r->have_freq = false;
 	if (!r->have_next_hdr) {
 		int got = read_batch_header(r, e);
@@ -1291,7 +1299,26 @@ static int on_go_status(struct r122 *r, const struct rawev *ev, uint64_t m,
 		}
 	}
 	if (first) {
-		emit(r, ev, TI_G_EXISTS, gid, 0, -1, status_reason(st), 0, NULL);
+		/* Go 1.23+ gives a G it had not seen in the generation its whole
+		 * stack (GoStatusStack): the outermost frame is the G's start
+		 * function, which tells the runtime's Gs (GC workers, the trace
+		 * reader and advancer) from the program's in a trace that begins
+		 * mid-run, such as a flight recorder's snapshot, as a creation's
+		 * label does [import.c: add_g]. */
+		const char *label = NULL;
+		if (ev->type == T122_GO_STATUS_STACK && a[3]) {
+			uint64_t *root = map_get(&r->roots, a[3]);
+			if (!root)
+				return fail(r, e, ev->foff, "%s: stack id %llu not in the generation's stack table",
+					    name, (unsigned long long)a[3]), -1;
+			if (*root) {
+				label = string_at(r, *root - 1);
+				if (!label)
+					return fail(r, e, ev->foff, "%s: function string id %llu not in the generation's string table",
+						    name, (unsigned long long)(*root - 1)), -1;
+			}
+		}
+		emit(r, ev, TI_G_EXISTS, gid, 0, -1, status_reason(st), 0, label);
 		/* Its M's P (-1 in the odd trace whose M names none). */
 		if (st == G_RUNNING)
 			emit(r, ev, TI_G_START, gid, 0, (int32_t)ms->p, TI_R_NONE, 0, NULL);
@@ -1826,6 +1853,7 @@ static void r122_close(struct ti_reader *base)
 	free(r->strarena);
 	map_free(&r->strings);
 	map_free(&r->stacks);
+	map_free(&r->roots);
 	map_free(&r->gs);
 	map_free(&r->ms);
 	free(r->gst);

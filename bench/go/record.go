@@ -1,6 +1,6 @@
 // Recording for issue 22's validation (scripts/bench-replay):
 //
-//	go-bench record PROGRAM PROCS SEED TRACE
+//	go-bench record PROGRAM PROCS SEED TRACE [flight]
 //	go-bench record list
 //
 // runs PROGRAM -- one of replay_programs.go's or a twin (`twin list`) -- at
@@ -14,6 +14,12 @@
 // keys), to show what tracing itself costs the program.  The figures are the traced run's: the tracer's own
 // cost (tens to hundreds of ns per event) is part of what was recorded, and
 // what an importer sees.
+//
+// With "flight" the trace is not written as the run goes: a flight recorder
+// (Go 1.25+) keeps the run's last part in memory and TRACE gets its
+// snapshot, taken once the last counted goroutine has exited -- the window
+// a user who snapshots a live service has to replay.  "trace_window_ns" is
+// then the whole run's; what the snapshot covers is in the trace.
 package main
 
 import (
@@ -82,7 +88,7 @@ func hostOf(before, after map[string][2]int64) *host {
 }
 
 func recordUsage() {
-	fmt.Fprintf(os.Stderr, "usage: %s record PROGRAM PROCS SEED TRACE|- | %s record list\n", os.Args[0], os.Args[0])
+	fmt.Fprintf(os.Stderr, "usage: %s record PROGRAM PROCS SEED TRACE|- [flight] | %s record list\n", os.Args[0], os.Args[0])
 	os.Exit(2)
 }
 
@@ -104,13 +110,20 @@ func findRecordable(name string) *twin {
 // runTwin makes before its start (which would otherwise open the trace with
 // a stop-the-world and the GC's workers), and stopped once the last counted
 // goroutine has exited.
-func runRecorded(prog *twin, procs int, seed uint64, f *os.File) (twinReport, int64, *host) {
+func runRecorded(prog *twin, procs int, seed uint64, f *os.File, flight bool) (twinReport, int64, *host) {
 	prepare(prog.name)
 	runtime.GC()
 	// the CPU the run got is read outside the traced window: a replay counts
 	// what the main goroutine does in it (it ends with the trace)
 	ss0, haveSS := schedstat()
-	if f != nil {
+	var fr *flightRecorder
+	if f != nil && flight {
+		fr = newFlight()
+		if err := fr.start(); err != nil {
+			fmt.Fprintf(os.Stderr, "go-bench record: runtime/trace: %v\n", err)
+			os.Exit(1)
+		}
+	} else if f != nil {
 		if err := trace.Start(f); err != nil {
 			fmt.Fprintf(os.Stderr, "go-bench record: runtime/trace: %v\n", err)
 			os.Exit(1)
@@ -127,7 +140,12 @@ func runRecorded(prog *twin, procs int, seed uint64, f *os.File) (twinReport, in
 	live.Wait()
 	after := schedHist()
 	window := nanotime() - t0
-	if f != nil {
+	if fr != nil {
+		if err := fr.snapshot(f); err != nil {
+			fmt.Fprintf(os.Stderr, "go-bench record: runtime/trace: flight recorder snapshot: %v\n", err)
+			os.Exit(1)
+		}
+	} else if f != nil {
 		trace.Stop()
 	}
 	var h *host
@@ -167,8 +185,17 @@ func recordMain() {
 		}
 		return
 	}
-	if len(argv) != 4 {
+	flight := len(argv) == 5 && argv[4] == "flight"
+	if len(argv) != 4 && !flight {
 		recordUsage()
+	}
+	if flight && !flightAvailable {
+		fmt.Fprintf(os.Stderr, "go-bench record: flight: the flight recorder needs a go-bench built with Go 1.25 or later (this one: %s)\n", runtime.Version())
+		os.Exit(2)
+	}
+	if flight && argv[3] == "-" {
+		fmt.Fprintf(os.Stderr, "go-bench record: flight: a snapshot needs a TRACE file, not '-'\n")
+		os.Exit(2)
 	}
 	prog := findRecordable(argv[0])
 	if prog == nil {
@@ -187,7 +214,7 @@ func recordMain() {
 	}
 	runtime.GOMAXPROCS(procs)
 	if argv[3] == "-" {
-		rep, window, h := runRecorded(prog, procs, seed, nil)
+		rep, window, h := runRecorded(prog, procs, seed, nil, false)
 		out, _ := json.Marshal(recordReport{Program: prog.name, twinReport: rep,
 			TraceWindowNs: window, Host: h})
 		fmt.Println(string(out))
@@ -198,7 +225,7 @@ func recordMain() {
 		fmt.Fprintf(os.Stderr, "go-bench record: TRACE: %v\n", err)
 		os.Exit(2)
 	}
-	rep, window, h := runRecorded(prog, procs, seed, f)
+	rep, window, h := runRecorded(prog, procs, seed, f, flight)
 	if err := f.Close(); err != nil {
 		fmt.Fprintf(os.Stderr, "go-bench record: %s: %v\n", argv[3], err)
 		os.Exit(1)

@@ -26,7 +26,7 @@ func TestRecordWritesATraceGoReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, window, _ := runRecorded(findRecordable("rp-pingpong"), 1, 1, f)
+	rep, window, _ := runRecorded(findRecordable("rp-pingpong"), 1, 1, f, false)
 	f.Close()
 	if rep.Completed != 3 || rep.MakespanNs <= 0 || window < rep.MakespanNs {
 		t.Fatalf("completed %d (want 3), makespan %d ns, trace window %d ns", rep.Completed, rep.MakespanNs, window)
@@ -94,5 +94,50 @@ func TestReplayProgramsFinish(t *testing.T) {
 			t.Errorf("%s: completed %d goroutines (want %d) in %d ns", p.name, rep.Completed,
 				counted[p.name], rep.MakespanNs)
 		}
+	}
+}
+
+// A flight-recorder snapshot (Go 1.25+) is a trace Go's reader accepts that
+// ends where the run did: the players' ends are in it, and so is a recent
+// part of their hops, but it need not start at the program's start.
+func TestFlightSnapshotEndsWithTheRun(t *testing.T) {
+	if !flightAvailable {
+		t.Skip("built with a Go before 1.25: no flight recorder")
+	}
+	if trace.IsEnabled() {
+		t.Skip("the tracer is on already (go test -trace)")
+	}
+	prev := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(prev)
+	runtime.GOMAXPROCS(1)
+	path := filepath.Join(t.TempDir(), "fl.trace")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, _, _ := runRecorded(findRecordable("rp-pingpong"), 1, 1, f, true)
+	f.Close()
+	if rep.Completed != 3 {
+		t.Fatalf("completed %d, want 3", rep.Completed)
+	}
+	goCmd := os.Getenv("SCHEDLAB_GO")
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	out, err := exec.Command(goCmd, "tool", "trace", "-d=parsed", path).Output()
+	if err != nil {
+		t.Fatalf("%s tool trace -d=parsed %s: %v", goCmd, path, err)
+	}
+	var ends, blocks int
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, " Running->NotExist") {
+			ends++
+		}
+		if strings.Contains(l, `Reason="chan receive"`) {
+			blocks++
+		}
+	}
+	if ends < 2 || blocks < 100 {
+		t.Fatalf("the snapshot has %d goroutine ends (want >= 2: the players) and %d channel waits (want >= 100)", ends, blocks)
 	}
 }
