@@ -371,6 +371,19 @@ void run_recorded_text(const struct workload *wl, const struct rt_result *r,
 	}
 	if (rec->has_waits)
 		recorded_waits_text(rec, mech);
+	if (rec->has_inferred) {
+		printf("  inferred      %lld shared channel%s", (long long)rec->shared,
+		       rec->shared == 1 ? "" : "s");
+		if (rec->shared)
+			printf(" (%lld goroutines take from %s, %lld wake-ups, %lld of them a blocked "
+			       "send's; %lld carr%s the jobs; the busiest at %s)",
+			       (long long)rec->takers, rec->shared == 1 ? "it" : "them",
+			       (long long)rec->wake_ups, (long long)rec->backpressure,
+			       (long long)rec->jobs, rec->jobs == 1 ? "ies" : "y", rec->site);
+		printf(", %lld pair%s kept\n", (long long)rec->pairs, rec->pairs == 1 ? "" : "s");
+		printf("  not in it     the memory a goroutine touches, a timer's due instant, what a "
+		       "send carried\n");
+	}
 }
 
 /* r NULL: the recorded figures alone (compare: one per policy would repeat them). */
@@ -408,6 +421,17 @@ cJSON *run_recorded_json(const struct workload *wl, const struct rt_result *r,
 		double f = r ? replayed_free_share(mech) : NAN;
 		if (!isnan(f))
 			cJSON_AddNumberToObject(o, "replayed_wait_p_free_share", f);
+	}
+	if (rec->has_inferred) {
+		cJSON *x = cJSON_AddObjectToObject(o, "inferred");
+		cJSON_AddNumberToObject(x, "shared_channels", (double)rec->shared);
+		cJSON_AddNumberToObject(x, "takers", (double)rec->takers);
+		cJSON_AddNumberToObject(x, "wake_ups", (double)rec->wake_ups);
+		cJSON_AddNumberToObject(x, "backpressure", (double)rec->backpressure);
+		cJSON_AddNumberToObject(x, "job_channels", (double)rec->jobs);
+		cJSON_AddNumberToObject(x, "pairs", (double)rec->pairs);
+		if (rec->shared)
+			cJSON_AddStringToObject(x, "site", rec->site);
 	}
 	if (r && rec->makespan_ns > 0)
 		cJSON_AddNumberToObject(o, "makespan_error",

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -149,6 +150,160 @@ START_TEST(real_traces_go126)
 		ck_assert_str_eq(cJSON_GetObjectItem(rec, "go")->valuestring, "1.26");
 		cJSON_Delete(j);
 		free(path);
+	}
+}
+END_TEST
+
+/* Flight-recorder snapshots (tests/data/traces126/README.md): they begin
+ * mid-run, with goroutines alive, and hold several generation boundaries.
+ * Both import and replay every goroutine to its end: one with a P whose
+ * syscall status was written by the M about to steal it, one with
+ * never-run goroutines whose stack has a frame without a name. */
+START_TEST(flight_snapshots_import)
+{
+	static const struct {
+		const char *file;
+		uint64_t goroutines;
+	} ex[] = {
+		{ "flight-syscall.trace", 7 },     /* the 6 workers and main */
+		{ "flight-spawn.trace", 872 },
+	};
+	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
+		char *path = xasprintf("%s/traces126/%s", test_data_dir(), ex[i].file);
+		struct ti_stats st;
+		cJSON *j = import_json(path, &st);
+		ck_assert_str_eq(st.go, "go 1.26");
+		ck_assert_uint_eq(st.goroutines, ex[i].goroutines);
+		/* the runtime's, alive at the snapshot's start, told by their stacks */
+		ck_assert_uint_ge(st.internal, 4);
+		cJSON_Delete(j);
+		char *out = NULL, *err = NULL;
+		int rc = test_runf(&out, &err, "%s run -p steal -t numa1 -w '%s'", test_schedlab_bin(),
+				   path);
+		ck_assert_msg(rc == 0, "%s: %s", ex[i].file, err);
+		char want[64];
+		snprintf(want, sizeof want, "%" PRIu64 " made, %" PRIu64 " completed",
+			 ex[i].goroutines + 1, ex[i].goroutines + 1);
+		ck_assert_msg(strstr(out, want), "%s: want '%s' in:\n%s", ex[i].file, want, out);
+		free(out);
+		free(err);
+		free(path);
+	}
+}
+END_TEST
+
+/* The "inferred" object of an import's "recorded". */
+static const cJSON *inferred_of(const cJSON *w)
+{
+	const cJSON *x = cJSON_GetObjectItem(cJSON_GetObjectItem(w, "recorded"), "inferred");
+	ck_assert_ptr_nonnull(x);
+	return x;
+}
+
+static double inferred_num(const cJSON *w, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(inferred_of(w), key);
+	ck_assert_msg(cJSON_IsNumber(v), "recorded.inferred.%s", key);
+	return v->valuedouble;
+}
+
+/* The replay's makespan (ns) of workload path at procs Ps on numa4; every
+ * goroutine must complete (no deadlock). */
+static double replay_makespan(const char *path, int procs)
+{
+	char *out = NULL, *err = NULL;
+	int rc = test_runf(&out, &err, "%s run -p steal -t numa4 -w '%s' --procs %d --json -",
+			   test_schedlab_bin(), path, procs);
+	ck_assert_msg(rc == 0, "%s at %d Ps: %s", path, procs, err);
+	cJSON *j = cJSON_Parse(out);
+	ck_assert_ptr_nonnull(j);
+	const cJSON *m = cJSON_GetObjectItem(j, "metrics");
+	double made = cJSON_GetObjectItem(m, "goroutines")->valuedouble;
+	double done = cJSON_GetObjectItem(m, "completed")->valuedouble;
+	ck_assert_msg(made == done, "%s at %d Ps: %.0f of %.0f goroutines completed", path, procs,
+		      done, made);
+	double ms = cJSON_GetObjectItem(m, "makespan_ns")->valuedouble;
+	cJSON_Delete(j);
+	free(out);
+	free(err);
+	return ms;
+}
+
+/* A program, not a recording (trace/import.c, "Channels"): a pool's jobs
+ * go through one channel any waiting worker takes from, so that more Ps
+ * run more of the workers at once -- in Go 1.26's and 1.19's formats --
+ * while a producer that waits for each job's answer keeps its pairs, as
+ * sharing them stalls the replay; and stages of a pipeline that run one
+ * function stay pairs too. */
+START_TEST(shared_objects_inferred)
+{
+	static const char *const pools[] = { "traces126/pool.trace", "traces/pool.trace" };
+	for (size_t i = 0; i < 2; i++) {
+		char *path = xasprintf("%s/%s", test_data_dir(), pools[i]);
+		struct ti_stats st;
+		cJSON *j = import_json(path, &st);
+		ck_assert_int_eq(inferred_num(j, "shared_channels"), 1);
+		ck_assert_int_eq(inferred_num(j, "takers"), 16);
+		ck_assert_int_gt(inferred_num(j, "backpressure"), 0);
+		ck_assert_int_eq(inferred_num(j, "job_channels"), 1);
+		ck_assert_str_eq(cJSON_GetObjectItem(inferred_of(j), "site")->valuestring,
+				 "main.pool.func1:30");
+		cJSON_Delete(j);
+		/* 40 ms of jobs: at 2 Ps about 21 ms, as recorded; at 64 Ps
+		 * the 16 workers at once (bound to their recorded jobs, the
+		 * replay took 0.45 of that) */
+		double two = replay_makespan(path, 2), many = replay_makespan(path, 64);
+		ck_assert_msg(many < 0.3 * two, "%s: %.0f ns at 64 Ps, %.0f at 2", pools[i], many, two);
+		free(path);
+	}
+	/* the jobs move with their tokens: at 2 Ps two workers took nearly
+	 * every chunk without waiting; bound to them, a replay at 16 Ps took
+	 * 0.79 of the time at 2 */
+	char *path = xasprintf("%s/traces126/sum.trace", test_data_dir());
+	struct ti_stats st;
+	cJSON *j = import_json(path, &st);
+	ck_assert_int_eq(inferred_num(j, "job_channels"), 1);
+	ck_assert_int_eq(inferred_num(j, "takers"), 8);
+	cJSON_Delete(j);
+	double two = replay_makespan(path, 2), many = replay_makespan(path, 16);
+	ck_assert_msg(many < 0.4 * two, "sum.trace: %.0f ns at 16 Ps, %.0f at 2", many, two);
+	free(path);
+
+	path = xasprintf("%s/traces126/acks.trace", test_data_dir());
+	j = import_json(path, &st);
+	ck_assert_int_eq(inferred_num(j, "shared_channels"), 0);
+	ck_assert_int_gt(inferred_num(j, "pairs"), 4);
+	cJSON_Delete(j);
+	replay_makespan(path, 2);
+	replay_makespan(path, 16);
+	free(path);
+
+	/* schedlab's own traces: its pipeline's stages are one program
+	 * reading one channel and writing the next */
+	static const struct {
+		const char *wl;
+		int procs;
+		bool shares;
+	} sims[] = { { "pipeline", 2, false }, { "vtocc", 4, true }, { "pingpong-hog", 2, false } };
+	for (size_t i = 0; i < sizeof sims / sizeof sims[0]; i++) {
+		char tr[300], wl[300];
+		snprintf(tr, sizeof tr, "%s/%s.trace", tmpdir, sims[i].wl);
+		snprintf(wl, sizeof wl, "%s/%s.json", tmpdir, sims[i].wl);
+		char *out = NULL, *err = NULL;
+		int rc = test_runf(&out, &err, "%s run -p steal -t numa1 -w %s --procs %d --trace '%s' && "
+				   "%s workload import '%s' -o '%s'", test_schedlab_bin(), sims[i].wl,
+				   sims[i].procs, tr, test_schedlab_bin(), tr, wl);
+		ck_assert_msg(rc == 0, "%s: %s", sims[i].wl, err);
+		free(out);
+		free(err);
+		char *text = test_read_file(wl);
+		cJSON *w = cJSON_Parse(text);
+		ck_assert_ptr_nonnull(w);
+		ck_assert_msg((inferred_num(w, "shared_channels") > 0) == sims[i].shares, "%s: %.0f shared",
+			      sims[i].wl, inferred_num(w, "shared_channels"));
+		cJSON_Delete(w);
+		free(text);
+		replay_makespan(wl, 16);
 	}
 }
 END_TEST
@@ -876,6 +1031,8 @@ Suite *make_import_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, real_traces_structure);
 	tcase_add_test(tc, real_traces_go126);
+	tcase_add_test(tc, flight_snapshots_import);
+	tcase_add_test(tc, shared_objects_inferred);
 	tcase_add_test(tc, real_traces_events_ordered);
 	tcase_add_test(tc, real_trace_runs_from_the_command_line);
 	tcase_add_test(tc, workload_import_writes_a_file);

@@ -1019,6 +1019,16 @@ START_TEST(recorded_waits_bad)
 		{ "\"waits\": {\"spawn\": {\"count\": -1, \"latency_ns\": 5}}, \"wait_ns\": 5, "
 		  "\"wait_p_free_ns\": 0", "$.recorded.waits.spawn.count" },
 		{ "\"waits\": {}, \"wait_p_free_ns\": 0", "wait_ns" },
+		/* what an import inferred: every count, no other key */
+		{ "\"inferred\": {\"shared_channels\": 1, \"takers\": 2, \"wake_ups\": 3, "
+		  "\"backpressure\": 0}", "$.recorded.inferred" },
+		{ "\"inferred\": {\"shared_channels\": -1, \"takers\": 2, \"wake_ups\": 3, "
+		  "\"backpressure\": 0, \"job_channels\": 0, \"pairs\": 1}", "$.recorded.inferred.shared_channels" },
+		{ "\"inferred\": {\"shared_channels\": 1, \"takers\": 2, \"wake_ups\": 3, "
+		  "\"backpressure\": 0, \"job_channels\": 0, \"pairs\": 1, \"sites\": \"x\"}", "sites" },
+		{ "\"inferred\": {\"shared_channels\": 1, \"takers\": 2, \"wake_ups\": 3, "
+		  "\"backpressure\": 0, \"job_channels\": 0, \"pairs\": 1, \"site\": 4}",
+		  "$.recorded.inferred.site" },
 	};
 	char path[300];
 	snprintf(path, sizeof path, "%s/bad.json", tmpdir);

@@ -6,9 +6,10 @@
  *     running, to its next event);
  *   - spawn of each goroutine it created;
  *   - for each time it made another goroutine runnable, a send on a
- *     channel of capacity 1 kept for that pair (giver -> taker); the taker
- *     receives on it where it blocked: the happens-before edge, and no
- *     more than the edge;
+ *     channel, which the taker receives on where it blocked: of capacity
+ *     1 kept for that pair (giver -> taker), the happens-before edge and
+ *     no more than the edge -- or shared, where the trace shows one object
+ *     several goroutines wait on (below, "Channels");
  *   - sleep for the time it slept; a block ended from outside any
  *     goroutine (a timer, the runtime) the same, for the time it waited;
  *   - sleep_until the recorded instant for a network wait: readiness
@@ -76,6 +77,10 @@ struct gi {
 	struct sbuf ops;
 	int32_t p;              /* the P it last started on */
 	uint32_t canon;         /* the G whose program it shares (itself if none) */
+	uint32_t site;          /* where it last blocked: index + 1 in imp.sites, 0: unknown */
+	uint32_t job_chan;      /* the job channel it works from [Channels], 0: none */
+	uint32_t nops;          /* ops in its program so far: an op's position */
+	uint32_t spawn_pos;     /* the position of its spawn in its parent's program */
 	char *text;             /* resolved, at the end */
 };
 
@@ -86,6 +91,22 @@ struct imp {
 	uint32_t ng, cg;
 	struct u64map idx;      /* goid -> index */
 	struct u64map pairs;    /* (giver << 32 | taker) -> 1: channels made */
+	/* Channels: every wake-up edge between kept Gs, with the site its
+	 * taker blocked at, and the sites by their text */
+	struct edge *edges;
+	uint32_t nedges, cedges;
+	char **sites;
+	uint32_t nsites, csites;
+	struct u64map site_idx; /* hash of the text -> index + 1 (chained by probing) */
+	uint32_t cur_site;      /* the site of the block event being stepped */
+	uint32_t *edge_chan;    /* at the end: by edge, 0 for its pair's channel,
+				   else the shared channel's number */
+	uint8_t *edge_rev;      /* by edge: its ends' ops swapped [Channels] */
+	uint64_t *job_val;      /* by edge: the job its token carries + 1, 0: none */
+	uint32_t *job_last;     /* by shared channel - 1: its producer's last job
+				   edge (UINT32_MAX: not a job channel) */
+	uint32_t *job_workers;  /* by shared channel - 1: its workers */
+	uint64_t *chan_cap;     /* by shared channel number - 1: its wake-ups */
 	struct hist *lat;
 	struct ti_stats *st;
 	uint64_t bytes;         /* allocated for the programs' text */
@@ -101,6 +122,16 @@ struct imp {
 	int64_t nbusy, free_since;
 	uint64_t free_cum;
 };
+
+struct edge {
+	uint32_t giver, taker, site;
+	uint32_t gpos, tpos;    /* the send's position in the giver's program, the
+				   receive's in the taker's */
+	uint8_t reason;         /* why the taker was blocked (enum ti_reason) */
+};
+
+/* edge_chan while a search runs: an edge taken out of it */
+#define EDGE_DROPPED UINT32_MAX
 
 static bool busy(uint8_t s)
 {
@@ -163,6 +194,7 @@ static void put(struct imp *im, struct gi *g, const char *s, size_t n)
 		sb_add(&g->ops, ",", 1, &im->bytes);
 	sb_add(&g->ops, s, n, &im->bytes);
 	im->text += n + 1;
+	g->nops++;
 }
 
 static void put_compute(struct imp *im, struct gi *g)
@@ -320,6 +352,8 @@ static bool on_create(struct imp *im, const struct ti_event *ev, struct gi *g)
 		c->parent = pi + 1;
 		if (!c->internal) {
 			flush(im, g, ev->ts);
+			put_compute(im, g);
+			c->spawn_pos = g->nops;
 			op(im, g, "\x01%" PRIu32 "\x02", (uint32_t)(c - im->g));
 			im->st->spawns++;
 		}
@@ -365,6 +399,7 @@ static bool on_block(struct imp *im, const struct ti_event *ev, struct gi *g)
 	set_state(im, g, S_BLOCKED, ev->ts);
 	g->reason = ev->reason;
 	g->since = ev->ts;
+	g->site = im->cur_site;
 	if (!g->internal && ev->reason <= TI_R_OTHER)
 		im->st->blocks[ev->reason]++;
 	note_stop(im, g, ev->ts);
@@ -389,9 +424,18 @@ static void wake_ops(struct imp *im, const struct ti_event *ev, struct gi *g, st
 	} else {
 		uint32_t gi = (uint32_t)(g - im->g), ti = (uint32_t)(t - im->g);
 		flush(im, g, ev->ts);
-		um_put(&im->pairs, (uint64_t)gi << 32 | ti, 1);
-		op(im, g, "{\"send\":\"h%" PRIu64 "_%" PRIu64 "\"}", g->id, t->id);
-		op(im, t, "{\"recv\":\"h%" PRIu64 "_%" PRIu64 "\"}", g->id, t->id);
+		/* the channel is named at the end, once every edge is known */
+		if (im->nedges == im->cedges) {
+			im->cedges = im->cedges ? 2 * im->cedges : 64;
+			im->edges = xrealloc(im->edges, im->cedges * sizeof(*im->edges));
+		}
+		put_compute(im, g);
+		put_compute(im, t);
+		im->edges[im->nedges] = (struct edge){ gi, ti, t->site, g->nops, t->nops,
+						       (uint8_t)t->reason };
+		op(im, g, "\x03%" PRIu32 "\x04", im->nedges);
+		op(im, t, "\x05%" PRIu32 "\x06", im->nedges);
+		im->nedges++;
 		st->edges++;
 	}
 }
@@ -492,28 +536,172 @@ static uint64_t hash_text(const char *s)
 	return h;
 }
 
+/* The G that sends on edge k's channel and the one that receives: its
+ * giver and taker, or the other way round for a reversed edge. */
+static uint32_t edge_sender(const struct imp *im, uint32_t k)
+{
+	return im->edge_rev[k] ? im->edges[k].taker : im->edges[k].giver;
+}
+
+static uint32_t edge_receiver(const struct imp *im, uint32_t k)
+{
+	return im->edge_rev[k] ? im->edges[k].giver : im->edges[k].taker;
+}
+
+/* Edge k's op in the giver's (send) or the taker's (recv) program, or
+ * nothing for an edge dropped [Channels]; a job's token carries the job's
+ * compute + 1 (0 is the end). */
+static int edge_op(const struct imp *im, uint32_t k, bool send, char *buf, size_t size)
+{
+	uint32_t c = im->edge_chan[k];
+	if (c == EDGE_DROPPED)
+		return 0;
+	if (im->edge_rev[k])
+		send = !send;
+	const char *what = send ? "send" : "recv";
+	if (c && send && im->job_val[k])
+		return snprintf(buf, size, "{\"send\":{\"chan\":\"s%" PRIu32 "\",\"value\":%" PRIu64 "}}",
+				c, im->job_val[k]);
+	if (c)
+		return snprintf(buf, size, "{\"%s\":\"s%" PRIu32 "\"}", what, c);
+	return snprintf(buf, size, "{\"%s\":\"h%" PRIu64 "_%" PRIu64 "\"}", what,
+			im->g[im->edges[k].giver].id, im->g[im->edges[k].taker].id);
+}
+
+/* A G's ops, as spans of its text (ops hold no commas: each is one
+ * key and a number, a name or a placeholder). */
+struct span {
+	const char *p;
+	uint32_t n;
+};
+
+static uint32_t split_ops(const struct gi *g, struct span **out)
+{
+	uint32_t n = 0, cap = g->nops + 1;
+	struct span *sp = xmalloc(cap * sizeof(*sp));
+	const char *p = g->ops.p;
+	while (p && *p) {
+		const char *q = strchr(p, ',');
+		size_t len = q ? (size_t)(q - p) : strlen(p);
+		if (n == cap) {
+			cap *= 2;
+			sp = xrealloc(sp, cap * sizeof(*sp));
+		}
+		sp[n++] = (struct span){ p, (uint32_t)len };
+		p = q ? q + 1 : p + len;
+	}
+	*out = sp;
+	return n;
+}
+
+/* The edge a span is the send (send true) or receive of, UINT32_MAX if it
+ * is no edge's op. */
+static uint32_t span_edge(const struct span *s, bool *send)
+{
+	if (s->n < 3 || (s->p[0] != '\x03' && s->p[0] != '\x05'))
+		return UINT32_MAX;
+	*send = s->p[0] == '\x03';
+	return (uint32_t)strtoul(s->p + 1, NULL, 10);
+}
+
+static int64_t span_compute(const struct span *s)
+{
+	static const char key[] = "{\"compute\":";
+	if (s->n <= sizeof key - 1 || memcmp(s->p, key, sizeof key - 1) != 0)
+		return -1;
+	return strtoll(s->p + sizeof key - 1, NULL, 10);
+}
+
+/* The op of span s, as the workload has it (placeholders filled in): its
+ * text into b, false for nothing. */
+static bool put_span(struct imp *im, const struct span *s, struct sbuf *b, bool first)
+{
+	uint64_t dummy = 0;
+	char name[192];
+	int n;
+	bool send;
+	uint32_t k = span_edge(s, &send);
+	if (s->n && s->p[0] == '\x01')
+		n = snprintf(name, sizeof name, "{\"spawn\":\"g%" PRIu64 "\"}",
+			     im->g[im->g[strtoul(s->p + 1, NULL, 10)].canon].id);
+	else if (k != UINT32_MAX)
+		n = edge_op(im, k, send, name, sizeof name);
+	else {
+		if (!first)
+			sb_add(b, ",", 1, &dummy);
+		sb_add(b, s->p, s->n, &dummy);
+		return true;
+	}
+	if (n <= 0)
+		return false;
+	if (!first)
+		sb_add(b, ",", 1, &dummy);
+	sb_add(b, name, (size_t)n, &dummy);
+	/* a job channel's producer ends it after its last job: a 0 for each
+	 * worker */
+	if (k != UINT32_MAX && im->edge_chan[k] && im->edge_chan[k] != EDGE_DROPPED &&
+	    im->job_last[im->edge_chan[k] - 1] == k && im->job_val[k] &&
+	    send != im->edge_rev[k]) {
+		uint32_t c = im->edge_chan[k];
+		n = snprintf(name, sizeof name,
+			     ",{\"loop\":{\"count\":%" PRIu32 ",\"body\":[{\"send\":\"s%" PRIu32 "\"}]}}",
+			     im->job_workers[c - 1], c);
+		sb_add(b, name, (size_t)n, &dummy);
+	}
+	return true;
+}
+
+/* g's program as the workload has it: its ops with their placeholders
+ * filled in (\x01 G \x02, a spawn of G's program; \x03 K \x04 and
+ * \x05 K \x06, edge K's send and receive).  A worker of a job channel
+ * [Channels] becomes its ops before its first job, a loop that takes jobs
+ * until a 0 and computes each, and its ops after its last job. */
 static char *resolve(struct imp *im, const struct gi *g)
 {
 	struct sbuf b = { 0 };
 	uint64_t dummy = 0;
-	const char *p = g->ops.p ? g->ops.p : "";
-	while (*p) {
-		const char *q = strchr(p, '\x01');
-		if (!q) {
-			sb_add(&b, p, strlen(p), &dummy);
-			break;
+	struct span *sp;
+	uint32_t n = split_ops(g, &sp), from = n, to = n;
+	uint32_t jc = g->job_chan;
+	if (jc) {
+		/* the job receives: from the first to the end of the last's
+		 * computes */
+		for (uint32_t i = 0; i < n; i++) {
+			bool send;
+			uint32_t k = span_edge(&sp[i], &send);
+			if (k == UINT32_MAX || im->edge_chan[k] != jc || send != im->edge_rev[k])
+				continue;
+			if (from == n)
+				from = i;
+			to = i + 1;
+			while (to < n && span_compute(&sp[to]) >= 0)
+				to++;
 		}
-		sb_add(&b, p, (size_t)(q - p), &dummy);
-		char *end;
-		unsigned long c = strtoul(q + 1, &end, 10);
-		char name[64];
-		int n = snprintf(name, sizeof name, "{\"spawn\":\"g%" PRIu64 "\"}",
-				 im->g[im->g[c].canon].id);
-		sb_add(&b, name, (size_t)n, &dummy);
-		p = end + 1;
+		static const char head[] = "{\"vars\":{\"job\":\"int\"},\"body\":[";
+		sb_add(&b, head, sizeof head - 1, &dummy);
+	} else {
+		sb_add(&b, "[", 1, &dummy);
 	}
-	if (!b.p)
-		b.p = xstrdup("");
+	bool first = true;
+	for (uint32_t i = 0; i < n; i++) {
+		if (i == from) {
+			char loop[256];
+			int m = snprintf(loop, sizeof loop,
+					 "%s{\"loop\":{\"count\":%" PRIu64 ",\"body\":["
+					 "{\"recv\":{\"chan\":\"s%" PRIu32 "\",\"into\":\"job\"}},"
+					 "{\"if\":{\"cond\":{\"==\":[\"job\",0]},\"then\":[\"break\"]}},"
+					 "{\"compute\":{\"-\":[\"job\",1]}}]}}",
+					 first ? "" : ",", im->chan_cap[jc - 1] + 1, jc);
+			sb_add(&b, loop, (size_t)m, &dummy);
+			first = false;
+			i = to - 1;
+			continue;
+		}
+		if (put_span(im, &sp[i], &b, first))
+			first = false;
+	}
+	sb_add(&b, jc ? "]}" : "]", jc ? 2 : 1, &dummy);
+	free(sp);
 	return b.p;
 }
 
@@ -582,10 +770,13 @@ static void write_head(const struct imp *im, const char *path, const char *name,
 		 "%" PRIu64 " spawns, %" PRIu64 " wake-up edges between goroutines, %" PRIu64
 		 " sleeps, %" PRIu64 " wake-ups from outside, %" PRIu64 " network waits, %" PRIu64
 		 " blocking system calls. %" PRIu64 " switches' recorded gaps (p50 %" PRIu64
-		 " ns) are charged as the compute of the goroutine that blocked or ended.",
+		 " ns) are charged as the compute of the goroutine that blocked or ended. "
+		 "%" PRIu64 " shared channels inferred (%" PRIu64 " wake-ups, %" PRIu64
+		 " of them a blocked send's), %zu pairs kept.",
 		 base, st->go, st->gomaxprocs, st->goroutines, st->programs, st->internal,
 		 st->spawns, st->edges, st->sleeps, st->external, st->net, st->blocked_syscalls,
-		 st->gaps, st->gap_p50);
+		 st->gaps, st->gap_p50, st->shared, st->shared_edges, st->shared_backpressure,
+		 im->pairs.n);
 	fprintf(f, ",\n\"description\": ");
 	json_str(f, desc);
 	fprintf(f, ",\n\"recorded\": {\"go\": ");
@@ -606,18 +797,34 @@ static void write_head(const struct imp *im, const char *path, const char *name,
 			first ? "" : ", ", rt_run_why_names[k], st->wake_n[k], st->wake_ns[k]);
 		first = false;
 	}
-	fprintf(f, "},\n  \"wait_ns\": %" PRIu64 ", \"wait_p_free_ns\": %" PRIu64 "}", total,
+	fprintf(f, "},\n  \"wait_ns\": %" PRIu64 ", \"wait_p_free_ns\": %" PRIu64, total,
 		st->wait_free_ns);
+	/* what the import inferred [Channels] */
+	fprintf(f, ",\n  \"inferred\": {\"shared_channels\": %" PRIu64 ", \"takers\": %" PRIu64
+		", \"wake_ups\": %" PRIu64 ", \"backpressure\": %" PRIu64
+		", \"job_channels\": %" PRIu64 ", \"pairs\": %zu",
+		st->shared, st->shared_takers, st->shared_edges, st->shared_backpressure,
+		st->job_channels, im->pairs.n);
+	if (st->shared) {
+		fprintf(f, ", \"site\": ");
+		json_str(f, st->shared_site);
+	}
+	fprintf(f, "}}");
 	fprintf(f, ",\n\"main\": \"trace\"");
 }
 
 /* A channel of capacity 1 per (giver, taker) pair, in that order, for a
- * stable document. */
+ * stable document; then the shared ones, s1, s2, ..., each as large as the
+ * wake-ups through it: the recording's givers never blocked to give. */
 static void write_channels(const struct imp *im, FILE *f)
 {
-	if (!im->pairs.n)
+	if (!im->pairs.n && !im->st->shared)
 		return;
 	fprintf(f, ",\n\"channels\": {");
+	for (uint64_t i = 0; i < im->st->shared; i++)
+		fprintf(f, "%s\"s%" PRIu64 "\": %" PRIu64, i ? ", " : "", i + 1, im->chan_cap[i]);
+	if (im->st->shared && im->pairs.n)
+		fprintf(f, ", ");
 	uint64_t *keys = xmalloc(im->pairs.n * sizeof(*keys));
 	size_t n = 0;
 	for (size_t i = 0; i < im->pairs.cap; i++)
@@ -653,9 +860,459 @@ static void write_main(const struct imp *im, FILE *f)
 	fprintf(f, "]");
 }
 
+/* ---- Channels ----
+ *
+ * A recording says who woke whom, not through what.  Pinning each wake-up
+ * to its pair replays the recording, not the program: a worker pool
+ * recorded at 2 Ps hands job k to the worker that took it then, and at 64
+ * Ps the others wait.  So the importer infers the objects behind the
+ * edges: the wake-ups whose takers blocked at the same site (function and
+ * line of the program's own frame, trace/read122.c) and that are joined
+ * by their goroutines -- a taker woken by a giver, both ends of an edge
+ * in one group, so that two pools that share a line of code but no
+ * goroutine stay apart -- go through one channel when more than one
+ * goroutine took from it or gave to it: workers' receive from a
+ * producer, a producer's blocked send woken by whichever worker came, a
+ * collector's receive, a mutex's or semaphore's waiters, a select's
+ * case.  Any waiting taker may then take the next wake-up, and any giver
+ * give it, as in the program.  What stays recorded: each
+ * goroutine's own sequence -- how many times it waits there and the
+ * compute after each -- so a taker's work is its own, not the job's.  A
+ * site with one taker, an edge without a site (Go 1.19's traces, a stack
+ * the tracer did not take) or between Gs of different groups keeps its
+ * pair's channel, where the evidence is one-to-one anyway. */
+
+static uint32_t uf_find(uint32_t *up, uint32_t x)
+{
+	while (up[x] != x) {
+		up[x] = up[up[x]];
+		x = up[x];
+	}
+	return x;
+}
+
+/* The site's index + 1 for label, added if new. */
+static uint32_t intern_site(struct imp *im, const char *label)
+{
+	for (uint64_t k = hash_text(label);; k++) {
+		uint64_t *v = um_get(&im->site_idx, k);
+		if (!v) {
+			if (im->nsites == im->csites) {
+				im->csites = im->csites ? 2 * im->csites : 16;
+				im->sites = xrealloc(im->sites, im->csites * sizeof(*im->sites));
+			}
+			im->sites[im->nsites++] = xstrdup(label);
+			um_put(&im->site_idx, k, im->nsites);
+			return im->nsites;
+		}
+		if (strcmp(im->sites[*v - 1], label) == 0)
+			return (uint32_t)*v;
+	}
+}
+
+/* The union-find node of G g's end of an edge at site s, as giver (1) or
+ * taker (0), made if new. */
+static uint32_t chan_node(struct u64map *node, uint32_t *up, uint32_t *nn, uint32_t s,
+			  uint32_t g, int giver)
+{
+	uint64_t key = (uint64_t)s << 33 | (uint64_t)giver << 32 | g;
+	uint64_t *v = um_get(node, key);
+	if (v)
+		return (uint32_t)*v;
+	um_put(node, key, *nn);
+	up[*nn] = *nn;
+	return (*nn)++;
+}
+
+/* A G's out-edges for the dependency search: each edge it gave (to its
+ * taker, at the positions), and each G it spawned (ref UINT32_MAX). */
+struct dep {
+	uint32_t to, from_pos, to_pos, edge;
+};
+
+static int cmp_dep(const void *a, const void *b)
+{
+	const struct dep *x = a, *y = b;
+	return x->from_pos < y->from_pos ? -1 : x->from_pos > y->from_pos;
+}
+
+/* The work a search may do before sharing gives up (the rest stay pairs):
+ * about a second. */
+#define SEARCH_BUDGET 200000000ull
+
+struct search {
+	uint32_t *off;          /* CSR by G: its deps, by position */
+	struct dep *deps;
+	uint32_t *reach;        /* by G: the earliest position that may wait on
+				   the group's takers (UINT32_MAX: none) */
+	uint32_t *stamp, now;   /* reach is valid where stamp == now */
+	uint32_t *work;         /* the worklist */
+	uint64_t spent;
+};
+
+static uint32_t reach_of(const struct search *sr, uint32_t g)
+{
+	return sr->stamp[g] == sr->now ? sr->reach[g] : UINT32_MAX;
+}
+
+/* Whether the givers of group r can wait, through anything but the group's
+ * own edges and the edges dropped, on one of its takers before their last
+ * send on it: a taker may wait from its first receive on, and what it
+ * gives or spawns after that waits too, and so on.  If not, the givers'
+ * sends happen whatever the takers do, and a shared channel cannot stall
+ * where the pairs did not [Channels].  false too when the budget is spent. */
+static bool givers_independent(struct imp *im, struct search *sr, const uint32_t *root,
+			       uint32_t r, const uint32_t *last_send, const uint32_t *first_recv)
+{
+	sr->now++;
+	uint32_t nw = 0;
+	for (uint32_t k = 0; k < im->nedges; k++) {
+		if (root[k] != r)
+			continue;
+		uint32_t t = im->edges[k].taker;
+		if (reach_of(sr, t) > first_recv[t]) {
+			sr->stamp[t] = sr->now;
+			sr->reach[t] = first_recv[t];
+			sr->work[nw++] = t;
+		}
+	}
+	while (nw) {
+		uint32_t g = sr->work[--nw];
+		uint32_t from = sr->reach[g];
+		if (last_send[g] != UINT32_MAX && from < last_send[g])
+			return false;
+		/* its deps from that position on: they are sorted by position */
+		uint32_t lo = sr->off[g], hi = sr->off[g + 1];
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (sr->deps[mid].from_pos < from)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (uint32_t i = lo; i < sr->off[g + 1]; i++) {
+			const struct dep *d = &sr->deps[i];
+			if (++sr->spent > SEARCH_BUDGET)
+				return false;
+			if (d->edge != UINT32_MAX &&
+			    (root[d->edge] == r || im->edge_chan[d->edge] == EDGE_DROPPED))
+				continue;
+			/* each in-edge lowers its G's reach at most once: the
+			 * list holds at most the edges, spawns and takers */
+			if (reach_of(sr, d->to) > d->to_pos) {
+				sr->stamp[d->to] = sr->now;
+				sr->reach[d->to] = d->to_pos;
+				sr->work[nw++] = d->to;
+			}
+		}
+	}
+	return true;
+}
+
+static void infer_channels(struct imp *im)
+{
+	struct ti_stats *st = im->st;
+	uint32_t ne = im->nedges, ng = im->ng;
+	im->edge_chan = xcalloc(ne ? ne : 1, sizeof(*im->edge_chan));
+	im->edge_rev = xcalloc(ne ? ne : 1, sizeof(*im->edge_rev));
+	/* Groups: union-find over the ends of the edges that have a site, a
+	 * G's giving and taking kept apart, so that stages of a pipeline that
+	 * run one function (each taking from the one before, giving to the
+	 * next) are separate pairs, not one chain. */
+	struct u64map node = { 0 };
+	uint32_t *up = xmalloc((2 * (size_t)ne + 1) * sizeof(*up));
+	uint32_t *gnode = xmalloc((ne ? ne : 1) * sizeof(*gnode));
+	uint32_t *tnode = xmalloc((ne ? ne : 1) * sizeof(*tnode));
+	uint32_t nn = 0;
+	for (uint32_t k = 0; k < ne; k++) {
+		const struct edge *ed = &im->edges[k];
+		if (!ed->site)
+			continue;
+		gnode[k] = chan_node(&node, up, &nn, ed->site, ed->giver, 1);
+		tnode[k] = chan_node(&node, up, &nn, ed->site, ed->taker, 0);
+		uint32_t a = uf_find(up, gnode[k]), b = uf_find(up, tnode[k]);
+		if (a != b)
+			up[a > b ? a : b] = a < b ? a : b;   /* the earlier node is the root */
+	}
+	/* by edge: its group's root (UINT32_MAX: no site); by root: its takers
+	 * and givers (a node is one G in one role), its wake-ups */
+	uint32_t *root = xmalloc((ne ? ne : 1) * sizeof(*root));
+	uint32_t *takers = xcalloc(nn ? nn : 1, sizeof(*takers));
+	uint32_t *givers = xcalloc(nn ? nn : 1, sizeof(*givers));
+	uint64_t *wakes = xcalloc(nn ? nn : 1, sizeof(*wakes));
+	uint8_t *counted = xcalloc(nn ? nn : 1, 1);
+	for (uint32_t k = 0; k < ne; k++) {
+		root[k] = UINT32_MAX;
+		if (!im->edges[k].site)
+			continue;
+		uint32_t r = root[k] = uf_find(up, gnode[k]);
+		wakes[r]++;
+		if (!counted[gnode[k]]) {
+			counted[gnode[k]] = 1;
+			givers[r]++;
+		}
+		if (!counted[tnode[k]]) {
+			counted[tnode[k]] = 1;
+			takers[r]++;
+		}
+	}
+	/* The dependency graph: each G's gives and spawns, by position. */
+	struct search sr = { 0 };
+	sr.off = xcalloc((size_t)ng + 1, sizeof(*sr.off));
+	uint32_t nspawn = 0;
+	for (uint32_t k = 0; k < ne; k++)
+		sr.off[im->edges[k].giver + 1]++;
+	for (uint32_t i = 0; i < ng; i++)
+		if (im->g[i].parent) {
+			sr.off[im->g[i].parent]++;   /* parent is index + 1 */
+			nspawn++;
+		}
+	for (uint32_t i = 0; i < ng; i++)
+		sr.off[i + 1] += sr.off[i];
+	sr.deps = xmalloc(((size_t)ne + nspawn + 1) * sizeof(*sr.deps));
+	uint32_t *fill = xmalloc(((size_t)ng + 1) * sizeof(*fill));
+	memcpy(fill, sr.off, ((size_t)ng + 1) * sizeof(*fill));
+	for (uint32_t k = 0; k < ne; k++) {
+		const struct edge *ed = &im->edges[k];
+		sr.deps[fill[ed->giver]++] = (struct dep){ ed->taker, ed->gpos, ed->tpos, k };
+	}
+	for (uint32_t i = 0; i < ng; i++)
+		if (im->g[i].parent)
+			sr.deps[fill[im->g[i].parent - 1]++] =
+				(struct dep){ i, im->g[i].spawn_pos, 0, UINT32_MAX };
+	for (uint32_t i = 0; i < ng; i++)
+		qsort(sr.deps + sr.off[i], sr.off[i + 1] - sr.off[i], sizeof(*sr.deps), cmp_dep);
+	free(fill);
+	sr.reach = xmalloc(((size_t)ng + 1) * sizeof(*sr.reach));
+	sr.stamp = xcalloc((size_t)ng + 1, sizeof(*sr.stamp));
+	sr.work = xmalloc(((size_t)ne + nspawn + ng + 1) * sizeof(*sr.work));
+	/* by G, for the group at hand (reset after it): its role in it (1
+	 * taker, 2 giver), its last send and first receive on it */
+	uint32_t *last_send = xmalloc(((size_t)ng + 1) * sizeof(*last_send));
+	uint32_t *first_recv = xmalloc(((size_t)ng + 1) * sizeof(*first_recv));
+	uint8_t *role = xcalloc((size_t)ng + 1, 1);
+	for (uint32_t i = 0; i <= ng; i++)
+		last_send[i] = first_recv[i] = UINT32_MAX;
+	uint32_t *members = xmalloc(((size_t)2 * ne + 1) * sizeof(*members));
+	uint32_t *bp = xmalloc(((size_t)ne + 1) * sizeof(*bp));
+
+	/* Two passes: groups whose takers wait to receive (a channel's
+	 * receivers, a mutex's waiters, a select), then those whose takers
+	 * wait to send (a channel's blocked senders, released by receivers).
+	 * A shared group of the first pass takes in its backpressure -- one
+	 * of its takers releasing one of its givers from a blocked send: the
+	 * taker received the giver's value, so the edge goes the other way
+	 * through the shared channel (the giver sends where it blocked, the
+	 * taker receives where it released it).  Left bound to its pair, a
+	 * job a worker took without waiting would stay that worker's, and the
+	 * replay would keep the recording's share of the work. */
+	uint8_t *done = xcalloc(nn ? nn : 1, 1);
+	uint64_t best = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t k0 = 0; k0 < ne; k0++) {
+			uint32_t r = root[k0];
+			if (r == UINT32_MAX || done[r] ||
+			    (im->edges[k0].reason == TI_R_CHAN_SEND) != (pass == 1))
+				continue;
+			done[r] = 1;
+			if (takers[r] < 2 && givers[r] < 2)
+				continue;   /* one to one: the pair's channel says it all */
+			if (sr.spent > SEARCH_BUDGET) {
+				st->shared_unsearched++;
+				continue;
+			}
+			/* its Gs, in one role only (a mutex's holders wake each
+			 * other: pairs) */
+			uint32_t nm = 0, live = 0;
+			bool mixed = false;
+			for (uint32_t k = k0; k < ne; k++) {
+				if (root[k] != r || im->edge_chan[k] == EDGE_DROPPED)
+					continue;
+				const struct edge *ed = &im->edges[k];
+				live++;
+				if (!role[ed->giver])
+					members[nm++] = ed->giver;
+				if (!role[ed->taker])
+					members[nm++] = ed->taker;
+				role[ed->giver] |= 2;
+				role[ed->taker] |= 1;
+				mixed |= role[ed->giver] == 3 || role[ed->taker] == 3;
+				if (last_send[ed->giver] == UINT32_MAX || ed->gpos > last_send[ed->giver])
+					last_send[ed->giver] = ed->gpos;
+				if (ed->tpos < first_recv[ed->taker])
+					first_recv[ed->taker] = ed->tpos;
+			}
+			sr.spent += ne - k0;
+			uint32_t nbp = 0;
+			/* a group all of whose edges were another's backpressure
+			 * is gone with them */
+			bool ok = !mixed && live >= 2;
+			if (ok && pass == 0) {
+				/* its backpressure, dropped for the search */
+				for (uint32_t k = 0; k < ne; k++) {
+					const struct edge *ed = &im->edges[k];
+					if (ed->reason == TI_R_CHAN_SEND && im->edge_chan[k] == 0 &&
+					    role[ed->giver] == 1 && role[ed->taker] == 2) {
+						im->edge_chan[k] = EDGE_DROPPED;
+						bp[nbp++] = k;
+					}
+				}
+				sr.spent += ne;
+				/* reversed: the giver sends, the taker receives */
+				for (uint32_t i = 0; i < nbp; i++) {
+					const struct edge *ed = &im->edges[bp[i]];
+					if (ed->tpos > last_send[ed->taker])
+						last_send[ed->taker] = ed->tpos;
+					if (ed->gpos < first_recv[ed->giver])
+						first_recv[ed->giver] = ed->gpos;
+				}
+			}
+			if (ok)
+				ok = givers_independent(im, &sr, root, r, last_send, first_recv);
+			for (uint32_t i = 0; i < nm; i++) {
+				role[members[i]] = 0;
+				last_send[members[i]] = first_recv[members[i]] = UINT32_MAX;
+			}
+			if (!ok) {
+				for (uint32_t i = 0; i < nbp; i++)
+					im->edge_chan[bp[i]] = 0;
+				if (!mixed && sr.spent > SEARCH_BUDGET)
+					st->shared_unsearched++;
+				continue;
+			}
+			st->shared_backpressure += nbp;
+			uint32_t c = (uint32_t)++st->shared;
+			im->chan_cap = xrealloc(im->chan_cap, st->shared * sizeof(*im->chan_cap));
+			im->chan_cap[c - 1] = wakes[r] + nbp;
+			for (uint32_t i = 0; i < nbp; i++) {
+				im->edge_chan[bp[i]] = c;
+				im->edge_rev[bp[i]] = 1;
+				st->shared_edges++;
+			}
+			st->shared_takers += takers[r];
+			if (wakes[r] > best) {
+				best = wakes[r];
+				snprintf(st->shared_site, sizeof st->shared_site, "%s",
+					 im->sites[im->edges[k0].site - 1]);
+			}
+			for (uint32_t k = k0; k < ne; k++)
+				if (root[k] == r) {
+					im->edge_chan[k] = c;
+					st->shared_edges++;
+				}
+		}
+	}
+	for (uint32_t k = 0; k < ne; k++)
+		if (!im->edge_chan[k])
+			um_put(&im->pairs, (uint64_t)im->edges[k].giver << 32 | im->edges[k].taker, 1);
+	um_free(&node);
+	free(up);
+	free(gnode);
+	free(tnode);
+	free(root);
+	free(takers);
+	free(givers);
+	free(wakes);
+	free(counted);
+	free(done);
+	free(role);
+	free(members);
+	free(bp);
+	free(last_send);
+	free(first_recv);
+	free(sr.off);
+	free(sr.deps);
+	free(sr.reach);
+	free(sr.stamp);
+	free(sr.work);
+}
+
+/* Jobs: a shared channel with one producer, whose every worker does
+ * nothing between two of its receives on it but compute, carries the jobs
+ * themselves.  Each token is the compute its receiver did after it in the
+ * recording (+ 1: 0 ends), and each worker becomes a loop that takes a
+ * token and computes it until a 0, which the producer sends once per
+ * worker after its last job.  So the work moves with the job, as in the
+ * program: a pool whose jobs the recording gave to the two workers that
+ * ran at 2 Ps spreads them over every worker at 64.  A channel whose
+ * workers do more between jobs (send a result, lock, sleep) keeps each
+ * worker's own recorded sequence. */
+static void infer_jobs(struct imp *im)
+{
+	uint32_t nc = (uint32_t)im->st->shared, ne = im->nedges;
+	im->job_val = xcalloc(ne ? ne : 1, sizeof(*im->job_val));
+	im->job_last = xmalloc((nc ? nc : 1) * sizeof(*im->job_last));
+	im->job_workers = xcalloc(nc ? nc : 1, sizeof(*im->job_workers));
+	uint32_t *workers = xmalloc((ne ? ne : 1) * sizeof(*workers));
+	for (uint32_t c = 1; c <= nc; c++) {
+		im->job_last[c - 1] = UINT32_MAX;
+		uint32_t sender = UINT32_MAX, nw = 0, last = UINT32_MAX, last_pos = 0;
+		bool ok = true;
+		for (uint32_t k = 0; k < ne && ok; k++) {
+			if (im->edge_chan[k] != c)
+				continue;
+			uint32_t sd = edge_sender(im, k), rv = edge_receiver(im, k);
+			uint32_t pos = im->edge_rev[k] ? im->edges[k].tpos : im->edges[k].gpos;
+			if (sender == UINT32_MAX)
+				sender = sd;
+			ok = sd == sender && rv != sender && !im->g[rv].internal;
+			if (last == UINT32_MAX || pos >= last_pos) {
+				last = k;
+				last_pos = pos;
+			}
+			if (ok && im->g[rv].job_chan != c) {
+				if (im->g[rv].job_chan)
+					ok = false;   /* another channel's worker */
+				else {
+					im->g[rv].job_chan = c;
+					workers[nw++] = rv;
+				}
+			}
+		}
+		/* each worker: between its first job and its last, only job
+		 * receives and computes; each job the computes after it */
+		for (uint32_t w = 0; w < nw && ok; w++) {
+			struct span *sp;
+			uint32_t n = split_ops(&im->g[workers[w]], &sp), first = n, endi = n;
+			for (uint32_t i = 0; i < n; i++) {
+				bool send;
+				uint32_t k = span_edge(&sp[i], &send);
+				if (k == UINT32_MAX || im->edge_chan[k] != c || send != im->edge_rev[k])
+					continue;
+				if (first == n)
+					first = i;
+				else if (endi != i)
+					ok = false;   /* something else between two jobs */
+				uint64_t job = 0;
+				uint32_t j = i + 1;
+				for (int64_t v; j < n && (v = span_compute(&sp[j])) >= 0; j++)
+					job += (uint64_t)v;
+				im->job_val[k] = job + 1;
+				endi = j;
+			}
+			free(sp);
+		}
+		if (!ok || nw == 0) {
+			for (uint32_t w = 0; w < nw; w++)
+				im->g[workers[w]].job_chan = 0;
+			for (uint32_t k = 0; k < ne; k++)
+				if (im->edge_chan[k] == c)
+					im->job_val[k] = 0;
+			continue;
+		}
+		im->job_last[c - 1] = last;
+		im->job_workers[c - 1] = nw;
+		im->chan_cap[c - 1] += nw;
+		im->st->job_channels++;
+	}
+	free(workers);
+}
+
 static bool write_workload(struct imp *im, const char *path, const char *name, FILE *f,
 			   struct err *e)
 {
+	infer_channels(im);
+	infer_jobs(im);
 	share_programs(im);
 	write_head(im, path, name, f);
 	write_channels(im, f);
@@ -664,7 +1321,7 @@ static bool write_workload(struct imp *im, const char *path, const char *name, F
 		struct gi *g = &im->g[i];
 		if (g->internal || g->canon != i)
 			continue;
-		fprintf(f, ",\n\"g%" PRIu64 "\": [%s]", g->id, g->text);
+		fprintf(f, ",\n\"g%" PRIu64 "\": %s", g->id, g->text);
 	}
 	fprintf(f, "\n}\n}\n");
 	if (fflush(f) != 0 || ferror(f)) {
@@ -689,6 +1346,7 @@ bool ti_import(const char *path, const char *name, FILE *out, struct ti_stats *s
 	 * (below). */
 	struct ti_event ev, prev;
 	bool have_prev = false;
+	uint32_t prev_site = 0;
 	int k;
 	while ((k = ti_next(r, &ev, e)) == 1) {
 		st->events++;
@@ -698,10 +1356,12 @@ bool ti_import(const char *path, const char *name, FILE *out, struct ti_stats *s
 				"run)", path, ev.off, TEXT_LIMIT >> 20);
 			goto out;
 		}
+		im.cur_site = prev_site;
 		if (have_prev && !step(&im, &prev))
 			goto out;
 		prev = ev;
 		prev.label = NULL;   /* valid only until the next ti_next */
+		prev_site = ev.kind == TI_G_BLOCK && ev.label ? intern_site(&im, ev.label) : 0;
 		if (ev.label && (ev.kind == TI_G_EXISTS || ev.kind == TI_G_CREATE)) {
 			/* labels decide what is internal: take it now */
 			if (!step(&im, &ev))
@@ -721,6 +1381,7 @@ bool ti_import(const char *path, const char *name, FILE *out, struct ti_stats *s
 	int minor = 0;
 	bool stop_yield = have_prev && prev.kind == TI_G_STOP && prev.reason == TI_R_YIELD &&
 			  sscanf(st->go, "go 1.%d", &minor) == 1 && minor < 22;
+	im.cur_site = prev_site;
 	if (have_prev && !stop_yield && !step(&im, &prev))
 		goto out;
 	if (st->goroutines == 0) {
@@ -751,6 +1412,17 @@ out:
 	free(im.ps);
 	um_free(&im.idx);
 	um_free(&im.pairs);
+	for (uint32_t i = 0; i < im.nsites; i++)
+		free(im.sites[i]);
+	free(im.sites);
+	um_free(&im.site_idx);
+	free(im.edges);
+	free(im.edge_chan);
+	free(im.edge_rev);
+	free(im.job_val);
+	free(im.job_last);
+	free(im.job_workers);
+	free(im.chan_cap);
 	ti_close(r);
 	return ok;
 }

@@ -99,6 +99,13 @@ struct ti_stats {
 	uint64_t gaps, gap_p50;     /* switches whose recorded gap was charged, its median (ns) */
 	int64_t gap_ns;             /* their sum */
 	uint64_t peak_bytes;        /* the importer's own peak of buffered text */
+	/* inferred shared objects [import.c: Channels]: channels several
+	 * goroutines wait on, the goroutines and the wake-ups through them */
+	uint64_t shared, shared_takers, shared_edges;
+	uint64_t shared_backpressure; /* of those, blocked sends released by a taker, reversed */
+	uint64_t job_channels;      /* of the shared ones, those whose tokens carry the jobs */
+	uint64_t shared_unsearched; /* groups left as pairs: the search's budget spent */
+	char shared_site[128];      /* the site of the one with the most wake-ups */
 };
 
 /* Reads the Go trace at path and writes the workload (JSON) to out, named

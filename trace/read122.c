@@ -296,6 +296,10 @@ static void map_clear(struct map *m)
 #define MAX_BATCH ((uint64_t)64 << 10)
 #define MAX_STRING 1024
 #define MAX_FRAMES 128
+/* Frames kept per stack for a block's site: the program's first frame
+ * under the runtime's and the standard library's blocking calls (a mutex's
+ * Lock is 7 deep in Go 1.26). */
+#define SITE_FRAMES 16
 /* P ids are dense (0..GOMAXPROCS-1); GOMAXPROCS is at most this many in
  * any runtime the reader could meet. */
 #define MAX_PROCS (1 << 20)
@@ -369,6 +373,10 @@ struct r122 {
 	struct map stacks;  /* id -> string id of the top frame's function (+1; 0: none) */
 	struct map roots;   /* id -> the same of its outermost frame: a whole G's
 			       stack's is the G's start function */
+	struct map sitefr;  /* id -> its first SITE_FRAMES frames in siteframes:
+			       offset | count << 48 */
+	uint64_t *siteframes; /* (function string id, line) pairs */
+	size_t nsiteframes, capsiteframes;
 
 	/* State across generations. */
 	uint64_t first_gen;
@@ -388,6 +396,7 @@ struct r122 {
 	double t0;
 	int64_t last_ts;
 	struct ti_event q[QMAX];
+	char site[QMAX][256]; /* a queued block's site label, by its slot in q */
 	int qhead, qlen;
 };
 
@@ -592,6 +601,7 @@ static bool add_stacks(struct r122 *r, const struct batch *b, struct err *e)
 		if (!item(r, b, &pos, T122_STACK, "a stack", " in a stacks batch", e))
 			return false;
 		uint64_t id, n, top = 0, root = 0;
+		size_t first = r->nsiteframes;
 		if (!num(r, b, &pos, &id, "stack id", e) || !num(r, b, &pos, &n, "frame count", e))
 			return false;
 		if (n > MAX_FRAMES)
@@ -602,9 +612,21 @@ static bool add_stacks(struct r122 *r, const struct batch *b, struct err *e)
 			for (int k = 0; k < 4; k++)
 				if (!num(r, b, &pos, &fr[k], "stack frame", e))
 					return false;
-			if (i == 0)
+			if (i == 0 && fr[1])
 				top = fr[1] + 1;
-			root = fr[1] + 1;
+			/* string 0 is the empty name of a frame the runtime
+			 * could not name */
+			if (fr[1])
+				root = fr[1] + 1;
+			if (i < SITE_FRAMES) {
+				if (r->nsiteframes + 2 > r->capsiteframes) {
+					r->capsiteframes = r->capsiteframes ? 2 * r->capsiteframes : 256;
+					r->siteframes = xrealloc(r->siteframes,
+								 r->capsiteframes * sizeof(*r->siteframes));
+				}
+				r->siteframes[r->nsiteframes++] = fr[1];
+				r->siteframes[r->nsiteframes++] = fr[3];
+			}
 		}
 		uint64_t *slot = define(r, &r->stacks, id, "stack", off, e);
 		if (!slot)
@@ -614,6 +636,10 @@ static bool add_stacks(struct r122 *r, const struct batch *b, struct err *e)
 		if (!slot)
 			return false;
 		*slot = root;
+		slot = define(r, &r->sitefr, id, "stack", off, e);
+		if (!slot)
+			return false;
+		*slot = (uint64_t)first | (uint64_t)((r->nsiteframes - first) / 2) << 48;
 	}
 	return true;
 }
@@ -808,6 +834,8 @@ static bool begin_generation(struct r122 *r, struct err *e)
 	map_clear(&r->strings);
 	map_clear(&r->stacks);
 	map_clear(&r->roots);
+	map_clear(&r->sitefr);
+	r->nsiteframes = 0;
 	r->have_freq = false;
 	if (!r->have_next_hdr) {
 		int got = read_batch_header(r, e);
@@ -1085,6 +1113,35 @@ static const char *string_at(struct r122 *r, uint64_t id)
 	return o ? r->strarena + *o : NULL;
 }
 
+/* Where a G blocked, for the importer's shared objects [import.c:
+ * Channels]: "function:line" of the stack's first frame that is the
+ * program's -- not the runtime's, the sync package's or an internal
+ * package's, whose frames are the blocking call's own -- in the buffer of
+ * the queue slot the next emit fills; NULL if the stack has none (or no
+ * stack was taken). */
+static const char *block_site(struct r122 *r, uint64_t stack)
+{
+	uint64_t *v = stack ? map_get(&r->sitefr, stack) : NULL;
+	if (!v)
+		return NULL;
+	size_t at = (size_t)(*v & ((1ull << 48) - 1)), n = (size_t)(*v >> 48);
+	for (size_t i = 0; i < n; i++) {
+		if (!r->siteframes[at + 2 * i])
+			continue;   /* a frame without a name */
+		const char *fn = string_at(r, r->siteframes[at + 2 * i]);
+		if (!fn)
+			return NULL;
+		if (strncmp(fn, "runtime.", 8) == 0 || strncmp(fn, "runtime/", 8) == 0 ||
+		    strncmp(fn, "sync.", 5) == 0 || strncmp(fn, "internal/", 9) == 0)
+			continue;
+		char *buf = r->site[(r->qhead + r->qlen) % QMAX];
+		snprintf(buf, sizeof r->site[0], "%s:%llu", fn,
+			 (unsigned long long)r->siteframes[at + 2 * i + 1]);
+		return buf;
+	}
+	return NULL;
+}
+
 static uint16_t block_reason(const char *s)
 {
 	static const struct { const char *s; uint16_t r; } tab[] = {
@@ -1174,7 +1231,11 @@ static int on_proc_status(struct r122 *r, const struct rawev *ev, uint64_t m,
 	p->status = (uint8_t)st;
 	p->gen = gen;
 	p->seq = 0;
-	if ((st == P_RUNNING || st == P_SYSCALL) && m != NO_THREAD)
+	/* A P running or in a syscall is its emitter's.  An abandoned one is
+	 * not, even when it was in a syscall we know of (st promoted above):
+	 * the emitter is usually the M about to steal it, and the M the P is
+	 * in a syscall on keeps it until then (as Go's reader binds it). */
+	if ((a[1] == P_RUNNING || a[1] == P_SYSCALL) && m != NO_THREAD)
 		ms->p = (int64_t)pid;
 	return 1;
 }
@@ -1404,7 +1465,8 @@ static int on_go_leaves_m(struct r122 *r, const struct rawev *ev, uint64_t m,
 	} else {
 		g->status = G_WAITING;
 		emit(r, ev, TI_G_BLOCK, gid, 0, -1,
-		     reason == TI_R_PREEMPT || reason == TI_R_YIELD ? TI_R_OTHER : reason, 0, NULL);
+		     reason == TI_R_PREEMPT || reason == TI_R_YIELD ? TI_R_OTHER : reason, 0,
+		     block_site(r, a[1]));
 	}
 	return 1;
 }
@@ -1854,6 +1916,8 @@ static void r122_close(struct ti_reader *base)
 	map_free(&r->strings);
 	map_free(&r->stacks);
 	map_free(&r->roots);
+	map_free(&r->sitefr);
+	free(r->siteframes);
 	map_free(&r->gs);
 	map_free(&r->ms);
 	free(r->gst);

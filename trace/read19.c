@@ -153,6 +153,15 @@ struct r19 {
 	char **strs;
 	size_t nstrs, cstrs;
 	struct u64map stacks;      /* id -> string id of the first frame's function */
+	/* Where a G blocked, for the importer's shared objects [import.c:
+	 * Channels]: by stack id, its site's index + 1 in sites ("function:line"
+	 * of its first frame that is the program's, not the runtime's, the
+	 * sync package's or an internal one's; 0: none); the sites by the
+	 * pair (function string id, line) */
+	struct u64map stack_site;
+	struct u64map site_idx;
+	char **sites;
+	size_t nsites, csites;
 	struct stream *st;
 	size_t nst;
 	struct u64map gs;          /* g -> seq << 2 | status */
@@ -170,6 +179,33 @@ static const char *r19_string(const struct r19 *r, uint64_t id)
 {
 	const uint64_t *i = um_get(&r->strings, id);
 	return i ? r->strs[*i] : NULL;
+}
+
+/* The site of a block's stack [struct r19: stack_site], NULL if none. */
+static const char *r19_site(struct r19 *r, uint64_t stack)
+{
+	if (stack >> 59)
+		return NULL;
+	for (uint64_t i = 0; i < 16; i++) {
+		const uint64_t *fl = um_get(&r->stack_site, stack << 4 | i);
+		if (!fl)
+			return NULL;
+		const char *fn = r19_string(r, *fl >> 24);
+		if (!fn || !*fn || strncmp(fn, "runtime.", 8) == 0 || strncmp(fn, "runtime/", 8) == 0 ||
+		    strncmp(fn, "sync.", 5) == 0 || strncmp(fn, "internal/", 9) == 0)
+			continue;
+		const uint64_t *k = um_get(&r->site_idx, *fl);
+		if (k)
+			return r->sites[*k];
+		if (r->nsites == r->csites) {
+			r->csites = r->csites ? 2 * r->csites : 16;
+			r->sites = xrealloc(r->sites, r->csites * sizeof(*r->sites));
+		}
+		r->sites[r->nsites] = xasprintf("%s:%" PRIu64, fn, *fl & ((1u << 24) - 1));
+		um_put(&r->site_idx, *fl, r->nsites);
+		return r->sites[r->nsites++];
+	}
+	return NULL;
 }
 
 static const char *r19_stack_fn(const struct r19 *r, uint64_t stack)
@@ -416,6 +452,13 @@ static bool index_file(struct r19 *r, struct err *e)
 			}
 			if (frames[1] > 0)
 				um_put(&r->stacks, frames[0], frames[3]);
+			/* the site is resolved once the strings are all read */
+			for (uint64_t i = 0; i < frames[1] && i < 16; i++) {
+				uint64_t fn = frames[2 + 4 * i + 1], line = frames[2 + 4 * i + 3];
+				if (fn >> 40 || line >> 24)
+					break;
+				um_put(&r->stack_site, frames[0] << 4 | i, fn << 24 | line);
+			}
 			break;
 		default:
 			if (r->nbatch == 0 && ev.type != EV_STRING) {
@@ -724,7 +767,9 @@ static int on_go_sched(struct r19 *r, struct stream *s, const struct r19_event *
 static int on_go_block(struct r19 *r, struct stream *s, const struct r19_event *h, int64_t ts,
 		       struct err *e)
 {
-	push(r, h, ts, TI_G_BLOCK)->reason = block_reason(h->type);
+	struct ti_event *ev = push(r, h, ts, TI_G_BLOCK);
+	ev->reason = block_reason(h->type);
+	ev->label = r19_site(r, h->a[1]);
 	return 0;
 }
 
@@ -887,6 +932,11 @@ static void r19_close(struct ti_reader *base)
 	free(r->strs);
 	um_free(&r->strings);
 	um_free(&r->stacks);
+	um_free(&r->stack_site);
+	um_free(&r->site_idx);
+	for (size_t i = 0; i < r->nsites; i++)
+		free(r->sites[i]);
+	free(r->sites);
 	um_free(&r->gs);
 	free(r->boff);
 	free(r->bp);

@@ -1507,6 +1507,44 @@ static bool declare_recorded_waits(struct cc *c, const cJSON *r, const char *pat
 	return true;
 }
 
+/* "inferred": {"shared_channels": N, "takers": N, "wake_ups": N,
+ * "backpressure": N, "job_channels": N, "pairs": N, "site": S}: what the import
+ * inferred from the trace (trace/import.c, "Channels"). */
+static bool declare_recorded_inferred(struct cc *c, const cJSON *r, const char *path)
+{
+	struct wl_recorded *rec = &c->w->recorded;
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(r, "inferred");
+	if (!x)
+		return true;
+	static const char *const keys[] = { "shared_channels", "takers", "wake_ups",
+					    "backpressure", "job_channels", "pairs", "site", NULL };
+	char p[JV_PATH];
+	long n[6] = { 0 };
+	const char *site = "";
+	kp(p, path, "inferred");
+	if (!jv_object(&c->j, x, p, keys))
+		return c->ok = false;
+	for (int i = 0; i < 6; i++)
+		if (!jv_get_int(&c->j, x, p, keys[i], true, 0, LONG_MAX, &n[i]))
+			return c->ok = false;
+	if (!jv_get_string(&c->j, x, p, "site", false, &site))
+		return c->ok = false;
+	if (strlen(site) >= sizeof rec->site) {
+		char q[JV_PATH];
+		return fail(c, kp(q, p, "site"), "a site of at most %zu characters",
+			    sizeof rec->site - 1);
+	}
+	rec->has_inferred = true;
+	rec->shared = n[0];
+	rec->takers = n[1];
+	rec->wake_ups = n[2];
+	rec->backpressure = n[3];
+	rec->jobs = n[4];
+	rec->pairs = n[5];
+	snprintf(rec->site, sizeof rec->site, "%s", site);
+	return true;
+}
+
 /* "recorded": {"go": V, "gomaxprocs": N, "makespan_ns": T, "goroutines": N,
  * "sched_latency_ns": {"p50": T, "p99": T}} -- an imported trace's own
  * figures (docs/workload-format.md, "Imported traces"). */
@@ -1516,7 +1554,7 @@ static bool declare_recorded(struct cc *c, const cJSON *r, const char *path)
 		return true;
 	static const char *const keys[] = { "go", "gomaxprocs", "makespan_ns", "goroutines",
 					    "sched_latency_ns", "waits", "wait_ns", "wait_p_free_ns",
-					    NULL };
+					    "inferred", NULL };
 	static const char *const lkeys[] = { "p50", "p99", NULL };
 	struct wl_recorded *rec = &c->w->recorded;
 	const char *go = "";
@@ -1542,7 +1580,7 @@ static bool declare_recorded(struct cc *c, const cJSON *r, const char *path)
 	rec->goroutines = gs;
 	rec->lat_p50_ns = p50;
 	rec->lat_p99_ns = p99;
-	return declare_recorded_waits(c, r, path);
+	return declare_recorded_waits(c, r, path) && declare_recorded_inferred(c, r, path);
 }
 
 /* ---- The document ---- */

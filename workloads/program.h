@@ -277,6 +277,14 @@ struct workload {
 		bool has_waits;
 		int64_t wake_n[RT_RUN__COUNT], wake_ns[RT_RUN__COUNT];
 		int64_t wait_ns, wait_p_free_ns;
+		/* what the import inferred (trace/import.c, "Channels"):
+		 * shared channels, the goroutines taking from them and the
+		 * wake-ups through them (backpressure: of those, blocked sends), those
+		 * whose tokens carry the jobs, pairs
+		 * kept, the busiest's site; has_inferred false: not said */
+		bool has_inferred;
+		int64_t shared, takers, wake_ups, backpressure, jobs, pairs;
+		char site[128];
 	} recorded;
 	/* The JSON it was compiled from (canonical), for traces. */
 	char *source_json;
