@@ -250,15 +250,16 @@ START_TEST(shared_objects_inferred)
 				 "main.pool.func1:30");
 		cJSON_Delete(j);
 		/* 40 ms of jobs: at 2 Ps about 21 ms, as recorded; at 64 Ps
-		 * the 16 workers at once (bound to their recorded jobs, the
-		 * replay took 0.45 of that) */
+		 * the 16 workers at once, 0.19 of it (bound to their recorded
+		 * jobs, the replay took 0.45) */
 		double two = replay_makespan(path, 2), many = replay_makespan(path, 64);
 		ck_assert_msg(many < 0.3 * two, "%s: %.0f ns at 64 Ps, %.0f at 2", pools[i], many, two);
 		free(path);
 	}
 	/* the jobs move with their tokens: at 2 Ps two workers took nearly
 	 * every chunk without waiting; bound to them, a replay at 16 Ps took
-	 * 0.79 of the time at 2 */
+	 * 0.79 of the time at 2 (now 0.44: the chunks' channel is unbuffered,
+	 * as the program's, so the feeder hands them out one at a time) */
 	char *path = xasprintf("%s/traces126/sum.trace", test_data_dir());
 	struct ti_stats st;
 	cJSON *j = import_json(path, &st);
@@ -266,7 +267,7 @@ START_TEST(shared_objects_inferred)
 	ck_assert_int_eq(inferred_num(j, "takers"), 8);
 	cJSON_Delete(j);
 	double two = replay_makespan(path, 2), many = replay_makespan(path, 16);
-	ck_assert_msg(many < 0.4 * two, "sum.trace: %.0f ns at 16 Ps, %.0f at 2", many, two);
+	ck_assert_msg(many < 0.6 * two, "sum.trace: %.0f ns at 16 Ps, %.0f at 2", many, two);
 	free(path);
 
 	path = xasprintf("%s/traces126/acks.trace", test_data_dir());

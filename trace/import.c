@@ -106,7 +106,8 @@ struct imp {
 	uint32_t *job_last;     /* by shared channel - 1: its producer's last job
 				   edge (UINT32_MAX: not a job channel) */
 	uint32_t *job_workers;  /* by shared channel - 1: its workers */
-	uint64_t *chan_cap;     /* by shared channel number - 1: its wake-ups */
+	uint64_t *chan_cap;     /* by shared channel number - 1: its capacity */
+	uint64_t *chan_tokens;  /* ... and the sends on it */
 	struct hist *lat;
 	struct ti_stats *st;
 	uint64_t bytes;         /* allocated for the programs' text */
@@ -691,7 +692,7 @@ static char *resolve(struct imp *im, const struct gi *g)
 					 "{\"recv\":{\"chan\":\"s%" PRIu32 "\",\"into\":\"job\"}},"
 					 "{\"if\":{\"cond\":{\"==\":[\"job\",0]},\"then\":[\"break\"]}},"
 					 "{\"compute\":{\"-\":[\"job\",1]}}]}}",
-					 first ? "" : ",", im->chan_cap[jc - 1] + 1, jc);
+					 first ? "" : ",", im->chan_tokens[jc - 1] + 1, jc);
 			sb_add(&b, loop, (size_t)m, &dummy);
 			first = false;
 			i = to - 1;
@@ -814,8 +815,9 @@ static void write_head(const struct imp *im, const char *path, const char *name,
 }
 
 /* A channel of capacity 1 per (giver, taker) pair, in that order, for a
- * stable document; then the shared ones, s1, s2, ..., each as large as the
- * wake-ups through it: the recording's givers never blocked to give. */
+ * stable document; then the shared ones, s1, s2, ... [Channels]:
+ * unbuffered where the recording's givers blocked to give, else as large
+ * as the wake-ups through it, as nothing says they ever waited. */
 static void write_channels(const struct imp *im, FILE *f)
 {
 	if (!im->pairs.n && !im->st->shared)
@@ -866,21 +868,25 @@ static void write_main(const struct imp *im, FILE *f)
  * to its pair replays the recording, not the program: a worker pool
  * recorded at 2 Ps hands job k to the worker that took it then, and at 64
  * Ps the others wait.  So the importer infers the objects behind the
- * edges: the wake-ups whose takers blocked at the same site (function and
- * line of the program's own frame, trace/read122.c) and that are joined
- * by their goroutines -- a taker woken by a giver, both ends of an edge
- * in one group, so that two pools that share a line of code but no
- * goroutine stay apart -- go through one channel when more than one
- * goroutine took from it or gave to it: workers' receive from a
- * producer, a producer's blocked send woken by whichever worker came, a
- * collector's receive, a mutex's or semaphore's waiters, a select's
- * case.  Any waiting taker may then take the next wake-up, and any giver
- * give it, as in the program.  What stays recorded: each
- * goroutine's own sequence -- how many times it waits there and the
- * compute after each -- so a taker's work is its own, not the job's.  A
- * site with one taker, an edge without a site (Go 1.19's traces, a stack
- * the tracer did not take) or between Gs of different groups keeps its
- * pair's channel, where the evidence is one-to-one anyway. */
+ * edges.  The wake-ups whose takers blocked at the same site (function
+ * and line of the program's first frame of the block's stack, from the
+ * readers) and that are joined by their goroutines (a giver and the
+ * takers it woke there; a G's giving and taking kept apart) form a
+ * group, and a group with several givers or several takers goes through
+ * one shared channel: any waiting taker may take the next wake-up, and
+ * any giver give it, as in the program -- a pool's jobs, a collector's
+ * results.  Only where that cannot stall a replay that keeps each
+ * goroutine's own sequence of waits (infer_channels: no G both gives and
+ * takes in the group; no taker can hold up a giver before its last give,
+ * by a search over the Gs' gives and spawns by op position -- the
+ * producer that waits for each job's answer stays pairs).  A giver's
+ * blocked send that a taker released is the taker receiving the giver's
+ * value: it goes through the channel the other way round, and makes it
+ * unbuffered, as the program's was (or was full).  A pool whose workers
+ * only compute between jobs has its tokens carry the jobs (infer_jobs).
+ * A site with one giver and one taker, an edge without a site (a block
+ * the tracer took no stack for) or one between groups keeps its pair's
+ * channel, where the evidence is one-to-one anyway. */
 
 static uint32_t uf_find(uint32_t *up, uint32_t x)
 {
@@ -955,31 +961,34 @@ static uint32_t reach_of(const struct search *sr, uint32_t g)
 	return sr->stamp[g] == sr->now ? sr->reach[g] : UINT32_MAX;
 }
 
-/* Whether the givers of group r can wait, through anything but the group's
- * own edges and the edges dropped, on one of its takers before their last
- * send on it: a taker may wait from its first receive on, and what it
- * gives or spawns after that waits too, and so on.  If not, the givers'
- * sends happen whatever the takers do, and a shared channel cannot stall
- * where the pairs did not [Channels].  false too when the budget is spent. */
-static bool givers_independent(struct imp *im, struct search *sr, const uint32_t *root,
-			       uint32_t r, const uint32_t *last_send, const uint32_t *first_recv)
+/* Whether no G can wait, through anything but group r's own edges and the
+ * edges dropped, on one of the Gs with a start position before that G's
+ * stop position: a G may wait from its start on, and what it gives or
+ * spawns after that waits too, and so on.  With the takers' first
+ * receives as starts and the givers' last sends as stops: the givers'
+ * sends happen whatever the takers do, and a shared channel that never
+ * blocks a giver cannot stall where the pairs did not [Channels].  With
+ * the givers' first sends and the takers' last receives: the takers'
+ * receives happen whatever the givers do, and an unbuffered one cannot
+ * stall either.  false too when the budget is spent. */
+static bool independent(struct imp *im, struct search *sr, const uint32_t *root, uint32_t r,
+			const uint32_t *members, uint32_t nm, const uint32_t *start,
+			const uint32_t *stop)
 {
 	sr->now++;
 	uint32_t nw = 0;
-	for (uint32_t k = 0; k < im->nedges; k++) {
-		if (root[k] != r)
-			continue;
-		uint32_t t = im->edges[k].taker;
-		if (reach_of(sr, t) > first_recv[t]) {
-			sr->stamp[t] = sr->now;
-			sr->reach[t] = first_recv[t];
-			sr->work[nw++] = t;
+	for (uint32_t i = 0; i < nm; i++) {
+		uint32_t g = members[i];
+		if (start[g] != UINT32_MAX && reach_of(sr, g) > start[g]) {
+			sr->stamp[g] = sr->now;
+			sr->reach[g] = start[g];
+			sr->work[nw++] = g;
 		}
 	}
 	while (nw) {
 		uint32_t g = sr->work[--nw];
 		uint32_t from = sr->reach[g];
-		if (last_send[g] != UINT32_MAX && from < last_send[g])
+		if (stop[g] != UINT32_MAX && from < stop[g])
 			return false;
 		/* its deps from that position on: they are sorted by position */
 		uint32_t lo = sr->off[g], hi = sr->off[g + 1];
@@ -998,7 +1007,7 @@ static bool givers_independent(struct imp *im, struct search *sr, const uint32_t
 			    (root[d->edge] == r || im->edge_chan[d->edge] == EDGE_DROPPED))
 				continue;
 			/* each in-edge lowers its G's reach at most once: the
-			 * list holds at most the edges, spawns and takers */
+			 * list holds at most the edges, spawns and seeds */
 			if (reach_of(sr, d->to) > d->to_pos) {
 				sr->stamp[d->to] = sr->now;
 				sr->reach[d->to] = d->to_pos;
@@ -1090,9 +1099,11 @@ static void infer_channels(struct imp *im)
 	 * taker, 2 giver), its last send and first receive on it */
 	uint32_t *last_send = xmalloc(((size_t)ng + 1) * sizeof(*last_send));
 	uint32_t *first_recv = xmalloc(((size_t)ng + 1) * sizeof(*first_recv));
+	uint32_t *first_send = xmalloc(((size_t)ng + 1) * sizeof(*first_send));
+	uint32_t *last_recv = xmalloc(((size_t)ng + 1) * sizeof(*last_recv));
 	uint8_t *role = xcalloc((size_t)ng + 1, 1);
 	for (uint32_t i = 0; i <= ng; i++)
-		last_send[i] = first_recv[i] = UINT32_MAX;
+		last_send[i] = first_recv[i] = first_send[i] = last_recv[i] = UINT32_MAX;
 	uint32_t *members = xmalloc(((size_t)2 * ne + 1) * sizeof(*members));
 	uint32_t *bp = xmalloc(((size_t)ne + 1) * sizeof(*bp));
 
@@ -1139,8 +1150,12 @@ static void infer_channels(struct imp *im)
 				mixed |= role[ed->giver] == 3 || role[ed->taker] == 3;
 				if (last_send[ed->giver] == UINT32_MAX || ed->gpos > last_send[ed->giver])
 					last_send[ed->giver] = ed->gpos;
+				if (ed->gpos < first_send[ed->giver])
+					first_send[ed->giver] = ed->gpos;
 				if (ed->tpos < first_recv[ed->taker])
 					first_recv[ed->taker] = ed->tpos;
+				if (last_recv[ed->taker] == UINT32_MAX || ed->tpos > last_recv[ed->taker])
+					last_recv[ed->taker] = ed->tpos;
 			}
 			sr.spent += ne - k0;
 			uint32_t nbp = 0;
@@ -1163,15 +1178,30 @@ static void infer_channels(struct imp *im)
 					const struct edge *ed = &im->edges[bp[i]];
 					if (ed->tpos > last_send[ed->taker])
 						last_send[ed->taker] = ed->tpos;
+					if (ed->tpos < first_send[ed->taker])
+						first_send[ed->taker] = ed->tpos;
 					if (ed->gpos < first_recv[ed->giver])
 						first_recv[ed->giver] = ed->gpos;
+					if (ed->gpos > last_recv[ed->giver])
+						last_recv[ed->giver] = ed->gpos;
 				}
 			}
 			if (ok)
-				ok = givers_independent(im, &sr, root, r, last_send, first_recv);
+				ok = independent(im, &sr, root, r, members, nm, first_recv, last_send);
+			/* A group whose givers blocked to give (its backpressure)
+			 * is a channel that filled up or has no buffer: it stays
+			 * unbuffered, so that a giver waits for a taker as in the
+			 * recording -- with the sends never blocking, a pool's
+			 * workers sending results, or a feeder, run on without
+			 * the switches the program made.  Safe when the takers do
+			 * not wait on the givers either. */
+			bool unbuffered = nbp > 0;
+			if (ok && unbuffered)
+				ok = independent(im, &sr, root, r, members, nm, first_send, last_recv);
 			for (uint32_t i = 0; i < nm; i++) {
 				role[members[i]] = 0;
 				last_send[members[i]] = first_recv[members[i]] = UINT32_MAX;
+				first_send[members[i]] = last_recv[members[i]] = UINT32_MAX;
 			}
 			if (!ok) {
 				for (uint32_t i = 0; i < nbp; i++)
@@ -1183,7 +1213,9 @@ static void infer_channels(struct imp *im)
 			st->shared_backpressure += nbp;
 			uint32_t c = (uint32_t)++st->shared;
 			im->chan_cap = xrealloc(im->chan_cap, st->shared * sizeof(*im->chan_cap));
-			im->chan_cap[c - 1] = wakes[r] + nbp;
+			im->chan_tokens = xrealloc(im->chan_tokens, st->shared * sizeof(*im->chan_tokens));
+			im->chan_cap[c - 1] = unbuffered ? 0 : wakes[r];
+			im->chan_tokens[c - 1] = wakes[r] + nbp;
 			for (uint32_t i = 0; i < nbp; i++) {
 				im->edge_chan[bp[i]] = c;
 				im->edge_rev[bp[i]] = 1;
@@ -1220,6 +1252,8 @@ static void infer_channels(struct imp *im)
 	free(bp);
 	free(last_send);
 	free(first_recv);
+	free(first_send);
+	free(last_recv);
 	free(sr.off);
 	free(sr.deps);
 	free(sr.reach);
@@ -1302,7 +1336,8 @@ static void infer_jobs(struct imp *im)
 		}
 		im->job_last[c - 1] = last;
 		im->job_workers[c - 1] = nw;
-		im->chan_cap[c - 1] += nw;
+		if (im->chan_cap[c - 1])
+			im->chan_cap[c - 1] += nw;   /* the 0s that end the workers */
 		im->st->job_channels++;
 	}
 	free(workers);
@@ -1423,6 +1458,7 @@ out:
 	free(im.job_last);
 	free(im.job_workers);
 	free(im.chan_cap);
+	free(im.chan_tokens);
 	ti_close(r);
 	return ok;
 }
