@@ -605,6 +605,17 @@ static uint32_t span_edge(const struct span *s, bool *send)
 	return (uint32_t)strtoul(s->p + 1, NULL, 10);
 }
 
+/* The edge of which span s is the receive on shared channel c (a job's
+ * token, for a worker of a job channel), UINT32_MAX if none. */
+static uint32_t job_recv(const struct imp *im, const struct span *s, uint32_t c)
+{
+	bool send;
+	uint32_t k = span_edge(s, &send);
+	if (k == UINT32_MAX || im->edge_chan[k] != c || send != im->edge_rev[k])
+		return UINT32_MAX;
+	return k;
+}
+
 static int64_t span_compute(const struct span *s)
 {
 	static const char key[] = "{\"compute\":";
@@ -668,9 +679,7 @@ static char *resolve(struct imp *im, const struct gi *g)
 		/* the job receives: from the first to the end of the last's
 		 * computes */
 		for (uint32_t i = 0; i < n; i++) {
-			bool send;
-			uint32_t k = span_edge(&sp[i], &send);
-			if (k == UINT32_MAX || im->edge_chan[k] != jc || send != im->edge_rev[k])
+			if (job_recv(im, &sp[i], jc) == UINT32_MAX)
 				continue;
 			if (from == n)
 				from = i;
@@ -1309,9 +1318,8 @@ static void infer_jobs(struct imp *im)
 			struct span *sp;
 			uint32_t n = split_ops(&im->g[workers[w]], &sp), first = n, endi = n;
 			for (uint32_t i = 0; i < n; i++) {
-				bool send;
-				uint32_t k = span_edge(&sp[i], &send);
-				if (k == UINT32_MAX || im->edge_chan[k] != c || send != im->edge_rev[k])
+				uint32_t k = job_recv(im, &sp[i], c);
+				if (k == UINT32_MAX)
 					continue;
 				if (first == n)
 					first = i;
