@@ -166,7 +166,10 @@ START_TEST(flight_snapshots_import)
 		uint64_t goroutines;
 	} ex[] = {
 		{ "flight-syscall.trace", 7 },     /* the 6 workers and main */
-		{ "flight-spawn.trace", 872 },
+		/* as Go's reader counts them: two of the tracer's goroutines,
+		 * first named mid-window without a stack, are told by their
+		 * own blocks' stacks */
+		{ "flight-spawn.trace", 870 },
 	};
 	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
 		char *path = xasprintf("%s/traces126/%s", test_data_dir(), ex[i].file);

@@ -63,6 +63,10 @@ struct gi {
 	uint64_t id;
 	uint32_t parent;        /* index + 1 of the spawner; 0: the main program */
 	bool internal;
+	bool existed;           /* alive when it was first seen, not made in the trace */
+	bool system_wait;       /* it waited as only the runtime's goroutines do */
+	bool runtime_root;      /* a stack of its own says its start function is the runtime's */
+	bool spawned;           /* it spawned a kept G */
 	bool no_wait;           /* runnable but never queued: its start is no latency sample */
 	uint8_t state;
 	uint16_t reason;
@@ -99,6 +103,7 @@ struct imp {
 	uint32_t nsites, csites;
 	struct u64map site_idx; /* hash of the text -> index + 1 (chained by probing) */
 	uint32_t cur_site;      /* the site of the block event being stepped */
+	bool cur_runtime;       /* its stack's root is the runtime's */
 	uint32_t *edge_chan;    /* at the end: by edge, 0 for its pair's channel,
 				   else the shared channel's number */
 	uint8_t *edge_rev;      /* by edge: its ends' ops swapped [Channels] */
@@ -225,6 +230,15 @@ static struct gi *find(struct imp *im, uint64_t id)
 	return i ? &im->g[*i] : NULL;
 }
 
+/* A start function of the runtime's own goroutines (runtime.main is the
+ * program's main goroutine; runtime/trace's writer and flight recorder
+ * are the tracer's). */
+static bool runtime_fn(const char *fn)
+{
+	return (strncmp(fn, "runtime.", 8) == 0 && strcmp(fn, "runtime.main") != 0) ||
+	       strncmp(fn, "runtime/", 8) == 0;
+}
+
 static struct gi *add_g(struct imp *im, uint64_t id, const char *label, int64_t ts)
 {
 	if (im->ng == im->cg) {
@@ -236,9 +250,7 @@ static struct gi *add_g(struct imp *im, uint64_t id, const char *label, int64_t 
 	g->id = id;
 	/* The runtime's own goroutines (GC workers, the sweeper and
 	 * scavenger, the finalizer runner) and the trace writer. */
-	g->internal = label && strncmp(label, "runtime.", 8) == 0 && strcmp(label, "runtime.main") != 0;
-	if (label && strncmp(label, "runtime/trace.", 14) == 0)
-		g->internal = true;
+	g->internal = label && runtime_fn(label);
 	g->state = S_RUNNABLE;
 	g->ready_at = ts;
 	g->wake = RT_RUN_SPAWN;
@@ -331,6 +343,7 @@ static bool on_exists(struct imp *im, const struct ti_event *ev, struct gi *g)
 	if (find(im, ev->g))
 		return bad(im, ev, "a goroutine said to exist twice", ev->g);
 	g = add_g(im, ev->g, ev->label, ev->ts);
+	g->existed = true;
 	if (ev->reason == TI_R_SYSCALL) {
 		set_state(im, g, S_SYSCALL, ev->ts);
 		g->sys_at = ev->ts;
@@ -352,6 +365,7 @@ static bool on_create(struct imp *im, const struct ti_event *ev, struct gi *g)
 	if (g && g->state == S_RUNNING && !g->internal) {
 		c->parent = pi + 1;
 		if (!c->internal) {
+			g->spawned = true;
 			flush(im, g, ev->ts);
 			put_compute(im, g);
 			c->spawn_pos = g->nops;
@@ -401,6 +415,8 @@ static bool on_block(struct imp *im, const struct ti_event *ev, struct gi *g)
 	g->reason = ev->reason;
 	g->since = ev->ts;
 	g->site = im->cur_site;
+	g->system_wait |= ev->reason == TI_R_SYSTEM;
+	g->runtime_root |= im->cur_runtime;
 	if (!g->internal && ev->reason <= TI_R_OTHER)
 		im->st->blocks[ev->reason]++;
 	note_stop(im, g, ev->ts);
@@ -1044,8 +1060,8 @@ static void infer_channels(struct imp *im)
 	uint32_t nn = 0;
 	for (uint32_t k = 0; k < ne; k++) {
 		const struct edge *ed = &im->edges[k];
-		if (!ed->site)
-			continue;
+		if (!ed->site || im->g[ed->giver].internal)
+			continue;   /* (an edge between runtime goroutines left out late) */
 		gnode[k] = chan_node(&node, up, &nn, ed->site, ed->giver, 1);
 		tnode[k] = chan_node(&node, up, &nn, ed->site, ed->taker, 0);
 		uint32_t a = uf_find(up, gnode[k]), b = uf_find(up, tnode[k]);
@@ -1061,7 +1077,7 @@ static void infer_channels(struct imp *im)
 	uint8_t *counted = xcalloc(nn ? nn : 1, 1);
 	for (uint32_t k = 0; k < ne; k++) {
 		root[k] = UINT32_MAX;
-		if (!im->edges[k].site)
+		if (!im->edges[k].site || im->g[im->edges[k].giver].internal)
 			continue;
 		uint32_t r = root[k] = uf_find(up, gnode[k]);
 		wakes[r]++;
@@ -1244,7 +1260,7 @@ static void infer_channels(struct imp *im)
 		}
 	}
 	for (uint32_t k = 0; k < ne; k++)
-		if (!im->edge_chan[k])
+		if (!im->edge_chan[k] && !im->g[im->edges[k].giver].internal)
 			um_put(&im->pairs, (uint64_t)im->edges[k].giver << 32 | im->edges[k].taker, 1);
 	um_free(&node);
 	free(up);
@@ -1390,6 +1406,7 @@ bool ti_import(const char *path, const char *name, FILE *out, struct ti_stats *s
 	struct ti_event ev, prev;
 	bool have_prev = false;
 	uint32_t prev_site = 0;
+	bool prev_runtime = false;
 	int k;
 	while ((k = ti_next(r, &ev, e)) == 1) {
 		st->events++;
@@ -1400,11 +1417,13 @@ bool ti_import(const char *path, const char *name, FILE *out, struct ti_stats *s
 			goto out;
 		}
 		im.cur_site = prev_site;
+		im.cur_runtime = prev_runtime;
 		if (have_prev && !step(&im, &prev))
 			goto out;
 		prev = ev;
-		prev.label = NULL;   /* valid only until the next ti_next */
+		prev.label = prev.root = NULL;   /* valid only until the next ti_next */
 		prev_site = ev.kind == TI_G_BLOCK && ev.label ? intern_site(&im, ev.label) : 0;
+		prev_runtime = ev.kind == TI_G_BLOCK && ev.root && runtime_fn(ev.root);
 		if (ev.label && (ev.kind == TI_G_EXISTS || ev.kind == TI_G_CREATE)) {
 			/* labels decide what is internal: take it now */
 			if (!step(&im, &ev))
@@ -1425,8 +1444,41 @@ bool ti_import(const char *path, const char *name, FILE *out, struct ti_stats *s
 	bool stop_yield = have_prev && prev.kind == TI_G_STOP && prev.reason == TI_R_YIELD &&
 			  sscanf(st->go, "go 1.%d", &minor) == 1 && minor < 22;
 	im.cur_site = prev_site;
+	im.cur_runtime = prev_runtime;
 	if (have_prev && !stop_yield && !step(&im, &prev))
 		goto out;
+	/* A goroutine the trace first names mid-run, with a status and no
+	 * stack (Go 1.22+ writes a G's status when it first touches it in a
+	 * generation), is the runtime's if it waited as only the runtime's
+	 * do ("system goroutine wait": the scavenger) or a stack of its own
+	 * block ends in the runtime's (the tracer's reader and advancer, a
+	 * flight recorder's), and is joined to no goroutine but such others:
+	 * it is left out, as if its start function had said so, with its
+	 * edges. */
+	uint8_t *cand = xcalloc(im.ng ? im.ng : 1, 1);
+	for (uint32_t i = 0; i < im.ng; i++) {
+		const struct gi *g = &im.g[i];
+		cand[i] = !g->internal && g->existed && (g->system_wait || g->runtime_root) &&
+			  !g->spawned && !g->parent;
+	}
+	/* joined to a kept one, or to one joined to a kept one... */
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (uint32_t j = 0; j < im.nedges; j++) {
+			uint32_t a = im.edges[j].giver, b = im.edges[j].taker;
+			if (cand[a] != cand[b]) {
+				cand[a] = cand[b] = 0;
+				changed = true;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < im.ng; i++)
+		if (cand[i]) {
+			im.g[i].internal = true;
+			st->goroutines--;
+			st->internal++;
+		}
+	free(cand);
 	if (st->goroutines == 0) {
 		err_set(e, "%s: the trace has no goroutines of the program (only the runtime's)", path);
 		goto out;

@@ -32,7 +32,9 @@ enum ti_kind {
 enum ti_reason {
 	TI_R_NONE, TI_R_YIELD, TI_R_PREEMPT,
 	TI_R_CHAN_SEND, TI_R_CHAN_RECV, TI_R_SELECT, TI_R_SYNC, TI_R_COND,
-	TI_R_SLEEP, TI_R_NET, TI_R_SYSCALL, TI_R_GC, TI_R_OTHER,
+	TI_R_SLEEP, TI_R_NET, TI_R_SYSCALL, TI_R_GC,
+	TI_R_SYSTEM,       /* a runtime goroutine's own wait (Go 1.22+'s "system goroutine wait") */
+	TI_R_OTHER,
 };
 struct ti_event {
 	int64_t ts;        /* ns since the trace's first event */
@@ -43,7 +45,8 @@ struct ti_event {
 	uint16_t kind;     /* enum ti_kind */
 	uint16_t reason;   /* enum ti_reason */
 	int64_t arg;
-	const char *label; /* optional: a function name for the event (creation: the G's start function), NULL if none; valid until the next ti_next */
+	const char *label; /* optional: a function name for the event (creation: the G's start function; a block: its site, "function:line"), NULL if none; valid until the next ti_next */
+	const char *root;  /* optional, a block: the outermost frame's function of its stack -- the G's start function -- NULL if none; valid until the next ti_next */
 };
 struct ti_reader;
 struct err;

@@ -1148,7 +1148,7 @@ static uint16_t block_reason(const char *s)
 		{ "chan send", TI_R_CHAN_SEND }, { "chan receive", TI_R_CHAN_RECV },
 		{ "select", TI_R_SELECT }, { "sync", TI_R_SYNC },
 		{ "sync.(*Cond).Wait", TI_R_COND }, { "sleep", TI_R_SLEEP },
-		{ "network", TI_R_NET }, { "system goroutine wait", TI_R_OTHER },
+		{ "network", TI_R_NET }, { "system goroutine wait", TI_R_SYSTEM },
 		{ "wait until GC ends", TI_R_GC }, { "GC mark assist wait for work", TI_R_GC },
 		{ "GC background sweeper wait", TI_R_GC }, { "preempted", TI_R_PREEMPT },
 		{ "runtime.Gosched", TI_R_YIELD },
@@ -1467,6 +1467,10 @@ static int on_go_leaves_m(struct r122 *r, const struct rawev *ev, uint64_t m,
 		emit(r, ev, TI_G_BLOCK, gid, 0, -1,
 		     reason == TI_R_PREEMPT || reason == TI_R_YIELD ? TI_R_OTHER : reason, 0,
 		     block_site(r, a[1]));
+		/* the G's own stack: its outermost frame is its start function */
+		uint64_t *root = a[1] ? map_get(&r->roots, a[1]) : NULL;
+		if (root && *root)
+			r->q[(r->qhead + r->qlen - 1) % QMAX].root = string_at(r, *root - 1);
 	}
 	return 1;
 }
