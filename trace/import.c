@@ -565,14 +565,12 @@ static uint32_t edge_receiver(const struct imp *im, uint32_t k)
 	return im->edge_rev[k] ? im->edges[k].giver : im->edges[k].taker;
 }
 
-/* Edge k's op in the giver's (send) or the taker's (recv) program, or
- * nothing for an edge dropped [Channels]; a job's token carries the job's
- * compute + 1 (0 is the end). */
+/* Edge k's op in the giver's (send) or the taker's (recv) program; a
+ * job's token carries the job's compute + 1 (0 is the end).  (No edge is
+ * left dropped once infer_channels is done.) */
 static int edge_op(const struct imp *im, uint32_t k, bool send, char *buf, size_t size)
 {
 	uint32_t c = im->edge_chan[k];
-	if (c == EDGE_DROPPED)
-		return 0;
 	if (im->edge_rev[k])
 		send = !send;
 	const char *what = send ? "send" : "recv";
@@ -640,9 +638,9 @@ static int64_t span_compute(const struct span *s)
 	return strtoll(s->p + sizeof key - 1, NULL, 10);
 }
 
-/* The op of span s, as the workload has it (placeholders filled in): its
- * text into b, false for nothing. */
-static bool put_span(struct imp *im, const struct span *s, struct sbuf *b, bool first)
+/* The op of span s, as the workload has it (placeholders filled in), into
+ * b, after a comma unless it is the first. */
+static void put_span(struct imp *im, const struct span *s, struct sbuf *b, bool first)
 {
 	uint64_t dummy = 0;
 	char name[192];
@@ -658,25 +656,21 @@ static bool put_span(struct imp *im, const struct span *s, struct sbuf *b, bool 
 		if (!first)
 			sb_add(b, ",", 1, &dummy);
 		sb_add(b, s->p, s->n, &dummy);
-		return true;
+		return;
 	}
-	if (n <= 0)
-		return false;
 	if (!first)
 		sb_add(b, ",", 1, &dummy);
 	sb_add(b, name, (size_t)n, &dummy);
 	/* a job channel's producer ends it after its last job: a 0 for each
 	 * worker */
-	if (k != UINT32_MAX && im->edge_chan[k] && im->edge_chan[k] != EDGE_DROPPED &&
-	    im->job_last[im->edge_chan[k] - 1] == k && im->job_val[k] &&
-	    send != im->edge_rev[k]) {
+	if (k != UINT32_MAX && im->edge_chan[k] && im->job_last[im->edge_chan[k] - 1] == k &&
+	    im->job_val[k] && send != im->edge_rev[k]) {
 		uint32_t c = im->edge_chan[k];
 		n = snprintf(name, sizeof name,
 			     ",{\"loop\":{\"count\":%" PRIu32 ",\"body\":[{\"send\":\"s%" PRIu32 "\"}]}}",
 			     im->job_workers[c - 1], c);
 		sb_add(b, name, (size_t)n, &dummy);
 	}
-	return true;
 }
 
 /* g's program as the workload has it: its ops with their placeholders
@@ -723,8 +717,8 @@ static char *resolve(struct imp *im, const struct gi *g)
 			i = to - 1;
 			continue;
 		}
-		if (put_span(im, &sp[i], &b, first))
-			first = false;
+		put_span(im, &sp[i], &b, first);
+		first = false;
 	}
 	sb_add(&b, jc ? "]}" : "]", jc ? 2 : 1, &dummy);
 	free(sp);
@@ -790,7 +784,7 @@ static void write_head(const struct imp *im, const char *path, const char *name,
 	fprintf(f, "{\n\"name\": ");
 	json_str(f, name);
 	char desc[1024];
-	snprintf(desc, sizeof desc,
+	int n = snprintf(desc, sizeof desc,
 		 "Imported from the Go execution trace %s (%s, GOMAXPROCS %d): %" PRIu64
 		 " goroutines as %" PRIu64 " programs; %" PRIu64 " runtime goroutines left out. "
 		 "%" PRIu64 " spawns, %" PRIu64 " wake-up edges between goroutines, %" PRIu64
@@ -803,6 +797,11 @@ static void write_head(const struct imp *im, const char *path, const char *name,
 		 st->spawns, st->edges, st->sleeps, st->external, st->net, st->blocked_syscalls,
 		 st->gaps, st->gap_p50, st->shared, st->shared_edges, st->shared_backpressure,
 		 im->pairs.n);
+	/* the search's budget spent: what it did not look at stayed pairs */
+	if (st->shared_unsearched && n > 0 && (size_t)n < sizeof desc)
+		snprintf(desc + n, sizeof desc - (size_t)n,
+			 " %" PRIu64 " groups left as pairs unsearched: the inference's budget was spent.",
+			 st->shared_unsearched);
 	fprintf(f, ",\n\"description\": ");
 	json_str(f, desc);
 	fprintf(f, ",\n\"recorded\": {\"go\": ");
@@ -1043,6 +1042,26 @@ static bool independent(struct imp *im, struct search *sr, const uint32_t *root,
 	return true;
 }
 
+/* By G, for the group at hand: the positions of its first and last sends
+ * and receives on it (UINT32_MAX: none). */
+struct ends {
+	uint32_t *first_send, *last_send, *first_recv, *last_recv;
+};
+
+/* sender sends on the group at position spos, receiver receives at rpos. */
+static void note_ends(const struct ends *en, uint32_t sender, uint32_t spos, uint32_t receiver,
+		      uint32_t rpos)
+{
+	if (en->last_send[sender] == UINT32_MAX || spos > en->last_send[sender])
+		en->last_send[sender] = spos;
+	if (spos < en->first_send[sender])
+		en->first_send[sender] = spos;
+	if (rpos < en->first_recv[receiver])
+		en->first_recv[receiver] = rpos;
+	if (en->last_recv[receiver] == UINT32_MAX || rpos > en->last_recv[receiver])
+		en->last_recv[receiver] = rpos;
+}
+
 static void infer_channels(struct imp *im)
 {
 	struct ti_stats *st = im->st;
@@ -1121,14 +1140,15 @@ static void infer_channels(struct imp *im)
 	sr.stamp = xcalloc((size_t)ng + 1, sizeof(*sr.stamp));
 	sr.work = xmalloc(((size_t)ne + nspawn + ng + 1) * sizeof(*sr.work));
 	/* by G, for the group at hand (reset after it): its role in it (1
-	 * taker, 2 giver), its last send and first receive on it */
-	uint32_t *last_send = xmalloc(((size_t)ng + 1) * sizeof(*last_send));
-	uint32_t *first_recv = xmalloc(((size_t)ng + 1) * sizeof(*first_recv));
-	uint32_t *first_send = xmalloc(((size_t)ng + 1) * sizeof(*first_send));
-	uint32_t *last_recv = xmalloc(((size_t)ng + 1) * sizeof(*last_recv));
+	 * taker, 2 giver), the positions of its sends and receives on it */
+	struct ends en;
+	uint32_t **ends[] = { &en.first_send, &en.last_send, &en.first_recv, &en.last_recv };
+	for (int i = 0; i < 4; i++) {
+		*ends[i] = xmalloc(((size_t)ng + 1) * sizeof(**ends[i]));
+		for (uint32_t j = 0; j <= ng; j++)
+			(*ends[i])[j] = UINT32_MAX;
+	}
 	uint8_t *role = xcalloc((size_t)ng + 1, 1);
-	for (uint32_t i = 0; i <= ng; i++)
-		last_send[i] = first_recv[i] = first_send[i] = last_recv[i] = UINT32_MAX;
 	uint32_t *members = xmalloc(((size_t)2 * ne + 1) * sizeof(*members));
 	uint32_t *bp = xmalloc(((size_t)ne + 1) * sizeof(*bp));
 
@@ -1173,14 +1193,7 @@ static void infer_channels(struct imp *im)
 				role[ed->giver] |= 2;
 				role[ed->taker] |= 1;
 				mixed |= role[ed->giver] == 3 || role[ed->taker] == 3;
-				if (last_send[ed->giver] == UINT32_MAX || ed->gpos > last_send[ed->giver])
-					last_send[ed->giver] = ed->gpos;
-				if (ed->gpos < first_send[ed->giver])
-					first_send[ed->giver] = ed->gpos;
-				if (ed->tpos < first_recv[ed->taker])
-					first_recv[ed->taker] = ed->tpos;
-				if (last_recv[ed->taker] == UINT32_MAX || ed->tpos > last_recv[ed->taker])
-					last_recv[ed->taker] = ed->tpos;
+				note_ends(&en, ed->giver, ed->gpos, ed->taker, ed->tpos);
 			}
 			sr.spent += ne - k0;
 			uint32_t nbp = 0;
@@ -1198,21 +1211,15 @@ static void infer_channels(struct imp *im)
 					}
 				}
 				sr.spent += ne;
-				/* reversed: the giver sends, the taker receives */
+				/* reversed: its taker sends, its giver receives */
 				for (uint32_t i = 0; i < nbp; i++) {
 					const struct edge *ed = &im->edges[bp[i]];
-					if (ed->tpos > last_send[ed->taker])
-						last_send[ed->taker] = ed->tpos;
-					if (ed->tpos < first_send[ed->taker])
-						first_send[ed->taker] = ed->tpos;
-					if (ed->gpos < first_recv[ed->giver])
-						first_recv[ed->giver] = ed->gpos;
-					if (ed->gpos > last_recv[ed->giver])
-						last_recv[ed->giver] = ed->gpos;
+					note_ends(&en, ed->taker, ed->tpos, ed->giver, ed->gpos);
 				}
 			}
 			if (ok)
-				ok = independent(im, &sr, root, r, members, nm, first_recv, last_send);
+				ok = independent(im, &sr, root, r, members, nm, en.first_recv,
+						 en.last_send);
 			/* A group whose givers blocked to give (its backpressure)
 			 * is a channel that filled up or has no buffer: it stays
 			 * unbuffered, so that a giver waits for a taker as in the
@@ -1222,11 +1229,12 @@ static void infer_channels(struct imp *im)
 			 * not wait on the givers either. */
 			bool unbuffered = nbp > 0;
 			if (ok && unbuffered)
-				ok = independent(im, &sr, root, r, members, nm, first_send, last_recv);
+				ok = independent(im, &sr, root, r, members, nm, en.first_send,
+						 en.last_recv);
 			for (uint32_t i = 0; i < nm; i++) {
 				role[members[i]] = 0;
-				last_send[members[i]] = first_recv[members[i]] = UINT32_MAX;
-				first_send[members[i]] = last_recv[members[i]] = UINT32_MAX;
+				for (int j = 0; j < 4; j++)
+					(*ends[j])[members[i]] = UINT32_MAX;
 			}
 			if (!ok) {
 				for (uint32_t i = 0; i < nbp; i++)
@@ -1275,10 +1283,8 @@ static void infer_channels(struct imp *im)
 	free(role);
 	free(members);
 	free(bp);
-	free(last_send);
-	free(first_recv);
-	free(first_send);
-	free(last_recv);
+	for (int i = 0; i < 4; i++)
+		free(*ends[i]);
 	free(sr.off);
 	free(sr.deps);
 	free(sr.reach);

@@ -63,6 +63,13 @@ void ti_close(struct ti_reader *r);
 
 /* ---- For the readers (not the contract's users) ---- */
 
+/* A block's site (ti_event.label) is "function:line" of the first of a
+ * stack's first TI_SITE_FRAMES frames whose function is the program's:
+ * not ti_library_fn's, the blocking call's own (a mutex's Lock is 7 deep
+ * in Go 1.26).  trace/open.c. */
+#define TI_SITE_FRAMES 16
+bool ti_library_fn(const char *fn);
+
 /* Every reader's struct starts with this, so ti_next/ti_close reach its
  * own functions and ti_version its header's version. */
 struct ti_ops {

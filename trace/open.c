@@ -9,6 +9,15 @@
 
 #include "util/util.h"
 
+/* The runtime's, the sync package's and the internal packages' functions:
+ * a blocking call's own frames, above the program's.  An empty name (a
+ * frame the runtime could not name) is none of the program's either. */
+bool ti_library_fn(const char *fn)
+{
+	return !*fn || strncmp(fn, "runtime.", 8) == 0 || strncmp(fn, "runtime/", 8) == 0 ||
+	       strncmp(fn, "sync.", 5) == 0 || strncmp(fn, "internal/", 9) == 0;
+}
+
 int ti_header_minor(const unsigned char *head, size_t n, char out[16])
 {
 	/* "go 1.N trace" padded with NULs to 16 bytes. */

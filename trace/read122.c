@@ -296,10 +296,6 @@ static void map_clear(struct map *m)
 #define MAX_BATCH ((uint64_t)64 << 10)
 #define MAX_STRING 1024
 #define MAX_FRAMES 128
-/* Frames kept per stack for a block's site: the program's first frame
- * under the runtime's and the standard library's blocking calls (a mutex's
- * Lock is 7 deep in Go 1.26). */
-#define SITE_FRAMES 16
 /* P ids are dense (0..GOMAXPROCS-1); GOMAXPROCS is at most this many in
  * any runtime the reader could meet. */
 #define MAX_PROCS (1 << 20)
@@ -373,7 +369,7 @@ struct r122 {
 	struct map stacks;  /* id -> string id of the top frame's function (+1; 0: none) */
 	struct map roots;   /* id -> the same of its outermost frame: a whole G's
 			       stack's is the G's start function */
-	struct map sitefr;  /* id -> its first SITE_FRAMES frames in siteframes:
+	struct map sitefr;  /* id -> its first TI_SITE_FRAMES frames in siteframes:
 			       offset | count << 48 */
 	uint64_t *siteframes; /* (function string id, line) pairs */
 	size_t nsiteframes, capsiteframes;
@@ -618,7 +614,7 @@ static bool add_stacks(struct r122 *r, const struct batch *b, struct err *e)
 			 * could not name */
 			if (fr[1])
 				root = fr[1] + 1;
-			if (i < SITE_FRAMES) {
+			if (i < TI_SITE_FRAMES) {
 				if (r->nsiteframes + 2 > r->capsiteframes) {
 					r->capsiteframes = r->capsiteframes ? 2 * r->capsiteframes : 256;
 					r->siteframes = xrealloc(r->siteframes,
@@ -1113,12 +1109,30 @@ static const char *string_at(struct r122 *r, uint64_t id)
 	return o ? r->strarena + *o : NULL;
 }
 
+/* The function of the frame map keeps for stack id stack (r->stacks: its
+ * top, r->roots: its outermost) into *fn, NULL for none or stack 0; false
+ * with e set when the generation's tables lack the stack or the name. */
+static bool stack_fn(struct r122 *r, const struct rawev *ev, struct map *map, uint64_t stack,
+		     const char **fn, struct err *e)
+{
+	const char *name = specs[ev->type].name;
+	*fn = NULL;
+	if (!stack)
+		return true;
+	uint64_t *v = map_get(map, stack);
+	if (!v)
+		return fail(r, e, ev->foff, "%s: stack id %llu not in the generation's stack table",
+			    name, (unsigned long long)stack);
+	if (*v && !(*fn = string_at(r, *v - 1)))
+		return fail(r, e, ev->foff, "%s: function string id %llu not in the generation's string table",
+			    name, (unsigned long long)(*v - 1));
+	return true;
+}
+
 /* Where a G blocked, for the importer's shared objects [import.c:
- * Channels]: "function:line" of the stack's first frame that is the
- * program's -- not the runtime's, the sync package's or an internal
- * package's, whose frames are the blocking call's own -- in the buffer of
- * the queue slot the next emit fills; NULL if the stack has none (or no
- * stack was taken). */
+ * Channels]: its site (trace/import.h, TI_SITE_FRAMES) in the buffer of the
+ * queue slot the next emit fills; NULL if the stack has none (or no stack
+ * was taken). */
 static const char *block_site(struct r122 *r, uint64_t stack)
 {
 	uint64_t *v = stack ? map_get(&r->sitefr, stack) : NULL;
@@ -1131,8 +1145,7 @@ static const char *block_site(struct r122 *r, uint64_t stack)
 		const char *fn = string_at(r, r->siteframes[at + 2 * i]);
 		if (!fn)
 			return NULL;
-		if (strncmp(fn, "runtime.", 8) == 0 || strncmp(fn, "runtime/", 8) == 0 ||
-		    strncmp(fn, "sync.", 5) == 0 || strncmp(fn, "internal/", 9) == 0)
+		if (ti_library_fn(fn))
 			continue;
 		char *buf = r->site[(r->qhead + r->qlen) % QMAX];
 		snprintf(buf, sizeof r->site[0], "%s:%llu", fn,
@@ -1367,18 +1380,8 @@ static int on_go_status(struct r122 *r, const struct rawev *ev, uint64_t m,
 		 * mid-run, such as a flight recorder's snapshot, as a creation's
 		 * label does [import.c: add_g]. */
 		const char *label = NULL;
-		if (ev->type == T122_GO_STATUS_STACK && a[3]) {
-			uint64_t *root = map_get(&r->roots, a[3]);
-			if (!root)
-				return fail(r, e, ev->foff, "%s: stack id %llu not in the generation's stack table",
-					    name, (unsigned long long)a[3]), -1;
-			if (*root) {
-				label = string_at(r, *root - 1);
-				if (!label)
-					return fail(r, e, ev->foff, "%s: function string id %llu not in the generation's string table",
-						    name, (unsigned long long)(*root - 1)), -1;
-			}
-		}
+		if (ev->type == T122_GO_STATUS_STACK && !stack_fn(r, ev, &r->roots, a[3], &label, e))
+			return -1;
 		emit(r, ev, TI_G_EXISTS, gid, 0, -1, status_reason(st), 0, label);
 		/* Its M's P (-1 in the odd trace whose M names none). */
 		if (st == G_RUNNING)
@@ -1405,19 +1408,9 @@ static int on_go_create(struct r122 *r, const struct rawev *ev, uint64_t m,
 	if (gget(r, ng))
 		return fail(r, e, ev->foff, "%s of G %llu, which already exists", name,
 			    (unsigned long long)ng), -1;
-	const char *label = NULL;
-	if (a[1]) {
-		uint64_t *top = map_get(&r->stacks, a[1]);
-		if (!top)
-			return fail(r, e, ev->foff, "%s: stack id %llu not in the generation's stack table",
-				    name, (unsigned long long)a[1]), -1;
-		if (*top) {
-			label = string_at(r, *top - 1);
-			if (!label)
-				return fail(r, e, ev->foff, "%s: function string id %llu not in the generation's string table",
-					    name, (unsigned long long)(*top - 1)), -1;
-		}
-	}
+	const char *label;
+	if (!stack_fn(r, ev, &r->stacks, a[1], &label, e))
+		return -1;
 	struct seqst *g = gnew(r, ng);
 	if (!g)
 		return fail(r, e, ev->foff, "out of memory"), -1;

@@ -154,10 +154,9 @@ struct r19 {
 	size_t nstrs, cstrs;
 	struct u64map stacks;      /* id -> string id of the first frame's function */
 	/* Where a G blocked, for the importer's shared objects [import.c:
-	 * Channels]: by stack id, its site's index + 1 in sites ("function:line"
-	 * of its first frame that is the program's, not the runtime's, the
-	 * sync package's or an internal one's; 0: none); the sites by the
-	 * pair (function string id, line) */
+	 * Channels]: by (stack id, frame), a stack's first TI_SITE_FRAMES
+	 * frames as (function string id, line); the sites made of them
+	 * (trace/import.h), by that pair */
 	struct u64map stack_site;
 	struct u64map site_idx;
 	char **sites;
@@ -181,18 +180,20 @@ static const char *r19_string(const struct r19 *r, uint64_t id)
 	return i ? r->strs[*i] : NULL;
 }
 
+/* stack_site's keys hold a frame's index in 4 bits */
+_Static_assert(TI_SITE_FRAMES <= 16, "TI_SITE_FRAMES frames of a stack in 4 bits");
+
 /* The site of a block's stack [struct r19: stack_site], NULL if none. */
 static const char *r19_site(struct r19 *r, uint64_t stack)
 {
 	if (stack >> 59)
 		return NULL;
-	for (uint64_t i = 0; i < 16; i++) {
+	for (uint64_t i = 0; i < TI_SITE_FRAMES; i++) {
 		const uint64_t *fl = um_get(&r->stack_site, stack << 4 | i);
 		if (!fl)
 			return NULL;
 		const char *fn = r19_string(r, *fl >> 24);
-		if (!fn || !*fn || strncmp(fn, "runtime.", 8) == 0 || strncmp(fn, "runtime/", 8) == 0 ||
-		    strncmp(fn, "sync.", 5) == 0 || strncmp(fn, "internal/", 9) == 0)
+		if (!fn || ti_library_fn(fn))
 			continue;
 		const uint64_t *k = um_get(&r->site_idx, *fl);
 		if (k)
@@ -453,7 +454,7 @@ static bool index_file(struct r19 *r, struct err *e)
 			if (frames[1] > 0)
 				um_put(&r->stacks, frames[0], frames[3]);
 			/* the site is resolved once the strings are all read */
-			for (uint64_t i = 0; i < frames[1] && i < 16; i++) {
+			for (uint64_t i = 0; i < frames[1] && i < TI_SITE_FRAMES; i++) {
 				uint64_t fn = frames[2 + 4 * i + 1], line = frames[2 + 4 * i + 3];
 				if (fn >> 40 || line >> 24)
 					break;
