@@ -27,6 +27,12 @@ struct cal_options {
  * caller frees it), or NULL with a message in e. */
 cJSON *cal_run(const struct cal_options *o, struct err *e);
 
+/* The working-set sweep's levels (mem.c): given ns per load at growing
+ * working sets (at most 128 points), the plateaus' latencies, one per
+ * cache level and memory last, each above the one before; at most
+ * maxsteps + 1 of them.  Returns their number. */
+int cal_levels(const double *lat, int n, int maxsteps, double *level_ns);
+
 /* ---- Samples (stats.c) ---- */
 
 struct cal_stat {

@@ -312,20 +312,41 @@ static double median_of(const double *v, int first, int last)
 	return tmp[m / 2];
 }
 
+#define RISE_W 2
+#define RISE_MIN 1.3
+#define PLATEAU_MIN 1.15
+
+/* The plateaus between steps (sorted working-set indexes): one per cache
+ * level, and memory after the last step. */
+static int plateaus_at(const double *sm, int n, const int *steps, int ns, struct plateau *pl)
+{
+	int np = 0, first = 0;
+	for (int i = 0; i < ns; i++) {
+		/* a rise's first point may already be on its way up */
+		int last = steps[i] >= first ? steps[i] : first;
+		pl[np++] = (struct plateau){ first, last, median_of(sm, first, last) };
+		first = steps[i] + RISE_W;
+	}
+	if (first < n)
+		pl[np++] = (struct plateau){ first, n - 1, median_of(sm, first, n - 1) };
+	return np;
+}
+
 /* The steps of the latency curve.  After a 3-point median (one noisy
  * point is not a step), a step is where latency rises most over half an
  * octave (RISE_W points); the largest rises, at least RISE_MIN and an
  * octave apart, are taken, at most maxsteps of them, in order of size
- * then put in order of working set.  Between them lie the plateaus: one
- * per cache level, and memory after the last step.  Returns the number
- * of plateaus. */
-#define RISE_W 2
-#define RISE_MIN 1.3
-static int find_plateaus(const struct sweep *s, double *sm, struct plateau *pl, int maxsteps)
+ * then put in order of working set.  A step that leaves the plateaus on
+ * either side of it less than PLATEAU_MIN apart is dropped once the
+ * next step is found: on a loaded host a burst of preemptions inside one
+ * level can rise as much as a real step, and taken first it would cut
+ * that level in two and leave the next level's step untaken (L1 and L2
+ * both 1.08 ns, seen once with 32 test suites running).  Returns the
+ * number of plateaus. */
+static int find_plateaus(const double *lat, int n, double *sm, struct plateau *pl, int maxsteps)
 {
-	int n = s->n;
 	for (int k = 0; k < n; k++)
-		sm[k] = (k == 0 || k == n - 1) ? s->lat[k] : median3(s->lat[k - 1], s->lat[k], s->lat[k + 1]);
+		sm[k] = (k == 0 || k == n - 1) ? lat[k] : median3(lat[k - 1], lat[k], lat[k + 1]);
 	int steps[SWEEP_MAX], ns = 0;
 	bool taken[SWEEP_MAX] = { false };
 	while (ns < maxsteps) {
@@ -347,23 +368,35 @@ static int find_plateaus(const struct sweep *s, double *sm, struct plateau *pl, 
 		if (best < 0)
 			break;
 		taken[best] = true;
-		steps[ns++] = best;
-	}
-	for (int i = 1; i < ns; i++)
-		for (int j = i; j > 0 && steps[j] < steps[j - 1]; j--) {
-			int t = steps[j];
-			steps[j] = steps[j - 1];
-			steps[j - 1] = t;
+		int at = ns++;
+		for (; at > 0 && steps[at - 1] > best; at--)
+			steps[at] = steps[at - 1];
+		steps[at] = best;
+		/* a step between two plateaus of one latency is no step */
+		for (;;) {
+			int np = plateaus_at(sm, n, steps, ns, pl), flat = 0;
+			for (int i = 1; i < np && !flat; i++)
+				if (pl[i].ns < pl[i - 1].ns * PLATEAU_MIN)
+					flat = i;
+			if (!flat)
+				break;
+			for (int i = flat - 1; i + 1 < ns; i++)
+				steps[i] = steps[i + 1];
+			ns--;
 		}
-	int np = 0, first = 0;
-	for (int i = 0; i < ns; i++) {
-		/* a rise's first point may already be on its way up */
-		int last = steps[i] >= first ? steps[i] : first;
-		pl[np++] = (struct plateau){ first, last, median_of(sm, first, last) };
-		first = steps[i] + RISE_W;
 	}
-	if (first < n)
-		pl[np++] = (struct plateau){ first, n - 1, median_of(sm, first, n - 1) };
+	return plateaus_at(sm, n, steps, ns, pl);
+}
+
+int cal_levels(const double *lat, int n, int maxsteps, double *level_ns)
+{
+	double sm[SWEEP_MAX];
+	struct plateau pl[SWEEP_MAX];
+	if (n > SWEEP_MAX)
+		n = SWEEP_MAX;
+	int np = find_plateaus(lat, n, sm, pl, maxsteps);
+	for (int i = 0; i < np; i++)
+		level_ns[i] = pl[i].ns;
 	return np;
 }
 
@@ -497,7 +530,7 @@ static void record_sweep(struct cache_sweep *cs)
 	/* as many steps as hwloc has cache levels (it may lie about their
 	 * sizes, not about their number): a TLB's or a victim cache's smaller
 	 * step is left out */
-	cs->np = find_plateaus(s, cs->sm, cs->pl, cs->levels > 0 ? cs->levels : 3);
+	cs->np = find_plateaus(s->lat, s->n, cs->sm, cs->pl, cs->levels > 0 ? cs->levels : 3);
 	cJSON *found = cal_points(c, "working_set_steps_ns",
 				  "the sweep's plateaus between its largest rises, on each point's p10 (3-point median): "
 				  "level 1.. a cache level, the last one memory; ns per load");
