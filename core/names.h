@@ -165,6 +165,7 @@
 #define rt_run_timers PLAT_SYM(rt_run_timers)
 #define rt_check_all_timers PLAT_SYM(rt_check_all_timers)
 #define rt_timers_next PLAT_SYM(rt_timers_next)
+#define rt_timers_stealable PLAT_SYM(rt_timers_stealable)
 #define rt_wake_netpoller PLAT_SYM(rt_wake_netpoller)
 #define rt_poll_block PLAT_SYM(rt_poll_block)
 #define rt_idle PLAT_SYM(rt_idle)

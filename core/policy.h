@@ -64,6 +64,16 @@ struct pol_choices {
 	/* Go 1.26's non-blocking poll in findRunnable by one M at a time
 	 * (sched.pollingNet): the others skip it rather than contend */
 	bool one_poller;
+	/* Go 1.14's timers [core/time.c, "Go 1.14"]: a running P's timers
+	 * are its own until its G is marked for preemption -- no other M
+	 * runs them or sleeps until them, a timer added with no poller
+	 * wakes nobody -- and sysmon starts an M for an overdue timer */
+	bool timers_own_p;
+	/* The poller's wait for a timer ends on a whole millisecond, as
+	 * epoll_wait's timeout does in Go's netpoller on Linux (1.14 and
+	 * later): a delay under 1 ms waits 1 ms, a longer one is cut down to
+	 * whole ms and the poller sleeps again for the rest */
+	bool poll_ms;
 };
 
 /* A scheduling policy: a static const table found by name (pol_find).  The

@@ -990,6 +990,9 @@ static inline int64_t rt_check_timers(struct m *m, struct p *pp, int64_t now)
 }
 void rt_check_all_timers(struct m *m);
 int64_t rt_timers_next(struct rt *rt);
+/* An M other than pp's may run pp's timers (always, but with Go 1.14's
+ * timers_own_p: not while pp runs a G not marked for preemption). */
+bool rt_timers_stealable(struct rt *rt, struct p *pp);
 void rt_wake_netpoller(struct m *m, int64_t when);
 int rt_poll_block(struct m *m, int64_t until, struct netpoll_event *ev, int max);
 void rt_idle(struct m *m);

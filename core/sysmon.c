@@ -17,7 +17,9 @@
  *     its next operation and inside long computations;
  *   - a P in a system call for more than syscall_retake_ns is retaken if
  *     there is other work for it (its own queue, or no idle P or spinning
- *     M to take new work), and after 10 ms in any case.
+ *     M to take new work), and after 10 ms in any case;
+ *   - with Go 1.14's timers (choices.timers_own_p), an overdue timer gets
+ *     an M started for an idle P, if there is one.
  * Its per-P records (sm_*) are its own; what it reads of the Ps is atomic. */
 #include "core/runtime.h"
 
@@ -254,7 +256,16 @@ void rt_sysmon(struct m *m)
 			}
 			rt_unlock(&s->lock);
 		}
-		if (retake(m, plat_nanotime()))
+		int64_t now = plat_nanotime();
+		/* Go 1.14: an overdue timer may be a busy P's, which only a
+		 * started M that finds that P's G marked for preemption runs
+		 * [core/time.c] */
+		if (rt->choices.timers_own_p) {
+			int64_t next = rt_timers_next(rt);
+			if (next && next < now)
+				rt_startm(m, NULL, false);
+		}
+		if (retake(m, now))
 			idle = 0;
 		else
 			idle++;

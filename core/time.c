@@ -18,6 +18,17 @@
  * or the Ms holding Ps will see the timer before they park).  Natively
  * a break is an eventfd only the poller reads (native/plat.c).
  *
+ * Go 1.14 (choices.timers_own_p, steal's go=114) ran timers the same way
+ * but left a running P's timers to that P unless its G was marked for
+ * preemption (Go's shouldStealTimers): thieves skip them, the poller's
+ * deadline leaves them out, a timer added with no poller wakes no M, and
+ * sysmon starts an M (if a P is idle) when some timer is overdue.  So a
+ * timer set by a G that then computes fires when sysmon preempts that G --
+ * 10 ms after sysmon first saw its time slice, on sysmon's tick, which is
+ * 10 ms itself once sysmon has found nothing to retake for a while: the
+ * 17 ms of golang/go #38860, fixed in Go 1.16 (CL 232298) by stealing
+ * any P's timers and waking an M for them, as the rest of this file does.
+ *
  * A heap is 4-ary, ordered by (when, seq): seq is the P's insertion count,
  * so timers due at the same nanosecond fire in the order they were set.
  * A P's heap is guarded by its timers_lock; timer0 (the earliest when, 0
@@ -163,24 +174,45 @@ int64_t rt_run_timers(struct m *m, struct p *pp, int64_t now, int64_t next)
 	return next;
 }
 
+bool rt_timers_stealable(struct rt *rt, struct p *pp)
+{
+	if (!rt->choices.timers_own_p ||
+	    plat_load_u32(&pp->status, memory_order_acquire) != P_RUNNING)
+		return true;
+	struct g *g = plat_load_ptr(&pp->curg, memory_order_acquire);
+	return g && plat_load_u32(&g->preempt, memory_order_acquire);
+}
+
 /* Runs every P's due timers (the poller, just woken, holding a P). */
 void rt_check_all_timers(struct m *m)
 {
 	int64_t now = plat_nanotime();
 	for (int i = 0; i < m->rt->procs; i++)
-		rt_check_timers(m, m->rt->allp[i], now);
+		if (rt_timers_stealable(m->rt, m->rt->allp[i]))
+			rt_check_timers(m, m->rt->allp[i], now);
+}
+
+static int64_t timers_next(struct rt *rt, bool stealable)
+{
+	int64_t next = 0;
+	for (int i = 0; i < rt->procs; i++) {
+		int64_t w = (int64_t)plat_load_u64(&rt->allp[i]->timer0, memory_order_seq_cst);
+		if (w && (!next || w < next) && (!stealable || rt_timers_stealable(rt, rt->allp[i])))
+			next = w;
+	}
+	return next;
 }
 
 /* The earliest timer of any P, 0 if none. */
 int64_t rt_timers_next(struct rt *rt)
 {
-	int64_t next = 0;
-	for (int i = 0; i < rt->procs; i++) {
-		int64_t w = (int64_t)plat_load_u64(&rt->allp[i]->timer0, memory_order_seq_cst);
-		if (w && (!next || w < next))
-			next = w;
-	}
-	return next;
+	return timers_next(rt, false);
+}
+
+/* The earliest timer an idle M may run: the poller's deadline. */
+static int64_t poller_next(struct rt *rt)
+{
+	return timers_next(rt, rt->choices.timers_own_p);
 }
 
 /* A timer due at when was added: make sure some M will wake for it. */
@@ -192,9 +224,22 @@ void rt_wake_netpoller(struct m *m, int64_t when)
 		int64_t until = (int64_t)plat_load_u64(&s->poll_until, memory_order_acquire);
 		if (until == 0 || until > when)
 			plat_netpoll_break(m->rt);
-	} else {
+	} else if (!m->rt->choices.timers_own_p) {
 		rt_wakep(m);
 	}
+}
+
+/* When a poller that must wake by until wakes: until itself, or as Go's
+ * netpoller converts the delay to epoll_wait's milliseconds (poll_ms). */
+static int64_t poll_deadline(struct rt *rt, int64_t until)
+{
+	if (!until || !rt->choices.poll_ms)
+		return until;
+	int64_t now = plat_nanotime();
+	int64_t delay = until - now;
+	if (delay <= 0)
+		return until;
+	return now + (delay < 1000000 ? 1000000 : delay / 1000000 * 1000000);
 }
 
 /* m, holding no P, becomes the poller: it waits in the netpoller until
@@ -212,11 +257,11 @@ int rt_poll_block(struct m *m, int64_t until, struct netpoll_event *ev, int max)
 	/* A timer added after the caller computed until, but before
 	 * poll_until was published, found no poller and woke an M instead;
 	 * skip the wait if such a timer is due first. */
-	int64_t next = rt_timers_next(m->rt);
+	int64_t next = poller_next(m->rt);
 	if (!until || next >= until) {
 		/* parked with nothing to do [proc: Where the time goes] */
 		unsigned was = rt_mt_switch(m, RT_MT(RT_CPU_PARKED, 0));
-		n = rt_netpoll_wait(m, until ? until : next, ev, max);
+		n = rt_netpoll_wait(m, poll_deadline(m->rt, until ? until : next), ev, max);
 		rt_mt_switch(m, was);
 	}
 	plat_store_u64(&s->poll_until, 0, memory_order_relaxed);
@@ -234,7 +279,7 @@ int rt_poll_block(struct m *m, int64_t until, struct netpoll_event *ev, int max)
 void rt_idle(struct m *m)
 {
 	struct rt *rt = m->rt;
-	int64_t until = rt_timers_next(rt);
+	int64_t until = poller_next(rt);
 	if (until || rt_netpoll_any_waiters(rt)) {
 		struct netpoll_event ev[64];
 		int n = rt_poll_block(m, until, ev, 64);

@@ -27,6 +27,7 @@ enum {
 	K_PREEMPT,
 	K_RETAKE,
 	K_GO,
+	K_POLL_MS,
 };
 
 static const struct pol_knob steal_knobs[] = {
@@ -43,12 +44,19 @@ static const struct pol_knob steal_knobs[] = {
 	[K_PREEMPT] = SHARED_KNOB_PREEMPT,
 	[K_RETAKE] = SHARED_KNOB_RETAKE("sysmon takes the P of a G blocked this long in a system "
 					"call and hands it to another M, when there is other work"),
-	[K_GO] = { "go", 126, 119, 126, 0,
-		   "the Go release steal follows, 126 (Go 1.26) or 119 (Go 1.19): 126's "
-		   "wake-up that finds no idle P asks the next M about to drop its P to spin "
-		   "instead (sched.needspinning), its Gosched, preemption and netpoller "
-		   "injection wake a spinner, and one M at a time polls the network without "
-		   "blocking (sched.pollingNet); 119 does none of these" },
+	[K_GO] = { "go", 126, 114, 126, 0,
+		   "the Go release steal follows, 126 (Go 1.26), 119 (Go 1.19) or 114 (Go "
+		   "1.14): 126's wake-up that finds no idle P asks the next M about to drop its "
+		   "P to spin instead (sched.needspinning), its Gosched, preemption and "
+		   "netpoller injection wake a spinner, and one M at a time polls the network "
+		   "without blocking (sched.pollingNet); 119 does none of these; 114 is 119 "
+		   "with Go 1.14's timers: a running P's timers are left to it until its G is "
+		   "marked for preemption, and sysmon starts an M for an overdue timer" },
+	[K_POLL_MS] = { "poll_ms", 0, 0, 1, POL_KNOB_BOOL,
+			"the poller's sleep until a timer ends on a whole millisecond, as Go's "
+			"netpoller converts it to epoll_wait's timeout on Linux: under 1 ms it "
+			"waits 1 ms, longer is cut down to whole ms (0: at the timer's "
+			"nanosecond, as a timerfd would)" },
 	{ NULL, 0, 0, 0, 0, NULL },
 };
 
@@ -64,9 +72,9 @@ static bool steal_init(struct rt *rt, struct pol_choices *c, struct err *e)
 	struct steal *st = rt_pol_run(rt);
 	/* the releases in between changed the protocol at one of them, which
 	 * neither tree read says [docs/runtime.md, "Go 1.19 to 1.26"] */
-	if (rt->knobs[K_GO] != 119 && rt->knobs[K_GO] != 126) {
-		err_set(e, "steal: go=%lld: the releases modelled are 119 (Go 1.19) and 126 (Go 1.26)",
-			(long long)rt->knobs[K_GO]);
+	if (rt->knobs[K_GO] != 114 && rt->knobs[K_GO] != 119 && rt->knobs[K_GO] != 126) {
+		err_set(e, "steal: go=%lld: the releases modelled are 114 (Go 1.14), 119 (Go 1.19) "
+			"and 126 (Go 1.26)", (long long)rt->knobs[K_GO]);
 		return false;
 	}
 	shared_knobs_read(&st->sk, c, rt->knobs, K_PREEMPT, K_RETAKE);
@@ -75,6 +83,8 @@ static bool steal_init(struct rt *rt, struct pol_choices *c, struct err *e)
 	st->inherit = rt->knobs[K_INHERIT] != 0;
 	c->go_release = (int)rt->knobs[K_GO];
 	c->needspinning = c->one_poller = c->go_release == 126;
+	c->timers_own_p = c->go_release == 114;
+	c->poll_ms = rt->knobs[K_POLL_MS] != 0;
 	rt_steal_order_reset(&st->order, (uint32_t)rt->procs);
 	return true;
 }
@@ -116,7 +126,8 @@ static struct g *steal_work(struct m *m, struct steal *st)
 				continue;
 			/* Last pass: run the victim's due timers, even an idle
 			 * victim's; what they ready comes to this P. */
-			if (last && plat_load_u64(&p2->timer0, memory_order_relaxed)) {
+			if (last && plat_load_u64(&p2->timer0, memory_order_relaxed) &&
+			    rt_timers_stealable(rt, p2)) {
 				rt_check_timers(m, p2, 0);
 				struct g *g = rt_runqget(pp, NULL);
 				if (g)

@@ -691,6 +691,73 @@ START_TEST(unanswered_connection_deadlocks)
 END_TEST
 
 /* Knob values are checked: unknown keys and out-of-range values say which. */
+/* Go 1.14's timers (steal's go=114), simulated and native: main sets 7
+ * timers with AfterFunc on its own P, then computes while polling for the
+ * callbacks.  Under go=114 no other M runs a running P's timers until
+ * sysmon marks its G for preemption (10 ms after it first saw that time
+ * slice), so every callback is milliseconds late; today's Go has an idle M
+ * run them on time.  The shape of BenchmarkParallelTimerLatency (docs/
+ * cases.md, case 2). */
+static const char timer_rounds[] =
+	"{\"name\": \"t\", \"channels\": {\"fired\": 7}, \"programs\": {\n"
+	" \"main\": {\"vars\": {\"n\": \"int\"}, \"body\": [\n"
+	"  {\"loop\": {\"count\": 5, \"body\": [\n"
+	"   {\"spawn\": {\"program\": \"cb\", \"count\": 7, \"after\": \"1ms\"}},\n"
+	"   {\"set\": {\"n\": 0}},\n"
+	"   {\"loop\": {\"count\": 100000, \"body\": [\n"
+	"    {\"select\": {\"cases\": [{\"recv\": \"fired\", \"then\": [{\"set\": {\"n\": {\"+\": [\"n\", 1]}}}]}],\n"
+	"                \"default\": [{\"compute\": \"10us\"}]}},\n"
+	"    {\"if\": {\"cond\": {\"==\": [\"n\", 7]}, \"then\": [\"break\"]}}]}},\n"
+	"   {\"compute\": \"1ms\"}]}}]},\n"
+	" \"cb\": [{\"request_begin\": \"arrival\"}, \"request_end\", {\"send\": \"fired\"}]}}";
+
+START_TEST(go114_timers_wait_for_preemption)
+{
+	static const char *const go114[] = { "go=114", NULL }, *const go126[] = { "go=126", NULL };
+	struct err e = { "" };
+	struct workload *w = wl_compile("timer-rounds", timer_rounds, &e);
+	ck_assert_msg(w, "%s", e.msg);
+	double late[2];
+	for (int k = 0; k < 2; k++) {
+		struct test_outcome o = _i ? test_run_policy(&nat__rt_api, "steal", "host", w, 2, 1,
+							     k ? go126 : go114)
+					   : test_run_policy(&sim__rt_api, "steal", "e5-2660v4", w, 8, 1,
+							     k ? go126 : go114);
+		ck_assert_msg(o.created, "%s", o.e.msg);
+		ck_assert_msg(!o.r.deadlock && !o.r.panicked, "go=%s", k ? "126" : "114");
+		ck_assert_uint_eq(o.r.requests, 35);
+		late[k] = hist_mean(&o.r.request_latency);
+	}
+	wl_free(w);
+	/* simulated: 18.0 ms and 6 us; natively at 2 Ps about 18 ms and
+	 * 0.2 ms on a busy host */
+	ck_assert_msg(late[0] > 5e6 && late[0] > 10 * late[1],
+		      "mean lateness %.0f ns at go=114, %.0f ns at go=126", late[0], late[1]);
+}
+END_TEST
+
+/* poll_ms: a poller sleeping until a timer wakes as Go's epoll_wait
+ * timeout does, in whole milliseconds: a sleep of 1.5 ms with nothing
+ * else to run waits 1 ms, finds the timer not due, and waits 1 ms more. */
+START_TEST(poll_ms_wakes_on_whole_milliseconds)
+{
+	static const char *const on[] = { "poll_ms=1", NULL };
+	struct err e = { "" };
+	struct workload *w = wl_compile("sleeps",
+		"{\"name\": \"t\", \"programs\": {\"main\": [{\"loop\": {\"count\": 5, \"body\": [\n"
+		" {\"request_begin\": \"now\"}, {\"sleep\": \"1500us\"}, \"request_end\"]}}]}}", &e);
+	ck_assert_msg(w, "%s", e.msg);
+	struct test_outcome a = test_run_policy(&sim__rt_api, "steal", "numa4", w, 2, 1, NULL);
+	struct test_outcome b = test_run_policy(&sim__rt_api, "steal", "numa4", w, 2, 1, on);
+	wl_free(w);
+	ck_assert(a.created && b.created);
+	uint64_t pa = hist_quantile(&a.r.request_latency, 0.5), pb = hist_quantile(&b.r.request_latency, 0.5);
+	ck_assert_msg(pa >= 1500000 && pa < 1600000 && pb >= 2000000 && pb < 2100000,
+		      "a sleep of 1.5 ms took %llu ns, %llu ns with poll_ms", (unsigned long long)pa,
+		      (unsigned long long)pb);
+}
+END_TEST
+
 /* steal's `go` knob: both releases' protocols run every G once, natively
  * and simulated; Go 1.26's wakep takes sched.lock even with no idle P
  * (and sets needspinning), so a burst of spawns from one G at 16 Ps, with
@@ -1071,6 +1138,8 @@ Suite *make_sched_suite(void)
 	tcase_add_loop_test(tc, ping_pong_hog_is_fair, test_first_mode(), test_modes());
 	tcase_add_test(tc, knob_errors_name_the_problem);
 	tcase_add_loop_test(tc, go_releases_spin_differently, test_first_mode(), test_modes());
+	tcase_add_loop_test(tc, go114_timers_wait_for_preemption, test_first_mode(), test_modes());
+	tcase_add_test(tc, poll_ms_wakes_on_whole_milliseconds);
 	tcase_add_test(tc, bad_program_is_refused);
 	suite_add_tcase(s, tc);
 	return s;

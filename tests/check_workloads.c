@@ -433,6 +433,10 @@ static const struct {
 	  "{\"name\": \"t\", \"programs\": {\"main\": [], \"w\": [\"yield\"]},\n"
 	  " \"main\": \"m2\"}",
 	  "$.main", "no program named 'm2'", NULL },
+	{ "a negative delay of a later spawn",
+	  "{\"name\": \"t\", \"programs\": {\"main\": [{\"spawn\": {\"program\": \"w\", \"after\": -1}}],"
+	  " \"w\": [\"yield\"]}}",
+	  "$.programs.main[0].spawn.after", "must not be negative", NULL },
 	{ "unknown key of an op's object",
 	  "{\"name\": \"t\", \"programs\": {\"main\": [{\"spawn\": {\"program\": \"w\", \"cnt\": 2}}],"
 	  " \"w\": [\"yield\"]}}",
@@ -1029,6 +1033,34 @@ START_TEST(spawn_args_and_recv_into)
 }
 END_TEST
 
+/* spawn with "after" (time.AfterFunc): the Gs start when their timers
+ * fire, with the arguments the spawner evaluated at the spawn, and their
+ * request_begin "arrival" is the instant the timer was due -- so main's
+ * request (the spawn to the last callback) takes the delay, and each
+ * callback's (its lateness) far less. */
+START_TEST(spawn_after_starts_later)
+{
+	struct rt_result r = run_ok(
+		"{\"name\": \"t\", \"waitgroups\": [\"wg\"], \"programs\": {\n"
+		" \"main\": {\"vars\": {\"k\": \"int\"}, \"body\": [\n"
+		"   {\"set\": {\"k\": 5}}, {\"wg_add\": {\"wg\": \"wg\", \"n\": 3}},\n"
+		"   {\"request_begin\": \"now\"},\n"
+		"   {\"spawn\": {\"program\": \"cb\", \"count\": 3, \"after\": \"20ms\","
+		"    \"args\": {\"k\": \"k\"}}},\n"
+		"   {\"set\": {\"k\": 6}}, {\"wg_wait\": \"wg\"}, \"request_end\"]},\n"
+		" \"cb\": {\"params\": {\"k\": \"int\"}, \"body\": [\n"
+		"   {\"request_begin\": \"arrival\"},\n"
+		"   {\"assert\": {\"cond\": {\"==\": [\"k\", 5]}, \"message\": \"k at the spawn\"}},\n"
+		"   \"request_end\", {\"wg_done\": \"wg\"}]}}}",
+		_i);
+	ck_assert_uint_eq(r.goroutines, 4);
+	ck_assert_uint_eq(r.requests, 4);
+	ck_assert_uint_ge(r.request_latency.max, 20000000);
+	/* the three callbacks' lateness below the spawner's wait */
+	ck_assert_uint_lt(hist_quantile(&r.request_latency, 0.75), 20000000);
+}
+END_TEST
+
 /* select: a receive case with a body, default, a case that breaks out of
  * the enclosing loop, a send case, a case that ends the G. */
 START_TEST(select_cases_bodies_and_break)
@@ -1212,6 +1244,7 @@ Suite *make_workloads_suite(void)
 	tcase_add_loop_test(tc, loop_var_counts_from_zero, test_first_mode(), test_modes());
 	tcase_add_loop_test(tc, if_else_takes_one_branch, test_first_mode(), test_modes());
 	tcase_add_loop_test(tc, expressions_compute_as_go, test_first_mode(), test_modes());
+	tcase_add_loop_test(tc, spawn_after_starts_later, test_first_mode(), test_modes());
 	tcase_add_loop_test(tc, spawn_args_and_recv_into, test_first_mode(), test_modes());
 	tcase_add_loop_test(tc, select_cases_bodies_and_break, test_first_mode(), test_modes());
 	tcase_add_loop_test(tc, set_assigns_variables_and_parameters, test_first_mode(), test_modes());

@@ -160,14 +160,18 @@ size_t wlr_draws(struct rt *rt, const struct rt_draw **out)
 
 /* ---- Objects ---- */
 
-void wlr_objs_add(struct m *m, enum prog_type t, void *obj)
+static void wlr_objs_push(struct wlr_objs *o, void *obj)
 {
-	struct wlr_objs *o = &wlr_m(m)->made[t];
 	if (o->n == o->cap) {
 		o->cap = o->cap ? 2 * o->cap : 16;
 		o->v = xrealloc(o->v, o->cap * sizeof(*o->v));
 	}
 	o->v[o->n++] = obj;
+}
+
+void wlr_objs_add(struct m *m, enum prog_type t, void *obj)
+{
+	wlr_objs_push(&wlr_m(m)->made[t], obj);
 }
 
 static uint64_t region_pages(uint64_t bytes)
@@ -337,6 +341,9 @@ static void run_free(struct rt *rt)
 				free_made(rt, (enum prog_type)t, wm->made[t].v[i]);
 			free(wm->made[t].v);
 		}
+		for (size_t i = 0; i < wm->afters.n; i++)
+			free(wm->afters.v[i]);
+		free(wm->afters.v);
 		if (wm->gsl)
 			gsl_rng_free(wm->gsl);
 		free(wm);
@@ -449,25 +456,68 @@ static int64_t value(struct m *m, struct g *g, const struct prog_val *v, enum pr
 
 /* ---- Gs ---- */
 
-/* Gives a new G running prog its frame: its stream is the parent's next
- * child's (NULL parent: main); its args are the parent's to set. */
-static void g_init(struct rt *rt, struct g *parent, struct g *g, const struct program *prog)
+/* Gives a new G running prog its frame, at depth of its program's
+ * recursion, with the random stream key; its args are its maker's to set. */
+static void g_init_at(struct rt *rt, struct g *g, const struct program *prog, uint32_t depth,
+		      uint64_t key)
 {
-	struct gframe *f = g_frame(g), *pf = parent ? g_frame(parent) : NULL;
+	struct gframe *f = g_frame(g);
 	f->prog = prog;
 	f->pc = 0;
 	f->compute_left = 0;
 	f->root_spawn = false;
 	memset(f->locals, 0, f->prog->nlocals * sizeof(f->locals[0]));
 	f->nspawned = 0;
-	f->depth = pf ? pf->depth + 1 : 0;
+	f->depth = depth;
 	f->req_start = -1;
 	f->last_arrival = 0;
-	wlr_stream_init(rt, &f->rs, pf ? dist_key_child(pf->rs.key, pf->nspawned++) : MAIN_KEY);
+	wlr_stream_init(rt, &f->rs, key);
 	/* Go's newproc takes the stack from its maker's P and writes the
 	 * first frame there: the stack is on the maker's node */
 	if (!f->stack)
 		g->stack_node = plat_self() ? plat_node() : 0;
+}
+
+/* ... its stream the parent's next child's (NULL parent: main). */
+static void g_init(struct rt *rt, struct g *parent, struct g *g, const struct program *prog)
+{
+	struct gframe *pf = parent ? g_frame(parent) : NULL;
+	g_init_at(rt, g, prog, pf ? pf->depth + 1 : 0,
+		  pf ? dist_key_child(pf->rs.key, pf->nspawned++) : MAIN_KEY);
+}
+
+/* spawn's arguments for prog, evaluated by g into args.  false: g
+ * panicked (its recursion went past prog's max_depth, or an argument). */
+static bool spawn_args(struct m *m, struct g *g, const struct program *prog,
+		       const struct prog_op *op, int64_t *args)
+{
+	if (prog->max_depth && g_frame(g)->depth + 1 > prog->max_depth) {
+		rt_panic(m, "program %s: recursion deeper than its max_depth %u", prog->name,
+			 prog->max_depth);
+		return false;
+	}
+	for (uint32_t k = 0; k < op->aux; k++) {
+		const struct prog_arg *arg = &wlr(m->rt)->wl->args[op->dst + k];
+		args[k] = value(m, g, &arg->v, (enum prog_type)prog->local_types[arg->slot]);
+	}
+	return !g->panicking;
+}
+
+/* A new G, or NULL after a panic naming prog (g: the spawner, if any). */
+static struct g *spawn_g(struct m *m, struct g *g, const struct program *prog)
+{
+	struct g *c = rt_newg(m);
+	if (!c)
+		budget_panic(m, g, "runtime: out of memory: a goroutine of program %s would take "
+				      "the run past %s",
+				prog->name, budget_str(m->rt));
+	return c;
+}
+
+static void set_args(struct rt *rt, struct g *c, const struct prog_op *op, const int64_t *args)
+{
+	for (uint32_t k = 0; k < op->aux; k++)
+		g_frame(c)->locals[wlr(rt)->wl->args[op->dst + k].slot] = args[k];
 }
 
 /* A child of g running prog, its parameters from args (evaluated by g),
@@ -476,34 +526,91 @@ static bool spawn(struct m *m, struct g *g, const struct program *prog, const st
 		  uint32_t conn_slot, void *conn)
 {
 	struct rt *rt = m->rt;
-	if (prog->max_depth && g_frame(g)->depth + 1 > prog->max_depth) {
-		rt_panic(m, "program %s: recursion deeper than its max_depth %u", prog->name,
-			 prog->max_depth);
-		return false;
-	}
 	int64_t args[PROG_MAX_LOCALS];
-	for (uint32_t k = 0; k < op->aux; k++) {
-		const struct prog_arg *arg = &wlr(rt)->wl->args[op->dst + k];
-		args[k] = value(m, g, &arg->v, (enum prog_type)prog->local_types[arg->slot]);
-	}
-	if (g->panicking)
+	if (!spawn_args(m, g, prog, op, args))
 		return false;
 	/* made, given its frame, and only then queued where another M may run it */
-	struct g *c = rt_newg(m);
-	if (!c) {
-		budget_panic(m, g, "runtime: out of memory: a goroutine of program %s would take "
-				      "the run past %s",
-				prog->name, budget_str(rt));
+	struct g *c = spawn_g(m, g, prog);
+	if (!c)
 		return false;
-	}
 	g_init(rt, g, c, prog);
-	for (uint32_t k = 0; k < op->aux; k++)
-		g_frame(c)->locals[wlr(rt)->wl->args[op->dst + k].slot] = args[k];
+	set_args(rt, c, op, args);
 	if (conn_slot != PROG_NO_SLOT)
 		g_frame(c)->locals[conn_slot] = (int64_t)(intptr_t)conn;
 	rt_startg(m, c);
 	/* a root spawn's mark (it just accepted a connection) is used up */
 	g_frame(g)->root_spawn = false;
+	return true;
+}
+
+/* ---- Spawning later: time.AfterFunc ----
+ * A spawn with "after" sets, for each G, a timer on the running P, as
+ * AfterFunc does; the G is made when the timer fires, by whichever M runs
+ * it (Go's timer function starts a goroutine there).  What the spawner
+ * decides is decided at the spawn -- the arguments, the child's stream,
+ * its depth -- so a run does not depend on when the timer ran.  The
+ * record is kept by the M that made it until the run ends (and counted
+ * in the budget, as an object), and reused: a fired record goes to the
+ * free list of the M that fired it. */
+struct wlr_after {
+	struct timer t;
+	struct wlr_after *next_free;
+	const struct program *prog;
+	const struct prog_op *op;
+	uint32_t depth;
+	uint64_t key;
+	int64_t args[PROG_MAX_LOCALS];
+};
+
+static void after_fire(struct m *m, struct timer *t)
+{
+	struct wlr_after *a = (struct wlr_after *)t;
+	struct g *c = spawn_g(m, NULL, a->prog);
+	if (c) {
+		g_init_at(m->rt, c, a->prog, a->depth, a->key);
+		/* what started it was due then: request_begin "arrival" times
+		 * from there, as AfterFunc's callback measures its lateness */
+		g_frame(c)->last_arrival = a->t.when;
+		set_args(m->rt, c, a->op, a->args);
+		rt_startg(m, c);
+	}
+	struct wlr_m *wm = wlr_m(m);
+	a->next_free = wm->after_free;
+	wm->after_free = a;
+}
+
+/* false: g panicked */
+static bool spawn_after(struct m *m, struct g *g, const struct program *prog,
+			const struct prog_op *op, int64_t ns)
+{
+	struct wlr_m *wm = wlr_m(m);
+	struct wlr_after *a = wm->after_free;
+	if (a) {
+		wm->after_free = a->next_free;
+	} else {
+		if (!rt_mem_charge(m->rt, WL_BYTES_PER_OBJ)) {
+			budget_panic(m, g, "runtime: out of memory: a timer for a goroutine of "
+					   "program %s would take the run past %s",
+				     prog->name, budget_str(m->rt));
+			return false;
+		}
+		a = xcalloc(1, sizeof(*a));
+		wlr_objs_push(&wm->afters, a);
+	}
+	if (!spawn_args(m, g, prog, op, a->args)) {
+		a->next_free = wm->after_free;
+		wm->after_free = a;
+		return false;
+	}
+	struct gframe *f = g_frame(g);
+	a->prog = prog;
+	a->op = op;
+	a->depth = f->depth + 1;
+	a->key = dist_key_child(f->rs.key, f->nspawned++);
+	memset(&a->t, 0, sizeof(a->t));
+	a->t.when = rt_time_after(plat_nanotime(), ns);
+	a->t.f = after_fire;
+	rt_timer_add(m, &a->t);
 	return true;
 }
 
@@ -706,8 +813,17 @@ static int op_syscall(struct m *m, struct g *g, struct gframe *f, const struct p
 static int op_spawn(struct m *m, struct g *g, struct gframe *f, const struct prog_op *op)
 {
 	int64_t n = eval(m, g, &op->x);
+	const struct program *prog = &wlr(m->rt)->wl->progs[op->a];
+	if (op->flags & PROG_F_AFTER) {
+		/* one delay for all of them, evaluated once, as a loop of
+		 * AfterFunc calls with one duration */
+		int64_t ns = n > 0 ? eval(m, g, &op->y) : 0;
+		for (int64_t i = 0; i < n && !g->panicking; i++)
+			spawn_after(m, g, prog, op, ns);
+		return next(f);
+	}
 	for (int64_t i = 0; i < n && !g->panicking; i++)
-		spawn(m, g, &wlr(m->rt)->wl->progs[op->a], op, PROG_NO_SLOT, NULL);
+		spawn(m, g, prog, op, PROG_NO_SLOT, NULL);
 	return next(f);
 }
 

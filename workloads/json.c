@@ -385,13 +385,21 @@ static bool op_spawn(struct cc *c, const cJSON *v, const char *path)
 	op.x = PV_C(1);
 	char p[JV_PATH];
 	if (cJSON_IsObject(v)) {
-		static const char *const keys[] = { "program", "count", "args", NULL };
+		static const char *const keys[] = { "program", "count", "args", "after", NULL };
 		if (!op_args(c, v, path, keys))
 			return false;
 		name = cJSON_GetObjectItemCaseSensitive(v, "program");
 		args = cJSON_GetObjectItemCaseSensitive(v, "args");
 		if (!opt_val(c, v, path, "count", DIST_COUNT, PT_INT, &op.x))
 			return false;
+		if (cJSON_GetObjectItemCaseSensitive(v, "after")) {
+			if (!opt_val(c, v, path, "after", DIST_TIME, PT_INT, &op.y))
+				return false;
+			if (op.y.kind == PV_CONST && op.y.c < 0)
+				return fail(c, kp(p, path, "after"), "must not be negative (got %lld)",
+					    (long long)op.y.c);
+			op.flags |= PROG_F_AFTER;
+		}
 		if (op.x.kind == PV_CONST && op.x.c < 0)
 			return fail(c, kp(p, path, "count"), "must not be negative (got %lld)",
 				    (long long)op.x.c);

@@ -396,6 +396,8 @@ static const char *check_spawn(CHECK_ARGS)
 	if (op->a >= w->nprogs)
 		return "spawns a program that does not exist";
 	const char *bad = check_val(w, p, &op->x, PT_INT, 0);
+	if (!bad && (op->flags & PROG_F_AFTER))
+		bad = check_val(w, p, &op->y, PT_INT, 0);
 	return bad ? bad : check_args(w, p, op, &w->progs[op->a]);
 }
 

@@ -139,6 +139,8 @@ enum {
 				    * else on after the cases) */
 	PROG_F_WRITE = 1u << 4,    /* TOUCH */
 	PROG_F_ARRIVAL = 1u << 5,  /* REQ_BEGIN */
+	PROG_F_AFTER = 1u << 6,    /* SPAWN: each G started by a timer y ns later
+				    * (time.AfterFunc), on whichever M runs it */
 };
 
 /* A region's placement and a touch's pattern are the platform's memory

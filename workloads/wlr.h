@@ -88,6 +88,10 @@ struct wlr_m {
 	struct hist request_latency;   /* request_begin to request_end */
 	uint64_t requests;
 	int64_t req_answered;          /* the last answer, absolute; with requests > 0 */
+	/* spawn's "after" records [interp.c, "Spawning later"]: every one this
+	 * M made, and those that fired on it, free for its next spawns */
+	struct wlr_objs afters;
+	struct wlr_after *after_free;
 };
 
 /* A G's frame: its program's place, right after the G in its slab
