@@ -664,8 +664,12 @@ int simp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, in
 		rt->plat.break_pending = false;
 		return 0;
 	}
-	/* The time-out is a timerfd natively: no slack, only the wake-up. */
+	/* The time-out is a timerfd natively: no slack, only the wake-up --
+	 * but Go's is epoll_wait's own (poll_ms), which the kernel slackens
+	 * as it does any sleep of a normal thread. */
 	int64_t late = lat_ns(rt->topo->lat.wakeup_core_ns);
+	if (rt->choices.poll_ms && timeout_ns > 0)
+		late += lat_ns(rt->topo->lat.timer_slack_ns);
 	sim_time_t wake = timeout_ns > 0 ? (sim_time_t)rt_time_after((int64_t)sim_now(eng),
 								     rt_time_after(timeout_ns, late))
 					 : SIM_TIME_MAX;
