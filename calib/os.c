@@ -1,7 +1,7 @@
 /* Calibration of the OS costs: futex wake-to-run latency by the relation
  * of the two PUs, the futex calls' own costs, a trivial system call,
  * thread creation, sleep overshoot, sched_yield, the thread context
- * switch, PAUSE. */
+ * switch, PAUSE, epoll_wait's cost per ready event. */
 #include <errno.h>
 #include <linux/futex.h>
 #include <math.h>
@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -225,6 +227,69 @@ static void loop_probe(struct cal_ctx *c, void *arg)
 	cal_samples_free(&sc);
 	cal_samples_free(&y);
 	cal_samples_free(&pz);
+}
+
+/* ---- epoll_wait's cost per ready event ----
+ * EPOLL_EVENTS eventfds in one epoll instance, edge-triggered as Go
+ * registers its descriptors; each sample readies all of them, or one,
+ * and times the epoll_wait that takes what is ready: the difference over
+ * EPOLL_EVENTS - 1 is what each more event costs the call (ep_send_events'
+ * walk and copy, under the instance's mutex).  Readying is not timed. */
+
+#define EPOLL_EVENTS 128
+
+struct epoll_cost {
+	struct cal_stat per_event;
+	bool ok;
+};
+
+static void epoll_probe(struct cal_ctx *c, void *arg)
+{
+	struct epoll_cost *r = arg;
+	int ep = epoll_create1(EPOLL_CLOEXEC), fd[EPOLL_EVENTS];
+	int made = 0;
+	r->ok = false;
+	if (ep < 0)
+		return;
+	for (; made < EPOLL_EVENTS; made++) {
+		fd[made] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		struct epoll_event e = { .events = EPOLLIN | EPOLLET, .data.u32 = (uint32_t)made };
+		if (fd[made] < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd[made], &e) != 0) {
+			if (fd[made] >= 0)
+				close(fd[made]);
+			goto out;
+		}
+	}
+	struct epoll_event ev[EPOLL_EVENTS];
+	struct cal_samples s = { 0 };
+	struct cal_budget b = cal_budget(c, 50, 400);
+	for (int n = 0; cal_more(&b, n); n++) {
+		double t[2];
+		for (int k = 0; k < 2; k++) {
+			int want = k ? EPOLL_EVENTS : 1;
+			uint64_t one = 1;
+			for (int i = 0; i < want; i++)
+				if (write(fd[i], &one, sizeof(one)) != sizeof(one))
+					goto done;
+			int64_t t0 = cal_now();
+			int got = epoll_wait(ep, ev, EPOLL_EVENTS, 0);
+			t[k] = (double)(cal_now() - t0);
+			if (got != want)
+				goto done;
+		}
+		cal_add(&s, (t[1] - t[0]) / (EPOLL_EVENTS - 1));
+	}
+done:
+	cal_summarize(&s, &r->per_event);
+	cal_method(&r->per_event, "epoll_wait taking %d ready edge-triggered eventfds against "
+		   "taking 1, on one bound thread: the difference over %d", EPOLL_EVENTS,
+		   EPOLL_EVENTS - 1);
+	r->ok = s.n > 0;
+	cal_samples_free(&s);
+out:
+	for (int i = 0; i < made; i++)
+		close(fd[i]);
+	close(ep);
 }
 
 /* ---- Thread context switch: two threads yielding on one PU ----
@@ -686,6 +751,14 @@ bool cal_os_probes(struct cal_ctx *c, struct err *e)
 	cal_figure(c, "os_ns.syscall", &lc.syscall);
 	cal_figure(c, "os_ns.pause", &lc.pause);
 	cal_measurement(c, "sched_yield_ns", &lc.yield);
+	struct epoll_cost ec;
+	if (!run_on_pu(c, pu0, epoll_probe, &ec, e))
+		return false;
+	if (ec.ok)
+		cal_figure(c, "os_ns.epoll_event", &ec.per_event);
+	else
+		cal_assumed(c, "os_ns.epoll_event", c->t->lat.epoll_event_ns,
+			    "epoll or eventfd could not be made here: the model's default");
 	cal_progress_step(&c->prog, 0.05);
 	struct pp_result fr;
 	const char *pair_name;

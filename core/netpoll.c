@@ -33,7 +33,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#define NETPOLL_BATCH 64
+#define NETPOLL_BATCH RT_NETPOLL_BATCH
 
 void rt_netpoll_init(struct rt *rt)
 {
@@ -213,6 +213,7 @@ struct g *rt_netpoll_now(struct m *m)
 	n += arrivals_due(m, ev + n, NETPOLL_BATCH - n, false);
 	if (n == 0)
 		return NULL;
+	plat_netpoll_took(m->rt, n);
 	uint32_t count;
 	struct g *list = deliver(m->rt, ev, n, &count);
 	if (!list)
@@ -248,7 +249,10 @@ int rt_netpoll_wait(struct m *m, int64_t until, struct netpoll_event *ev, int ma
 		rt_poller_forever(m, false);
 	if (n < 0)
 		n = 0;
-	return n + arrivals_due(m, ev + n, max - n, true);
+	n += arrivals_due(m, ev + n, max - n, true);
+	if (n > 0)
+		plat_netpoll_took(m->rt, n);
+	return n;
 }
 
 void rt_netpoll_inject(struct m *m, const struct netpoll_event *ev, int n)

@@ -119,6 +119,12 @@
  *         readiness since the last poll; waits up to timeout_ns for some
  *         (0: not at all; < 0: as long as it takes) unless broken
  *     void plat_netpoll_break(struct rt *)   ends a waiting poll early
+ *     void plat_netpoll_took(struct rt *, int n)
+ *         the poll just made returned n > 0 ready events: in simulation
+ *         the kernel's copy of them, os_ns.epoll_event each, holding the
+ *         process's one epoll instance (pollers take turns; the wait and
+ *         the copy are the M's CPU, in its netpoll_ns); natively the
+ *         kernel has done it already
  *     int plat_netpoll_open(struct rt *, struct pollfd_desc *, int fd)
  *     void plat_netpoll_close(struct rt *, struct pollfd_desc *)
  *         a real file descriptor (native C API): registered for edge-

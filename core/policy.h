@@ -292,6 +292,10 @@ struct rt_cpu_time {
 	int pus;                       /* the machine's PUs */
 	bool futex_measured;           /* the platform counts the CPU its futex calls take */
 	uint64_t futex_ns;             /* ... which is this, within on_ns */
+	/* The CPU the netpoller's calls spent on the ready events they took,
+	 * waiting for the epoll instance and copying (plat_netpoll_took),
+	 * within on_ns; 0 where nothing counts it */
+	uint64_t netpoll_ns;
 };
 
 /* True if k is one of the off-CPU figures. */
@@ -310,6 +314,8 @@ bool rt_lock_frac(const struct rt_cpu_time *c, bool off, enum rt_lock_class k, d
 bool rt_cpu_busy_pus(const struct rt_cpu_time *c, double *pus);
 bool rt_cpu_busy_frac(const struct rt_cpu_time *c, double *frac);
 bool rt_cpu_futex_frac(const struct rt_cpu_time *c, double *frac);
+/* netpoll_ns's share of on_ns; false if none was counted. */
+bool rt_cpu_netpoll_frac(const struct rt_cpu_time *c, double *frac);
 
 /* The CPU the OS gave a native run's threads, from their own scheduler
  * statistics [docs/runtime.md, "The CPU a native run got"]: every thread

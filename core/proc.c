@@ -1930,6 +1930,7 @@ static void collect_cpu(struct rt *rt, struct rt_result *r)
 			for (int k = 0; k < RT_LOCK__COUNT; k++)
 				c->lock_ns[off][k] += m->stats.lock_ns[off][k];
 		c->futex_ns += m->stats.futex_ns;
+		c->netpoll_ns += m->stats.netpoll_ns;
 	}
 	/* the Gs' own work is part of the Ms' default state */
 	sched = c->ns[RT_CPU_SCHED];

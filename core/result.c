@@ -73,6 +73,14 @@ bool rt_cpu_busy_frac(const struct rt_cpu_time *c, double *frac)
 	return true;
 }
 
+bool rt_cpu_netpoll_frac(const struct rt_cpu_time *c, double *frac)
+{
+	if (!c->measured || c->netpoll_ns == 0 || c->on_ns == 0)
+		return false;
+	*frac = (double)c->netpoll_ns / (double)c->on_ns;
+	return true;
+}
+
 bool rt_cpu_futex_frac(const struct rt_cpu_time *c, double *frac)
 {
 	if (!c->measured || !c->futex_measured || c->on_ns == 0)

@@ -411,6 +411,7 @@ struct m_stats {
 	uint64_t time_ns[RT_CPU__COUNT];
 	uint64_t lock_ns[2][RT_LOCK__COUNT];
 	uint64_t futex_ns;       /* CPU its futex calls took, where the platform counts it */
+	uint64_t netpoll_ns;     /* CPU its polls spent on ready events, likewise [platform.h] */
 	uint64_t preempted;      /* Gs that gave up their P to a preemption request */
 	uint64_t sched_hash;     /* fingerprint of its scheduling decisions */
 	uint64_t spinning_ns;    /* spinning for work (time_ns[RT_CPU_SPIN] less sync.Mutex spins) */
@@ -1014,6 +1015,8 @@ static inline int64_t rt_arrivals_next(struct rt *rt)
 {
 	return rt->body->net_next ? rt->body->net_next(rt) : -1;
 }
+/* Events one poll takes at most: Go's netpoll reads up to 128 a call. */
+#define RT_NETPOLL_BATCH 128
 struct g *rt_netpoll_now(struct m *m);
 int rt_netpoll_wait(struct m *m, int64_t until, struct netpoll_event *ev, int max);
 void rt_netpoll_inject(struct m *m, const struct netpoll_event *ev, int n);

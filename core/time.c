@@ -281,8 +281,8 @@ void rt_idle(struct m *m)
 	struct rt *rt = m->rt;
 	int64_t until = poller_next(rt);
 	if (until || rt_netpoll_any_waiters(rt)) {
-		struct netpoll_event ev[64];
-		int n = rt_poll_block(m, until, ev, 64);
+		struct netpoll_event ev[RT_NETPOLL_BATCH];
+		int n = rt_poll_block(m, until, ev, RT_NETPOLL_BATCH);
 		if (n >= 0) {
 			rt_lock(&rt->sched.lock);
 			struct p *pp = rt_pidleget_near(rt, m->node >= 0 ? m->node : plat_node());

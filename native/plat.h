@@ -292,6 +292,7 @@ static inline int plat_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll
 	return natp_netpoll(rt, timeout_ns, ev, max);
 }
 static inline void plat_netpoll_break(struct rt *rt) { natp_netpoll_break(rt); }
+static inline void plat_netpoll_took(struct rt *rt, int n) { (void)rt, (void)n; }
 int natp_netpoll_open(struct rt *rt, struct pollfd_desc *pd, int fd);
 void natp_netpoll_close(struct rt *rt, struct pollfd_desc *pd);
 static inline int plat_netpoll_open(struct rt *rt, struct pollfd_desc *pd, int fd)

@@ -108,6 +108,8 @@ static void cpu_json(cJSON *m, const struct rt_cpu_time *c)
 		cJSON_AddNumberToObject(cpu, "busy_frac", f);
 	if (rt_cpu_futex_frac(c, &f))
 		cJSON_AddNumberToObject(cpu, "futex_frac", f);
+	if (rt_cpu_netpoll_frac(c, &f))
+		cJSON_AddNumberToObject(cpu, "netpoll_frac", f);
 	cJSON *by = NULL;
 	for (int off = 0; off < 2; off++) {
 		char key[32];
@@ -280,6 +282,8 @@ static void cpu_text(const struct rt_cpu_time *c)
 		printf("  %-14s%.2f PUs on average (%.1f%% of the machine)", "busy", f, 100.0 * frac);
 		if (rt_cpu_futex_frac(c, &f))
 			printf(", %.1f%% of it in futex calls", 100.0 * f);
+		if (rt_cpu_netpoll_frac(c, &f))
+			printf(", %.1f%% in epoll_wait's ready events", 100.0 * f);
 		printf("\n");
 	}
 	for (int off = 0; off < 2; off++) {

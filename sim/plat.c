@@ -687,6 +687,51 @@ int simp_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll_event *ev, in
 	return 0;
 }
 
+/* What a line last written by a PU taken at random costs pu to read:
+ * where a ready event's epitem was written, by the softirq of the CPU
+ * its packet came in on (receive-side scaling spreads them over all). */
+static double epoll_c2c(struct rt *rt, int pu)
+{
+	struct plat_rt *pr = &rt->plat;
+	const struct topo *t = rt->topo;
+	if (!pr->epoll_c2c)
+		pr->epoll_c2c = xcalloc((size_t)t->npus, sizeof(*pr->epoll_c2c));
+	if (pr->epoll_c2c[pu] == 0) {
+		double sum = 0;
+		for (int q = 0; q < t->npus; q++)
+			sum += topo_c2c_ns(t, t->pus[pu].core, t->pus[q].core);
+		pr->epoll_c2c[pu] = sum / t->npus;
+	}
+	return pr->epoll_c2c[pu];
+}
+
+/* The kernel's copy of n ready events (ep_send_events, under ep->mtx):
+ * after any poller ahead of this M, n x (os_ns.epoll_event, measured on a
+ * host where the events were hot in its caches, plus the transfer of the
+ * event's line from the PU that readied it).  Linux's mutex spins while
+ * its owner runs, so the wait is CPU too; both count in the M's
+ * netpoll_ns up to the end of the run, as its futex calls do. */
+void simp_netpoll_took(struct rt *rt, int n)
+{
+	struct m *m = cur_m();
+	if (!m || n <= 0 || rt->topo->lat.epoll_event_ns <= 0)
+		return;
+	explore_op(m);
+	sync_m(m);
+	double hold = (double)n * (rt->topo->lat.epoll_event_ns + epoll_c2c(rt, m->plat.cpu));
+	struct plat_rt *pr = &rt->plat;
+	double start = m->plat.clock > pr->epoll_free ? m->plat.clock : pr->epoll_free;
+	pr->epoll_free = start + hold;
+	double from = m->plat.clock, to = start + hold, end = (double)rt->end_ns;
+	if (rt->end_ns) {
+		from = from < end ? from : end;
+		to = to < end ? to : end;
+	}
+	m->stats.netpoll_ns += (uint64_t)((int64_t)to - (int64_t)from);
+	m->plat.clock = start + hold;
+	sync_clock(m);
+}
+
 void simp_netpoll_break(struct rt *rt)
 {
 	struct m *m = cur_m();
@@ -976,6 +1021,7 @@ void simp_rt_fini(struct rt *rt)
 	hw_free(rt->plat.hw);
 	free(rt->plat.futexq);
 	free(rt->plat.pu_m);
+	free(rt->plat.epoll_c2c);
 	simp_os_free(rt->plat.os);
 }
 

@@ -43,6 +43,8 @@ struct plat_rt {
 	struct m *netpoller;          /* the M blocked in plat_netpoll, if any */
 	sim_time_t netpoll_until;     /* ... until when, if nobody breaks its wait */
 	bool break_pending;           /* a break with nobody polling: the next poll returns */
+	double epoll_free;            /* when the epoll instance's mutex is next free */
+	double *epoll_c2c;            /* [PU]: a line's transfer from the average PU, 0: not yet */
 	struct simp_waiter **futexq;  /* [line]: sleepers on that line's futexes, FIFO */
 	size_t nfutexq;
 	uint64_t futex_calls;
@@ -255,6 +257,8 @@ static inline int plat_netpoll(struct rt *rt, int64_t timeout_ns, struct netpoll
 	return simp_netpoll(rt, timeout_ns, ev, max);
 }
 static inline void plat_netpoll_break(struct rt *rt) { simp_netpoll_break(rt); }
+void simp_netpoll_took(struct rt *rt, int n);
+static inline void plat_netpoll_took(struct rt *rt, int n) { simp_netpoll_took(rt, n); }
 /* A simulated run has no real descriptors: the C API needs a G with a
  * stack, which rt_new refuses here. */
 static inline int plat_netpoll_open(struct rt *rt, struct pollfd_desc *pd, int fd)

@@ -111,7 +111,8 @@ static const char *const always_measured[] = {
 	"cache_ns.L1", "cache_ns.L2", "dram_ns.local", "dram_ns.matrix[0][0]", "bandwidth_gbs[0]",
 	"mlp", "os_ns.syscall", "os_ns.futex_wait", "os_ns.futex_wake", "os_ns.wakeup.core",
 	"os_ns.timer_slack", "os_ns.thread_create", "os_ns.context_switch", "os_ns.g_switch",
-	"os_ns.pause", "runtime_ns.g_create", "runtime_ns.g_exit", "runtime_ns.stack_acquire",
+	"os_ns.pause", "os_ns.epoll_event", "runtime_ns.g_create", "runtime_ns.g_exit",
+	"runtime_ns.stack_acquire",
 	NULL,
 };
 

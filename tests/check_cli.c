@@ -487,6 +487,7 @@ static const struct {
 	{ "os_ns", "futex_wake", "5000" },
 	{ "os_ns", "wakeup", "20000" },
 	{ "os_ns", "timer_slack", "200000" },
+	{ "os_ns", "epoll_event", "5000" },
 	{ "os_ns", "thread_create", "100000" },
 	{ "os_ns", "context_switch", "20000" },
 	{ "os_ns", "g_switch", "500" },

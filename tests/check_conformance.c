@@ -213,7 +213,8 @@ static double throughput(const struct test_outcome *o)
  * on-CPU time spent waiting for the scheduler lock grows (tenfold and more
  * from 2 to 8, by 30% and more from 8 to 32, where it is saturated), and
  * from 8 to 32 Ps throughput falls, while steal's grows by a tenth and
- * more with its scheduler locks under 5% [docs/runtime.md]. */
+ * more with its scheduler locks under 10% [docs/runtime.md: 5.9% at seed
+ * 1, 4.1% before polls paid the epoll copies and took 128 events]. */
 START_TEST(global_lock_collapses_on_vtocc)
 {
 	struct workload *w = catalog("vtocc");
@@ -230,7 +231,7 @@ START_TEST(global_lock_collapses_on_vtocc)
 		      "global's scheduler lock share: %.3f at 2 Ps, %.3f at 8, %.3f at 32", l2, l8,
 		      l32);
 	double s = sched_lock_share_of_busy(&s32);
-	ck_assert_msg(s < 0.05, "steal's scheduler lock share at 32 Ps: %.3f", s);
+	ck_assert_msg(s < 0.10, "steal's scheduler lock share at 32 Ps: %.3f", s);
 	double gs = throughput(&g32) / throughput(&g8), ss = throughput(&s32) / throughput(&s8);
 	ck_assert_msg(gs < 1.0 && ss > 1.1, "8 -> 32 Ps: global x%.2f, steal x%.2f", gs, ss);
 	wl_free(w);

@@ -660,7 +660,11 @@ START_TEST(netpoller_serves_connections)
 		int64_t slack = !policy_has("runnext") ? 4000000 : policy_has("home_return") ? 3000000
 							     : policy_has("go") ? 2500000 : 2000000;
 		/* and each think time ends in the poller's time-out, which
-		 * ends a wake-up (os_ns.wakeup, 4 us) late */
+		 * ends a wake-up (os_ns.wakeup, 4 us) late; and each request's
+		 * ready event costs the kernel's copy (os_ns.epoll_event and a
+		 * line from another PU: steal's makespan 106.97 ms without it,
+		 * 107.32 with, 0.7 us a request) */
+		slack += 500ll * 1000;
 		ck_assert_int_lt(o.r.makespan_ns, 500ll * (205000 + 4000) + slack);
 		ck_assert_uint_lt(hist_quantile(&o.r.sched_latency, 0.99), 50000);
 	}
@@ -730,9 +734,43 @@ START_TEST(go114_timers_wait_for_preemption)
 	}
 	wl_free(w);
 	/* simulated: 18.0 ms and 6 us; natively at 2 Ps about 18 ms and
-	 * 0.2 ms on a busy host */
-	ck_assert_msg(late[0] > 5e6 && late[0] > 10 * late[1],
+	 * 0.2 ms on a busy host -- but under ThreadSanitizer, whose fibers
+	 * make each G's first run cost 0.4 ms, 16.7 and 6.8 ms: natively the
+	 * wait for preemption is what must show, on top of whatever else */
+	ck_assert_msg(late[0] > 5e6 && (_i ? late[0] > late[1] + 5e6 : late[0] > 10 * late[1]),
 		      "mean lateness %.0f ns at go=114, %.0f ns at go=126", late[0], late[1]);
+}
+END_TEST
+
+/* The epoll instance: 4,096 connections arrive at once, at 64 Ps.  Under
+ * go=119 every M that runs out of work polls, and pollers that find
+ * events ready queue for the instance's mutex while one copies its batch
+ * (on a CPU: Linux's mutex spins); under go=126 one M polls at a time,
+ * so the netpoller's CPU is little more than the copies themselves
+ * (simulated: 5.27 ms against 0.84). */
+START_TEST(epoll_pollers_take_turns)
+{
+	static const char *const go119[] = { "go=119", NULL }, *const go126[] = { "go=126", NULL };
+	struct err e = { "" };
+	struct workload *w = wl_compile("burst",
+		"{\"name\": \"burst\", \"listeners\": {\"l\": {\"connections\": 4096, "
+		"\"rate\": 1000000000, \"requests\": 1, \"think\": \"1us\"}},\n"
+		" \"programs\": {\"main\": [{\"accept\": {\"listener\": \"l\", \"spawn\": \"h\"}}],\n"
+		"  \"h\": {\"params\": {\"c\": \"conn\"}, \"body\": [{\"net_read\": {\"conn\": \"c\", "
+		"\"eof\": \"exit\"}}, {\"compute\": \"20us\"}, {\"net_write\": \"c\"},\n"
+		"   {\"net_read\": {\"conn\": \"c\", \"eof\": \"exit\"}}]}}}", &e);
+	ck_assert_msg(w, "%s", e.msg);
+	struct test_outcome a = test_run_policy(&sim__rt_api, "steal", "numa4", w, 64, 1, go119);
+	struct test_outcome b = test_run_policy(&sim__rt_api, "steal", "numa4", w, 64, 1, go126);
+	wl_free(w);
+	ck_assert(a.created && b.created);
+	ck_assert_uint_eq(a.r.completed, 4097);
+	ck_assert_uint_eq(b.r.completed, 4097);
+	/* every request's event is copied once at least: 81 ns on numa4 */
+	ck_assert_uint_ge(b.r.cpu.netpoll_ns, 4096ull * 81);
+	ck_assert_msg(a.r.cpu.netpoll_ns > 3 * b.r.cpu.netpoll_ns,
+		      "netpoller CPU %llu ns at go=119, %llu ns at go=126",
+		      (unsigned long long)a.r.cpu.netpoll_ns, (unsigned long long)b.r.cpu.netpoll_ns);
 }
 END_TEST
 
@@ -1141,6 +1179,7 @@ Suite *make_sched_suite(void)
 	tcase_add_loop_test(tc, go_releases_spin_differently, test_first_mode(), test_modes());
 	tcase_add_loop_test(tc, go114_timers_wait_for_preemption, test_first_mode(), test_modes());
 	tcase_add_test(tc, poll_ms_wakes_on_whole_milliseconds);
+	tcase_add_test(tc, epoll_pollers_take_turns);
 	tcase_add_test(tc, bad_program_is_refused);
 	suite_add_tcase(s, tc);
 	return s;

@@ -88,6 +88,10 @@ struct topo_latency {
 	double wakeup_hop_ns[TOPO_MAX_HOPS];  /* [h-1] for h hops */
 	int n_wakeup_hops;
 	double timer_slack_ns;    /* a timed sleep ends this late (Linux timer slack), before its wake-up */
+	/* epoll_wait's cost per ready event it returns, spent holding the
+	 * epoll instance's mutex (ep->mtx): pollers of one instance take
+	 * turns */
+	double epoll_event_ns;
 	double thread_create_ns;
 	double context_switch_ns; /* OS thread switch on one core */
 	double g_switch_ns;       /* runtime switch between Gs on one M (save/restore registers) */

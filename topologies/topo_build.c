@@ -63,6 +63,7 @@ void topo__latency_defaults(struct topo_latency *lat)
 		lat->wakeup_hop_ns[h] = 4000.0;
 	lat->n_wakeup_hops = TOPO_MAX_HOPS;
 	lat->timer_slack_ns = 50000.0;
+	lat->epoll_event_ns = 81.0;
 	lat->thread_create_ns = 15000.0;
 	lat->context_switch_ns = 1000.0;
 	lat->g_switch_ns = 50.0;

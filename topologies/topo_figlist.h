@@ -111,6 +111,9 @@
 	X(SCALAR, "os_ns.timer_slack", LAT(timer_slack_ns), 0, "ns", 0, 1e9, USE_ALWAYS, \
 	  "Linux's default timer slack (prctl PR_SET_TIMERSLACK)", \
 	  "how late a timed sleep ends") \
+	X(SCALAR, "os_ns.epoll_event", LAT(epoll_event_ns), 0, "ns", 0, 1e6, USE_ALWAYS, \
+	  "epoll_wait, 128 ready edge-triggered eventfds against 1 (a KVM guest, AMD EPYC)", \
+	  "epoll_wait's cost per ready event, under the instance's lock") \
 	X(SCALAR, "os_ns.thread_create", LAT(thread_create_ns), 0, "ns", 1, 1e9, USE_ALWAYS, \
 	  "estimate", "creating an OS thread") \
 	X(SCALAR, "os_ns.context_switch", LAT(context_switch_ns), 0, "ns", 1, 1e8, USE_ALWAYS, \
