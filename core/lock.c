@@ -110,6 +110,18 @@ void rt_note_sleep(struct rt_note *n)
 		plat_futex_wait(&n->key, 0, -1);
 }
 
+bool rt_note_tsleep(struct rt_note *n, int64_t ns)
+{
+	int64_t deadline = rt_time_after(plat_nanotime(), ns);
+	while (plat_load_u32(&n->key, memory_order_acquire) == 0) {
+		int64_t left = deadline - plat_nanotime();
+		if (left <= 0)
+			return false;
+		plat_futex_wait(&n->key, 0, left);
+	}
+	return true;
+}
+
 void rt_note_wakeup(struct rt_note *n)
 {
 	/* swap-release: publishes what the waker set up for the sleeper */

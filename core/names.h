@@ -17,6 +17,7 @@
 #define rt_note_clear PLAT_SYM(rt_note_clear)
 #define rt_note_sleep PLAT_SYM(rt_note_sleep)
 #define rt_note_wakeup PLAT_SYM(rt_note_wakeup)
+#define rt_note_tsleep PLAT_SYM(rt_note_tsleep)
 
 /* core/why.c */
 #define rt_why_init PLAT_SYM(rt_why_init)
@@ -166,12 +167,15 @@
 #define rt_check_all_timers PLAT_SYM(rt_check_all_timers)
 #define rt_timers_next PLAT_SYM(rt_timers_next)
 #define rt_timers_stealable PLAT_SYM(rt_timers_stealable)
+#define rt_timerproc PLAT_SYM(rt_timerproc)
+#define rt_timerprocs_stop PLAT_SYM(rt_timerprocs_stop)
 #define rt_wake_netpoller PLAT_SYM(rt_wake_netpoller)
 #define rt_poll_block PLAT_SYM(rt_poll_block)
 #define rt_idle PLAT_SYM(rt_idle)
 
 /* core/sysmon.c */
 #define rt_entersyscall PLAT_SYM(rt_entersyscall)
+#define rt_entersyscallblock PLAT_SYM(rt_entersyscallblock)
 #define rt_exitsyscall PLAT_SYM(rt_exitsyscall)
 #define rt_sysmon PLAT_SYM(rt_sysmon)
 #define rt_sysmon_wake PLAT_SYM(rt_sysmon_wake)

@@ -74,6 +74,12 @@ struct pol_choices {
 	 * later): a delay under 1 ms waits 1 ms, a longer one is cut down to
 	 * whole ms and the poller sleeps again for the rest */
 	bool poll_ms;
+	/* Go 1.13's timers [core/time.c, "Go 1.13"]: each P's heap is a
+	 * bucket served by a timer goroutine of the runtime's, which sleeps
+	 * in a system call holding its M and needs a P to run what is due;
+	 * no M runs timers as it schedules, and the poller never sleeps
+	 * until one */
+	bool timerproc;
 };
 
 /* A scheduling policy: a static const table found by name (pol_find).  The

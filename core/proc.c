@@ -332,6 +332,7 @@ static void stop_run(struct rt *rt)
 	}
 	plat_netpoll_break(rt);
 	rt_sysmon_wake(rt);
+	rt_timerprocs_stop(rt);
 }
 
 /* Called when an M goes idle: if every M and every P now is, the run is
@@ -1216,6 +1217,7 @@ static struct g *gnew(struct rt *rt, struct p *pp)
 	 * its sudog, waitreason and timer, a select its gselect -- and a
 	 * reused G is often cold here, freed by another CPU. */
 	g->goid = newgoid(rt, pp);
+	g->sys_p = NULL;
 	g->schedlink = NULL;
 	g->m = NULL;
 	g->last_cpu = -1;
@@ -1383,7 +1385,8 @@ static inline __attribute__((always_inline)) void count_schedule(struct m *m, st
 {
 	struct rt *rt = m->rt;
 	int64_t now = 0;
-	if (g->runnable_since >= 0) {
+	/* the runtime's own G counts in no figure */
+	if (g->runnable_since >= 0 && __builtin_expect(!g->sys_p, 1)) {
 		now = plat_nanotime();
 		hist_record(&m->stats.sched_latency, (uint64_t)(now - g->runnable_since));
 		rt_mech_run(rt, pp, g, now, (uint64_t)(now - g->runnable_since));
@@ -1507,7 +1510,8 @@ static inline __attribute__((always_inline)) void execute(struct m *m, struct g 
 {
 again:
 	g_start(m, m->p, g, inherit);
-	enum g_why why = plat_execute(m, g);
+	enum g_why why = __builtin_expect(g->sys_p != NULL, 0) ? rt_timerproc(m, g)
+							      : plat_execute(m, g);
 	/* g stays m's, both ways, until its case below sets its new status
 	 * (dropg): the store to p->curg is priced, so a simulated schedtrace
 	 * can fall between, and must not see a running G without its M or an
@@ -1826,6 +1830,12 @@ struct rt *rt_new(const struct rt_config *cfg, struct err *e)
 	if (!rt->pol->init(rt, &rt->choices, e))
 		goto err;
 	pol_made = true;
+	if (cfg->lim.why && rt->choices.timerproc) {
+		/* its causes are the body's Gs'; a timer goroutine has none */
+		err_set(e, "where each G's wait went (--why) is not measured with Go 1.13's timer "
+			   "goroutines (steal's go=113)");
+		goto err;
+	}
 	if (!plat_rt_init(rt, e))
 		goto err;
 	plat_made = true;
@@ -1988,7 +1998,7 @@ void rt_collect(struct rt *rt, struct rt_result *r)
 	size_t used = 0;
 	for (size_t i = 0; i < rt->nallg; i++) {
 		const struct g *g = rt->allg[i];
-		if (g->status != G_WAITING)
+		if (g->status != G_WAITING || g->sys_p)
 			continue;
 		r->nblocked++;
 		if (used >= sizeof(r->blocked))

@@ -66,6 +66,8 @@ struct rt_note {
 void rt_note_init(struct rt_note *n, plat_line_t line);
 void rt_note_clear(struct rt_note *n);
 void rt_note_sleep(struct rt_note *n);
+/* ... for ns at most; true if woken (Go's notetsleep). */
+bool rt_note_tsleep(struct rt_note *n, int64_t ns);
 void rt_note_wakeup(struct rt_note *n);
 
 /* ---- Simulated time's arithmetic ----
@@ -273,6 +275,10 @@ struct g {
 	 * that use them. */
 	struct gselect *sel;
 	struct timer *timer;     /* its sleep */
+	/* The runtime's own G (Go 1.13's timer goroutine of the heap of
+	 * sys_p), run by the core, not by the body; none of the body's hooks
+	 * is ever called on it, and it counts in no figure of the report */
+	struct p *sys_p;
 };
 
 /* Its body's own state (body_ops.g_bytes of it), right after it in its
@@ -384,6 +390,14 @@ struct p {
 	uint32_t ntimers, captimers;
 	uint64_t timerseq;
 	plat_u64 timer0;         /* atomic: when of the earliest, 0 if none */
+	/* Go 1.13's timer goroutine of this heap, as a bucket [time.c, "Go
+	 * 1.13"] (timers_lock): made at the first timer; asleep in a system
+	 * call until tp_until, woken early by tp_note; or parked, with no
+	 * timer left */
+	struct g *tp_g;
+	struct rt_note tp_note;
+	int64_t tp_until;
+	bool tp_sleeping, tp_parked;
 	/* the G in a system call on it, for the trace (published by the
 	 * status store that starts the call) */
 	uint64_t trace_sysg;
@@ -704,7 +718,7 @@ static inline void rt_trace(struct rt *rt, struct m *m, enum rt_tev_kind kind, u
 /* g's label: its program's (op false) or the operation it is at. */
 static inline uint32_t rt_trace_label(const struct rt *rt, const struct g *g, bool op)
 {
-	return rt->body->g_label ? rt->body->g_label(rt, g, op) : 0;
+	return rt->body->g_label && !g->sys_p ? rt->body->g_label(rt, g, op) : 0;
 }
 /* ... at ts (from rt_trace_now): events of one moment, one clock read. */
 int64_t rt_trace_now(struct rt *rt, struct m *m);
@@ -969,6 +983,8 @@ static inline enum g_why rt_g_exec(struct m *m, struct g *g)
 /* ---- System calls and sysmon (core/sysmon.c) ---- */
 
 void rt_entersyscall(struct m *m, struct g *g);
+/* ... a call known to block: the P is handed off at once. */
+void rt_entersyscallblock(struct m *m, struct g *g);
 bool rt_exitsyscall(struct m *m, struct g *g);
 void rt_sysmon(struct m *m);
 void rt_sysmon_wake(struct rt *rt);
@@ -986,10 +1002,17 @@ void rt_timer_add(struct m *m, struct timer *t);
 int64_t rt_run_timers(struct m *m, struct p *pp, int64_t now, int64_t next);
 static inline int64_t rt_check_timers(struct m *m, struct p *pp, int64_t now)
 {
+	/* Go 1.13's are run by their own goroutines only */
+	if (__builtin_expect(m->rt->choices.timerproc, 0))
+		return 0;
 	int64_t next = (int64_t)plat_load_u64(&pp->timer0, memory_order_acquire);
 	return next ? rt_run_timers(m, pp, now, next) : 0;
 }
 void rt_check_all_timers(struct m *m);
+/* Go 1.13's timer goroutine g runs [time.c]; and at the end of the run,
+ * the sleeping ones wake (sched.lock held). */
+enum g_why rt_timerproc(struct m *m, struct g *g);
+void rt_timerprocs_stop(struct rt *rt);
 int64_t rt_timers_next(struct rt *rt);
 /* An M other than pp's may run pp's timers (always, but with Go 1.14's
  * timers_own_p: not while pp runs a G not marked for preemption). */

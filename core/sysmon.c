@@ -33,7 +33,19 @@
 
 static void handoffp(struct m *m, struct p *pp);
 
+static void entersyscall(struct m *m, struct g *g, bool block);
+
 void rt_entersyscall(struct m *m, struct g *g)
+{
+	entersyscall(m, g, m->rt->choices.syscall_handoff);
+}
+
+void rt_entersyscallblock(struct m *m, struct g *g)
+{
+	entersyscall(m, g, true);
+}
+
+static void entersyscall(struct m *m, struct g *g, bool block)
 {
 	struct p *pp = m->p;
 	if (m->rt->tracing) {
@@ -52,9 +64,10 @@ void rt_entersyscall(struct m *m, struct g *g)
 	 * first sees it (Go ticks only on the way out, so a P's first call
 	 * can be retaken at once). */
 	plat_add_u32(&pp->syscalltick, 1, memory_order_relaxed);
-	if (m->rt->choices.syscall_handoff) {
+	if (block) {
 		/* Go 1.0: the M gives up its slot at once, and another M runs
-		 * what is waiting (or the P goes idle) */
+		 * what is waiting (or the P goes idle); so does Go's
+		 * entersyscallblock, for a call known to block */
 		plat_store_u32(&pp->status, P_IDLE, memory_order_release);
 		rt_trace(m->rt, m, RT_TEV_SYSCALL_BLOCK, g->goid, pp->id, 0, 0);
 		handoffp(m, pp);
@@ -138,7 +151,10 @@ static void handoffp(struct m *m, struct p *pp)
 		return;
 	}
 	rt_unlock(&s->lock);
-	int64_t when = (int64_t)plat_load_u64(&pp->timer0, memory_order_acquire);
+	/* (Go 1.13's timers have their own goroutines, which wake for them) */
+	int64_t when = rt->choices.timerproc
+			       ? 0
+			       : (int64_t)plat_load_u64(&pp->timer0, memory_order_acquire);
 	if (when && !RT_BUG(rt, RT_BUG_LOST_TIMER))
 		rt_wake_netpoller(m, when);
 }

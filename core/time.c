@@ -29,6 +29,21 @@
  * 17 ms of golang/go #38860, fixed in Go 1.16 (CL 232298) by stealing
  * any P's timers and waking an M for them, as the rest of this file does.
  *
+ * Go 1.13 (choices.timerproc, steal's go=113) ran none of this: its
+ * timers were in 64 buckets (the adding P's id modulo 64: a P's heap here
+ * is its bucket, and above 64 Ps the bucket is shared), each served by a
+ * timer goroutine of the runtime's (timerproc).  That G runs what is due
+ * -- readying sleepers onto its own P, as goready does -- and then sleeps
+ * until the next timer in a system call known to block (notetsleepg:
+ * entersyscallblock hands the P off at once), holding its M; the wake-up
+ * is a futex time-out (or notewakeup, when an earlier timer is added),
+ * after which the G needs a P again: an idle one, or the global queue
+ * while its M parks.  With no timer left it parks, readied by the next
+ * add.  So every expiry costs a thread's wake-up and a P, and under load
+ * the timer G queues behind everyone else: the threads, futex calls and
+ * global queue of golang/go #28808.  Nothing else runs timers then: not
+ * the Ms as they schedule, not thieves, not the poller.
+ *
  * A heap is 4-ary, ordered by (when, seq): seq is the P's insertion count,
  * so timers due at the same nanosecond fire in the order they were set.
  * A P's heap is guarded by its timers_lock; timer0 (the earliest when, 0
@@ -43,6 +58,8 @@ void rt_timers_init(struct rt *rt, struct p *pp)
 	pp->timers_line = plat_line_new(rt, pp->node);
 	rt_mutex_init(rt, &pp->timers_lock, pp->timers_line, RT_LOCK_TIMERS);
 	plat_u64_init(&pp->timer0, 0, pp->timers_line);
+	if (rt->choices.timerproc)
+		rt_note_init(&pp->tp_note, plat_line_new(rt, pp->node));
 }
 
 void rt_timers_free(struct p *pp)
@@ -105,10 +122,14 @@ static void update_timer0(struct p *pp)
 }
 
 /* Adds t to the running P's heap.  Called on an M holding a P. */
+static void timerproc_kick(struct m *m, struct p *b, int action);
+
 void rt_timer_add(struct m *m, struct timer *t)
 {
 	struct p *pp = m->p;
 	assert(pp && !t->pp);
+	if (m->rt->choices.timerproc)
+		pp = m->rt->allp[pp->id % 64];   /* Go 1.13's bucket */
 	if (t->when <= 0)
 		t->when = 1;   /* 0 means "no timer" in timer0 */
 	/* t is another M's once the lock is let go: it may fire, and its G
@@ -127,6 +148,26 @@ void rt_timer_add(struct m *m, struct timer *t)
 	bool earliest = pp->timers[0] == t;
 	if (earliest)
 		update_timer0(pp);
+	if (m->rt->choices.timerproc) {
+		/* what the bucket's goroutine needs, decided under the lock */
+		int action = 0;
+		if (!pp->tp_g)
+			action = 1;   /* make it */
+		else if (pp->tp_parked)
+			action = 2;   /* ready it */
+		else if (earliest && pp->tp_sleeping && pp->tp_until > when)
+			action = 3;   /* wake its M */
+		if (action == 2)
+			pp->tp_parked = false;
+		if (action == 3)
+			pp->tp_sleeping = false;
+		if (action == 1)
+			pp->tp_g = (struct g *)(uintptr_t)1;   /* being made */
+		rt_unlock(&pp->timers_lock);
+		if (action)
+			timerproc_kick(m, pp, action);
+		return;
+	}
 	rt_unlock(&pp->timers_lock);
 	if (earliest)
 		rt_wake_netpoller(m, when);
@@ -183,9 +224,107 @@ bool rt_timers_stealable(struct rt *rt, struct p *pp)
 	return g && plat_load_u32(&g->preempt, memory_order_acquire);
 }
 
+/* ---- Go 1.13's timer goroutines ---- */
+
+static void timerproc_kick(struct m *m, struct p *b, int action)
+{
+	struct rt *rt = m->rt;
+	if (action == 3) {
+		rt_note_wakeup(&b->tp_note);
+		return;
+	}
+	if (action == 2) {
+		rt_ready(m, b->tp_g);
+		return;
+	}
+	/* go timerproc(tb): made on the adding M's P, run next there */
+	struct g *g = rt_newg(m);
+	if (!g) {
+		rt_panic(m, "runtime: out of memory: the timer goroutine would take the run past "
+			    "its memory budget");
+		return;
+	}
+	g->sys_p = b;
+	g->runnable_since = -1;   /* the runtime's: in no figure */
+	rt_lock(&b->timers_lock);
+	b->tp_g = g;
+	rt_unlock(&b->timers_lock);
+	rt->pol->newproc(m, g);
+}
+
+static void timers_unlock(void *arg)
+{
+	rt_unlock(&((struct p *)arg)->timers_lock);
+}
+
+enum g_why rt_timerproc(struct m *m, struct g *g)
+{
+	struct rt *rt = m->rt;
+	struct p *b = g->sys_p;
+	for (;;) {
+		int64_t now = plat_nanotime();
+		struct timer *due = NULL, **tail = &due;
+		rt_lock(&b->timers_lock);
+		plat_shared_access(b->timers_line, true);
+		b->tp_sleeping = false;
+		while (b->ntimers && b->timers[0]->when <= now) {
+			struct timer *t = pop_top(b);
+			t->next = NULL;
+			*tail = t;
+			tail = &t->next;
+		}
+		update_timer0(b);
+		int64_t next = b->ntimers ? b->timers[0]->when : 0;
+		if (due) {
+			rt_unlock(&b->timers_lock);
+			while (due) {
+				struct timer *t = due;
+				due = t->next;
+				t->f(m, t);
+			}
+			continue;
+		}
+		if (!next || rt_done(rt)) {
+			/* goparkunlock: the next add readies it */
+			b->tp_parked = true;
+			g->waitreason = RT_WAIT_SLEEP;
+			rt_park_commit(m, timers_unlock, b);
+			return G_PARK;
+		}
+		/* notetsleepg: asleep in a system call, holding the M */
+		b->tp_sleeping = true;
+		b->tp_until = next;
+		rt_note_clear(&b->tp_note);
+		rt_unlock(&b->timers_lock);
+		rt_entersyscallblock(m, g);
+		unsigned was = rt_mt_switch(m, RT_MT(RT_CPU_PARKED, 0));
+		rt_note_tsleep(&b->tp_note, next - now);
+		rt_mt_switch(m, was);
+		if (!rt_exitsyscall(m, g))
+			return G_NOP;   /* no P: queued, and this M parks */
+	}
+}
+
+void rt_timerprocs_stop(struct rt *rt)
+{
+	if (!rt->choices.timerproc)
+		return;
+	for (int i = 0; i < rt->procs; i++) {
+		struct p *b = rt->allp[i];
+		rt_lock(&b->timers_lock);
+		bool wake = b->tp_sleeping;
+		b->tp_sleeping = false;
+		rt_unlock(&b->timers_lock);
+		if (wake)
+			rt_note_wakeup(&b->tp_note);
+	}
+}
+
 /* Runs every P's due timers (the poller, just woken, holding a P). */
 void rt_check_all_timers(struct m *m)
 {
+	if (m->rt->choices.timerproc)
+		return;
 	int64_t now = plat_nanotime();
 	for (int i = 0; i < m->rt->procs; i++)
 		if (rt_timers_stealable(m->rt, m->rt->allp[i]))
@@ -209,10 +348,11 @@ int64_t rt_timers_next(struct rt *rt)
 	return timers_next(rt, false);
 }
 
-/* The earliest timer an idle M may run: the poller's deadline. */
+/* The earliest timer an idle M may run: the poller's deadline (none of
+ * Go 1.13's, which their goroutines serve). */
 static int64_t poller_next(struct rt *rt)
 {
-	return timers_next(rt, rt->choices.timers_own_p);
+	return rt->choices.timerproc ? 0 : timers_next(rt, rt->choices.timers_own_p);
 }
 
 /* A timer due at when was added: make sure some M will wake for it. */

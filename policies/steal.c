@@ -44,14 +44,16 @@ static const struct pol_knob steal_knobs[] = {
 	[K_PREEMPT] = SHARED_KNOB_PREEMPT,
 	[K_RETAKE] = SHARED_KNOB_RETAKE("sysmon takes the P of a G blocked this long in a system "
 					"call and hands it to another M, when there is other work"),
-	[K_GO] = { "go", 126, 114, 126, 0,
-		   "the Go release steal follows, 126 (Go 1.26), 119 (Go 1.19) or 114 (Go "
-		   "1.14): 126's wake-up that finds no idle P asks the next M about to drop its "
+	[K_GO] = { "go", 126, 113, 126, 0,
+		   "the Go release steal follows, 126 (Go 1.26), 119 (Go 1.19), 114 (Go 1.14) "
+		   "or 113 (Go 1.13): 126's wake-up that finds no idle P asks the next M about to drop its "
 		   "P to spin instead (sched.needspinning), its Gosched, preemption and "
 		   "netpoller injection wake a spinner, and one M at a time polls the network "
 		   "without blocking (sched.pollingNet); 119 does none of these; 114 is 119 "
 		   "with Go 1.14's timers: a running P's timers are left to it until its G is "
-		   "marked for preemption, and sysmon starts an M for an overdue timer" },
+		   "marked for preemption, and sysmon starts an M for an overdue timer; 113 is "
+		   "119 with Go 1.13's timers: a timer goroutine per P's heap, asleep in a "
+		   "system call until its next timer, needing a P to run it" },
 	[K_POLL_MS] = { "poll_ms", 0, 0, 1, POL_KNOB_BOOL,
 			"the poller's sleep until a timer ends on a whole millisecond, as Go's "
 			"netpoller converts it to epoll_wait's timeout on Linux: under 1 ms it "
@@ -72,9 +74,10 @@ static bool steal_init(struct rt *rt, struct pol_choices *c, struct err *e)
 	struct steal *st = rt_pol_run(rt);
 	/* the releases in between changed the protocol at one of them, which
 	 * neither tree read says [docs/runtime.md, "Go 1.19 to 1.26"] */
-	if (rt->knobs[K_GO] != 114 && rt->knobs[K_GO] != 119 && rt->knobs[K_GO] != 126) {
-		err_set(e, "steal: go=%lld: the releases modelled are 114 (Go 1.14), 119 (Go 1.19) "
-			"and 126 (Go 1.26)", (long long)rt->knobs[K_GO]);
+	int64_t go = rt->knobs[K_GO];
+	if (go != 113 && go != 114 && go != 119 && go != 126) {
+		err_set(e, "steal: go=%lld: the releases modelled are 113 (Go 1.13), 114 (Go 1.14), "
+			"119 (Go 1.19) and 126 (Go 1.26)", (long long)go);
 		return false;
 	}
 	shared_knobs_read(&st->sk, c, rt->knobs, K_PREEMPT, K_RETAKE);
@@ -84,6 +87,7 @@ static bool steal_init(struct rt *rt, struct pol_choices *c, struct err *e)
 	c->go_release = (int)rt->knobs[K_GO];
 	c->needspinning = c->one_poller = c->go_release == 126;
 	c->timers_own_p = c->go_release == 114;
+	c->timerproc = c->go_release == 113;
 	c->poll_ms = rt->knobs[K_POLL_MS] != 0;
 	rt_steal_order_reset(&st->order, (uint32_t)rt->procs);
 	return true;
