@@ -121,9 +121,11 @@ static void update_timer0(struct p *pp)
 		       memory_order_seq_cst);
 }
 
-/* Adds t to the running P's heap.  Called on an M holding a P. */
-static void timerproc_kick(struct m *m, struct p *b, int action);
+/* What a bucket's timer goroutine needs after an add (Go 1.13). */
+enum tp_action { TP_NONE, TP_MAKE, TP_READY, TP_WAKE };
+static void timerproc_kick(struct m *m, struct p *b, enum tp_action action);
 
+/* Adds t to the running P's heap.  Called on an M holding a P. */
 void rt_timer_add(struct m *m, struct timer *t)
 {
 	struct p *pp = m->p;
@@ -149,22 +151,21 @@ void rt_timer_add(struct m *m, struct timer *t)
 	if (earliest)
 		update_timer0(pp);
 	if (m->rt->choices.timerproc) {
-		/* what the bucket's goroutine needs, decided under the lock */
-		int action = 0;
-		if (!pp->tp_g)
-			action = 1;   /* make it */
-		else if (pp->tp_parked)
-			action = 2;   /* ready it */
-		else if (earliest && pp->tp_sleeping && pp->tp_until > when)
-			action = 3;   /* wake its M */
-		if (action == 2)
+		/* decided under the lock, done after it (a G is made, readied
+		 * or woken with other locks) */
+		enum tp_action action = TP_NONE;
+		if (!pp->tp_g) {
+			action = TP_MAKE;
+			pp->tp_g = (struct g *)(uintptr_t)1;   /* being made: no second */
+		} else if (pp->tp_parked) {
+			action = TP_READY;
 			pp->tp_parked = false;
-		if (action == 3)
-			pp->tp_sleeping = false;
-		if (action == 1)
-			pp->tp_g = (struct g *)(uintptr_t)1;   /* being made */
+		} else if (earliest && pp->tp_sleeping && pp->tp_until > when) {
+			action = TP_WAKE;
+			pp->tp_sleeping = false;   /* one wake-up a sleep */
+		}
 		rt_unlock(&pp->timers_lock);
-		if (action)
+		if (action != TP_NONE)
 			timerproc_kick(m, pp, action);
 		return;
 	}
@@ -226,14 +227,14 @@ bool rt_timers_stealable(struct rt *rt, struct p *pp)
 
 /* ---- Go 1.13's timer goroutines ---- */
 
-static void timerproc_kick(struct m *m, struct p *b, int action)
+static void timerproc_kick(struct m *m, struct p *b, enum tp_action action)
 {
 	struct rt *rt = m->rt;
-	if (action == 3) {
+	if (action == TP_WAKE) {
 		rt_note_wakeup(&b->tp_note);
 		return;
 	}
-	if (action == 2) {
+	if (action == TP_READY) {
 		rt_ready(m, b->tp_g);
 		return;
 	}
