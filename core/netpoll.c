@@ -33,8 +33,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#define NETPOLL_BATCH RT_NETPOLL_BATCH
-
 void rt_netpoll_init(struct rt *rt)
 {
 	plat_netpoll_init(rt);
@@ -206,11 +204,11 @@ static void inject(struct m *m, struct g *list, uint32_t n)
  * rest injected), or NULL. */
 struct g *rt_netpoll_now(struct m *m)
 {
-	struct netpoll_event ev[NETPOLL_BATCH];
-	int n = plat_netpoll(m->rt, 0, ev, NETPOLL_BATCH);
+	struct netpoll_event ev[RT_NETPOLL_BATCH];
+	int n = plat_netpoll(m->rt, 0, ev, RT_NETPOLL_BATCH);
 	if (n < 0)
 		n = 0;
-	n += arrivals_due(m, ev + n, NETPOLL_BATCH - n, false);
+	n += arrivals_due(m, ev + n, RT_NETPOLL_BATCH - n, false);
 	if (n == 0)
 		return NULL;
 	plat_netpoll_took(m->rt, n);

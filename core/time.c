@@ -188,14 +188,12 @@ static struct timer *pop_top(struct p *pp)
 
 /* rt_check_timers past its first look: pp has a timer, the earliest due
  * at next. */
-int64_t rt_run_timers(struct m *m, struct p *pp, int64_t now, int64_t next)
+/* Takes pp's timers due by now off its heap, in order (timers_lock held,
+ * and the heap's line touched); *next gets when the next is due, 0 if
+ * none is left. */
+static struct timer *take_due(struct p *pp, int64_t now, int64_t *next)
 {
-	if (!now)
-		now = plat_nanotime();
-	if (next > now)
-		return next;
 	struct timer *due = NULL, **tail = &due;
-	rt_lock(&pp->timers_lock);
 	plat_shared_access(pp->timers_line, true);
 	while (pp->ntimers && pp->timers[0]->when <= now) {
 		struct timer *t = pop_top(pp);
@@ -204,15 +202,31 @@ int64_t rt_run_timers(struct m *m, struct p *pp, int64_t now, int64_t next)
 		tail = &t->next;
 	}
 	update_timer0(pp);
-	next = pp->ntimers ? pp->timers[0]->when : 0;
-	rt_unlock(&pp->timers_lock);
-	/* Run them without the lock: a callback readies a G, which may take
-	 * other locks and add timers. */
+	*next = pp->ntimers ? pp->timers[0]->when : 0;
+	return due;
+}
+
+/* Runs what take_due took, without the lock: a callback readies a G,
+ * which may take other locks and add timers. */
+static void run_due(struct m *m, struct timer *due)
+{
 	while (due) {
 		struct timer *t = due;
 		due = t->next;
 		t->f(m, t);
 	}
+}
+
+int64_t rt_run_timers(struct m *m, struct p *pp, int64_t now, int64_t next)
+{
+	if (!now)
+		now = plat_nanotime();
+	if (next > now)
+		return next;
+	rt_lock(&pp->timers_lock);
+	struct timer *due = take_due(pp, now, &next);
+	rt_unlock(&pp->timers_lock);
+	run_due(m, due);
 	return next;
 }
 
@@ -263,26 +277,13 @@ enum g_why rt_timerproc(struct m *m, struct g *g)
 	struct rt *rt = m->rt;
 	struct p *b = g->sys_p;
 	for (;;) {
-		int64_t now = plat_nanotime();
-		struct timer *due = NULL, **tail = &due;
+		int64_t now = plat_nanotime(), next;
 		rt_lock(&b->timers_lock);
-		plat_shared_access(b->timers_line, true);
 		b->tp_sleeping = false;
-		while (b->ntimers && b->timers[0]->when <= now) {
-			struct timer *t = pop_top(b);
-			t->next = NULL;
-			*tail = t;
-			tail = &t->next;
-		}
-		update_timer0(b);
-		int64_t next = b->ntimers ? b->timers[0]->when : 0;
+		struct timer *due = take_due(b, now, &next);
 		if (due) {
 			rt_unlock(&b->timers_lock);
-			while (due) {
-				struct timer *t = due;
-				due = t->next;
-				t->f(m, t);
-			}
+			run_due(m, due);
 			continue;
 		}
 		if (!next || rt_done(rt)) {

@@ -379,17 +379,24 @@ int64_t simp_nanotime(void)
 
 /* ---- Futex ---- */
 
-/* A futex call's price, from the M's clock on: on the M's clock and, up
- * to the end of the run, in its futex_ns (plat_futex_cpu_counted). */
-static void futex_cost(struct m *m, double ns)
+/* The M's CPU from its clock to until, a kernel call's: the clock moves
+ * there, and the span, up to the end of the run, counts in *ns_in (its
+ * futex_ns or netpoll_ns). */
+static void kernel_cpu_until(struct m *m, double until, uint64_t *ns_in)
 {
-	double from = m->plat.clock, to = from + ns, end = (double)m->rt->end_ns;
+	double from = m->plat.clock, to = until, end = (double)m->rt->end_ns;
 	if (m->rt->end_ns) {
 		from = from < end ? from : end;
 		to = to < end ? to : end;
 	}
-	m->stats.futex_ns += (uint64_t)((int64_t)to - (int64_t)from);
-	m->plat.clock += ns;
+	*ns_in += (uint64_t)((int64_t)to - (int64_t)from);
+	m->plat.clock = until;
+}
+
+/* A futex call's price, from the M's clock on (plat_futex_cpu_counted). */
+static void futex_cost(struct m *m, double ns)
+{
+	kernel_cpu_until(m, m->plat.clock + ns, &m->stats.futex_ns);
 }
 
 static struct simp_waiter **futexq(struct rt *rt, plat_line_t line)
@@ -722,13 +729,7 @@ void simp_netpoll_took(struct rt *rt, int n)
 	struct plat_rt *pr = &rt->plat;
 	double start = m->plat.clock > pr->epoll_free ? m->plat.clock : pr->epoll_free;
 	pr->epoll_free = start + hold;
-	double from = m->plat.clock, to = start + hold, end = (double)rt->end_ns;
-	if (rt->end_ns) {
-		from = from < end ? from : end;
-		to = to < end ? to : end;
-	}
-	m->stats.netpoll_ns += (uint64_t)((int64_t)to - (int64_t)from);
-	m->plat.clock = start + hold;
+	kernel_cpu_until(m, start + hold, &m->stats.netpoll_ns);
 	sync_clock(m);
 }
 

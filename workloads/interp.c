@@ -478,12 +478,20 @@ static void g_init_at(struct rt *rt, struct g *g, const struct program *prog, ui
 		g->stack_node = plat_self() ? plat_node() : 0;
 }
 
+/* The next child of the G whose frame is pf: its recursion depth, and
+ * its random stream's key (the spawn counts). */
+static uint64_t next_child(struct gframe *pf, uint32_t *depth)
+{
+	*depth = pf->depth + 1;
+	return dist_key_child(pf->rs.key, pf->nspawned++);
+}
+
 /* ... its stream the parent's next child's (NULL parent: main). */
 static void g_init(struct rt *rt, struct g *parent, struct g *g, const struct program *prog)
 {
-	struct gframe *pf = parent ? g_frame(parent) : NULL;
-	g_init_at(rt, g, prog, pf ? pf->depth + 1 : 0,
-		  pf ? dist_key_child(pf->rs.key, pf->nspawned++) : MAIN_KEY);
+	uint32_t depth = 0;
+	uint64_t key = parent ? next_child(g_frame(parent), &depth) : MAIN_KEY;
+	g_init_at(rt, g, prog, depth, key);
 }
 
 /* spawn's arguments for prog, evaluated by g into args.  false: g
@@ -562,6 +570,12 @@ struct wlr_after {
 	int64_t args[PROG_MAX_LOCALS];
 };
 
+static void after_put(struct wlr_m *wm, struct wlr_after *a)
+{
+	a->next_free = wm->after_free;
+	wm->after_free = a;
+}
+
 static void after_fire(struct m *m, struct timer *t)
 {
 	struct wlr_after *a = (struct wlr_after *)t;
@@ -574,9 +588,7 @@ static void after_fire(struct m *m, struct timer *t)
 		set_args(m->rt, c, a->op, a->args);
 		rt_startg(m, c);
 	}
-	struct wlr_m *wm = wlr_m(m);
-	a->next_free = wm->after_free;
-	wm->after_free = a;
+	after_put(wlr_m(m), a);
 }
 
 /* false: g panicked */
@@ -598,15 +610,12 @@ static bool spawn_after(struct m *m, struct g *g, const struct program *prog,
 		wlr_objs_push(&wm->afters, a);
 	}
 	if (!spawn_args(m, g, prog, op, a->args)) {
-		a->next_free = wm->after_free;
-		wm->after_free = a;
+		after_put(wm, a);
 		return false;
 	}
-	struct gframe *f = g_frame(g);
 	a->prog = prog;
 	a->op = op;
-	a->depth = f->depth + 1;
-	a->key = dist_key_child(f->rs.key, f->nspawned++);
+	a->key = next_child(g_frame(g), &a->depth);
 	memset(&a->t, 0, sizeof(a->t));
 	a->t.when = rt_time_after(plat_nanotime(), ns);
 	a->t.f = after_fire;
